@@ -1,0 +1,17 @@
+/** Numeric limits of the service specification (../shared/spec/service-interface.md, "Limits"). */
+export const LIMITS = {
+  imageMaxChars: 2_097_152,
+  promptsMax: 16,
+  promptMinChars: 1,
+  promptMaxChars: 500,
+  pointsMax: 1_024,
+  idempotencyKeyMaxChars: 128,
+  requestsPerSecondPerUser: 3,
+  keyedResultReuseMs: 24 * 60 * 60 * 1000,
+  unkeyedResultReuseMs: 5 * 60 * 1000,
+  creditsPerCall: 1,
+  signupCredits: 5,
+  recommendedMaxSide: 1024,
+} as const;
+
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
