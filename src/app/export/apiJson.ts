@@ -1,0 +1,25 @@
+import type { SegmentResponse } from '../../contract';
+import { bridgeHoles } from '../geometry/polygon';
+import type { SegObject } from '../state/model';
+import { categoriesOf } from './labels';
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/**
+ * The service's own response shape (`prompt_results`, one entry per label), so an export can be fed
+ * to any client written against the API. Rings carry holes as keyhole cuts, like the COCO export.
+ */
+export function toApiJson(objects: readonly SegObject[]): SegmentResponse {
+  return {
+    prompt_results: categoriesOf(objects).map((label) => ({
+      echo: { text: label },
+      predictions: objects
+        .filter((o) => o.label === label)
+        .map((o) => ({
+          label,
+          confidence: Math.min(1, Math.max(0, o.confidence)),
+          masks: o.polygons.map(bridgeHoles).filter((r) => r.length >= 3).map((ring) => ring.map(([x, y]) => [round2(x), round2(y)] as [number, number])),
+        })),
+    })),
+  };
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { fitToScreen, imageToScreen, panBy, screenToImage, wheelZoomFactor, zoomAt } from './camera';
+
+describe('camera', () => {
+  it('round-trips between image and screen coordinates', () => {
+    const camera = { scale: 2.5, x: 40, y: -10 };
+    const image: [number, number] = [123.5, 77];
+    const [sx, sy] = imageToScreen(camera, image);
+    const back = screenToImage(camera, [sx, sy]);
+    expect(back[0]).toBeCloseTo(image[0]);
+    expect(back[1]).toBeCloseTo(image[1]);
+  });
+
+  it('keeps the point under the cursor fixed while zooming', () => {
+    const camera = { scale: 1, x: 10, y: 20 };
+    const anchor: [number, number] = [300, 200];
+    const before = screenToImage(camera, anchor);
+    const zoomed = zoomAt(camera, anchor, 3);
+    const after = screenToImage(zoomed, anchor);
+    expect(zoomed.scale).toBe(3);
+    expect(after[0]).toBeCloseTo(before[0]);
+    expect(after[1]).toBeCloseTo(before[1]);
+  });
+
+  it('fits and centers a wide image', () => {
+    const camera = fitToScreen(600, 400, 848, 648, 24);
+    expect(camera.scale).toBeCloseTo(800 / 600);
+    expect(camera.x).toBeCloseTo(24);
+    expect(camera.y).toBeCloseTo((648 - 400 * camera.scale) / 2);
+  });
+
+  it('pans and zooms in for negative wheel deltas', () => {
+    expect(panBy({ scale: 1, x: 0, y: 0 }, 5, -3)).toEqual({ scale: 1, x: 5, y: -3 });
+    expect(wheelZoomFactor(-100)).toBeGreaterThan(1);
+    expect(wheelZoomFactor(100)).toBeLessThan(1);
+  });
+});

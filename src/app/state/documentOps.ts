@@ -1,0 +1,142 @@
+import type { BoxPrompt, PointPrompt } from '../../engine/types';
+import {
+  colorForIndex,
+  emptyPrompt,
+  type Candidate,
+  type ImageEntry,
+  type PromptState,
+  type SegObject,
+  type StudioDocument,
+} from './model';
+
+/** Pure document changes. Each returns a new document (or the same one when nothing changes). */
+
+export function addImage(doc: StudioDocument, image: ImageEntry): StudioDocument {
+  if (doc.images.some((i) => i.id === image.id)) return { ...doc, activeImageId: image.id };
+  return {
+    ...doc,
+    images: [...doc.images, image],
+    activeImageId: image.id,
+    objects: { ...doc.objects, [image.id]: [] },
+    prompts: { ...doc.prompts, [image.id]: emptyPrompt() },
+  };
+}
+
+export function removeImage(doc: StudioDocument, imageId: string): StudioDocument {
+  const images = doc.images.filter((i) => i.id !== imageId);
+  if (images.length === doc.images.length) return doc;
+  const { [imageId]: _objects, ...objects } = doc.objects;
+  const { [imageId]: _prompt, ...prompts } = doc.prompts;
+  const activeImageId = doc.activeImageId === imageId ? (images[images.length - 1]?.id ?? null) : doc.activeImageId;
+  return { ...doc, images, objects, prompts, activeImageId };
+}
+
+export function setActiveImage(doc: StudioDocument, imageId: string): StudioDocument {
+  if (doc.activeImageId === imageId || !doc.images.some((i) => i.id === imageId)) return doc;
+  return { ...doc, activeImageId: imageId };
+}
+
+export function promptOf(doc: StudioDocument, imageId: string): PromptState {
+  return doc.prompts[imageId] ?? emptyPrompt();
+}
+
+function withPrompt(doc: StudioDocument, imageId: string, prompt: PromptState): StudioDocument {
+  return { ...doc, prompts: { ...doc.prompts, [imageId]: prompt } };
+}
+
+/** A new prompt revision: earlier answers no longer apply, so candidates are cleared. */
+function revise(prompt: PromptState, revision: number, change: Partial<PromptState>): PromptState {
+  return { ...prompt, ...change, revision, candidates: [], selected: 0, status: 'idle', message: null };
+}
+
+export function addPoint(doc: StudioDocument, imageId: string, point: PointPrompt, revision: number): StudioDocument {
+  const prompt = promptOf(doc, imageId);
+  return withPrompt(doc, imageId, revise(prompt, revision, { points: [...prompt.points, point] }));
+}
+
+export function setBox(doc: StudioDocument, imageId: string, box: BoxPrompt | null, revision: number): StudioDocument {
+  return withPrompt(doc, imageId, revise(promptOf(doc, imageId), revision, { box }));
+}
+
+export function clearPrompt(doc: StudioDocument, imageId: string, revision: number): StudioDocument {
+  const prompt = promptOf(doc, imageId);
+  if (prompt.points.length === 0 && !prompt.box && prompt.candidates.length === 0) return doc;
+  return withPrompt(doc, imageId, emptyPrompt(revision));
+}
+
+/** Marks the prompt as asked (not an undo step; applied with history.settle). */
+export function markPending(doc: StudioDocument, imageId: string, revision: number, status: 'pending' | 'waiting', message: string | null = null): StudioDocument {
+  const prompt = doc.prompts[imageId];
+  if (!prompt || prompt.revision !== revision) return doc;
+  if (prompt.status === status && prompt.message === message) return doc;
+  return withPrompt(doc, imageId, { ...prompt, status, message });
+}
+
+export function applyCandidates(doc: StudioDocument, imageId: string, revision: number, candidates: readonly Candidate[]): StudioDocument {
+  const prompt = doc.prompts[imageId];
+  if (!prompt || prompt.revision !== revision || prompt.status === 'done') return doc;
+  const best = candidates.reduce((bestIndex, c, i) => (c.score > candidates[bestIndex].score ? i : bestIndex), 0);
+  return withPrompt(doc, imageId, { ...prompt, candidates, selected: candidates.length ? best : 0, status: 'done', message: candidates.length ? null : 'No mask found for this prompt.' });
+}
+
+export function applyFailure(doc: StudioDocument, imageId: string, revision: number, message: string): StudioDocument {
+  const prompt = doc.prompts[imageId];
+  if (!prompt || prompt.revision !== revision || prompt.status === 'done') return doc;
+  return withPrompt(doc, imageId, { ...prompt, status: 'error', message });
+}
+
+export function selectCandidate(doc: StudioDocument, imageId: string, index: number): StudioDocument {
+  const prompt = doc.prompts[imageId];
+  if (!prompt || index < 0 || index >= prompt.candidates.length || prompt.selected === index) return doc;
+  return withPrompt(doc, imageId, { ...prompt, selected: index });
+}
+
+export function nextObjectLabel(objects: readonly SegObject[]): string {
+  return `object ${objects.length + 1}`;
+}
+
+/** Turns the selected candidate into an object and starts a fresh prompt. */
+export function acceptCandidate(doc: StudioDocument, imageId: string, objectId: string, revision: number, label?: string): StudioDocument {
+  const prompt = doc.prompts[imageId];
+  const candidate = prompt?.candidates[prompt.selected];
+  if (!candidate) return doc;
+  const objects = doc.objects[imageId] ?? [];
+  const object: SegObject = {
+    id: objectId,
+    label: label?.trim() || nextObjectLabel(objects),
+    confidence: candidate.score,
+    color: colorForIndex(objects.length),
+    visible: true,
+    polygons: candidate.polygons,
+    mask: candidate.mask,
+    source: candidate.receipt ? 'remote' : 'local',
+    receipt: candidate.receipt,
+  };
+  return {
+    ...doc,
+    objects: { ...doc.objects, [imageId]: [...objects, object] },
+    prompts: { ...doc.prompts, [imageId]: emptyPrompt(revision) },
+  };
+}
+
+export function addObjects(doc: StudioDocument, imageId: string, incoming: ReadonlyArray<Omit<SegObject, 'color'>>): StudioDocument {
+  if (incoming.length === 0) return doc;
+  const objects = doc.objects[imageId] ?? [];
+  const added = incoming.map((o, i) => ({ ...o, color: colorForIndex(objects.length + i) }));
+  return { ...doc, objects: { ...doc.objects, [imageId]: [...objects, ...added] } };
+}
+
+export function updateObject(doc: StudioDocument, imageId: string, objectId: string, change: Partial<Pick<SegObject, 'label' | 'visible' | 'color'>>): StudioDocument {
+  const objects = doc.objects[imageId];
+  const target = objects?.find((o) => o.id === objectId);
+  if (!objects || !target) return doc;
+  const changed = Object.entries(change).some(([k, v]) => target[k as keyof SegObject] !== v);
+  if (!changed) return doc;
+  return { ...doc, objects: { ...doc.objects, [imageId]: objects.map((o) => (o.id === objectId ? { ...o, ...change } : o)) } };
+}
+
+export function deleteObject(doc: StudioDocument, imageId: string, objectId: string): StudioDocument {
+  const objects = doc.objects[imageId];
+  if (!objects?.some((o) => o.id === objectId)) return doc;
+  return { ...doc, objects: { ...doc.objects, [imageId]: objects.filter((o) => o.id !== objectId) } };
+}

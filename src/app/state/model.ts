@@ -1,0 +1,84 @@
+import type { BinaryMask, BoxPrompt, PointPrompt, PolygonWithHoles } from '../../engine/types';
+
+/** Plain data of a studio session. Everything here is immutable; changes go through the history store. */
+
+export interface ImageEntry {
+  readonly id: string;
+  readonly name: string;
+  readonly width: number;
+  readonly height: number;
+}
+
+export type InferenceSource = 'local' | 'remote' | 'text';
+
+export interface RemoteReceipt {
+  readonly requestId: string | null;
+  readonly refunded: boolean;
+}
+
+export interface SegObject {
+  readonly id: string;
+  readonly label: string;
+  readonly confidence: number;
+  readonly color: string;
+  readonly visible: boolean;
+  /** Polygons in original image pixels. */
+  readonly polygons: readonly PolygonWithHoles[];
+  /** Full-resolution mask when inference ran locally: lets the detail slider re-trace the outline. */
+  readonly mask?: BinaryMask;
+  readonly source: InferenceSource;
+  readonly receipt?: RemoteReceipt;
+}
+
+export interface Candidate {
+  readonly polygons: readonly PolygonWithHoles[];
+  readonly score: number;
+  readonly area: number;
+  readonly mask?: BinaryMask;
+  readonly lowResLogits?: Float32Array;
+  readonly receipt?: RemoteReceipt;
+}
+
+export type PromptStatus = 'idle' | 'pending' | 'waiting' | 'done' | 'error';
+
+/** The object being prompted on one image: its clicks, its box and the decoder's answers. */
+export interface PromptState {
+  /** Changes with every prompt edit; an async result is applied only to the revision it was asked for. */
+  readonly revision: number;
+  readonly points: readonly PointPrompt[];
+  readonly box: BoxPrompt | null;
+  readonly candidates: readonly Candidate[];
+  readonly selected: number;
+  readonly status: PromptStatus;
+  readonly message: string | null;
+}
+
+export interface StudioDocument {
+  readonly images: readonly ImageEntry[];
+  readonly activeImageId: string | null;
+  readonly objects: Readonly<Record<string, readonly SegObject[]>>;
+  readonly prompts: Readonly<Record<string, PromptState>>;
+}
+
+export const emptyPrompt = (revision = 0): PromptState => ({
+  revision,
+  points: [],
+  box: null,
+  candidates: [],
+  selected: 0,
+  status: 'idle',
+  message: null,
+});
+
+export const emptyDocument = (): StudioDocument => ({ images: [], activeImageId: null, objects: {}, prompts: {} });
+
+export function hasPrompt(prompt: PromptState): boolean {
+  return prompt.box !== null || prompt.points.some((p) => p.positive !== false);
+}
+
+/** A palette readable over photos, cycled by object index. */
+export const OBJECT_COLORS = ['#ff5c5c', '#3fa7ff', '#ffc83d', '#4cd98b', '#c77dff', '#ff8c42', '#2ee6d6', '#ff6fb5', '#a3e635', '#8b9dff'];
+
+export function colorForIndex(index: number): string {
+  return OBJECT_COLORS[index % OBJECT_COLORS.length];
+}
