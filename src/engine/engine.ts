@@ -1,0 +1,182 @@
+/**
+ * The segmentation engine: SAM encoder + prompt decoder behind the runtime seam, with an LRU cache of
+ * image embeddings. Runs unchanged in Node (onnxruntime-node) and in a browser worker (onnxruntime-web).
+ */
+import { bestToken, rankTokens, type TokenOutputs } from './candidates';
+import { LOW_RES_SIZE, type ModelFrame } from './frame';
+import { imageContentKey } from './hash';
+import { LruCache } from './lru';
+import { preprocessImage } from './preprocess';
+import { encodePrompt, LABEL_POSITIVE, promptPoints } from './prompt';
+import type { BackendInfo, ModelSession, Runtime, Tensor } from './runtime';
+import type { MaskCandidate, RgbaImage, VisualPrompt } from './types';
+import { maskArea, upsampleLogitsToMask } from './upsample';
+
+/** Tensors appended to the decoder's outputs at provisioning time (scripts/onnx-multimask.mjs). */
+export const DECODER_MULTIMASK_OUTPUTS = {
+  lowResLogits: '/Reshape_9_output_0',
+  iouPredictions: '/iou_prediction_head/layers.2/Gemm_output_0',
+} as const;
+/** The decoder export's own single-mask outputs, used when the multi-mask outputs are absent. */
+export const DECODER_SINGLE_OUTPUTS = { lowResLogits: 'low_res_masks', iouPredictions: 'iou_predictions' } as const;
+
+export const DEFAULT_EMBEDDING_CACHE_SIZE = 8;
+
+export class EmbeddingMissingError extends Error {
+  override name = 'EmbeddingMissingError';
+  constructor(readonly imageKey: string) {
+    super(`no embedding for image "${imageKey}": call embed() first (it may have been evicted from the cache)`);
+  }
+}
+
+interface CachedEmbedding {
+  readonly embedding: Tensor;
+  readonly frame: ModelFrame;
+}
+
+const now = (): number => performance.now();
+
+export interface EmbedResult {
+  imageKey: string;
+  cacheHit: boolean;
+  timings: { preprocessMs: number; encoderMs: number };
+}
+
+export interface PredictResult {
+  candidates: MaskCandidate[];
+  timings: { decoderMs: number; postprocessMs: number };
+}
+
+export class SegmentationEngine {
+  private readonly cache: LruCache<string, CachedEmbedding>;
+  /** Encoder runs in flight, so concurrent requests for one image share a single run. */
+  private readonly pending = new Map<string, Promise<CachedEmbedding>>();
+  private readonly decoderOutputs: { lowResLogits: string; iouPredictions: string };
+
+  private constructor(
+    private readonly runtime: Runtime,
+    private readonly encoder: ModelSession,
+    private readonly decoder: ModelSession,
+    embeddingCacheSize: number,
+  ) {
+    this.cache = new LruCache(embeddingCacheSize);
+    const names = new Set(decoder.outputNames);
+    this.decoderOutputs =
+      names.has(DECODER_MULTIMASK_OUTPUTS.lowResLogits) && names.has(DECODER_MULTIMASK_OUTPUTS.iouPredictions)
+        ? DECODER_MULTIMASK_OUTPUTS
+        : DECODER_SINGLE_OUTPUTS;
+  }
+
+  static async create(
+    runtime: Runtime,
+    models: { encoder: string | Uint8Array; decoder: string | Uint8Array },
+    options: { embeddingCacheSize?: number } = {},
+  ): Promise<SegmentationEngine> {
+    const encoder = await runtime.createSession('encoder', models.encoder);
+    const decoder = await runtime.createSession('decoder', models.decoder);
+    return new SegmentationEngine(runtime, encoder, decoder, options.embeddingCacheSize ?? DEFAULT_EMBEDDING_CACHE_SIZE);
+  }
+
+  get backend(): BackendInfo {
+    return this.runtime.backend;
+  }
+
+  /** False when the decoder lacks the provisioned multi-mask outputs (then one candidate per prompt). */
+  get multimaskAvailable(): boolean {
+    return this.decoderOutputs === DECODER_MULTIMASK_OUTPUTS;
+  }
+
+  async embed(image: RgbaImage, imageId?: string): Promise<EmbedResult> {
+    const imageKey = imageId ?? imageContentKey(image);
+    const cached = this.cache.get(imageKey);
+    // An id reused for an image of another size is a client mistake; recompute rather than mis-segment.
+    if (cached && cached.frame.width === image.width && cached.frame.height === image.height) {
+      return { imageKey, cacheHit: true, timings: { preprocessMs: 0, encoderMs: 0 } };
+    }
+    const inFlight = this.pending.get(imageKey);
+    if (inFlight) {
+      await inFlight;
+      return { imageKey, cacheHit: true, timings: { preprocessMs: 0, encoderMs: 0 } };
+    }
+    const timings = { preprocessMs: 0, encoderMs: 0 };
+    const run = (async () => {
+      const t0 = now();
+      const { tensor, frame } = preprocessImage(image);
+      const t1 = now();
+      const outputs = await this.encoder.run({ [this.encoder.inputNames[0]]: tensor });
+      const embedding = outputs[this.encoder.outputNames[0]];
+      timings.preprocessMs = t1 - t0;
+      timings.encoderMs = now() - t1;
+      const entry = { embedding, frame };
+      this.cache.set(imageKey, entry);
+      return entry;
+    })();
+    this.pending.set(imageKey, run);
+    try {
+      await run;
+    } finally {
+      this.pending.delete(imageKey);
+    }
+    return { imageKey, cacheHit: false, timings };
+  }
+
+  hasEmbedding(imageKey: string): boolean {
+    return this.cache.has(imageKey);
+  }
+
+  getEmbedding(imageKey: string): { embedding: Tensor; width: number; height: number } | undefined {
+    const entry = this.cache.peek(imageKey);
+    return entry && { embedding: entry.embedding, width: entry.frame.width, height: entry.frame.height };
+  }
+
+  /** Drops one embedding (or all), e.g. when an image is closed. */
+  forget(imageKey?: string): void {
+    if (imageKey === undefined) this.cache.clear();
+    else this.cache.delete(imageKey);
+  }
+
+  async predict(imageKey: string, prompt: VisualPrompt, options: { multimask?: boolean } = {}): Promise<PredictResult> {
+    const entry = this.cache.get(imageKey);
+    if (!entry) throw new EmbeddingMissingError(imageKey);
+    const { frame } = entry;
+    const multimask = options.multimask ?? true;
+    const feeds = encodePrompt(prompt, frame);
+
+    const t0 = now();
+    const outputs = await this.decoder.run({ image_embeddings: entry.embedding, ...feeds }, [
+      this.decoderOutputs.lowResLogits,
+      this.decoderOutputs.iouPredictions,
+    ]);
+    const t1 = now();
+
+    const logits = outputs[this.decoderOutputs.lowResLogits];
+    const iou = outputs[this.decoderOutputs.iouPredictions];
+    const tokens: TokenOutputs = { logits: logits.data, iou: iou.data, tokens: iou.data.length };
+    if (logits.data.length !== tokens.tokens * LOW_RES_SIZE * LOW_RES_SIZE) {
+      throw new Error(`decoder returned logits of shape [${logits.dims.join(', ')}] for ${tokens.tokens} IoU predictions`);
+    }
+    const points = promptPoints(prompt, frame.width, frame.height);
+    const kind = {
+      ambiguous: !prompt.box && !prompt.maskInput && points.length === 1 && points[0].label === LABEL_POSITIVE,
+    };
+    const order = multimask ? rankTokens(tokens, frame, kind, true) : [bestToken(tokens, frame, kind)];
+
+    const candidates: MaskCandidate[] = [];
+    for (const token of order) {
+      const area = LOW_RES_SIZE * LOW_RES_SIZE;
+      // Copy: the runtime may reuse its output buffers, and callers keep these for mask feedback.
+      const lowResLogits = logits.data.slice(token * area, (token + 1) * area);
+      const mask = upsampleLogitsToMask(lowResLogits, frame);
+      const maskPixels = maskArea(mask);
+      if (maskPixels === 0) continue;
+      const score = Math.min(1, Math.max(0, tokens.iou[token]));
+      candidates.push({ mask, score, lowResLogits, area: maskPixels });
+    }
+    return { candidates, timings: { decoderMs: t1 - t0, postprocessMs: now() - t1 } };
+  }
+
+  async release(): Promise<void> {
+    this.cache.clear();
+    await Promise.all([this.encoder.release(), this.decoder.release()]);
+  }
+}

@@ -1,0 +1,270 @@
+/**
+ * Binary mask ⇄ polygons in image-pixel coordinates.
+ *
+ * Tracing follows pixel edges ("crack following"): every ring runs along the boundary between set and
+ * unset pixels, with vertices on pixel corners, so before simplification re-rasterizing a ring at
+ * pixel centers reproduces the mask exactly. Foreground is 4-connected (diagonal touches are separate
+ * parts), background 8-connected; at a saddle corner the walk turns so as to stay with the pixel it
+ * is hugging, which makes that rule hold. Each part gets its outer ring (clockwise on screen, y down)
+ * and its holes (counter-clockwise), grouped by a connected-component labelling.
+ *
+ * Rings are then simplified with Douglas–Peucker at `tolerance` pixels. The default tolerance keeps
+ * re-rasterized IoU ≥ 0.98 on real SAM masks and on small synthetic shapes (see polygons.test.ts).
+ */
+import type { BinaryMask, PolygonWithHoles, Ring, Vertex } from './types';
+
+export const DEFAULT_POLYGON_TOLERANCE = 0.7;
+
+export interface MaskToPolygonOptions {
+  /** Douglas–Peucker tolerance in pixels; 0 keeps every corner of the traced staircase (minus collinear points). */
+  tolerance?: number;
+  /** Parts (and holes) with fewer pixels than this are dropped. Default 0: keep everything. */
+  minArea?: number;
+}
+
+/** 4-connected component labels (0 = background), by a two-pass union-find. */
+export function labelComponents(mask: BinaryMask): { labels: Int32Array; count: number } {
+  const { width: w, height: h, data } = mask;
+  const labels = new Int32Array(w * h);
+  const parent: number[] = [0];
+  const find = (a: number): number => {
+    while (parent[a] !== a) {
+      parent[a] = parent[parent[a]];
+      a = parent[a];
+    }
+    return a;
+  };
+  let next = 1;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      if (!data[i]) continue;
+      const left = x > 0 ? labels[i - 1] : 0;
+      const up = y > 0 ? labels[i - w] : 0;
+      if (left && up) {
+        const a = find(left);
+        const b = find(up);
+        labels[i] = a < b ? a : b;
+        if (a !== b) parent[a < b ? b : a] = a < b ? a : b;
+      } else if (left || up) {
+        labels[i] = left || up;
+      } else {
+        parent.push(next);
+        labels[i] = next++;
+      }
+    }
+  }
+  // Compact to 1..count.
+  const compact = new Int32Array(next);
+  let count = 0;
+  for (let l = 1; l < next; l++) {
+    const root = find(l);
+    if (!compact[root]) compact[root] = ++count;
+    compact[l] = compact[root];
+  }
+  for (let i = 0; i < labels.length; i++) if (labels[i]) labels[i] = compact[labels[i]];
+  return { labels, count };
+}
+
+/** Twice the signed area (shoelace); positive for clockwise rings on screen (y down). */
+export function signedArea2(ring: readonly Vertex[]): number {
+  let s = 0;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) s += ring[j][0] * ring[i][1] - ring[i][0] * ring[j][1];
+  return s;
+}
+
+const DX = [1, 0, -1, 0]; // E, S, W, N (y down)
+const DY = [0, 1, 0, -1];
+
+/**
+ * Traces every boundary ring. Walking with the set pixels on the right-hand side; a ring is recorded
+ * by its corner vertices only (direction changes).
+ */
+function traceRings(mask: BinaryMask): { ring: Ring; pixel: number }[] {
+  const { width: w, height: h, data } = mask;
+  const at = (x: number, y: number): number => (x >= 0 && y >= 0 && x < w && y < h ? data[y * w + x] : 0);
+  // Visited top edges (the only edges we start from): a pixel's top edge walked eastwards.
+  const visitedTop = new Uint8Array(w * h);
+  const rings: { ring: Ring; pixel: number }[] = [];
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      if (!data[i] || visitedTop[i] || at(x, y - 1)) continue;
+      const ring: Ring = [];
+      let vx = x;
+      let vy = y;
+      let d = 0; // heading east along the top edge of (x, y)
+      const startX = vx;
+      const startY = vy;
+      do {
+        if (d === 0) visitedTop[vy * w + vx] = 1; // edge from (vx,vy) east is the top edge of pixel (vx,vy)
+        vx += DX[d];
+        vy += DY[d];
+        // Pixels ahead-left and ahead-right of vertex (vx, vy) when heading d.
+        const r = (d + 1) & 3;
+        const l = (d + 3) & 3;
+        const arX = vx + ((DX[d] + DX[r] - 1) >> 1);
+        const arY = vy + ((DY[d] + DY[r] - 1) >> 1);
+        const alX = vx + ((DX[d] + DX[l] - 1) >> 1);
+        const alY = vy + ((DY[d] + DY[l] - 1) >> 1);
+        let nd: number;
+        if (!at(arX, arY)) nd = r;
+        else if (at(alX, alY)) nd = l;
+        else nd = d;
+        if (nd !== d) ring.push([vx, vy]);
+        d = nd;
+      } while (!(vx === startX && vy === startY && d === 0));
+      rings.push({ ring, pixel: i });
+    }
+  }
+  return rings;
+}
+
+function perpendicularDistanceSq(p: Vertex, a: Vertex, b: Vertex): number {
+  const dx = b[0] - a[0];
+  const dy = b[1] - a[1];
+  const len2 = dx * dx + dy * dy;
+  if (len2 === 0) return (p[0] - a[0]) ** 2 + (p[1] - a[1]) ** 2;
+  const cross = (p[0] - a[0]) * dy - (p[1] - a[1]) * dx;
+  return (cross * cross) / len2;
+}
+
+/** Douglas–Peucker on an open chain, iterative; returns kept flags. */
+function simplifyChain(points: readonly Vertex[], first: number, last: number, tolSq: number, keep: Uint8Array): void {
+  const stack: [number, number][] = [[first, last]];
+  while (stack.length) {
+    const [a, b] = stack.pop()!;
+    let maxD = -1;
+    let idx = -1;
+    for (let i = a + 1; i < b; i++) {
+      const d = perpendicularDistanceSq(points[i], points[a], points[b]);
+      if (d > maxD) {
+        maxD = d;
+        idx = i;
+      }
+    }
+    if (idx !== -1 && maxD > tolSq) {
+      keep[idx] = 1;
+      stack.push([a, idx], [idx, b]);
+    }
+  }
+}
+
+/** Douglas–Peucker on a closed ring: split at the vertex farthest from the first one. */
+export function simplifyRing(ring: Ring, tolerance: number): Ring {
+  const n = ring.length;
+  if (tolerance <= 0 || n <= 4) return ring;
+  let far = 0;
+  let farD = -1;
+  for (let i = 1; i < n; i++) {
+    const d = (ring[i][0] - ring[0][0]) ** 2 + (ring[i][1] - ring[0][1]) ** 2;
+    if (d > farD) {
+      farD = d;
+      far = i;
+    }
+  }
+  const closed = [...ring, ring[0]];
+  const keep = new Uint8Array(n + 1);
+  keep[0] = 1;
+  keep[far] = 1;
+  keep[n] = 1;
+  const tolSq = tolerance * tolerance;
+  simplifyChain(closed, 0, far, tolSq, keep);
+  simplifyChain(closed, far, n, tolSq, keep);
+  const out: Ring = [];
+  for (let i = 0; i < n; i++) if (keep[i]) out.push(ring[i]);
+  // A ring that collapses (tiny specks) keeps its exact staircase instead.
+  return out.length >= 3 && Math.abs(signedArea2(out)) > 0 ? out : ring;
+}
+
+export function maskToPolygons(mask: BinaryMask, options: MaskToPolygonOptions = {}): PolygonWithHoles[] {
+  const tolerance = options.tolerance ?? DEFAULT_POLYGON_TOLERANCE;
+  const minArea = options.minArea ?? 0;
+  if (mask.data.length !== mask.width * mask.height) throw new RangeError('mask data length ≠ width × height');
+  const { labels, count } = labelComponents(mask);
+  if (count === 0) return [];
+  const outers: (Ring | undefined)[] = new Array(count + 1);
+  const holes: Ring[][] = Array.from({ length: count + 1 }, () => []);
+  for (const { ring, pixel } of traceRings(mask)) {
+    const label = labels[pixel];
+    const area = signedArea2(ring) / 2;
+    if (Math.abs(area) < minArea) continue;
+    if (area > 0) outers[label] = ring;
+    else holes[label].push(ring);
+  }
+  const polygons: PolygonWithHoles[] = [];
+  for (let label = 1; label <= count; label++) {
+    const outer = outers[label];
+    if (!outer) continue;
+    polygons.push({
+      outer: simplifyRing(outer, tolerance),
+      holes: holes[label].map((h) => simplifyRing(h, tolerance)),
+    });
+  }
+  return polygons;
+}
+
+/**
+ * Fills polygons at pixel centers (nonzero winding with outer rings counted +1 and holes −1 whatever
+ * their stored orientation), the inverse of `maskToPolygons`.
+ */
+export function rasterizePolygons(polygons: readonly PolygonWithHoles[], width: number, height: number): BinaryMask {
+  const data = new Uint8Array(width * height);
+  type Edge = { x0: number; y0: number; x1: number; y1: number; winding: number };
+  const edges: Edge[] = [];
+  const addRing = (ring: readonly Vertex[], sign: number) => {
+    if (ring.length < 3) return;
+    const orientation = signedArea2(ring) >= 0 ? 1 : -1;
+    for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+      const [x0, y0] = ring[j];
+      const [x1, y1] = ring[i];
+      if (y0 === y1) continue;
+      // A clockwise (screen) ring goes up on its left side: crossing an upward edge left to right
+      // enters the ring. Normalized so a ring's interior accumulates `sign` whatever its orientation.
+      const up = y1 < y0 ? 1 : -1;
+      edges.push({ x0, y0, x1, y1, winding: up * orientation * sign });
+    }
+  };
+  for (const p of polygons) {
+    addRing(p.outer, 1);
+    for (const hole of p.holes) addRing(hole, -1);
+  }
+  const crossings: { x: number; w: number }[] = [];
+  for (let y = 0; y < height; y++) {
+    const cy = y + 0.5;
+    crossings.length = 0;
+    for (const e of edges) {
+      const top = Math.min(e.y0, e.y1);
+      const bottom = Math.max(e.y0, e.y1);
+      if (cy < top || cy >= bottom) continue;
+      const x = e.x0 + ((cy - e.y0) / (e.y1 - e.y0)) * (e.x1 - e.x0);
+      crossings.push({ x, w: e.winding });
+    }
+    if (crossings.length === 0) continue;
+    crossings.sort((a, b) => a.x - b.x);
+    let winding = 0;
+    for (let k = 0; k < crossings.length - 1; k++) {
+      winding += crossings[k].w;
+      if (winding <= 0) continue;
+      // Pixels whose centers lie in [x_k, x_{k+1}).
+      const from = Math.max(0, Math.ceil(crossings[k].x - 0.5));
+      const to = Math.min(width, Math.ceil(crossings[k + 1].x - 0.5));
+      if (to > from) data.fill(1, y * width + from, y * width + to);
+    }
+  }
+  return { width, height, data };
+}
+
+/** Intersection over union of two masks of equal size (1 when both are empty). */
+export function maskIoU(a: BinaryMask, b: BinaryMask): number {
+  if (a.width !== b.width || a.height !== b.height) throw new RangeError('masks differ in size');
+  let inter = 0;
+  let union = 0;
+  for (let i = 0; i < a.data.length; i++) {
+    const p = a.data[i] ? 1 : 0;
+    const q = b.data[i] ? 1 : 0;
+    inter += p & q;
+    union += p | q;
+  }
+  return union === 0 ? 1 : inter / union;
+}

@@ -1,0 +1,60 @@
+/**
+ * The one point/box (PVS) path shared by the HTTP server and the CLI:
+ * embed (cached) → decode candidates → polygons → the contract's PvsResponse.
+ */
+import type { PvsResponse } from '../contract';
+import type { SegmentationEngine } from './engine';
+import { maskToPolygons } from './polygons';
+import type { BoxPrompt, PointPrompt, RgbaImage } from './types';
+
+export interface PvsEngineRequest {
+  points?: PointPrompt[];
+  box?: BoxPrompt;
+  imageId?: string;
+  /** Default true, as in the service specification. */
+  multimaskOutput?: boolean;
+}
+
+export interface PvsTimings {
+  cacheHit: boolean;
+  preprocessMs: number;
+  encoderMs: number;
+  decoderMs: number;
+  postprocessMs: number;
+  polygonMs: number;
+  totalMs: number;
+}
+
+export async function runPvs(
+  engine: SegmentationEngine,
+  image: RgbaImage,
+  request: PvsEngineRequest,
+  options: { tolerance?: number } = {},
+): Promise<{ response: PvsResponse; timings: PvsTimings }> {
+  const t0 = performance.now();
+  const embedded = await engine.embed(image, request.imageId);
+  const predicted = await engine.predict(
+    embedded.imageKey,
+    { points: request.points, box: request.box },
+    { multimask: request.multimaskOutput ?? true },
+  );
+  const t1 = performance.now();
+  const predictions = predicted.candidates
+    .map((c) => ({
+      // The API carries outer rings only; holes stay in the engine's own representation.
+      masks: maskToPolygons(c.mask, { tolerance: options.tolerance }).map((p) => p.outer.map(([x, y]) => [x, y] as [number, number])),
+      confidence: c.score,
+    }))
+    .filter((p) => p.masks.length > 0);
+  const t2 = performance.now();
+  return {
+    response: { prompts: [{ predictions }], imageId: embedded.imageKey },
+    timings: {
+      cacheHit: embedded.cacheHit,
+      ...embedded.timings,
+      ...predicted.timings,
+      polygonMs: t2 - t1,
+      totalMs: t2 - t0,
+    },
+  };
+}
