@@ -1,0 +1,63 @@
+/** Small, strict argument parsing for the CLI: unknown flags and malformed values are errors. */
+
+/** Malformed command line: the message is followed by the command's usage. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** Well-formed command line naming unusable input (missing file, not an image): message only. */
+export class InputError extends Error {
+  override name = 'InputError';
+}
+
+export interface FlagSpec {
+  /** Takes a value (`--image FILE`) or is a switch (`--no-multimask`). */
+  readonly value: boolean;
+  readonly repeatable?: boolean;
+}
+
+export type ParsedFlags = Map<string, string[]>;
+
+/** Parses `--name value`, `--name=value` and switches; positional arguments are rejected. */
+export function parseFlags(argv: readonly string[], spec: Record<string, FlagSpec>): ParsedFlags {
+  const flags: ParsedFlags = new Map();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}"`);
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    const flag = spec[name];
+    if (!flag) throw new UsageError(`unknown option --${name}`);
+    let value = '';
+    if (flag.value) {
+      if (eq !== -1) value = arg.slice(eq + 1);
+      else {
+        const next = argv[i + 1];
+        if (next === undefined || (next.startsWith('--') && next.length > 2)) throw new UsageError(`--${name} needs a value`);
+        value = next;
+        i++;
+      }
+    } else if (eq !== -1) {
+      throw new UsageError(`--${name} takes no value`);
+    }
+    const seen = flags.get(name);
+    if (seen && !flag.repeatable) throw new UsageError(`--${name} given more than once`);
+    flags.set(name, [...(seen ?? []), value]);
+  }
+  return flags;
+}
+
+/** A finite number, written plainly (no hex, no empty strings, no "1e", no trailing junk). */
+export function parseNumber(text: string, what: string): number {
+  const trimmed = text.trim();
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(trimmed)) throw new UsageError(`${what}: "${text}" is not a number`);
+  const n = Number(trimmed);
+  if (!Number.isFinite(n)) throw new UsageError(`${what}: "${text}" is not a finite number`);
+  return n;
+}
+
+export function parseNumberList(text: string, what: string, count: number): number[] {
+  const parts = text.split(',');
+  if (parts.length !== count) throw new UsageError(`${what}: expected ${count} comma-separated numbers, got "${text}"`);
+  return parts.map((p) => parseNumber(p, what));
+}
