@@ -1,0 +1,173 @@
+/**
+ * Main-thread handle on the engine worker. The page never touches onnxruntime itself:
+ *
+ *   const engine = await EngineWorkerClient.start({ onProgress });
+ *   const { imageKey } = await engine.embed(imageData);          // seconds, once per image
+ *   const { candidates } = await engine.predict(imageKey, { points: [{ x, y }] });   // per click
+ *
+ * Start-up downloads both models with byte progress (from the Cache API after the first visit),
+ * then creates the sessions on the fastest working backend. If WebGPU start-up hangs, the worker is
+ * replaced by a fresh one on WASM and `backend.detail` says so.
+ */
+import type { WebBackendPreference } from '../adapters/ort-web';
+import type { BackendInfo } from '../runtime';
+import type { RgbaImage, VisualPrompt } from '../types';
+import type {
+  EmbedResponse,
+  ModelProgress,
+  PredictResponse,
+  SerializedError,
+  StartRequest,
+  WorkerMessage,
+  WorkerRequest,
+} from './protocol';
+
+export type { ModelProgress, PolygonCandidate, EmbedResponse, PredictResponse, PredictTimings, EmbedTimings } from './protocol';
+
+export interface EngineWorkerStartOptions {
+  /** Where sam-encoder.onnx, sam-decoder.onnx and manifest.json are served. Default '/models/'. */
+  modelBaseUrl?: string;
+  onProgress?: (p: ModelProgress) => void;
+  /** Where onnxruntime-web's .mjs/.wasm files are served. Default '/ort/'. */
+  ortBaseUrl?: string;
+  /** Default 'auto' (WebGPU → multithreaded WASM → single-threaded WASM). */
+  backend?: WebBackendPreference;
+  embeddingCacheSize?: number;
+  /** Time limit for WebGPU start-up before falling back to WASM. Default 20 s. */
+  webGpuStartupTimeoutMs?: number;
+}
+
+export class EngineWorkerError extends Error {
+  constructor(serialized: SerializedError) {
+    super(serialized.message);
+    this.name = serialized.name;
+  }
+}
+
+type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
+type RequestBody = WorkerRequest extends infer R ? (R extends WorkerRequest ? Omit<R, 'id'> : never) : never;
+
+function spawnWorker(): Worker {
+  return new Worker(new URL('./engine.worker.ts', import.meta.url), { type: 'module', name: 'maskwright-engine' });
+}
+
+function absolute(url: string): string {
+  return new URL(url, globalThis.location?.href).href;
+}
+
+export class EngineWorkerClient {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private terminated = false;
+
+  private constructor(
+    private readonly worker: Worker,
+    readonly backend: BackendInfo,
+    /** Model download (or cache read) and session creation times of the successful start. */
+    readonly startTimings: { downloadMs: number; sessionMs: number },
+  ) {
+    worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
+      const message = event.data;
+      if (message.type !== 'result') return;
+      const waiter = this.pending.get(message.id);
+      if (!waiter) return;
+      this.pending.delete(message.id);
+      if (message.ok) waiter.resolve(message.value);
+      else waiter.reject(new EngineWorkerError(message.error));
+    };
+    worker.onerror = (event: ErrorEvent) => {
+      this.failAll(new Error(`engine worker crashed: ${event.message || 'unknown error'}`));
+    };
+  }
+
+  static async start(options: EngineWorkerStartOptions = {}): Promise<EngineWorkerClient> {
+    const request: StartRequest = {
+      type: 'start',
+      modelBaseUrl: absolute(options.modelBaseUrl ?? '/models/'),
+      ortBaseUrl: options.ortBaseUrl ? absolute(options.ortBaseUrl) : undefined,
+      backend: options.backend ?? 'auto',
+      embeddingCacheSize: options.embeddingCacheSize,
+      webGpuStartupTimeoutMs: options.webGpuStartupTimeoutMs,
+    };
+    try {
+      return await EngineWorkerClient.startOnce(request, options.onProgress);
+    } catch (error) {
+      if (!(error instanceof BackendStartTimeout)) throw error;
+      // A hung GPU backend cannot be unwound inside its worker: start over on WASM in a fresh one.
+      return EngineWorkerClient.startOnce(
+        { ...request, backend: 'wasm', fallbackReason: `WebGPU start-up failed: ${error.message}` },
+        options.onProgress,
+      );
+    }
+  }
+
+  private static startOnce(request: StartRequest, onProgress?: (p: ModelProgress) => void): Promise<EngineWorkerClient> {
+    const worker = spawnWorker();
+    return new Promise<EngineWorkerClient>((resolve, reject) => {
+      worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
+        const message = event.data;
+        if (message.type === 'progress') onProgress?.(message.progress);
+        else if (message.type === 'ready') resolve(new EngineWorkerClient(worker, message.backend, message.timings));
+        else if (message.type === 'start-failed') {
+          worker.terminate();
+          reject(message.backendTimedOut ? new BackendStartTimeout(message.error.message) : new EngineWorkerError(message.error));
+        }
+      };
+      worker.onerror = (event: ErrorEvent) => {
+        worker.terminate();
+        reject(new Error(`engine worker failed to start: ${event.message || 'script error (is the worker bundle served?)'}`));
+      };
+      worker.postMessage(request);
+    });
+  }
+
+  /**
+   * Computes (or finds cached) the image embedding. The pixels are copied to the worker, so the
+   * caller's buffer stays usable; pass `{ transfer: true }` to hand the buffer over instead (it is
+   * detached here afterwards).
+   */
+  embed(image: RgbaImage, imageId?: string, options: { transfer?: boolean } = {}): Promise<EmbedResponse> {
+    const plain: RgbaImage = { width: image.width, height: image.height, data: image.data };
+    const transfer = options.transfer && image.data.buffer instanceof ArrayBuffer ? [image.data.buffer] : [];
+    return this.request<EmbedResponse>({ type: 'embed', image: plain, imageId }, transfer);
+  }
+
+  /** Candidates best first, each with polygons in image pixels; buffers arrive transferred, not copied. */
+  predict(imageKey: string, prompt: VisualPrompt, options: { multimask?: boolean; tolerance?: number } = {}): Promise<PredictResponse> {
+    return this.request<PredictResponse>({ type: 'predict', imageKey, prompt, multimask: options.multimask, tolerance: options.tolerance });
+  }
+
+  hasEmbedding(imageKey: string): Promise<boolean> {
+    return this.request<boolean>({ type: 'hasEmbedding', imageKey });
+  }
+
+  /** Drops one cached embedding (or all of them). */
+  forget(imageKey?: string): Promise<void> {
+    return this.request<void>({ type: 'forget', imageKey });
+  }
+
+  terminate(): void {
+    if (this.terminated) return;
+    this.terminated = true;
+    this.worker.terminate();
+    this.failAll(new Error('the engine worker was terminated'));
+  }
+
+  private request<T>(body: RequestBody, transfer: Transferable[] = []): Promise<T> {
+    if (this.terminated) return Promise.reject(new Error('the engine worker was terminated'));
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.worker.postMessage({ ...body, id } as WorkerRequest, transfer);
+    });
+  }
+
+  private failAll(error: Error): void {
+    for (const waiter of this.pending.values()) waiter.reject(error);
+    this.pending.clear();
+  }
+}
+
+class BackendStartTimeout extends Error {
+  override name = 'BackendStartTimeout';
+}

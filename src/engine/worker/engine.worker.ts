@@ -1,0 +1,108 @@
+/// <reference lib="webworker" />
+/**
+ * Web Worker hosting the segmentation engine on onnxruntime-web, so the page stays responsive while
+ * the encoder runs for seconds. Speaks the protocol in ./protocol.ts; start it with EngineWorkerClient.
+ */
+import { createWebRuntime, BackendStartupTimeoutError } from '../adapters/ort-web';
+import { SegmentationEngine } from '../engine';
+import { maskToPolygons } from '../polygons';
+import { loadManifest, loadModel } from './model-loader';
+import {
+  serializeError,
+  transferablesOf,
+  type PolygonCandidate,
+  type PredictResponse,
+  type StartRequest,
+  type WorkerMessage,
+  type WorkerRequest,
+} from './protocol';
+
+declare const self: DedicatedWorkerGlobalScope;
+
+let engine: SegmentationEngine | undefined;
+let queue: Promise<void> = Promise.resolve();
+
+function post(message: WorkerMessage, transfer: Transferable[] = []): void {
+  self.postMessage(message, transfer);
+}
+
+async function start(request: StartRequest): Promise<void> {
+  const t0 = performance.now();
+  const base = new URL(request.modelBaseUrl, self.location.href).href;
+  const manifest = await loadManifest(base);
+  const [encoder, decoder] = await Promise.all(
+    (['encoder', 'decoder'] as const).map((model) =>
+      loadModel(new URL(manifest?.[model].file ?? `sam-${model}.onnx`, base).href, manifest?.[model], (loadedBytes, totalBytes) =>
+        post({ type: 'progress', progress: { model, loadedBytes, totalBytes } }),
+      ),
+    ),
+  );
+  const t1 = performance.now();
+  const runtime = await createWebRuntime({
+    backend: request.backend,
+    ortBaseUrl: request.ortBaseUrl,
+    fallbackReason: request.fallbackReason,
+    webGpuStartupTimeoutMs: request.webGpuStartupTimeoutMs,
+  });
+  engine = await SegmentationEngine.create(
+    runtime,
+    { encoder: encoder.bytes, decoder: decoder.bytes },
+    { embeddingCacheSize: request.embeddingCacheSize },
+  );
+  post({ type: 'ready', backend: engine.backend, timings: { downloadMs: t1 - t0, sessionMs: performance.now() - t1 } });
+}
+
+async function predict(request: Extract<WorkerRequest, { type: 'predict' }>, active: SegmentationEngine): Promise<[PredictResponse, ArrayBufferView[]]> {
+  const predicted = await active.predict(request.imageKey, request.prompt, { multimask: request.multimask });
+  const t0 = performance.now();
+  const candidates: PolygonCandidate[] = predicted.candidates.map((c) => ({
+    polygons: maskToPolygons(c.mask, { tolerance: request.tolerance }),
+    score: c.score,
+    area: c.area,
+    lowResLogits: c.lowResLogits,
+    mask: c.mask,
+  }));
+  const polygonMs = performance.now() - t0;
+  const views = candidates.flatMap((c) => [c.lowResLogits, c.mask.data]);
+  return [{ candidates, timings: { ...predicted.timings, polygonMs } }, views];
+}
+
+async function handle(request: WorkerRequest): Promise<void> {
+  try {
+    if (!engine) throw new Error('the engine is not started yet');
+    switch (request.type) {
+      case 'embed': {
+        const value = await engine.embed(request.image, request.imageId);
+        post({ type: 'result', id: request.id, ok: true, value });
+        return;
+      }
+      case 'predict': {
+        const [value, views] = await predict(request, engine);
+        // The engine keeps nothing of these buffers, so they move to the page without a copy.
+        post({ type: 'result', id: request.id, ok: true, value }, transferablesOf(views));
+        return;
+      }
+      case 'hasEmbedding':
+        post({ type: 'result', id: request.id, ok: true, value: engine.hasEmbedding(request.imageKey) });
+        return;
+      case 'forget':
+        engine.forget(request.imageKey);
+        post({ type: 'result', id: request.id, ok: true, value: undefined });
+        return;
+    }
+  } catch (error) {
+    post({ type: 'result', id: request.id, ok: false, error: serializeError(error) });
+  }
+}
+
+self.onmessage = (event: MessageEvent<StartRequest | WorkerRequest>) => {
+  const request = event.data;
+  if (request.type === 'start') {
+    start(request).catch((error: unknown) =>
+      post({ type: 'start-failed', error: serializeError(error), backendTimedOut: error instanceof BackendStartupTimeoutError }),
+    );
+  } else {
+    // One request at a time: an ORT session must not run twice concurrently, and order is kept.
+    queue = queue.then(() => handle(request));
+  }
+};

@@ -1,0 +1,90 @@
+/**
+ * Messages between the page (client.ts) and the engine worker (engine.worker.ts).
+ * Plain structured-cloneable data; large buffers travel in the transfer list, never copied.
+ */
+import type { BackendInfo } from '../runtime';
+import type { BinaryMask, PolygonWithHoles, RgbaImage, VisualPrompt } from '../types';
+import type { WebBackendPreference } from '../adapters/ort-web';
+
+export interface ModelProgress {
+  model: 'encoder' | 'decoder';
+  loadedBytes: number;
+  totalBytes: number;
+}
+
+export interface StartRequest {
+  type: 'start';
+  modelBaseUrl: string;
+  ortBaseUrl?: string;
+  backend: WebBackendPreference;
+  fallbackReason?: string;
+  embeddingCacheSize?: number;
+  webGpuStartupTimeoutMs?: number;
+}
+
+export interface EmbedTimings {
+  preprocessMs: number;
+  encoderMs: number;
+}
+
+export interface EmbedResponse {
+  imageKey: string;
+  cacheHit: boolean;
+  timings: EmbedTimings;
+}
+
+export interface PolygonCandidate {
+  polygons: PolygonWithHoles[];
+  score: number;
+  area: number;
+  /** 256×256 logits over the padded 1024 frame; feed back as `VisualPrompt.maskInput`. */
+  lowResLogits: Float32Array;
+  mask: BinaryMask;
+}
+
+export interface PredictTimings {
+  decoderMs: number;
+  postprocessMs: number;
+  polygonMs: number;
+}
+
+export interface PredictResponse {
+  candidates: PolygonCandidate[];
+  timings: PredictTimings;
+}
+
+export type WorkerRequest =
+  | { id: number; type: 'embed'; image: RgbaImage; imageId?: string }
+  | { id: number; type: 'predict'; imageKey: string; prompt: VisualPrompt; multimask?: boolean; tolerance?: number }
+  | { id: number; type: 'hasEmbedding'; imageKey: string }
+  | { id: number; type: 'forget'; imageKey?: string };
+
+export interface SerializedError {
+  name: string;
+  message: string;
+}
+
+export type WorkerMessage =
+  | { type: 'progress'; progress: ModelProgress }
+  | { type: 'ready'; backend: BackendInfo; timings: { downloadMs: number; sessionMs: number } }
+  | { type: 'start-failed'; error: SerializedError; backendTimedOut: boolean }
+  | { type: 'result'; id: number; ok: true; value: unknown }
+  | { type: 'result'; id: number; ok: false; error: SerializedError };
+
+export function serializeError(error: unknown): SerializedError {
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  return { name: 'Error', message: String(error) };
+}
+
+/**
+ * The distinct ArrayBuffers behind some views, for a transfer list. A buffer listed twice makes
+ * postMessage throw; shared memory cannot be transferred at all (it is shared by cloning instead).
+ */
+export function transferablesOf(views: readonly ArrayBufferView[]): ArrayBuffer[] {
+  const seen = new Set<ArrayBuffer>();
+  for (const view of views) {
+    const buffer = view.buffer;
+    if (buffer instanceof ArrayBuffer && buffer.byteLength > 0) seen.add(buffer);
+  }
+  return [...seen];
+}
