@@ -16,7 +16,7 @@ export interface SampleImage {
 
 const cache = new Map<string, SampleImage>();
 
-export function sampleImage(file = 'rocket.jpg'): SampleImage {
+export function sampleImage(file = 'chelsea.png'): SampleImage {
   const cached = cache.get(file);
   if (cached) return cached;
   const candidates = [path.join(SAMPLES_DIR, file), path.join(REPO_ROOT, 'public/samples', file)];

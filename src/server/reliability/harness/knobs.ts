@@ -1,0 +1,19 @@
+/**
+ * Environment settings the suites pass to server processes. The names are the server's
+ * (src/server/README.md); keeping them in one place means one edit if the server renames one.
+ */
+export const KNOB = {
+  rateLimitPerSecond: 'RATE_LIMIT_PER_SECOND',
+  faultInjection: 'FAULT_INJECTION',
+} as const;
+
+/** Rate limit high enough that a concurrency test measures concurrency, not the limiter. */
+export const UNLIMITED_RATE = { [KNOB.rateLimitPerSecond]: '100000' };
+
+/** The sample the suites segment (451 x 300 photo of a cat) and a click on the cat's face. */
+export const SAMPLE_FILE = 'chelsea.png';
+export const CAT_POINT = { x: 220, y: 160 };
+
+export function pvsBody(image: string, imageId: string, point = CAT_POINT) {
+  return { image, imageId, points: [{ x: point.x, y: point.y, positive: true }], multimaskOutput: false };
+}
