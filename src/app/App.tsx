@@ -1,0 +1,132 @@
+import { useEffect, useState } from 'react';
+import { AccountPage } from './account/AccountPage';
+import { CreditsPage } from './account/CreditsPage';
+import { KeysPage } from './account/KeysPage';
+import { Header } from './components/Header';
+import { HelpOverlay } from './components/HelpOverlay';
+import { ImageStrip } from './components/ImageStrip';
+import { ObjectList } from './components/ObjectList';
+import { PromptPanel } from './components/PromptPanel';
+import { RemoteSettings } from './components/RemoteSettings';
+import { StatusBar } from './components/StatusBar';
+import { StudioCanvas } from './components/StudioCanvas';
+import { Toolbar } from './components/Toolbar';
+import { openImageBlobs, openSample } from './images/openImages';
+import { ensureEmbedding, startLocalEngine } from './inference/localEngine';
+import { useSessionPersistence } from './persistence/useSessionPersistence';
+import { handleShortcut } from './shortcuts';
+import { useStudio } from './state/studioStore';
+import { pageFromHash, useUi } from './state/uiStore';
+import { SAMPLES } from './images/imageLibrary';
+
+export function App() {
+  const page = useUi((s) => s.page);
+  useSessionPersistence();
+
+  useEffect(() => {
+    const onHash = () => useUi.getState().setPage(pageFromHash(location.hash));
+    const onKey = (e: KeyboardEvent) => {
+      if (handleShortcut(e)) e.preventDefault();
+    };
+    const onPaste = (e: ClipboardEvent) => {
+      const files = Array.from(e.clipboardData?.files ?? []).filter((f) => f.type.startsWith('image/'));
+      if (files.length && useUi.getState().page === 'studio') {
+        e.preventDefault();
+        void openImageBlobs(files);
+      }
+    };
+    window.addEventListener('hashchange', onHash);
+    window.addEventListener('keydown', onKey);
+    window.addEventListener('paste', onPaste);
+    return () => {
+      window.removeEventListener('hashchange', onHash);
+      window.removeEventListener('keydown', onKey);
+      window.removeEventListener('paste', onPaste);
+    };
+  }, []);
+
+  return (
+    <div className="app">
+      <Header />
+      {page === 'studio' && <Studio />}
+      {page === 'account' && <AccountPage />}
+      {page === 'keys' && <KeysPage />}
+      {page === 'credits' && <CreditsPage />}
+      <HelpOverlay />
+    </div>
+  );
+}
+
+function Studio() {
+  const doc = useStudio((s) => s.history.present);
+  const mode = useUi((s) => s.mode);
+  const notice = useUi((s) => s.notice);
+  const [dragging, setDragging] = useState(false);
+  const active = doc.activeImageId;
+
+  // Local mode: start the model as soon as the studio opens, and embed the image being looked at.
+  useEffect(() => {
+    if (mode !== 'local') return;
+    void startLocalEngine().catch(() => undefined);
+    if (active) void ensureEmbedding(active).catch(() => undefined);
+  }, [mode, active]);
+
+  return (
+    <div
+      className={`studio${dragging ? ' dropping' : ''}`}
+      onDragOver={(e) => {
+        if (e.dataTransfer.types.includes('Files')) {
+          e.preventDefault();
+          setDragging(true);
+        }
+      }}
+      onDragLeave={(e) => {
+        if (e.currentTarget === e.target) setDragging(false);
+      }}
+      onDrop={(e) => {
+        e.preventDefault();
+        setDragging(false);
+        void openImageBlobs(Array.from(e.dataTransfer.files));
+      }}
+    >
+      <Toolbar />
+      <div className="workspace">
+        <ImageStrip />
+        <div className="canvas-column">
+          {doc.images.length === 0 ? <EmptyState /> : <StudioCanvas />}
+          {notice && (
+            <div className="notice" role="alert">
+              {notice}
+              <button type="button" className="icon" aria-label="Dismiss" onClick={() => useUi.getState().setNotice(null)}>
+                ✕
+              </button>
+            </div>
+          )}
+        </div>
+        <aside className="side-panel" aria-label="Selection and objects">
+          {mode === 'remote' && <RemoteSettings />}
+          <PromptPanel />
+          <ObjectList />
+        </aside>
+      </div>
+      <StatusBar />
+    </div>
+  );
+}
+
+function EmptyState() {
+  return (
+    <div className="empty-state">
+      <h1>Segment anything in your photos</h1>
+      <p>Open an image, drop one here or paste it. Then click an object — the mask appears in a blink.</p>
+      <div className="empty-samples">
+        {SAMPLES.map((s) => (
+          <button key={s.file} type="button" className="sample-card" onClick={() => void openSample(s.file)}>
+            <img src={`${import.meta.env.BASE_URL}samples/${s.file}`} alt="" />
+            <span>{s.title}</span>
+          </button>
+        ))}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,96 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { ACCOUNT_QUERY } from '../queryClient';
+import { useUi } from '../state/uiStore';
+import { accountApi } from './accountApi';
+import { useAccount } from './useAccount';
+
+export function AccountPage() {
+  const account = useAccount();
+  const baseUrl = useUi((s) => s.remote.baseUrl);
+  const queryClient = useQueryClient();
+  const logout = useMutation({
+    mutationFn: () => accountApi.logout(baseUrl),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ACCOUNT_QUERY }),
+  });
+  if (account.isPending) return <main className="page"><p>Loading…</p></main>;
+  if (account.data?.via === 'session') {
+    return (
+      <main className="page narrow">
+        <h1>Account</h1>
+        <div className="card">
+          <p>
+            Signed in as <strong>{account.data.email}</strong>
+          </p>
+          <p className="big-number">
+            <strong data-testid="account-balance">{account.data.credits}</strong> credits
+          </p>
+          <div className="row">
+            <a className="button" href="#/keys" onClick={() => useUi.getState().setPage('keys')}>
+              API keys
+            </a>
+            <a className="button" href="#/credits" onClick={() => useUi.getState().setPage('credits')}>
+              Buy credits
+            </a>
+            <button type="button" onClick={() => logout.mutate()} disabled={logout.isPending}>
+              Log out
+            </button>
+          </div>
+        </div>
+      </main>
+    );
+  }
+  return <AuthForms />;
+}
+
+function AuthForms() {
+  const [tab, setTab] = useState<'signup' | 'login'>('signup');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const baseUrl = useUi((s) => s.remote.baseUrl);
+  const queryClient = useQueryClient();
+  const submit = useMutation({
+    mutationFn: () => (tab === 'signup' ? accountApi.signup(baseUrl, email, password) : accountApi.login(baseUrl, email, password)),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ACCOUNT_QUERY }),
+  });
+  return (
+    <main className="page narrow">
+      <h1>{tab === 'signup' ? 'Create an account' : 'Log in'}</h1>
+      <p className="hint">An account gives you API keys for remote inference. New accounts get 5 free credits; no card needed.</p>
+      <div className="tabs" role="tablist">
+        <button type="button" role="tab" aria-selected={tab === 'signup'} className={tab === 'signup' ? 'active' : ''} onClick={() => setTab('signup')}>
+          New account
+        </button>
+        <button type="button" role="tab" aria-selected={tab === 'login'} className={tab === 'login' ? 'active' : ''} onClick={() => setTab('login')}>
+          I have an account
+        </button>
+      </div>
+      <form
+        className="card"
+        aria-label={tab === 'signup' ? 'Sign up' : 'Log in'}
+        onSubmit={(e) => {
+          e.preventDefault();
+          submit.mutate();
+        }}
+      >
+        <label className="field">
+          Email
+          <input type="email" required autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+        </label>
+        <label className="field">
+          Password
+          <input type="password" required minLength={8} autoComplete={tab === 'signup' ? 'new-password' : 'current-password'} value={password} onChange={(e) => setPassword(e.target.value)} />
+        </label>
+        {tab === 'signup' && <p className="hint small">At least 8 characters.</p>}
+        {submit.error && (
+          <p role="alert" className="error">
+            {submit.error.message}
+          </p>
+        )}
+        <button type="submit" className="primary" disabled={submit.isPending}>
+          {tab === 'signup' ? 'Sign up' : 'Log in'}
+        </button>
+      </form>
+    </main>
+  );
+}

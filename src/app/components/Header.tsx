@@ -1,0 +1,41 @@
+import { useAccount } from '../account/useAccount';
+import { useUi, type Page } from '../state/uiStore';
+import { InferenceSwitch } from './InferenceSwitch';
+
+export function Header() {
+  const page = useUi((s) => s.page);
+  const setPage = useUi((s) => s.setPage);
+  const account = useAccount();
+  const link = (target: Page, label: string) => (
+    <a href={target === 'studio' ? '#/' : `#/${target}`} className={page === target ? 'nav-link active' : 'nav-link'} aria-current={page === target ? 'page' : undefined} onClick={() => setPage(target)}>
+      {label}
+    </a>
+  );
+  return (
+    <header className="app-header">
+      <div className="brand">
+        <span className="brand-mark" aria-hidden="true" />
+        Maskwright
+      </div>
+      <nav className="nav" aria-label="Main">
+        {link('studio', 'Studio')}
+        {link('keys', 'API keys')}
+        {link('credits', 'Credits')}
+        {link('account', account.data ? 'Account' : 'Log in')}
+      </nav>
+      <div className="header-right">
+        <InferenceSwitch />
+        <div className="balance" data-testid="balance" title="Your credit balance: 1 credit per remote request">
+          {account.data ? (
+            <>
+              <strong>{account.data.credits}</strong> credits
+              <span className="muted"> · {account.data.email}</span>
+            </>
+          ) : (
+            <span className="muted">Not signed in</span>
+          )}
+        </div>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,33 @@
+import { SHORTCUTS } from '../shortcuts';
+import { useUi } from '../state/uiStore';
+
+export function HelpOverlay() {
+  const open = useUi((s) => s.helpOpen);
+  const setOpen = useUi((s) => s.setHelpOpen);
+  if (!open) return null;
+  return (
+    <div className="overlay" onClick={() => setOpen(false)}>
+      <div className="dialog" role="dialog" aria-modal="true" aria-label="Keyboard shortcuts" onClick={(e) => e.stopPropagation()}>
+        <div className="dialog-head">
+          <h2>Keyboard shortcuts</h2>
+          <button type="button" className="icon" aria-label="Close" onClick={() => setOpen(false)}>
+            ✕
+          </button>
+        </div>
+        <table className="shortcuts">
+          <tbody>
+            {SHORTCUTS.map((s) => (
+              <tr key={s.keys}>
+                <td>
+                  <kbd>{s.keys}</kbd>
+                </td>
+                <td>{s.action}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <p className="hint">Local mode runs the model in this browser. Remote mode calls the API and costs 1 credit per request.</p>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,63 @@
+import { useEffect, useState } from 'react';
+import { imageElement, SAMPLES, subscribeImages } from '../images/imageLibrary';
+import { openImageBlobs, openSample } from '../images/openImages';
+import { useStudio, studio } from '../state/studioStore';
+
+export function ImageStrip() {
+  const doc = useStudio((s) => s.history.present);
+  const [, force] = useState(0);
+  useEffect(() => subscribeImages(() => force((n) => n + 1)), []);
+  return (
+    <aside className="image-strip" aria-label="Images">
+      <label className="open-image button primary">
+        <input
+          type="file"
+          accept="image/*"
+          multiple
+          aria-label="Open image"
+          onChange={(e) => {
+            void openImageBlobs(Array.from(e.target.files ?? []));
+            e.target.value = '';
+          }}
+        />
+        Open image…
+      </label>
+      <p className="hint">or drop / paste an image</p>
+      {doc.images.length > 0 && (
+        <>
+          <h2 className="section-title">This session</h2>
+          <ul className="thumbs">
+            {doc.images.map((image) => {
+              const objects = doc.objects[image.id]?.length ?? 0;
+              return (
+                <li key={image.id}>
+                  <button type="button" className={`thumb${image.id === doc.activeImageId ? ' active' : ''}`} aria-current={image.id === doc.activeImageId} onClick={() => studio.setActiveImage(image.id)} title={`${image.name} — ${image.width}×${image.height}`}>
+                    {imageElement(image.id) && <img src={imageElement(image.id)!.src} alt="" />}
+                    <span className="thumb-label">
+                      {image.name}
+                      <span className="muted"> · {objects} obj</span>
+                    </span>
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+        </>
+      )}
+      <h2 className="section-title">Samples</h2>
+      <ul className="thumbs samples">
+        {SAMPLES.map((s) => (
+          <li key={s.file}>
+            <button type="button" className="thumb" aria-label={`Sample: ${s.title}`} onClick={() => void openSample(s.file)}>
+              <img src={`${import.meta.env.BASE_URL}samples/${s.file}`} alt="" />
+              <span className="thumb-label">{s.title}</span>
+            </button>
+          </li>
+        ))}
+      </ul>
+      <p className="hint small">
+        Sample photos: public domain / CC0 (<a href={`${import.meta.env.BASE_URL}samples/LICENSES.md`}>credits</a>).
+      </p>
+    </aside>
+  );
+}

@@ -1,0 +1,142 @@
+import { useState } from 'react';
+import { useAccount } from '../account/useAccount';
+import { rerunActivePrompt, runRemote } from '../inference/controller';
+import { remoteTextSegmenter } from '../inference/textSegmentation';
+import { emptyPrompt, hasPrompt } from '../state/model';
+import { studio, useStudio } from '../state/studioStore';
+import { useUi } from '../state/uiStore';
+import { textToolInitial, textToolTransition, type TextToolState } from '../tools/textTool';
+import { CandidateThumb } from './CandidateThumb';
+
+/** "1 credit · balance 42": shown on every button that spends a credit. */
+export function CostLabel() {
+  const account = useAccount();
+  const balance = account.data?.credits;
+  return <span className="cost">1 credit · balance {balance ?? '?'}</span>;
+}
+
+export function PromptPanel() {
+  const doc = useStudio((s) => s.history.present);
+  const { mode, tool } = useUi();
+  const image = doc.images.find((i) => i.id === doc.activeImageId);
+  if (!image) return null;
+  if (tool === 'text') return <TextPromptPanel />;
+  const prompt = doc.prompts[image.id] ?? emptyPrompt();
+  const selected = prompt.candidates[prompt.selected];
+  const positives = prompt.points.filter((p) => p.positive !== false).length;
+  const negatives = prompt.points.length - positives;
+  const busy = prompt.status === 'pending' || prompt.status === 'waiting';
+
+  return (
+    <section className="card prompt-panel" aria-label="Current selection">
+      <h2 className="section-title">Selection</h2>
+      {!hasPrompt(prompt) && prompt.points.length === 0 ? (
+        <p className="hint">
+          {tool === 'box' ? 'Press at the center of an object and drag outwards.' : 'Click an object to select it. Right-click excludes a part.'}
+        </p>
+      ) : (
+        <p className="prompt-summary">
+          {positives > 0 && <span className="chip positive">{positives} positive</span>}
+          {negatives > 0 && <span className="chip negative">{negatives} negative</span>}
+          {prompt.box && <span className="chip box">box {Math.round(prompt.box.width)}×{Math.round(prompt.box.height)}</span>}
+        </p>
+      )}
+      <div role="status" aria-live="polite" className={`prompt-status ${prompt.status}`}>
+        {prompt.status === 'pending' && (mode === 'local' ? 'Segmenting…' : 'Sending to the API…')}
+        {prompt.status === 'waiting' && <span className="waiting">Waiting — {prompt.message}</span>}
+        {prompt.status === 'error' && <span className="error">{prompt.message}</span>}
+        {prompt.status === 'done' && prompt.message && <span className="muted">{prompt.message}</span>}
+      </div>
+      {mode === 'remote' && hasPrompt(prompt) && prompt.candidates.length === 0 && (
+        <button type="button" className="primary wide" disabled={busy} onClick={() => void runRemote(image.id)}>
+          Segment · <CostLabel />
+        </button>
+      )}
+      {mode === 'local' && prompt.status === 'error' && (
+        <button type="button" onClick={rerunActivePrompt}>
+          Try again
+        </button>
+      )}
+      {prompt.candidates.length > 0 && (
+        <>
+          <div className="candidates" role="radiogroup" aria-label="Mask candidates">
+            {prompt.candidates.map((c, i) => (
+              <button key={i} type="button" role="radio" aria-checked={i === prompt.selected} className={`candidate${i === prompt.selected ? ' active' : ''}`} onClick={() => studio.selectCandidate(image.id, i)} title={`Candidate ${i + 1}: predicted quality ${(c.score * 100).toFixed(0)}%`}>
+                <CandidateThumb image={image} polygons={c.polygons} />
+                <span>
+                  {i + 1} · {(c.score * 100).toFixed(0)}%
+                </span>
+              </button>
+            ))}
+          </div>
+          {selected?.receipt && (
+            <p className="receipt" data-testid="receipt">
+              Request <code>{selected.receipt.requestId ?? 'n/a'}</code>
+              {selected.receipt.refunded ? <span className="chip refunded">refunded</span> : <span className="chip">charged 1 credit</span>}
+            </p>
+          )}
+        </>
+      )}
+      <div className="row">
+        <button type="button" className="primary" disabled={!selected} onClick={() => studio.acceptCandidate(image.id)} title="Add the selected mask as an object (Enter)">
+          Accept object
+        </button>
+        <button type="button" disabled={prompt.points.length === 0 && !prompt.box} onClick={() => studio.clearPrompt(image.id)} title="Start over (Esc)">
+          Clear
+        </button>
+      </div>
+    </section>
+  );
+}
+
+function TextPromptPanel() {
+  const doc = useStudio((s) => s.history.present);
+  const remote = useUi((s) => s.remote);
+  const [state, setState] = useState<TextToolState>(textToolInitial);
+  const [message, setMessage] = useState<string | null>(null);
+  const image = doc.images.find((i) => i.id === doc.activeImageId);
+  if (!image) return null;
+  const segmenter = remoteTextSegmenter(remote);
+
+  const submit = () => {
+    const { state: next, run } = textToolTransition(state, { type: 'submit' });
+    setState(next);
+    if (!run) return;
+    setMessage(null);
+    segmenter
+      .segment(image, run, (waiting) => setMessage(`Waiting — ${waiting}`))
+      .then((result) => {
+        studio.addObjects(image.id, result.objects);
+        setMessage(`${result.objects.length} object${result.objects.length === 1 ? '' : 's'} found · request ${result.requestId ?? 'n/a'}${result.refunded ? ' · refunded' : ''}`);
+      })
+      .catch((error: unknown) => setMessage(error instanceof Error ? error.message : String(error)))
+      .finally(() => setState((s) => textToolTransition(s, { type: 'finished' }).state));
+  };
+
+  return (
+    <form
+      className="card prompt-panel"
+      aria-label="Text prompt"
+      onSubmit={(e) => {
+        e.preventDefault();
+        submit();
+      }}
+    >
+      <h2 className="section-title">Text prompt</h2>
+      <label className="field">
+        What to find (comma-separated, up to 16)
+        <textarea rows={2} value={state.phase === 'editing' ? state.draft : state.prompts.join(', ')} disabled={state.phase === 'running'} placeholder="cup, spoon" onChange={(e) => setState(textToolTransition(state, { type: 'input', draft: e.target.value }).state)} />
+      </label>
+      {state.phase === 'editing' && state.error && <p className="error">{state.error}</p>}
+      <p className="hint small">Text prompts run on the server{segmenter.runsOn === 'server' ? ', in local mode too' : ''}: each request costs 1 credit.</p>
+      <button type="submit" className="primary wide" disabled={state.phase === 'running'}>
+        {state.phase === 'running' ? 'Finding…' : 'Find objects'} · <CostLabel />
+      </button>
+      {message && (
+        <p role="status" className="receipt">
+          {message}
+        </p>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,48 @@
+import { useState } from 'react';
+import { useUi } from '../state/uiStore';
+
+/** Base URL and API key for remote mode. Kept in this browser's localStorage only. */
+export function RemoteSettings() {
+  const remote = useUi((s) => s.remote);
+  const setRemote = useUi((s) => s.setRemote);
+  const [baseUrl, setBaseUrl] = useState(remote.baseUrl);
+  const [apiKey, setApiKey] = useState(remote.apiKey);
+  const [reveal, setReveal] = useState(false);
+  const dirty = baseUrl !== remote.baseUrl || apiKey !== remote.apiKey;
+  return (
+    <form
+      className="card remote-settings"
+      aria-label="Remote settings"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setRemote({ baseUrl: baseUrl.trim(), apiKey: apiKey.trim() });
+      }}
+    >
+      <h2 className="section-title">Remote settings</h2>
+      <label className="field">
+        API base URL
+        <input type="url" placeholder="same origin" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} />
+      </label>
+      <label className="field">
+        API key
+        <span className="row">
+          <input type={reveal ? 'text' : 'password'} autoComplete="off" spellCheck={false} placeholder="mw_…" value={apiKey} onChange={(e) => setApiKey(e.target.value)} />
+          <button type="button" className="small" onClick={() => setReveal(!reveal)}>
+            {reveal ? 'Hide' : 'Show'}
+          </button>
+        </span>
+      </label>
+      <p className="hint small">Stored in this browser only and sent only to the API base URL.</p>
+      <div className="row">
+        <button type="submit" className={dirty ? 'primary' : ''} disabled={!dirty}>
+          Save
+        </button>
+        {!remote.apiKey && (
+          <a href="#/keys" onClick={() => useUi.getState().setPage('keys')}>
+            Get an API key
+          </a>
+        )}
+      </div>
+    </form>
+  );
+}

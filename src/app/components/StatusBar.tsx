@@ -1,0 +1,74 @@
+import { formatBytes, useEngineStatus } from '../state/engineStatus';
+import { useUi } from '../state/uiStore';
+import { useStudio } from '../state/studioStore';
+
+const BACKEND_NAMES: Record<string, string> = {
+  webgpu: 'WebGPU',
+  'wasm-multithreaded': 'WASM multithreaded',
+  'wasm-single-threaded': 'WASM single-threaded',
+};
+
+export function ModelProgress() {
+  const { phase, progress } = useEngineStatus();
+  if (phase !== 'downloading' && phase !== 'starting') return null;
+  const parts = Object.values(progress);
+  const loaded = parts.reduce((n, p) => n + (p?.loadedBytes ?? 0), 0);
+  const total = parts.reduce((n, p) => n + (p?.totalBytes ?? 0), 0);
+  return (
+    <div className="model-progress" role="group" aria-label="Model download">
+      <span>Downloading the model{total ? ` · ${formatBytes(loaded)} of ${formatBytes(total)}` : '…'}</span>
+      <progress max={total || 1} value={total ? loaded : undefined} aria-label="Model download progress" />
+      {(['encoder', 'decoder'] as const).map((m) => {
+        const p = progress[m];
+        return p ? (
+          <span key={m} className="muted small">
+            {m} {formatBytes(p.loadedBytes)} / {formatBytes(p.totalBytes)}
+          </span>
+        ) : null;
+      })}
+    </div>
+  );
+}
+
+export function StatusBar() {
+  const engine = useEngineStatus();
+  const mode = useUi((s) => s.mode);
+  const doc = useStudio((s) => s.history.present);
+  const active = doc.activeImageId;
+  const embeddingHere = engine.embedding?.imageId === active ? engine.embedding.state : null;
+  return (
+    <footer className="status-bar" data-testid="status-bar" aria-label="Status">
+      {mode === 'remote' ? (
+        <span>Remote inference · the Maskwright API · 1 credit per request</span>
+      ) : (
+        <>
+          <span data-testid="engine-phase">
+            {engine.phase === 'off' && 'Local model not loaded yet'}
+            {engine.phase === 'downloading' && 'Loading the model…'}
+            {engine.phase === 'starting' && 'Starting the model…'}
+            {engine.phase === 'ready' && (embeddingHere === 'running' ? 'Analysing the image…' : embeddingHere === 'ready' ? 'Ready — hover to preview, click to select' : 'Model ready')}
+            {engine.phase === 'error' && <span className="error">Model failed: {engine.error}</span>}
+          </span>
+          {engine.backend && (
+            <span title={engine.backend.detail} data-testid="backend">
+              Backend: <strong>{BACKEND_NAMES[engine.backend.name] ?? engine.backend.name}</strong>
+              {engine.backend.threads > 1 ? ` · ${engine.backend.threads} threads` : ''}
+            </span>
+          )}
+          {engine.lastEncoder && (
+            <span>
+              Encoder {engine.lastEncoder.cacheHit ? 'cache hit' : `${Math.round(engine.lastEncoder.encoderMs)} ms`}
+            </span>
+          )}
+          {engine.lastDecoder && <span>Decoder {Math.round(engine.lastDecoder.decoderMs)} ms</span>}
+          {engine.embeddings > 0 && (
+            <span>
+              Cache hits {engine.cacheHits}/{engine.embeddings}
+            </span>
+          )}
+          <ModelProgress />
+        </>
+      )}
+    </footer>
+  );
+}

@@ -1,0 +1,208 @@
+import type Konva from 'konva';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { Circle, Group, Image as KonvaImage, Layer, Line, Rect, Stage } from 'react-konva';
+import type { Vertex } from '../../engine/types';
+import { fitToScreen, panBy, screenToImage, wheelZoomFactor, zoomAt, type Camera } from '../geometry/camera';
+import { boxFromCenterDrag, boxToCornerRect } from '../geometry/centerBox';
+import { tracedPolygons } from '../geometry/traced';
+import { imageElement, subscribeImages } from '../images/imageLibrary';
+import { handleToolOutputs } from '../inference/controller';
+import { emptyPrompt, type ImageEntry } from '../state/model';
+import { useStudio } from '../state/studioStore';
+import { useUi } from '../state/uiStore';
+import { boxTool, type BoxToolState } from '../tools/boxTool';
+import { panTransition, type PanState } from '../tools/panGesture';
+import { negativePointTool, positivePointTool, type PointToolState } from '../tools/pointTool';
+import type { ToolEvent, ToolMachine } from '../tools/types';
+import { PolygonShape } from './PolygonShape';
+
+const machines = { positive: positivePointTool, negative: negativePointTool, box: boxTool } as const;
+
+function useImageElement(id: string | undefined) {
+  const [, force] = useState(0);
+  useEffect(() => subscribeImages(() => force((n) => n + 1)), []);
+  return id ? imageElement(id) : null;
+}
+
+/** Re-fits when the image or the view size changes; keeps the user's zoom otherwise. */
+export function fitActiveImage(image: ImageEntry | null, size: { width: number; height: number }) {
+  if (!image || size.width < 10) return;
+  useUi.getState().setCamera(fitToScreen(image.width, image.height, size.width, size.height));
+}
+
+export function StudioCanvas() {
+  const containerRef = useRef<HTMLDivElement>(null);
+  const [size, setSize] = useState({ width: 0, height: 0 });
+  const doc = useStudio((s) => s.history.present);
+  const image = doc.images.find((i) => i.id === doc.activeImageId) ?? null;
+  const prompt = (image && doc.prompts[image.id]) || emptyPrompt();
+  const objects = (image && doc.objects[image.id]) || [];
+  const element = useImageElement(image?.id);
+  const { tool, camera, tolerance, hoverPreview } = useUi();
+  const [toolState, setToolState] = useState<unknown>(null);
+  const panRef = useRef<PanState>({ phase: 'idle' });
+  const [panPhase, setPanPhase] = useState<PanState['phase']>('idle');
+
+  useEffect(() => {
+    const node = containerRef.current;
+    if (!node) return;
+    const observer = new ResizeObserver(([entry]) => setSize({ width: Math.floor(entry.contentRect.width), height: Math.floor(entry.contentRect.height) }));
+    observer.observe(node);
+    return () => observer.disconnect();
+  }, []);
+
+  useEffect(() => {
+    fitActiveImage(image, size);
+    // Fit on image switch and on resize only.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [image?.id, size.width, size.height]);
+
+  useEffect(() => setToolState(null), [tool]);
+
+  const machine = tool === 'text' ? null : (machines[tool] as ToolMachine<unknown>);
+
+  const dispatch = useCallback(
+    (event: ToolEvent) => {
+      if (!machine) return;
+      const { state, outputs } = machine.transition(toolState ?? machine.initial, event);
+      setToolState(state);
+      handleToolOutputs(outputs);
+    },
+    [machine, toolState],
+  );
+
+  const updatePan = (event: Parameters<typeof panTransition>[1]) => {
+    const result = panTransition(panRef.current, event);
+    panRef.current = result.state;
+    setPanPhase(result.state.phase);
+    if (result.delta) {
+      const current = useUi.getState().camera;
+      if (current) useUi.getState().setCamera(panBy(current, result.delta[0], result.delta[1]));
+    }
+    return result.captured;
+  };
+
+  useEffect(() => {
+    const isTyping = (target: EventTarget | null) => target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
+    const down = (e: KeyboardEvent) => {
+      if (e.code === 'Space' && !isTyping(e.target)) {
+        e.preventDefault();
+        if (!e.repeat) updatePan({ type: 'spaceDown' });
+      }
+      if (e.key === 'Escape' && machine) dispatch({ type: 'cancel' });
+    };
+    const up = (e: KeyboardEvent) => {
+      if (e.code === 'Space') updatePan({ type: 'spaceUp' });
+    };
+    window.addEventListener('keydown', down);
+    window.addEventListener('keyup', up);
+    return () => {
+      window.removeEventListener('keydown', down);
+      window.removeEventListener('keyup', up);
+    };
+  });
+
+  const pointer = (stage: Konva.Stage | null): { screen: Vertex; image: Vertex } | null => {
+    const position = stage?.getPointerPosition();
+    if (!position || !camera) return null;
+    const screen: Vertex = [position.x, position.y];
+    return { screen, image: screenToImage(camera, screen) };
+  };
+
+  const inImage = (p: Vertex) => image !== null && p[0] >= 0 && p[1] >= 0 && p[0] < image.width && p[1] < image.height;
+  const clampToImage = (p: Vertex): Vertex => (image ? [Math.min(image.width, Math.max(0, p[0])), Math.min(image.height, Math.max(0, p[1]))] : p);
+
+  const onMouseDown = (e: Konva.KonvaEventObject<MouseEvent>) => {
+    const at = pointer(e.target.getStage());
+    if (!at) return;
+    if (updatePan({ type: 'down', screen: at.screen, button: e.evt.button })) {
+      e.evt.preventDefault();
+      return;
+    }
+    if (!inImage(at.image)) return;
+    dispatch({ type: 'down', at: at.image, button: e.evt.button, altKey: e.evt.altKey, shiftKey: e.evt.shiftKey });
+  };
+  const onMouseMove = (e: Konva.KonvaEventObject<MouseEvent>) => {
+    const at = pointer(e.target.getStage());
+    if (!at) return;
+    if (updatePan({ type: 'move', screen: at.screen })) return;
+    if (inImage(at.image) || (toolState as BoxToolState | null)?.phase === 'dragging') dispatch({ type: 'move', at: clampToImage(at.image) });
+    else dispatch({ type: 'leave' });
+  };
+  const onMouseUp = (e: Konva.KonvaEventObject<MouseEvent>) => {
+    const at = pointer(e.target.getStage());
+    if (updatePan({ type: 'up' })) return;
+    if (at) dispatch({ type: 'up', at: clampToImage(at.image) });
+  };
+  const onWheel = (e: Konva.KonvaEventObject<WheelEvent>) => {
+    e.evt.preventDefault();
+    const at = pointer(e.target.getStage());
+    if (!at || !camera) return;
+    useUi.getState().setCamera(zoomAt(camera, at.screen, wheelZoomFactor(e.evt.deltaY)));
+  };
+
+  const scale = camera?.scale ?? 1;
+  const selected = prompt.candidates[prompt.selected];
+  const selectedPolygons = useMemo(() => (selected ? tracedPolygons(selected.mask, selected.polygons, tolerance) : []), [selected, tolerance]);
+  const boxDrag = tool === 'box' && (toolState as BoxToolState | null)?.phase === 'dragging' ? (toolState as Extract<BoxToolState, { phase: 'dragging' }>) : null;
+  const cursor = panPhase === 'panning' ? 'grabbing' : panPhase === 'ready' ? 'grab' : image ? 'crosshair' : 'default';
+  void (toolState as PointToolState | null);
+
+  return (
+    <div
+      ref={containerRef}
+      className="canvas-host"
+      style={{ cursor }}
+      data-testid="canvas"
+      data-camera={camera ? `${camera.scale.toFixed(4)},${camera.x.toFixed(1)},${camera.y.toFixed(1)}` : ''}
+      onContextMenu={(e) => e.preventDefault()}
+      onMouseLeave={() => dispatch({ type: 'leave' })}
+    >
+      {size.width > 0 && (
+        <Stage width={size.width} height={size.height} onMouseDown={onMouseDown} onMouseMove={onMouseMove} onMouseUp={onMouseUp} onWheel={onWheel}>
+          <Layer>
+            {camera && image && (
+              <Group x={camera.x} y={camera.y} scaleX={camera.scale} scaleY={camera.scale}>
+                {element && <KonvaImage image={element} width={image.width} height={image.height} listening={false} />}
+                {objects
+                  .filter((o) => o.visible)
+                  .map((o) => (
+                    <PolygonShape key={o.id} name="object" polygons={tracedPolygons(o.mask, o.polygons, tolerance)} fill={`${o.color}66`} stroke={o.color} scale={scale} />
+                  ))}
+                {hoverPreview && hoverPreview.imageId === image.id && !selected && (
+                  <PolygonShape name="hover-preview" polygons={hoverPreview.polygons} fill="rgba(255,255,255,0.22)" stroke="#ffffff" dash={[6, 4]} scale={scale} strokePx={1.5} />
+                )}
+                {selected && <PolygonShape name="candidate" polygons={selectedPolygons} fill="rgba(56,189,248,0.38)" stroke="#38bdf8" scale={scale} strokePx={2.5} />}
+                {prompt.box && <BoxMarker box={prompt.box} scale={scale} />}
+                {boxDrag && <BoxMarker box={boxFromCenterDrag(boxDrag.center, boxDrag.corner)} scale={scale} dragging />}
+                {prompt.points.map((p, i) => (
+                  <Group key={i} x={p.x} y={p.y} listening={false}>
+                    <Circle radius={7 / scale} fill={p.positive === false ? '#ef4444' : '#22c55e'} stroke="#ffffff" strokeWidth={2 / scale} />
+                    <Line points={[-3.5 / scale, 0, 3.5 / scale, 0]} stroke="#fff" strokeWidth={1.6 / scale} />
+                    {p.positive !== false && <Line points={[0, -3.5 / scale, 0, 3.5 / scale]} stroke="#fff" strokeWidth={1.6 / scale} />}
+                  </Group>
+                ))}
+              </Group>
+            )}
+          </Layer>
+        </Stage>
+      )}
+    </div>
+  );
+}
+
+function BoxMarker({ box, scale, dragging = false }: { box: { x: number; y: number; width: number; height: number }; scale: number; dragging?: boolean }) {
+  const rect = boxToCornerRect(box);
+  const arm = 8 / scale;
+  const color = dragging ? '#fbbf24' : '#f59e0b';
+  return (
+    <Group listening={false} name={dragging ? 'box-drag' : 'box'}>
+      <Rect x={rect.left} y={rect.top} width={rect.width} height={rect.height} stroke={color} strokeWidth={2 / scale} dash={dragging ? [6 / scale, 4 / scale] : undefined} fill={dragging ? 'rgba(251,191,36,0.08)' : undefined} />
+      <Line points={[box.x - arm, box.y, box.x + arm, box.y]} stroke={color} strokeWidth={2 / scale} />
+      <Line points={[box.x, box.y - arm, box.x, box.y + arm]} stroke={color} strokeWidth={2 / scale} />
+      <Circle x={box.x} y={box.y} radius={2.5 / scale} fill={color} />
+    </Group>
+  );
+}
+
+export type { Camera };

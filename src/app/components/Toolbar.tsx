@@ -1,0 +1,85 @@
+import { useStudio, studio } from '../state/studioStore';
+import { useUi } from '../state/uiStore';
+import type { ToolId } from '../tools/types';
+import { fitToScreen, zoomAt } from '../geometry/camera';
+import { ExportMenu } from './ExportMenu';
+
+const TOOLS: Array<{ id: ToolId; label: string; key: string; icon: string; hint: string }> = [
+  { id: 'positive', label: 'Positive point', key: 'P', icon: '⊕', hint: 'Click on the object to include it' },
+  { id: 'negative', label: 'Negative point', key: 'N', icon: '⊖', hint: 'Click on a part to exclude it (or right-click with any point tool)' },
+  { id: 'box', label: 'Box', key: 'B', icon: '⌖', hint: 'Press at the CENTER of the object and drag outwards' },
+  { id: 'text', label: 'Text prompt', key: 'T', icon: 'T', hint: 'Describe what to find, e.g. “cup, spoon”' },
+];
+
+export function Toolbar() {
+  const tool = useUi((s) => s.tool);
+  const setTool = useUi((s) => s.setTool);
+  const tolerance = useUi((s) => s.tolerance);
+  const setTolerance = useUi((s) => s.setTolerance);
+  const camera = useUi((s) => s.camera);
+  const setHelpOpen = useUi((s) => s.setHelpOpen);
+  const history = useStudio((s) => s.history);
+  const image = history.present.images.find((i) => i.id === history.present.activeImageId);
+  const undoLabel = history.labels[history.labels.length - 1];
+  const redoLabel = history.redoLabels[0];
+
+  const zoom = (factor: number) => {
+    const host = document.querySelector('.canvas-host');
+    if (!camera || !host) return;
+    useUi.getState().setCamera(zoomAt(camera, [host.clientWidth / 2, host.clientHeight / 2], factor));
+  };
+  const fit = () => {
+    const host = document.querySelector('.canvas-host');
+    if (image && host) useUi.getState().setCamera(fitToScreen(image.width, image.height, host.clientWidth, host.clientHeight));
+  };
+
+  return (
+    <div className="toolbar" role="toolbar" aria-label="Tools">
+      <div className="tool-group">
+        {TOOLS.map((t) => (
+          <button key={t.id} type="button" className={`tool${tool === t.id ? ' active' : ''}`} aria-pressed={tool === t.id} aria-label={t.label} title={`${t.label} (${t.key}) — ${t.hint}`} onClick={() => setTool(t.id)}>
+            <span className="tool-icon" aria-hidden="true">
+              {t.icon}
+            </span>
+            <span className="tool-text" aria-hidden="true">
+              {t.label}
+            </span>
+          </button>
+        ))}
+      </div>
+      <div className="tool-group">
+        <button type="button" aria-label="Undo" title={undoLabel ? `Undo ${undoLabel} (Ctrl+Z)` : 'Nothing to undo'} disabled={!history.past.length} onClick={studio.undo}>
+          ↶ <span aria-hidden="true">Undo</span>
+        </button>
+        <button type="button" aria-label="Redo" title={redoLabel ? `Redo ${redoLabel} (Ctrl+Shift+Z)` : 'Nothing to redo'} disabled={!history.future.length} onClick={studio.redo}>
+          ↷ <span aria-hidden="true">Redo</span>
+        </button>
+      </div>
+      <div className="tool-group">
+        <button type="button" aria-label="Zoom out" title="Zoom out (−)" disabled={!camera} onClick={() => zoom(1 / 1.25)}>
+          −
+        </button>
+        <span className="zoom-readout" aria-label="Zoom level">
+          {camera ? `${Math.round(camera.scale * 100)}%` : '—'}
+        </span>
+        <button type="button" aria-label="Zoom in" title="Zoom in (+)" disabled={!camera} onClick={() => zoom(1.25)}>
+          +
+        </button>
+        <button type="button" title="Fit to screen (F)" disabled={!image} onClick={fit}>
+          Fit
+        </button>
+      </div>
+      <label className="detail-slider" title="Fewer vertices ← → closer to the mask">
+        Detail
+        <input type="range" min={0} max={4} step={0.1} value={4 - tolerance} aria-label="Polygon detail" onChange={(e) => setTolerance(Math.round((4 - Number(e.target.value)) * 10) / 10)} />
+        <span className="muted">{tolerance.toFixed(1)} px</span>
+      </label>
+      <div className="tool-group right">
+        <ExportMenu />
+        <button type="button" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" onClick={() => setHelpOpen(true)}>
+          ?
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,26 @@
+import { saveImage } from '../persistence/session';
+import { studio } from '../state/studioStore';
+import { useUi } from '../state/uiStore';
+import { addImageBlob, fetchSample } from './imageLibrary';
+
+/** One path for every way an image arrives: picker, drop, paste, sample gallery. */
+export async function openImageBlobs(files: Iterable<Blob & { name?: string }>): Promise<void> {
+  for (const file of files) {
+    if (!file.type.startsWith('image/')) {
+      useUi.getState().setNotice(`${file.name ?? 'That file'} is not an image.`);
+      continue;
+    }
+    try {
+      const entry = await addImageBlob(file, file.name || `pasted-${new Date().toISOString().slice(0, 19)}.png`);
+      await saveImage(entry.id, file).catch(() => undefined);
+      studio.addImage(entry);
+    } catch (error) {
+      useUi.getState().setNotice(error instanceof Error ? error.message : String(error));
+    }
+  }
+}
+
+export async function openSample(file: string): Promise<void> {
+  const blob = await fetchSample(file);
+  await openImageBlobs([Object.assign(blob, { name: file })]);
+}

@@ -1,0 +1,89 @@
+import type { PolygonWithHoles, VisualPrompt } from '../../engine/types';
+import { useEngineStatus } from '../state/engineStatus';
+import { rgbaOf } from '../images/imageLibrary';
+
+/**
+ * The browser engine (onnxruntime-web in a Web Worker), started once on demand. Each image is
+ * embedded once per session (the worker's cache answers repeats); predictions on an image wait for
+ * its embedding.
+ */
+type WorkerClient = Awaited<ReturnType<typeof import('../../engine/worker/client').EngineWorkerClient.start>>;
+
+export interface LocalCandidate {
+  readonly polygons: PolygonWithHoles[];
+  readonly score: number;
+  readonly area: number;
+  readonly lowResLogits: Float32Array;
+  readonly mask: { width: number; height: number; data: Uint8Array };
+}
+
+let clientPromise: Promise<WorkerClient> | null = null;
+const embeddings = new Map<string, Promise<string>>();
+const embedded = new Set<string>();
+
+export function startLocalEngine(): Promise<WorkerClient> {
+  if (clientPromise) return clientPromise;
+  const status = useEngineStatus.getState();
+  status.update({ phase: 'downloading', error: null });
+  clientPromise = (async () => {
+    const { EngineWorkerClient } = await import('../../engine/worker/client');
+    const client = await EngineWorkerClient.start({
+      modelBaseUrl: `${import.meta.env.BASE_URL}models/`,
+      onProgress: (p) => {
+        const current = useEngineStatus.getState();
+        current.update({ progress: { ...current.progress, [p.model]: { loadedBytes: p.loadedBytes, totalBytes: p.totalBytes } } });
+      },
+    });
+    useEngineStatus.getState().update({ phase: 'ready', backend: { ...client.backend } });
+    return client;
+  })();
+  clientPromise.catch((error: unknown) => {
+    clientPromise = null;
+    useEngineStatus.getState().update({ phase: 'error', error: error instanceof Error ? error.message : String(error) });
+  });
+  return clientPromise;
+}
+
+export function isLocalEngineReady(): boolean {
+  return useEngineStatus.getState().phase === 'ready';
+}
+
+/** Embeds the image (once); resolves to the worker's image key. */
+export function ensureEmbedding(imageId: string): Promise<string> {
+  const existing = embeddings.get(imageId);
+  if (existing) return existing;
+  const promise = (async () => {
+    const client = await startLocalEngine();
+    const rgba = rgbaOf(imageId);
+    if (!rgba) throw new Error('image not loaded');
+    useEngineStatus.getState().update({ embedding: { imageId, state: 'running' } });
+    const result = await client.embed(rgba, imageId);
+    const s = useEngineStatus.getState();
+    s.update({
+      embedding: { imageId, state: 'ready' },
+      lastEncoder: { ...result.timings, cacheHit: result.cacheHit },
+      cacheHits: s.cacheHits + (result.cacheHit ? 1 : 0),
+      embeddings: s.embeddings + 1,
+    });
+    embedded.add(imageId);
+    return result.imageKey;
+  })();
+  embeddings.set(imageId, promise);
+  promise.catch((error: unknown) => {
+    embeddings.delete(imageId);
+    useEngineStatus.getState().update({ embedding: { imageId, state: 'error' }, error: error instanceof Error ? error.message : String(error) });
+  });
+  return promise;
+}
+
+export function isEmbedded(imageId: string): boolean {
+  return embedded.has(imageId);
+}
+
+export async function predictLocal(imageId: string, prompt: VisualPrompt, options: { multimask: boolean; tolerance: number }): Promise<LocalCandidate[]> {
+  const client = await startLocalEngine();
+  const imageKey = await ensureEmbedding(imageId);
+  const result = await client.predict(imageKey, prompt, { multimask: options.multimask, tolerance: options.tolerance });
+  useEngineStatus.getState().update({ lastDecoder: result.timings });
+  return result.candidates.map((c) => ({ polygons: c.polygons, score: c.score, area: c.area, lowResLogits: c.lowResLogits, mask: c.mask }));
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../contract';
+import { decide, MAX_ATTEMPTS, newIdempotencyKey, parseRetryAfter } from './retryPolicy';
+
+describe('retry policy of paid calls', () => {
+  it('treats 2xx as done', () => {
+    expect(decide({ status: 200, retryAfter: null, attempt: 1 })).toEqual({ kind: 'done' });
+  });
+
+  it('waits on 409 with Retry-After and on 429, honouring the header', () => {
+    expect(decide({ status: 409, retryAfter: '2', attempt: 1, problemType: '/problems/request-in-progress' })).toMatchObject({ kind: 'wait', seconds: 2 });
+    expect(decide({ status: 409, retryAfter: '3', attempt: 1, problemType: '/problems/refund-pending' })).toMatchObject({ kind: 'wait', seconds: 3, reason: expect.stringContaining('refund') });
+    expect(decide({ status: 429, retryAfter: null, attempt: 2 })).toMatchObject({ kind: 'wait', seconds: 1 });
+  });
+
+  it('fails a 409 without Retry-After (key reused with a different body)', () => {
+    expect(decide({ status: 409, retryAfter: null, attempt: 1 })).toMatchObject({ kind: 'fail' });
+  });
+
+  it('explains 401, 402 and 413 with what to do', () => {
+    expect(decide({ status: 401, retryAfter: null, attempt: 1 })).toMatchObject({ message: expect.stringContaining('API key') });
+    expect(decide({ status: 402, retryAfter: null, attempt: 1 })).toMatchObject({ message: expect.stringContaining('Buy a credit package') });
+    expect(decide({ status: 413, retryAfter: null, attempt: 1 })).toMatchObject({ message: expect.stringContaining('smaller') });
+  });
+
+  it('retries dropped connections with backoff, then gives up', () => {
+    expect(decide({ status: 'network-error', retryAfter: null, attempt: 1 })).toMatchObject({ kind: 'wait', seconds: 1 });
+    expect(decide({ status: 'network-error', retryAfter: null, attempt: 3 })).toMatchObject({ kind: 'wait', seconds: 4 });
+    expect(decide({ status: 'network-error', retryAfter: null, attempt: MAX_ATTEMPTS })).toMatchObject({ kind: 'fail' });
+    expect(decide({ status: 429, retryAfter: '1', attempt: MAX_ATTEMPTS })).toMatchObject({ kind: 'fail' });
+  });
+
+  it('parses Retry-After seconds and caps it', () => {
+    expect(parseRetryAfter('5', 1)).toBe(5);
+    expect(parseRetryAfter('600', 1)).toBe(60);
+    expect(parseRetryAfter('nonsense', 1)).toBe(1);
+  });
+
+  it('makes keys the service accepts', () => {
+    expect(newIdempotencyKey()).toMatch(IDEMPOTENCY_KEY_PATTERN);
+    expect(newIdempotencyKey()).not.toBe(newIdempotencyKey());
+  });
+});

@@ -1,0 +1,57 @@
+import { LIMITS } from '../../contract';
+import type { Vertex } from '../../engine/types';
+import { polygonsToOriginal, uploadScaleFor } from '../geometry/uploadScale';
+import { encodeForUpload } from '../images/imageLibrary';
+import { ACCOUNT_QUERY, queryClient } from '../queryClient';
+import type { ImageEntry, SegObject } from '../state/model';
+import type { RemoteSettings } from '../state/uiStore';
+import { RemoteCallError, remoteSegment } from './remoteClient';
+
+/**
+ * The seam for text prompts. Today text runs on the server (POST /api/v1/segment) in both modes;
+ * when the engine gains a text encoder, a local TextSegmenter plugs in here without touching the UI.
+ */
+export interface TextSegmentation {
+  readonly objects: ReadonlyArray<Omit<SegObject, 'color' | 'id'>>;
+  readonly requestId: string | null;
+  readonly refunded: boolean;
+}
+
+export interface TextSegmenter {
+  readonly runsOn: 'server' | 'browser';
+  segment(image: ImageEntry, prompts: readonly string[], onWaiting?: (message: string) => void): Promise<TextSegmentation>;
+}
+
+export function remoteTextSegmenter(remote: RemoteSettings): TextSegmenter {
+  return {
+    runsOn: 'server',
+    async segment(image, prompts, onWaiting) {
+      if (!remote.apiKey) throw new Error('Text prompts run on the server: paste an API key in Remote settings, or generate one on the API keys page.');
+      const scale = uploadScaleFor(image.width, image.height, LIMITS.recommendedMaxSide);
+      try {
+        const result = await remoteSegment(
+          remote,
+          { image: await encodeForUpload(image.id, scale), prompts: [...prompts] },
+          { onWaiting: (reason, seconds) => onWaiting?.(`${reason} (${Math.ceil(seconds)} s)…`) },
+        );
+        const receipt = { requestId: result.requestId, refunded: result.refunded };
+        const objects = result.data.prompt_results.flatMap((r) =>
+          r.predictions.map((p) => ({
+            label: p.label || r.echo.text,
+            confidence: p.confidence,
+            visible: true,
+            polygons: polygonsToOriginal(p.masks.map((ring) => ({ outer: ring as Vertex[], holes: [] })), scale),
+            source: 'text' as const,
+            receipt,
+          })),
+        );
+        return { objects, requestId: result.requestId, refunded: result.refunded };
+      } catch (error) {
+        if (error instanceof RemoteCallError && error.requestId) throw new Error(`${error.message} (request ${error.requestId})`);
+        throw error;
+      } finally {
+        void queryClient.invalidateQueries({ queryKey: ACCOUNT_QUERY });
+      }
+    },
+  };
+}

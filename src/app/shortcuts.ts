@@ -1,0 +1,111 @@
+import { fitToScreen, zoomAt } from './geometry/camera';
+import { promptOf } from './state/documentOps';
+import { currentDocument, studio } from './state/studioStore';
+import { useUi } from './state/uiStore';
+
+export interface Shortcut {
+  readonly keys: string;
+  readonly action: string;
+}
+
+/** Listed in the help overlay; the handler below is the single place that implements them. */
+export const SHORTCUTS: readonly Shortcut[] = [
+  { keys: 'P', action: 'Positive point tool' },
+  { keys: 'N', action: 'Negative point tool' },
+  { keys: 'Right-click / Alt+click', action: 'Opposite point (exclude with the positive tool)' },
+  { keys: 'B', action: 'Box tool (press at the center, drag out)' },
+  { keys: 'T', action: 'Text prompt' },
+  { keys: 'Enter', action: 'Accept the selected mask as an object' },
+  { keys: '[  ]', action: 'Previous / next mask candidate' },
+  { keys: 'Esc', action: 'Cancel the box / clear the selection' },
+  { keys: 'Ctrl+Z', action: 'Undo' },
+  { keys: 'Ctrl+Shift+Z / Ctrl+Y', action: 'Redo' },
+  { keys: 'Wheel', action: 'Zoom at the cursor' },
+  { keys: 'Space+drag / middle button', action: 'Pan' },
+  { keys: 'F', action: 'Fit to screen' },
+  { keys: '+  −', action: 'Zoom in / out' },
+  { keys: '?', action: 'This help' },
+];
+
+function viewSize() {
+  const host = document.querySelector('.canvas-host');
+  return host ? { width: host.clientWidth, height: host.clientHeight } : null;
+}
+
+export function handleShortcut(e: KeyboardEvent): boolean {
+  const target = e.target as HTMLElement | null;
+  if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return false;
+  const ui = useUi.getState();
+  if (ui.page !== 'studio') return false;
+  const mod = e.ctrlKey || e.metaKey;
+  const key = e.key;
+  const doc = currentDocument();
+  const imageId = doc.activeImageId;
+  if (mod && (key === 'z' || key === 'Z')) {
+    if (e.shiftKey) studio.redo();
+    else studio.undo();
+    return true;
+  }
+  if (mod && (key === 'y' || key === 'Y')) {
+    studio.redo();
+    return true;
+  }
+  if (mod || e.altKey) return false;
+  switch (key) {
+    case 'p':
+    case 'P':
+      ui.setTool('positive');
+      return true;
+    case 'n':
+    case 'N':
+      ui.setTool('negative');
+      return true;
+    case 'b':
+    case 'B':
+      ui.setTool('box');
+      return true;
+    case 't':
+    case 'T':
+      ui.setTool('text');
+      return true;
+    case '?':
+    case 'h':
+    case 'H':
+      ui.setHelpOpen(!ui.helpOpen);
+      return true;
+    case 'Escape':
+      if (ui.helpOpen) ui.setHelpOpen(false);
+      else if (imageId) studio.clearPrompt(imageId);
+      return true;
+    case 'Enter':
+      if (imageId && promptOf(doc, imageId).candidates.length) {
+        studio.acceptCandidate(imageId);
+        return true;
+      }
+      return false;
+    case '[':
+    case ']': {
+      if (!imageId) return false;
+      const prompt = promptOf(doc, imageId);
+      const n = prompt.candidates.length;
+      if (n > 1) studio.selectCandidate(imageId, (prompt.selected + (key === ']' ? 1 : n - 1)) % n);
+      return true;
+    }
+    case 'f':
+    case 'F': {
+      const image = doc.images.find((i) => i.id === imageId);
+      const size = viewSize();
+      if (image && size) ui.setCamera(fitToScreen(image.width, image.height, size.width, size.height));
+      return true;
+    }
+    case '+':
+    case '=':
+    case '-': {
+      const size = viewSize();
+      if (ui.camera && size) ui.setCamera(zoomAt(ui.camera, [size.width / 2, size.height / 2], key === '-' ? 1 / 1.25 : 1.25));
+      return true;
+    }
+    default:
+      return false;
+  }
+}

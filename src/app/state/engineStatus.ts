@@ -1,0 +1,41 @@
+import { create } from 'zustand';
+
+export type EnginePhase = 'off' | 'downloading' | 'starting' | 'ready' | 'error';
+
+export interface ModelBytes {
+  readonly loadedBytes: number;
+  readonly totalBytes: number;
+}
+
+/** What the status bar shows about local inference. */
+interface EngineStatusState {
+  phase: EnginePhase;
+  error: string | null;
+  progress: Partial<Record<'encoder' | 'decoder', ModelBytes>>;
+  backend: { name: string; threads: number; detail?: string } | null;
+  embedding: { imageId: string; state: 'running' | 'ready' | 'error' } | null;
+  lastEncoder: { preprocessMs: number; encoderMs: number; cacheHit: boolean } | null;
+  lastDecoder: { decoderMs: number; postprocessMs: number; polygonMs: number } | null;
+  cacheHits: number;
+  embeddings: number;
+  update(change: Partial<Omit<EngineStatusState, 'update'>>): void;
+}
+
+export const useEngineStatus = create<EngineStatusState>((set) => ({
+  phase: 'off',
+  error: null,
+  progress: {},
+  backend: null,
+  embedding: null,
+  lastEncoder: null,
+  lastDecoder: null,
+  cacheHits: 0,
+  embeddings: 0,
+  update: (change) => set(change),
+}));
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
