@@ -84,15 +84,29 @@ export interface PromptKind {
   readonly ambiguous: boolean;
 }
 
+function isEmpty(logits: Float32Array, region: { width: number; height: number }): boolean {
+  for (let y = 0; y < region.height; y++) {
+    const row = y * LOW_RES_SIZE;
+    for (let x = 0; x < region.width; x++) if (logits[row + x] > 0) return false;
+  }
+  return true;
+}
+
 export function bestToken(outputs: TokenOutputs, frame: ModelFrame, kind: PromptKind): number {
   if (outputs.tokens === 1) return 0;
+  const region = validLowResRegion(frame);
+  // An empty mask is never the answer while a non-empty one exists, whatever its predicted IoU.
   const bestMultimask = (): number => {
-    let best = 1;
-    for (let t = 2; t < outputs.tokens; t++) if (outputs.iou[t] > outputs.iou[best]) best = t;
-    return best;
+    let best = -1;
+    for (let t = 1; t < outputs.tokens; t++) {
+      if (isEmpty(tokenLogits(outputs, t), region)) continue;
+      if (best === -1 || outputs.iou[t] > outputs.iou[best]) best = t;
+    }
+    return best === -1 ? 0 : best;
   };
   if (kind.ambiguous) return bestMultimask();
-  const stable = stabilityScore(tokenLogits(outputs, 0), validLowResRegion(frame)) >= STABILITY_THRESHOLD;
+  const single = tokenLogits(outputs, 0);
+  const stable = !isEmpty(single, region) && stabilityScore(single, region) >= STABILITY_THRESHOLD;
   return stable ? 0 : bestMultimask();
 }
 

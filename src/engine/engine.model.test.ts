@@ -1,0 +1,142 @@
+/**
+ * The engine on the real provisioned models and a real photo (coffee.png: a cup of espresso on a saucer
+ * with a spoon, 600×400). Model runs are few and share one engine: the encoder takes about a second.
+ */
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PvsResponse } from '../contract';
+import { decodeImage } from './adapters/node-image';
+import { createNodeRuntime, defaultModelDir } from './adapters/ort-node';
+import { EmbeddingMissingError, SegmentationEngine } from './engine';
+import { maskIoU, maskToPolygons, rasterizePolygons } from './polygons';
+import { runPvs } from './pvs';
+import type { Runtime } from './runtime';
+import type { BinaryMask, RgbaImage } from './types';
+
+const CUP = { x: 250, y: 230 }; // on the cup's red body
+const SPOON = { x: 370, y: 285 }; // on the spoon's bowl
+
+let image: RgbaImage;
+let engine: SegmentationEngine;
+let encoderRuns = 0;
+
+/** The real Node runtime, counting encoder runs to observe the embedding cache. */
+function countingRuntime(inner: Runtime): Runtime {
+  return {
+    backend: inner.backend,
+    async createSession(name, model) {
+      const session = await inner.createSession(name, model);
+      if (name !== 'encoder') return session;
+      return {
+        inputNames: session.inputNames,
+        outputNames: session.outputNames,
+        run: (feeds, fetches) => {
+          encoderRuns++;
+          return session.run(feeds, fetches);
+        },
+        release: () => session.release(),
+      };
+    },
+  };
+}
+
+const at = (mask: BinaryMask, p: { x: number; y: number }) => mask.data[p.y * mask.width + p.x];
+
+beforeAll(async () => {
+  image = await decodeImage(readFileSync('/work/shared/samples/coffee.png'));
+  const dir = defaultModelDir();
+  engine = await SegmentationEngine.create(countingRuntime(createNodeRuntime()), {
+    encoder: `${dir}/sam-encoder.onnx`,
+    decoder: `${dir}/sam-decoder.onnx`,
+  }, { embeddingCacheSize: 2 });
+});
+
+describe('SegmentationEngine on coffee.png', () => {
+  it('embeds once per image: the second embed of the same pixels is a cache hit that skips the encoder', async () => {
+    expect(engine.backend.name).toBe('onnxruntime-node-cpu');
+    expect(engine.multimaskAvailable).toBe(true);
+    const first = await engine.embed(image);
+    expect(first.cacheHit).toBe(false);
+    expect(first.imageKey).toMatch(/^px64:600x400:/);
+    expect(encoderRuns).toBe(1);
+    const copy = { width: image.width, height: image.height, data: new Uint8Array(image.data) };
+    const second = await engine.embed(copy);
+    expect(second).toMatchObject({ imageKey: first.imageKey, cacheHit: true });
+    expect(encoderRuns).toBe(1);
+    expect(engine.getEmbedding(first.imageKey)?.embedding.dims).toEqual([1, 256, 64, 64]);
+  });
+
+  it('offers several distinct candidates for a click on the cup, best first, each plausible', async () => {
+    const { imageKey } = await engine.embed(image);
+    const { candidates } = await engine.predict(imageKey, { points: [CUP] });
+    expect(candidates.length).toBeGreaterThan(1);
+    for (const c of candidates) {
+      expect(at(c.mask, CUP)).toBe(1);
+      expect(c.area / (600 * 400)).toBeGreaterThan(0.05);
+      expect(c.area / (600 * 400)).toBeLessThan(0.8);
+      expect(c.score).toBeGreaterThanOrEqual(0);
+      expect(c.score).toBeLessThanOrEqual(1);
+      expect(c.lowResLogits).toHaveLength(256 * 256);
+    }
+    for (let i = 0; i < candidates.length; i++) {
+      for (let j = i + 1; j < candidates.length; j++) expect(maskIoU(candidates[i].mask, candidates[j].mask)).toBeLessThan(0.9);
+    }
+    const single = await engine.predict(imageKey, { points: [CUP] }, { multimask: false });
+    expect(single.candidates).toHaveLength(1);
+    expect(maskIoU(single.candidates[0].mask, candidates[0].mask)).toBe(1);
+
+    // Real masks from the model survive the polygon round trip at the default tolerance.
+    for (const c of candidates) {
+      const back = rasterizePolygons(maskToPolygons(c.mask), 600, 400);
+      expect(maskIoU(back, c.mask)).toBeGreaterThanOrEqual(0.98);
+    }
+  });
+
+  it('shrinks the mask when a negative point is added, and refines with mask feedback', async () => {
+    const { imageKey } = await engine.embed(image);
+    const [spoonAndCup] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false })).candidates;
+    expect(at(spoonAndCup.mask, SPOON)).toBe(1); // the best guess for one click includes the spoon
+    const refined = await engine.predict(
+      imageKey,
+      { points: [CUP, { ...SPOON, positive: false }], maskInput: spoonAndCup.lowResLogits },
+      { multimask: false },
+    );
+    const [withoutSpoon] = refined.candidates;
+    expect(at(withoutSpoon.mask, SPOON)).toBe(0);
+    expect(at(withoutSpoon.mask, CUP)).toBe(1);
+    expect(withoutSpoon.area).toBeLessThan(spoonAndCup.area);
+  });
+
+  it('segments inside a center-anchored box', async () => {
+    const { imageKey } = await engine.embed(image);
+    const box = { x: 290, y: 160, width: 240, height: 300 }; // the cup with its handle
+    const [best] = (await engine.predict(imageKey, { box }, { multimask: false })).candidates;
+    let inside = 0;
+    for (let y = 0; y < 400; y++) {
+      for (let x = 0; x < 600; x++) {
+        if (best.mask.data[y * 600 + x] && Math.abs(x - box.x) <= box.width / 2 && Math.abs(y - box.y) <= box.height / 2) inside++;
+      }
+    }
+    expect(inside / best.area).toBeGreaterThan(0.95);
+    expect(best.area).toBeGreaterThan(0.2 * box.width * box.height);
+  });
+
+  it('runPvs returns the contract’s PvsResponse, keyed by the given imageId', async () => {
+    const before = encoderRuns;
+    const { response, timings } = await runPvs(engine, image, { points: [SPOON], imageId: 'coffee-1' });
+    expect(PvsResponse.parse(response)).toEqual(response);
+    expect(response.imageId).toBe('coffee-1');
+    expect(response.prompts).toHaveLength(1);
+    expect(response.prompts[0].predictions.length).toBeGreaterThan(0);
+    expect(timings.cacheHit).toBe(false);
+    expect(encoderRuns).toBe(before + 1);
+    const again = await runPvs(engine, image, { points: [SPOON], imageId: 'coffee-1', multimaskOutput: false });
+    expect(again.timings.cacheHit).toBe(true);
+    expect(again.response.prompts[0].predictions).toHaveLength(1);
+    expect(encoderRuns).toBe(before + 1);
+  });
+
+  it('refuses to predict on an image it has not embedded', async () => {
+    await expect(engine.predict('never-seen', { points: [CUP] })).rejects.toBeInstanceOf(EmbeddingMissingError);
+  });
+});

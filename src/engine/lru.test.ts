@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { imageContentKey } from './hash';
+import { LruCache } from './lru';
+
+describe('LruCache', () => {
+  it('evicts the least recently used entry; get refreshes, peek does not', () => {
+    const cache = new LruCache<string, number>(2);
+    cache.set('a', 1);
+    cache.set('b', 2);
+    expect(cache.get('a')).toBe(1); // a is now newest
+    cache.set('c', 3); // evicts b
+    expect(cache.keys()).toEqual(['a', 'c']);
+    expect(cache.peek('a')).toBe(1); // does not refresh
+    cache.set('d', 4); // evicts a
+    expect(cache.has('a')).toBe(false);
+    expect(cache.keys()).toEqual(['c', 'd']);
+  });
+
+  it('refuses a capacity below 1', () => {
+    expect(() => new LruCache(0)).toThrow(RangeError);
+  });
+});
+
+describe('imageContentKey', () => {
+  it('is stable for equal pixels and differs when one byte or the shape changes', () => {
+    const data = new Uint8Array(64 * 48 * 4).map((_, i) => (i * 37) & 255);
+    const a = imageContentKey({ width: 64, height: 48, data });
+    expect(imageContentKey({ width: 64, height: 48, data: new Uint8Array(data) })).toBe(a);
+    const changed = new Uint8Array(data);
+    changed[1000] ^= 1;
+    expect(imageContentKey({ width: 64, height: 48, data: changed })).not.toBe(a);
+    expect(imageContentKey({ width: 48, height: 64, data })).not.toBe(a);
+    expect(a).toMatch(/^px64:64x48:[0-9a-f]{16}$/);
+  });
+
+  it('hashes unaligned views', () => {
+    const buffer = new Uint8Array(1 + 4 * 9);
+    buffer.set([1, 2, 3, 4, 5], 1);
+    const view = buffer.subarray(1);
+    expect(imageContentKey({ width: 3, height: 3, data: view })).toBe(imageContentKey({ width: 3, height: 3, data: new Uint8Array(view) }));
+  });
+});
