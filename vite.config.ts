@@ -1,5 +1,5 @@
 /// <reference types="vitest/config" />
-import { defineConfig } from 'vite';
+import { defaultClientConditions, defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 
 /**
@@ -17,12 +17,19 @@ export default defineConfig({
   preview: { headers: isolationHeaders, port: 4173 },
   // ORT resolves its .wasm/.mjs files relative to its own module URL: keep it out of pre-bundling.
   optimizeDeps: { exclude: ['onnxruntime-web'] },
+  // ORT builds without an embedded wasm: ours is loaded from /ort/ (ort-web.ts), so the bundle
+  // does not emit a duplicate 14-28 MB .wasm asset per ORT variant.
+  resolve: { conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions] },
   worker: { format: 'es' },
   build: {
     outDir: 'dist',
     target: 'es2022',
     sourcemap: true,
     chunkSizeWarningLimit: 2048,
+    // The app, plus the engine bench page driven by `npm run bench` and e2e/engine.spec.ts.
+    rolldownOptions: {
+      input: { main: 'index.html', 'engine-bench': 'bench/browser/index.html' },
+    },
   },
   test: {
     include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'bench/**/*.test.ts', 'scripts/**/*.test.ts'],

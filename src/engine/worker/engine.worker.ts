@@ -10,6 +10,7 @@ import { loadManifest, loadModel } from './model-loader';
 import {
   serializeError,
   transferablesOf,
+  type ModelProgress,
   type PolygonCandidate,
   type PredictResponse,
   type StartRequest,
@@ -26,15 +27,24 @@ function post(message: WorkerMessage, transfer: Transferable[] = []): void {
   self.postMessage(message, transfer);
 }
 
+/** Posts progress in steps of about 0.5 % (and always the first and last), not once per network chunk. */
+function progressReporter(model: ModelProgress['model']): (loadedBytes: number, totalBytes: number) => void {
+  let lastPosted = -Infinity;
+  return (loadedBytes, totalBytes) => {
+    const step = totalBytes > 0 ? totalBytes / 200 : 1 << 20;
+    if (loadedBytes - lastPosted < step && loadedBytes !== totalBytes) return;
+    lastPosted = loadedBytes;
+    post({ type: 'progress', progress: { model, loadedBytes, totalBytes } });
+  };
+}
+
 async function start(request: StartRequest): Promise<void> {
   const t0 = performance.now();
   const base = new URL(request.modelBaseUrl, self.location.href).href;
   const manifest = await loadManifest(base);
   const [encoder, decoder] = await Promise.all(
     (['encoder', 'decoder'] as const).map((model) =>
-      loadModel(new URL(manifest?.[model].file ?? `sam-${model}.onnx`, base).href, manifest?.[model], (loadedBytes, totalBytes) =>
-        post({ type: 'progress', progress: { model, loadedBytes, totalBytes } }),
-      ),
+      loadModel(new URL(manifest?.[model].file ?? `sam-${model}.onnx`, base).href, manifest?.[model], progressReporter(model)),
     ),
   );
   const t1 = performance.now();

