@@ -38,7 +38,7 @@ export function nameColour(r: number, g: number, b: number): ColourName {
     if (v < 0.45) return 'brown';
     return s < 0.5 && v > 0.7 ? 'pink' : 'red';
   }
-  if (h < 42) return v < 0.5 || (s < 0.35 && v < 0.8) ? 'brown' : 'orange';
+  if (h < 42) return v < 0.62 || (s < 0.35 && v < 0.8) ? 'brown' : 'orange';
   if (h < 70) return v < 0.45 ? 'brown' : 'yellow';
   if (h < 165) return 'green';
   if (h < 260) return 'blue';
@@ -65,16 +65,32 @@ export function maskColourHistogram(image: RgbaImage, mask: BinaryMask): ColourH
   return counts;
 }
 
+/** Colour names that shade into each other (a ginger cat is called orange and brown). */
+const NEIGHBOURS: Readonly<Record<ColourName, readonly ColourName[]>> = {
+  red: ['orange', 'pink', 'brown'],
+  orange: ['red', 'yellow', 'brown'],
+  yellow: ['orange', 'green'],
+  green: ['yellow', 'blue'],
+  blue: ['green', 'purple'],
+  purple: ['blue', 'pink'],
+  pink: ['red', 'purple'],
+  brown: ['orange', 'red'],
+  black: [],
+  white: [],
+  gray: [],
+};
+
 /**
- * Does the masked object have this colour? A chromatic colour must cover at least 30% of the
- * pixels, or 20% if no other chromatic name is more frequent; black/white/gray must cover at least
- * 40% (shadows and highlights are achromatic on objects of every colour, so they need a larger
- * share). Two names can both hold for one object (a ginger cat is orange and brown), as in speech.
+ * Does the masked object have this colour? A chromatic colour must name at least 20% of the
+ * pixels, and no chromatic colour other than its neighbours may name more. Black/white/gray must
+ * name at least 40% (shadows and highlights are achromatic on objects of every colour, so they
+ * need a larger share).
  */
 export function maskHasColour(histogram: ColourHistogram, colour: ColourName): boolean {
   const share = histogram[colour];
   if (ACHROMATIC.has(colour)) return share >= 0.4;
-  if (share >= 0.3) return true;
   if (share < 0.2) return false;
-  return COLOUR_NAMES.every((other) => ACHROMATIC.has(other) || histogram[other] <= share);
+  return COLOUR_NAMES.every(
+    (other) => other === colour || ACHROMATIC.has(other) || NEIGHBOURS[colour].includes(other) || histogram[other] <= share,
+  );
 }
