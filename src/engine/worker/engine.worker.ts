@@ -59,7 +59,10 @@ async function start(request: StartRequest): Promise<void> {
     { encoder: encoder.bytes, decoder: decoder.bytes },
     { embeddingCacheSize: request.embeddingCacheSize },
   );
-  post({ type: 'ready', backend: engine.backend, timings: { downloadMs: t1 - t0, sessionMs: performance.now() - t1 } });
+  // Written to the Cache API while the sessions were created; awaited so "ready" means "works offline next time".
+  await Promise.all([encoder.stored, decoder.stored]);
+  const modelSource = encoder.fromCache && decoder.fromCache ? 'cache' : !encoder.fromCache && !decoder.fromCache ? 'network' : 'mixed';
+  post({ type: 'ready', backend: engine.backend, timings: { downloadMs: t1 - t0, sessionMs: performance.now() - t1 }, modelSource });
 }
 
 async function predict(request: Extract<WorkerRequest, { type: 'predict' }>, active: SegmentationEngine): Promise<[PredictResponse, ArrayBufferView[]]> {

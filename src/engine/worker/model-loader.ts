@@ -27,6 +27,8 @@ export interface LoadedModel {
   bytes: Uint8Array;
   fromCache: boolean;
   sha256?: string;
+  /** Settles when the downloaded copy is in the Cache API (at once for cached loads). */
+  stored: Promise<void>;
 }
 
 type ProgressFn = (loadedBytes: number, totalBytes: number) => void;
@@ -102,7 +104,7 @@ export async function loadModel(url: string, expected: ManifestEntry | undefined
     const recorded = cached.headers.get(SHA_HEADER) ?? undefined;
     if (!expected || recorded === expected.sha256) {
       const bytes = await readWithProgress(cached, expected?.size, onProgress);
-      return { bytes, fromCache: true, sha256: recorded };
+      return { bytes, fromCache: true, sha256: recorded, stored: Promise.resolve() };
     }
   }
 
@@ -113,11 +115,12 @@ export async function loadModel(url: string, expected: ManifestEntry | undefined
   if (expected && digest && digest !== expected.sha256) {
     throw new ModelIntegrityError(`${url} does not match manifest.json: sha256 ${digest}, expected ${expected.sha256} (${bytes.length} bytes, expected ${expected.size})`);
   }
+  let stored: Promise<void> = Promise.resolve();
   if (cache) {
     const headers: Record<string, string> = { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) };
     if (digest) headers[SHA_HEADER] = digest;
-    // Response copies the bytes. Not awaited: writing 28 MB to disk must not delay start-up; a failed write only costs offline use.
-    void cache.put(url, new Response(bytes as Uint8Array<ArrayBuffer>, { headers })).catch(() => undefined);
+    // Response copies the bytes. A failed write (quota) only costs offline use, so it is swallowed.
+    stored = cache.put(url, new Response(bytes as Uint8Array<ArrayBuffer>, { headers })).catch(() => undefined);
   }
-  return { bytes, fromCache: false, sha256: digest };
+  return { bytes, fromCache: false, sha256: digest, stored };
 }

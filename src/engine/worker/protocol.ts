@@ -12,6 +12,16 @@ export interface ModelProgress {
   totalBytes: number;
 }
 
+/** Where the model bytes came from on this start: 'cache' means the Cache API (works offline). */
+export type ModelSource = 'network' | 'cache' | 'mixed';
+
+export interface StartTimings {
+  /** Manifest + both models, from the network or the Cache API. */
+  downloadMs: number;
+  /** ORT initialisation and session creation. */
+  sessionMs: number;
+}
+
 export interface StartRequest {
   type: 'start';
   modelBaseUrl: string;
@@ -66,7 +76,7 @@ export interface SerializedError {
 
 export type WorkerMessage =
   | { type: 'progress'; progress: ModelProgress }
-  | { type: 'ready'; backend: BackendInfo; timings: { downloadMs: number; sessionMs: number } }
+  | { type: 'ready'; backend: BackendInfo; timings: StartTimings; modelSource: ModelSource }
   | { type: 'start-failed'; error: SerializedError; backendTimedOut: boolean }
   | { type: 'result'; id: number; ok: true; value: unknown }
   | { type: 'result'; id: number; ok: false; error: SerializedError };
