@@ -216,14 +216,14 @@ export function simplifyRing(ring: Ring, tolerance: number): Ring {
 /** Each part's re-rasterization must reach this IoU with the part, or it is simplified less. */
 export const PART_IOU_TARGET = 0.99;
 
-interface Box {
+interface Bounds {
   x0: number;
   y0: number;
   x1: number;
   y1: number;
 }
 
-function ringBounds(ring: Ring): Box {
+function ringBounds(ring: readonly Vertex[]): Bounds {
   let x0 = Infinity;
   let y0 = Infinity;
   let x1 = -Infinity;
@@ -237,42 +237,60 @@ function ringBounds(ring: Ring): Box {
   return { x0, y0, x1, y1 };
 }
 
-/** IoU between a polygon rasterized inside `box` and the pixels of component `label`. */
-function partIoU(polygon: PolygonWithHoles, labels: Int32Array, width: number, label: number, box: Box): number {
-  const w = box.x1 - box.x0;
-  const h = box.y1 - box.y0;
-  const raster = rasterizeWindow([polygon], box.x0, box.y0, w, h);
+/** Even-odd point-in-ring test; callers only pass points that never lie on the ring (pixel centers). */
+function ringContains(ring: readonly Vertex[], px: number, py: number): boolean {
+  let inside = false;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+    const [xi, yi] = ring[i];
+    const [xj, yj] = ring[j];
+    if (yi > py !== yj > py && px < xj + ((py - yj) / (yi - yj)) * (xi - xj)) inside = !inside;
+  }
+  return inside;
+}
+
+function ringLength(ring: readonly Vertex[]): number {
+  let length = 0;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) length += Math.hypot(ring[i][0] - ring[j][0], ring[i][1] - ring[j][1]);
+  return length;
+}
+
+function windowIoU(a: Uint8Array, b: Uint8Array): number {
   let inter = 0;
   let union = 0;
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const p = labels[(y + box.y0) * width + x + box.x0] === label ? 1 : 0;
-      const q = raster[y * w + x];
-      inter += p & q;
-      union += p | q;
-    }
+  for (let i = 0; i < a.length; i++) {
+    inter += a[i] & b[i];
+    union += a[i] | b[i];
   }
   return union === 0 ? 1 : inter / union;
 }
 
 /**
  * Simplifies one part with error control: Douglas–Peucker at `tolerance`, then the part is
- * re-rasterized in its bounding box; below PART_IOU_TARGET the tolerance is halved (down to the
- * exact ring). Small parts thus keep their shape while large ones get few vertices.
+ * re-rasterized in its bounding box and compared with its exact rings (which reproduce the part's
+ * pixels exactly); below PART_IOU_TARGET the tolerance is halved, down to the exact rings. Small
+ * parts thus keep their shape while large ones get few vertices.
  */
-function simplifyPart(exact: PolygonWithHoles, tolerance: number, labels: Int32Array, mask: BinaryMask, label: number): PolygonWithHoles {
+function simplifyPart(exact: PolygonWithHoles, pixelArea: number, tolerance: number, width: number, height: number): PolygonWithHoles {
   if (tolerance <= 0) return exact;
+  // Douglas–Peucker keeps every removed point within `tol` of the new edges, so at most a strip of
+  // width tol + 1 along the boundary can change pixels. When that strip is below the IoU budget the
+  // check is skipped: it matters for small parts, and large ones would pay a full-window raster.
+  const perimeter = [exact.outer, ...exact.holes].reduce((sum, ring) => sum + ringLength(ring), 0);
+  if ((tolerance + 1) * perimeter <= (1 - PART_IOU_TARGET) * pixelArea) {
+    return { outer: simplifyRing(exact.outer, tolerance), holes: exact.holes.map((hole) => simplifyRing(hole, tolerance)) };
+  }
   const b = ringBounds(exact.outer);
   const margin = Math.ceil(tolerance) + 1;
-  const box = {
-    x0: Math.max(0, Math.floor(b.x0) - margin),
-    y0: Math.max(0, Math.floor(b.y0) - margin),
-    x1: Math.min(mask.width, Math.ceil(b.x1) + margin),
-    y1: Math.min(mask.height, Math.ceil(b.y1) + margin),
-  };
+  const x0 = Math.max(0, Math.floor(b.x0) - margin);
+  const y0 = Math.max(0, Math.floor(b.y0) - margin);
+  const w = Math.min(width, Math.ceil(b.x1) + margin) - x0;
+  const h = Math.min(height, Math.ceil(b.y1) + margin) - y0;
+  let reference: Uint8Array | undefined;
   for (let tol = tolerance; tol > 0.1; tol /= 2) {
-    const candidate = { outer: simplifyRing(exact.outer, tol), holes: exact.holes.map((h) => simplifyRing(h, tol)) };
-    if (partIoU(candidate, labels, mask.width, label, box) >= PART_IOU_TARGET) return candidate;
+    const candidate = { outer: simplifyRing(exact.outer, tol), holes: exact.holes.map((hole) => simplifyRing(hole, tol)) };
+    if (candidate.outer === exact.outer && candidate.holes.every((hole, i) => hole === exact.holes[i])) return exact;
+    reference ??= rasterizeWindow([exact], x0, y0, w, h);
+    if (windowIoU(rasterizeWindow([candidate], x0, y0, w, h), reference) >= PART_IOU_TARGET) return candidate;
   }
   return exact;
 }
@@ -281,25 +299,32 @@ export function maskToPolygons(mask: BinaryMask, options: MaskToPolygonOptions =
   const tolerance = options.tolerance ?? DEFAULT_POLYGON_TOLERANCE;
   const minArea = options.minArea ?? 0;
   if (mask.data.length !== mask.width * mask.height) throw new RangeError('mask data length ≠ width × height');
-  const { labels, count } = labelComponents(mask);
-  if (count === 0) return [];
-  const outers: (Ring | undefined)[] = new Array(count + 1);
-  const holes: Ring[][] = Array.from({ length: count + 1 }, () => []);
-  for (const { ring, pixel } of traceRings(mask)) {
-    const label = labels[pixel];
-    const area = signedArea2(ring) / 2;
+  const outers: { ring: Ring; area: number; bounds: Bounds; holes: Ring[] }[] = [];
+  const holes: { ring: Ring; pixel: number }[] = [];
+  for (const traced of traceRings(mask)) {
+    const area = signedArea2(traced.ring) / 2;
     if (Math.abs(area) < minArea) continue;
-    if (area > 0) outers[label] = ring;
-    else holes[label].push(ring);
+    if (area > 0) outers.push({ ring: traced.ring, area, bounds: ringBounds(traced.ring), holes: [] });
+    else holes.push(traced);
   }
-  const polygons: PolygonWithHoles[] = [];
-  for (let label = 1; label <= count; label++) {
-    const outer = outers[label];
-    if (!outer) continue;
-    const exact = { outer: cornersToMidpoints(outer), holes: holes[label].map(cornersToMidpoints) };
-    polygons.push(simplifyPart(exact, tolerance, labels, mask, label));
+  // A hole belongs to the smallest outer ring around it. The probe is the center of the background
+  // pixel above the hole's first traced edge: inside the hole, never on a ring.
+  for (const hole of holes) {
+    const px = (hole.pixel % mask.width) + 0.5;
+    const py = Math.floor(hole.pixel / mask.width) - 0.5;
+    let owner: (typeof outers)[number] | undefined;
+    for (const outer of outers) {
+      const { x0, y0, x1, y1 } = outer.bounds;
+      if (px < x0 || px > x1 || py < y0 || py > y1) continue;
+      if ((!owner || outer.area < owner.area) && ringContains(outer.ring, px, py)) owner = outer;
+    }
+    owner?.holes.push(hole.ring);
   }
-  return polygons;
+  return outers.map((outer) => {
+    const pixelArea = outer.area + outer.holes.reduce((sum, hole) => sum + signedArea2(hole) / 2, 0);
+    const exact = { outer: cornersToMidpoints(outer.ring), holes: outer.holes.map(cornersToMidpoints) };
+    return simplifyPart(exact, pixelArea, tolerance, mask.width, mask.height);
+  });
 }
 
 /**
@@ -310,40 +335,42 @@ export function rasterizePolygons(polygons: readonly PolygonWithHoles[], width: 
   return { width, height, data: rasterizeWindow(polygons, 0, 0, width, height) };
 }
 
-/** Rasterizes the window [x0, x0 + width) × [y0, y0 + height) of the image plane. */
+/** Rasterizes the window [originX, originX + width) × [originY, originY + height) of the image plane. */
 function rasterizeWindow(polygons: readonly PolygonWithHoles[], originX: number, originY: number, width: number, height: number): Uint8Array {
   const data = new Uint8Array(width * height);
-  type Edge = { x0: number; y0: number; x1: number; y1: number; winding: number };
+  type Edge = { top: number; bottom: number; x0: number; y0: number; slope: number; winding: number };
   const edges: Edge[] = [];
   const addRing = (ring: readonly Vertex[], sign: number) => {
     if (ring.length < 3) return;
     const orientation = signedArea2(ring) >= 0 ? 1 : -1;
     for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
-      const [x0, y0] = ring[j];
-      const [x1, y1] = ring[i];
-      if (y0 === y1) continue;
+      const [xa, ya] = ring[j];
+      const [xb, yb] = ring[i];
+      if (ya === yb) continue;
       // A clockwise (screen) ring goes up on its left side: crossing an upward edge left to right
       // enters the ring. Normalized so a ring's interior accumulates `sign` whatever its orientation.
-      const up = y1 < y0 ? 1 : -1;
-      edges.push({ x0, y0, x1, y1, winding: up * orientation * sign });
+      const up = yb < ya ? 1 : -1;
+      edges.push({ top: Math.min(ya, yb), bottom: Math.max(ya, yb), x0: xa, y0: ya, slope: (xb - xa) / (yb - ya), winding: up * orientation * sign });
     }
   };
   for (const p of polygons) {
     addRing(p.outer, 1);
     for (const hole of p.holes) addRing(hole, -1);
   }
+  edges.sort((e, f) => e.top - f.top);
+  let active: Edge[] = [];
+  let nextEdge = 0;
   const crossings: { x: number; w: number }[] = [];
   for (let y = 0; y < height; y++) {
     const cy = originY + y + 0.5;
+    while (nextEdge < edges.length && edges[nextEdge].top <= cy) active.push(edges[nextEdge++]);
+    active = active.filter((e) => e.bottom > cy);
+    if (active.length === 0) continue;
     crossings.length = 0;
-    for (const e of edges) {
-      const top = Math.min(e.y0, e.y1);
-      const bottom = Math.max(e.y0, e.y1);
-      if (cy < top || cy >= bottom) continue;
-      const x = e.x0 + ((cy - e.y0) / (e.y1 - e.y0)) * (e.x1 - e.x0) - originX;
-      crossings.push({ x, w: e.winding });
+    for (const e of active) {
+      if (e.top > cy) continue;
+      crossings.push({ x: e.x0 + (cy - e.y0) * e.slope - originX, w: e.winding });
     }
-    if (crossings.length === 0) continue;
     crossings.sort((a, b) => a.x - b.x);
     let winding = 0;
     for (let k = 0; k < crossings.length - 1; k++) {
