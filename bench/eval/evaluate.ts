@@ -39,8 +39,12 @@ export interface ZoomOptions {
 
 export interface EvalOptions {
   readonly maxClicks: number;
-  /** Click 1: ask for multiple masks and keep the highest predicted IoU (protocol). Off: single-mask call. */
-  readonly firstClickMultimask: boolean;
+  /**
+   * Click 1: 'score' = ask for multiple masks and keep the highest predicted IoU (protocol);
+   * 'stability' = keep the highest predicted IoU × stability score (SAM's automatic mask generator
+   * filters on both); 'single' = the engine's single-mask answer.
+   */
+  readonly firstClick: 'score' | 'stability' | 'single';
   /** From click 2: feed the previous low-res logits back as mask input (protocol). */
   readonly logitsFeedback: boolean;
   /** From click 2: ask for multiple masks and keep the highest predicted IoU (not protocol). */
@@ -52,7 +56,7 @@ export interface EvalOptions {
 
 export const PROTOCOL_OPTIONS: EvalOptions = {
   maxClicks: 20,
-  firstClickMultimask: true,
+  firstClick: 'score',
   logitsFeedback: true,
   laterMultimask: false,
   zoom: null,
@@ -65,6 +69,22 @@ export interface SampleRun extends ImageResult {
   readonly encodings: number;
   readonly encoderMs: number;
   readonly decoderMs: number;
+}
+
+/** SAM's stability score: IoU of the mask thresholded at +offset and at −offset (offset 1 as in SAM's AMG). */
+export function stabilityScore(logits: Float32Array, offset = 1): number {
+  let inner = 0;
+  let outer = 0;
+  for (let i = 0; i < logits.length; i++) {
+    if (logits[i] > offset) inner++;
+    if (logits[i] > -offset) outer++;
+  }
+  return outer === 0 ? 1 : inner / outer;
+}
+
+function mostStable(candidates: readonly MaskCandidate[]): MaskCandidate | undefined {
+  const rank = (c: MaskCandidate) => c.score * stabilityScore(c.lowResLogits);
+  return candidates.reduce<MaskCandidate | undefined>((best, c) => (!best || rank(c) > rank(best) ? c : best), undefined);
 }
 
 function highestScore(candidates: readonly MaskCandidate[]): MaskCandidate | undefined {
@@ -155,14 +175,18 @@ export async function evaluateSample(
     }
 
     const first = k === 1;
-    const multimask = first ? options.firstClickMultimask : options.laterMultimask;
+    const multimask = first ? options.firstClick !== 'single' : options.laterMultimask;
     const prompt: VisualPrompt = {
       points: clicks.map((c) => ({ x: c.x - region.x0, y: c.y - region.y0, positive: c.positive })),
       ...(!first && options.logitsFeedback && logits ? { maskInput: logits } : {}),
     };
     const result = await engine.predict(imageKey, prompt, { multimask });
     decoderMs += result.timings.decoderMs;
-    const chosen = multimask ? highestScore(result.candidates) : result.candidates[0];
+    const chosen = !multimask
+      ? result.candidates[0]
+      : first && options.firstClick === 'stability'
+        ? mostStable(result.candidates)
+        : highestScore(result.candidates);
     if (chosen) {
       logits = chosen.lowResLogits;
       prediction = sameRegion(region, wholeImage(width, height))

@@ -23,7 +23,8 @@ const USAGE = `usage: npm run eval -- --dataset grabcut|davis [options]
   --threads N           onnxruntime intra-op threads (default: all cores)
   --model-dir DIR       folder with sam-encoder.onnx / sam-decoder.onnx
 refinements (protocol baseline = none of these):
-  --first-click single  single-mask call on click 1 instead of multimask + best predicted IoU
+  --first-click MODE    click 1: score (protocol: multimask, highest predicted IoU), stability
+                        (highest predicted IoU × stability score) or single (engine's single mask)
   --no-feedback         do not feed previous low-res logits back as mask input
   --later-multimask     from click 2 ask for all masks and keep the highest predicted IoU
   --zoom                zoom-in: re-encode a crop around the object after the first clicks
@@ -88,8 +89,10 @@ function parse() {
   }
   const dataset = (parsed.dataset ?? 'grabcut') as DatasetName;
   if (dataset !== 'grabcut' && dataset !== 'davis') fail(`unknown --dataset "${parsed.dataset}" (grabcut or davis)`);
-  const firstClick = parsed['first-click'] ?? 'multimask';
-  if (firstClick !== 'multimask' && firstClick !== 'single') fail(`--first-click must be multimask or single`);
+  const firstClick = parsed['first-click'] ?? 'score';
+  if (firstClick !== 'score' && firstClick !== 'stability' && firstClick !== 'single') {
+    fail('--first-click must be score, stability or single');
+  }
   const boxMode = parsed.box ?? PROTOCOL_OPTIONS.boxMode;
   if (boxMode !== 'single' && boxMode !== 'best-score' && boxMode !== 'off') fail(`--box must be single, best-score or off`);
   const zoomSkip = parsed['zoom-skip'] === undefined ? 1 : Number(parsed['zoom-skip']);
@@ -97,7 +100,7 @@ function parse() {
   const recompute = positiveNumber('zoom-recompute', parsed['zoom-recompute'], 0.5);
   const options: EvalOptions = {
     maxClicks: positiveInt('max-clicks', parsed['max-clicks'], PROTOCOL_OPTIONS.maxClicks),
-    firstClickMultimask: firstClick === 'multimask',
+    firstClick,
     logitsFeedback: !parsed['no-feedback'],
     laterMultimask: Boolean(parsed['later-multimask']),
     zoom: parsed.zoom
@@ -127,9 +130,13 @@ const pct = (v: number | undefined) => (v === undefined ? '–' : (v * 100).toFi
 
 function describeOptions(options: EvalOptions): string {
   const parts = [
-    options.firstClickMultimask ? 'click 1 multimask→best predicted IoU' : 'click 1 single mask',
+    {
+      score: 'click 1 multimask→highest predicted IoU',
+      stability: 'click 1 multimask→highest predicted IoU×stability',
+      single: 'click 1 single mask',
+    }[options.firstClick],
     options.logitsFeedback ? 'logits feedback' : 'no logits feedback',
-    options.laterMultimask ? 'later clicks multimask→best predicted IoU' : 'later clicks single mask',
+    options.laterMultimask ? 'later clicks multimask→highest predicted IoU' : 'later clicks single mask',
   ];
   if (options.zoom) {
     const z = options.zoom;
