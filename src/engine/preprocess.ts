@@ -62,20 +62,22 @@ export function resampleWeights(inSize: number, outSize: number): ResampleWeight
 }
 
 /**
- * Resizes RGBA → RGB planar float (0..255) of size outW×outH. Horizontal pass first (it shrinks the
- * row length before the vertical pass touches every row).
+ * Resizes RGBA → RGB (0..255 floats), handing each finished output row, interleaved RGB, to `emitRow`.
+ * Horizontal pass first (it shrinks the row length before the vertical pass touches every row); the
+ * vertical pass accumulates whole rows so memory is read sequentially.
  */
-export function resizeRgbToPlanar(image: RgbaImage, outW: number, outH: number): Float32Array[] {
+function resizeRgbRows(image: RgbaImage, outW: number, outH: number, emitRow: (y: number, rgb: Float32Array) => void): void {
   const { width: inW, height: inH, data } = image;
   if (data.length < inW * inH * 4) throw new RangeError('image data is shorter than width × height × 4');
   const hw = resampleWeights(inW, outW);
   const vw = resampleWeights(inH, outH);
 
   // Horizontal: inH rows × outW columns, 3 interleaved channels.
-  const tmp = new Float32Array(inH * outW * 3);
+  const rowLen = outW * 3;
+  const tmp = new Float32Array(inH * rowLen);
   for (let y = 0; y < inH; y++) {
     const rowIn = y * inW * 4;
-    const rowOut = y * outW * 3;
+    const rowOut = y * rowLen;
     for (let x = 0; x < outW; x++) {
       const f = hw.first[x];
       const n = hw.count[x];
@@ -97,31 +99,34 @@ export function resizeRgbToPlanar(image: RgbaImage, outW: number, outH: number):
     }
   }
 
-  // Vertical: outH × outW, planar.
-  const planes = [new Float32Array(outW * outH), new Float32Array(outW * outH), new Float32Array(outW * outH)];
-  const [pr, pg, pb] = planes;
-  const rowLen = outW * 3;
+  // Vertical: weighted sums of whole rows.
+  const acc = new Float32Array(rowLen);
   for (let y = 0; y < outH; y++) {
     const f = vw.first[y];
     const n = vw.count[y];
     const wBase = y * vw.taps;
-    const outRow = y * outW;
-    for (let x = 0; x < outW; x++) {
-      let r = 0;
-      let g = 0;
-      let b = 0;
-      let p = f * rowLen + x * 3;
-      for (let k = 0; k < n; k++, p += rowLen) {
-        const w = vw.weights[wBase + k];
-        r += tmp[p] * w;
-        g += tmp[p + 1] * w;
-        b += tmp[p + 2] * w;
-      }
-      pr[outRow + x] = r;
-      pg[outRow + x] = g;
-      pb[outRow + x] = b;
+    acc.fill(0);
+    for (let k = 0; k < n; k++) {
+      const w = vw.weights[wBase + k];
+      if (w === 0) continue;
+      const src = (f + k) * rowLen;
+      for (let i = 0; i < rowLen; i++) acc[i] += tmp[src + i] * w;
     }
+    emitRow(y, acc);
   }
+}
+
+/** Resizes RGBA → three planar RGB float (0..255) channels of size outW×outH. */
+export function resizeRgbToPlanar(image: RgbaImage, outW: number, outH: number): Float32Array[] {
+  const planes = [new Float32Array(outW * outH), new Float32Array(outW * outH), new Float32Array(outW * outH)];
+  resizeRgbRows(image, outW, outH, (y, rgb) => {
+    const row = y * outW;
+    for (let x = 0; x < outW; x++) {
+      planes[0][row + x] = rgb[x * 3];
+      planes[1][row + x] = rgb[x * 3 + 1];
+      planes[2][row + x] = rgb[x * 3 + 2];
+    }
+  });
   return planes;
 }
 
@@ -129,19 +134,19 @@ export function resizeRgbToPlanar(image: RgbaImage, outW: number, outH: number):
 export function preprocessImage(image: RgbaImage, modelSize = MODEL_SIZE): PreprocessedImage {
   const frame = modelFrame(image.width, image.height, modelSize);
   const { resizedWidth: w, resizedHeight: h } = frame;
-  const planes = resizeRgbToPlanar(image, w, h);
   const area = modelSize * modelSize;
   const out = new Float32Array(3 * area); // zero = padding in normalized space
-  for (let c = 0; c < 3; c++) {
-    const plane = planes[c];
-    const mean = PIXEL_MEAN[c];
-    const invStd = 1 / PIXEL_STD[c];
-    const base = c * area;
-    for (let y = 0; y < h; y++) {
-      const src = y * w;
-      const dst = base + y * modelSize;
-      for (let x = 0; x < w; x++) out[dst + x] = (plane[src + x] - mean) * invStd;
+  const [mr, mg, mb] = PIXEL_MEAN;
+  const [sr, sg, sb] = PIXEL_STD.map((s) => 1 / s);
+  resizeRgbRows(image, w, h, (y, rgb) => {
+    const r = y * modelSize;
+    const g = area + r;
+    const b = 2 * area + r;
+    for (let x = 0, i = 0; x < w; x++, i += 3) {
+      out[r + x] = (rgb[i] - mr) * sr;
+      out[g + x] = (rgb[i + 1] - mg) * sg;
+      out[b + x] = (rgb[i + 2] - mb) * sb;
     }
-  }
+  });
   return { tensor: { data: out, dims: [1, 3, modelSize, modelSize] }, frame };
 }
