@@ -4,13 +4,43 @@ import type { RgbaImage } from '../types';
 
 export class ImageDecodeError extends Error {
   override name = 'ImageDecodeError';
+  /** 'unsupported' = not an image we can read; 'too-large' = decodes to more pixels than allowed. */
+  constructor(
+    message: string,
+    readonly reason: 'unsupported' | 'too-large' = 'unsupported',
+  ) {
+    super(message);
+  }
 }
 
-/** Decodes PNG, JPEG, WebP, GIF (first frame), AVIF, TIFF… applying EXIF orientation. */
-export async function decodeImage(bytes: Uint8Array): Promise<RgbaImage> {
+/**
+ * A 1.5 MiB upload can still declare a huge canvas (a "decompression bomb"); 40 MP is far above any
+ * photo we expect (the spec recommends ≤ 1024×1024) and keeps RGBA plus masks within a few hundred MB.
+ */
+export const DEFAULT_MAX_PIXELS = 40_000_000;
+
+/**
+ * Decodes PNG, JPEG, WebP, GIF (first frame), AVIF, TIFF… EXIF orientation is applied, so coordinates
+ * refer to the image as a browser displays it.
+ */
+export async function decodeImage(bytes: Uint8Array, options: { maxPixels?: number } = {}): Promise<RgbaImage> {
+  const maxPixels = options.maxPixels ?? DEFAULT_MAX_PIXELS;
   if (bytes.length === 0) throw new ImageDecodeError('the image is empty');
+  let width: number | undefined;
+  let height: number | undefined;
   try {
-    const { data, info } = await sharp(bytes, { failOn: 'error', limitInputPixels: 100_000_000 })
+    const meta = await sharp(bytes).metadata();
+    width = meta.width;
+    height = meta.height;
+  } catch (err) {
+    throw new ImageDecodeError(`not a readable image (PNG, JPEG, WebP, GIF, AVIF or TIFF expected): ${reason(err)}`);
+  }
+  if (!width || !height) throw new ImageDecodeError('not a readable image: it declares no size');
+  if (width * height > maxPixels) {
+    throw new ImageDecodeError(`image too large: ${width}×${height} is more than ${maxPixels} pixels`, 'too-large');
+  }
+  try {
+    const { data, info } = await sharp(bytes, { failOn: 'error', limitInputPixels: maxPixels })
       .rotate()
       .ensureAlpha()
       .raw()
@@ -19,7 +49,10 @@ export async function decodeImage(bytes: Uint8Array): Promise<RgbaImage> {
     return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.length) };
   } catch (err) {
     if (err instanceof ImageDecodeError) throw err;
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new ImageDecodeError(`not a readable image (PNG, JPEG, WebP, GIF, AVIF or TIFF expected): ${reason}`);
+    throw new ImageDecodeError(`not a readable image (PNG, JPEG, WebP, GIF, AVIF or TIFF expected): ${reason(err)}`);
   }
+}
+
+function reason(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
