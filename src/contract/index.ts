@@ -1,2 +1,4 @@
 export * from './limits';
 export * from './segmentation';
+export * from './account';
+export * from './problems';

@@ -1,0 +1,252 @@
+/**
+ * The OpenAPI 3.1 document, generated from the zod contract (zod 4's z.toJSONSchema). Served at
+ * GET /api/v1/openapi.json and rendered as HTML at /docs.
+ */
+import { z } from 'zod';
+import {
+  Account,
+  ApiKeyCreated,
+  ApiKeyList,
+  CreditPackageList,
+  CreditPurchase,
+  CreditPurchaseRequest,
+  Credentials,
+} from './account';
+import { LIMITS } from './limits';
+import { Problem, PROBLEM_TYPES, problemTypeUri } from './problems';
+import { PvsRequest, PvsResponse, SegmentRequest, SegmentResponse } from './segmentation';
+
+type JsonObject = Record<string, unknown>;
+
+function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', reused: 'inline' }) as JsonObject;
+  delete json.$schema;
+  delete json.id;
+  return json;
+}
+
+const SessionResponse = z.object({
+  email: z.string(),
+  credits: z.number().int(),
+  csrfToken: z.string().describe('Also set as the `mw_csrf` cookie; send it as `X-CSRF-Token` on state-changing cookie requests.'),
+});
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (name: string) => ({ 'application/json': { schema: ref(name) } });
+const problem = (description: string, slugs: (keyof typeof PROBLEM_TYPES)[]) => ({
+  description: `${description} Problem types: ${slugs.map((s) => `\`${problemTypeUri(s)}\``).join(', ')}.`,
+  content: { 'application/problem+json': { schema: ref('Problem') } },
+});
+
+const requestIdHeader = {
+  'X-Service-Request-ID': { description: 'Id of this request (also `requestId` in problem bodies).', schema: { type: 'string' } },
+};
+const retryAfter = { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } };
+
+const meteredParameters = [
+  {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Same key + same body within 24 h replays the stored result without a new charge; same key + different body → 409; while the original runs or its refund is pending → 409 with Retry-After. Scoped per account.',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+  },
+  {
+    name: 'X-Force-Refresh',
+    in: 'header',
+    required: false,
+    description:
+      '`true` starts a new paid attempt instead of reusing an identical unkeyed request of the last 5 minutes. Ignored when Idempotency-Key is sent (the key takes precedence).',
+    schema: { type: 'string', enum: ['true', 'false'] },
+  },
+];
+
+const meteredResponses = (success: string) => ({
+  '200': {
+    description:
+      'Success. Also for an empty result, which is refunded: then `X-Service-Refunded: true` once the refund is complete. A replay carries `X-Idempotent-Replayed: true` and `X-Service-Original-Request-ID`.',
+    headers: {
+      ...requestIdHeader,
+      'X-Service-Refunded': { schema: { type: 'string', enum: ['true'] }, description: 'The credit of this call was refunded.' },
+      'X-Idempotent-Replayed': { schema: { type: 'string', enum: ['true'] } },
+    },
+    content: json(success),
+  },
+  '400': problem('Malformed request.', ['validation-failed', 'malformed-json', 'invalid-image', 'invalid-header']),
+  '401': problem('Missing, unknown, revoked or rotated-out API key. Carries `WWW-Authenticate: Bearer`.', ['unauthenticated']),
+  '402': problem('No credit left.', ['insufficient-credits']),
+  '403': problem('Cookie-authenticated request without a valid CSRF token.', ['csrf-token-invalid']),
+  '409': problem('Idempotency conflict.', ['idempotency-key-reused', 'request-in-progress', 'refund-pending']),
+  '413': problem(`Image over ${LIMITS.imageMaxChars} characters or payload too large.`, ['image-too-large', 'payload-too-large']),
+  '415': problem('Not JSON.', ['unsupported-media-type']),
+  '429': problem(`More than ${LIMITS.requestsPerSecondPerUser} requests per second for the account.`, ['rate-limited']),
+  '500': problem('Engine failure or invalid result; the credit is refunded.', ['engine-failure', 'invalid-result', 'attempt-abandoned', 'internal-error']),
+  '503': problem('Inference workers saturated; nothing charged.', ['service-busy']),
+});
+
+export function buildOpenApiDocument(): JsonObject {
+  const schemas: Record<string, JsonObject> = {
+    PvsRequest: schemaOf(PvsRequest, 'input'),
+    PvsResponse: schemaOf(PvsResponse, 'output'),
+    SegmentRequest: schemaOf(SegmentRequest, 'input'),
+    SegmentResponse: schemaOf(SegmentResponse, 'output'),
+    Credentials: schemaOf(Credentials, 'input'),
+    SessionResponse: schemaOf(SessionResponse, 'output'),
+    Account: schemaOf(Account, 'output'),
+    ApiKeyCreated: schemaOf(ApiKeyCreated, 'output'),
+    ApiKeyList: schemaOf(ApiKeyList, 'output'),
+    CreditPackageList: schemaOf(CreditPackageList, 'output'),
+    CreditPurchaseRequest: schemaOf(CreditPurchaseRequest, 'input'),
+    CreditPurchase: schemaOf(CreditPurchase, 'output'),
+    Problem: schemaOf(Problem, 'output'),
+  };
+  const bearer = [{ bearerKey: [] }, { sessionCookie: [] }];
+  const sessionOnly = [{ sessionCookie: [] }];
+  const accountProblems = {
+    '401': problem('Not logged in (or bad key).', ['unauthenticated']),
+    '403': problem('CSRF check failed.', ['csrf-token-invalid']),
+  };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Maskwright API',
+      version: '1.0.0',
+      description:
+        'Metered image segmentation: text prompts (/segment) and points/boxes (/pvs). One credit per successful call; failures and empty results are refunded. Errors are RFC 9457 problem+json with a stable `type` per condition (see x-problem-types). Every response carries `X-Service-Request-ID`. The image is Base64 with or without a `data:<media_type>;base64,` prefix, at most 2,097,152 characters; the whole body of a metered call at most 2,359,296 bytes.',
+    },
+    servers: [{ url: '/' }],
+    components: {
+      schemas,
+      securitySchemes: {
+        bearerKey: { type: 'http', scheme: 'bearer', description: 'API key from POST /api/v1/api-keys.' },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'mw_session',
+          description: 'Browser session (HttpOnly, SameSite=Lax). State-changing requests also need `X-CSRF-Token` = the `mw_csrf` cookie.',
+        },
+      },
+    },
+    'x-problem-types': Object.fromEntries(
+      Object.entries(PROBLEM_TYPES).map(([slug, info]) => [problemTypeUri(slug as keyof typeof PROBLEM_TYPES), info]),
+    ),
+    paths: {
+      '/api/v1/pvs': {
+        post: {
+          summary: 'Segment one object from points and/or a center-anchored box',
+          security: bearer,
+          parameters: meteredParameters,
+          requestBody: { required: true, content: json('PvsRequest') },
+          responses: meteredResponses('PvsResponse'),
+        },
+      },
+      '/api/v1/segment': {
+        post: {
+          summary: 'Segment objects named by text prompts',
+          security: bearer,
+          parameters: meteredParameters,
+          requestBody: { required: true, content: json('SegmentRequest') },
+          responses: meteredResponses('SegmentResponse'),
+        },
+      },
+      '/api/v1/auth/signup': {
+        post: {
+          summary: 'Create an account (5 free credits) and log in',
+          security: [],
+          requestBody: { required: true, content: json('Credentials') },
+          responses: {
+            '201': { description: 'Created; sets the `mw_session` (HttpOnly) and `mw_csrf` cookies.', content: json('SessionResponse') },
+            '400': problem('Invalid email or password (8 to 256 characters).', ['validation-failed', 'malformed-json']),
+            '409': problem('Email taken.', ['email-taken']),
+          },
+        },
+      },
+      '/api/v1/auth/login': {
+        post: {
+          summary: 'Log in',
+          security: [],
+          requestBody: { required: true, content: json('Credentials') },
+          responses: {
+            '200': { description: 'Logged in; sets the session cookies.', content: json('SessionResponse') },
+            '401': problem('Wrong email or password.', ['invalid-credentials']),
+          },
+        },
+      },
+      '/api/v1/auth/logout': {
+        post: { summary: 'Log out', security: sessionOnly, responses: { '204': { description: 'Logged out' }, ...accountProblems } },
+      },
+      '/api/v1/account': {
+        get: {
+          summary: 'The calling account and its credit balance',
+          security: bearer,
+          responses: { '200': { description: 'The account', content: json('Account') }, ...accountProblems },
+        },
+      },
+      '/api/v1/api-keys': {
+        get: {
+          summary: 'List active API keys (never the secret)',
+          security: sessionOnly,
+          responses: { '200': { description: 'Keys', content: json('ApiKeyList') }, ...accountProblems },
+        },
+        post: {
+          summary: 'Create an API key (the secret is shown only in this response)',
+          security: sessionOnly,
+          responses: { '201': { description: 'Created', content: json('ApiKeyCreated') }, ...accountProblems },
+        },
+      },
+      '/api/v1/api-keys/{id}/rotate': {
+        post: {
+          summary: 'Replace a key by a new one; the old one stops working at once',
+          security: sessionOnly,
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            '201': { description: 'The new key', content: json('ApiKeyCreated') },
+            '404': problem('No such active key.', ['not-found']),
+            ...accountProblems,
+          },
+        },
+      },
+      '/api/v1/api-keys/{id}': {
+        delete: {
+          summary: 'Revoke a key',
+          security: sessionOnly,
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { '204': { description: 'Revoked' }, '404': problem('No such active key.', ['not-found']), ...accountProblems },
+        },
+      },
+      '/api/v1/credit-packages': {
+        get: {
+          summary: 'Credit packages (one-time purchases) and the payment mode (`stripe` or `demo`)',
+          security: [],
+          responses: { '200': { description: 'Packages', content: json('CreditPackageList') } },
+        },
+      },
+      '/api/v1/credit-purchases': {
+        post: {
+          summary: 'Buy a package: a Stripe Checkout session, or (demo mode, no Stripe configured) credited at once',
+          security: bearer,
+          requestBody: { required: true, content: json('CreditPurchaseRequest') },
+          responses: {
+            '201': { description: 'Purchase created', content: json('CreditPurchase') },
+            '400': problem('Unknown package.', ['validation-failed']),
+            '503': problem('Stripe unreachable.', ['payments-unavailable']),
+            ...accountProblems,
+          },
+        },
+      },
+      '/api/v1/stripe/webhook': {
+        post: {
+          summary: 'Stripe webhook (checkout.session.completed / async_payment_succeeded); verifies `Stripe-Signature`',
+          security: [],
+          responses: {
+            '200': { description: 'Received' },
+            '400': problem('Bad signature.', ['webhook-signature-invalid']),
+          },
+        },
+      },
+      '/api/v1/openapi.json': { get: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } } },
+      '/api/v1/health': { get: { summary: 'Liveness and readiness', security: [], responses: { '200': { description: 'OK' } } } },
+    },
+  };
+}

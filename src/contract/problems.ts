@@ -1,0 +1,172 @@
+/**
+ * Problem types of the API (RFC 9457 `application/problem+json`).
+ *
+ * Each condition has one stable `type`: a relative URI reference `/problems/<slug>` that the server
+ * itself dereferences to a human-readable page. Clients branch on `type`, never on `title`/`detail`.
+ */
+import { z } from 'zod';
+
+export interface ProblemTypeInfo {
+  readonly status: number;
+  readonly title: string;
+  readonly description: string;
+}
+
+export const PROBLEM_TYPES = {
+  'validation-failed': {
+    status: 400,
+    title: 'Request validation failed',
+    description:
+      'The body or a parameter does not match the schema: a missing field, a wrong type, a non-finite or negative coordinate, more than 16 prompts or 1,024 points, a PVS request without a box or positive point. `errors` lists each problem with its JSON path.',
+  },
+  'malformed-json': {
+    status: 400,
+    title: 'Malformed JSON body',
+    description: 'The body is not valid JSON, or is empty where a JSON object is required.',
+  },
+  'invalid-image': {
+    status: 400,
+    title: 'Image is not a decodable image',
+    description:
+      'The `image` value is not valid Base64 (optionally behind a `data:<media_type>;base64,` prefix) or its bytes are not a PNG, JPEG, WebP, GIF, AVIF or TIFF image. Nothing is charged.',
+  },
+  'invalid-header': {
+    status: 400,
+    title: 'Invalid request header',
+    description:
+      '`Idempotency-Key` must be 1 to 128 characters of letters, digits, `.`, `_`, `:`, `-`; `X-Force-Refresh` must be `true` or `false`.',
+  },
+  'webhook-signature-invalid': {
+    status: 400,
+    title: 'Webhook signature invalid',
+    description: 'The `Stripe-Signature` header does not verify against the configured webhook secret.',
+  },
+  unauthenticated: {
+    status: 401,
+    title: 'Authentication required',
+    description:
+      'No credential, or an unknown, revoked or rotated-out API key, or an expired session. Send `Authorization: Bearer <API key>`.',
+  },
+  'invalid-credentials': {
+    status: 401,
+    title: 'Email or password is wrong',
+    description: 'Login failed. The same answer is given for an unknown email and a wrong password.',
+  },
+  'insufficient-credits': {
+    status: 402,
+    title: 'Insufficient credits',
+    description: 'The account has no credit left for this call. Buy a credit package. Nothing was charged.',
+  },
+  'csrf-token-invalid': {
+    status: 403,
+    title: 'CSRF token missing or wrong',
+    description:
+      'A state-changing request authenticated by the session cookie must send the value of the `mw_csrf` cookie in the `X-CSRF-Token` header. Bearer-authenticated requests are exempt.',
+  },
+  'not-found': {
+    status: 404,
+    title: 'Not found',
+    description: 'No such resource or route.',
+  },
+  'method-not-allowed': {
+    status: 405,
+    title: 'Method not allowed',
+    description: 'The route exists but not with this HTTP method.',
+  },
+  'idempotency-key-reused': {
+    status: 409,
+    title: 'Idempotency-Key reused with a different request',
+    description:
+      'This key was already used (within 24 hours) for a request with a different method, path or body. Use a new key for a new request.',
+  },
+  'request-in-progress': {
+    status: 409,
+    title: 'The original request is still running',
+    description: 'A request with this Idempotency-Key (or an identical unkeyed request) is still running. Retry after `Retry-After` seconds to get its stored result.',
+  },
+  'refund-pending': {
+    status: 409,
+    title: 'The refund of the original request is pending',
+    description: 'The original request with this Idempotency-Key failed or came back empty and its refund has not completed yet. Retry after `Retry-After` seconds.',
+  },
+  'email-taken': {
+    status: 409,
+    title: 'Email already registered',
+    description: 'An account with this email exists. Log in instead.',
+  },
+  'payload-too-large': {
+    status: 413,
+    title: 'Payload too large',
+    description:
+      'The request body exceeds the enforced maximum (2,359,296 bytes: a maximal image plus room for 1,024 points or 16 prompts).',
+  },
+  'image-too-large': {
+    status: 413,
+    title: 'Image too large',
+    description: 'The `image` string is longer than 2,097,152 characters (prefix included).',
+  },
+  'unsupported-media-type': {
+    status: 415,
+    title: 'Unsupported media type',
+    description: 'Send `Content-Type: application/json`.',
+  },
+  'rate-limited': {
+    status: 429,
+    title: 'Too many requests',
+    description: 'More than 3 requests per second for this account. Retry after `Retry-After` seconds.',
+  },
+  'engine-failure': {
+    status: 500,
+    title: 'Segmentation failed',
+    description:
+      'The segmentation engine failed. The credit charged for the call is refunded (`X-Service-Refunded: true` once the refund is complete; otherwise it is retried in the background until it succeeds).',
+  },
+  'invalid-result': {
+    status: 500,
+    title: 'Segmentation produced an invalid result',
+    description: 'The engine returned a result that violates the response schema. The credit is refunded, as for `engine-failure`.',
+  },
+  'attempt-abandoned': {
+    status: 500,
+    title: 'The original attempt was interrupted',
+    description:
+      'The server process handling this request stopped before answering. The charge was refunded by crash recovery; retrying (with the same key) starts a new attempt.',
+  },
+  'internal-error': {
+    status: 500,
+    title: 'Internal server error',
+    description: 'An unexpected server-side failure. Nothing is charged for it.',
+  },
+  'payments-unavailable': {
+    status: 503,
+    title: 'Payments unavailable',
+    description: 'The payment provider could not be reached. Nothing was charged.',
+  },
+  'service-busy': {
+    status: 503,
+    title: 'Service busy',
+    description:
+      'All inference workers are busy and the bounded queue is full. Nothing was charged. Retry after `Retry-After` seconds.',
+  },
+} as const satisfies Record<string, ProblemTypeInfo>;
+
+export type ProblemSlug = keyof typeof PROBLEM_TYPES;
+
+export const problemTypeUri = (slug: ProblemSlug): string => `/problems/${slug}`;
+
+export const Problem = z
+  .object({
+    type: z.string().describe('Stable identifier of the condition: `/problems/<slug>`.'),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string().optional(),
+    instance: z.string().optional().describe('The request path.'),
+    requestId: z.string().describe('Same value as the `X-Service-Request-ID` header.'),
+    errors: z
+      .array(z.object({ path: z.string(), message: z.string() }))
+      .optional()
+      .describe('validation-failed only: one entry per violated rule.'),
+    retryAfterSeconds: z.number().int().optional(),
+    refunded: z.boolean().optional().describe('engine-failure / invalid-result: whether the refund has completed.'),
+  });
+export type Problem = z.infer<typeof Problem>;

@@ -1,0 +1,81 @@
+/** Every setting comes from the environment (see src/server/README.md). */
+import { availableParallelism } from 'node:os';
+import { LIMITS } from '../contract/limits';
+import { parseFaultInjection, type FaultRates } from './domain/faults';
+import type { StripeSettings } from './domain/payments';
+
+export interface ServerConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl?: string;
+  /** Directory of the built SPA (vite build); served when it exists. */
+  staticDir: string;
+  modelDir?: string;
+  /** Secure attribute on cookies: "auto" = when the request came over https (X-Forwarded-Proto with trustProxy). */
+  cookieSecure: boolean | 'auto';
+  trustProxy: boolean;
+  rateLimitPerSecond: number;
+  inference: { workers: number; maxQueue: number; threads: number; jobTimeoutMs: number; embeddingCacheSize: number };
+  faults: FaultRates;
+  stripe?: StripeSettings;
+  publicBaseUrl?: string;
+  logLevel: string;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value)) throw new Error(`${name} must be a number, got "${raw}"`);
+  return value;
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const cores = availableParallelism();
+  const publicBaseUrl = env.PUBLIC_BASE_URL?.replace(/\/$/, '');
+  const stripeKey = env.STRIPE_SECRET_KEY;
+  let stripe: StripeSettings | undefined;
+  if (stripeKey) {
+    if (!env.STRIPE_WEBHOOK_SECRET) throw new Error('STRIPE_SECRET_KEY is set but STRIPE_WEBHOOK_SECRET is not');
+    const base = publicBaseUrl ?? `http://localhost:${int(env, 'PORT', 8080)}`;
+    stripe = {
+      secretKey: stripeKey,
+      webhookSecret: env.STRIPE_WEBHOOK_SECRET,
+      successUrl: env.STRIPE_SUCCESS_URL ?? `${base}/?purchase=success&session_id={CHECKOUT_SESSION_ID}`,
+      cancelUrl: env.STRIPE_CANCEL_URL ?? `${base}/?purchase=cancelled`,
+      ...(env.STRIPE_API_HOST
+        ? {
+            api: {
+              host: env.STRIPE_API_HOST,
+              port: int(env, 'STRIPE_API_PORT', 443),
+              protocol: env.STRIPE_API_PROTOCOL === 'http' ? 'http' : 'https',
+            },
+          }
+        : {}),
+    };
+  }
+  const secure = env.COOKIE_SECURE ?? 'auto';
+  return {
+    port: int(env, 'PORT', 8080),
+    host: env.HOST ?? '0.0.0.0',
+    dataDir: env.DATA_DIR ?? './data',
+    databaseUrl: env.DATABASE_URL || undefined,
+    staticDir: env.STATIC_DIR ?? 'dist',
+    modelDir: env.MODEL_DIR || undefined,
+    cookieSecure: secure === 'auto' ? 'auto' : secure === 'true',
+    trustProxy: env.TRUST_PROXY === 'true',
+    rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', LIMITS.requestsPerSecondPerUser),
+    inference: {
+      workers: int(env, 'INFERENCE_WORKERS', 1),
+      maxQueue: int(env, 'INFERENCE_QUEUE', 8),
+      threads: int(env, 'INFERENCE_THREADS', cores),
+      jobTimeoutMs: int(env, 'INFERENCE_TIMEOUT_MS', 60_000),
+      embeddingCacheSize: int(env, 'EMBEDDING_CACHE_SIZE', 16),
+    },
+    faults: parseFaultInjection(env.FAULT_INJECTION),
+    stripe,
+    publicBaseUrl,
+    logLevel: env.LOG_LEVEL ?? 'info',
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * Opens the database: embedded SQLite in DATA_DIR by default, PostgreSQL when a URL is given.
+ * Both go through Kysely; dialect differences live here and in `Db.forUpdate`.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  type Driver,
+  type Transaction,
+} from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema';
+import { migrateToLatest } from './migrations';
+
+// BIGINT columns hold epoch milliseconds, well inside Number's exact range.
+pg.types.setTypeParser(20, (value: string) => Number(value));
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Db {
+  readonly kysely: Kysely<Database>;
+  readonly dialect: DialectName;
+  /** Runs `fn` in one transaction. SQLite: BEGIN IMMEDIATE (one writer, no upgrade deadlocks). */
+  transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** SQLite: take the write lock at BEGIN, so concurrent writers queue on busy_timeout instead of failing. */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
+  constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
+export interface OpenDatabaseOptions {
+  /** postgres://… ; when absent, SQLite at `${dataDir}/maskwright.sqlite`. */
+  databaseUrl?: string;
+  dataDir?: string;
+  /** SQLite file path override (tests use a temporary file). */
+  sqliteFile?: string;
+  /** PostgreSQL schema to use (tests isolate themselves in a fresh schema). */
+  pgSchema?: string;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
+  let kysely: Kysely<Database>;
+  let dialect: DialectName;
+  if (options.databaseUrl) {
+    dialect = 'postgres';
+    const schema = options.pgSchema?.replace(/[^a-z0-9_]/gi, '');
+    if (schema) {
+      const admin = new pg.Client({ connectionString: options.databaseUrl });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      } finally {
+        await admin.end();
+      }
+    }
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: 10,
+      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    });
+    kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  } else {
+    dialect = 'sqlite';
+    const dataDir = options.dataDir ?? './data';
+    const file = options.sqliteFile ?? join(dataDir, 'maskwright.sqlite');
+    if (!options.sqliteFile) mkdirSync(dataDir, { recursive: true });
+    const sqlite = new SQLite(file);
+    // Credits live here: WAL for concurrent readers, FULL sync so a committed charge or refund
+    // survives power loss, and a busy timeout so a second process waits instead of failing.
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = FULL');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('foreign_keys = ON');
+    kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+  }
+  await migrateToLatest(kysely);
+  return {
+    kysely,
+    dialect,
+    transaction: (fn) => kysely.transaction().execute(fn),
+    close: () => kysely.destroy(),
+  };
+}

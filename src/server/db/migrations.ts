@@ -1,0 +1,133 @@
+/**
+ * The one migration set, for SQLite and PostgreSQL alike: only portable column types
+ * (text, integer, bigint) and constraints both understand.
+ */
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+
+const initial: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('accounts')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('email', 'text', (c) => c.notNull().unique())
+      .addColumn('password_hash', 'text', (c) => c.notNull())
+      .addColumn('balance', 'integer', (c) => c.notNull().check(sql`balance >= 0`))
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+
+    await db.schema
+      .createTable('sessions')
+      .addColumn('token_hash', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('expires_at', 'bigint', (c) => c.notNull())
+      .execute();
+
+    await db.schema
+      .createTable('api_keys')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+      .addColumn('prefix', 'text', (c) => c.notNull())
+      .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('revoked_at', 'bigint')
+      .addColumn('replaced_by', 'text')
+      .execute();
+    await db.schema.createIndex('api_keys_account').on('api_keys').column('account_id').execute();
+
+    await db.schema
+      .createTable('ledger_entries')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+      .addColumn('amount', 'integer', (c) => c.notNull())
+      .addColumn('kind', 'text', (c) => c.notNull())
+      .addColumn('reference', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addUniqueConstraint('ledger_entries_applied_once', ['kind', 'reference'])
+      .execute();
+    await db.schema.createIndex('ledger_entries_account').on('ledger_entries').column('account_id').execute();
+
+    await db.schema
+      .createTable('attempts')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+      .addColumn('endpoint', 'text', (c) => c.notNull())
+      .addColumn('fingerprint', 'text', (c) => c.notNull())
+      .addColumn('idempotency_key', 'text')
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('request_id', 'text', (c) => c.notNull())
+      .addColumn('owner_instance', 'text', (c) => c.notNull())
+      .addColumn('lease_until', 'bigint', (c) => c.notNull())
+      .addColumn('response_status', 'integer')
+      .addColumn('response_body', 'text')
+      .addColumn('replayable', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('failure', 'text')
+      .addColumn('refund_attempts', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('next_refund_at', 'bigint')
+      .addColumn('last_refund_error', 'text')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .addColumn('completed_at', 'bigint')
+      .execute();
+    await db.schema.createIndex('attempts_state').on('attempts').columns(['state', 'next_refund_at']).execute();
+    await db.schema.createIndex('attempts_account').on('attempts').column('account_id').execute();
+
+    await db.schema
+      .createTable('idempotency_keys')
+      .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+      .addColumn('scope', 'text', (c) => c.notNull())
+      .addColumn('key', 'text', (c) => c.notNull())
+      .addColumn('fingerprint', 'text', (c) => c.notNull())
+      .addColumn('attempt_id', 'text', (c) => c.notNull().references('attempts.id'))
+      .addColumn('expires_at', 'bigint')
+      .addPrimaryKeyConstraint('idempotency_keys_pk', ['account_id', 'scope', 'key'])
+      .execute();
+    await db.schema.createIndex('idempotency_keys_attempt').on('idempotency_keys').column('attempt_id').execute();
+
+    await db.schema
+      .createTable('rate_limits')
+      .addColumn('account_id', 'text', (c) => c.primaryKey())
+      .addColumn('recent', 'text', (c) => c.notNull())
+      .execute();
+
+    await db.schema
+      .createTable('purchases')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+      .addColumn('package_id', 'text', (c) => c.notNull())
+      .addColumn('credits', 'integer', (c) => c.notNull())
+      .addColumn('amount_cents', 'integer', (c) => c.notNull())
+      .addColumn('currency', 'text', (c) => c.notNull())
+      .addColumn('provider', 'text', (c) => c.notNull())
+      .addColumn('stripe_session_id', 'text', (c) => c.unique())
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('paid_at', 'bigint')
+      .execute();
+
+    await db.schema
+      .createTable('server_instances')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('started_at', 'bigint', (c) => c.notNull())
+      .addColumn('heartbeat_at', 'bigint', (c) => c.notNull())
+      .addColumn('pid', 'integer', (c) => c.notNull())
+      .execute();
+  },
+};
+
+const MIGRATIONS: Record<string, Migration> = { '0001_initial': initial };
+
+class InlineMigrations implements MigrationProvider {
+  async getMigrations() {
+    return MIGRATIONS;
+  }
+}
+
+export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+  const migrator = new Migrator({ db, provider: new InlineMigrations() });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`database migration failed${failed ? ` at ${failed.migrationName}` : ''}: ${String(error)}`);
+  }
+}

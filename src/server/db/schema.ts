@@ -1,0 +1,135 @@
+/**
+ * Table types for Kysely. Timestamps are epoch milliseconds (BIGINT) so both dialects compare them
+ * the same way; ids are application-generated text so no dialect-specific sequences are needed.
+ */
+import type { Generated } from 'kysely';
+
+/** Recovery points of a metered call (see src/server/domain/billing.ts). */
+export type AttemptState =
+  | 'started' // idempotency key claimed, nothing charged yet
+  | 'charged' // one credit taken, engine not yet answered
+  | 'completed' // response stored, charge kept
+  | 'refund_pending' // response (empty / failure) stored, refund not yet applied
+  | 'refunded' // refund applied; the response is replayable only if it was a 200
+  | 'rejected' // never charged (e.g. insufficient credits) or abandoned before charging
+  ;
+
+export interface AccountsTable {
+  id: string;
+  email: string;
+  password_hash: string;
+  /** Cached sum of ledger_entries.amount, updated in the same transaction as each entry. */
+  balance: number;
+  created_at: number;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the session token: a stolen database does not yield usable sessions. */
+  token_hash: string;
+  account_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  prefix: string;
+  /** SHA-256 of the full key (keys carry 256 random bits, so a slow hash adds nothing). */
+  key_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+  /** Set when the key was rotated: the id of its successor. */
+  replaced_by: string | null;
+}
+
+export type LedgerKind = 'signup_grant' | 'purchase' | 'charge' | 'refund';
+
+export interface LedgerEntriesTable {
+  id: string;
+  account_id: string;
+  /** Signed credit delta: positive for grants, purchases and refunds, negative for charges. */
+  amount: number;
+  kind: LedgerKind;
+  /** What the entry is for (attempt id, purchase id, account id); unique per kind = applied once. */
+  reference: string;
+  created_at: number;
+}
+
+export interface AttemptsTable {
+  id: string;
+  account_id: string;
+  endpoint: string;
+  fingerprint: string;
+  idempotency_key: string | null;
+  state: AttemptState;
+  request_id: string;
+  /** server_instances.id of the process running it; with lease_until decides when it is orphaned. */
+  owner_instance: string;
+  lease_until: number;
+  response_status: number | null;
+  response_body: string | null;
+  /** Whether the stored response may be replayed for the same key (200 responses only). */
+  replayable: number;
+  failure: string | null;
+  refund_attempts: number;
+  next_refund_at: number | null;
+  last_refund_error: string | null;
+  created_at: number;
+  updated_at: number;
+  completed_at: number | null;
+}
+
+export type KeyScope = 'explicit' | 'implicit';
+
+export interface IdempotencyKeysTable {
+  account_id: string;
+  /** explicit = Idempotency-Key header; implicit = unkeyed request (key is the fingerprint). */
+  scope: KeyScope;
+  key: string;
+  fingerprint: string;
+  attempt_id: string;
+  /** null while the attempt runs; completion + 24 h (explicit) or + 5 min (implicit). */
+  expires_at: number | null;
+}
+
+export interface RateLimitsTable {
+  account_id: string;
+  /** JSON array of admission times (ms) inside the current sliding window. */
+  recent: string;
+}
+
+export interface PurchasesTable {
+  id: string;
+  account_id: string;
+  package_id: string;
+  credits: number;
+  amount_cents: number;
+  currency: string;
+  provider: 'demo' | 'stripe';
+  stripe_session_id: string | null;
+  status: 'pending' | 'paid';
+  created_at: number;
+  paid_at: number | null;
+}
+
+export interface ServerInstancesTable {
+  id: string;
+  started_at: number;
+  heartbeat_at: number;
+  pid: number;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  sessions: SessionsTable;
+  api_keys: ApiKeysTable;
+  ledger_entries: LedgerEntriesTable;
+  attempts: AttemptsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  rate_limits: RateLimitsTable;
+  purchases: PurchasesTable;
+  server_instances: ServerInstancesTable;
+  kysely_migration?: { name: string; timestamp: string };
+  _unused?: { id: Generated<number> };
+}

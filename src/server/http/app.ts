@@ -1,0 +1,79 @@
+/**
+ * The Fastify application: cross-cutting concerns as plugins, routes as thin adapters onto the domain.
+ * Order of a metered request: request id → auth + CSRF + rate limit (onRequest, before the body
+ * is read) → body parser (413/415/400) → validation → domain (idempotency, charge, engine, refund).
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
+import fastifyStatic from '@fastify/static';
+import type { Services } from '../domain/services';
+import { DomainError } from '../domain/errors';
+import { authPlugin } from './plugins/auth';
+import { errorsPlugin } from './plugins/errors';
+import { requestContextPlugin } from './plugins/request-context';
+import { sendProblem } from './problem';
+import { accountRoutes, type CookiePolicy } from './routes/account';
+import { docsRoutes } from './routes/docs';
+import { segmentationRoutes } from './routes/segmentation';
+
+export interface AppOptions {
+  services: Services;
+  cookies?: CookiePolicy;
+  trustProxy?: boolean;
+  /** Built SPA (dist/); skipped when absent. */
+  staticDir?: string;
+  logger?: boolean | { level: string };
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { services } = options;
+  const app = Fastify({
+    logger:
+      options.logger === false || options.logger === undefined
+        ? false
+        : {
+            level: options.logger === true ? 'info' : options.logger.level,
+            // Credentials never reach the log.
+            redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]'],
+          },
+    genReqId: () => `req_${randomBytes(12).toString('base64url')}`,
+    requestIdHeader: false,
+    trustProxy: options.trustProxy ?? false,
+    bodyLimit: 64 * 1024,
+    return503OnClosing: true,
+  });
+
+  await app.register(requestContextPlugin);
+  await app.register(errorsPlugin);
+  await app.register(cookie);
+  await app.register(authPlugin, { services });
+
+  await app.register(segmentationRoutes, { services });
+  await app.register(accountRoutes, { services, cookies: options.cookies ?? { secure: 'auto' } });
+  await app.register(docsRoutes);
+
+  app.get('/api/v1/health', async () => {
+    await services.db.kysely.selectFrom('accounts').select('id').limit(1).execute();
+    return { status: 'ok', database: services.db.dialect, inference: services.backend.description, instance: services.instanceId };
+  });
+
+  const staticDir = options.staticDir ? resolve(options.staticDir) : undefined;
+  const spaIndex = staticDir && existsSync(join(staticDir, 'index.html'));
+  if (staticDir && spaIndex) {
+    await app.register(fastifyStatic, { root: staticDir, wildcard: false, index: ['index.html'] });
+  }
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    // Client-side routes of the SPA get its index.html; API paths and other methods get a problem.
+    if (spaIndex && request.method === 'GET' && !path.startsWith('/api/') && !/\.[a-z0-9]+$/i.test(path)) {
+      return reply.type('text/html; charset=utf-8').sendFile('index.html');
+    }
+    return sendProblem(request, reply, new DomainError('not-found', `no route for ${request.method} ${path}`));
+  });
+
+  return app;
+}

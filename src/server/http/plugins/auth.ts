@@ -1,0 +1,91 @@
+/**
+ * Who is calling. `Authorization: Bearer <API key>` or the session cookie (the SPA).
+ * Routes declare `config.auth`: 'none' | 'any' (key or session) | 'session' (account settings).
+ * Cookie-authenticated unsafe methods must pass the double-submit CSRF check: header
+ * X-CSRF-Token equal to the `mw_csrf` cookie. Bearer requests are exempt (a browser never adds
+ * an Authorization header on its own). Metered routes (`config.metered`) are rate limited here,
+ * before the body is parsed.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import fp from 'fastify-plugin';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../../domain/errors';
+import type { Services } from '../../domain/services';
+
+export type AuthMode = 'none' | 'any' | 'session';
+
+export interface Principal {
+  accountId: string;
+  via: 'api-key' | 'session';
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    auth?: AuthMode;
+    metered?: boolean;
+  }
+}
+
+export const SESSION_COOKIE = 'mw_session';
+export const CSRF_COOKIE = 'mw_csrf';
+export const CSRF_HEADER = 'x-csrf-token';
+
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
+}
+
+export async function resolvePrincipal(services: Services, request: FastifyRequest): Promise<Principal | null> {
+  const authorization = request.headers.authorization;
+  if (authorization !== undefined) {
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
+    const accountId = match ? await services.apiKeys.authenticate(match[1]) : undefined;
+    if (!accountId) throw new DomainError('unauthenticated', 'the API key is missing, unknown, revoked or rotated out');
+    return { accountId, via: 'api-key' };
+  }
+  const token = request.cookies?.[SESSION_COOKIE];
+  if (token) {
+    const accountId = await services.accounts.accountForSession(token);
+    if (accountId) return { accountId, via: 'session' };
+  }
+  return null;
+}
+
+export function checkCsrf(request: FastifyRequest): void {
+  const cookie = request.cookies?.[CSRF_COOKIE] ?? '';
+  const header = request.headers[CSRF_HEADER];
+  if (typeof header !== 'string' || !sameSecret(cookie, header)) {
+    throw new DomainError('csrf-token-invalid');
+  }
+}
+
+export const authPlugin = fp<{ services: Services }>(async (app, { services }) => {
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request: FastifyRequest, _reply: FastifyReply) => {
+    const mode = request.routeOptions.config?.auth ?? 'none';
+    if (mode === 'none') return;
+    const principal = await resolvePrincipal(services, request);
+    if (!principal) {
+      throw new DomainError('unauthenticated', mode === 'session' ? 'log in first' : 'send Authorization: Bearer <API key>');
+    }
+    if (mode === 'session' && principal.via !== 'session') {
+      throw new DomainError('unauthenticated', 'this route is for the logged-in account settings; an API key cannot manage keys');
+    }
+    if (principal.via === 'session' && UNSAFE_METHODS.has(request.method)) checkCsrf(request);
+    request.principal = principal;
+    if (request.routeOptions.config?.metered) {
+      const admission = await services.rateLimiter.admit(principal.accountId);
+      if (!admission.admitted) {
+        throw new DomainError('rate-limited', `at most ${services.rateLimiter.limit} requests per second per account`, {
+          retryAfterSeconds: admission.retryAfterSeconds,
+        });
+      }
+    }
+  });
+});

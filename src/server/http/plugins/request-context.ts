@@ -1,0 +1,23 @@
+/**
+ * Request id + response headers every response carries (errors, 404s, static files included):
+ * X-Service-Request-ID, the cross-origin isolation pair ORT's threaded WASM needs, nosniff.
+ */
+import fp from 'fastify-plugin';
+
+export const ISOLATION_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+} as const;
+
+export const requestContextPlugin = fp(async (app) => {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Service-Request-ID', request.id);
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('X-Service-Request-ID', request.id);
+    for (const [name, value] of Object.entries(ISOLATION_HEADERS)) reply.header(name, value);
+    reply.header('X-Content-Type-Options', 'nosniff');
+    return payload;
+  });
+});

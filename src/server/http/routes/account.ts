@@ -1,0 +1,99 @@
+/** Sign-up, login, logout, account, API keys, credit packages and purchases, Stripe webhook. */
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CREDIT_PACKAGES, CreditPurchaseRequest, Credentials } from '../../../contract/account';
+import { SESSION_TTL_MS } from '../../domain/accounts';
+import type { Services } from '../../domain/services';
+import { CSRF_COOKIE, SESSION_COOKIE } from '../plugins/auth';
+import { parseBody } from '../validation';
+
+export interface CookiePolicy {
+  secure: boolean | 'auto';
+}
+
+function setSessionCookies(request: FastifyRequest, reply: FastifyReply, token: string, policy: CookiePolicy): string {
+  const secure = policy.secure === 'auto' ? request.protocol === 'https' : policy.secure;
+  const csrf = randomBytes(24).toString('base64url');
+  const maxAge = Math.floor(SESSION_TTL_MS / 1000);
+  reply.setCookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge });
+  // Readable by the SPA on purpose: it echoes it in X-CSRF-Token (double-submit).
+  reply.setCookie(CSRF_COOKIE, csrf, { httpOnly: false, sameSite: 'strict', secure, path: '/', maxAge });
+  return csrf;
+}
+
+export async function accountRoutes(
+  app: FastifyInstance,
+  { services, cookies }: { services: Services; cookies: CookiePolicy },
+): Promise<void> {
+  const small = { bodyLimit: 16 * 1024 };
+
+  app.post('/api/v1/auth/signup', small, async (request, reply) => {
+    const { email, password } = parseBody(Credentials, request.body);
+    const { account, sessionToken } = await services.accounts.signup(email, password);
+    const csrfToken = setSessionCookies(request, reply, sessionToken, cookies);
+    return reply.code(201).send({ email: account.email, credits: account.credits, csrfToken });
+  });
+
+  app.post('/api/v1/auth/login', small, async (request, reply) => {
+    const { email, password } = parseBody(Credentials, request.body);
+    const { account, sessionToken } = await services.accounts.login(email, password);
+    const csrfToken = setSessionCookies(request, reply, sessionToken, cookies);
+    return reply.send({ email: account.email, credits: account.credits, csrfToken });
+  });
+
+  app.post('/api/v1/auth/logout', { ...small, config: { auth: 'session' } }, async (request, reply) => {
+    const token = request.cookies[SESSION_COOKIE];
+    if (token) await services.accounts.logout(token);
+    reply.clearCookie(SESSION_COOKIE, { path: '/' }).clearCookie(CSRF_COOKIE, { path: '/' });
+    return reply.code(204).send();
+  });
+
+  app.get('/api/v1/account', { config: { auth: 'any' } }, async (request) => {
+    const account = await services.accounts.view(request.principal!.accountId);
+    return { email: account.email, credits: account.credits };
+  });
+
+  app.post('/api/v1/api-keys', { ...small, config: { auth: 'session' } }, async (request, reply) => {
+    return reply.code(201).send(await services.apiKeys.create(request.principal!.accountId));
+  });
+
+  app.get('/api/v1/api-keys', { config: { auth: 'session' } }, async (request) => {
+    return { keys: await services.apiKeys.list(request.principal!.accountId) };
+  });
+
+  app.post<{ Params: { id: string } }>(
+    '/api/v1/api-keys/:id/rotate',
+    { ...small, config: { auth: 'session' } },
+    async (request, reply) => reply.code(201).send(await services.apiKeys.rotate(request.principal!.accountId, request.params.id)),
+  );
+
+  app.delete<{ Params: { id: string } }>('/api/v1/api-keys/:id', { config: { auth: 'session' } }, async (request, reply) => {
+    await services.apiKeys.revoke(request.principal!.accountId, request.params.id);
+    return reply.code(204).send();
+  });
+
+  app.get('/api/v1/credit-packages', async () => ({
+    packages: CREDIT_PACKAGES,
+    paymentMode: services.payments.mode,
+  }));
+
+  app.post('/api/v1/credit-purchases', { ...small, config: { auth: 'any' } }, async (request, reply) => {
+    const { packageId } = parseBody(CreditPurchaseRequest, request.body);
+    return reply.code(201).send(await services.payments.purchase(request.principal!.accountId, packageId));
+  });
+
+  // Stripe signs the exact bytes it sent: this route keeps the raw body.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_req, body, done) => done(null, body));
+    scope.post('/api/v1/stripe/webhook', async (request, reply) => {
+      const signature = request.headers['stripe-signature'];
+      const outcome = await services.payments.handleWebhook(
+        request.body as Buffer,
+        typeof signature === 'string' ? signature : undefined,
+      );
+      request.log.info({ outcome }, 'stripe webhook');
+      return reply.send({ received: true });
+    });
+  });
+}

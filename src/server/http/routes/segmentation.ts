@@ -1,0 +1,69 @@
+/** POST /api/v1/pvs and /api/v1/segment: parse, then one domain call. */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { IDEMPOTENCY_KEY_PATTERN, LIMITS } from '../../../contract/limits';
+import { PvsRequest, SegmentRequest } from '../../../contract/segmentation';
+import type { CallOutcome } from '../../domain/billing';
+import { DomainError } from '../../domain/errors';
+import type { CallContext } from '../../domain/segmentation';
+import type { Services } from '../../domain/services';
+import { parseBody } from '../validation';
+
+/**
+ * Largest accepted body: a maximal image (2,097,152 characters) plus 256 KiB for the rest — enough
+ * for 1,024 points written with long numbers, a box, an imageId, or 16 prompts of 500 characters
+ * even when every character is \u-escaped.
+ */
+export const METERED_BODY_LIMIT = LIMITS.imageMaxChars + 256 * 1024;
+
+function callContext(request: FastifyRequest): CallContext {
+  const rawKey = request.headers['idempotency-key'];
+  const rawForce = request.headers['x-force-refresh'];
+  if (Array.isArray(rawKey) || (rawKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(rawKey))) {
+    throw new DomainError('invalid-header', 'Idempotency-Key must be 1 to 128 characters: letters, digits, ".", "_", ":", "-"');
+  }
+  let forceRefresh = false;
+  if (rawForce !== undefined) {
+    const value = Array.isArray(rawForce) ? '' : rawForce.trim().toLowerCase();
+    if (value !== 'true' && value !== 'false') throw new DomainError('invalid-header', 'X-Force-Refresh must be "true" or "false"');
+    forceRefresh = value === 'true';
+  }
+  return {
+    accountId: request.principal!.accountId,
+    requestId: request.id,
+    method: request.method,
+    path: request.routeOptions.url ?? request.url,
+    idempotencyKey: rawKey,
+    forceRefresh,
+  };
+}
+
+/** The spec's 413 for an over-long image comes before any other validation of the body. */
+function checkImageLength(body: unknown): void {
+  const image = (body as { image?: unknown } | null)?.image;
+  if (typeof image === 'string' && image.length > LIMITS.imageMaxChars) {
+    throw new DomainError('image-too-large', `image has ${image.length} characters; at most ${LIMITS.imageMaxChars} are accepted`);
+  }
+}
+
+function send(reply: FastifyReply, outcome: CallOutcome): FastifyReply {
+  reply.code(outcome.status).headers(outcome.headers);
+  return reply.type('application/json').send(JSON.stringify(outcome.body));
+}
+
+export async function segmentationRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  const routeOptions = { bodyLimit: METERED_BODY_LIMIT, config: { auth: 'any' as const, metered: true } };
+
+  app.post('/api/v1/pvs', routeOptions, async (request, reply) => {
+    checkImageLength(request.body);
+    const ctx = callContext(request);
+    const body = parseBody(PvsRequest, request.body);
+    return send(reply, await services.segmentation.pvs(ctx, body));
+  });
+
+  app.post('/api/v1/segment', routeOptions, async (request, reply) => {
+    checkImageLength(request.body);
+    const ctx = callContext(request);
+    const body = parseBody(SegmentRequest, request.body);
+    return send(reply, await services.segmentation.segment(ctx, body));
+  });
+}

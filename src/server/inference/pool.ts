@@ -1,0 +1,195 @@
+/**
+ * A small pool of inference worker threads with a bounded queue. The event loop never runs the
+ * model; when every worker is busy and the queue is full, `tryReserve` says no and the API answers
+ * 503 with Retry-After instead of queueing without bound.
+ */
+import { Worker } from 'node:worker_threads';
+import type { InferenceJob, InferenceResult, WorkerInit, WorkerReply } from './protocol';
+
+export interface InferenceSlot {
+  run(job: InferenceJob): Promise<InferenceResult>;
+  /** Returns the slot unused. */
+  release(): void;
+}
+
+/** What the domain needs from inference; injectable (tests may run a pool of one worker). */
+export interface InferenceBackend {
+  tryReserve(): InferenceSlot | undefined;
+  readonly description: string;
+  close(): Promise<void>;
+}
+
+export interface PoolOptions extends WorkerInit {
+  workers: number;
+  /** Jobs allowed to wait beyond the ones running. */
+  maxQueue: number;
+  /** A job taking longer fails (and is refunded); the worker is replaced. */
+  jobTimeoutMs: number;
+}
+
+export class InferenceTimeoutError extends Error {
+  override name = 'InferenceTimeoutError';
+}
+
+interface PendingJob {
+  job: InferenceJob;
+  resolve(result: InferenceResult): void;
+  reject(error: Error): void;
+}
+
+interface PoolWorker {
+  worker: Worker;
+  ready: Promise<void>;
+  isReady: boolean;
+  busy: { id: number; job: PendingJob; timer: NodeJS.Timeout } | undefined;
+}
+
+const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
+
+export class WorkerPool implements InferenceBackend {
+  private readonly workers: PoolWorker[] = [];
+  private readonly queue: PendingJob[] = [];
+  private reserved = 0;
+  private startError: Error | undefined;
+  private nextId = 1;
+  private closed = false;
+  description = 'worker pool (starting)';
+
+  constructor(private readonly options: PoolOptions) {
+    for (let i = 0; i < options.workers; i += 1) this.workers.push(this.spawn());
+  }
+
+  /** Resolves once every worker has loaded its engine; rejects if one cannot. */
+  async ready(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.ready));
+  }
+
+  private get capacity(): number {
+    return this.options.workers + this.options.maxQueue;
+  }
+
+  tryReserve(): InferenceSlot | undefined {
+    if (this.closed || this.startError || this.reserved >= this.capacity) return undefined;
+    this.reserved += 1;
+    let used = false;
+    const free = () => {
+      if (!used) {
+        used = true;
+        this.reserved -= 1;
+      }
+    };
+    return {
+      run: (job) => {
+        if (used) return Promise.reject(new Error('inference slot used twice'));
+        return new Promise<InferenceResult>((resolve, reject) => {
+          this.queue.push({
+            job,
+            resolve: (r) => {
+              free();
+              resolve(r);
+            },
+            reject: (e) => {
+              free();
+              reject(e);
+            },
+          });
+          this.dispatch();
+        });
+      },
+      release: free,
+    };
+  }
+
+  private spawn(): PoolWorker {
+    const worker = new Worker(WORKER_URL, {
+      workerData: { modelDir: this.options.modelDir, threads: this.options.threads, embeddingCacheSize: this.options.embeddingCacheSize },
+      execArgv: [],
+    });
+    const entry: PoolWorker = { worker, ready: Promise.resolve(), isReady: false, busy: undefined };
+    entry.ready = new Promise<void>((resolve, reject) => {
+      const onReady = (message: WorkerReply) => {
+        if ('ready' in message) {
+          worker.off('message', onReady);
+          if (message.ready) {
+            this.description = `worker pool: ${this.options.workers} × ${message.backend}, queue ${this.options.maxQueue}`;
+            entry.isReady = true;
+            resolve();
+            this.dispatch();
+          } else {
+            const error = new Error(`inference worker failed to start: ${message.error}`);
+            this.startError = error;
+            this.failQueued(error);
+            reject(error);
+          }
+        }
+      };
+      worker.on('message', onReady);
+      worker.once('error', (error) => {
+        if (entry.isReady) return;
+        this.startError = new Error(`inference worker failed to start: ${error.message}`);
+        this.failQueued(this.startError);
+        reject(this.startError);
+      });
+    });
+    entry.ready.catch(() => undefined);
+    worker.on('message', (message: WorkerReply) => {
+      if ('ready' in message || !entry.busy || message.id !== entry.busy.id) return;
+      const { job, timer } = entry.busy;
+      clearTimeout(timer);
+      entry.busy = undefined;
+      if (message.ok) job.resolve(message.result);
+      else job.reject(Object.assign(new Error(message.error.message), { name: message.error.name }));
+      this.dispatch();
+    });
+    worker.on('error', (error) => {
+      if (entry.isReady) this.replace(entry, error);
+    });
+    worker.on('exit', (code) => {
+      if (!this.closed && entry.isReady) this.replace(entry, new Error(`inference worker exited with code ${code}`));
+    });
+    return entry;
+  }
+
+  /** A crashed or stuck worker fails its job (refunded upstream) and is replaced. */
+  private replace(entry: PoolWorker, error: Error): void {
+    const index = this.workers.indexOf(entry);
+    if (index === -1) return;
+    if (entry.busy) {
+      clearTimeout(entry.busy.timer);
+      entry.busy.job.reject(error);
+      entry.busy = undefined;
+    }
+    entry.worker.removeAllListeners('exit');
+    void entry.worker.terminate();
+    if (!this.closed) this.workers[index] = this.spawn();
+  }
+
+  private dispatch(): void {
+    if (this.startError) return this.failQueued(this.startError);
+    for (const entry of this.workers) {
+      if (this.queue.length === 0) return;
+      if (entry.busy || !entry.isReady) continue;
+      const job = this.queue.shift()!;
+      const id = this.nextId++;
+      const timer = setTimeout(
+        () => this.replace(entry, new InferenceTimeoutError(`inference took longer than ${this.options.jobTimeoutMs} ms`)),
+        this.options.jobTimeoutMs,
+      );
+      entry.busy = { id, job, timer };
+      // Move the pixels instead of copying them.
+      const buffer = job.job.image.data.buffer;
+      const transfer = buffer instanceof ArrayBuffer && buffer.byteLength > 0 ? [buffer] : [];
+      entry.worker.postMessage({ id, job: job.job }, transfer);
+    }
+  }
+
+  private failQueued(error: Error): void {
+    while (this.queue.length) this.queue.shift()!.reject(error);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.failQueued(new Error('inference pool closed'));
+    await Promise.all(this.workers.map((w) => w.worker.terminate()));
+  }
+}

@@ -1,0 +1,36 @@
+/** Messages between the inference pool (main thread) and its workers. Plain structured-clone data. */
+import type { PvsResponse, SegmentResponse } from '../../contract/segmentation';
+import type { BoxPrompt, PointPrompt } from '../../engine/types';
+
+export interface TransferredImage {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
+
+export type InferenceJob =
+  | {
+      kind: 'pvs';
+      image: TransferredImage;
+      /** Cache key for the embedding (already namespaced per account when client-chosen). */
+      cacheKey?: string;
+      points?: PointPrompt[];
+      box?: BoxPrompt;
+      multimaskOutput: boolean;
+    }
+  | { kind: 'segment'; image: TransferredImage; prompts: string[]; cacheKey?: string };
+
+export type InferenceResult = { kind: 'pvs'; response: PvsResponse } | { kind: 'segment'; response: SegmentResponse };
+
+export type WorkerRequest = { id: number; job: InferenceJob };
+export type WorkerReply =
+  | { id: number; ok: true; result: InferenceResult }
+  | { id: number; ok: false; error: { name: string; message: string } }
+  | { ready: true; backend: string }
+  | { ready: false; error: string };
+
+export interface WorkerInit {
+  modelDir?: string;
+  threads?: number;
+  embeddingCacheSize?: number;
+}

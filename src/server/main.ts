@@ -1,0 +1,33 @@
+/** `npm run serve`: one server process configured from the environment (see src/server/README.md). */
+import { configFromEnv } from './config';
+import { startServer } from './server';
+
+const config = configFromEnv();
+const server = await startServer({ config });
+const faults = Object.entries(config.faults);
+console.log(
+  [
+    `Maskwright listening on ${server.url}`,
+    `  database:  ${server.services.db.dialect}${config.databaseUrl ? '' : ` (${config.dataDir})`}`,
+    `  payments:  ${server.services.payments.mode === 'demo' ? 'DEMO MODE (no Stripe configured: purchases complete without payment)' : 'Stripe Checkout'}`,
+    `  inference: ${server.services.backend.description}`,
+    `  docs:      ${server.url}/docs`,
+    ...(faults.length ? [`  FAULT_INJECTION active (testing only): ${faults.map(([k, v]) => `${k}=${v}`).join(', ')}`] : []),
+  ].join('\n'),
+);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    console.log(`${signal}: draining in-flight requests…`);
+    server.close().then(
+      () => process.exit(0),
+      (error) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  });
+}
