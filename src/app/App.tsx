@@ -24,6 +24,7 @@ export function App() {
   useSessionPersistence();
 
   useEffect(() => {
+    noticeFromCheckoutReturn();
     const onHash = () => useUi.getState().setPage(pageFromHash(location.hash));
     const onKey = (e: KeyboardEvent) => {
       if (handleShortcut(e)) e.preventDefault();
@@ -53,14 +54,39 @@ export function App() {
       {page === 'keys' && <KeysPage />}
       {page === 'credits' && <CreditsPage />}
       <HelpOverlay />
+      <Notice />
     </div>
   );
+}
+
+function Notice() {
+  const notice = useUi((s) => s.notice);
+  if (!notice) return null;
+  return (
+    <div className="notice" role="alert">
+      {notice}
+      <button type="button" className="icon" aria-label="Dismiss" onClick={() => useUi.getState().setNotice(null)}>
+        ✕
+      </button>
+    </div>
+  );
+}
+
+/** Stripe Checkout sends the buyer back with ?purchase=success|cancelled. */
+function noticeFromCheckoutReturn(): void {
+  const params = new URLSearchParams(location.search);
+  const outcome = params.get('purchase');
+  if (!outcome) return;
+  useUi
+    .getState()
+    .setNotice(outcome === 'success' ? 'Payment received. The credits appear in your balance as soon as Stripe confirms it.' : 'Checkout cancelled. Nothing was charged.');
+  useUi.getState().setPage('credits');
+  history.replaceState(null, '', `${location.pathname}#/credits`);
 }
 
 function Studio() {
   const doc = useStudio((s) => s.history.present);
   const mode = useUi((s) => s.mode);
-  const notice = useUi((s) => s.notice);
   const [dragging, setDragging] = useState(false);
   const active = doc.activeImageId;
 
@@ -94,14 +120,6 @@ function Studio() {
         <ImageStrip />
         <div className="canvas-column">
           {doc.images.length === 0 ? <EmptyState /> : <StudioCanvas />}
-          {notice && (
-            <div className="notice" role="alert">
-              {notice}
-              <button type="button" className="icon" aria-label="Dismiss" onClick={() => useUi.getState().setNotice(null)}>
-                ✕
-              </button>
-            </div>
-          )}
         </div>
         <aside className="side-panel" aria-label="Selection and objects">
           {mode === 'remote' && <RemoteSettings />}

@@ -28,7 +28,7 @@ export function Header() {
         <div className="balance" data-testid="balance" title="Your credit balance: 1 credit per remote request">
           {account.data ? (
             <>
-              <strong>{account.data.credits}</strong> credits
+              <strong>{account.data.credits}</strong> {account.data.credits === 1 ? 'credit' : 'credits'}
               <span className="muted"> · {account.data.email}</span>
             </>
           ) : (

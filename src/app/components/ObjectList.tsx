@@ -4,6 +4,7 @@ import { tracedPolygons } from '../geometry/traced';
 import type { SegObject } from '../state/model';
 import { studio, useStudio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
+import { EyeIcon, TrashIcon } from './icons';
 
 export function ObjectList() {
   const doc = useStudio((s) => s.history.present);
@@ -73,10 +74,10 @@ function ObjectRow({ imageId, object }: { imageId: string; object: SegObject }) 
         </span>
       </div>
       <button type="button" className="icon" aria-pressed={!object.visible} aria-label={object.visible ? `Hide ${object.label}` : `Show ${object.label}`} title={object.visible ? 'Hide' : 'Show'} onClick={() => studio.setVisible(imageId, object.id, !object.visible)}>
-        {object.visible ? '◉' : '○'}
+        <EyeIcon open={object.visible} />
       </button>
       <button type="button" className="icon danger" aria-label={`Delete ${object.label}`} title="Delete" onClick={() => studio.deleteObject(imageId, object.id)}>
-        ✕
+        <TrashIcon />
       </button>
     </li>
   );

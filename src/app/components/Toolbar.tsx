@@ -1,14 +1,16 @@
+import type { JSX } from 'react';
 import { useStudio, studio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
 import type { ToolId } from '../tools/types';
 import { fitToScreen, zoomAt } from '../geometry/camera';
 import { ExportMenu } from './ExportMenu';
+import { BoxIcon, NegativeIcon, PositiveIcon, RedoIcon, TextIcon, UndoIcon } from './icons';
 
-const TOOLS: Array<{ id: ToolId; label: string; key: string; icon: string; hint: string }> = [
-  { id: 'positive', label: 'Positive point', key: 'P', icon: '⊕', hint: 'Click on the object to include it' },
-  { id: 'negative', label: 'Negative point', key: 'N', icon: '⊖', hint: 'Click on a part to exclude it (or right-click with any point tool)' },
-  { id: 'box', label: 'Box', key: 'B', icon: '⌖', hint: 'Press at the CENTER of the object and drag outwards' },
-  { id: 'text', label: 'Text prompt', key: 'T', icon: 'T', hint: 'Describe what to find, e.g. “cup, spoon”' },
+const TOOLS: Array<{ id: ToolId; label: string; key: string; icon: JSX.Element; hint: string }> = [
+  { id: 'positive', label: 'Positive point', key: 'P', icon: <PositiveIcon />, hint: 'Click on the object to include it' },
+  { id: 'negative', label: 'Negative point', key: 'N', icon: <NegativeIcon />, hint: 'Click on a part to exclude it (or right-click with any point tool)' },
+  { id: 'box', label: 'Box', key: 'B', icon: <BoxIcon />, hint: 'Press at the CENTER of the object and drag outwards' },
+  { id: 'text', label: 'Text prompt', key: 'T', icon: <TextIcon />, hint: 'Describe what to find, e.g. “cup, spoon”' },
 ];
 
 export function Toolbar() {
@@ -38,9 +40,7 @@ export function Toolbar() {
       <div className="tool-group">
         {TOOLS.map((t) => (
           <button key={t.id} type="button" className={`tool${tool === t.id ? ' active' : ''}`} aria-pressed={tool === t.id} aria-label={t.label} title={`${t.label} (${t.key}) — ${t.hint}`} onClick={() => setTool(t.id)}>
-            <span className="tool-icon" aria-hidden="true">
-              {t.icon}
-            </span>
+            {t.icon}
             <span className="tool-text" aria-hidden="true">
               {t.label}
             </span>
@@ -49,10 +49,10 @@ export function Toolbar() {
       </div>
       <div className="tool-group">
         <button type="button" aria-label="Undo" title={undoLabel ? `Undo ${undoLabel} (Ctrl+Z)` : 'Nothing to undo'} disabled={!history.past.length} onClick={studio.undo}>
-          ↶ <span aria-hidden="true">Undo</span>
+          <UndoIcon /> <span aria-hidden="true">Undo</span>
         </button>
         <button type="button" aria-label="Redo" title={redoLabel ? `Redo ${redoLabel} (Ctrl+Shift+Z)` : 'Nothing to redo'} disabled={!history.future.length} onClick={studio.redo}>
-          ↷ <span aria-hidden="true">Redo</span>
+          <RedoIcon /> <span aria-hidden="true">Redo</span>
         </button>
       </div>
       <div className="tool-group">

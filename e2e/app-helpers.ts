@@ -1,0 +1,39 @@
+import { expect, type Page } from '@playwright/test';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+
+export const SCREENSHOT_DIR = path.join('test-results', 'screenshots');
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+}
+
+/** The canvas publishes its camera (scale, x, y) so tests can click at image-pixel coordinates. */
+export async function imageToPage(page: Page, x: number, y: number): Promise<{ x: number; y: number }> {
+  const host = page.getByTestId('canvas');
+  await expect(host).toHaveAttribute('data-camera', /\d/);
+  const box = await host.boundingBox();
+  const camera = (await host.getAttribute('data-camera'))!.split(',').map(Number);
+  if (!box) throw new Error('canvas not visible');
+  return { x: box.x + x * camera[0] + camera[1], y: box.y + y * camera[0] + camera[2] };
+}
+
+export async function clickImage(page: Page, x: number, y: number, button: 'left' | 'right' = 'left'): Promise<void> {
+  const at = await imageToPage(page, x, y);
+  await page.mouse.click(at.x, at.y, { button });
+}
+
+export async function openSample(page: Page, title: string): Promise<void> {
+  await page.getByRole('button', { name: `Sample: ${title}` }).click();
+  await expect(page.getByTestId('canvas')).toHaveAttribute('data-camera', /\d/);
+}
+
+/** Local mode: the model is downloaded, started, and the open image embedded. */
+export async function waitForEncoder(page: Page): Promise<void> {
+  await expect(page.getByTestId('engine-phase')).toContainText('Ready', { timeout: 150_000 });
+}
+
+export async function objectRows(page: Page) {
+  return page.getByTestId('object-row');
+}

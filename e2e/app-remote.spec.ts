@@ -1,0 +1,101 @@
+import { expect, test, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { clickImage, openSample, screenshot } from './app-helpers';
+
+/**
+ * Remote mode against the real API server (src/server/main.ts, started by playwright.config.ts,
+ * or the one at E2E_API_URL): the page and the API share one origin, as in production.
+ */
+const API_URL = process.env.E2E_API_URL ?? 'http://127.0.0.1:4180';
+test.use({ baseURL: API_URL });
+
+const PASSWORD = 'correct horse battery';
+const uniqueEmail = (tag: string) => `studio-${tag}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
+
+async function signUpAndUseNewKey(page: Page, tag: string): Promise<string> {
+  await page.goto('/#/account');
+  await page.evaluate(() => localStorage.clear());
+  await page.getByLabel('Email').fill(uniqueEmail(tag));
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await expect(page.getByTestId('balance')).toContainText('5 credits');
+  await screenshot(page, `remote-${tag}-01-signed-up`);
+
+  await page.getByRole('link', { name: 'API keys' }).click();
+  await page.getByRole('button', { name: 'Generate API key' }).click();
+  const key = (await page.getByTestId('new-api-key').textContent())!.trim();
+  expect(key.length).toBeGreaterThan(16);
+  await expect(page.getByRole('button', { name: 'Copy' })).toBeVisible();
+  await expect(page.getByRole('row').filter({ hasText: key.slice(0, 8) })).toHaveCount(1);
+  await screenshot(page, `remote-${tag}-02-key-created`);
+  await page.getByRole('button', { name: 'Use in this browser' }).click();
+  await expect(page.getByRole('button', { name: 'Used in this browser' })).toBeDisabled();
+
+  await page.getByRole('radiogroup', { name: 'Inference' }).getByRole('radio', { name: 'Remote' }).check();
+  await page.getByRole('link', { name: 'Studio' }).click();
+  return key;
+}
+
+test('remote: sign up, create a key, segment, the balance goes down by one', async ({ page }) => {
+  await signUpAndUseNewKey(page, 'segment');
+  await openSample(page, 'Coffee cup');
+  await clickImage(page, 300, 235);
+
+  // Nothing is spent until the user presses the button that states the cost.
+  const segment = page.getByRole('button', { name: /Segment · 1 credit · balance 5/ });
+  await expect(segment).toBeVisible();
+  await screenshot(page, 'remote-segment-03-cost-shown');
+  await segment.click();
+
+  await expect(page.getByRole('radiogroup', { name: 'Mask candidates' }).getByRole('radio').first()).toBeVisible({ timeout: 120_000 });
+  await expect(page.getByTestId('receipt')).toContainText(/Request \S+/);
+  await expect(page.getByTestId('receipt')).toContainText('charged 1 credit');
+  await expect(page.getByTestId('balance')).toContainText('4 credits');
+  await screenshot(page, 'remote-segment-04-result');
+
+  await page.getByRole('button', { name: 'Accept object' }).click();
+  await expect(page.getByTestId('object-row')).toContainText('remote');
+});
+
+test('remote: when the credits run out the studio says 402 and what to do', async ({ page, request }) => {
+  const key = await signUpAndUseNewKey(page, 'broke');
+  // Spend four of the five free credits directly on the API (a real client), each with its own key.
+  const image = `data:image/png;base64,${readFileSync('public/samples/coffee.png').toString('base64')}`;
+  for (let spent = 0; spent < 4; ) {
+    const response = await request.post('/api/v1/pvs', {
+      headers: { Authorization: `Bearer ${key}`, 'Idempotency-Key': `e2e-burn-${Date.now()}-${spent}` },
+      data: { image, points: [{ x: 100 + spent * 40, y: 200 }], multimaskOutput: false },
+      timeout: 120_000,
+    });
+    if (response.status() === 429) {
+      await new Promise((r) => setTimeout(r, 1000));
+      continue;
+    }
+    expect(response.status()).toBe(200);
+    spent++;
+  }
+
+  await page.reload(); // fresh balance
+  await expect(page.getByTestId('balance')).toContainText('1 credit');
+  await openSample(page, 'Coffee cup');
+  await clickImage(page, 300, 235);
+  await page.getByRole('button', { name: /Segment · 1 credit · balance 1/ }).click();
+  await expect(page.getByTestId('receipt')).toContainText('charged 1 credit', { timeout: 120_000 });
+  await expect(page.getByTestId('balance')).toContainText('0 credits');
+
+  await page.keyboard.press('Escape');
+  await clickImage(page, 380, 280);
+  await page.getByRole('button', { name: /Segment · 1 credit · balance 0/ }).click();
+  await expect(page.getByText(/Out of credits: nothing was charged\. Buy a credit package/)).toBeVisible();
+  await screenshot(page, 'remote-broke-03-402');
+
+  // The purchase flow (the server runs in demo payment mode here): balance goes up by the package.
+  await page.getByRole('link', { name: 'Credits' }).click();
+  await expect(page.getByRole('group', { name: 'Lite' })).toContainText('$19.90');
+  await expect(page.getByRole('group', { name: 'Standard' })).toContainText('$29.99');
+  await expect(page.getByRole('group', { name: 'Pro' })).toContainText('$79.99');
+  await page.getByRole('button', { name: 'Buy Lite' }).click();
+  await expect(page.getByRole('status')).toContainText('Added 300 credits');
+  await expect(page.getByTestId('balance')).toContainText('300 credits');
+  await screenshot(page, 'remote-broke-04-credits');
+});

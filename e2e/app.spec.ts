@@ -1,0 +1,135 @@
+import { expect, test } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { clickImage, imageToPage, openSample, screenshot, waitForEncoder } from './app-helpers';
+
+/**
+ * The studio in real Chromium on the production build, with the real model running locally in a
+ * Web Worker (WASM; headless Chromium has no WebGPU adapter here).
+ */
+
+test.beforeEach(async ({ page }) => {
+  await page.goto('/');
+  // Every test starts from an empty session.
+  await page.evaluate(() => indexedDB.deleteDatabase('maskwright'));
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+});
+
+test('accessible names of the tools, the file input and the mode switch', async ({ page }) => {
+  for (const name of ['Positive point', 'Negative point', 'Box', 'Text prompt', 'Undo', 'Redo', 'Export']) {
+    await expect(page.getByRole('button', { name, exact: true })).toBeVisible();
+  }
+  await expect(page.getByLabel('Open image')).toHaveAttribute('type', 'file');
+  const mode = page.getByRole('radiogroup', { name: 'Inference' });
+  await expect(mode.getByRole('radio', { name: 'Local' })).toBeChecked();
+  await expect(mode.getByRole('radio', { name: 'Remote' })).not.toBeChecked();
+  await screenshot(page, '01-empty-studio');
+});
+
+test('open a sample, click the cup, get a polygon, accept it; undo and redo', async ({ page }) => {
+  await openSample(page, 'Coffee cup');
+  await waitForEncoder(page);
+  await expect(page.getByTestId('backend')).toContainText(/WASM|WebGPU/);
+
+  // Live preview under the cursor once the encoder is ready.
+  const hover = await imageToPage(page, 300, 235);
+  await page.mouse.move(hover.x - 20, hover.y);
+  await page.mouse.move(hover.x, hover.y, { steps: 4 });
+  await page.waitForTimeout(1500);
+  await screenshot(page, '02-hover-preview');
+
+  await clickImage(page, 300, 235);
+  const candidates = page.getByRole('radiogroup', { name: 'Mask candidates' }).getByRole('radio');
+  await expect(candidates.first()).toBeVisible();
+  expect(await candidates.count()).toBeGreaterThanOrEqual(1);
+  await expect(page.getByTestId('status-bar')).toContainText(/Decoder \d+ ms/);
+  await screenshot(page, '03-candidates');
+
+  await page.getByRole('button', { name: 'Accept object' }).click();
+  await expect(page.getByTestId('object-row')).toHaveCount(1);
+  await expect(page.getByTestId('object-row')).toContainText(/vertices/);
+  await screenshot(page, '04-object-accepted');
+
+  // Undo walks back through the accept and the click; redo replays them.
+  await page.getByRole('button', { name: 'Undo', exact: true }).click();
+  await expect(page.getByTestId('object-row')).toHaveCount(0);
+  await expect(candidates.first()).toBeVisible();
+  await page.getByRole('button', { name: 'Undo', exact: true }).click();
+  await expect(candidates).toHaveCount(0);
+  await page.getByRole('button', { name: 'Redo', exact: true }).click();
+  await expect(candidates.first()).toBeVisible();
+  await page.keyboard.press('Control+Shift+Z');
+  await expect(page.getByTestId('object-row')).toHaveCount(1);
+
+  // Rename, then the session survives a reload (IndexedDB).
+  await page.getByRole('button', { name: 'Rename object 1' }).click();
+  await page.getByLabel('New name for object 1').fill('cup');
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('object-row')).toContainText('cup');
+  await page.waitForTimeout(800);
+  await page.reload();
+  await expect(page.getByTestId('object-row')).toHaveCount(1);
+  await expect(page.getByTestId('object-row')).toContainText('cup');
+});
+
+test('draw a center-anchored box around the spoon and export COCO', async ({ page }) => {
+  await openSample(page, 'Coffee cup');
+  await waitForEncoder(page);
+  await page.getByRole('button', { name: 'Box', exact: true }).click();
+
+  // Press at the CENTER of the spoon's bowl and drag out to a corner.
+  const center = { x: 366, y: 280 };
+  const half = { x: 48, y: 50 };
+  const from = await imageToPage(page, center.x, center.y);
+  const to = await imageToPage(page, center.x + half.x, center.y + half.y);
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  await page.mouse.move(to.x, to.y, { steps: 8 });
+  await screenshot(page, '05-box-dragging');
+  await page.mouse.up();
+
+  await expect(page.getByRole('radiogroup', { name: 'Mask candidates' }).getByRole('radio').first()).toBeVisible();
+  // The box is symmetric about the press point: twice the drag distance (± mouse pixel rounding).
+  const [boxW, boxH] = ((await page.locator('.chip.box').textContent()) ?? '').replace('box ', '').split('×').map(Number);
+  expect(Math.abs(boxW - 2 * half.x)).toBeLessThanOrEqual(3);
+  expect(Math.abs(boxH - 2 * half.y)).toBeLessThanOrEqual(3);
+  await screenshot(page, '06-box-result');
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId('object-row')).toHaveCount(1);
+
+  await page.getByRole('button', { name: 'Export', exact: true }).click();
+  const downloadPromise = page.waitForEvent('download');
+  await page.getByRole('menuitem', { name: /COCO/ }).click();
+  const download = await downloadPromise;
+  expect(download.suggestedFilename()).toBe('coffee.coco.json');
+  const coco = JSON.parse(readFileSync((await download.path())!, 'utf8'));
+  expect(coco.images).toEqual([{ id: 1, file_name: 'coffee.png', width: 600, height: 400 }]);
+  expect(coco.categories).toEqual([{ id: 1, name: 'object 1', supercategory: 'object' }]);
+  expect(coco.annotations).toHaveLength(1);
+  const [annotation] = coco.annotations;
+  const [bx, by, bw, bh] = annotation.bbox as number[];
+  // The mask of the spoon's bowl lies within (a little slack around) the box the user drew.
+  expect(bx).toBeGreaterThanOrEqual(center.x - half.x - 12);
+  expect(by).toBeGreaterThanOrEqual(center.y - half.y - 12);
+  expect(bx + bw).toBeLessThanOrEqual(center.x + half.x + 12);
+  expect(by + bh).toBeLessThanOrEqual(center.y + half.y + 12);
+  expect(annotation.area).toBeGreaterThan(1500);
+  expect(annotation.segmentation[0].length).toBeGreaterThanOrEqual(6);
+});
+
+test('keyboard help overlay, zoom and fit', async ({ page }) => {
+  await openSample(page, 'Chelsea the cat');
+  const canvas = page.getByTestId('canvas');
+  const before = await canvas.getAttribute('data-camera');
+  const at = await imageToPage(page, 200, 150);
+  await page.mouse.move(at.x, at.y);
+  await page.mouse.wheel(0, -400);
+  await expect(canvas).not.toHaveAttribute('data-camera', before!);
+  await page.keyboard.press('f');
+  await expect(canvas).toHaveAttribute('data-camera', before!);
+  await page.keyboard.press('?');
+  await expect(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeVisible();
+  await screenshot(page, '07-help');
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+});
