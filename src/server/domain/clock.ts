@@ -4,13 +4,22 @@ export interface Clock {
 }
 export const systemClock: Clock = { now: () => Date.now() };
 
-/** A clock that follows the system clock plus an adjustable offset. */
-export class OffsetClock implements Clock {
+/** Tests: follows the system clock plus an adjustable offset, or stands still when frozen. */
+export class TestClock implements Clock {
   offsetMs = 0;
+  frozenAt: number | undefined;
   now(): number {
-    return Date.now() + this.offsetMs;
+    return this.frozenAt ?? Date.now() + this.offsetMs;
   }
   advance(ms: number): void {
-    this.offsetMs += ms;
+    if (this.frozenAt !== undefined) this.frozenAt += ms;
+    else this.offsetMs += ms;
+  }
+  freeze(): void {
+    this.frozenAt = this.now();
+  }
+  unfreeze(): void {
+    if (this.frozenAt !== undefined) this.offsetMs = this.frozenAt - Date.now();
+    this.frozenAt = undefined;
   }
 }

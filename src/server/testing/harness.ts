@@ -1,0 +1,184 @@
+/**
+ * Test harness for the server suites: a real server listening on an ephemeral port, a real
+ * database (a temporary SQLite file, or a fresh schema in TEST_DATABASE_URL's PostgreSQL), real
+ * HTTP through fetch, and the ledger invariant checked after every test.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
+import { configFromEnv, type ServerConfig } from '../config';
+import type { OpenDatabaseOptions } from '../db/connect';
+import { TestClock } from '../domain/clock';
+import type { FaultRates } from '../domain/faults';
+import { ledgerMismatches } from '../domain/ledger';
+import type { InferenceBackend } from '../inference/pool';
+import { WorkerPool } from '../inference/pool';
+import { startServer, type RunningServer } from '../server';
+
+/** The sample photos committed with the app (public/samples). */
+export const SAMPLES_DIR = process.env.SAMPLES_DIR ?? resolve(import.meta.dirname, '../../../public/samples');
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
+
+/** The database kinds to run a suite against: SQLite always, PostgreSQL when TEST_DATABASE_URL is set. */
+export const DATABASES: ('sqlite' | 'postgres')[] = TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+export function sampleBase64(name = 'chelsea.png'): string {
+  return readFileSync(join(SAMPLES_DIR, name)).toString('base64');
+}
+
+/** No inference at all: for suites that never reach the engine (a metered call would get 503). */
+export const NO_INFERENCE: InferenceBackend = {
+  tryReserve: () => undefined,
+  description: 'none (test)',
+  close: async () => undefined,
+};
+
+let sharedPool: WorkerPool | undefined;
+/** One real engine worker per test file, shared by its servers (the model loads once). */
+export async function sharedEngine(): Promise<WorkerPool> {
+  if (!sharedPool) {
+    sharedPool = new WorkerPool({ workers: 1, maxQueue: 32, threads: 2, jobTimeoutMs: 120_000, embeddingCacheSize: 8 });
+    await sharedPool.ready();
+  }
+  return sharedPool;
+}
+export async function closeSharedEngine(): Promise<void> {
+  await sharedPool?.close();
+  sharedPool = undefined;
+}
+
+export interface TestServer extends RunningServer {
+  clock: TestClock;
+  dbKind: 'sqlite' | 'postgres';
+  /** Fetch relative to the server. */
+  fetch(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
+  /** Asserts balance = sum of ledger entries (and never negative) for every account. */
+  checkLedger(): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  db: 'sqlite' | 'postgres';
+  backend: InferenceBackend;
+  faults?: FaultRates;
+  rateLimitPerSecond?: number;
+  config?: Partial<ServerConfig>;
+}
+
+export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
+  const clock = new TestClock();
+  let database: OpenDatabaseOptions;
+  let dir: string | undefined;
+  if (options.db === 'postgres') {
+    if (!TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is not set');
+    database = { databaseUrl: TEST_DATABASE_URL, pgSchema: `t_${randomBytes(6).toString('hex')}` };
+  } else {
+    dir = mkdtempSync(join(tmpdir(), 'mw-server-test-'));
+    database = { sqliteFile: join(dir, 'test.sqlite') };
+  }
+  const config: ServerConfig = {
+    ...configFromEnv({}),
+    port: 0,
+    host: '127.0.0.1',
+    staticDir: join(tmpdir(), 'mw-no-static'),
+    faults: options.faults ?? {},
+    rateLimitPerSecond: options.rateLimitPerSecond ?? 1000,
+    ...options.config,
+  };
+  const server = await startServer({
+    config,
+    database,
+    backend: options.backend,
+    clock,
+    logger: false,
+    backgroundLoops: false,
+  });
+  const fetchFrom = (path: string, init: RequestInit & { json?: unknown } = {}) => {
+    const { json, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (json !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
+    return fetch(`${server.url}${path}`, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+  };
+  return {
+    ...server,
+    clock,
+    dbKind: options.db,
+    fetch: fetchFrom,
+    async checkLedger() {
+      expect(await ledgerMismatches(server.services.db.kysely)).toEqual([]);
+    },
+    async cleanup() {
+      const pgSchema = database.pgSchema;
+      await server.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+      if (pgSchema && TEST_DATABASE_URL) {
+        const pg = (await import('pg')).default;
+        const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+        await client.connect();
+        await client.query(`DROP SCHEMA IF EXISTS "${pgSchema}" CASCADE`);
+        await client.end();
+      }
+    },
+  };
+}
+
+/** A signed-up user with a session (cookies + CSRF token) and, on request, an API key. */
+export interface TestUser {
+  email: string;
+  password: string;
+  cookie: string;
+  csrf: string;
+  /** Headers for a cookie-authenticated state-changing request. */
+  sessionHeaders: Record<string, string>;
+  key: string;
+  keyId: string;
+  bearer: Record<string, string>;
+}
+
+export function parseSetCookies(response: Response): Record<string, { value: string; attributes: string }> {
+  const out: Record<string, { value: string; attributes: string }> = {};
+  for (const line of response.headers.getSetCookie()) {
+    const [pair, ...attributes] = line.split(';');
+    const index = pair.indexOf('=');
+    out[pair.slice(0, index).trim()] = { value: pair.slice(index + 1).trim(), attributes: attributes.join(';').trim() };
+  }
+  return out;
+}
+
+export async function signupUser(server: TestServer, withKey = true): Promise<TestUser> {
+  const email = `u-${randomBytes(5).toString('hex')}@example.test`;
+  const password = `pw-${randomBytes(8).toString('hex')}`;
+  const response = await server.fetch('/api/v1/auth/signup', { method: 'POST', json: { email, password } });
+  expect(response.status).toBe(201);
+  const cookies = parseSetCookies(response);
+  const cookie = `mw_session=${cookies.mw_session.value}; mw_csrf=${cookies.mw_csrf.value}`;
+  const sessionHeaders = { cookie, 'x-csrf-token': cookies.mw_csrf.value };
+  const user: TestUser = { email, password, cookie, csrf: cookies.mw_csrf.value, sessionHeaders, key: '', keyId: '', bearer: {} };
+  if (withKey) {
+    const created = await server.fetch('/api/v1/api-keys', { method: 'POST', headers: sessionHeaders });
+    expect(created.status).toBe(201);
+    const body = (await created.json()) as { id: string; key: string };
+    user.key = body.key;
+    user.keyId = body.id;
+    user.bearer = { authorization: `Bearer ${body.key}` };
+  }
+  return user;
+}
+
+export async function creditsOf(server: TestServer, user: TestUser): Promise<number> {
+  const response = await server.fetch('/api/v1/account', { headers: { cookie: user.cookie } });
+  return ((await response.json()) as { credits: number }).credits;
+}
+
+export async function expectProblem(response: Response, status: number, slug: string): Promise<Record<string, unknown>> {
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  const body = (await response.json()) as Record<string, unknown>;
+  expect(body.type).toBe(`/problems/${slug}`);
+  expect(body.status).toBe(status);
+  expect(body.requestId).toBe(response.headers.get('x-service-request-id'));
+  expect(String(body.requestId)).toMatch(/^req_/);
+  return body;
+}
