@@ -21,7 +21,7 @@ async function signUpAndUseNewKey(page: Page, tag: string): Promise<string> {
   await expect(page.getByTestId('balance')).toContainText('5 credits');
   await screenshot(page, `remote-${tag}-01-signed-up`);
 
-  await page.getByRole('link', { name: 'API keys' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
   await page.getByRole('button', { name: 'Generate API key' }).click();
   const key = (await page.getByTestId('new-api-key').textContent())!.trim();
   expect(key.length).toBeGreaterThan(16);
@@ -32,7 +32,7 @@ async function signUpAndUseNewKey(page: Page, tag: string): Promise<string> {
   await expect(page.getByRole('button', { name: 'Used in this browser' })).toBeDisabled();
 
   await page.getByRole('radiogroup', { name: 'Inference' }).getByRole('radio', { name: 'Remote' }).check();
-  await page.getByRole('link', { name: 'Studio' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Studio' }).click();
   return key;
 }
 
@@ -90,7 +90,7 @@ test('remote: when the credits run out the studio says 402 and what to do', asyn
   await screenshot(page, 'remote-broke-03-402');
 
   // The purchase flow (the server runs in demo payment mode here): balance goes up by the package.
-  await page.getByRole('link', { name: 'Credits' }).click();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Credits' }).click();
   await expect(page.getByRole('group', { name: 'Lite' })).toContainText('$19.90');
   await expect(page.getByRole('group', { name: 'Standard' })).toContainText('$29.99');
   await expect(page.getByRole('group', { name: 'Pro' })).toContainText('$79.99');
