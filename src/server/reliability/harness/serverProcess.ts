@@ -114,7 +114,7 @@ async function waitUntilListening(server: ServerProcess, timeoutMs: number): Pro
       throw new Error(`server ${server.name} exited before listening (code ${code}, signal ${signal}):\n${server.output()}`);
     }
     try {
-      await fetch(`${server.baseUrl}/api/v1/account`, { signal: AbortSignal.timeout(2_000) });
+      await fetch(`${server.baseUrl}/api/v1/health`, { signal: AbortSignal.timeout(2_000) });
       return;
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 150));
