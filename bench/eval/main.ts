@@ -25,7 +25,9 @@ const USAGE = `usage: npm run eval -- --dataset grabcut|davis [options]
 refinements (protocol baseline = none of these):
   --first-click MODE    click 1: score (protocol: multimask, highest predicted IoU), stability
                         (highest predicted IoU × stability score) or single (engine's single mask)
-  --no-feedback         do not feed previous low-res logits back as mask input
+  --feedback MODE       from click 2: on (protocol: feed previous low-res logits back as mask
+                        input), off, or best-score (decode with and without, keep higher predicted IoU)
+  --no-feedback         same as --feedback off
   --later-multimask     from click 2 ask for all masks and keep the highest predicted IoU
   --zoom                zoom-in: re-encode a crop around the object after the first clicks
   --zoom-skip N         zoom once more than N clicks were made (default 1)
@@ -68,6 +70,7 @@ function parse() {
         'model-dir': { type: 'string' },
         'first-click': { type: 'string' },
         'no-feedback': { type: 'boolean' },
+        feedback: { type: 'string' },
         'later-multimask': { type: 'boolean' },
         zoom: { type: 'boolean' },
         'zoom-skip': { type: 'string' },
@@ -93,6 +96,8 @@ function parse() {
   if (firstClick !== 'score' && firstClick !== 'stability' && firstClick !== 'single') {
     fail('--first-click must be score, stability or single');
   }
+  const feedback = parsed['no-feedback'] ? 'off' : (parsed.feedback ?? 'on');
+  if (feedback !== 'on' && feedback !== 'off' && feedback !== 'best-score') fail('--feedback must be on, off or best-score');
   const boxMode = parsed.box ?? PROTOCOL_OPTIONS.boxMode;
   if (boxMode !== 'single' && boxMode !== 'best-score' && boxMode !== 'off') fail(`--box must be single, best-score or off`);
   const zoomSkip = parsed['zoom-skip'] === undefined ? 1 : Number(parsed['zoom-skip']);
@@ -101,7 +106,7 @@ function parse() {
   const options: EvalOptions = {
     maxClicks: positiveInt('max-clicks', parsed['max-clicks'], PROTOCOL_OPTIONS.maxClicks),
     firstClick,
-    logitsFeedback: !parsed['no-feedback'],
+    logitsFeedback: feedback,
     laterMultimask: Boolean(parsed['later-multimask']),
     zoom: parsed.zoom
       ? {
@@ -135,7 +140,9 @@ function describeOptions(options: EvalOptions): string {
       stability: 'click 1 multimask→highest predicted IoU×stability',
       single: 'click 1 single mask',
     }[options.firstClick],
-    options.logitsFeedback ? 'logits feedback' : 'no logits feedback',
+    { on: 'logits feedback', off: 'no logits feedback', 'best-score': 'logits feedback or not, by predicted IoU' }[
+      options.logitsFeedback
+    ],
     options.laterMultimask ? 'later clicks multimask→highest predicted IoU' : 'later clicks single mask',
   ];
   if (options.zoom) {
@@ -238,7 +245,9 @@ async function main(): Promise<void> {
   process.stderr.write(`eval: results written to ${args.out}\n`);
 }
 
-main().catch((error: unknown) => {
+// `--dataset coco` (text prompts on COCO instances) has its own runner: bench/eval-coco/main.ts.
+const cocoRequested = process.argv.slice(2).some((a, i, all) => a === '--dataset=coco' || (a === '--dataset' && all[i + 1] === 'coco'));
+(cocoRequested ? import('../eval-coco/main').then((m) => m.runCocoEval(process.argv.slice(2))) : main()).catch((error: unknown) => {
   process.stderr.write(`eval: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

@@ -121,7 +121,7 @@ export class TextPipeline {
     prompts: readonly string[],
     imageId?: string,
     overrides: { minDetectorScore?: number } = {},
-  ): Promise<{ imageKey?: string; results: PromptResult[]; timings: TextRunTimings }> {
+  ): Promise<{ imageKey?: string; results: PromptResult[]; detections: Detection[]; timings: TextRunTimings }> {
     const t0 = performance.now();
     const minScore = overrides.minDetectorScore ?? this.options.minDetectorScore ?? DEFAULT_MIN_DETECTOR_SCORE;
     const interpretations = prompts.map(interpretPrompt);
@@ -130,7 +130,11 @@ export class TextPipeline {
     if (wanted.size === 0) {
       // Nothing we know was asked for: no model runs at all.
       timings.totalMs = performance.now() - t0;
-      return { results: interpretations.map((interpretation) => ({ text: interpretation.text, interpretation, instances: [] })), timings };
+      return {
+        results: interpretations.map((interpretation) => ({ text: interpretation.text, interpretation, instances: [] })),
+        detections: [],
+        timings,
+      };
     }
 
     const detections = (await this.detector.detect(image, { minScore })).filter((d) => wanted.has(d.label));
@@ -183,7 +187,7 @@ export class TextPipeline {
       return { text: interpretation.text, interpretation, instances };
     });
     timings.totalMs = performance.now() - t0;
-    return { imageKey, results, timings };
+    return { imageKey, results, detections, timings };
   }
 }
 

@@ -1,0 +1,28 @@
+/**
+ * Node loading of the text-prompt pipeline (server, CLI, eval): the COCO detector from
+ * public/models/detector.onnx on onnxruntime-node, next to a SAM engine.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SegmentationEngine } from '../engine';
+import { ObjectDetector } from '../text/detector';
+import { createTextSegmenter, type TextPipelineOptions } from '../text/pipeline';
+import { createNodeRuntime, defaultModelDir, type NodeRuntimeOptions } from './ort-node';
+
+export const DETECTOR_FILE = 'detector.onnx';
+
+export async function loadNodeDetector(options: NodeRuntimeOptions & { modelDir?: string } = {}): Promise<ObjectDetector> {
+  const file = join(options.modelDir ?? defaultModelDir(), DETECTOR_FILE);
+  if (!existsSync(file)) {
+    throw new Error(`model file ${file} is missing; run \`npm run models:detector\` to convert it from @vladmandic/human`);
+  }
+  return ObjectDetector.create(createNodeRuntime({ threads: options.threads }), file);
+}
+
+export async function loadNodeTextSegmenter(
+  engine: SegmentationEngine,
+  options: NodeRuntimeOptions & { modelDir?: string } & TextPipelineOptions = {},
+): Promise<ReturnType<typeof createTextSegmenter>> {
+  const detector = await loadNodeDetector(options);
+  return createTextSegmenter(engine, detector, options);
+}
