@@ -5,7 +5,7 @@ export { SegmentationEngine, EmbeddingMissingError, DEFAULT_EMBEDDING_CACHE_SIZE
 export type { EmbedResult, PredictResult } from './engine';
 export { maskToPolygons, rasterizePolygons, maskIoU, DEFAULT_POLYGON_TOLERANCE } from './polygons';
 export type { MaskToPolygonOptions } from './polygons';
-export { runPvs } from './pvs';
+export { runPvs, defaultMinPartArea } from './pvs';
 export type { PvsEngineRequest, PvsTimings } from './pvs';
 export { preprocessImage, PIXEL_MEAN, PIXEL_STD } from './preprocess';
 export { modelFrame, MODEL_SIZE, LOW_RES_SIZE } from './frame';

@@ -25,11 +25,20 @@ export interface PvsTimings {
   totalMs: number;
 }
 
+/**
+ * Decoder masks carry specks of a few pixels where the upsampled logits hover around 0. They are
+ * noise to an API user, so parts (and holes) below 0.1 % of the mask's area, at least 4 px, are
+ * dropped from the response; SAM's own pipelines remove small regions the same way.
+ */
+export function defaultMinPartArea(maskArea: number): number {
+  return Math.max(4, Math.round(maskArea * 0.001));
+}
+
 export async function runPvs(
   engine: SegmentationEngine,
   image: RgbaImage,
   request: PvsEngineRequest,
-  options: { tolerance?: number } = {},
+  options: { tolerance?: number; minArea?: number } = {},
 ): Promise<{ response: PvsResponse; timings: PvsTimings }> {
   const t0 = performance.now();
   const embedded = await engine.embed(image, request.imageId);
@@ -42,7 +51,7 @@ export async function runPvs(
   const predictions = predicted.candidates
     .map((c) => ({
       // The API carries outer rings only; holes stay in the engine's own representation.
-      masks: maskToPolygons(c.mask, { tolerance: options.tolerance }).map((p) => p.outer.map(([x, y]) => [x, y] as [number, number])),
+      masks: maskToPolygons(c.mask, { tolerance: options.tolerance, minArea: options.minArea ?? defaultMinPartArea(c.area) }).map((p) => p.outer.map(([x, y]) => [x, y] as [number, number])),
       confidence: c.score,
     }))
     .filter((p) => p.masks.length > 0);
