@@ -45,8 +45,12 @@ export interface EvalOptions {
    * filters on both); 'single' = the engine's single-mask answer.
    */
   readonly firstClick: 'score' | 'stability' | 'single';
-  /** From click 2: feed the previous low-res logits back as mask input (protocol). */
-  readonly logitsFeedback: boolean;
+  /**
+   * From click 2: 'on' = feed the previous low-res logits back as mask input (protocol); 'off' = never;
+   * 'best-score' = decode both with and without the feedback and keep the higher predicted IoU
+   * (a wrong previous mask can otherwise hold the model where it is: clicks stop having an effect).
+   */
+  readonly logitsFeedback: 'on' | 'off' | 'best-score';
   /** From click 2: ask for multiple masks and keep the highest predicted IoU (not protocol). */
   readonly laterMultimask: boolean;
   readonly zoom: ZoomOptions | null;
@@ -57,7 +61,7 @@ export interface EvalOptions {
 export const PROTOCOL_OPTIONS: EvalOptions = {
   maxClicks: 20,
   firstClick: 'score',
-  logitsFeedback: true,
+  logitsFeedback: 'on',
   laterMultimask: false,
   zoom: null,
   boxMode: 'single',
@@ -176,17 +180,24 @@ export async function evaluateSample(
 
     const first = k === 1;
     const multimask = first ? options.firstClick !== 'single' : options.laterMultimask;
-    const prompt: VisualPrompt = {
-      points: clicks.map((c) => ({ x: c.x - region.x0, y: c.y - region.y0, positive: c.positive })),
-      ...(!first && options.logitsFeedback && logits ? { maskInput: logits } : {}),
+    const points = clicks.map((c) => ({ x: c.x - region.x0, y: c.y - region.y0, positive: c.positive }));
+    const choose = (candidates: readonly MaskCandidate[]) =>
+      !multimask
+        ? candidates[0]
+        : first && options.firstClick === 'stability'
+          ? mostStable(candidates)
+          : highestScore(candidates);
+    const decode = async (prompt: VisualPrompt) => {
+      const result = await engine.predict(imageKey, prompt, { multimask });
+      decoderMs += result.timings.decoderMs;
+      return choose(result.candidates);
     };
-    const result = await engine.predict(imageKey, prompt, { multimask });
-    decoderMs += result.timings.decoderMs;
-    const chosen = !multimask
-      ? result.candidates[0]
-      : first && options.firstClick === 'stability'
-        ? mostStable(result.candidates)
-        : highestScore(result.candidates);
+    const feedback = !first && logits && options.logitsFeedback !== 'off' ? logits : undefined;
+    let chosen = await decode(feedback ? { points, maskInput: feedback } : { points });
+    if (feedback && options.logitsFeedback === 'best-score') {
+      const fresh = await decode({ points });
+      if (fresh && (!chosen || fresh.score > chosen.score)) chosen = fresh;
+    }
     if (chosen) {
       logits = chosen.lowResLogits;
       prediction = sameRegion(region, wholeImage(width, height))
