@@ -29,7 +29,10 @@ export function Header() {
           {account.data ? (
             <>
               <strong>{account.data.credits}</strong> {account.data.credits === 1 ? 'credit' : 'credits'}
-              <span className="muted"> · {account.data.email}</span>
+              <span className="muted email" title={account.data.email}>
+                {' '}
+                · {account.data.email}
+              </span>
             </>
           ) : (
             <span className="muted">Not signed in</span>

@@ -44,7 +44,19 @@ export function PromptPanel() {
       <div role="status" aria-live="polite" className={`prompt-status ${prompt.status}`}>
         {prompt.status === 'pending' && (mode === 'local' ? 'Segmenting…' : 'Sending to the API…')}
         {prompt.status === 'waiting' && <span className="waiting">Waiting — {prompt.message}</span>}
-        {prompt.status === 'error' && <span className="error">{prompt.message}</span>}
+        {prompt.status === 'error' && (
+          <span className="error">
+            {prompt.message}
+            {prompt.message?.startsWith('Out of credits') && (
+              <>
+                {' '}
+                <a href="#/credits" onClick={() => useUi.getState().setPage('credits')}>
+                  Buy credits
+                </a>
+              </>
+            )}
+          </span>
+        )}
         {prompt.status === 'done' && prompt.message && <span className="muted">{prompt.message}</span>}
       </div>
       {mode === 'remote' && hasPrompt(prompt) && prompt.candidates.length === 0 && (

@@ -8,7 +8,23 @@ export function RemoteSettings() {
   const [baseUrl, setBaseUrl] = useState(remote.baseUrl);
   const [apiKey, setApiKey] = useState(remote.apiKey);
   const [reveal, setReveal] = useState(false);
+  const [editing, setEditing] = useState(!remote.apiKey);
   const dirty = baseUrl !== remote.baseUrl || apiKey !== remote.apiKey;
+  if (!editing && remote.apiKey) {
+    return (
+      <section className="card remote-settings compact" aria-label="Remote settings">
+        <div className="row spread">
+          <span>
+            Remote · key <code>{remote.apiKey.slice(0, 12)}…</code>
+            <span className="muted"> · {remote.baseUrl || 'same origin'}</span>
+          </span>
+          <button type="button" className="small" onClick={() => setEditing(true)}>
+            Change
+          </button>
+        </div>
+      </section>
+    );
+  }
   return (
     <form
       className="card remote-settings"
@@ -16,6 +32,7 @@ export function RemoteSettings() {
       onSubmit={(e) => {
         e.preventDefault();
         setRemote({ baseUrl: baseUrl.trim(), apiKey: apiKey.trim() });
+        if (apiKey.trim()) setEditing(false);
       }}
     >
       <h2 className="section-title">Remote settings</h2>

@@ -67,7 +67,7 @@ export async function paidCall<T>(config: RemoteConfig, path: string, body: unkn
     } catch (error) {
       if ((error as Error).name === 'AbortError') throw error;
       const decision = decide({ status: 'network-error', retryAfter: null, attempt });
-      if (decision.kind === 'fail') throw new RemoteCallError(decision.message, 'network-error', null);
+    if (decision.kind === 'fail') throw new RemoteCallError(decision.message, 'network-error', null);
       if (decision.kind === 'wait') {
         options.onWaiting?.(decision.reason, decision.seconds);
         await sleep(decision.seconds * 1000, options.signal);

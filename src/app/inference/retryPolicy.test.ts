@@ -14,7 +14,8 @@ describe('retry policy of paid calls', () => {
   });
 
   it('fails a 409 without Retry-After (key reused with a different body)', () => {
-    expect(decide({ status: 409, retryAfter: null, attempt: 1 })).toMatchObject({ kind: 'fail' });
+    expect(decide({ status: 409, retryAfter: null, attempt: 1, problemType: '/problems/idempotency-key-reused' })).toMatchObject({ kind: 'fail' });
+    expect(decide({ status: 409, retryAfter: null, attempt: 1, problemType: '/problems/request-in-progress' })).toMatchObject({ kind: 'wait', seconds: 1 });
   });
 
   it('explains 401, 402 and 413 with what to do', () => {

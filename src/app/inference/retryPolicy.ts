@@ -63,8 +63,10 @@ export function decide(facts: ResponseFacts): RetryDecision {
   }
   const status = facts.status;
   if (status >= 200 && status < 300) return { kind: 'done' };
+  // "Come back later" 409s carry Retry-After; the problem type says the same if a proxy dropped the header.
+  const stillRunning = facts.retryAfter !== null || /request-in-progress|refund-pending/.test(facts.problemType ?? '');
   const retryable =
-    (status === 409 && facts.retryAfter !== null) || status === 429 || status === 503 || status === 502 || status === 504;
+    (status === 409 && stillRunning) || status === 429 || status === 503 || status === 502 || status === 504;
   if (retryable && !lastAttempt) {
     const reason =
       status === 429
