@@ -7,6 +7,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
 import { expect } from 'vitest';
 import { configFromEnv, type ServerConfig } from '../config';
 import type { OpenDatabaseOptions } from '../db/connect';
@@ -181,4 +184,23 @@ export async function expectProblem(response: Response, status: number, slug: st
   expect(body.requestId).toBe(response.headers.get('x-service-request-id'));
   expect(String(body.requestId)).toMatch(/^req_/);
   return body;
+}
+
+/**
+ * A valid PNG of exactly `size` bytes: the original with a private ancillary chunk ("tEXt"
+ * comment) inserted before IEND. Decoders skip it; the pixels stay those of the original.
+ */
+export function padPng(png: Buffer, size: number): Buffer {
+  const { crc32 } = require('node:zlib') as { crc32(data: Buffer): number };
+  const iend = png.length - 12;
+  const dataLength = size - png.length - 12;
+  if (dataLength < 0) throw new Error('PNG already larger than requested');
+  const type = Buffer.from('tEXt');
+  const data = Buffer.alloc(dataLength, 0x61);
+  data.write('Comment\0', 0, 'latin1');
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(dataLength);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(Buffer.concat([type, data])) >>> 0);
+  return Buffer.concat([png.subarray(0, iend), length, type, data, crc, png.subarray(iend)]);
 }
