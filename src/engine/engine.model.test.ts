@@ -136,7 +136,27 @@ describe('SegmentationEngine on coffee.png', () => {
     expect(encoderRuns).toBe(before + 1);
   });
 
+  it('re-embeds when an imageId is reused for a different picture of the same size', async () => {
+    const before = encoderRuns;
+    const flipped = new Uint8Array(image.data.length);
+    for (let i = 0; i < image.data.length; i += 4) flipped.set(image.data.subarray(image.data.length - 4 - i, image.data.length - i), i);
+    const other = { width: 600, height: 400, data: flipped }; // rotated by 180°
+    const result = await engine.embed(other, 'coffee-1');
+    expect(result).toMatchObject({ imageKey: 'coffee-1', cacheHit: false });
+    expect(encoderRuns).toBe(before + 1);
+  });
+
   it('refuses to predict on an image it has not embedded', async () => {
     await expect(engine.predict('never-seen', { points: [CUP] })).rejects.toBeInstanceOf(EmbeddingMissingError);
+  });
+});
+
+describe('concurrent embeds', () => {
+  it('share one encoder run for the same image', async () => {
+    engine.forget();
+    const before = encoderRuns;
+    const results = await Promise.all([engine.embed(image, 'same'), engine.embed(image, 'same'), engine.embed(image, 'same')]);
+    expect(encoderRuns).toBe(before + 1);
+    expect(results.filter((r) => r.cacheHit)).toHaveLength(2);
   });
 });

@@ -4,7 +4,7 @@
  */
 import { bestToken, rankTokens, type TokenOutputs } from './candidates';
 import { LOW_RES_SIZE, type ModelFrame } from './frame';
-import { imageContentKey } from './hash';
+import { imageContentKey, imageFingerprint } from './hash';
 import { LruCache } from './lru';
 import { preprocessImage } from './preprocess';
 import { encodePrompt, LABEL_POSITIVE, promptPoints } from './prompt';
@@ -32,6 +32,8 @@ export class EmbeddingMissingError extends Error {
 interface CachedEmbedding {
   readonly embedding: Tensor;
   readonly frame: ModelFrame;
+  /** Sampled-pixel fingerprint: catches an imageId reused for a different picture of the same size. */
+  readonly fingerprint: string;
 }
 
 const now = (): number => performance.now();
@@ -50,7 +52,7 @@ export interface PredictResult {
 export class SegmentationEngine {
   private readonly cache: LruCache<string, CachedEmbedding>;
   /** Encoder runs in flight, so concurrent requests for one image share a single run. */
-  private readonly pending = new Map<string, Promise<CachedEmbedding>>();
+  private readonly pending = new Map<string, Promise<void>>();
   private readonly decoderOutputs: { lowResLogits: string; iouPredictions: string };
 
   private constructor(
@@ -88,15 +90,17 @@ export class SegmentationEngine {
 
   async embed(image: RgbaImage, imageId?: string): Promise<EmbedResult> {
     const imageKey = imageId ?? imageContentKey(image);
-    const cached = this.cache.get(imageKey);
-    // An id reused for an image of another size is a client mistake; recompute rather than mis-segment.
-    if (cached && cached.frame.width === image.width && cached.frame.height === image.height) {
-      return { imageKey, cacheHit: true, timings: { preprocessMs: 0, encoderMs: 0 } };
-    }
-    const inFlight = this.pending.get(imageKey);
-    if (inFlight) {
-      await inFlight;
-      return { imageKey, cacheHit: true, timings: { preprocessMs: 0, encoderMs: 0 } };
+    // An id reused for another image is a client mistake; recompute rather than mis-segment. With a
+    // content-hash key the fingerprint always matches, so this costs one cheap sample.
+    const fingerprint = imageFingerprint(image);
+    for (;;) {
+      if (this.cache.get(imageKey)?.fingerprint === fingerprint) {
+        return { imageKey, cacheHit: true, timings: { preprocessMs: 0, encoderMs: 0 } };
+      }
+      // Concurrent requests for one key share the encoder run in flight, then look again.
+      const inFlight = this.pending.get(imageKey);
+      if (!inFlight) break;
+      await inFlight.catch(() => undefined);
     }
     const timings = { preprocessMs: 0, encoderMs: 0 };
     const run = (async () => {
@@ -107,9 +111,7 @@ export class SegmentationEngine {
       const embedding = outputs[this.encoder.outputNames[0]];
       timings.preprocessMs = t1 - t0;
       timings.encoderMs = now() - t1;
-      const entry = { embedding, frame };
-      this.cache.set(imageKey, entry);
-      return entry;
+      this.cache.set(imageKey, { embedding, frame, fingerprint });
     })();
     this.pending.set(imageKey, run);
     try {

@@ -48,3 +48,22 @@ export function hashBytes(bytes: Uint8Array | Uint8ClampedArray, seed = 0): stri
 export function imageContentKey(image: RgbaImage): string {
   return `px64:${image.width}x${image.height}:${hashBytes(image.data)}`;
 }
+
+/**
+ * Size plus a hash of up to 4096 pixels sampled on a fixed stride: O(1) whatever the image size.
+ * Tells apart different photos cached under one client-given imageId.
+ */
+export function imageFingerprint(image: RgbaImage, samples = 4096): string {
+  const pixels = image.width * image.height;
+  const stride = Math.max(1, Math.floor(pixels / samples));
+  const n = Math.min(samples, pixels);
+  const picked = new Uint8Array(n * 4);
+  for (let i = 0; i < n; i++) {
+    const p = ((i * stride) % pixels) * 4;
+    picked[i * 4] = image.data[p];
+    picked[i * 4 + 1] = image.data[p + 1];
+    picked[i * 4 + 2] = image.data[p + 2];
+    picked[i * 4 + 3] = image.data[p + 3];
+  }
+  return `${image.width}x${image.height}:${hashBytes(picked)}`;
+}

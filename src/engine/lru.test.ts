@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { imageContentKey } from './hash';
+import { imageContentKey, imageFingerprint } from './hash';
 import { LruCache } from './lru';
 
 describe('LruCache', () => {
@@ -38,5 +38,15 @@ describe('imageContentKey', () => {
     buffer.set([1, 2, 3, 4, 5], 1);
     const view = buffer.subarray(1);
     expect(imageContentKey({ width: 3, height: 3, data: view })).toBe(imageContentKey({ width: 3, height: 3, data: new Uint8Array(view) }));
+  });
+});
+
+describe('imageFingerprint', () => {
+  it('samples a bounded number of pixels and tells apart different pictures of one size', () => {
+    const a = new Uint8Array(1000 * 800 * 4).map((_, i) => (i * 31) & 255);
+    const b = new Uint8Array(a).reverse();
+    expect(imageFingerprint({ width: 1000, height: 800, data: a })).toBe(imageFingerprint({ width: 1000, height: 800, data: new Uint8Array(a) }));
+    expect(imageFingerprint({ width: 1000, height: 800, data: a })).not.toBe(imageFingerprint({ width: 1000, height: 800, data: b }));
+    expect(imageFingerprint({ width: 1, height: 1, data: new Uint8Array([1, 2, 3, 4]) })).toMatch(/^1x1:/);
   });
 });
