@@ -55,6 +55,13 @@ test('remote: sign up, create a key, segment, the balance goes down by one', asy
 
   await page.getByRole('button', { name: 'Accept object' }).click();
   await expect(page.getByTestId('object-row')).toContainText('remote');
+
+  // Text prompts run on the server (POST /api/v1/segment); the cost is on the button as well.
+  await page.getByRole('button', { name: 'Text prompt', exact: true }).click();
+  await page.getByLabel(/What to find/).fill('cup');
+  await page.getByRole('button', { name: /Find objects · 1 credit · balance 4/ }).click();
+  await expect(page.getByRole('form', { name: 'Text prompt' }).getByRole('status')).toContainText(/found · request \S+/, { timeout: 120_000 });
+  await screenshot(page, 'remote-segment-05-text');
 });
 
 test('remote: when the credits run out the studio says 402 and what to do', async ({ page, request }) => {

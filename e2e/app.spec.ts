@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
+import { PNG } from 'pngjs';
 import { clickImage, imageToPage, openSample, screenshot, waitForEncoder } from './app-helpers';
 
 /**
@@ -115,6 +116,26 @@ test('draw a center-anchored box around the spoon and export COCO', async ({ pag
   expect(by + bh).toBeLessThanOrEqual(center.y + half.y + 12);
   expect(annotation.area).toBeGreaterThan(1500);
   expect(annotation.segmentation[0].length).toBeGreaterThanOrEqual(6);
+
+  // The PNG instance mask paints the same object: label 1 over about the polygon's area.
+  await page.getByRole('button', { name: 'Export', exact: true }).click();
+  const pngPromise = page.waitForEvent('download');
+  await page.getByRole('menuitem', { name: /PNG/ }).click();
+  const png = PNG.sync.read(readFileSync((await (await pngPromise).path())!));
+  expect([png.width, png.height]).toEqual([600, 400]);
+  let labelled = 0;
+  for (let i = 0; i < png.width * png.height; i++) if (png.data[i * 4] === 1) labelled++;
+  expect(Math.abs(labelled - annotation.area) / annotation.area).toBeLessThan(0.05);
+
+  // YOLO segmentation: one line, class 0, normalised coordinates.
+  await page.getByRole('button', { name: 'Export', exact: true }).click();
+  const yoloPromise = page.waitForEvent('download');
+  await page.getByRole('menuitem', { name: /YOLO/ }).click();
+  const yolo = readFileSync((await (await yoloPromise).path())!, 'utf8').trim().split('\n');
+  expect(yolo).toHaveLength(1);
+  const [classId, ...coords] = yolo[0].split(' ').map(Number);
+  expect(classId).toBe(0);
+  expect(coords.every((v) => v >= 0 && v <= 1)).toBe(true);
 });
 
 test('keyboard help overlay, zoom and fit', async ({ page }) => {

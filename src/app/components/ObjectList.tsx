@@ -67,7 +67,7 @@ function ObjectRow({ imageId, object }: { imageId: string; object: SegObject }) 
           {object.receipt && (
             <>
               {' '}
-              · <span title="X-Service-Request-ID">req {object.receipt.requestId?.slice(0, 8) ?? 'n/a'}</span>
+              · <span title={`X-Service-Request-ID: ${object.receipt.requestId ?? 'n/a'}`}>{object.receipt.requestId?.slice(0, 12) ?? 'no request id'}</span>
               {object.receipt.refunded && ' · refunded'}
             </>
           )}

@@ -17,7 +17,8 @@ export function CostLabel() {
 
 export function PromptPanel() {
   const doc = useStudio((s) => s.history.present);
-  const { mode, tool } = useUi();
+  const mode = useUi((s) => s.mode);
+  const tool = useUi((s) => s.tool);
   const image = doc.images.find((i) => i.id === doc.activeImageId);
   if (!image) return null;
   if (tool === 'text') return <TextPromptPanel />;
@@ -42,7 +43,7 @@ export function PromptPanel() {
         </p>
       )}
       <div role="status" aria-live="polite" className={`prompt-status ${prompt.status}`}>
-        {prompt.status === 'pending' && (mode === 'local' ? 'Segmenting…' : 'Sending to the API…')}
+        {prompt.status === 'pending' && (prompt.message ?? (mode === 'local' ? 'Segmenting…' : 'Sending to the API…'))}
         {prompt.status === 'waiting' && <span className="waiting">Waiting — {prompt.message}</span>}
         {prompt.status === 'error' && (
           <span className="error">
@@ -104,6 +105,7 @@ export function PromptPanel() {
 function TextPromptPanel() {
   const doc = useStudio((s) => s.history.present);
   const remote = useUi((s) => s.remote);
+  const mode = useUi((s) => s.mode);
   const [state, setState] = useState<TextToolState>(textToolInitial);
   const [message, setMessage] = useState<string | null>(null);
   const image = doc.images.find((i) => i.id === doc.activeImageId);
@@ -140,7 +142,10 @@ function TextPromptPanel() {
         <textarea rows={2} value={state.phase === 'editing' ? state.draft : state.prompts.join(', ')} disabled={state.phase === 'running'} placeholder="cup, spoon" onChange={(e) => setState(textToolTransition(state, { type: 'input', draft: e.target.value }).state)} />
       </label>
       {state.phase === 'editing' && state.error && <p className="error">{state.error}</p>}
-      <p className="hint small">Text prompts run on the server{segmenter.runsOn === 'server' ? ', in local mode too' : ''}: each request costs 1 credit.</p>
+      <p className="hint small">
+        {segmenter.runsOn === 'server' && mode === 'local' ? 'Text prompts run on the server, with your API key: ' : ''}
+        Each request costs 1 credit; an empty result is refunded.
+      </p>
       <button type="submit" className="primary wide" disabled={state.phase === 'running'}>
         {state.phase === 'running' ? 'Finding…' : 'Find objects'} · <CostLabel />
       </button>

@@ -59,7 +59,7 @@ function wantsMultimask(prompt: PromptState): boolean {
 export async function runLocal(imageId: string, revision: number, maskInput?: Float32Array): Promise<void> {
   const prompt = promptOf(currentDocument(), imageId);
   if (prompt.revision !== revision || !hasPrompt(prompt)) return;
-  studio.markPending(imageId, revision, 'pending');
+  studio.markPending(imageId, revision, 'pending', isEmbedded(imageId) ? null : 'Analysing the image first (once per image)…');
   try {
     const multimask = wantsMultimask(prompt);
     const candidates = await predictLocal(imageId, toVisualPrompt(prompt, multimask ? undefined : maskInput), { multimask, tolerance: useUi.getState().tolerance });
