@@ -4,6 +4,7 @@
  */
 import { InputError, UsageError } from './args';
 import { pvsCommand, PVS_USAGE } from './pvs-command';
+import { segmentCommand, SEGMENT_USAGE } from './segment';
 
 interface Io {
   stdout: (s: string) => void;
@@ -15,6 +16,7 @@ type Command = { run: (argv: readonly string[], io: Io) => Promise<number>; usag
 /** Subcommands. `segment` (text prompts) is added by the text-prompt work (issue 5). */
 export const COMMANDS: Record<string, Command> = {
   pvs: { run: pvsCommand, usage: PVS_USAGE, summary: 'segment one object from points and/or a center-anchored box' },
+  segment: { run: segmentCommand, usage: SEGMENT_USAGE, summary: 'segment the objects named by text prompts' },
 };
 
 function mainUsage(): string {

@@ -1,0 +1,106 @@
+/**
+ * `segment`: text-prompted segmentation of one image file, printing exactly the service's segment
+ * response JSON on stdout (progress, interpretations and timings go to stderr).
+ */
+import { readFile } from 'node:fs/promises';
+import { LIMITS, SegmentRequest, SegmentResponse } from '../contract';
+import { decodeImage, ImageDecodeError } from '../engine/adapters/node-image';
+import { loadNodeEngine } from '../engine/adapters/ort-node';
+import { loadNodeDetector } from '../engine/adapters/text-node';
+import { TextPipeline, toSegmentResponse } from '../engine/text/pipeline';
+import { InputError, parseFlags, parseNumber, UsageError } from './args';
+
+export const SEGMENT_USAGE = `usage: segment --image FILE --prompt TEXT [--prompt TEXT]... [--tolerance PX] [--threads N] [--explain]
+
+  --image FILE     PNG, JPEG, WebP, GIF, AVIF or TIFF
+  --prompt TEXT    what to segment ("cat", "red car", "people on the left"). Repeatable, 1 to ${LIMITS.promptsMax}.
+  --tolerance PX   polygon simplification tolerance in pixels (default 0.7)
+  --threads N      inference threads (default: all cores)
+  --explain        print how each prompt was understood, and timings, to stderr
+The local model knows the 80 COCO object classes (with synonyms, plurals and general words such
+as "vehicle" or "animal"); a prompt naming anything else gets no predictions.`;
+
+export interface SegmentCommandOptions {
+  imagePath: string;
+  prompts: string[];
+  tolerance?: number;
+  threads?: number;
+  explain: boolean;
+}
+
+export function parseSegmentArgs(argv: readonly string[]): SegmentCommandOptions {
+  const flags = parseFlags(argv, {
+    image: { value: true },
+    prompt: { value: true, repeatable: true },
+    tolerance: { value: true },
+    threads: { value: true },
+    explain: { value: false },
+  });
+  const imagePath = flags.get('image')?.[0];
+  if (!imagePath) throw new UsageError('--image FILE is required');
+  const prompts = flags.get('prompt') ?? [];
+  const checked = SegmentRequest.shape.prompts.safeParse(prompts);
+  if (!checked.success) {
+    throw new UsageError(
+      prompts.length === 0 ? 'at least one --prompt TEXT is required' : `--prompt: ${checked.error.issues.map((i) => i.message).join('; ')}`,
+    );
+  }
+  const toleranceText = flags.get('tolerance')?.[0];
+  const tolerance = toleranceText === undefined ? undefined : parseNumber(toleranceText, '--tolerance');
+  if (tolerance !== undefined && tolerance < 0) throw new UsageError('--tolerance must be ≥ 0');
+  const threadsText = flags.get('threads')?.[0];
+  const threads = threadsText === undefined ? undefined : parseNumber(threadsText, '--threads');
+  if (threads !== undefined && !(Number.isInteger(threads) && threads >= 1)) throw new UsageError('--threads must be a positive integer');
+  return { imagePath, prompts, tolerance, threads, explain: flags.has('explain') };
+}
+
+/** Returns the process exit code. */
+export async function segmentCommand(argv: readonly string[], io: { stdout: (s: string) => void; stderr: (s: string) => void }): Promise<number> {
+  const options = parseSegmentArgs(argv);
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(options.imagePath);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (err as Error).message;
+    throw new InputError(`cannot read --image ${options.imagePath}: ${reason}`);
+  }
+  let image;
+  try {
+    image = await decodeImage(bytes);
+  } catch (err) {
+    if (err instanceof ImageDecodeError) throw new InputError(`--image ${options.imagePath}: ${err.message}`);
+    throw err;
+  }
+  const engine = await loadNodeEngine({ threads: options.threads, embeddingCacheSize: 1 });
+  const detector = await loadNodeDetector({ threads: options.threads });
+  try {
+    const pipeline = new TextPipeline(engine, detector);
+    const { results, timings } = await pipeline.run(image, options.prompts);
+    // The CLI is a reference for the API: never print anything the contract would reject.
+    const response = SegmentResponse.parse(toSegmentResponse(results, options.tolerance));
+    io.stdout(JSON.stringify(response) + '\n');
+    if (options.explain) {
+      for (const r of results) {
+        const i = r.interpretation;
+        const understood = i.classes.length
+          ? `${i.classes.length > 6 ? `${i.classes.length} classes` : i.classes.join('|')}` +
+            `${i.colour ? `, colour ${i.colour}` : ''}${i.extreme ? `, ${i.extreme}` : ''}` +
+            `${i.ignored.length ? `, ignored: ${i.ignored.join(' ')}` : ''}`
+          : `unknown (${i.reason})`;
+        io.stderr(`[segment] "${r.text}" → ${understood}: ${r.instances.length} found\n`);
+      }
+      io.stderr(
+        `[segment] ${image.width}×${image.height} ` +
+          Object.entries(timings)
+            .map(([k, v]) => `${k}=${typeof v === 'number' ? v.toFixed(1) : v}`)
+            .join(' ') +
+          '\n',
+      );
+    }
+    return 0;
+  } finally {
+    await detector.release();
+    await engine.release();
+  }
+}
