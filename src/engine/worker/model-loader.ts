@@ -17,6 +17,8 @@ export interface ManifestEntry {
 export interface ModelManifest {
   encoder: ManifestEntry;
   decoder: ManifestEntry;
+  /** The decoder with its image-side projections in int8 (scripts/onnx-quantize.mjs). */
+  decoderInt8?: ManifestEntry;
 }
 
 export class ModelIntegrityError extends Error {
