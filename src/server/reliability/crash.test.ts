@@ -19,7 +19,8 @@ import path from 'node:path';
 import { createBackend, type Backend } from './harness/backends';
 import { request, sleep, type ApiResponse } from './harness/http';
 import { accountLedger, assertLedgerConsistent, unsettledAttempts, type DirectDb } from './harness/ledger';
-import { KNOB, pvsBody, UNLIMITED_RATE } from './harness/knobs';
+import { KNOB, pvsBody, SAMPLE_FILE, UNLIMITED_RATE } from './harness/knobs';
+import { sampleImage } from './harness/samples';
 import { postgresForSuite } from './harness/postgres';
 import { startServer, type ServerProcess } from './harness/serverProcess';
 import { customer, untilSettled } from './harness/service';
@@ -211,12 +212,18 @@ describe('graceful shutdown (SIGTERM drains in-flight requests)', () => {
         ),
       );
       await waitForAttemptState(backend.db, session.email, 'charged');
+      const signalledAt = Date.now();
       server.kill('SIGTERM');
       const outcomes = await Promise.all(pending);
+      const answeredMs = Date.now() - signalledAt;
+      await server.exited;
+      console.info(`[drain] in-flight answered ${answeredMs} ms after SIGTERM, process exited after ${Date.now() - signalledAt} ms`);
       for (const outcome of outcomes) {
         expect(outcome, 'in-flight request answered, not cut off').not.toBeInstanceOf(Error);
         const response = outcome as ApiResponse;
         expect(response.status, response.text).toBe(200);
+        // Without this the idle keep-alive socket holds the shutdown open for keepAliveTimeout (72 s).
+        expect(response.headers.get('connection'), 'answers sent while draining close their connection').toBe('close');
       }
       const exit = await server.exited;
       expect(exit.code, server.output().slice(-2_000)).toBe(0);
@@ -228,5 +235,57 @@ describe('graceful shutdown (SIGTERM drains in-flight requests)', () => {
     } finally {
       await server.stop();
     }
+  });
+});
+
+describe('inference worker faults do not take the process down', () => {
+  let backend: Backend;
+  const started: ServerProcess[] = [];
+  beforeAll(async () => {
+    backend = await createBackend('sqlite', 'workers');
+  });
+  afterAll(async () => {
+    await Promise.all(started.map((s) => s.stop()));
+    await backend?.dispose();
+  });
+
+  it('jobs that exceed INFERENCE_TIMEOUT_MS are answered 500 and refunded, and the process keeps serving', async () => {
+    // 150 ms: shorter than one encoder run on a real photo, so every job times out while onnxruntime
+    // is working and the pool replaces a busy worker each time (the situation of a stuck job).
+    const server = await startServer({ name: 'timeouts', env: { ...backend.env, ...UNLIMITED_RATE, INFERENCE_TIMEOUT_MS: '150' } });
+    started.push(server);
+    const { session, key } = await customer(server.baseUrl, { tag: 'timeouts' });
+    const photo = sampleImage(SAMPLE_FILE).base64;
+    let timeouts = 0;
+    for (let i = 0; i < 5; i++) {
+      const outcome = await inFlight(() =>
+        request(server.baseUrl, '/api/v1/pvs', { json: pvsBody(photo, `timeout-${i}`), bearer: key, headers: { 'idempotency-key': `timeout-${i}` } }),
+      );
+      expect(outcome, `request ${i} lost; server output: ${server.output().slice(-400)}`).not.toBeInstanceOf(Error);
+      const response = outcome as ApiResponse;
+      expect([200, 500], response.text).toContain(response.status);
+      if (response.status === 500) {
+        expect(response.body?.type).toMatch(/engine-failure$/);
+        timeouts++;
+      }
+    }
+    expect(timeouts, 'at least one job timed out (otherwise this test proves nothing)').toBeGreaterThan(0);
+    expect(server.isRunning(), server.output().slice(-600)).toBe(true);
+    expect((await request(server.baseUrl, '/api/v1/health')).status).toBe(200);
+    const deadline = Date.now() + 30_000;
+    while ((await unsettledAttempts(backend.db)).length > 0 && Date.now() < deadline) await sleep(250);
+    const successes = 5 - timeouts;
+    expect((await accountLedger(backend.db, session.email)).balance, 'failed jobs refunded, successes charged').toBe(5 - successes);
+    await assertLedgerConsistent(backend.db);
+  });
+
+  it('SIGTERM while the inference worker is still loading its model exits cleanly (code 0)', async () => {
+    const server = await startServer({ name: 'early-sigterm', env: { ...backend.env } });
+    started.push(server);
+    const health = await request(server.baseUrl, '/api/v1/health');
+    expect(health.body?.inference, 'the worker is still starting (otherwise this test proves nothing)').toMatch(/starting/);
+    server.kill('SIGTERM');
+    const exit = await server.exited;
+    expect(exit, server.output().slice(-600)).toEqual({ code: 0, signal: null });
   });
 });

@@ -11,6 +11,12 @@ export const ISOLATION_HEADERS = {
 } as const;
 
 export const requestContextPlugin = fp(async (app) => {
+  // While draining (SIGTERM), answers close their connection: an idle keep-alive socket would
+  // otherwise hold server.close() open until keepAliveTimeout (72 s) after the last response.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Service-Request-ID', request.id);
   });
@@ -18,6 +24,7 @@ export const requestContextPlugin = fp(async (app) => {
     reply.header('X-Service-Request-ID', request.id);
     for (const [name, value] of Object.entries(ISOLATION_HEADERS)) reply.header(name, value);
     reply.header('X-Content-Type-Options', 'nosniff');
+    if (closing) reply.header('Connection', 'close');
     return payload;
   });
 });

@@ -25,7 +25,10 @@ export function directSqlite(dataDir: string): DirectDb {
   return {
     dialect: 'sqlite',
     all: async (sql) => open().prepare(sql).all() as never,
-    close: async () => connection?.close(),
+    close: async () => {
+      connection?.close();
+      connection = undefined;
+    },
   };
 }
 
