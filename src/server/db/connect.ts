@@ -12,6 +12,7 @@ import {
   PostgresDialect,
   SqliteDialect,
   SqliteDriver,
+  sql,
   type Driver,
   type Transaction,
 } from 'kysely';
@@ -24,11 +25,20 @@ pg.types.setTypeParser(20, (value: string) => Number(value));
 
 export type DialectName = 'sqlite' | 'postgres';
 
+/**
+ * `durable`: the commit is on disk before it returns (SQLite synchronous=FULL, PostgreSQL's default).
+ * `relaxed`: bookkeeping whose loss in a power cut costs no credit (rate-limit window, settling a
+ * response whose charge is already durable): SQLite synchronous=NORMAL, PostgreSQL
+ * synchronous_commit=off. A process crash (kill -9) loses neither; only the OS or the machine
+ * failing can drop a relaxed commit, and the next durable commit makes it durable too.
+ */
+export type Durability = 'durable' | 'relaxed';
+
 export interface Db {
   readonly kysely: Kysely<Database>;
   readonly dialect: DialectName;
   /** Runs `fn` in one transaction. SQLite: BEGIN IMMEDIATE (one writer, no upgrade deadlocks). */
-  transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>, durability?: Durability): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -96,10 +106,24 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
     kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
   }
   await migrateToLatest(kysely);
-  return {
-    kysely,
-    dialect,
-    transaction: (fn) => kysely.transaction().execute(fn),
-    close: () => kysely.destroy(),
+  const transaction = <T>(fn: (trx: Transaction<Database>) => Promise<T>, durability: Durability = 'durable'): Promise<T> => {
+    if (durability === 'durable') return kysely.transaction().execute(fn);
+    if (dialect === 'postgres') {
+      return kysely.transaction().execute(async (trx) => {
+        await sql`SET LOCAL synchronous_commit = off`.execute(trx);
+        return fn(trx);
+      });
+    }
+    // SQLite's safety level cannot change inside a transaction: hold the one connection, lower it
+    // around the transaction, restore it, so no other transaction commits with the lower level.
+    return kysely.connection().execute(async (connection) => {
+      await sql`PRAGMA synchronous = NORMAL`.execute(connection);
+      try {
+        return await connection.transaction().execute(fn);
+      } finally {
+        await sql`PRAGMA synchronous = FULL`.execute(connection);
+      }
+    });
   };
+  return { kysely, dialect, transaction, close: () => kysely.destroy() };
 }

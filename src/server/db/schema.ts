@@ -6,13 +6,12 @@ import type { Generated } from 'kysely';
 
 /** Recovery points of a metered call (see src/server/domain/billing.ts). */
 export type AttemptState =
-  | 'started' // idempotency key claimed, nothing charged yet
-  | 'charged' // one credit taken, engine not yet answered
+  | 'started' // reserved name; never written: claiming the key and charging are one transaction
+  | 'charged' // key claimed and one credit taken, engine not yet answered
   | 'completed' // response stored, charge kept
   | 'refund_pending' // response (empty / failure) stored, refund not yet applied
   | 'refunded' // refund applied; the response is replayable only if it was a 200
-  | 'rejected' // never charged (e.g. insufficient credits) or abandoned before charging
-  ;
+  | 'rejected'; // reserved for attempts closed without a charge (recovery of a legacy `started`)
 
 export interface AccountsTable {
   id: string;

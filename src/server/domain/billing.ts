@@ -1,24 +1,25 @@
 /**
  * One metered call (/pvs, /segment) as explicit atomic phases, after Brandur's rocket-rides-atomic.
- * Each phase is one transaction ending at a named recovery point (attempts.state):
+ * Each phase that writes is one transaction ending at a named recovery point (attempts.state):
  *
- *   claim   → started         idempotency key claimed (or a stored result replayed / a 409)
- *   charge  → charged         one credit taken, with its ledger entry
- *   (work happens here, outside any transaction: the engine in a worker thread)
- *   settle  → completed       200 stored, charge kept
- *           → refund_pending  empty / invalid / failed result stored, refund owed
- *   refund  → refunded        refund entry written against the original charge
+ *   peek             (read only)       a live stored result is replayed, a conflict answered 409
+ *   prepare          (no writes)       image checked (400), worker slot reserved (503)
+ *   claim + charge → charged           key claimed and one credit taken, in ONE durable transaction:
+ *                                      a claimed key always has a charged attempt, and a 402 leaves
+ *                                      nothing behind
+ *   (the engine runs here, outside any transaction, in a worker thread)
+ *   settle         → completed         200 stored, charge kept
+ *                  → refund_pending    empty / invalid / failed result stored, refund owed
+ *   refund         → refunded          refund entry written against the original charge (durable)
  *
- * A step that cannot proceed before the charge (no credit, undecodable image, busy pool) moves the
- * attempt to `rejected` and releases the key, so nothing is charged and nothing is stored under it.
- * Whatever a crash leaves in `started`/`charged`/`refund_pending` is finished by `Recovery` and the
- * refund loop (src/server/domain/recovery.ts), in this process or any other.
+ * Whatever a crash leaves in `charged` or `refund_pending` is finished by `Recovery` and the refund
+ * loop (src/server/domain/recovery.ts), in this process or any other.
  */
 import { sql, type Transaction } from 'kysely';
 import { LIMITS } from '../../contract/limits';
 import { problemTypeUri, PROBLEM_TYPES } from '../../contract/problems';
 import type { Db } from '../db/connect';
-import type { AttemptsTable, Database, KeyScope } from '../db/schema';
+import type { AttemptsTable, Database, IdempotencyKeysTable, KeyScope } from '../db/schema';
 import type { Clock } from './clock';
 import { DomainError } from './errors';
 import type { FaultInjector } from './faults';
@@ -43,6 +44,8 @@ export const DEFAULT_BILLING_OPTIONS: BillingOptions = {
 export interface CallOutcome {
   status: number;
   body: unknown;
+  /** The stored JSON of a replay, sent as is. */
+  rawBody?: string;
   headers: Record<string, string>;
 }
 
@@ -63,7 +66,7 @@ export interface MeteredCall<Res> {
   body: unknown;
   idempotencyKey?: string;
   forceRefresh: boolean;
-  /** Reserve a worker slot, decode the image… May throw a DomainError (400, 503): nothing is charged. */
+  /** Check the image, reserve a worker slot… May throw a DomainError (400, 503): nothing is charged. */
   prepare(): Promise<PreparedWork<Res>>;
   /** true when the result has no mask at all: kept as a 200, refunded. */
   isEmpty(result: Res): boolean;
@@ -71,10 +74,12 @@ export interface MeteredCall<Res> {
   isValid(result: Res): boolean;
 }
 
-type Claim =
-  | { kind: 'new'; attemptId: string }
+type Decision =
+  | { kind: 'new' }
   | { kind: 'replay'; attempt: AttemptsTable }
   | { kind: 'conflict'; error: DomainError };
+
+export type Claim = { kind: 'new'; attemptId: string } | Exclude<Decision, { kind: 'new' }>;
 
 class ClaimRace extends Error {}
 
@@ -92,28 +97,27 @@ export class Billing {
   async run<Res>(call: MeteredCall<Res>): Promise<CallOutcome> {
     const fingerprint = requestFingerprint(call.method, call.path, call.body);
 
-    // Phase 1: claim the key.
-    const claim = await this.claim(call, fingerprint);
-    if (claim.kind === 'replay') return this.replay(claim.attempt);
-    if (claim.kind === 'conflict') throw claim.error;
-    const { attemptId } = claim;
+    // Peek: replays and conflicts need no image check, no worker and no write.
+    const peeked = await this.peek(call, fingerprint);
+    if (peeked.kind === 'replay') return this.replay(peeked.attempt);
+    if (peeked.kind === 'conflict') throw peeked.error;
 
-    let work: PreparedWork<Res>;
-    try {
-      work = await call.prepare();
-    } catch (error) {
-      await this.reject(attemptId, 'prepare failed');
-      throw error;
-    }
+    const work = await call.prepare();
 
-    // Phase 2: charge one credit.
+    // Claim the key and charge one credit, atomically.
+    let claim: Claim;
     try {
-      await this.charge(attemptId, call.accountId);
+      claim = await this.claimAndCharge(call, fingerprint);
     } catch (error) {
       work.cancel();
-      await this.reject(attemptId, error instanceof DomainError ? error.slug : 'charge failed');
       throw error;
     }
+    if (claim.kind !== 'new') {
+      work.cancel();
+      if (claim.kind === 'replay') return this.replay(claim.attempt);
+      throw claim.error;
+    }
+    const { attemptId } = claim;
 
     // Outside any transaction: the engine.
     let result: Res | undefined;
@@ -127,7 +131,7 @@ export class Billing {
       if (!call.isValid(result)) failure = new DomainError('invalid-result');
     } catch (error) {
       failure =
-        error instanceof DomainError && error.status >= 500
+        error instanceof DomainError
           ? error
           : new DomainError('engine-failure', error instanceof Error ? error.message : String(error));
     } finally {
@@ -135,7 +139,7 @@ export class Billing {
       work.cancel();
     }
 
-    // Phase 3: settle, and phase 4: refund when owed.
+    // Settle, and refund when owed.
     if (!failure && result !== undefined && !call.isEmpty(result)) {
       const settled = await this.settle(attemptId, 'completed', 200, result, true);
       if (!settled) throw this.abandonedError(call.requestId);
@@ -147,6 +151,8 @@ export class Billing {
       const refunded = await this.refund(attemptId);
       return { status: 200, body: result, headers: refunded ? { 'X-Service-Refunded': 'true' } : {} };
     }
+    // A failure after the charge (engine error, invalid result, an image the worker could not
+    // decode) is refunded and never replayed: once refunded, the key is free for a new attempt.
     const problem = {
       type: problemTypeUri(failure.slug),
       title: PROBLEM_TYPES[failure.slug].title,
@@ -167,11 +173,59 @@ export class Billing {
     return new DomainError('attempt-abandoned', `attempt of request ${requestId} was recovered (refunded) before it finished`);
   }
 
-  /** Phase 1. */
-  async claim(call: MeteredCall<unknown>, fingerprint: string): Promise<Claim> {
-    const scope: KeyScope = call.idempotencyKey ? 'explicit' : 'implicit';
-    const key = call.idempotencyKey ?? fingerprint;
+  private keyOf(call: MeteredCall<unknown>, fingerprint: string): { scope: KeyScope; key: string } {
+    return call.idempotencyKey ? { scope: 'explicit', key: call.idempotencyKey } : { scope: 'implicit', key: fingerprint };
+  }
+
+  /** The idempotency rules, given the key's row and its attempt. Pure. */
+  private decide(
+    existing: IdempotencyKeysTable | undefined,
+    attempt: AttemptsTable | undefined,
+    scope: KeyScope,
+    call: MeteredCall<unknown>,
+    fingerprint: string,
+    now: number,
+  ): Decision {
+    if (!existing || !attempt) return { kind: 'new' };
+    const live = existing.expires_at === null || existing.expires_at > now;
+    // An explicit key beats X-Force-Refresh; force-refresh only bypasses the unkeyed reuse.
+    const bypass = scope === 'implicit' && call.forceRefresh;
+    if (!live || bypass) return { kind: 'new' };
+    if (existing.fingerprint !== fingerprint) return { kind: 'conflict', error: new DomainError('idempotency-key-reused') };
     const retryAfterSeconds = this.options.inProgressRetryAfterSeconds;
+    if (attempt.state === 'started' || attempt.state === 'charged') {
+      return { kind: 'conflict', error: new DomainError('request-in-progress', undefined, { retryAfterSeconds }) };
+    }
+    if (attempt.state === 'refund_pending') {
+      return { kind: 'conflict', error: new DomainError('refund-pending', undefined, { retryAfterSeconds }) };
+    }
+    if ((attempt.state === 'completed' || attempt.state === 'refunded') && attempt.replayable) return { kind: 'replay', attempt };
+    return { kind: 'new' };
+  }
+
+  /** Read-only look at the key; answers replays and conflicts without any write. */
+  async peek(call: MeteredCall<unknown>, fingerprint: string): Promise<Decision> {
+    const { scope, key } = this.keyOf(call, fingerprint);
+    const existing = await this.db.kysely
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('account_id', '=', call.accountId)
+      .where('scope', '=', scope)
+      .where('key', '=', key)
+      .executeTakeFirst();
+    const attempt = existing
+      ? await this.db.kysely.selectFrom('attempts').selectAll().where('id', '=', existing.attempt_id).executeTakeFirst()
+      : undefined;
+    return this.decide(existing, attempt, scope, call, fingerprint, this.clock.now());
+  }
+
+  /**
+   * Claim the key (under a row lock on PostgreSQL, the write lock on SQLite), re-decide, and for a
+   * new attempt insert it as `charged` together with its ledger charge. Throws
+   * DomainError('insufficient-credits') with nothing written.
+   */
+  async claimAndCharge(call: MeteredCall<unknown>, fingerprint: string): Promise<Claim> {
+    const { scope, key } = this.keyOf(call, fingerprint);
     try {
       return await this.db.transaction(async (trx): Promise<Claim> => {
         const now = this.clock.now();
@@ -183,30 +237,14 @@ export class Billing {
           .where('key', '=', key)
           .$if(this.db.dialect === 'postgres', (q) => q.forUpdate())
           .executeTakeFirst();
+        const attempt = existing
+          ? await trx.selectFrom('attempts').selectAll().where('id', '=', existing.attempt_id).executeTakeFirst()
+          : undefined;
+        const decision = this.decide(existing, attempt, scope, call, fingerprint, now);
+        if (decision.kind !== 'new') return decision;
+
+        const attemptId = await this.insertAttempt(trx, call, fingerprint, now);
         if (existing) {
-          const live = existing.expires_at === null || existing.expires_at > now;
-          // An explicit key beats X-Force-Refresh; force-refresh only bypasses the unkeyed reuse.
-          const bypass = scope === 'implicit' && call.forceRefresh;
-          if (live && !bypass) {
-            if (existing.fingerprint !== fingerprint) {
-              return { kind: 'conflict', error: new DomainError('idempotency-key-reused') };
-            }
-            const attempt = await trx
-              .selectFrom('attempts')
-              .selectAll()
-              .where('id', '=', existing.attempt_id)
-              .executeTakeFirstOrThrow();
-            if (attempt.state === 'started' || attempt.state === 'charged') {
-              return { kind: 'conflict', error: new DomainError('request-in-progress', undefined, { retryAfterSeconds }) };
-            }
-            if (attempt.state === 'refund_pending') {
-              return { kind: 'conflict', error: new DomainError('refund-pending', undefined, { retryAfterSeconds }) };
-            }
-            if ((attempt.state === 'completed' || attempt.state === 'refunded') && attempt.replayable) {
-              return { kind: 'replay', attempt };
-            }
-          }
-          const attemptId = await this.insertAttempt(trx, call, fingerprint, now);
           await trx
             .updateTable('idempotency_keys')
             .set({ attempt_id: attemptId, fingerprint, expires_at: null })
@@ -214,20 +252,21 @@ export class Billing {
             .where('scope', '=', scope)
             .where('key', '=', key)
             .execute();
-          return { kind: 'new', attemptId };
+        } else {
+          const inserted = await trx
+            .insertInto('idempotency_keys')
+            .values({ account_id: call.accountId, scope, key, fingerprint, attempt_id: attemptId, expires_at: null })
+            .onConflict((oc) => oc.columns(['account_id', 'scope', 'key']).doNothing())
+            .executeTakeFirst();
+          // Another process claimed the same key between our read and write: it is running now.
+          if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) throw new ClaimRace();
         }
-        const attemptId = await this.insertAttempt(trx, call, fingerprint, now);
-        const inserted = await trx
-          .insertInto('idempotency_keys')
-          .values({ account_id: call.accountId, scope, key, fingerprint, attempt_id: attemptId, expires_at: null })
-          .onConflict((oc) => oc.columns(['account_id', 'scope', 'key']).doNothing())
-          .executeTakeFirst();
-        // Another process claimed the same key between our read and write: it is running now.
-        if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) throw new ClaimRace();
+        await applyLedgerEntry(trx, { accountId: call.accountId, amount: -LIMITS.creditsPerCall, kind: 'charge', reference: attemptId, now });
         return { kind: 'new', attemptId };
       });
     } catch (error) {
       if (error instanceof ClaimRace) {
+        const retryAfterSeconds = this.options.inProgressRetryAfterSeconds;
         return { kind: 'conflict', error: new DomainError('request-in-progress', undefined, { retryAfterSeconds }) };
       }
       throw error;
@@ -244,7 +283,7 @@ export class Billing {
         endpoint: call.endpoint,
         fingerprint,
         idempotency_key: call.idempotencyKey ?? null,
-        state: 'started',
+        state: 'charged',
         request_id: call.requestId,
         owner_instance: this.instanceId,
         lease_until: now + this.options.leaseMs,
@@ -263,36 +302,11 @@ export class Billing {
     return id;
   }
 
-  /** Phase 2. Throws DomainError('insufficient-credits') with nothing changed. */
-  async charge(attemptId: string, accountId: string): Promise<void> {
-    await this.db.transaction(async (trx) => {
-      const now = this.clock.now();
-      const moved = await trx
-        .updateTable('attempts')
-        .set({ state: 'charged', updated_at: now })
-        .where('id', '=', attemptId)
-        .where('state', '=', 'started')
-        .executeTakeFirst();
-      if (Number(moved.numUpdatedRows) !== 1) throw new DomainError('attempt-abandoned');
-      await applyLedgerEntry(trx, { accountId, amount: -LIMITS.creditsPerCall, kind: 'charge', reference: attemptId, now });
-    });
-  }
-
-  /** Never charged: release the key so nothing is stored under it. */
-  async reject(attemptId: string, reason: string): Promise<void> {
-    await this.db.transaction(async (trx) => {
-      const now = this.clock.now();
-      await trx
-        .updateTable('attempts')
-        .set({ state: 'rejected', failure: reason, updated_at: now, completed_at: now })
-        .where('id', '=', attemptId)
-        .where('state', '=', 'started')
-        .execute();
-      await trx.deleteFrom('idempotency_keys').where('attempt_id', '=', attemptId).execute();
-    });
-  }
-
-  /** Phase 3. Returns false when recovery already took the attempt over (it was refunded). */
+  /**
+   * Settle. Returns false when recovery already took the attempt over (it was refunded). Relaxed
+   * durability: the charge is already durable; if a power cut drops this commit, recovery refunds
+   * the attempt — the customer is never charged twice.
+   */
   async settle(
     attemptId: string,
     state: 'completed' | 'refund_pending',
@@ -321,10 +335,10 @@ export class Billing {
       if (Number(moved.numUpdatedRows) !== 1) return false;
       if (state === 'completed') await this.startKeyExpiry(trx, attemptId, now);
       return true;
-    });
+    }, 'relaxed');
   }
 
-  /** Phase 4 for one attempt, now. Returns true when the refund is applied (by this or an earlier call). */
+  /** Refund one attempt, now. Returns true when the refund is applied (by this or an earlier call). */
   async refund(attemptId: string): Promise<boolean> {
     return this.db.transaction(async (trx) => {
       const attempt = await trx
@@ -391,7 +405,7 @@ export class Billing {
       'X-Service-Original-Request-ID': attempt.request_id,
     };
     if (attempt.state === 'refunded') headers['X-Service-Refunded'] = 'true';
-    return { status: attempt.response_status ?? 200, body: JSON.parse(attempt.response_body ?? 'null'), headers };
+    return { status: attempt.response_status ?? 200, body: undefined, rawBody: attempt.response_body ?? 'null', headers };
   }
 }
 

@@ -39,6 +39,6 @@ export class RateLimiter {
       recent.push(now);
       await trx.updateTable('rate_limits').set({ recent: JSON.stringify(recent) }).where('account_id', '=', accountId).execute();
       return { admitted: true } as const;
-    });
+    }, 'relaxed');
   }
 }

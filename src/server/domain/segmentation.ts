@@ -1,13 +1,14 @@
 /**
  * The two metered endpoints as domain calls: validated request in, CallOutcome out.
- * Image decoding and the worker-slot reservation happen in `prepare`, i.e. after the key is
- * claimed but before the credit is taken: a bad image or a full pool costs nothing.
+ * `prepare` runs before anything is claimed or charged: the image must be Base64 of a file whose
+ * header an image decoder recognises (else 400), and a worker slot must be free (else 503).
+ * Full decoding happens in the worker; a file that passes the header check but cannot be decoded
+ * (truncated, corrupt) fails there after the charge, and is refunded and answered 400.
  */
 import { PvsResponse, SegmentResponse, type PvsRequest, type SegmentRequest } from '../../contract/segmentation';
-import { decodeImage, ImageDecodeError } from '../../engine/adapters/node-image';
-import type { RgbaImage } from '../../engine/types';
-import type { InferenceBackend } from '../inference/pool';
-import type { TransferredImage } from '../inference/protocol';
+import sharp from 'sharp';
+import type { InferenceBackend, InferenceSlot } from '../inference/pool';
+import type { ImageBytes, InferenceJob, InferenceResult } from '../inference/protocol';
 import type { Billing, CallOutcome, PreparedWork } from './billing';
 import { DomainError } from './errors';
 import { decodeImageField } from './image-field';
@@ -42,7 +43,7 @@ export class Segmentation {
       body: request,
       prepare: () =>
         this.prepare(request.image, async (slot, image) => {
-          const result = await slot.run({
+          const result = await runJob(slot, {
             kind: 'pvs',
             image,
             cacheKey,
@@ -65,7 +66,7 @@ export class Segmentation {
       body: request,
       prepare: () =>
         this.prepare(request.image, async (slot, image) => {
-          const result = await slot.run({ kind: 'segment', image, prompts: request.prompts });
+          const result = await runJob(slot, { kind: 'segment', image, prompts: request.prompts });
           if (result.kind !== 'segment') throw new Error('worker answered the wrong job kind');
           return result.response;
         }),
@@ -80,26 +81,42 @@ export class Segmentation {
 
   private async prepare<Res>(
     imageField: string,
-    work: (slot: NonNullable<ReturnType<InferenceBackend['tryReserve']>>, image: TransferredImage) => Promise<Res>,
+    work: (slot: InferenceSlot, image: ImageBytes) => Promise<Res>,
   ): Promise<PreparedWork<Res>> {
     const bytes = decodeImageField(imageField);
+    await checkImageHeader(bytes);
     const slot = this.backend.tryReserve();
     if (!slot) {
       throw new DomainError('service-busy', 'all inference workers are busy and the queue is full', {
         retryAfterSeconds: this.options.busyRetryAfterSeconds,
       });
     }
-    let image: RgbaImage;
-    try {
-      image = await decodeImage(bytes);
-    } catch (error) {
-      slot.release();
-      if (error instanceof ImageDecodeError) throw new DomainError('invalid-image', error.message);
-      throw error;
-    }
-    // A fresh buffer that can be transferred to the worker without detaching anything shared.
-    const transferable: TransferredImage = { width: image.width, height: image.height, data: new Uint8Array(image.data) };
-    return { run: () => work(slot, transferable), cancel: () => slot.release() };
+    // An own buffer, moved (not copied) to the worker.
+    const own = new Uint8Array(bytes);
+    return { run: () => work(slot, own), cancel: () => slot.release() };
+  }
+}
+
+/** The file's header must be that of an image format we decode; reads the header only. */
+async function checkImageHeader(bytes: Uint8Array): Promise<void> {
+  try {
+    const meta = await sharp(bytes, { limitInputPixels: 100_000_000 }).metadata();
+    if (!meta.width || !meta.height) throw new Error('no dimensions');
+  } catch (error) {
+    throw new DomainError(
+      'invalid-image',
+      `not a readable image (PNG, JPEG, WebP, GIF, AVIF or TIFF expected): ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+/** Runs a job; the worker's decode failure of a file that looked like an image becomes a 400. */
+async function runJob(slot: InferenceSlot, job: InferenceJob): Promise<InferenceResult> {
+  try {
+    return await slot.run(job);
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ImageDecodeError') throw new DomainError('invalid-image', error.message);
+    throw error;
   }
 }
 

@@ -177,7 +177,7 @@ export class WorkerPool implements InferenceBackend {
       );
       entry.busy = { id, job, timer };
       // Move the pixels instead of copying them.
-      const buffer = job.job.image.data.buffer;
+      const buffer = job.job.image.buffer;
       const transfer = buffer instanceof ArrayBuffer && buffer.byteLength > 0 ? [buffer] : [];
       entry.worker.postMessage({ id, job: job.job }, transfer);
     }

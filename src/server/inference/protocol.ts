@@ -2,23 +2,20 @@
 import type { PvsResponse, SegmentResponse } from '../../contract/segmentation';
 import type { BoxPrompt, PointPrompt } from '../../engine/types';
 
-export interface TransferredImage {
-  width: number;
-  height: number;
-  data: Uint8Array;
-}
+/** The uploaded file's bytes (PNG, JPEG, …); the worker decodes them, off the event loop. */
+export type ImageBytes = Uint8Array;
 
 export type InferenceJob =
   | {
       kind: 'pvs';
-      image: TransferredImage;
+      image: ImageBytes;
       /** Cache key for the embedding (already namespaced per account when client-chosen). */
       cacheKey?: string;
       points?: PointPrompt[];
       box?: BoxPrompt;
       multimaskOutput: boolean;
     }
-  | { kind: 'segment'; image: TransferredImage; prompts: string[]; cacheKey?: string };
+  | { kind: 'segment'; image: ImageBytes; prompts: string[]; cacheKey?: string };
 
 export type InferenceResult = { kind: 'pvs'; response: PvsResponse } | { kind: 'segment'; response: SegmentResponse };
 

@@ -1,6 +1,10 @@
 /** Inference worker thread: owns one engine (ONNX sessions + embedding cache) and runs jobs in order. */
+import { createHash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
+import { decodeImage } from '../../engine/adapters/node-image';
 import { loadNodeEngine } from '../../engine/adapters/ort-node';
+import { LruCache } from '../../engine/lru';
+import type { RgbaImage } from '../../engine/types';
 import { runPvs } from '../../engine/pvs';
 import type { InferenceJob, InferenceResult, WorkerInit, WorkerReply, WorkerRequest } from './protocol';
 import { createTextSegmenter } from './text-segmenter';
@@ -17,10 +21,23 @@ async function main(): Promise<void> {
     embeddingCacheSize: init.embeddingCacheSize,
   });
   const textSegmenter = await createTextSegmenter(engine);
+  // Decoded pixels of recent uploads, by file hash: a client segmenting the same photo again
+  // (the imageId flow) pays neither the decode nor, thanks to the engine's cache, the encoder.
+  const decoded = new LruCache<string, RgbaImage>(Math.max(1, init.embeddingCacheSize ?? 8));
+
+  async function pixels(bytes: Uint8Array): Promise<RgbaImage> {
+    const key = createHash('sha256').update(bytes).digest('base64');
+    const hit = decoded.get(key);
+    if (hit) return hit;
+    const image = await decodeImage(bytes);
+    decoded.set(key, image);
+    return image;
+  }
 
   async function run(job: InferenceJob): Promise<InferenceResult> {
+    const image = await pixels(job.image);
     if (job.kind === 'pvs') {
-      const { response } = await runPvs(engine, job.image, {
+      const { response } = await runPvs(engine, image, {
         points: job.points,
         box: job.box,
         imageId: job.cacheKey,
@@ -28,7 +45,7 @@ async function main(): Promise<void> {
       });
       return { kind: 'pvs', response };
     }
-    return { kind: 'segment', response: await textSegmenter.segment(job.image, job.prompts, job.cacheKey) };
+    return { kind: 'segment', response: await textSegmenter.segment(image, job.prompts, job.cacheKey) };
   }
 
   port!.on('message', (message: WorkerRequest) => {

@@ -47,7 +47,7 @@ function checkImageLength(body: unknown): void {
 
 function send(reply: FastifyReply, outcome: CallOutcome): FastifyReply {
   reply.code(outcome.status).headers(outcome.headers);
-  return reply.type('application/json').send(JSON.stringify(outcome.body));
+  return reply.type('application/json').send(outcome.rawBody ?? JSON.stringify(outcome.body));
 }
 
 export async function segmentationRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
