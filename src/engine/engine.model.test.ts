@@ -70,6 +70,9 @@ describe('SegmentationEngine on coffee.png', () => {
     const { imageKey } = await engine.embed(image);
     const { candidates } = await engine.predict(imageKey, { points: [CUP] });
     expect(candidates.length).toBeGreaterThan(1);
+    // One positive click is ambiguous: SAM's answer is a multimask token (1..3), never token 0.
+    expect(candidates[0].token).toBeGreaterThanOrEqual(1);
+    expect(new Set(candidates.map((c) => c.token)).size).toBe(candidates.length);
     for (const c of candidates) {
       expect(at(c.mask, CUP)).toBe(1);
       expect(c.area / (600 * 400)).toBeGreaterThan(0.05);

@@ -172,7 +172,7 @@ export class SegmentationEngine {
       const maskPixels = maskArea(mask);
       if (maskPixels === 0) continue;
       const score = Math.min(1, Math.max(0, tokens.iou[token]));
-      candidates.push({ mask, score, lowResLogits, area: maskPixels });
+      candidates.push({ mask, score, lowResLogits, area: maskPixels, token });
     }
     return { candidates, timings: { decoderMs: t1 - t0, postprocessMs: now() - t1 } };
   }

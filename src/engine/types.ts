@@ -45,6 +45,8 @@ export interface MaskCandidate {
   readonly lowResLogits: Float32Array;
   /** Number of pixels set in `mask`. */
   readonly area: number;
+  /** SAM's mask token: 0 = the single-mask output, 1..3 = the multimask outputs (subpart → whole). */
+  readonly token?: number;
 }
 
 export type Vertex = [number, number];
