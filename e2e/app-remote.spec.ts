@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
+import sharp from 'sharp';
 import { clickImage, openSample, screenshot } from './app-helpers';
 
 /**
@@ -105,4 +106,55 @@ test('remote: when the credits run out the studio says 402 and what to do', asyn
   await expect(page.getByRole('status')).toContainText('Added 300 credits');
   await expect(page.getByTestId('balance')).toContainText('300 credits');
   await screenshot(page, 'remote-broke-04-credits');
+});
+
+test('remote: a large image is scaled for upload and the polygon comes back in original pixels', async ({ page }) => {
+  await signUpAndUseNewKey(page, 'large');
+  // 1800×1200: above the recommended 1024 px, so the studio uploads a 1024×683 copy.
+  const large = await sharp('public/samples/coffee.png').resize(1800, 1200).png().toBuffer();
+  await page.getByLabel('Open image').setInputFiles({ name: 'coffee-large.png', mimeType: 'image/png', buffer: large });
+  await expect(page.getByTestId('canvas')).toHaveAttribute('data-camera', /\d/);
+  await clickImage(page, 900, 705); // the cup, at 3× the coordinates used on the 600 px original
+  await page.getByRole('button', { name: /Segment · 1 credit/ }).click();
+  await expect(page.getByTestId('receipt')).toContainText('charged 1 credit', { timeout: 120_000 });
+  await page.getByRole('button', { name: 'Accept object' }).click();
+
+  await page.getByRole('button', { name: 'Export', exact: true }).click();
+  const downloadPromise = page.waitForEvent('download');
+  await page.getByRole('menuitem', { name: /COCO/ }).click();
+  const coco = JSON.parse(readFileSync((await (await downloadPromise).path())!, 'utf8'));
+  expect(coco.images[0]).toMatchObject({ width: 1800, height: 1200 });
+  const [x, y, w, h] = coco.annotations[0].bbox as number[];
+  // The cup (with saucer) spans most of the photo: in original pixels that is far beyond 1024.
+  expect(x + w).toBeGreaterThan(1100);
+  expect(y + h).toBeGreaterThan(900);
+  expect(x + w).toBeLessThanOrEqual(1800);
+  expect(y + h).toBeLessThanOrEqual(1200);
+  await screenshot(page, 'remote-large-01-scaled-back');
+});
+
+test('account: API keys rotate and revoke, log out', async ({ page }) => {
+  const first = await signUpAndUseNewKey(page, 'keys');
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
+  const rows = page.getByRole('row').filter({ hasText: 'never' });
+  await expect(rows).toHaveCount(1);
+
+  await page.getByRole('button', { name: /^Rotate / }).click();
+  const rotated = (await page.getByTestId('new-api-key').textContent())!.trim();
+  expect(rotated).not.toBe(first);
+  await expect(page.getByText('It is shown only once')).toBeVisible();
+  // The rotated-out key no longer works.
+  expect((await page.request.get('/api/v1/account', { headers: { Authorization: `Bearer ${first}` } })).status()).toBe(401);
+  expect((await page.request.get('/api/v1/account', { headers: { Authorization: `Bearer ${rotated}` } })).status()).toBe(200);
+
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('button', { name: /^Revoke / }).first().click();
+  await expect(page.getByText('No keys yet.')).toBeVisible();
+  expect((await page.request.get('/api/v1/account', { headers: { Authorization: `Bearer ${rotated}` } })).status()).toBe(401);
+  await screenshot(page, 'remote-keys-03-revoked');
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Account' }).click();
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Log in' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Sign up' })).toBeVisible();
 });

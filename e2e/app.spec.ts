@@ -36,7 +36,7 @@ test('open a sample, click the cup, get a polygon, accept it; undo and redo', as
   const hover = await imageToPage(page, 300, 235);
   await page.mouse.move(hover.x - 20, hover.y);
   await page.mouse.move(hover.x, hover.y, { steps: 4 });
-  await page.waitForTimeout(1500);
+  await expect(page.getByTestId('canvas')).toHaveAttribute('data-hover-preview', 'visible');
   await screenshot(page, '02-hover-preview');
 
   await clickImage(page, 300, 235);

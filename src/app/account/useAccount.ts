@@ -13,7 +13,13 @@ export function useAccount() {
         return { ...(await accountApi.account(remote.baseUrl)), via: 'session' as const };
       } catch (error) {
         if (error instanceof AccountApiError && error.status === 401 && remote.apiKey) {
-          return { ...(await accountWithKey(remote.baseUrl, remote.apiKey)), via: 'key' as const };
+          try {
+            return { ...(await accountWithKey(remote.baseUrl, remote.apiKey)), via: 'key' as const };
+          } catch (keyError) {
+            // A revoked or rotated-out key: signed out as far as this browser knows (not an error state that keeps old data).
+            if (keyError instanceof AccountApiError && keyError.status === 401) return null;
+            throw keyError;
+          }
         }
         if (error instanceof AccountApiError && (error.status === 401 || error.status === 404)) return null;
         throw error;

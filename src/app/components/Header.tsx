@@ -21,7 +21,7 @@ export function Header() {
         {link('studio', 'Studio')}
         {link('keys', 'API keys')}
         {link('credits', 'Credits')}
-        {link('account', account.data ? 'Account' : 'Log in')}
+        {link('account', account.data?.via === 'session' ? 'Account' : 'Log in')}
       </nav>
       <div className="header-right">
         <InferenceSwitch />

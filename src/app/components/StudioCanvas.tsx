@@ -155,6 +155,7 @@ export function StudioCanvas() {
       style={{ cursor }}
       data-testid="canvas"
       data-camera={camera ? `${camera.scale.toFixed(4)},${camera.x.toFixed(1)},${camera.y.toFixed(1)}` : ''}
+      data-hover-preview={hoverPreview && image && hoverPreview.imageId === image.id ? 'visible' : 'none'}
       onContextMenu={(e) => e.preventDefault()}
       onMouseLeave={() => dispatch({ type: 'leave' })}
     >
