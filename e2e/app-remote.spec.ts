@@ -138,11 +138,15 @@ test('account: API keys rotate and revoke, log out', async ({ page }) => {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
   const rows = page.getByRole('row').filter({ hasText: 'never' });
   await expect(rows).toHaveCount(1);
+  await expect(rows).toContainText('used in this browser');
 
   await page.getByRole('button', { name: /^Rotate / }).click();
   const rotated = (await page.getByTestId('new-api-key').textContent())!.trim();
   expect(rotated).not.toBe(first);
   await expect(page.getByText('It is shown only once')).toBeVisible();
+  // The browser was using the rotated key, so it switched to the new one.
+  await expect(page.getByRole('button', { name: 'Used in this browser' })).toBeDisabled();
+  await expect(rows).toContainText('used in this browser');
   // The rotated-out key no longer works.
   expect((await page.request.get('/api/v1/account', { headers: { Authorization: `Bearer ${first}` } })).status()).toBe(401);
   expect((await page.request.get('/api/v1/account', { headers: { Authorization: `Bearer ${rotated}` } })).status()).toBe(200);
@@ -150,6 +154,7 @@ test('account: API keys rotate and revoke, log out', async ({ page }) => {
   page.once('dialog', (dialog) => void dialog.accept());
   await page.getByRole('button', { name: /^Revoke / }).first().click();
   await expect(page.getByText('No keys yet.')).toBeVisible();
+  await expect(page.getByTestId('new-api-key')).toHaveCount(0);
   expect((await page.request.get('/api/v1/account', { headers: { Authorization: `Bearer ${rotated}` } })).status()).toBe(401);
   await screenshot(page, 'remote-keys-03-revoked');
 

@@ -22,10 +22,22 @@ export function KeysPage() {
     void queryClient.invalidateQueries({ queryKey: KEYS_QUERY });
   };
   const create = useMutation({ mutationFn: () => accountApi.createKey(remote.baseUrl), onSuccess: onCreated });
-  const rotate = useMutation({ mutationFn: (id: string) => accountApi.rotateKey(remote.baseUrl, id), onSuccess: onCreated });
+  const usedHere = (prefix: string) => remote.apiKey !== '' && remote.apiKey.startsWith(prefix);
+  const rotate = useMutation({
+    mutationFn: (key: { id: string; prefix: string }) => accountApi.rotateKey(remote.baseUrl, key.id),
+    onSuccess: (created, key) => {
+      // Rotating the key this browser uses: switch to the new one, or remote mode would start failing with 401.
+      if (usedHere(key.prefix)) setRemote({ ...remote, apiKey: created.key });
+      onCreated(created);
+    },
+  });
   const revoke = useMutation({
-    mutationFn: (id: string) => accountApi.revokeKey(remote.baseUrl, id),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: KEYS_QUERY }),
+    mutationFn: (key: { id: string; prefix: string }) => accountApi.revokeKey(remote.baseUrl, key.id),
+    onSuccess: (_result, key) => {
+      if (fresh?.id === key.id) setFresh(null);
+      if (usedHere(key.prefix)) setRemote({ ...remote, apiKey: '' });
+      void queryClient.invalidateQueries({ queryKey: KEYS_QUERY });
+    },
   });
   const error = create.error ?? rotate.error ?? revoke.error ?? keys.error;
 
@@ -98,11 +110,12 @@ export function KeysPage() {
             <tr key={k.id}>
               <td>
                 <code>{k.prefix}…</code>
+                {usedHere(k.prefix) && <span className="chip in-use">used in this browser</span>}
               </td>
               <td>{new Date(k.createdAt).toLocaleString()}</td>
               <td>{k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : 'never'}</td>
               <td className="row">
-                <button type="button" aria-label={`Rotate ${k.prefix}`} onClick={() => rotate.mutate(k.id)} disabled={rotate.isPending}>
+                <button type="button" aria-label={`Rotate ${k.prefix}`} onClick={() => rotate.mutate(k)} disabled={rotate.isPending}>
                   Rotate
                 </button>
                 <button
@@ -110,7 +123,7 @@ export function KeysPage() {
                   className="danger"
                   aria-label={`Revoke ${k.prefix}`}
                   onClick={() => {
-                    if (confirm(`Revoke the key ${k.prefix}…? Requests using it will fail with 401.`)) revoke.mutate(k.id);
+                    if (confirm(`Revoke the key ${k.prefix}…? Requests using it will fail with 401.`)) revoke.mutate(k);
                   }}
                 >
                   Revoke
