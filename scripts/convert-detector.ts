@@ -10,7 +10,7 @@
  * (scripts/convert-detector/parity.test.ts compares every output with TF.js) before it ships.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { convertTfjsGraphModel, type TfjsGraphModelJson } from './convert-detector/tfjs-to-onnx';
@@ -89,7 +89,9 @@ async function main(): Promise<void> {
   const started = Date.now();
   const onnx = convertDetector();
   mkdirSync(dirname(outPath), { recursive: true });
-  writeFileSync(outPath, onnx);
+  // Write then rename, so a server starting meanwhile never loads half a model.
+  writeFileSync(`${outPath}.tmp`, onnx);
+  renameSync(`${outPath}.tmp`, outPath);
   writeFileSync(stampPath, stamp);
   console.log(`detector: wrote ${outPath} (${(onnx.byteLength / 1e6).toFixed(1)} MB) in ${Date.now() - started} ms`);
 }
