@@ -464,28 +464,53 @@ describe.each(DATABASES)('limits without the engine (%s)', (dbKind) => {
   });
 });
 
-describe('worker pool saturation', () => {
+describe('worker pool: saturation and time limits', () => {
+  let pool: WorkerPool;
+  let server: TestServer;
+  beforeAll(async () => {
+    pool = new WorkerPool({ workers: 1, maxQueue: 0, threads: 1, jobTimeoutMs: 120_000 });
+    server = await startTestServer({ db: 'sqlite', backend: pool });
+    await pool.ready();
+  });
+  afterEach(async () => server.checkLedger());
+  afterAll(async () => {
+    await server?.cleanup();
+    await pool?.close();
+  });
+
   it('a full pool (1 worker, no queue) refuses the second concurrent call with 503 instead of queueing', async () => {
-    const pool = new WorkerPool({ workers: 1, maxQueue: 0, threads: 1, jobTimeoutMs: 60_000 });
-    const server = await startTestServer({ db: 'sqlite', backend: pool, faults: { engine_delay_ms: 5_000 } });
-    try {
-      await pool.ready();
-      const user = await signupUser(server);
-      const first = server.fetch('/api/v1/pvs', { method: 'POST', headers: user.bearer, json: pvs() }).catch(() => undefined);
-      // Wait until the first call holds the only slot (charged, engine running), then try a second.
-      for (let i = 0; i < 400; i += 1) {
-        const row = await server.services.db.kysely.selectFrom('attempts').select('state').where('state', '=', 'charged').executeTakeFirst();
-        if (row) break;
-        await new Promise((r) => setTimeout(r, 25));
-      }
-      const second = await server.fetch('/api/v1/pvs', { method: 'POST', headers: user.bearer, json: pvs(100, 100) });
-      await expectProblem(second, 503, 'service-busy');
-      expect(await creditsOf(server, user)).toBe(4);
-      await first;
-    } finally {
-      server.services.faults.rates = {};
-      await server.cleanup().catch(() => undefined);
-      await pool.close();
+    server.services.faults.rates = { engine_delay_ms: 5_000 };
+    const user = await signupUser(server);
+    const first = server.fetch('/api/v1/pvs', { method: 'POST', headers: user.bearer, json: pvs() });
+    // Wait until the first call holds the only slot (charged, engine running), then try a second.
+    for (let i = 0; i < 400; i += 1) {
+      const row = await server.services.db.kysely.selectFrom('attempts').select('state').where('state', '=', 'charged').executeTakeFirst();
+      if (row) break;
+      await new Promise((r) => setTimeout(r, 25));
     }
+    const second = await server.fetch('/api/v1/pvs', { method: 'POST', headers: user.bearer, json: pvs(100, 100) });
+    await expectProblem(second, 503, 'service-busy');
+    expect((await first).status).toBe(200);
+    expect(await creditsOf(server, user)).toBe(4);
+    server.services.faults.rates = {};
+  });
+
+  it('a job over the time limit is answered 500 and refunded; the worker survives and serves the next call', async () => {
+    const user = await signupUser(server);
+    pool.setJobTimeout(1);
+    const late = await server.fetch('/api/v1/pvs', { method: 'POST', headers: user.bearer, json: pvs(150, 150) });
+    const problem = await expectProblem(late, 500, 'engine-failure');
+    expect(problem.refunded).toBe(true);
+    expect(await creditsOf(server, user)).toBe(5);
+    pool.setJobTimeout(120_000);
+    let next: Response | undefined;
+    // The worker first finishes the late job; meanwhile the one slot may still be taken (503).
+    for (let i = 0; i < 600; i += 1) {
+      next = await server.fetch('/api/v1/pvs', { method: 'POST', headers: user.bearer, json: pvs(150, 150), });
+      if (next.status !== 503) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(next!.status).toBe(200);
+    expect(await creditsOf(server, user)).toBe(4);
   });
 });

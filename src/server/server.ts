@@ -56,7 +56,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   await services.recovery.register();
   if (options.backgroundLoops !== false) services.recovery.start();
 
+  const lifecycle = { draining: false };
   const app = await buildApp({
+    lifecycle,
     services,
     cookies: { secure: config.cookieSecure },
     trustProxy: config.trustProxy,
@@ -73,6 +75,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     url,
     close: () =>
       (closing ??= (async () => {
+        lifecycle.draining = true;
         await app.close();
         await services.recovery.stop();
         if (ownBackend) await backend.close();

@@ -13,7 +13,7 @@ import type { Services } from '../domain/services';
 import { DomainError } from '../domain/errors';
 import { authPlugin } from './plugins/auth';
 import { errorsPlugin } from './plugins/errors';
-import { requestContextPlugin } from './plugins/request-context';
+import { requestContextPlugin, type Lifecycle } from './plugins/request-context';
 import { sendProblem } from './problem';
 import { accountRoutes, type CookiePolicy } from './routes/account';
 import { docsRoutes } from './routes/docs';
@@ -26,6 +26,7 @@ export interface AppOptions {
   /** Built SPA (dist/); skipped when absent. */
   staticDir?: string;
   logger?: boolean | { level: string };
+  lifecycle?: Lifecycle;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -46,7 +47,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: true,
   });
 
-  await app.register(requestContextPlugin);
+  await app.register(requestContextPlugin, { lifecycle: options.lifecycle ?? { draining: false } });
   await app.register(errorsPlugin);
   await app.register(cookie);
   await app.register(authPlugin, { services });

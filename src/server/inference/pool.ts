@@ -23,7 +23,11 @@ export interface PoolOptions extends WorkerInit {
   workers: number;
   /** Jobs allowed to wait beyond the ones running. */
   maxQueue: number;
-  /** A job taking longer fails (and is refunded); the worker is replaced. */
+  /**
+   * A job taking longer fails at once (and is refunded). The worker is NOT terminated: tearing
+   * down a thread inside onnxruntime's native code aborts the whole process. It finishes the late
+   * job (whose answer is dropped) and then takes new work.
+   */
   jobTimeoutMs: number;
 }
 
@@ -55,8 +59,13 @@ export class WorkerPool implements InferenceBackend {
   private closed = false;
   description = 'worker pool (starting)';
 
-  constructor(private readonly options: PoolOptions) {
+  constructor(private options: PoolOptions) {
     for (let i = 0; i < options.workers; i += 1) this.workers.push(this.spawn());
+  }
+
+  /** Changes the per-job time limit for jobs dispatched from now on. */
+  setJobTimeout(ms: number): void {
+    this.options.jobTimeoutMs = ms;
   }
 
   /** Resolves once every worker has loaded its engine; rejects if one cannot. */
@@ -137,6 +146,7 @@ export class WorkerPool implements InferenceBackend {
       const { job, timer } = entry.busy;
       clearTimeout(timer);
       entry.busy = undefined;
+      this.notifyIdle();
       if (message.ok) job.resolve(message.result);
       else job.reject(Object.assign(new Error(message.error.message), { name: message.error.name }));
       this.dispatch();
@@ -150,7 +160,7 @@ export class WorkerPool implements InferenceBackend {
     return entry;
   }
 
-  /** A crashed or stuck worker fails its job (refunded upstream) and is replaced. */
+  /** A crashed worker (error or exit: the thread is gone) fails its job and is replaced. */
   private replace(entry: PoolWorker, error: Error): void {
     const index = this.workers.indexOf(entry);
     if (index === -1) return;
@@ -171,10 +181,13 @@ export class WorkerPool implements InferenceBackend {
       if (entry.busy || !entry.isReady) continue;
       const job = this.queue.shift()!;
       const id = this.nextId++;
-      const timer = setTimeout(
-        () => this.replace(entry, new InferenceTimeoutError(`inference took longer than ${this.options.jobTimeoutMs} ms`)),
-        this.options.jobTimeoutMs,
-      );
+      const timer = setTimeout(() => {
+        if (entry.busy?.id !== id) return;
+        // Answer the caller now; keep the worker busy with the late job until it replies.
+        const late = entry.busy.job;
+        entry.busy.job = { job: late.job, resolve: () => undefined, reject: () => undefined };
+        late.reject(new InferenceTimeoutError(`inference took longer than ${this.options.jobTimeoutMs} ms`));
+      }, this.options.jobTimeoutMs);
       entry.busy = { id, job, timer };
       // Move the pixels instead of copying them.
       const buffer = job.job.image.buffer;
@@ -187,9 +200,35 @@ export class WorkerPool implements InferenceBackend {
     while (this.queue.length) this.queue.shift()!.reject(error);
   }
 
-  async close(): Promise<void> {
+  private idleWaiters: (() => void)[] = [];
+  private notifyIdle(): void {
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /**
+   * Stops the workers once they are out of native code: a worker still loading its model or
+   * running a job is waited for (up to `graceMs`), because terminating a thread inside
+   * onnxruntime aborts the process.
+   */
+  async close(graceMs = 60_000): Promise<void> {
     this.closed = true;
     this.failQueued(new Error('inference pool closed'));
-    await Promise.all(this.workers.map((w) => w.worker.terminate()));
+    const deadline = Date.now() + graceMs;
+    await Promise.all(
+      this.workers.map(async (entry) => {
+        await Promise.race([entry.ready.catch(() => undefined), sleep(Math.max(0, deadline - Date.now()))]);
+        while (entry.busy && Date.now() < deadline) {
+          await Promise.race([new Promise<void>((resolve) => this.idleWaiters.push(resolve)), sleep(250)]);
+        }
+        if (entry.busy) clearTimeout(entry.busy.timer);
+        await entry.worker.terminate();
+      }),
+    );
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

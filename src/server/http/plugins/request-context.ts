@@ -10,7 +10,12 @@ export const ISOLATION_HEADERS = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 } as const;
 
-export const requestContextPlugin = fp(async (app) => {
+/** Shared with the server's shutdown: while draining, answers close their connection. */
+export interface Lifecycle {
+  draining: boolean;
+}
+
+export const requestContextPlugin = fp<{ lifecycle: Lifecycle }>(async (app, { lifecycle }) => {
   // While draining (SIGTERM), answers close their connection: an idle keep-alive socket would
   // otherwise hold server.close() open until keepAliveTimeout (72 s) after the last response.
   let closing = false;
