@@ -152,6 +152,8 @@ export function StudioCanvas() {
     <div
       ref={containerRef}
       className="canvas-host"
+      role="application"
+      aria-label="Image canvas: click to select an object, right-click to exclude, wheel to zoom"
       style={{ cursor }}
       data-testid="canvas"
       data-camera={camera ? `${camera.scale.toFixed(4)},${camera.x.toFixed(1)},${camera.y.toFixed(1)}` : ''}

@@ -4,7 +4,8 @@ import type { Camera } from '../geometry/camera';
 import type { ToolId } from '../tools/types';
 
 export type InferenceMode = 'local' | 'remote';
-export type Page = 'studio' | 'account' | 'keys' | 'credits';
+import { hashForPage, pageFromHash, type Page } from './routes';
+export { pageFromHash, type Page } from './routes';
 
 const REMOTE_KEY = 'maskwright.remote';
 const MODE_KEY = 'maskwright.mode';
@@ -31,10 +32,6 @@ function loadMode(): InferenceMode {
   return localStorage.getItem(MODE_KEY) === 'remote' ? 'remote' : 'local';
 }
 
-export function pageFromHash(hash: string): Page {
-  const name = hash.replace(/^#\/?/, '');
-  return name === 'account' || name === 'keys' || name === 'credits' ? name : 'studio';
-}
 
 /** View state: not part of the document, not undoable. */
 interface UiState {
@@ -84,7 +81,7 @@ export const useUi = create<UiState>((set) => ({
   setHoverPreview: (hoverPreview) => set({ hoverPreview }),
   setHelpOpen: (helpOpen) => set({ helpOpen }),
   setPage: (page) => {
-    const hash = page === 'studio' ? '#/' : `#/${page}`;
+    const hash = hashForPage(page);
     if (location.hash !== hash) history.replaceState(null, '', hash);
     set({ page });
   },

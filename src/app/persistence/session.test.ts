@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { addImage, addPoint, applyCandidates, markPending } from '../state/documentOps';
+import { emptyDocument } from '../state/model';
+import { stripForStorage } from './session';
+
+describe('session storage', () => {
+  it('drops the decoder logits and never restores a request as still running', () => {
+    let doc = addImage(emptyDocument(), { id: 'img', name: 'a.png', width: 10, height: 10 });
+    doc = addPoint(doc, 'img', { x: 1, y: 1 }, 1);
+    doc = applyCandidates(doc, 'img', 1, [{ polygons: [], score: 0.9, area: 3, lowResLogits: new Float32Array(65536) }]);
+    const stored = stripForStorage(doc);
+    expect(stored.prompts.img.candidates[0]).toEqual({ polygons: [], score: 0.9, area: 3 });
+    expect(doc.prompts.img.candidates[0].lowResLogits).toBeInstanceOf(Float32Array);
+
+    const pending = markPending(addPoint(doc, 'img', { x: 2, y: 2 }, 2), 'img', 2, 'pending');
+    expect(stripForStorage(pending).prompts.img.status).toBe('idle');
+  });
+});
