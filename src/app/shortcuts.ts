@@ -35,6 +35,8 @@ function viewSize() {
 export function handleShortcut(e: KeyboardEvent): boolean {
   const target = e.target as HTMLElement | null;
   if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return false;
+  // Enter on a focused button or link activates that control, not the "accept" shortcut.
+  if (e.key === 'Enter' && target && /^(BUTTON|A)$/.test(target.tagName)) return false;
   const ui = useUi.getState();
   if (ui.page !== 'studio') return false;
   const mod = e.ctrlKey || e.metaKey;

@@ -11,6 +11,7 @@ import { useUi } from '../state/uiStore';
 import type { ToolOutput } from '../tools/types';
 import { isEmbedded, predictLocal } from './localEngine';
 import { RemoteCallError, remotePvs } from './remoteClient';
+import { newIdempotencyKey } from './retryPolicy';
 
 /**
  * Wires tool outputs to the document and to inference. Local mode asks the engine after every
@@ -79,6 +80,13 @@ export function rerunActivePrompt(): void {
   else void runRemote(image.id);
 }
 
+/**
+ * The Idempotency-Key of a prompt's paid call, kept while its outcome is unknown (the connection
+ * dropped after every automatic retry): pressing Segment again then replays the same key, so a
+ * request that did succeed on the server is returned, not charged twice.
+ */
+const unsettledKeys = new Map<string, string>();
+
 export async function runRemote(imageId: string): Promise<void> {
   const doc = currentDocument();
   const image = doc.images.find((i) => i.id === imageId);
@@ -91,6 +99,9 @@ export async function runRemote(imageId: string): Promise<void> {
     return;
   }
   studio.markPending(imageId, revision, 'pending');
+  const attempt = `${imageId}:${revision}`;
+  const idempotencyKey = unsettledKeys.get(attempt) ?? newIdempotencyKey();
+  unsettledKeys.set(attempt, idempotencyKey);
   try {
     const scale = uploadScaleFor(image.width, image.height, LIMITS.recommendedMaxSide);
     const body = {
@@ -101,6 +112,7 @@ export async function runRemote(imageId: string): Promise<void> {
       multimaskOutput: true,
     };
     const result = await remotePvs(remote, body, {
+      idempotencyKey,
       onWaiting: (reason, seconds) => studio.markPending(imageId, revision, 'waiting', `${reason} (${Math.ceil(seconds)} s)…`),
     });
     const receipt = { requestId: result.requestId, refunded: result.refunded };
@@ -109,9 +121,11 @@ export async function runRemote(imageId: string): Promise<void> {
       const polygons = polygonsToOriginal(p.masks.map((ring) => ({ outer: ring as Vertex[], holes: [] })), scale);
       return { polygons, score: p.confidence, area: 0, receipt };
     });
+    unsettledKeys.delete(attempt);
     studio.resolve(imageId, revision, candidates);
     if (candidates.length === 0) studio.fail(imageId, revision, `No mask found${result.refunded ? ' — the credit was refunded' : ''}. Request ${result.requestId ?? ''}`.trim());
   } catch (error) {
+    if (!(error instanceof RemoteCallError && error.status === 'network-error')) unsettledKeys.delete(attempt);
     const message = error instanceof RemoteCallError && error.requestId ? `${error.message} (request ${error.requestId})` : error instanceof Error ? error.message : String(error);
     studio.fail(imageId, revision, message);
   } finally {
