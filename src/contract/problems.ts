@@ -30,6 +30,11 @@ export const PROBLEM_TYPES = {
     description:
       'The `image` value is not valid Base64 (optionally behind a `data:<media_type>;base64,` prefix) or its bytes are not a PNG, JPEG, WebP, GIF, AVIF or TIFF image. Nothing is charged.',
   },
+  'malformed-request': {
+    status: 400,
+    title: 'Malformed HTTP request',
+    description: 'The request could not be parsed as HTTP/1.1 (bad request line, header syntax or framing). The connection is closed.',
+  },
   'invalid-header': {
     status: 400,
     title: 'Invalid request header',
@@ -109,6 +114,11 @@ export const PROBLEM_TYPES = {
     status: 415,
     title: 'Unsupported media type',
     description: 'Send `Content-Type: application/json`.',
+  },
+  'headers-too-large': {
+    status: 431,
+    title: 'Request headers too large',
+    description: 'The request headers exceed 16 KiB. The connection is closed.',
   },
   'rate-limited': {
     status: 429,

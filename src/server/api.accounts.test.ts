@@ -2,6 +2,7 @@
  * Accounts, sessions, API keys, credits, CSRF, errors and docs over real HTTP against a real
  * database (SQLite; PostgreSQL too when TEST_DATABASE_URL is set). No inference here.
  */
+import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASES, expectProblem, NO_INFERENCE, parseSetCookies, signupUser, startTestServer, type TestServer } from './testing/harness';
 
@@ -152,6 +153,25 @@ describe.each(DATABASES)('accounts and keys (%s)', (dbKind) => {
     await expectProblem(tooBig, 413, 'payload-too-large');
     expect(tooBig.headers.get('cross-origin-embedder-policy')).toBe('require-corp');
     expect(tooBig.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+  });
+
+  it('answers requests that Node\'s HTTP parser rejects in the same problem format', async () => {
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const { port } = new URL(server.url);
+        const socket = connect(Number(port), '127.0.0.1', () => socket.end(request));
+        let data = '';
+        socket.on('data', (chunk) => (data += chunk));
+        socket.on('close', () => resolve(data));
+        socket.on('error', reject);
+      });
+    const huge = await raw(`GET /api/v1/account HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(huge).toMatch(/X-Service-Request-ID: req_/);
+    expect(huge).toContain('"type":"/problems/headers-too-large"');
+    const garbage = await raw('NOT HTTP AT ALL\r\n\r\n');
+    expect(garbage).toMatch(/^HTTP\/1\.1 400 /);
+    expect(garbage).toContain('"type":"/problems/malformed-request"');
   });
 
   it('serves the OpenAPI document generated from the contract, and the docs page', async () => {

@@ -116,6 +116,10 @@ async function runJob(slot: InferenceSlot, job: InferenceJob): Promise<Inference
     return await slot.run(job);
   } catch (error) {
     if (error instanceof Error && error.name === 'ImageDecodeError') throw new DomainError('invalid-image', error.message);
+    // The engine's own prompt checks (mirrors of the schema): a bad request, not an engine failure.
+    if (error instanceof Error && error.name === 'PromptError') {
+      throw new DomainError('validation-failed', error.message, { errors: [{ path: 'points', message: error.message }] });
+    }
     throw error;
   }
 }

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
+import { PROBLEM_TYPES, problemTypeUri } from '../../contract/problems';
 import type { Services } from '../domain/services';
 import { DomainError } from '../domain/errors';
 import { authPlugin } from './plugins/auth';
@@ -45,6 +46,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: options.trustProxy ?? false,
     bodyLimit: 64 * 1024,
     return503OnClosing: true,
+    // Requests Node's HTTP parser rejects never reach Fastify's hooks: answer them in our format too.
+    clientErrorHandler: (error: Error & { code?: string }, socket) => {
+      if (!socket.writable || error.code === 'ECONNRESET') {
+        socket.destroy();
+        return;
+      }
+      const slug = error.code === 'HPE_HEADER_OVERFLOW' ? 'headers-too-large' : 'malformed-request';
+      const info = PROBLEM_TYPES[slug];
+      const requestId = `req_${randomBytes(12).toString('base64url')}`;
+      const body = JSON.stringify({ type: problemTypeUri(slug), title: info.title, status: info.status, requestId });
+      socket.end(
+        `HTTP/1.1 ${info.status} ${info.status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+          `Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+          `X-Service-Request-ID: ${requestId}\r\nCross-Origin-Opener-Policy: same-origin\r\n` +
+          `Cross-Origin-Embedder-Policy: require-corp\r\nConnection: close\r\n\r\n${body}`,
+      );
+    },
   });
 
   await app.register(requestContextPlugin, { lifecycle: options.lifecycle ?? { draining: false } });
