@@ -55,3 +55,12 @@ describe('rankTokens', () => {
     expect(rankTokens(t, wide, { ambiguous: true }, true)).not.toContain(0);
   });
 });
+
+describe('rankingScore', () => {
+  it('prefers a stable mask over a slightly higher predicted IoU with logits hovering at the threshold', () => {
+    const t = tokens([50, 40, 60, 80], [0.5, 0.9, 0.95, 0.7]);
+    // Token 2: most of its area barely positive → unstable.
+    for (let y = 0; y < 60; y++) t.logits.fill(0.01, 2 * AREA + y * 256 + 10, 2 * AREA + y * 256 + 60);
+    expect(bestToken(t, frame, { ambiguous: true })).toBe(1);
+  });
+});
