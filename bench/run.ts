@@ -8,7 +8,7 @@
  * bench/results/bench.json and bench/results/bench.md.
  *
  *   npm run bench -- [--image FILE] [--clicks 20] [--warmup-clicks 3] [--encoder-runs 3]
- *                    [--no-node] [--no-browser] [--no-peer] [--no-build] [--single-threaded]
+ *                    [--no-node] [--no-browser] [--no-peer] [--no-int8] [--no-build] [--single-threaded]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -42,6 +42,7 @@ const { values: args } = parseArgs({
     'no-peer': { type: 'boolean', default: false },
     'no-build': { type: 'boolean', default: false },
     'single-threaded': { type: 'boolean', default: false },
+    'no-int8': { type: 'boolean', default: false },
   },
 });
 
@@ -133,9 +134,21 @@ async function runBrowser(imageBytes: Buffer, imageName: string, clicks: BenchCl
       const environment = await oursPage.evaluate(() => window.maskwrightBench.environment());
       log(`chromium: crossOriginIsolated=${environment.crossOriginIsolated}, cores=${environment.hardwareConcurrency}, WebGPU: ${environment.webgpu}`);
       const backendPreference = args['single-threaded'] ? ('wasm-single-threaded' as const) : ('auto' as const);
-      const started = await oursPage.evaluate((o) => window.maskwrightBench.ours.start(o), { imageUrl, backend: backendPreference });
+      const started = await oursPage.evaluate((o) => window.maskwrightBench.ours.start(o), { slot: 'fp32', imageUrl, backend: backendPreference });
       log(`chromium, ours: ${started.backend.name}, ${started.backend.threads} threads`);
       const oursLeg: BrowserLeg = { ...started, embeds: [], clicks: [] };
+      let int8Leg: BrowserLeg | undefined;
+      if (!args['no-int8']) {
+        // Same page, second worker: the int8 decoder variant. Its encoder is the same, so only its clicks are measured.
+        const int8Started = await oursPage.evaluate((o) => window.maskwrightBench.ours.start(o), {
+          slot: 'int8',
+          imageUrl,
+          backend: backendPreference,
+          decoderPrecision: 'int8' as const,
+        });
+        await oursPage.evaluate(() => window.maskwrightBench.ours.embed('int8'));
+        int8Leg = { ...int8Started, embeds: [], clicks: [] };
+      }
 
       let peerPage: Page | undefined;
       let peerLeg: PeerLeg | undefined;
@@ -157,31 +170,23 @@ async function runBrowser(imageBytes: Buffer, imageName: string, clicks: BenchCl
         log(`chromium, peer: ${peerStarted.config}`);
       }
 
-      // A short pause between turns lets the other side's ORT threads stop spinning first.
+      // Everyone takes turns, the order rotating each round; a short pause between turns lets the
+      // previous ORT instance's threads stop spinning first.
       const settle = () => new Promise((r) => setTimeout(r, 100));
-      const turns = <T>(round: number, oursStep: () => Promise<T>, peerStep: (() => Promise<T>) | undefined): Promise<[T, T | undefined]> =>
-        (async () => {
-          if (!peerStep) return [await oursStep(), undefined];
-          if (round % 2 === 0) {
-            const a = await oursStep();
-            await settle();
-            const b = await peerStep();
-            await settle();
-            return [a, b];
-          }
-          const b = await peerStep();
+      async function rotate<T>(round: number, steps: (() => Promise<T>)[]): Promise<T[]> {
+        const results: T[] = new Array(steps.length);
+        for (let k = 0; k < steps.length; k++) {
+          const index = (k + round) % steps.length;
+          results[index] = await steps[index]();
           await settle();
-          const a = await oursStep();
-          await settle();
-          return [a, b];
-        })();
+        }
+        return results;
+      }
 
       for (let run = 0; run <= encoderRuns; run++) {
-        const [o, p] = await turns(
-          run,
-          () => oursPage.evaluate(() => window.maskwrightBench.ours.embed()),
-          peerPage && (() => peerPage!.evaluate(() => window.maskwrightBench.peer.embed())),
-        );
+        const steps: (() => Promise<EmbedSample>)[] = [() => oursPage.evaluate(() => window.maskwrightBench.ours.embed('fp32'))];
+        if (peerPage) steps.push(() => peerPage!.evaluate(() => window.maskwrightBench.peer.embed()));
+        const [o, p] = await rotate(run, steps);
         log(`encoder run ${run}${run === 0 ? ' (warm-up)' : ''}: ours ${o.totalMs.toFixed(0)} ms${p ? `, peer ${p.totalMs.toFixed(0)} ms` : ''}`);
         if (run === 0) continue;
         oursLeg.embeds.push(o);
@@ -190,24 +195,35 @@ async function runBrowser(imageBytes: Buffer, imageName: string, clicks: BenchCl
       const sequence = [...clicks.slice(0, warmupClicks), ...clicks];
       for (let i = 0; i < sequence.length; i++) {
         const click = sequence[i];
-        const [o, p] = await turns(
-          i,
-          () => oursPage.evaluate((c) => window.maskwrightBench.ours.click(c), click),
-          peerPage && (() => peerPage!.evaluate((c) => window.maskwrightBench.peer.click(c), click)),
-        );
+        const legs: { leg: { clicks: ClickSample[] }; step: () => Promise<ClickSample> }[] = [
+          { leg: oursLeg, step: () => oursPage.evaluate((c) => window.maskwrightBench.ours.click('fp32', c), click) },
+        ];
+        if (int8Leg) legs.push({ leg: int8Leg, step: () => oursPage.evaluate((c) => window.maskwrightBench.ours.click('int8', c), click) });
+        if (peerPage && peerLeg) legs.push({ leg: peerLeg, step: () => peerPage!.evaluate((c) => window.maskwrightBench.peer.click(c), click) });
+        const samples = await rotate(i, legs.map((l) => l.step));
         if (i < warmupClicks) continue;
-        oursLeg.clicks.push(o);
-        if (p) peerLeg!.clicks.push(p);
+        legs.forEach((l, k) => l.leg.clicks.push(samples[k]));
       }
-      log(`clicks done: ours p50 ${summarize(oursLeg.clicks.map((c) => c.totalMs)).p50.toFixed(1)} ms${peerLeg ? `, peer p50 ${summarize(peerLeg.clicks.map((c) => c.totalMs)).p50.toFixed(1)} ms` : ''}`);
-      await oursPage.evaluate(() => window.maskwrightBench.ours.stop());
-      return { environment, ours: oursLeg, peer: peerLeg };
+      const p50 = (leg?: { clicks: ClickSample[] }) => (leg ? summarize(leg.clicks.map((c) => c.totalMs)).p50.toFixed(1) : '—');
+      log(`clicks done, p50: ours ${p50(oursLeg)} ms, ours int8 ${p50(int8Leg)} ms, peer ${p50(peerLeg)} ms`);
+      await oursPage.evaluate(() => {
+        window.maskwrightBench.ours.stop('fp32');
+        window.maskwrightBench.ours.stop('int8');
+      });
+      return { environment, ours: oursLeg, int8: int8Leg, peer: peerLeg };
     } finally {
       await browser.close();
     }
   } finally {
     if (preview.pid) process.kill(-preview.pid, 'SIGTERM');
   }
+}
+
+/** Within ±5 % is noise on a shared 2-core machine, not a result. */
+function verdict(ratio: number): string {
+  if (ratio < 0.95) return 'faster than the peer';
+  if (ratio <= 1.05) return 'on par with the peer, within noise';
+  return 'NOT faster than the peer';
 }
 
 async function main(): Promise<void> {
@@ -264,6 +280,19 @@ async function main(): Promise<void> {
       notes: ours.backend.detail ? [ours.backend.detail] : [],
     };
     runs.push(oursRun);
+    if (browser.int8) {
+      raw.chromiumInt8 = browser.int8;
+      runs.push({
+        label: 'Chromium, ours, int8 decoder',
+        backend: `${browser.int8.backend.name}, ${browser.int8.backend.threads} threads`,
+        stages: stagesFrom({
+          decoder: pick(browser.int8.clicks, 'decoderMs'),
+          masks: pick(browser.int8.clicks, 'postprocessMs'),
+          maskToPolygon: pick(browser.int8.clicks, 'polygonMs'),
+          clickToPolygon: pick(browser.int8.clicks, 'totalMs'),
+        }),
+      });
+    }
     if (browser.peer) {
       raw.peer = browser.peer;
       const peerRun: RunReport = {
@@ -274,17 +303,23 @@ async function main(): Promise<void> {
       runs.push(peerRun);
       const embedRatio = ratioOf('image → embedding', oursRun.stages.imageToEmbedding, peerRun.stages.imageToEmbedding);
       const clickRatio = ratioOf('click → result (ours: polygons, peer: mask)', oursRun.stages.clickToPolygon, peerRun.stages.clickToMask);
-      for (const r of [embedRatio, clickRatio]) if (r) ratios.push(r);
+      const int8Run = runs.find((r) => r.label.includes('int8'));
+      const int8Ratio = ratioOf('click → result, int8 decoder (ours: polygons, peer: mask)', int8Run?.stages.clickToPolygon, peerRun.stages.clickToMask);
+      for (const r of [embedRatio, clickRatio, int8Ratio]) if (r) ratios.push(r);
     }
   }
 
   const loadAfter = loadavg();
   const table = markdownTable(runs, ratios);
   const browserRun = runs.find((r) => r.label.startsWith('Chromium, ours'));
-  const clickP50 = browserRun?.stages.clickToPolygon?.p50;
+  const clickGoal = (run: RunReport | undefined) => {
+    const p50 = run?.stages.clickToPolygon?.p50;
+    return p50 === undefined ? undefined : `- ${run!.label}: click → polygons p50 ${p50.toFixed(1)} ms (goal ≤ 50 ms): ${p50 <= 50 ? 'met' : 'NOT met'}`;
+  };
   const goals = [
-    clickP50 !== undefined ? `- click → polygons p50 in the browser: ${clickP50.toFixed(1)} ms (goal ≤ 50 ms): ${clickP50 <= 50 ? 'met' : 'NOT met'}` : undefined,
-    ...ratios.map((r) => `- ${r.stage}: ours/peer = ${r.ratio.toFixed(2)} (${r.ratio < 1 ? 'faster than the peer' : 'NOT faster than the peer'})`),
+    clickGoal(browserRun),
+    clickGoal(runs.find((r) => r.label.includes('int8'))),
+    ...ratios.map((r) => `- ${r.stage}: ours/peer = ${r.ratio.toFixed(2)} (${verdict(r.ratio)})`),
   ].filter(Boolean);
   const markdown = [
     `# Maskwright bench — ${new Date().toISOString()}`,

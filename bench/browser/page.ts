@@ -7,7 +7,7 @@ import type { WebBackendPreference } from '../../src/engine/adapters/ort-web';
 import { probeWebGpu } from '../../src/engine/adapters/ort-web';
 import type { BackendInfo } from '../../src/engine/runtime';
 import type { PolygonWithHoles, RgbaImage } from '../../src/engine/types';
-import { EngineWorkerClient, type ModelProgress } from '../../src/engine/worker/client';
+import { EngineWorkerClient, type DecoderPrecision, type ModelProgress } from '../../src/engine/worker/client';
 
 export interface BenchClick {
   x: number;
@@ -72,34 +72,43 @@ const since = (t0: number): number => performance.now() - t0;
  * Our engine, step by step, so the bench can interleave it with the peer: on a machine shared with
  * other work, alternating runs see the same load and the ratio stays fair.
  */
-let ours: { client: EngineWorkerClient; image: RgbaImage; imageKey?: string } | undefined;
+type OursSlot = { client: EngineWorkerClient; image: RgbaImage; imageKey?: string };
+/** Engines by name, e.g. 'fp32' and 'int8' decoders side by side in one page. */
+const ours = new Map<string, OursSlot>();
+
+function slot(name: string): OursSlot {
+  const found = ours.get(name);
+  if (!found) throw new Error(`ours.start({ slot: '${name}' }) first`);
+  return found;
+}
 
 const oursApi = {
-  async start(options: { imageUrl: string; backend?: WebBackendPreference }) {
-    const client = await EngineWorkerClient.start({ backend: options.backend ?? 'auto' });
-    ours = { client, image: await loadRgba(options.imageUrl) };
-    log(`ours: backend ${client.backend.name} (${client.backend.threads} threads) ${client.backend.detail ?? ''}`);
+  async start(options: { slot: string; imageUrl: string; backend?: WebBackendPreference; decoderPrecision?: DecoderPrecision }) {
+    const client = await EngineWorkerClient.start({ backend: options.backend ?? 'auto', decoderPrecision: options.decoderPrecision });
+    ours.set(options.slot, { client, image: await loadRgba(options.imageUrl) });
+    log(`ours/${options.slot}: backend ${client.backend.name} (${client.backend.threads} threads) ${client.backend.detail ?? ''}`);
     return { backend: client.backend, startTimings: client.startTimings };
   },
-  async embed(): Promise<EmbedSample> {
-    if (!ours) throw new Error('ours.start() first');
-    await ours.client.forget();
+  async embed(name: string): Promise<EmbedSample> {
+    const s = slot(name);
+    await s.client.forget();
     const t0 = performance.now();
-    const embedded = await ours.client.embed(ours.image, 'bench-image');
+    const embedded = await s.client.embed(s.image, 'bench-image');
     const totalMs = since(t0);
-    ours.imageKey = embedded.imageKey;
+    s.imageKey = embedded.imageKey;
     return { totalMs, preprocessMs: embedded.timings.preprocessMs, encoderMs: embedded.timings.encoderMs };
   },
-  async click(click: BenchClick, multimask = true): Promise<ClickSample> {
-    if (!ours?.imageKey) throw new Error('ours.embed() first');
+  async click(name: string, click: BenchClick, multimask = true): Promise<ClickSample> {
+    const s = slot(name);
+    if (!s.imageKey) throw new Error('ours.embed() first');
     const t0 = performance.now();
-    const predicted = await ours.client.predict(ours.imageKey, { points: [click] }, { multimask });
+    const predicted = await s.client.predict(s.imageKey, { points: [click] }, { multimask });
     const totalMs = since(t0);
     return { totalMs, ...predicted.timings, candidates: predicted.candidates.length };
   },
-  stop(): void {
-    ours?.client.terminate();
-    ours = undefined;
+  stop(name: string): void {
+    ours.get(name)?.client.terminate();
+    ours.delete(name);
   },
 };
 
