@@ -154,3 +154,34 @@ test('keyboard help overlay, zoom and fit', async ({ page }) => {
   await page.keyboard.press('Escape');
   await expect(page.getByRole('dialog')).toHaveCount(0);
 });
+
+test('several images per session: sample, paste, drop; the session survives a reload', async ({ page }) => {
+  await openSample(page, 'Chelsea the cat');
+  // Paste an image from the clipboard.
+  await page.evaluate(async () => {
+    const blob = await (await fetch('/samples/astronaut.png')).blob();
+    const data = new DataTransfer();
+    data.items.add(new File([blob], 'astronaut.png', { type: 'image/png' }));
+    window.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data }));
+  });
+  // Drop a file onto the studio.
+  const drop = await page.evaluateHandle(async () => {
+    const blob = await (await fetch('/samples/rocket.jpg')).blob();
+    const data = new DataTransfer();
+    data.items.add(new File([blob], 'rocket.jpg', { type: 'image/jpeg' }));
+    return data;
+  });
+  await page.locator('.studio').dispatchEvent('drop', { dataTransfer: drop });
+
+  const session = page.getByRole('complementary', { name: 'Images' }).getByRole('listitem');
+  await expect(session.filter({ hasText: /chelsea|astronaut|rocket/ })).toHaveCount(3);
+  await expect(page.getByRole('button', { name: /rocket\.jpg/ })).toHaveAttribute('aria-current', 'true');
+  await page.getByRole('button', { name: /chelsea\.png/ }).click();
+  await expect(page.getByRole('button', { name: /chelsea\.png/ })).toHaveAttribute('aria-current', 'true');
+  await screenshot(page, '08-several-images');
+
+  await page.waitForTimeout(800); // the session is saved shortly after each change
+  await page.reload();
+  await expect(session.filter({ hasText: /chelsea|astronaut|rocket/ })).toHaveCount(3);
+  await expect(page.getByRole('button', { name: /chelsea\.png/ })).toHaveAttribute('aria-current', 'true');
+});

@@ -34,8 +34,8 @@ export function ImageStrip() {
                   <button type="button" className={`thumb${image.id === doc.activeImageId ? ' active' : ''}`} aria-current={image.id === doc.activeImageId} onClick={() => studio.setActiveImage(image.id)} title={`${image.name} — ${image.width}×${image.height}`}>
                     {imageElement(image.id) && <img src={imageElement(image.id)!.src} alt="" />}
                     <span className="thumb-label">
-                      {image.name}
-                      <span className="muted"> · {objects} obj</span>
+                      <span className="thumb-name">{image.name}</span>
+                      <span className="muted">{objects === 1 ? '1 object' : `${objects} objects`}</span>
                     </span>
                   </button>
                 </li>
