@@ -131,8 +131,20 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
     expect(await creditsOf(server, other)).toBe(4);
     expect(await creditsOf(server, user)).toBe(4);
 
-    // After 24 hours the key is forgotten: a new paid attempt.
+    // After 24 hours the key is forgotten: a new paid attempt. Housekeeping drops the stored body.
+    const firstAttempt = await server.services.db.kysely
+      .selectFrom('attempts')
+      .select('id')
+      .where('request_id', '=', first.headers.get('x-service-request-id')!)
+      .executeTakeFirstOrThrow();
     server.clock.advance(LIMITS.keyedResultReuseMs + 1);
+    await server.services.recovery.purgeExpired();
+    const purged = await server.services.db.kysely
+      .selectFrom('attempts')
+      .select('response_body')
+      .where('id', '=', firstAttempt.id)
+      .executeTakeFirstOrThrow();
+    expect(purged.response_body).toBeNull();
     const later = await post('/api/v1/pvs', pvs(), key);
     expect(later.status).toBe(200);
     expect(later.headers.get('x-idempotent-replayed')).toBeNull();

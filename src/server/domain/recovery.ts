@@ -9,6 +9,7 @@
  * on SQLite the write lock makes every transaction single-writer. The ledger's unique
  * (kind, reference) is the last line: a refund can never be applied twice.
  */
+import { LIMITS } from '../../contract/limits';
 import { problemTypeUri, PROBLEM_TYPES } from '../../contract/problems';
 import type { Db } from '../db/connect';
 import type { Billing } from './billing';
@@ -25,6 +26,7 @@ export const DEFAULT_RECOVERY_OPTIONS: RecoveryOptions = { heartbeatMs: 2_000, i
 
 export class Recovery {
   private timers: NodeJS.Timeout[] = [];
+  private lastPurge = 0;
   private sweeping: Promise<unknown> | undefined;
 
   constructor(
@@ -74,6 +76,10 @@ export class Recovery {
     const run = (async () => {
       const orphans = await this.recoverOrphans();
       const { refunded, failures } = await this.retryDueRefunds();
+      if (this.clock.now() - this.lastPurge > 60_000) {
+        this.lastPurge = this.clock.now();
+        await this.purgeExpired();
+      }
       return { orphans, refunded, refundFailures: failures };
     })();
     this.sweeping = run;
@@ -185,9 +191,20 @@ export class Recovery {
     return { refunded, failures };
   }
 
-  /** Housekeeping: forget expired keys so their storage does not grow without bound. */
-  async purgeExpiredKeys(): Promise<void> {
-    await this.db.kysely.deleteFrom('idempotency_keys').where('expires_at', '<', this.clock.now()).execute();
+  /**
+   * Housekeeping: forget expired keys and the stored bodies nobody can replay any more, so storage
+   * does not grow without bound. Attempts themselves stay (with their ledger entries) for audit.
+   */
+  async purgeExpired(): Promise<void> {
+    const now = this.clock.now();
+    await this.db.kysely.deleteFrom('idempotency_keys').where('expires_at', '<', now).execute();
+    await this.db.kysely
+      .updateTable('attempts')
+      .set({ response_body: null })
+      .where('completed_at', '<', now - LIMITS.keyedResultReuseMs)
+      .where('response_body', 'is not', null)
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('idempotency_keys').select('attempt_id').whereRef('idempotency_keys.attempt_id', '=', 'attempts.id'))))
+      .execute();
   }
 
   async pendingRefunds(): Promise<number> {
