@@ -46,20 +46,38 @@ test('open a sample, click the cup, get a polygon, accept it; undo and redo', as
   await expect(page.getByTestId('status-bar')).toContainText(/Decoder \d+ ms/);
   await screenshot(page, '03-candidates');
 
+  // Right-click excludes a part: a negative point refines the same selection.
+  await clickImage(page, 150, 330, 'right');
+  await expect(page.locator('.chip.negative')).toHaveText('1 negative');
+  await expect(candidates.first()).toBeVisible();
+
   await page.getByRole('button', { name: 'Accept object' }).click();
   await expect(page.getByTestId('object-row')).toHaveCount(1);
   await expect(page.getByTestId('object-row')).toContainText(/vertices/);
   await screenshot(page, '04-object-accepted');
 
-  // Undo walks back through the accept and the click; redo replays them.
-  await page.getByRole('button', { name: 'Undo', exact: true }).click();
+  // The detail slider trades vertices for fidelity: less detail, fewer vertices.
+  const vertices = async () => Number((await page.getByTestId('object-row').textContent())!.match(/(\d+) vertices/)![1]);
+  const detailed = await vertices();
+  await page.getByLabel('Polygon detail').fill('0.5');
+  await expect.poll(vertices).toBeLessThan(detailed);
+
+  // Undo walks back through the accept and each click; redo replays them.
+  const undo = page.getByRole('button', { name: 'Undo', exact: true });
+  await undo.click();
   await expect(page.getByTestId('object-row')).toHaveCount(0);
   await expect(candidates.first()).toBeVisible();
-  await page.getByRole('button', { name: 'Undo', exact: true }).click();
+  await expect(page.locator('.chip.negative')).toHaveText('1 negative');
+  await undo.click();
+  await expect(page.locator('.chip.negative')).toHaveCount(0);
+  await expect(candidates.first()).toBeVisible();
+  await undo.click();
   await expect(candidates).toHaveCount(0);
   await page.getByRole('button', { name: 'Redo', exact: true }).click();
   await expect(candidates.first()).toBeVisible();
   await page.keyboard.press('Control+Shift+Z');
+  await expect(page.locator('.chip.negative')).toHaveText('1 negative');
+  await page.keyboard.press('Control+y');
   await expect(page.getByTestId('object-row')).toHaveCount(1);
 
   // Rename, then the session survives a reload (IndexedDB).
