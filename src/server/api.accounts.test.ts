@@ -118,6 +118,14 @@ describe.each(DATABASES)('accounts and keys (%s)', (dbKind) => {
     expect(purchase.status).toBe(201);
   });
 
+  it('lets the logged-in app call the metered endpoints with its session, CSRF token required', async () => {
+    const user = await signupUser(server, false);
+    const body = { image: 'x' };
+    await expectProblem(await server.fetch('/api/v1/pvs', { method: 'POST', headers: { cookie: user.cookie }, json: body }), 403, 'csrf-token-invalid');
+    // Past auth and CSRF, the (malformed) body is judged: 400, not 401/403.
+    await expectProblem(await server.fetch('/api/v1/pvs', { method: 'POST', headers: user.sessionHeaders, json: body }), 400, 'validation-failed');
+  });
+
   it('lists the credit packages and completes a demo purchase at once, in the ledger', async () => {
     const packages = await (await server.fetch('/api/v1/credit-packages')).json();
     expect(packages.paymentMode).toBe('demo');

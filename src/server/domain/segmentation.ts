@@ -13,6 +13,9 @@ import type { Billing, CallOutcome, PreparedWork } from './billing';
 import { DomainError } from './errors';
 import { decodeImageField } from './image-field';
 
+/** Prefix of the engine's content-derived cache keys (src/engine/hash.ts imageContentKey). */
+const CONTENT_KEY_PREFIX = 'px64:';
+
 export interface CallContext {
   accountId: string;
   requestId: string;
@@ -36,7 +39,13 @@ export class Segmentation {
 
   pvs(ctx: CallContext, request: PvsRequest): Promise<CallOutcome> {
     // Client-chosen image ids are namespaced per account: one account never hits another's cache.
-    const cacheKey = request.imageId ? `${ctx.accountId}/${request.imageId}` : undefined;
+    // The engine's own content keys (returned as imageId when none was given) are derived from the
+    // pixels and checked against them on every hit, so they are shared as they are.
+    const cacheKey = request.imageId
+      ? request.imageId.startsWith(CONTENT_KEY_PREFIX)
+        ? request.imageId
+        : `${ctx.accountId}/${request.imageId}`
+      : undefined;
     return this.billing.run<PvsResponse>({
       ...ctx,
       endpoint: 'pvs',
