@@ -48,7 +48,7 @@ describe.skipIf(!haveData)('evaluateSample with the real model on a GrabCut phot
   it('zoom-in re-encodes a crop around the object and still maps masks back to the photo', async () => {
     const [sample] = (await listSamples('grabcut', GRABCUT)).filter((s) => s.name === '124080');
     const [image, truth] = await Promise.all([sample.loadImage(), sample.loadTruth()]);
-    const zoom = { skipClicks: 1, expansion: 1.4, minCropSize: 100, recomputeIou: 0.5 };
+    const zoom = { skipClicks: 1, expansion: 1.4, minCropSize: 100, recomputeIou: 0.5, minGain: 1 };
     const run = await evaluateSample(engine, sample.name, image, truth, { ...PROTOCOL_OPTIONS, maxClicks: 3, zoom, boxMode: 'off' });
     expect(run.encodings).toBeGreaterThanOrEqual(2);
     expect(run.ious[2]).toBeGreaterThan(0.8);

@@ -11,7 +11,9 @@ import {
   cropImage,
   objectRoi,
   pasteMask,
+  regionHeight,
   regionIou,
+  regionWidth,
   remapLowResLogits,
   sameRegion,
   wholeImage,
@@ -35,6 +37,12 @@ export interface ZoomOptions {
   readonly minCropSize: number;
   /** Re-crop when the new ROI's IoU with the current one falls below this (RITM: recompute_thresh_iou). */
   readonly recomputeIou: number;
+  /**
+   * Zoom only when the crop magnifies the object at least this much (longest image side / longest
+   * ROI side); otherwise keep the whole photo, whose context is worth more than a slight enlargement.
+   * 1 = always zoom (RITM).
+   */
+  readonly minGain: number;
 }
 
 export interface EvalOptions {
@@ -163,7 +171,10 @@ export async function evaluateSample(
     clicks.push(click);
 
     if (options.zoom && k > options.zoom.skipClicks) {
-      const roi = objectRoi(prediction, width, height, clicks, options.zoom);
+      let roi = objectRoi(prediction, width, height, clicks, options.zoom);
+      if (roi && Math.max(width, height) / Math.max(regionWidth(roi), regionHeight(roi)) < options.zoom.minGain) {
+        roi = wholeImage(width, height);
+      }
       if (
         roi &&
         !sameRegion(roi, region) &&

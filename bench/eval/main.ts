@@ -34,6 +34,7 @@ refinements (protocol baseline = none of these):
   --zoom-expand R       ROI expansion ratio (default 1.4)
   --zoom-min N          minimum crop side in pixels (default 200)
   --zoom-recompute T    re-crop when ROI IoU with the current crop < T (default 0.5)
+  --zoom-min-gain G     zoom only if the crop enlarges the object ≥ G× (default 1: always)
   --box single|best-score|off   box prompt: engine's single mask (default) or best predicted IoU`;
 
 function fail(message: string): never {
@@ -77,6 +78,7 @@ function parse() {
         'zoom-expand': { type: 'string' },
         'zoom-min': { type: 'string' },
         'zoom-recompute': { type: 'string' },
+        'zoom-min-gain': { type: 'string' },
         box: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -114,6 +116,7 @@ function parse() {
           expansion: positiveNumber('zoom-expand', parsed['zoom-expand'], 1.4),
           minCropSize: positiveNumber('zoom-min', parsed['zoom-min'], 200),
           recomputeIou: recompute,
+          minGain: positiveNumber('zoom-min-gain', parsed['zoom-min-gain'], 1),
         }
       : null,
     boxMode,
@@ -147,7 +150,7 @@ function describeOptions(options: EvalOptions): string {
   ];
   if (options.zoom) {
     const z = options.zoom;
-    parts.push(`zoom-in after ${z.skipClicks} click(s), ×${z.expansion}, min ${z.minCropSize}px, recompute IoU<${z.recomputeIou}`);
+    parts.push(`zoom-in after ${z.skipClicks} click(s), ×${z.expansion}, min ${z.minCropSize}px, recompute IoU<${z.recomputeIou}, min gain ×${z.minGain}`);
   }
   parts.push(`box: ${options.boxMode}`);
   return parts.join('; ');
