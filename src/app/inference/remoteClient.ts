@@ -51,7 +51,10 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 export async function paidCall<T>(config: RemoteConfig, path: string, body: unknown, schema: z.ZodType<T>, options: PaidCallOptions = {}): Promise<PaidResult<T>> {
   const idempotencyKey = options.idempotencyKey ?? newIdempotencyKey();
   const payload = JSON.stringify(body);
-  for (let attempt = 1; ; attempt++) {
+  let waitedSeconds = 0;
+  // Only dropped connections use up attempts; "come back later" answers use up waiting time.
+  let attempt = 1;
+  for (;;) {
     let response: Response;
     try {
       response = await fetch(apiUrl(config.baseUrl, path), {
@@ -67,11 +70,12 @@ export async function paidCall<T>(config: RemoteConfig, path: string, body: unkn
     } catch (error) {
       if ((error as Error).name === 'AbortError') throw error;
       const decision = decide({ status: 'network-error', retryAfter: null, attempt });
-    if (decision.kind === 'fail') throw new RemoteCallError(decision.message, 'network-error', null);
+      if (decision.kind === 'fail') throw new RemoteCallError(decision.message, 'network-error', null);
       if (decision.kind === 'wait') {
         options.onWaiting?.(decision.reason, decision.seconds);
         await sleep(decision.seconds * 1000, options.signal);
       }
+      attempt++;
       continue;
     }
     const requestId = response.headers.get('X-Service-Request-ID');
@@ -84,7 +88,7 @@ export async function paidCall<T>(config: RemoteConfig, path: string, body: unkn
       json = null;
     }
     const problem = (json ?? {}) as { type?: string; detail?: string; title?: string };
-    const decision = decide({ status: response.status, retryAfter: response.headers.get('Retry-After'), attempt, problemType: problem.type, detail: problem.detail ?? problem.title });
+    const decision = decide({ status: response.status, retryAfter: response.headers.get('Retry-After'), attempt, waitedSeconds, problemType: problem.type, detail: problem.detail ?? problem.title });
     if (decision.kind === 'done') {
       const parsed = schema.safeParse(json);
       if (!parsed.success) throw new RemoteCallError('The server answered with an unexpected shape.', response.status, requestId);
@@ -92,6 +96,7 @@ export async function paidCall<T>(config: RemoteConfig, path: string, body: unkn
     }
     if (decision.kind === 'fail') throw new RemoteCallError(decision.message, response.status, requestId, problem.type);
     options.onWaiting?.(decision.reason, decision.seconds);
+    waitedSeconds += decision.seconds;
     await sleep(decision.seconds * 1000, options.signal);
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../contract';
-import { decide, MAX_ATTEMPTS, newIdempotencyKey, parseRetryAfter } from './retryPolicy';
+import { decide, MAX_ATTEMPTS, MAX_WAIT_SECONDS, newIdempotencyKey, parseRetryAfter } from './retryPolicy';
 
 describe('retry policy of paid calls', () => {
   it('treats 2xx as done', () => {
@@ -28,7 +28,12 @@ describe('retry policy of paid calls', () => {
     expect(decide({ status: 'network-error', retryAfter: null, attempt: 1 })).toMatchObject({ kind: 'wait', seconds: 1 });
     expect(decide({ status: 'network-error', retryAfter: null, attempt: 3 })).toMatchObject({ kind: 'wait', seconds: 4 });
     expect(decide({ status: 'network-error', retryAfter: null, attempt: MAX_ATTEMPTS })).toMatchObject({ kind: 'fail' });
-    expect(decide({ status: 429, retryAfter: '1', attempt: MAX_ATTEMPTS })).toMatchObject({ kind: 'fail' });
+  });
+
+  it('keeps waiting on a long-running original request, bounded by time rather than polls', () => {
+    const busy = { status: 409, retryAfter: '1', problemType: '/problems/request-in-progress' } as const;
+    expect(decide({ ...busy, attempt: 40, waitedSeconds: 39 })).toMatchObject({ kind: 'wait' });
+    expect(decide({ ...busy, attempt: 200, waitedSeconds: MAX_WAIT_SECONDS })).toMatchObject({ kind: 'fail', message: expect.stringContaining('still busy') });
   });
 
   it('parses Retry-After seconds and caps it', () => {

@@ -15,10 +15,15 @@ export interface ResponseFacts {
   readonly retryAfter: string | null;
   readonly problemType?: string;
   readonly detail?: string;
+  /** 1-based count of this request's sends; bounds retries after dropped connections. */
   readonly attempt: number;
+  /** Seconds already spent waiting on "come back later" answers; bounds those waits. */
+  readonly waitedSeconds?: number;
 }
 
 export const MAX_ATTEMPTS = 6;
+/** A request still running on the server is waited for, not abandoned after a few polls. */
+export const MAX_WAIT_SECONDS = 180;
 
 export function parseRetryAfter(value: string | null, fallbackSeconds: number): number {
   if (!value) return fallbackSeconds;
@@ -57,6 +62,7 @@ export function explainFailure(status: number, problemType?: string, detail?: st
 
 export function decide(facts: ResponseFacts): RetryDecision {
   const lastAttempt = facts.attempt >= MAX_ATTEMPTS;
+  const patienceLeft = (facts.waitedSeconds ?? 0) < MAX_WAIT_SECONDS;
   if (facts.status === 'network-error') {
     if (lastAttempt) return { kind: 'fail', message: 'The server cannot be reached. Check the base URL and your connection.' };
     return { kind: 'wait', seconds: Math.min(8, 2 ** (facts.attempt - 1)), reason: 'Connection lost — retrying with the same Idempotency-Key' };
@@ -67,7 +73,10 @@ export function decide(facts: ResponseFacts): RetryDecision {
   const stillRunning = facts.retryAfter !== null || /request-in-progress|refund-pending/.test(facts.problemType ?? '');
   const retryable =
     (status === 409 && stillRunning) || status === 429 || status === 503 || status === 502 || status === 504;
-  if (retryable && !lastAttempt) {
+  if (retryable && !patienceLeft) {
+    return { kind: 'fail', message: `The service is still busy after ${MAX_WAIT_SECONDS} s. Try again in a moment: the retry reuses the same Idempotency-Key, so it is never charged twice.` };
+  }
+  if (retryable) {
     const reason =
       status === 429
         ? 'Rate limit reached — waiting'
