@@ -118,7 +118,7 @@ test('draw a center-anchored box around the spoon and export COCO', async ({ pag
 
   await page.getByRole('button', { name: 'Export', exact: true }).click();
   const downloadPromise = page.waitForEvent('download');
-  await page.getByRole('menuitem', { name: /COCO/ }).click();
+  await page.getByRole('menuitem', { name: 'COCO JSON (polygons)' }).click();
   const download = await downloadPromise;
   expect(download.suggestedFilename()).toBe('coffee.coco.json');
   const coco = JSON.parse(readFileSync((await download.path())!, 'utf8'));
@@ -193,13 +193,19 @@ test('several images per session: sample, paste, drop; the session survives a re
 
   const session = page.getByRole('complementary', { name: 'Images' }).getByRole('listitem');
   await expect(session.filter({ hasText: /chelsea|astronaut|rocket/ })).toHaveCount(3);
-  await expect(page.getByRole('button', { name: /rocket\.jpg/ })).toHaveAttribute('aria-current', 'true');
-  await page.getByRole('button', { name: /chelsea\.png/ }).click();
-  await expect(page.getByRole('button', { name: /chelsea\.png/ })).toHaveAttribute('aria-current', 'true');
+  await expect(page.getByRole('button', { name: /^rocket\.jpg/ })).toHaveAttribute('aria-current', 'true');
+  await page.getByRole('button', { name: /^chelsea\.png/ }).click();
+  await expect(page.getByRole('button', { name: /^chelsea\.png/ })).toHaveAttribute('aria-current', 'true');
   await screenshot(page, '08-several-images');
+
+  // Closing an image is one more undoable change.
+  await page.getByRole('button', { name: 'Close astronaut.png' }).click();
+  await expect(session.filter({ hasText: /chelsea|astronaut|rocket/ })).toHaveCount(2);
+  await page.keyboard.press('Control+z');
+  await expect(session.filter({ hasText: /chelsea|astronaut|rocket/ })).toHaveCount(3);
 
   await page.waitForTimeout(800); // the session is saved shortly after each change
   await page.reload();
   await expect(session.filter({ hasText: /chelsea|astronaut|rocket/ })).toHaveCount(3);
-  await expect(page.getByRole('button', { name: /chelsea\.png/ })).toHaveAttribute('aria-current', 'true');
+  await expect(page.getByRole('button', { name: /^chelsea\.png/ })).toHaveAttribute('aria-current', 'true');
 });

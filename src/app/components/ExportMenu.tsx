@@ -42,6 +42,13 @@ export function ExportMenu() {
   const name = baseName(image.name);
   const formats = [
     { label: 'COCO JSON (polygons)', run: () => download(`${name}.coco.json`, JSON.stringify(toCoco([{ image, objects }]), null, 2), 'application/json') },
+    {
+      label: 'COCO JSON, all images of the session',
+      run: () => {
+        const entries = doc.images.map((i) => ({ image: i, objects: (doc.objects[i.id] ?? []).map((o) => ({ ...o, polygons: tracedPolygons(o.mask, o.polygons, tolerance) })) }));
+        download('maskwright-session.coco.json', JSON.stringify(toCoco(entries), null, 2), 'application/json');
+      },
+    },
     { label: 'API JSON (prompt_results)', run: () => download(`${name}.maskwright.json`, JSON.stringify(toApiJson(objects), null, 2), 'application/json') },
     {
       label: 'YOLO segmentation (.txt)',

@@ -30,13 +30,16 @@ export function ImageStrip() {
             {doc.images.map((image) => {
               const objects = doc.objects[image.id]?.length ?? 0;
               return (
-                <li key={image.id}>
+                <li key={image.id} className="session-item">
                   <button type="button" className={`thumb${image.id === doc.activeImageId ? ' active' : ''}`} aria-current={image.id === doc.activeImageId} onClick={() => studio.setActiveImage(image.id)} title={`${image.name} — ${image.width}×${image.height}`}>
                     {imageElement(image.id) && <img src={imageElement(image.id)!.src} alt="" />}
                     <span className="thumb-label">
                       <span className="thumb-name">{image.name}</span>
                       <span className="muted">{objects === 1 ? '1 object' : `${objects} objects`}</span>
                     </span>
+                  </button>
+                  <button type="button" className="icon close-image" aria-label={`Close ${image.name}`} title="Close (undoable)" onClick={() => studio.removeImage(image.id)}>
+                    ✕
                   </button>
                 </li>
               );

@@ -10,7 +10,8 @@ const BACKEND_NAMES: Record<string, string> = {
 
 export function ModelProgress() {
   const { phase, progress } = useEngineStatus();
-  if (phase !== 'downloading' && phase !== 'starting') return null;
+  if (phase === 'starting') return <div className="model-progress">Model downloaded · starting the inference backend…</div>;
+  if (phase !== 'downloading') return null;
   const parts = Object.values(progress);
   const loaded = parts.reduce((n, p) => n + (p?.loadedBytes ?? 0), 0);
   const total = parts.reduce((n, p) => n + (p?.totalBytes ?? 0), 0);

@@ -31,7 +31,10 @@ export function startLocalEngine(): Promise<WorkerClient> {
       modelBaseUrl: `${import.meta.env.BASE_URL}models/`,
       onProgress: (p) => {
         const current = useEngineStatus.getState();
-        current.update({ progress: { ...current.progress, [p.model]: { loadedBytes: p.loadedBytes, totalBytes: p.totalBytes } } });
+        const progress = { ...current.progress, [p.model]: { loadedBytes: p.loadedBytes, totalBytes: p.totalBytes } };
+        const downloaded = progress.encoder && progress.decoder && Object.values(progress).every((m) => m && m.loadedBytes >= m.totalBytes);
+        // Both files in: what remains is creating the inference sessions.
+        current.update({ progress, phase: downloaded ? 'starting' : 'downloading' });
       },
     });
     useEngineStatus.getState().update({ phase: 'ready', backend: { ...client.backend } });
