@@ -152,11 +152,16 @@ export function hoverAt(imageId: string, at: Vertex | null): void {
 }
 
 /** At most one preview in flight; the latest cursor position wins and stale answers are dropped. */
+let hoverTimer: ReturnType<typeof setTimeout> | null = null;
+
 function pumpHover(): void {
-  if (hoverInFlight || !hoverTarget) return;
+  if (hoverInFlight || !hoverTarget || hoverTimer) return;
   const wait = lastHoverSent + HOVER_INTERVAL_MS - performance.now();
   if (wait > 0) {
-    setTimeout(pumpHover, wait);
+    hoverTimer = setTimeout(() => {
+      hoverTimer = null;
+      pumpHover();
+    }, wait);
     return;
   }
   const target = hoverTarget;
