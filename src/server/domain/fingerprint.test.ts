@@ -21,3 +21,13 @@ describe('request fingerprint', () => {
     expect(requestFingerprint('POST', '/api/v1/pvs', { a: 1, b: undefined })).toBe(base);
   });
 });
+
+describe('fingerprint encoding', () => {
+  it('cannot be confused by strings that look like structure', () => {
+    const a = requestFingerprint('POST', '/p', { a: 'x', b: 'y' });
+    expect(requestFingerprint('POST', '/p', { a: 'x1:b', b: 'y' })).not.toBe(a);
+    expect(requestFingerprint('POST', '/p', { a: ['x', 'y'] })).not.toBe(requestFingerprint('POST', '/p', { a: ['xy'] }));
+    expect(requestFingerprint('POST', '/p', { a: 1 })).not.toBe(requestFingerprint('POST', '/p', { a: '1' }));
+    expect(requestFingerprint('POST', '/p', { a: true })).not.toBe(requestFingerprint('POST', '/p', { a: 'true' }));
+  });
+});

@@ -17,6 +17,8 @@ import { decodeImageField } from './image-field';
 const CONTENT_KEY_PREFIX = 'px64:';
 
 export interface CallContext {
+  /** Filled in as the call proceeds (ms): reported in the Server-Timing header. */
+  timings?: Record<string, number>;
   accountId: string;
   requestId: string;
   method: string;
@@ -52,14 +54,11 @@ export class Segmentation {
       body: request,
       prepare: () =>
         this.prepare(request.image, async (slot, image) => {
-          const result = await runJob(slot, {
-            kind: 'pvs',
-            image,
-            cacheKey,
-            points: request.points,
-            box: request.box,
-            multimaskOutput: request.multimaskOutput,
-          });
+          const result = await runJob(
+            slot,
+            { kind: 'pvs', image, cacheKey, points: request.points, box: request.box, multimaskOutput: request.multimaskOutput },
+            ctx.timings,
+          );
           if (result.kind !== 'pvs') throw new Error('worker answered the wrong job kind');
           return request.imageId ? { ...result.response, imageId: request.imageId } : result.response;
         }),
@@ -75,7 +74,7 @@ export class Segmentation {
       body: request,
       prepare: () =>
         this.prepare(request.image, async (slot, image) => {
-          const result = await runJob(slot, { kind: 'segment', image, prompts: request.prompts });
+          const result = await runJob(slot, { kind: 'segment', image, prompts: request.prompts }, ctx.timings);
           if (result.kind !== 'segment') throw new Error('worker answered the wrong job kind');
           return result.response;
         }),
@@ -120,9 +119,17 @@ async function checkImageHeader(bytes: Uint8Array): Promise<void> {
 }
 
 /** Runs a job; the worker's decode failure of a file that looked like an image becomes a 400. */
-async function runJob(slot: InferenceSlot, job: InferenceJob): Promise<InferenceResult> {
+async function runJob(slot: InferenceSlot, job: InferenceJob, timings?: Record<string, number>): Promise<InferenceResult> {
+  const start = performance.now();
   try {
-    return await slot.run(job);
+    const result = await slot.run(job);
+    if (timings) {
+      timings.decode = result.timings.decodeMs;
+      timings.engine = result.timings.engineMs;
+      // Waiting for a worker, moving the job and the answer between threads.
+      timings.worker = performance.now() - start - result.timings.decodeMs - result.timings.engineMs;
+    }
+    return result;
   } catch (error) {
     if (error instanceof Error && error.name === 'ImageDecodeError') throw new DomainError('invalid-image', error.message);
     // The engine's own prompt checks (mirrors of the schema): a bad request, not an engine failure.

@@ -17,7 +17,15 @@ export type InferenceJob =
     }
   | { kind: 'segment'; image: ImageBytes; prompts: string[]; cacheKey?: string };
 
-export type InferenceResult = { kind: 'pvs'; response: PvsResponse } | { kind: 'segment'; response: SegmentResponse };
+/** Measured inside the worker: decoding the upload (0 on a decoded-image cache hit) and the engine call. */
+export interface WorkerTimings {
+  decodeMs: number;
+  engineMs: number;
+}
+
+export type InferenceResult = ({ kind: 'pvs'; response: PvsResponse } | { kind: 'segment'; response: SegmentResponse }) & {
+  timings: WorkerTimings;
+};
 
 export type WorkerRequest = { id: number; job: InferenceJob };
 export type WorkerReply =

@@ -35,7 +35,10 @@ async function main(): Promise<void> {
   }
 
   async function run(job: InferenceJob): Promise<InferenceResult> {
+    const t0 = performance.now();
     const image = await pixels(job.image);
+    const t1 = performance.now();
+    const timings = () => ({ decodeMs: t1 - t0, engineMs: performance.now() - t1 });
     if (job.kind === 'pvs') {
       const { response } = await runPvs(engine, image, {
         points: job.points,
@@ -43,9 +46,10 @@ async function main(): Promise<void> {
         imageId: job.cacheKey,
         multimaskOutput: job.multimaskOutput,
       });
-      return { kind: 'pvs', response };
+      return { kind: 'pvs', response, timings: timings() };
     }
-    return { kind: 'segment', response: await textSegmenter.segment(image, job.prompts, job.cacheKey) };
+    const response = await textSegmenter.segment(image, job.prompts, job.cacheKey);
+    return { kind: 'segment', response, timings: timings() };
   }
 
   port!.on('message', (message: WorkerRequest) => {

@@ -28,6 +28,7 @@ function callContext(request: FastifyRequest): CallContext {
     forceRefresh = value === 'true';
   }
   return {
+    timings: {},
     accountId: request.principal!.accountId,
     requestId: request.id,
     method: request.method,
@@ -45,7 +46,21 @@ function checkImageLength(body: unknown): void {
   }
 }
 
-function send(reply: FastifyReply, outcome: CallOutcome): FastifyReply {
+/**
+ * Server-Timing: where the time of this call went (ms) — decode and engine inside the worker,
+ * worker = queueing + thread hand-over, app = everything else (HTTP, JSON, auth, rate limit,
+ * idempotency, ledger). Lets clients and the benchmark see the API's own cost per request.
+ */
+function serverTiming(reply: FastifyReply, timings: Record<string, number> = {}): void {
+  const total = reply.elapsedTime;
+  const inner = (timings.decode ?? 0) + (timings.engine ?? 0) + (timings.worker ?? 0);
+  const parts = Object.entries(timings).map(([name, ms]) => `${name};dur=${ms.toFixed(2)}`);
+  parts.push(`app;dur=${Math.max(0, total - inner).toFixed(2)}`, `total;dur=${total.toFixed(2)}`);
+  reply.header('Server-Timing', parts.join(', '));
+}
+
+function send(reply: FastifyReply, outcome: CallOutcome, ctx: CallContext): FastifyReply {
+  serverTiming(reply, ctx.timings);
   reply.code(outcome.status).headers(outcome.headers);
   return reply.type('application/json').send(outcome.rawBody ?? JSON.stringify(outcome.body));
 }
@@ -57,13 +72,13 @@ export async function segmentationRoutes(app: FastifyInstance, { services }: { s
     checkImageLength(request.body);
     const ctx = callContext(request);
     const body = parseBody(PvsRequest, request.body);
-    return send(reply, await services.segmentation.pvs(ctx, body));
+    return send(reply, await services.segmentation.pvs(ctx, body), ctx);
   });
 
   app.post('/api/v1/segment', routeOptions, async (request, reply) => {
     checkImageLength(request.body);
     const ctx = callContext(request);
     const body = parseBody(SegmentRequest, request.body);
-    return send(reply, await services.segmentation.segment(ctx, body));
+    return send(reply, await services.segmentation.segment(ctx, body), ctx);
   });
 }

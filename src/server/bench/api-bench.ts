@@ -1,0 +1,271 @@
+/**
+ * `npm run bench:api`: the API's own cost, side by side in one run, on loopback —
+ *   1. HTTP floor: GET /api/v1/health (what any request pays for HTTP + Fastify),
+ *   2. the bare engine: runPvs in this process on the same image, point and cached embedding,
+ *   3. the full API path: POST /api/v1/pvs with a cached imageId, a new paid attempt each time
+ *      (X-Force-Refresh: true): auth, rate limit, idempotency, charge, worker thread, settle,
+ *   4. an idempotent replay (same Idempotency-Key): no engine, no charge,
+ *   5. a rejected request (401, unknown key).
+ * Reports p50/p90/p99 latency and throughput per phase and API overhead = full path − bare
+ * engine (p50), against the targets (overhead ≤ 3 ms, replay ≤ 2 ms). Writes
+ * bench/results/api-bench.json and .md. Sequential requests (one connection) so latencies are
+ * not queueing times; bounded by --requests per phase.
+ *
+ *   npm run bench:api -- [--url http://host:port] [--requests 200] [--engine-requests 60] [--image FILE]
+ *
+ * Without --url it starts its own server process (temporary SQLite, rate limit lifted so the
+ * limiter does not answer instead of the path under test — the limiter's own cost is still paid).
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { decodeImage } from '../../engine/adapters/node-image';
+import { loadNodeEngine } from '../../engine/adapters/ort-node';
+import { runPvs } from '../../engine/pvs';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const log = (line: string) => void process.stderr.write(`[bench:api] ${line}\n`);
+
+const { values: args } = parseArgs({
+  options: {
+    url: { type: 'string' },
+    requests: { type: 'string', default: '200' },
+    'engine-requests': { type: 'string', default: '60' },
+    image: { type: 'string', default: join(repoRoot, 'public/samples/chelsea.png') },
+    x: { type: 'string', default: '220' },
+    y: { type: 'string', default: '160' },
+    out: { type: 'string', default: join(repoRoot, 'bench/results/api-bench') },
+  },
+});
+const N = Number(args.requests);
+const ENGINE_N = Number(args['engine-requests']);
+const point = { x: Number(args.x), y: Number(args.y) };
+
+interface Stats {
+  n: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  mean: number;
+  perSecond: number;
+  statuses: Record<string, number>;
+}
+
+function stats(samples: number[], elapsedMs: number, statuses: Record<string, number> = {}): Stats {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+  const round = (v: number) => Math.round(v * 100) / 100;
+  return {
+    n: samples.length,
+    p50: round(q(0.5)),
+    p90: round(q(0.9)),
+    p99: round(q(0.99)),
+    mean: round(samples.reduce((a, b) => a + b, 0) / samples.length),
+    perSecond: round((samples.length / elapsedMs) * 1000),
+    statuses,
+  };
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+function call(base: string, method: string, path: string, headers: Record<string, string>, body?: string) {
+  return new Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }>((resolveCall, reject) => {
+    const url = new URL(path, base);
+    const req = httpRequest(
+      { agent, method, hostname: url.hostname, port: url.port, path: url.pathname, headers: { ...headers, ...(body ? { 'content-length': Buffer.byteLength(body) } : {}) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolveCall({ status: res.statusCode ?? 0, text, headers: res.headers }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Server-Timing entries of every response of a phase, by name. */
+const serverTimings: Record<string, Record<string, number[]>> = {};
+
+function recordServerTiming(phaseName: string, header: string | string[] | undefined): void {
+  if (typeof header !== 'string') return;
+  const byName = (serverTimings[phaseName] ??= {});
+  for (const part of header.split(',')) {
+    const match = /^\s*([\w-]+);dur=([\d.]+)/.exec(part);
+    if (match) (byName[match[1]] ??= []).push(Number(match[2]));
+  }
+}
+
+async function phase(
+  name: string,
+  n: number,
+  send: () => Promise<{ status: number; headers?: Record<string, string | string[] | undefined> }>,
+  expectStatus: number,
+): Promise<Stats> {
+  const samples: number[] = [];
+  const statuses: Record<string, number> = {};
+  for (let i = 0; i < Math.min(5, n); i++) await send(); // warm-up
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    const s = performance.now();
+    const { status, headers } = await send();
+    samples.push(performance.now() - s);
+    recordServerTiming(name, headers?.['server-timing']);
+    statuses[status] = (statuses[status] ?? 0) + 1;
+  }
+  const result = stats(samples, performance.now() - t0, statuses);
+  const unexpected = Object.keys(statuses).filter((s) => Number(s) !== expectStatus);
+  log(`${name}: p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.perSecond}/s${unexpected.length ? `, UNEXPECTED statuses ${JSON.stringify(statuses)}` : ''}`);
+  return result;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const probe = createServer();
+    probe.on('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const port = (probe.address() as { port: number }).port;
+      probe.close(() => ok(port));
+    });
+  });
+}
+
+async function startOwnServer(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'mw-bench-api-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/server/main.ts')], {
+    cwd: repoRoot,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: '', RATE_LIMIT_PER_SECOND: '1000000', LOG_LEVEL: 'warn', STRIPE_SECRET_KEY: '' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i++) {
+    const health = await call(url, 'GET', '/api/v1/health', {}).catch(() => undefined);
+    if (health && health.status === 200 && !health.text.includes('starting')) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const own = args.url ? undefined : await startOwnServer();
+  const base = args.url ?? own!.url;
+  log(`server ${base}${own ? ' (own process)' : ''}`);
+  try {
+    const json = { 'content-type': 'application/json' };
+    const signup = await call(base, 'POST', '/api/v1/auth/signup', json, JSON.stringify({ email: `bench-${Date.now()}@example.test`, password: 'bench-password-1' }));
+    if (signup.status !== 201) throw new Error(`signup failed: ${signup.status} ${signup.text}`);
+    const cookies = ([] as string[]).concat(signup.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]);
+    const csrf = cookies.find((c) => c.startsWith('mw_csrf='))!.slice('mw_csrf='.length);
+    const session = { cookie: cookies.join('; '), 'x-csrf-token': csrf };
+    const key = JSON.parse((await call(base, 'POST', '/api/v1/api-keys', session)).text).key as string;
+    const purchases = Math.ceil((N + 20) / 1600);
+    for (let i = 0; i < purchases; i++) {
+      const bought = await call(base, 'POST', '/api/v1/credit-purchases', { ...session, ...json }, JSON.stringify({ packageId: 'pro' }));
+      if (JSON.parse(bought.text).mode !== 'demo') throw new Error('the bench needs demo payment mode (no STRIPE_SECRET_KEY)');
+    }
+
+    const bytes = readFileSync(args.image);
+    const body = JSON.stringify({ image: bytes.toString('base64'), imageId: 'bench-image', points: [{ ...point, positive: true }], multimaskOutput: false });
+    const bearer = { ...json, authorization: `Bearer ${key}` };
+    const prime = await call(base, 'POST', '/api/v1/pvs', bearer, body);
+    if (prime.status !== 200) throw new Error(`priming call failed: ${prime.status} ${prime.text}`);
+
+    const results: Record<string, Stats> = {};
+    results.httpFloor = await phase('HTTP floor (GET /health)', N, () => call(base, 'GET', '/api/v1/health', {}), 200);
+
+    // The bare engine, in this process: the same decoded image, point and cached embedding.
+    const engine = await loadNodeEngine({});
+    const image = await decodeImage(bytes);
+    await runPvs(engine, image, { points: [point], imageId: 'bench-image', multimaskOutput: false });
+    {
+      const samples: number[] = [];
+      const t0 = performance.now();
+      for (let i = 0; i < ENGINE_N; i++) {
+        const s = performance.now();
+        await runPvs(engine, image, { points: [point], imageId: 'bench-image', multimaskOutput: false });
+        samples.push(performance.now() - s);
+      }
+      results.bareEngine = stats(samples, performance.now() - t0);
+      log(`bare engine (runPvs, cached embedding): p50 ${results.bareEngine.p50} ms`);
+    }
+    await engine.release();
+
+    results.fullPath = await phase('full API path (/pvs, cached imageId, paid)', ENGINE_N, () => call(base, 'POST', '/api/v1/pvs', { ...bearer, 'x-force-refresh': 'true' }, body), 200);
+    results.replay = await phase('idempotent replay', N, () => call(base, 'POST', '/api/v1/pvs', { ...bearer, 'idempotency-key': 'bench-replay' }, body), 200);
+    results.rejected401 = await phase('rejected (401 unknown key)', N, () => call(base, 'POST', '/api/v1/pvs', { ...json, authorization: 'Bearer mwk_not-a-key' }, body), 401);
+
+    const overheadP50 = Math.round((results.fullPath.p50 - results.bareEngine.p50) * 100) / 100;
+    // The same request seen from inside the server: everything but the engine call itself.
+    const fullTimings = serverTimings['full API path (/pvs, cached imageId, paid)'] ?? {};
+    const p50Of = (values: number[] = []) => (values.length ? stats(values, 1).p50 : NaN);
+    const serverSide = Object.fromEntries(Object.entries(fullTimings).map(([k, v]) => [k, p50Of(v)]));
+    const inServerOverhead = (fullTimings.total ?? []).map((total, i) => total - (fullTimings.engine?.[i] ?? 0));
+    const serverOverheadP50 = p50Of(inServerOverhead);
+    log(`server-side p50 (Server-Timing): ${JSON.stringify(serverSide)}; total − engine = ${serverOverheadP50} ms`);
+    const report = {
+      when: new Date().toISOString(),
+      machine: { cpus: cpus().length, model: cpus()[0]?.model, loadavg: loadavg().map((l) => Math.round(l * 100) / 100) },
+      image: args.image,
+      imageBase64Chars: bytes.toString('base64').length,
+      requestsPerPhase: N,
+      engineRequestsPerPhase: ENGINE_N,
+      results,
+      overheadP50Ms: overheadP50,
+      serverTimingP50Ms: serverSide,
+      serverOverheadP50Ms: serverOverheadP50,
+      targets: {
+        overheadP50Ms: { target: 3, actual: overheadP50, met: overheadP50 <= 3 },
+        serverOverheadP50Ms: { target: 3, actual: serverOverheadP50, met: serverOverheadP50 <= 3 },
+        replayP50Ms: { target: 2, actual: results.replay.p50, met: results.replay.p50 <= 2 },
+      },
+    };
+    const rows = [
+      ['HTTP floor: GET /api/v1/health', results.httpFloor],
+      ['bare engine: runPvs, cached embedding', results.bareEngine],
+      ['full API path: POST /pvs, cached imageId, paid', results.fullPath],
+      ['idempotent replay', results.replay],
+      ['rejected: 401', results.rejected401],
+    ] as const;
+    const md = [
+      `# API benchmark (${report.when})`,
+      '',
+      `${report.machine.cpus} × ${report.machine.model}, load average ${report.machine.loadavg.join(' / ')}; image ${args.image} (${report.imageBase64Chars} Base64 characters), one connection, sequential.`,
+      '',
+      '| phase | n | p50 ms | p90 ms | p99 ms | per second |',
+      '|---|---|---|---|---|---|',
+      ...rows.map(([name, s]) => `| ${name} | ${s.n} | ${s.p50} | ${s.p90} | ${s.p99} | ${s.perSecond} |`),
+      '',
+      `API overhead (full path − bare engine, p50): **${overheadP50} ms** (target ≤ 3 ms: ${report.targets.overheadP50Ms.met ? 'met' : 'NOT met'}).`,
+      `The same from inside the server (Server-Timing total − engine, p50): **${serverOverheadP50} ms** (${report.targets.serverOverheadP50Ms.met ? 'met' : 'NOT met'}); p50 by part: ${Object.entries(serverSide).map(([k, v]) => `${k} ${v} ms`).join(', ')}.`,
+      `Replay p50: **${results.replay.p50} ms** (target ≤ 2 ms: ${report.targets.replayP50Ms.met ? 'met' : 'NOT met'}).`,
+      '',
+    ].join('\n');
+    mkdirSync(dirname(args.out), { recursive: true });
+    writeFileSync(`${args.out}.json`, `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(`${args.out}.md`, md);
+    process.stdout.write(md);
+    log(`wrote ${args.out}.json and .md`);
+  } finally {
+    agent.destroy();
+    await own?.stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
