@@ -1,4 +1,14 @@
+import { rerunActivePrompt } from '../inference/controller';
+import { promptOf } from '../state/documentOps';
+import { currentDocument } from '../state/studioStore';
 import { useUi, type InferenceMode } from '../state/uiStore';
+
+/** Switching to local answers a prompt that was waiting for a paid Segment press, for free. */
+function switchTo(mode: InferenceMode, setMode: (mode: InferenceMode) => void) {
+  setMode(mode);
+  const doc = currentDocument();
+  if (mode === 'local' && doc.activeImageId && promptOf(doc, doc.activeImageId).candidates.length === 0) rerunActivePrompt();
+}
 
 /** The user's choice: the model in this browser, or our metered API. */
 export function InferenceSwitch() {
@@ -6,7 +16,7 @@ export function InferenceSwitch() {
   const setMode = useUi((s) => s.setMode);
   const option = (value: InferenceMode, label: string, hint: string) => (
     <label className={`segmented-option${mode === value ? ' active' : ''}`} title={hint}>
-      <input type="radio" name="inference-mode" value={value} checked={mode === value} onChange={() => setMode(value)} />
+      <input type="radio" name="inference-mode" value={value} checked={mode === value} onChange={() => switchTo(value, setMode)} />
       {label}
     </label>
   );
