@@ -464,6 +464,27 @@ describe.each(DATABASES)('limits without the engine (%s)', (dbKind) => {
     }
   });
 
+  it('refuses a decompression bomb (a tiny PNG claiming 81 megapixels) with 400 before anything is charged', async () => {
+    const { crc32, deflateSync } = await import('node:zlib');
+    const chunk = (type: string, data: Buffer) => {
+      const length = Buffer.alloc(4);
+      length.writeUInt32BE(data.length);
+      const crc = Buffer.alloc(4);
+      crc.writeUInt32BE(crc32(Buffer.concat([Buffer.from(type), data])) >>> 0);
+      return Buffer.concat([length, Buffer.from(type), data, crc]);
+    };
+    const ihdr = Buffer.alloc(13);
+    ihdr.writeUInt32BE(9000, 0);
+    ihdr.writeUInt32BE(9000, 4);
+    ihdr.set([8, 2, 0, 0, 0], 8);
+    const bomb = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(27_001))), chunk('IEND', Buffer.alloc(0))]);
+    const user = await signupUser(server);
+    const response = await server.fetch('/api/v1/pvs', { method: 'POST', headers: user.bearer, json: { image: bomb.toString('base64'), points: [{ x: 1, y: 1 }] } });
+    const problem = await expectProblem(response, 400, 'invalid-image');
+    expect(String(problem.detail)).toMatch(/megapixels/);
+    expect(await creditsOf(server, user)).toBe(5);
+  });
+
   it('answers 503 with Retry-After when no inference capacity is left, charging nothing', async () => {
     const user = await signupUser(server);
     const busy = await server.fetch('/api/v1/pvs', { method: 'POST', headers: user.bearer, json: pvs() });

@@ -105,7 +105,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
     sqlite.pragma('foreign_keys = ON');
     kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
   }
-  await migrateToLatest(kysely);
+  const schema =
+    dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(kysely)).rows[0]?.schema
+      : undefined;
+  await migrateToLatest(kysely, schema);
   const transaction = <T>(fn: (trx: Transaction<Database>) => Promise<T>, durability: Durability = 'durable'): Promise<T> => {
     if (durability === 'durable') return kysely.transaction().execute(fn);
     if (dialect === 'postgres') {

@@ -123,8 +123,12 @@ class InlineMigrations implements MigrationProvider {
   }
 }
 
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider: new InlineMigrations() });
+/**
+ * `schema` (PostgreSQL): where the migration bookkeeping tables live — the connection's current
+ * schema, named explicitly because Kysely otherwise finds same-named tables in other schemas.
+ */
+export async function migrateToLatest(db: Kysely<any>, schema?: string): Promise<void> {
+  const migrator = new Migrator({ db, provider: new InlineMigrations(), ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

@@ -371,6 +371,10 @@ export class Billing {
         .execute();
       return false;
     }
+    // Lock order everywhere: attempt → idempotency key → account. A claim takes key → account, so
+    // touching the key before the balance here means the two can never wait on each other.
+    if (attempt.replayable) await this.startKeyExpiry(trx, attempt.id, now);
+    else await trx.deleteFrom('idempotency_keys').where('attempt_id', '=', attempt.id).execute();
     await applyLedgerEntry(trx, {
       accountId: attempt.account_id,
       amount: LIMITS.creditsPerCall,
@@ -383,8 +387,6 @@ export class Billing {
       .set({ state: 'refunded', refund_attempts: sql`refund_attempts + 1`, next_refund_at: null, updated_at: now, completed_at: now })
       .where('id', '=', attempt.id)
       .execute();
-    if (attempt.replayable) await this.startKeyExpiry(trx, attempt.id, now);
-    else await trx.deleteFrom('idempotency_keys').where('attempt_id', '=', attempt.id).execute();
     return true;
   }
 

@@ -198,6 +198,8 @@ export class Recovery {
   async purgeExpired(): Promise<void> {
     const now = this.clock.now();
     await this.db.kysely.deleteFrom('idempotency_keys').where('expires_at', '<', now).execute();
+    await this.db.kysely.deleteFrom('sessions').where('expires_at', '<', now).execute();
+    await this.db.kysely.deleteFrom('server_instances').where('heartbeat_at', '<', now - 24 * 60 * 60 * 1000).execute();
     await this.db.kysely
       .updateTable('attempts')
       .set({ response_body: null })

@@ -13,6 +13,9 @@ import type { Billing, CallOutcome, PreparedWork } from './billing';
 import { DomainError } from './errors';
 import { decodeImageField } from './image-field';
 
+/** Decompression-bomb guard (documented in the README): 64 megapixels, e.g. 8000 × 8000. */
+export const MAX_IMAGE_PIXELS = 64_000_000;
+
 /** Prefix of the engine's content-derived cache keys (src/engine/hash.ts imageContentKey). */
 const CONTENT_KEY_PREFIX = 'px64:';
 
@@ -108,9 +111,15 @@ export class Segmentation {
 /** The file's header must be that of an image format we decode; reads the header only. */
 async function checkImageHeader(bytes: Uint8Array): Promise<void> {
   try {
-    const meta = await sharp(bytes, { limitInputPixels: 100_000_000 }).metadata();
+    const meta = await sharp(bytes, { limitInputPixels: false }).metadata();
     if (!meta.width || !meta.height) throw new Error('no dimensions');
+    // Not a size rule of the spec (that is the character limit) but a decompression-bomb guard:
+    // a 1.5 MiB PNG can claim 100 megapixels, i.e. 400 MB of RGBA in the worker.
+    if (meta.width * meta.height > MAX_IMAGE_PIXELS) {
+      throw new DomainError('invalid-image', `the image claims ${meta.width} × ${meta.height} pixels; at most ${MAX_IMAGE_PIXELS / 1e6} megapixels are decoded`);
+    }
   } catch (error) {
+    if (error instanceof DomainError) throw error;
     throw new DomainError(
       'invalid-image',
       `not a readable image (PNG, JPEG, WebP, GIF, AVIF or TIFF expected): ${error instanceof Error ? error.message : String(error)}`,

@@ -3,7 +3,6 @@ import { createHash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { decodeImage } from '../../engine/adapters/node-image';
 import { loadNodeEngine } from '../../engine/adapters/ort-node';
-import { LruCache } from '../../engine/lru';
 import type { RgbaImage } from '../../engine/types';
 import { runPvs } from '../../engine/pvs';
 import type { InferenceJob, InferenceResult, WorkerInit, WorkerReply, WorkerRequest } from './protocol';
@@ -23,14 +22,29 @@ async function main(): Promise<void> {
   const textSegmenter = await createTextSegmenter(engine);
   // Decoded pixels of recent uploads, by file hash: a client segmenting the same photo again
   // (the imageId flow) pays neither the decode nor, thanks to the engine's cache, the encoder.
-  const decoded = new LruCache<string, RgbaImage>(Math.max(1, init.embeddingCacheSize ?? 8));
+  // Bounded by bytes, not entries: a few large photos must not exhaust memory.
+  const decoded = new Map<string, RgbaImage>();
+  let decodedBytes = 0;
+  const DECODED_BUDGET_BYTES = 256 * 1024 * 1024;
 
   async function pixels(bytes: Uint8Array): Promise<RgbaImage> {
     const key = createHash('sha256').update(bytes).digest('base64');
     const hit = decoded.get(key);
-    if (hit) return hit;
+    if (hit) {
+      decoded.delete(key);
+      decoded.set(key, hit); // most recently used last
+      return hit;
+    }
     const image = await decodeImage(bytes);
-    decoded.set(key, image);
+    if (image.data.byteLength <= DECODED_BUDGET_BYTES / 4) {
+      decoded.set(key, image);
+      decodedBytes += image.data.byteLength;
+      for (const [oldKey, old] of decoded) {
+        if (decodedBytes <= DECODED_BUDGET_BYTES) break;
+        decoded.delete(oldKey);
+        decodedBytes -= old.data.byteLength;
+      }
+    }
     return image;
   }
 
