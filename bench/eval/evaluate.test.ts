@@ -4,7 +4,7 @@ import type { SegmentationEngine } from '../../src/engine/engine';
 import { loadNodeEngine, defaultModelDir } from '../../src/engine/adapters/ort-node';
 import { nextClick } from './clicker';
 import { listSamples } from './datasets';
-import { evaluateSample, PROTOCOL_OPTIONS, tightObjectBox } from './evaluate';
+import { evaluateSample, PROTOCOL_OPTIONS, stabilityScore, tightObjectBox } from './evaluate';
 
 const GRABCUT = '../shared/eval/grabcut';
 
@@ -19,6 +19,14 @@ describe('tightObjectBox', () => {
     // Corners (2, 1) and (3, 2): SAM's [x0, y0, x1, y1] = [2, 1, 3, 2].
     expect(box).toEqual({ x: 2.5, y: 1.5, width: 1, height: 1 });
     expect([box.x - box.width / 2, box.y - box.height / 2, box.x + box.width / 2, box.y + box.height / 2]).toEqual([2, 1, 3, 2]);
+  });
+});
+
+describe('stabilityScore', () => {
+  it('is the IoU of the mask at logit +1 and at logit −1', () => {
+    // > 1: two cells; > −1: four cells.
+    expect(stabilityScore(Float32Array.from([5, 2, 0.5, -0.5, -3]))).toBe(2 / 4);
+    expect(stabilityScore(Float32Array.from([-5, -6]))).toBe(1);
   });
 });
 
