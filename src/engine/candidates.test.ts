@@ -64,3 +64,12 @@ describe('rankingScore', () => {
     expect(bestToken(t, frame, { ambiguous: true })).toBe(1);
   });
 });
+
+describe('many clicks', () => {
+  it('keep token 0 even when it is unstable', () => {
+    const t = tokens([50, 40, 60, 80], [0.95, 0.7, 0.9, 0.8]);
+    for (let i = 0; i < 100 * 256; i++) t.logits[i] = i % 2 ? 0.01 : -0.01;
+    expect(bestToken(t, frame, { ambiguous: false, unstableFallback: false })).toBe(0);
+    expect(bestToken(t, frame, { ambiguous: false, unstableFallback: true })).toBe(2);
+  });
+});

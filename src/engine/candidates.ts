@@ -11,7 +11,8 @@
  *    — what SAM's ONNX export does for ≤ 2 input points and what the paper recommends for single
  *    clicks — where "best" is predicted IoU × stability score (see `rankingScore`);
  *  - otherwise token 0, unless its logits are unstable (SAM 2's "dynamic multimask via stability":
- *    IoU between the mask thresholded at +0.05 and −0.05 below 0.98), then again the best of 1..3.
+ *    IoU between the mask thresholded at +0.05 and −0.05 below 0.98), then again the best of 1..3 —
+ *    for boxes and up to two clicks only; from three clicks on token 0 is always the answer.
  *
  * Multimask output returns that best mask first, then the remaining tokens by the same score, dropping
  * near-duplicates (IoU ≥ 0.9 with an already kept candidate, measured on the low-res masks) and empty
@@ -82,6 +83,12 @@ function binaryIoU(a: Uint8Array, b: Uint8Array): number {
 export interface PromptKind {
   /** One positive click, no box, no mask feedback: SAM treats this as ambiguous. */
   readonly ambiguous: boolean;
+  /**
+   * Whether an unstable token 0 may be replaced by a multimask token. True for boxes and prompts of
+   * up to two clicks; once a user has placed three or more clicks, token 0 (trained for exactly that)
+   * was better on GrabCut at every later click, and SAM's ONNX export also always takes it then.
+   */
+  readonly unstableFallback?: boolean;
 }
 
 function isEmpty(logits: Float32Array, region: { width: number; height: number }): boolean {
@@ -120,6 +127,7 @@ export function bestToken(outputs: TokenOutputs, frame: ModelFrame, kind: Prompt
     return best === -1 ? 0 : best;
   };
   if (kind.ambiguous) return bestMultimask();
+  if (kind.unstableFallback === false) return 0;
   const single = tokenLogits(outputs, 0);
   const stable = !isEmpty(single, region) && stabilityScore(single, region) >= STABILITY_THRESHOLD;
   return stable ? 0 : bestMultimask();

@@ -158,8 +158,10 @@ export class SegmentationEngine {
       throw new Error(`decoder returned logits of shape [${logits.dims.join(', ')}] for ${tokens.tokens} IoU predictions`);
     }
     const points = promptPoints(prompt, frame.width, frame.height);
+    const clicks = prompt.points?.length ?? 0;
     const kind = {
       ambiguous: !prompt.box && !prompt.maskInput && points.length === 1 && points[0].label === LABEL_POSITIVE,
+      unstableFallback: clicks <= 2,
     };
     const order = multimask ? rankTokens(tokens, frame, kind, true) : [bestToken(tokens, frame, kind)];
 
