@@ -83,8 +83,12 @@ function slot(name: string): OursSlot {
 }
 
 const oursApi = {
-  async start(options: { slot: string; imageUrl: string; backend?: WebBackendPreference; decoderPrecision?: DecoderPrecision }) {
-    const client = await EngineWorkerClient.start({ backend: options.backend ?? 'auto', decoderPrecision: options.decoderPrecision });
+  async start(options: { slot: string; imageUrl: string; backend?: WebBackendPreference; decoderPrecision?: DecoderPrecision; allowFallbackAdapter?: boolean }) {
+    const client = await EngineWorkerClient.start({
+      backend: options.backend ?? 'auto',
+      decoderPrecision: options.decoderPrecision,
+      allowFallbackAdapter: options.allowFallbackAdapter,
+    });
     ours.set(options.slot, { client, image: await loadRgba(options.imageUrl) });
     log(`ours/${options.slot}: backend ${client.backend.name} (${client.backend.threads} threads) ${client.backend.detail ?? ''}`);
     return { backend: client.backend, startTimings: client.startTimings };
@@ -150,9 +154,9 @@ const peerApi = {
 };
 
 /** Starts and stops the engine: which backend, where the models came from, the progress seen. */
-async function startEngine(options: { backend?: WebBackendPreference } = {}) {
+async function startEngine(options: { backend?: WebBackendPreference; allowFallbackAdapter?: boolean; webGpuStartupTimeoutMs?: number } = {}) {
   const progress: ModelProgress[] = [];
-  const client = await EngineWorkerClient.start({ backend: options.backend, onProgress: (p) => progress.push(p) });
+  const client = await EngineWorkerClient.start({ ...options, onProgress: (p) => progress.push(p) });
   client.terminate();
   return { crossOriginIsolated, backend: client.backend, modelSource: client.modelSource, startTimings: client.startTimings, progress };
 }

@@ -10,7 +10,8 @@
  *
  * Any WebGPU session error falls back to WASM in place. A WebGPU start-up that *hangs* cannot be
  * recovered inside the same wasm instance, so it rejects with `BackendStartupTimeoutError` and the
- * worker client restarts a fresh worker with `backend: 'wasm'`.
+ * worker client restarts a fresh worker with `backend: 'wasm'`. Sessions on a SwiftShader adapter
+ * were created fine but then hung in their first run, so the worker also times a warm-up inference.
  *
  * ORT's loader (.mjs) and binary (.wasm) are loaded from our own `/ort/` (public/ort, placed by
  * `npm run models`) rather than from the bundle: the loader then spawns its pthread workers from its
@@ -34,6 +35,11 @@ export interface WebRuntimeOptions {
   webGpuStartupTimeoutMs?: number;
   /** Why the caller already ruled out a faster backend (e.g. a previous WebGPU timeout); kept in `detail`. */
   fallbackReason?: string;
+  /**
+   * Accept a software WebGPU adapter (SwiftShader). Off by default: ORT sessions on it were seen
+   * hanging; tests turn it on to exercise the start-up time limit and the fallback to WASM.
+   */
+  allowFallbackAdapter?: boolean;
 }
 
 export class BackendStartupTimeoutError extends Error {
@@ -58,9 +64,9 @@ interface GlobalLike {
   navigator?: { gpu?: GpuLike; hardwareConcurrency?: number };
 }
 
-const DEFAULT_WEBGPU_TIMEOUT_MS = 20_000;
+export const DEFAULT_WEBGPU_TIMEOUT_MS = 20_000;
 
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new BackendStartupTimeoutError(what, ms)), ms);
@@ -75,7 +81,11 @@ function errorMessage(error: unknown): string {
 export type WebGpuProbe = { usable: true; adapter: GpuAdapterLike; description: string } | { usable: false; reason: string };
 
 /** Is there a hardware WebGPU adapter? Never throws. */
-export async function probeWebGpu(scope: GlobalLike = globalThis as GlobalLike, timeoutMs = DEFAULT_WEBGPU_TIMEOUT_MS): Promise<WebGpuProbe> {
+export async function probeWebGpu(
+  scope: GlobalLike = globalThis as GlobalLike,
+  timeoutMs = DEFAULT_WEBGPU_TIMEOUT_MS,
+  allowFallbackAdapter = false,
+): Promise<WebGpuProbe> {
   const gpu = scope.navigator?.gpu;
   if (!gpu) return { usable: false, reason: 'WebGPU is not exposed by this browser' };
   let adapter: GpuAdapterLike | null;
@@ -87,7 +97,7 @@ export async function probeWebGpu(scope: GlobalLike = globalThis as GlobalLike, 
   if (!adapter) return { usable: false, reason: 'no WebGPU adapter (navigator.gpu.requestAdapter() returned null)' };
   const info = adapter.info;
   const description = [info?.vendor, info?.architecture, info?.description].filter(Boolean).join(' ') || 'unknown adapter';
-  if (adapter.isFallbackAdapter || info?.isFallbackAdapter) {
+  if ((adapter.isFallbackAdapter || info?.isFallbackAdapter) && !allowFallbackAdapter) {
     return { usable: false, reason: `WebGPU adapter is a software fallback (${description})` };
   }
   return { usable: true, adapter, description };
@@ -175,7 +185,7 @@ export async function createWebRuntime(options: WebRuntimeOptions = {}, scope: G
 
   let plan: Plan;
   if (preference === 'auto' || preference === 'webgpu') {
-    const probe = await probeWebGpu(scope, timeoutMs);
+    const probe = await probeWebGpu(scope, timeoutMs, options.allowFallbackAdapter);
     if (probe.usable) {
       plan = {
         backend: { name: 'webgpu', threads: 1, detail: `WebGPU adapter: ${probe.description}` },

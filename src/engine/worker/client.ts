@@ -38,6 +38,8 @@ export interface EngineWorkerStartOptions {
   embeddingCacheSize?: number;
   /** Time limit for WebGPU start-up before falling back to WASM. Default 20 s. */
   webGpuStartupTimeoutMs?: number;
+  /** Accept a software WebGPU adapter (SwiftShader); off by default, see ort-web.ts. */
+  allowFallbackAdapter?: boolean;
   /** Default 'fp32' (reference masks); 'int8' trades a little fidelity for a faster decoder. */
   decoderPrecision?: DecoderPrecision;
 }
@@ -96,6 +98,7 @@ export class EngineWorkerClient {
       embeddingCacheSize: options.embeddingCacheSize,
       webGpuStartupTimeoutMs: options.webGpuStartupTimeoutMs,
       decoderPrecision: options.decoderPrecision ?? 'fp32',
+      allowFallbackAdapter: options.allowFallbackAdapter,
     };
     try {
       return await EngineWorkerClient.startOnce(request, options.onProgress);

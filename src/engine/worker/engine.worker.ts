@@ -3,7 +3,7 @@
  * Web Worker hosting the segmentation engine on onnxruntime-web, so the page stays responsive while
  * the encoder runs for seconds. Speaks the protocol in ./protocol.ts; start it with EngineWorkerClient.
  */
-import { createWebRuntime, BackendStartupTimeoutError } from '../adapters/ort-web';
+import { BackendStartupTimeoutError, createWebRuntime, DEFAULT_WEBGPU_TIMEOUT_MS, withTimeout } from '../adapters/ort-web';
 import { SegmentationEngine } from '../engine';
 import { maskToPolygons } from '../polygons';
 import { loadManifest, loadModel } from './model-loader';
@@ -59,16 +59,30 @@ async function start(request: StartRequest): Promise<void> {
     ortBaseUrl: request.ortBaseUrl,
     fallbackReason: request.fallbackReason,
     webGpuStartupTimeoutMs: request.webGpuStartupTimeoutMs,
+    allowFallbackAdapter: request.allowFallbackAdapter,
   });
   engine = await SegmentationEngine.create(
     runtime,
     { encoder: encoder.bytes, decoder: decoder.bytes },
     { embeddingCacheSize: request.embeddingCacheSize },
   );
+  if (engine.backend.name === 'webgpu') {
+    // A GPU backend can accept sessions and then hang in its first run (seen on SwiftShader):
+    // one small timed inference now, so a stuck GPU falls back to WASM instead of freezing the first click.
+    await withTimeout(warmUp(engine), request.webGpuStartupTimeoutMs ?? DEFAULT_WEBGPU_TIMEOUT_MS, 'WebGPU warm-up inference');
+  }
   // Written to the Cache API while the sessions were created; awaited so "ready" means "works offline next time".
   await Promise.all([encoder.stored, decoder.stored]);
   const modelSource = encoder.fromCache && decoder.fromCache ? 'cache' : !encoder.fromCache && !decoder.fromCache ? 'network' : 'mixed';
   post({ type: 'ready', backend: engine.backend, timings: { downloadMs: t1 - t0, sessionMs: performance.now() - t1 }, modelSource });
+}
+
+async function warmUp(active: SegmentationEngine): Promise<void> {
+  const size = 64;
+  const blank = { width: size, height: size, data: new Uint8Array(size * size * 4) };
+  const { imageKey } = await active.embed(blank, '__maskwright-warm-up__');
+  await active.predict(imageKey, { points: [{ x: size / 2, y: size / 2 }] }, { multimask: false });
+  active.forget(imageKey);
 }
 
 async function predict(request: Extract<WorkerRequest, { type: 'predict' }>, active: SegmentationEngine): Promise<[PredictResponse, ArrayBufferView[]]> {

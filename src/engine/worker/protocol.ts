@@ -30,6 +30,7 @@ export interface StartRequest {
   fallbackReason?: string;
   embeddingCacheSize?: number;
   webGpuStartupTimeoutMs?: number;
+  allowFallbackAdapter?: boolean;
   decoderPrecision: DecoderPrecision;
 }
 
