@@ -159,6 +159,7 @@ export function buildOpenApiDocument(): JsonObject {
             '201': { description: 'Created; sets the `mw_session` (HttpOnly) and `mw_csrf` cookies.', content: json('SessionResponse') },
             '400': problem('Invalid email or password (8 to 256 characters).', ['validation-failed', 'malformed-json']),
             '409': problem('Email taken.', ['email-taken']),
+            '415': problem('The body is not `application/json`.', ['unsupported-media-type']),
           },
         },
       },
@@ -169,7 +170,9 @@ export function buildOpenApiDocument(): JsonObject {
           requestBody: { required: true, content: json('Credentials') },
           responses: {
             '200': { description: 'Logged in; sets the session cookies.', content: json('SessionResponse') },
+            '400': problem('Malformed body: not JSON, or email/password missing or not strings.', ['validation-failed', 'malformed-json']),
             '401': problem('Wrong email or password.', ['invalid-credentials']),
+            '415': problem('The body is not `application/json`.', ['unsupported-media-type']),
           },
         },
       },
@@ -192,7 +195,12 @@ export function buildOpenApiDocument(): JsonObject {
         post: {
           summary: 'Create an API key (the secret is shown only in this response)',
           security: sessionOnly,
-          responses: { '201': { description: 'Created', content: json('ApiKeyCreated') }, ...accountProblems },
+          responses: {
+            '201': { description: 'Created', content: json('ApiKeyCreated') },
+            '400': problem('A body was sent and it is not JSON (the body is optional and ignored).', ['malformed-json']),
+            '415': problem('A body was sent and it is not `application/json`.', ['unsupported-media-type']),
+            ...accountProblems,
+          },
         },
       },
       '/api/v1/api-keys/{id}/rotate': {
@@ -202,6 +210,7 @@ export function buildOpenApiDocument(): JsonObject {
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
           responses: {
             '201': { description: 'The new key', content: json('ApiKeyCreated') },
+            '400': problem('The URL is not validly percent-encoded.', ['malformed-request', 'malformed-json']),
             '404': problem('No such active key.', ['not-found']),
             ...accountProblems,
           },
@@ -212,7 +221,12 @@ export function buildOpenApiDocument(): JsonObject {
           summary: 'Revoke a key',
           security: sessionOnly,
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: { '204': { description: 'Revoked' }, '404': problem('No such active key.', ['not-found']), ...accountProblems },
+          responses: {
+            '204': { description: 'Revoked' },
+            '400': problem('The URL is not validly percent-encoded.', ['malformed-request']),
+            '404': problem('No such active key.', ['not-found']),
+            ...accountProblems,
+          },
         },
       },
       '/api/v1/credit-packages': {
@@ -229,7 +243,8 @@ export function buildOpenApiDocument(): JsonObject {
           requestBody: { required: true, content: json('CreditPurchaseRequest') },
           responses: {
             '201': { description: 'Purchase created', content: json('CreditPurchase') },
-            '400': problem('Unknown package.', ['validation-failed']),
+            '400': problem('Unknown package, or a body that is not JSON.', ['validation-failed', 'malformed-json']),
+            '415': problem('The body is not `application/json`.', ['unsupported-media-type']),
             '503': problem('Stripe unreachable.', ['payments-unavailable']),
             ...accountProblems,
           },

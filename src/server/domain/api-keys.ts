@@ -58,6 +58,7 @@ export class ApiKeys {
 
   /** The new key replaces the old one in one transaction: the old key fails from the commit on. */
   async rotate(accountId: string, keyId: string): Promise<ApiKeyCreatedView> {
+    assertIssuedIdShape(keyId);
     const { key, prefix, keyHash } = this.mint();
     const now = this.clock.now();
     const id = newId('key');
@@ -79,6 +80,7 @@ export class ApiKeys {
   }
 
   async revoke(accountId: string, keyId: string): Promise<void> {
+    assertIssuedIdShape(keyId);
     const revoked = await this.db.kysely
       .updateTable('api_keys')
       .set({ revoked_at: this.clock.now() })
@@ -100,4 +102,12 @@ export class ApiKeys {
       .executeTakeFirst();
     return row?.account_id;
   }
+}
+
+/**
+ * Ids are `key_` + base-36 time + hex (ids.ts). Anything else names no key; checking the shape first
+ * also keeps bytes a database cannot store in text (NUL on PostgreSQL) out of the query.
+ */
+function assertIssuedIdShape(keyId: string): void {
+  if (!/^key_[0-9a-z]{1,64}$/.test(keyId)) throw new DomainError('not-found', 'no active API key with this id');
 }

@@ -3,6 +3,7 @@
  * every server process sees the same window. A row holds the admission times inside the window;
  * it is read and written under a row lock (PostgreSQL) or the single writer lock (SQLite).
  */
+import { sql } from 'kysely';
 import type { Db } from '../db/connect';
 import type { Clock } from './clock';
 
@@ -19,16 +20,13 @@ export class RateLimiter {
   async admit(accountId: string): Promise<Admission> {
     if (!Number.isFinite(this.limit)) return { admitted: true };
     return this.db.transaction(async (trx) => {
-      await trx
+      // One statement creates the row if needed, locks it (the upsert's update takes the row lock
+      // on PostgreSQL; SQLite holds the write lock already) and returns the window.
+      const row = await trx
         .insertInto('rate_limits')
         .values({ account_id: accountId, recent: '[]' })
-        .onConflict((oc) => oc.column('account_id').doNothing())
-        .execute();
-      const row = await trx
-        .selectFrom('rate_limits')
-        .select('recent')
-        .where('account_id', '=', accountId)
-        .$if(this.db.dialect === 'postgres', (q) => q.forUpdate())
+        .onConflict((oc) => oc.column('account_id').doUpdateSet({ recent: sql`rate_limits.recent` }))
+        .returning('recent')
         .executeTakeFirstOrThrow();
       const now = this.clock.now();
       const recent = (JSON.parse(row.recent) as number[]).filter((t) => t > now - this.windowMs && t <= now + this.windowMs);

@@ -108,10 +108,15 @@ export class Segmentation {
   }
 }
 
+const RASTER_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'avif', 'heif', 'tiff']);
+
 /** The file's header must be that of an image format we decode; reads the header only. */
 async function checkImageHeader(bytes: Uint8Array): Promise<void> {
   try {
     const meta = await sharp(bytes, { limitInputPixels: false }).metadata();
+    // Raster formats only: a vector image (SVG) is a document that can reference other files and
+    // URLs, and rendering it is a larger attack surface than the product needs.
+    if (!meta.format || !RASTER_FORMATS.has(meta.format)) throw new Error(`format ${meta.format ?? 'unknown'} is not accepted`);
     if (!meta.width || !meta.height) throw new Error('no dimensions');
     // Not a size rule of the spec (that is the character limit) but a decompression-bomb guard:
     // a 1.5 MiB PNG can claim 100 megapixels, i.e. 400 MB of RGBA in the worker.

@@ -14,7 +14,8 @@ import type { Services } from '../domain/services';
 import { DomainError } from '../domain/errors';
 import { authPlugin } from './plugins/auth';
 import { errorsPlugin } from './plugins/errors';
-import { requestContextPlugin, type Lifecycle } from './plugins/request-context';
+import { oversizedBodyPlugin } from './plugins/oversized-body';
+import { ISOLATION_HEADERS, requestContextPlugin, type Lifecycle } from './plugins/request-context';
 import { sendProblem } from './problem';
 import { accountRoutes, type CookiePolicy } from './routes/account';
 import { docsRoutes } from './routes/docs';
@@ -46,6 +47,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: options.trustProxy ?? false,
     bodyLimit: 64 * 1024,
     return503OnClosing: true,
+    // Router-level refusals skip the hooks: answer them as problems with our headers too. A path
+    // parameter longer than any id we issue names nothing (404); an undecodable URL is malformed.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('X-Service-Request-ID', request.id);
+      for (const [name, value] of Object.entries(ISOLATION_HEADERS)) reply.header(name, value);
+      const problem =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new DomainError('not-found', 'a path parameter is longer than any id this API issues')
+          : new DomainError('malformed-request', 'the URL is not validly percent-encoded');
+      return sendProblem(request, reply, problem);
+    },
     // Requests Node's HTTP parser rejects never reach Fastify's hooks: answer them in our format too.
     clientErrorHandler: (error: Error & { code?: string }, socket) => {
       if (!socket.writable || error.code === 'ECONNRESET') {
@@ -69,6 +81,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(errorsPlugin);
   await app.register(cookie);
   await app.register(authPlugin, { services });
+  await app.register(oversizedBodyPlugin);
 
   await app.register(segmentationRoutes, { services });
   await app.register(accountRoutes, { services, cookies: options.cookies ?? { secure: 'auto' } });

@@ -68,7 +68,7 @@ export interface ImagePool {
   readonly valid: ReadonlyArray<{ base64: string; mediaType: string; imageId: string }>;
 }
 
-function imageArbitrary(pool: ImagePool): fc.Arbitrary<Judged<{ image: unknown; imageId?: unknown }>> {
+function imageArbitrary(pool: ImagePool, validWeight = 8): fc.Arbitrary<Judged<{ image: unknown; imageId?: unknown }>> {
   const validImage = fc.constantFrom(...pool.valid).chain((entry) =>
     fc.oneof(
       fc.constant(ok({ image: entry.base64, imageId: entry.imageId }, 'image-valid')),
@@ -91,7 +91,7 @@ function imageArbitrary(pool: ImagePool): fc.Arbitrary<Judged<{ image: unknown; 
     .constantFrom<unknown>(null, 0, 1.5, true, [], ['AAAA'], {}, { data: 'AAAA' }, '')
     .map((v) => bad({ image: v }, `image-type-${JSON.stringify(v)}`));
   return fc.oneof(
-    { weight: 8, arbitrary: validImage },
+    { weight: validWeight, arbitrary: validImage },
     { weight: 3, arbitrary: notImage },
     { weight: 3, arbitrary: brokenBase64 },
     { weight: 2, arbitrary: wrongType },
@@ -173,12 +173,13 @@ const multimask: fc.Arbitrary<Judged> = fc.oneof(
 const explicitImageId: fc.Arbitrary<Judged> = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom<unknown>('', 5, null, [], {}).map((v) => bad(v, `imageId-type-${JSON.stringify(v)}`)) },
   { weight: 1, arbitrary: fc.constant(bad('x'.repeat(257), 'imageId-too-long')) },
+  { weight: 1, arbitrary: fc.constantFrom('\u0000', 'a\u0000b', '../../etc/passwd', '\ud800', 'x'.repeat(256)).map((v) => ok(v, `imageId-odd-${JSON.stringify(v).slice(0, 12)}`)) },
 );
 
-export function pvsBody(pool: ImagePool): fc.Arbitrary<Judged<Record<string, unknown>>> {
+export function pvsBody(pool: ImagePool, validImageWeight = 8): fc.Arbitrary<Judged<Record<string, unknown>>> {
   return fc
     .record({
-      image: imageArbitrary(pool),
+      image: imageArbitrary(pool, validImageWeight),
       points: fc.option(points, { nil: undefined, freq: 4 }),
       box: fc.option(box, { nil: undefined, freq: 2 }),
       multimask,
@@ -217,7 +218,7 @@ const promptText: fc.Arbitrary<Judged> = fc.oneof(
   { weight: 1, arbitrary: fc.constant(ok('p'.repeat(LIMITS.promptMaxChars), 'prompt-500')) },
   { weight: 1, arbitrary: fc.constant(bad('p'.repeat(LIMITS.promptMaxChars + 1), 'prompt-501')) },
   { weight: 1, arbitrary: fc.constant(bad('', 'prompt-empty')) },
-  { weight: 1, arbitrary: fc.constant(ok('\ud800', 'prompt-lone-surrogate')) },
+  { weight: 1, arbitrary: fc.constantFrom('\ud800', '\u0000', 'dog\u0000cat').map((v) => ok(v, `prompt-odd-${JSON.stringify(v)}`)) },
   { weight: 1, arbitrary: fc.constantFrom<unknown>(null, 1, true, ['dog'], { text: 'dog' }).map((v) => bad(v, `prompt-type-${JSON.stringify(v)}`)) },
 );
 
@@ -235,8 +236,8 @@ const prompts: fc.Arbitrary<Judged> = fc.oneof(
   { weight: 1, arbitrary: fc.constant(bad(ABSENT, 'prompts-missing')) },
 );
 
-export function segmentBody(pool: ImagePool): fc.Arbitrary<Judged<Record<string, unknown>>> {
-  return fc.tuple(imageArbitrary(pool), prompts).map(([image, ps]) => {
+export function segmentBody(pool: ImagePool, validImageWeight = 8): fc.Arbitrary<Judged<Record<string, unknown>>> {
+  return fc.tuple(imageArbitrary(pool, validImageWeight), prompts).map(([image, ps]) => {
     const body: Record<string, unknown> = {};
     if (image.value.image !== ABSENT) body.image = image.value.image;
     if (ps.value !== ABSENT) body.prompts = ps.value;
@@ -277,7 +278,8 @@ export function bodyBytes(json: string): fc.Arbitrary<BodyBytes> {
     { weight: 2, arbitrary: fc.constant({ body: json, contentType: 'application/json; charset=utf-8', intact: true, note: 'json-charset' }) },
     { weight: 2, arbitrary: fc.nat({ max: Math.max(0, json.length - 1) }).map((cut) => ({ body: json.slice(0, cut), contentType: 'application/json', intact: false, note: `truncated@${cut}` })) },
     { weight: 1, arbitrary: fc.constant({ body: json + '}', contentType: 'application/json', intact: false, note: 'trailing-brace' }) },
-    { weight: 1, arbitrary: fc.constant({ body: `\ufeff${json}`, contentType: 'application/json', intact: false, note: 'bom' }) },
+    // RFC 8259 lets a parser ignore a BOM: either answer is fine, so it does not decide validity.
+    { weight: 1, arbitrary: fc.constant({ body: `\ufeff${json}`, contentType: 'application/json', intact: true, note: 'bom' }) },
     { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml').map((ct) => ({ body: json, contentType: ct, intact: false, note: `content-type:${ct}` })) },
     { weight: 1, arbitrary: fc.constant({ body: json, contentType: null, intact: false, note: 'no-content-type' }) },
     {
@@ -322,7 +324,7 @@ export const headerArbitrary: fc.Arbitrary<JudgedHeaders> = fc
       { weight: 4, arbitrary: validIdempotencyKey.map((k) => ok<string | undefined>(k, 'key-valid')) },
       { weight: 3, arbitrary: invalidIdempotencyKey.map((k) => bad<string | undefined>(k, `key-invalid(${k.length})`)) },
     ),
-    force: fc.option(fc.constantFrom('true', 'false', 'TRUE', 'True', '1', '0', 'yes', '', 'true, true', 'x'.repeat(300)), { nil: undefined, freq: 3 }),
+    force: fc.option(fc.constantFrom('true', 'false', 'TRUE', 'False', '1', '0', 'yes', '', 'true, true', 'x'.repeat(300)), { nil: undefined, freq: 3 }),
     junk: fc.option(
       fc.constantFrom<[string, string]>(['x-forwarded-for', '1.2.3.4, 5.6.7.8'], ['accept', 'text/html'], ['accept-encoding', 'br, gzip, zstd'], ['x-service-request-id', 'spoofed-id'], ['content-encoding', 'gzip']),
       { nil: undefined, freq: 5 },
@@ -332,12 +334,10 @@ export const headerArbitrary: fc.Arbitrary<JudgedHeaders> = fc
     const headers: Record<string, string> = {};
     if (key.value !== undefined) headers['idempotency-key'] = key.value;
     if (force !== undefined) headers['x-force-refresh'] = force;
-    let valid = key.valid;
-    if (junk) {
-      headers[junk[0]] = junk[1];
-      // A body declared gzip that is not gzip cannot be read.
-      if (junk[0] === 'content-encoding') valid = false;
-    }
+    // X-Force-Refresh is `true` or `false` (the server documents any other value as 400 invalid-header).
+    const valid = key.valid && (force === undefined || ['true', 'false'].includes(force.toLowerCase()));
+    // Junk headers never decide validity (a server may ignore an unsupported Content-Encoding or refuse it).
+    if (junk) headers[junk[0]] = junk[1];
     return { headers, valid, hasIdempotencyKey: key.value !== undefined, note: `${key.note} force=${force ?? '-'} ${junk?.[0] ?? ''}` };
   });
 
