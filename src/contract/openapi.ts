@@ -81,7 +81,7 @@ const meteredResponses = (success: string) => ({
   '413': problem(`Image over ${LIMITS.imageMaxChars} characters or payload too large.`, ['image-too-large', 'payload-too-large']),
   '415': problem('Not JSON.', ['unsupported-media-type']),
   '429': problem(`More than ${LIMITS.requestsPerSecondPerUser} requests per second for the account.`, ['rate-limited']),
-  '500': problem('Engine failure or invalid result; the credit is refunded.', ['engine-failure', 'invalid-result', 'attempt-abandoned', 'internal-error']),
+  '500': problem('Engine failure or invalid result; the credit is refunded.', ['engine-failure', 'upstream-failure', 'invalid-result', 'attempt-abandoned', 'internal-error']),
   '503': problem('Inference workers saturated; nothing charged.', ['service-busy']),
 });
 

@@ -131,6 +131,12 @@ export const PROBLEM_TYPES = {
     description:
       'The segmentation engine failed. The credit charged for the call is refunded (`X-Service-Refunded: true` once the refund is complete; otherwise it is retried in the background until it succeeds).',
   },
+  'upstream-failure': {
+    status: 500,
+    title: 'Text upstream failed',
+    description:
+      'The configured text-prompt upstream (TEXT_UPSTREAM_URL) was unreachable, timed out, answered with an error or with a body of the wrong shape. The credit charged for the call is refunded, as for an engine failure.',
+  },
   'invalid-result': {
     status: 500,
     title: 'Segmentation produced an invalid result',

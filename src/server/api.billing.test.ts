@@ -351,22 +351,32 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
     expect(await creditsOf(server, user)).toBe(5);
   });
 
-  it('answers /segment with one prompt_results element per prompt; a maskless answer is refunded', async () => {
+  it('answers /segment with one prompt_results element per prompt: the cat found, the remote control not; one credit', async () => {
     const response = await post('/api/v1/segment', { image: CAT_DATA_URI, prompts: ['cat', 'remote control'] });
     expect(response.status).toBe(200);
     const body = await response.json();
     expect(body.prompt_results.map((p: { echo: { text: string } }) => p.echo.text)).toEqual(['cat', 'remote control']);
-    for (const result of body.prompt_results) {
-      for (const prediction of result.predictions) {
-        expect(typeof prediction.label).toBe('string');
-        expect(prediction.confidence).toBeGreaterThanOrEqual(0);
-        expect(prediction.confidence).toBeLessThanOrEqual(1);
-        expect(Array.isArray(prediction.masks)).toBe(true);
-      }
+    const [cat, remote] = body.prompt_results;
+    expect(cat.predictions.length).toBeGreaterThanOrEqual(1);
+    for (const prediction of cat.predictions) {
+      expect(prediction.label).toBe('cat');
+      expect(prediction.confidence).toBeGreaterThan(0);
+      expect(prediction.confidence).toBeLessThanOrEqual(1);
+      expect(prediction.masks[0].length).toBeGreaterThanOrEqual(3);
     }
-    const anyMask = body.prompt_results.some((p: { predictions: { masks: unknown[] }[] }) => p.predictions.some((q) => q.masks.length > 0));
-    expect(response.headers.get('x-service-refunded')).toBe(anyMask ? null : 'true');
-    expect(await creditsOf(server, user)).toBe(anyMask ? 4 : 5);
+    expect(remote.predictions).toEqual([]);
+    expect(response.headers.get('x-service-refunded')).toBeNull();
+    expect(await creditsOf(server, user)).toBe(4);
+  });
+
+  it('answers /segment for concepts absent from the photo with empty predictions, refunded', async () => {
+    const before = await creditsOf(server, user);
+    const response = await post('/api/v1/segment', { image: CAT_DATA_URI, prompts: ['giraffe', 'zebra-striped spaceship'] });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-service-refunded')).toBe('true');
+    const body = await response.json();
+    expect(body).toEqual({ prompt_results: [{ echo: { text: 'giraffe' }, predictions: [] }, { echo: { text: 'zebra-striped spaceship' }, predictions: [] }] });
+    expect(await creditsOf(server, user)).toBe(before);
   });
 
   describe('recovery points (attempts left behind by a dead process)', () => {

@@ -21,6 +21,8 @@ export interface ServerConfig {
   stripe?: StripeSettings;
   publicBaseUrl?: string;
   logLevel: string;
+  /** TEXT_UPSTREAM_*: text prompts forwarded to a SAM-3-class server (Roboflow's sam3/concept_segment wire format). */
+  textUpstream?: { url: string; apiKey?: string; timeoutMs: number; maxInFlight: number };
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -77,5 +79,13 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     stripe,
     publicBaseUrl,
     logLevel: env.LOG_LEVEL ?? 'info',
+    textUpstream: env.TEXT_UPSTREAM_URL
+      ? {
+          url: new URL(env.TEXT_UPSTREAM_URL).toString(),
+          apiKey: env.TEXT_UPSTREAM_API_KEY || undefined,
+          timeoutMs: int(env, 'TEXT_UPSTREAM_TIMEOUT_MS', 30_000),
+          maxInFlight: int(env, 'TEXT_UPSTREAM_MAX_IN_FLIGHT', 16),
+        }
+      : undefined,
   };
 }

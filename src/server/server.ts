@@ -2,6 +2,7 @@
  * Starting and stopping one server process: database, inference pool, domain, background
  * recovery, HTTP. `main.ts` calls it with the environment's config; tests call it with theirs.
  */
+import { createUpstreamTextSegmenter } from '../engine/text/upstream';
 import type { FastifyInstance } from 'fastify';
 import type { ServerConfig } from './config';
 import { openDatabase, type Db, type OpenDatabaseOptions } from './db/connect';
@@ -51,6 +52,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     faults: config.faults,
     rateLimitPerSecond: config.rateLimitPerSecond,
     stripe: config.stripe,
+    textUpstream: config.textUpstream && {
+      segmenter: createUpstreamTextSegmenter({ url: config.textUpstream.url, apiKey: config.textUpstream.apiKey, timeoutMs: config.textUpstream.timeoutMs }),
+      maxInFlight: config.textUpstream.maxInFlight,
+    },
     ...options.services,
   });
   await services.recovery.register();

@@ -12,6 +12,7 @@ import type { ImageBytes, InferenceJob, InferenceResult } from '../inference/pro
 import type { Billing, CallOutcome, PreparedWork } from './billing';
 import { DomainError } from './errors';
 import { decodeImageField } from './image-field';
+import { UpstreamError, type UpstreamTextSegmenter } from '../../engine/text/upstream';
 
 /** Decompression-bomb guard (documented in the README): 64 megapixels, e.g. 8000 × 8000. */
 export const MAX_IMAGE_PIXELS = 64_000_000;
@@ -33,6 +34,11 @@ export interface CallContext {
 export interface SegmentationOptions {
   /** Retry-After for 503 service-busy. */
   busyRetryAfterSeconds: number;
+  /**
+   * TEXT_UPSTREAM_URL: text prompts go to a SAM-3-class server instead of the local detector
+   * pipeline. Its failures are engine failures for billing: refunded against the charge.
+   */
+  textUpstream?: { segmenter: UpstreamTextSegmenter; maxInFlight: number };
 }
 
 export class Segmentation {
@@ -41,6 +47,9 @@ export class Segmentation {
     private readonly backend: InferenceBackend,
     private readonly options: SegmentationOptions = { busyRetryAfterSeconds: 2 },
   ) {}
+
+  /** Calls to the text upstream in flight: bounded like the worker queue, so a slow upstream means 503, not a pile-up. */
+  private upstreamInFlight = 0;
 
   pvs(ctx: CallContext, request: PvsRequest): Promise<CallOutcome> {
     // Client-chosen image ids are namespaced per account: one account never hits another's cache.
@@ -71,12 +80,13 @@ export class Segmentation {
   }
 
   segment(ctx: CallContext, request: SegmentRequest): Promise<CallOutcome> {
+    const upstream = this.options.textUpstream;
     return this.billing.run<SegmentResponse>({
       ...ctx,
       endpoint: 'segment',
       body: request,
       prepare: () =>
-        this.prepare(request.image, async (slot, image) => {
+        upstream ? this.prepareUpstream(request, upstream, ctx.timings) : this.prepare(request.image, async (slot, image) => {
           const result = await runJob(slot, { kind: 'segment', image, prompts: request.prompts }, ctx.timings);
           if (result.kind !== 'segment') throw new Error('worker answered the wrong job kind');
           return result.response;
@@ -88,6 +98,41 @@ export class Segmentation {
         r.prompt_results.every((p, i) => p.echo.text === request.prompts[i]) &&
         hasFiniteCoordinates(r),
     });
+  }
+
+  private async prepareUpstream(
+    request: SegmentRequest,
+    upstream: NonNullable<SegmentationOptions['textUpstream']>,
+    timings?: Record<string, number>,
+  ): Promise<PreparedWork<SegmentResponse>> {
+    // The same checks as for the local engine: a file that is not an image is refused before the charge.
+    await checkImageHeader(decodeImageField(request.image));
+    if (this.upstreamInFlight >= upstream.maxInFlight) {
+      throw new DomainError('service-busy', 'the text upstream has as many calls in flight as allowed', {
+        retryAfterSeconds: this.options.busyRetryAfterSeconds,
+      });
+    }
+    this.upstreamInFlight++;
+    let released = false;
+    const release = () => {
+      if (!released) this.upstreamInFlight--;
+      released = true;
+    };
+    return {
+      run: async () => {
+        const start = performance.now();
+        try {
+          return await upstream.segmenter.segmentBase64(request.image, request.prompts);
+        } catch (error) {
+          if (error instanceof UpstreamError) throw new DomainError('upstream-failure', error.message);
+          throw error;
+        } finally {
+          if (timings) timings.upstream = performance.now() - start;
+          release();
+        }
+      },
+      cancel: release,
+    };
   }
 
   private async prepare<Res>(

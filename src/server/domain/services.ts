@@ -10,7 +10,7 @@ import { newId } from './ids';
 import { Payments, type StripeSettings } from './payments';
 import { RateLimiter } from './rate-limit';
 import { DEFAULT_RECOVERY_OPTIONS, Recovery, type RecoveryOptions } from './recovery';
-import { Segmentation } from './segmentation';
+import { Segmentation, type SegmentationOptions } from './segmentation';
 
 export interface ServicesOptions {
   db: Db;
@@ -22,6 +22,8 @@ export interface ServicesOptions {
   billing?: Partial<BillingOptions>;
   recovery?: Partial<RecoveryOptions>;
   instanceId?: string;
+  textUpstream?: SegmentationOptions['textUpstream'];
+  busyRetryAfterSeconds?: number;
 }
 
 export interface Services {
@@ -55,7 +57,10 @@ export function createServices(options: ServicesOptions): Services {
     rateLimiter: new RateLimiter(options.db, clock, options.rateLimitPerSecond),
     payments: new Payments(options.db, clock, options.stripe),
     recovery: new Recovery(options.db, clock, billing, instanceId, { ...DEFAULT_RECOVERY_OPTIONS, ...options.recovery }),
-    segmentation: new Segmentation(billing, options.backend),
+    segmentation: new Segmentation(billing, options.backend, {
+      busyRetryAfterSeconds: options.busyRetryAfterSeconds ?? 2,
+      textUpstream: options.textUpstream,
+    }),
     backend: options.backend,
   };
 }

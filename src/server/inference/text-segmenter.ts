@@ -1,26 +1,14 @@
 /**
- * The seam for text prompts (/api/v1/segment). Issue 5 plugs the real text-prompted segmenter in
- * here: implement `TextSegmenter` and return it from `createTextSegmenter`. Until then the honest
- * answer is "found nothing" for every prompt — which the billing flow refunds (empty mask set),
- * so nobody pays for a feature that is not there yet.
+ * Text prompts (/api/v1/segment) inside an inference worker: the COCO-80 detector + SAM pipeline of
+ * src/engine/text, on the worker's own engine, so all prompts of a request share one encoder run and
+ * a later /pvs on the same image finds the embedding cached.
  */
-import type { SegmentResponse } from '../../contract/segmentation';
+import { loadNodeTextSegmenter } from '../../engine/adapters/text-node';
 import type { SegmentationEngine } from '../../engine/engine';
-import type { RgbaImage } from '../../engine/types';
+import type { TextSegmenter } from '../../engine/text/pipeline';
 
-export interface TextSegmenter {
-  /** One `prompt_results` element per prompt, in order; `echo.text` is the prompt. */
-  segment(image: RgbaImage, prompts: string[], imageId?: string): Promise<SegmentResponse>;
-}
+export type { TextSegmenter };
 
-export const textSegmentationAvailable = false;
-
-export class NoTextSegmenter implements TextSegmenter {
-  async segment(_image: RgbaImage, prompts: string[]): Promise<SegmentResponse> {
-    return { prompt_results: prompts.map((text) => ({ echo: { text }, predictions: [] })) };
-  }
-}
-
-export async function createTextSegmenter(_engine: SegmentationEngine): Promise<TextSegmenter> {
-  return new NoTextSegmenter();
+export async function createTextSegmenter(engine: SegmentationEngine, options: { modelDir?: string; threads?: number } = {}): Promise<TextSegmenter> {
+  return loadNodeTextSegmenter(engine, options);
 }

@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     threads: init.threads,
     embeddingCacheSize: init.embeddingCacheSize,
   });
-  const textSegmenter = await createTextSegmenter(engine);
+  const textSegmenter = await createTextSegmenter(engine, { modelDir: init.modelDir, threads: init.threads });
   // Decoded pixels of recent uploads, by file hash: a client segmenting the same photo again
   // (the imageId flow) pays neither the decode nor, thanks to the engine's cache, the encoder.
   // Bounded by bytes, not entries: a few large photos must not exhaust memory.
