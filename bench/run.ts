@@ -25,6 +25,7 @@ import type { ClickSample, EmbedSample } from './browser/page';
 import { summarize } from './browser/stats';
 import type { BackendInfo } from '../src/engine/runtime';
 import type { BenchClick } from './clicks';
+import { sharedPath } from '../src/testing/shared-data';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const resultsDir = join(repoRoot, 'bench/results');
@@ -32,7 +33,7 @@ const log = (line: string): void => void process.stderr.write(`[bench] ${line}\n
 
 const { values: args } = parseArgs({
   options: {
-    image: { type: 'string', default: '/work/shared/samples/coffee.png' },
+    image: { type: 'string', default: sharedPath('samples/coffee.png') },
     clicks: { type: 'string', default: '20' },
     'warmup-clicks': { type: 'string', default: '3' },
     'encoder-runs': { type: 'string', default: '3' },

@@ -6,6 +6,7 @@ import { decodeImage } from '../src/engine/adapters/node-image';
 import { SegmentationEngine } from '../src/engine/engine';
 import { maskIoU } from '../src/engine/polygons';
 import { quantizeDecoderProjections, quantizePerColumn } from './onnx-quantize.mjs';
+import { sharedPath } from '../src/testing/shared-data';
 
 const { onnx } = onnxProto;
 const decoderPath = 'public/models/sam-decoder.onnx';
@@ -49,7 +50,7 @@ describe('quantizeDecoderProjections', () => {
     const encoder = 'public/models/sam-encoder.onnx';
     const reference = await SegmentationEngine.create(runtime, { encoder, decoder: decoderPath });
     const int8 = await SegmentationEngine.create(runtime, { encoder, decoder: quantizeDecoderProjections(readFileSync(decoderPath)).bytes });
-    const image = await decodeImage(readFileSync('/work/shared/samples/coffee.png'));
+    const image = await decodeImage(readFileSync(sharedPath('samples/coffee.png')));
     await reference.embed(image, 'coffee');
     await int8.embed(image, 'coffee');
     const ious: number[] = [];

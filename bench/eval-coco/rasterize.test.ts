@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodeRleString, rasterizeCocoPolygons, rasterizeRle, rasterizeSegmentation, type CocoSegmentation } from './rasterize';
+import { sharedPath } from '../../src/testing/shared-data';
 
 const count = (data: Uint8Array): number => data.reduce((s, v) => s + v, 0);
 
@@ -40,7 +41,7 @@ describe('COCO run-length encodings', () => {
   });
 
   it('rasterizes annotations of the evaluation set (crowd RLE and polygons) to the areas they encode', () => {
-    const coco = JSON.parse(readFileSync('/work/shared/eval/coco-tiny/instances.json', 'utf8')) as {
+    const coco = JSON.parse(readFileSync(sharedPath('eval/coco-tiny/instances.json'), 'utf8')) as {
       images: { id: number; width: number; height: number }[];
       annotations: { image_id: number; iscrowd: number; area: number; segmentation: CocoSegmentation }[];
     };

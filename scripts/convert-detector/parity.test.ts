@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareWithTfjs } from './parity';
+import { sharedPath } from '../../src/testing/shared-data';
 
 /**
  * The converted ONNX detector against the original TF.js graph (TF.js CPU backend) on real photos.
@@ -13,7 +14,7 @@ describe('TF.js → ONNX detector conversion', () => {
   it('matches the original graph on real photos', async () => {
     const head = 'tower_0/CenternetHead/centernet_wh_output/BiasAdd';
     const results = await compareWithTfjs(
-      ['/work/shared/samples/chelsea.png', '/work/shared/eval/coco-tiny/images/000000005001.jpg'],
+      [sharedPath('samples/chelsea.png'), sharedPath('eval/coco-tiny/images/000000005001.jpg')],
       ['tower_0/keypoints', 'tower_0/wh', 'tower_0/detections', head],
     );
     for (const r of results) {

@@ -5,10 +5,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PvsResponse } from '../contract';
+import { sharedPath } from '../testing/shared-data';
 
 const repoRoot = resolve(__dirname, '../..');
 const tsx = join(repoRoot, 'node_modules/.bin/tsx');
-const COFFEE = '/work/shared/samples/coffee.png';
+const COFFEE = sharedPath('samples/coffee.png');
 
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {

@@ -5,10 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { SegmentResponse } from '../contract';
 import { UsageError } from './args';
 import { parseSegmentArgs } from './segment';
+import { sharedPath } from '../testing/shared-data';
 
 const repoRoot = resolve(__dirname, '../..');
 const tsx = join(repoRoot, 'node_modules/.bin/tsx');
-const CHELSEA = '/work/shared/samples/chelsea.png';
+const CHELSEA = sharedPath('samples/chelsea.png');
 
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {

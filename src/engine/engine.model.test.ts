@@ -12,6 +12,7 @@ import { maskIoU, maskToPolygons, rasterizePolygons } from './polygons';
 import { runPvs } from './pvs';
 import type { Runtime } from './runtime';
 import type { BinaryMask, RgbaImage } from './types';
+import { sharedPath } from '../testing/shared-data';
 
 const CUP = { x: 250, y: 230 }; // on the cup's red body
 const SPOON = { x: 370, y: 285 }; // on the spoon's bowl
@@ -43,7 +44,7 @@ function countingRuntime(inner: Runtime): Runtime {
 const at = (mask: BinaryMask, p: { x: number; y: number }) => mask.data[p.y * mask.width + p.x];
 
 beforeAll(async () => {
-  image = await decodeImage(readFileSync('/work/shared/samples/coffee.png'));
+  image = await decodeImage(readFileSync(sharedPath('samples/coffee.png')));
   const dir = defaultModelDir();
   engine = await SegmentationEngine.create(countingRuntime(createNodeRuntime()), {
     encoder: `${dir}/sam-encoder.onnx`,

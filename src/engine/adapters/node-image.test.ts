@@ -2,12 +2,13 @@ import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { decodeImage, ImageDecodeError } from './node-image';
+import { sharedPath } from '../../testing/shared-data';
 
 describe('decodeImage', () => {
   it('decodes PNG and JPEG samples to RGBA', async () => {
-    const png = await decodeImage(readFileSync('/work/shared/samples/coffee.png'));
+    const png = await decodeImage(readFileSync(sharedPath('samples/coffee.png')));
     expect([png.width, png.height, png.data.length]).toEqual([600, 400, 600 * 400 * 4]);
-    const jpg = await decodeImage(readFileSync('/work/shared/samples/rocket.jpg'));
+    const jpg = await decodeImage(readFileSync(sharedPath('samples/rocket.jpg')));
     expect(jpg.data.length).toBe(jpg.width * jpg.height * 4);
   });
 
@@ -35,7 +36,7 @@ describe('decodeImage', () => {
     await expect(decodeImage(new Uint8Array())).rejects.toThrow(/empty/);
     const big = await sharp({ create: { width: 3000, height: 3000, channels: 3, background: '#000' } }).png().toBuffer();
     await expect(decodeImage(big, { maxPixels: 1_000_000 })).rejects.toMatchObject({ name: 'ImageDecodeError', reason: 'too-large' });
-    const png = readFileSync('/work/shared/samples/coffee.png');
+    const png = readFileSync(sharedPath('samples/coffee.png'));
     await expect(decodeImage(png.subarray(0, 2000))).rejects.toThrow(ImageDecodeError); // truncated
   });
 });

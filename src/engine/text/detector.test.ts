@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeImage } from '../adapters/node-image';
 import { loadNodeDetector } from '../adapters/text-node';
 import { boxIoU, decodeDetections, detectorInputTensor, letterboxFor, type ObjectDetector } from './detector';
+import { sharedPath } from '../../testing/shared-data';
 
 describe('detector geometry', () => {
   it('letterboxes a landscape image centred in the square input', () => {
@@ -51,13 +52,13 @@ describe('detector on real photos', () => {
   });
 
   it('sees the cat in chelsea.png and the cup in coffee.png, each as the best detection', async () => {
-    const chelsea = await decodeImage(readFileSync('/work/shared/samples/chelsea.png'));
+    const chelsea = await decodeImage(readFileSync(sharedPath('samples/chelsea.png')));
     const [cat] = await detector.detect(chelsea, { minScore: 0.3 });
     expect(cat.label).toBe('cat');
     // The cat covers the left ~90% of the photo.
     expect(cat.box.x0).toBeLessThan(20);
     expect(cat.box.x1).toBeGreaterThan(350);
-    const coffee = await decodeImage(readFileSync('/work/shared/samples/coffee.png'));
+    const coffee = await decodeImage(readFileSync(sharedPath('samples/coffee.png')));
     const [cup] = await detector.detect(coffee, { minScore: 0.3 });
     expect(cup.label).toBe('cup');
   });

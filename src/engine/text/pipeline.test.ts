@@ -8,6 +8,7 @@ import type { SegmentationEngine } from '../engine';
 import type { RgbaImage } from '../types';
 import type { ObjectDetector } from './detector';
 import { createTextSegmenter, TextPipeline } from './pipeline';
+import { sharedPath } from '../../testing/shared-data';
 
 let engine: SegmentationEngine;
 let detector: ObjectDetector;
@@ -17,8 +18,8 @@ let coffee: RgbaImage;
 beforeAll(async () => {
   engine = await loadNodeEngine({ threads: 1 });
   detector = await loadNodeDetector({ threads: 1 });
-  chelsea = await decodeImage(readFileSync('/work/shared/samples/chelsea.png'));
-  coffee = await decodeImage(readFileSync('/work/shared/samples/coffee.png'));
+  chelsea = await decodeImage(readFileSync(sharedPath('samples/chelsea.png')));
+  coffee = await decodeImage(readFileSync(sharedPath('samples/coffee.png')));
 });
 afterAll(async () => {
   await engine.release();

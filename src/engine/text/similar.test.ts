@@ -7,9 +7,10 @@ import type { SegmentationEngine } from '../engine';
 import { maskIoU } from '../polygons';
 import type { BinaryMask } from '../types';
 import { findSimilar } from './similar';
+import { sharedPath } from '../../testing/shared-data';
 
 // A real COCO photo with several instances of one thing, read from the shared evaluation folder.
-const COCO = '/work/shared/eval/coco-tiny';
+const COCO = sharedPath('eval/coco-tiny');
 
 interface Coco {
   images: { id: number; file_name: string; width: number; height: number }[];
@@ -71,7 +72,7 @@ describe('findSimilar', () => {
   });
 
   it('returns nothing for an empty source mask and rejects a mask of another size', async () => {
-    const image = await decodeImage(readFileSync('/work/shared/samples/chelsea.png'));
+    const image = await decodeImage(readFileSync(sharedPath('samples/chelsea.png')));
     const { imageKey } = await engine.embed(image);
     const empty = { width: image.width, height: image.height, data: new Uint8Array(image.width * image.height) };
     expect(await findSimilar(engine, imageKey, empty)).toEqual([]);
