@@ -18,7 +18,7 @@ import { createBackend, type Backend } from './harness/backends';
 import { CookieJar, request, type ApiResponse } from './harness/http';
 import { assertLedgerConsistent } from './harness/ledger';
 import { UNLIMITED_RATE } from './harness/knobs';
-import { probePostgres } from './harness/postgres';
+import { postgresForSuite } from './harness/postgres';
 import { startServer, type ServerProcess } from './harness/serverProcess';
 import { CSRF_COOKIE, CSRF_HEADER, customer, type Session } from './harness/service';
 import { decompressionBombPng, tinyPng } from './harness/hostileImages';
@@ -36,7 +36,7 @@ import {
 } from './fuzz/arbitraries';
 import { accountCase, type AccountCase } from './fuzz/accountArbitraries';
 
-const kind = (await probePostgres()).reachable ? 'postgres' : 'sqlite';
+const kind = (await postgresForSuite('fuzz')) ? 'postgres' : 'sqlite';
 const seed = Number(process.env.FUZZ_SEED ?? 20_261_122);
 const scale = Number(process.env.FUZZ_SCALE ?? 1);
 const runs = (n: number) => Math.max(1, Math.round(n * scale));
