@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { Box, Point, PvsResponse } from '../contract';
 import { decodeImage, ImageDecodeError } from '../engine/adapters/node-image';
 import { loadNodeEngine } from '../engine/adapters/ort-node';
-import { runPvs, type PvsEngineRequest } from '../engine';
+import { DEFAULT_POLYGON_TOLERANCE, runPvs, type PvsEngineRequest } from '../engine';
 import { InputError, parseFlags, parseNumber, parseNumberList, UsageError } from './args';
 
 export const PVS_USAGE = `usage: pvs --image FILE [--point X,Y[,neg]]... [--box CX,CY,W,H] [--image-id ID] [--no-multimask]
@@ -17,7 +17,7 @@ export const PVS_USAGE = `usage: pvs --image FILE [--point X,Y[,neg]]... [--box 
   --box CX,CY,W,H    a box given by its CENTER, width and height, in image pixels
   --image-id ID      cache key echoed as "imageId" (default: a content hash of the pixels)
   --no-multimask     return only the single best mask
-  --tolerance PX     polygon simplification tolerance in pixels (default 0.7)
+  --tolerance PX     polygon simplification tolerance in pixels (default ${DEFAULT_POLYGON_TOLERANCE})
   --threads N        inference threads (default: all cores)
   --timings          print timings to stderr
 At least one positive --point or a --box is required.`;

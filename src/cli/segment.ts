@@ -8,13 +8,14 @@ import { decodeImage, ImageDecodeError } from '../engine/adapters/node-image';
 import { loadNodeEngine } from '../engine/adapters/ort-node';
 import { loadNodeDetector } from '../engine/adapters/text-node';
 import { TextPipeline, toSegmentResponse } from '../engine/text/pipeline';
+import { DEFAULT_POLYGON_TOLERANCE } from '../engine/polygons';
 import { InputError, parseFlags, parseNumber, UsageError } from './args';
 
 export const SEGMENT_USAGE = `usage: segment --image FILE --prompt TEXT [--prompt TEXT]... [--tolerance PX] [--threads N] [--explain]
 
   --image FILE     PNG, JPEG, WebP, GIF, AVIF or TIFF
   --prompt TEXT    what to segment ("cat", "red car", "people on the left"). Repeatable, 1 to ${LIMITS.promptsMax}.
-  --tolerance PX   polygon simplification tolerance in pixels (default 0.7)
+  --tolerance PX   polygon simplification tolerance in pixels (default ${DEFAULT_POLYGON_TOLERANCE})
   --threads N      inference threads (default: all cores)
   --explain        print how each prompt was understood, and timings, to stderr
 The local model knows the 80 COCO object classes (with synonyms, plurals and general words such

@@ -22,6 +22,10 @@ export function Header() {
         {link('keys', 'API keys')}
         {link('credits', 'Credits')}
         {link('account', account.data?.via === 'session' ? 'Account' : 'Log in')}
+        {/* Served by the API server (npm start) beside the studio: endpoints, problem types, OpenAPI. */}
+        <a className="nav-link" href="/docs" target="_blank" rel="noopener">
+          API docs
+        </a>
       </nav>
       <div className="header-right">
         <InferenceSwitch />
