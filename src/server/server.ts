@@ -51,6 +51,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     faults: config.faults,
     rateLimitPerSecond: config.rateLimitPerSecond,
     stripe: config.stripe,
+    x402: config.x402,
     ...options.services,
   });
   await services.recovery.register();

@@ -31,6 +31,8 @@ export interface LocalFacilitator {
   counts: FacilitatorCounts;
   /** Test knob: answer /verify and /settle with 503 (the facilitator is down). */
   unavailable: boolean;
+  /** Test knob: answer only /settle with 503 (down between verification and settlement). */
+  settleUnavailable: boolean;
   close(): Promise<void>;
 }
 
@@ -47,7 +49,7 @@ export async function startLocalFacilitator(network: Network = BASE_SEPOLIA): Pr
   registerExactEvmScheme(facilitator, { signer: chain.signer(), networks: network });
 
   const counts: FacilitatorCounts = { verify: 0, settle: 0, settled: 0 };
-  const state = { unavailable: false };
+  const state = { unavailable: false, settleUnavailable: false };
   const server: Server = createServer(async (request, response) => {
     const send = (status: number, body: unknown) => {
       // BigInts never reach here: the x402 types are strings on the wire.
@@ -66,7 +68,7 @@ export async function startLocalFacilitator(network: Network = BASE_SEPOLIA): Pr
           return send(200, await facilitator.verify(paymentPayload, paymentRequirements));
         }
         counts.settle += 1;
-        if (state.unavailable) return send(503, { error: 'facilitator unavailable' });
+        if (state.unavailable || state.settleUnavailable) return send(503, { error: 'facilitator unavailable' });
         const result = await facilitator.settle(paymentPayload, paymentRequirements);
         if (result.success) counts.settled += 1;
         return send(200, result);
@@ -87,6 +89,12 @@ export async function startLocalFacilitator(network: Network = BASE_SEPOLIA): Pr
     },
     set unavailable(value: boolean) {
       state.unavailable = value;
+    },
+    get settleUnavailable() {
+      return state.settleUnavailable;
+    },
+    set settleUnavailable(value: boolean) {
+      state.settleUnavailable = value;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
