@@ -286,6 +286,19 @@ describe.each(DATABASES)('per-request payment, x402 (%s)', (dbKind) => {
     expect(counts()).toEqual({ verify: 0, settle: 0, settled: 0 });
   });
 
+  it('documents per-request payment in the OpenAPI document', async () => {
+    const doc = await (await server.fetch('/api/v1/openapi.json')).json();
+    const pvsOp = doc.paths['/api/v1/pvs'].post;
+    expect(pvsOp.security).toContainEqual({ x402Payment: [] });
+    expect(doc.components.securitySchemes.x402Payment).toMatchObject({ type: 'apiKey', in: 'header', name: 'PAYMENT-SIGNATURE' });
+    expect(pvsOp.parameters.map((p: { name: string }) => p.name)).toContain('PAYMENT-SIGNATURE');
+    expect(pvsOp.responses['402'].headers).toHaveProperty('PAYMENT-REQUIRED');
+    expect(pvsOp.responses['200'].headers).toHaveProperty('PAYMENT-RESPONSE');
+    expect(pvsOp.responses['422'].description).toContain('/problems/empty-result');
+    expect(pvsOp.responses['502'].description).toContain('/problems/payment-facilitator-unavailable');
+    expect(doc.components.schemas.CreditPackageList.properties.perRequestPayment).toBeDefined();
+  });
+
   it('advertises per-request payment on GET /api/v1/credit-packages', async () => {
     const body = await (await server.fetch('/api/v1/credit-packages')).json();
     expect(body.perRequestPayment).toEqual({
