@@ -11,6 +11,7 @@ import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { configFromEnv } from './config';
 import {
   closeSharedEngine,
   creditsOf,
@@ -330,5 +331,24 @@ describe('per-request payment is off by default', () => {
     expect(withPayment.headers.get('payment-required')).toBeNull();
     const packages = await (await server.fetch('/api/v1/credit-packages')).json();
     expect(packages.perRequestPayment).toBeNull();
+  });
+});
+
+describe('x402 configuration (environment)', () => {
+  const payTo = '0x9ab300eD9C635CEB30C62E27ba56617f335A3163';
+  it('is off without X402_PAY_TO, and refuses a half or malformed configuration at start', () => {
+    expect(configFromEnv({}).x402).toBeUndefined();
+    expect(() => configFromEnv({ X402_PAY_TO: payTo })).toThrow(/X402_NETWORK, X402_PRICE, X402_FACILITATOR_URL are not/);
+    const full = { X402_PAY_TO: payTo, X402_NETWORK: 'eip155:84532', X402_PRICE: '$0.01', X402_FACILITATOR_URL: 'http://127.0.0.1:9/' };
+    expect(configFromEnv(full).x402).toMatchObject({ payTo, network: 'eip155:84532', price: '$0.01', facilitatorUrl: 'http://127.0.0.1:9', maxTimeoutSeconds: 300 });
+    expect(() => configFromEnv({ ...full, X402_PAY_TO: 'me' })).toThrow(/EVM address/);
+    expect(() => configFromEnv({ ...full, X402_NETWORK: 'base' })).toThrow(/CAIP-2/);
+    expect(() => configFromEnv({ ...full, X402_PRICE: 'ten cents' })).toThrow(/USD amount/);
+    expect(() => configFromEnv({ ...full, X402_ASSET: payTo, X402_PRICE: '$0.01' })).toThrow(/atomic units/);
+    expect(configFromEnv({ ...full, X402_ASSET: payTo, X402_ASSET_NAME: 'Token', X402_ASSET_VERSION: '1', X402_PRICE: '5000' }).x402?.asset).toEqual({
+      address: payTo,
+      name: 'Token',
+      version: '1',
+    });
   });
 });
