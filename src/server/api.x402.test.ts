@@ -276,6 +276,26 @@ describe.each(DATABASES)('per-request payment, x402 (%s)', (dbKind) => {
     expect(counts()).toEqual({ verify: 4, settle: 2, settled: 2 });
   });
 
+  it('the same payment sent twice at once is settled once; its authorization alone never unlocks the stored result', async () => {
+    const payload = await sign(await requirementsFor('/api/v1/pvs', pvs(230, 170)));
+    const [a, b] = await Promise.all([post('/api/v1/pvs', pvs(230, 170), headersOf(payload)), post('/api/v1/pvs', pvs(230, 170), headersOf(payload))]);
+    const statuses = [a.status, b.status].sort();
+    // Either the second waits its turn (409 in progress) or arrives after the first is stored (replay).
+    expect(statuses[0]).toBe(200);
+    expect([200, 409]).toContain(statuses[1]);
+    expect(counts().settle).toBe(1);
+    expect(counts().settled).toBe(1);
+    const after = await post('/api/v1/pvs', pvs(230, 170), headersOf(payload));
+    expect(after.headers.get('x-idempotent-replayed')).toBe('true');
+
+    // The settled authorization is public on chain: with another signature it gets no result.
+    const signature = payload.payload.signature as string;
+    const forged = { ...payload, payload: { ...payload.payload, signature: `${signature.slice(0, -2)}${signature.endsWith('1b') ? '1c' : '1b'}` } };
+    const refused = await post('/api/v1/pvs', pvs(230, 170), headersOf(forged));
+    expect((await expectProblem(refused, 402, 'payment-invalid')).reason).toBe('payment_already_used');
+    expect(counts().settle).toBe(1);
+  });
+
   it('API-key requests stay on credits, even with a PAYMENT-SIGNATURE header', async () => {
     const user = await signupUser(server);
     const payload = await sign(await requirementsFor('/api/v1/pvs', pvs()));

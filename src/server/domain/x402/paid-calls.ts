@@ -34,6 +34,7 @@ import type { FaultInjector } from '../faults';
 import { canonicalJson, requestFingerprint } from '../fingerprint';
 import { newId } from '../ids';
 import type { RateLimiter } from '../rate-limit';
+import type { PaymentPayload } from '@x402/core/types';
 import type { X402Gateway } from './gateway';
 
 export interface PaymentContext {
@@ -49,6 +50,7 @@ export interface PaidCallOptions {
 }
 
 type Decision = { kind: 'new' } | { kind: 'replay'; call: PaidCallsTable } | { kind: 'conflict'; error: DomainError };
+type Claim = Exclude<Decision, { kind: 'new' }> | { kind: 'claimed'; callId: string };
 
 interface KeyRef {
   payer: string;
@@ -72,21 +74,21 @@ export class PaidCalls {
 
   async run<Res>(call: MeteredCall<Res>, payment: PaymentContext): Promise<CallOutcome> {
     const fingerprint = requestFingerprint(call.method, call.path, call.body);
-    const accepts = await this.gateway.requirements();
     const reject = async (reason: string, detail: string) => this.gateway.paymentError(payment.resourceUrl, { reason, detail });
 
     const payload = this.gateway.decode(payment.header);
     if (!payload) throw await reject('invalid_payload', 'PAYMENT-SIGNATURE is not a Base64 x402 v2 payment payload');
-    const paymentKey: KeyRef = { payer: '', scope: 'payment', key: createHash('sha256').update(canonicalJson(payload)).digest('hex') };
+    const { paymentKey, paymentId } = identify(payload);
 
-    // The same signed payment again (a retry after a dropped connection): never settle it twice.
-    const byPayment = await this.decideFor(this.db.kysely, paymentKey, call, fingerprint);
+    // The same payment again (a retry after a dropped connection): never settle it twice.
+    const byPayment = await this.decideFor(this.db.kysely, paymentKey, call, fingerprint, paymentId);
     if (byPayment.kind === 'replay') return this.replay(byPayment.call);
     if (byPayment.kind === 'conflict') {
       if (byPayment.error.slug === 'payment-invalid') throw await reject('payment_already_used', byPayment.error.detail!);
       throw byPayment.error;
     }
 
+    const accepts = await this.gateway.requirements();
     const requirements = this.gateway.match(accepts, payload);
     if (!requirements) throw await reject('no_matching_requirements', 'the payment does not match the accepted requirements (scheme, network, asset, amount, payTo)');
     const verified = await this.gateway.verify(payload, requirements);
@@ -104,15 +106,15 @@ export class PaidCalls {
     const requestKey: KeyRef = call.idempotencyKey
       ? { payer, scope: 'explicit', key: call.idempotencyKey }
       : { payer, scope: 'implicit', key: fingerprint };
-    const byKey = await this.decideFor(this.db.kysely, requestKey, call, fingerprint);
+    const byKey = await this.decideFor(this.db.kysely, requestKey, call, fingerprint, paymentId);
     if (byKey.kind === 'replay') return this.replay(byKey.call);
     if (byKey.kind === 'conflict') throw byKey.error;
 
     // Client-chosen image ids are namespaced per payer, as they are per account.
     const work = await call.prepare(`x402:${payer}`);
-    let claim: Decision | { kind: 'claimed'; callId: string };
+    let claim: Claim;
     try {
-      claim = await this.claim(call, fingerprint, payer, paymentKey, requestKey);
+      claim = await this.claim(call, fingerprint, payer, paymentKey, paymentId, requestKey);
     } catch (error) {
       work.cancel();
       throw error;
@@ -120,8 +122,8 @@ export class PaidCalls {
     if (claim.kind !== 'claimed') {
       work.cancel();
       if (claim.kind === 'replay') return this.replay(claim.call);
-      if (claim.kind === 'conflict') throw claim.error;
-      throw new Error('unreachable');
+      if (claim.error.slug === 'payment-invalid') throw await reject('payment_already_used', claim.error.detail!);
+      throw claim.error;
     }
     const { callId } = claim;
 
@@ -170,6 +172,7 @@ export class PaidCalls {
     ref: KeyRef,
     call: MeteredCall<unknown>,
     fingerprint: string,
+    paymentId: string,
     lock = false,
   ): Promise<Decision> {
     const row = await db
@@ -181,7 +184,7 @@ export class PaidCalls {
       .$if(lock && this.db.dialect === 'postgres', (q) => q.forUpdate())
       .executeTakeFirst();
     const owner = row ? await db.selectFrom('paid_calls').selectAll().where('id', '=', row.call_id).executeTakeFirst() : undefined;
-    return this.decide(row, owner, ref.scope, call.forceRefresh, fingerprint, this.clock.now());
+    return this.decide(row, owner, ref.scope, call.forceRefresh, fingerprint, paymentId, this.clock.now());
   }
 
   private decide(
@@ -190,19 +193,19 @@ export class PaidCalls {
     scope: PaidKeyScope,
     forceRefresh: boolean,
     fingerprint: string,
+    paymentId: string,
     now: number,
   ): Decision {
     if (!row || !owner) return { kind: 'new' };
     const live = row.expires_at === null || row.expires_at > now;
     if (!live || (scope === 'implicit' && forceRefresh)) return { kind: 'new' };
     if (owner.state === 'running' && owner.lease_until < now) return { kind: 'new' };
-    if (row.fingerprint !== fingerprint) {
-      // A signed payment belongs to the request it was first sent with.
-      if (scope === 'payment') {
-        return { kind: 'conflict', error: new DomainError('payment-invalid', 'this payment was already used for another request', { members: { reason: 'payment_already_used' } }) };
-      }
-      return { kind: 'conflict', error: new DomainError('idempotency-key-reused') };
+    // A signed authorization belongs to the request it was first sent with, and only the exact
+    // payment that paid gets the stored result: the authorization alone is public once on chain.
+    if (scope === 'payment' && (row.fingerprint !== fingerprint || (owner.state === 'settled' && owner.payment_id !== paymentId))) {
+      return { kind: 'conflict', error: new DomainError('payment-invalid', 'this payment authorization was already used for another request') };
     }
+    if (row.fingerprint !== fingerprint) return { kind: 'conflict', error: new DomainError('idempotency-key-reused') };
     if (owner.state === 'running') {
       return { kind: 'conflict', error: new DomainError('request-in-progress', undefined, { retryAfterSeconds: this.options.inProgressRetryAfterSeconds }) };
     }
@@ -216,12 +219,13 @@ export class PaidCalls {
     fingerprint: string,
     payer: string,
     paymentKey: KeyRef,
+    paymentId: string,
     requestKey: KeyRef,
-  ): Promise<Decision | { kind: 'claimed'; callId: string }> {
+  ): Promise<Claim> {
     try {
       return await this.db.transaction(async (trx) => {
         for (const ref of [paymentKey, requestKey]) {
-          const decision = await this.decideFor(trx, ref, call, fingerprint, true);
+          const decision = await this.decideFor(trx, ref, call, fingerprint, paymentId, true);
           if (decision.kind !== 'new') return decision;
         }
         const now = this.clock.now();
@@ -233,7 +237,7 @@ export class PaidCalls {
             payer,
             endpoint: call.endpoint,
             fingerprint,
-            payment_id: paymentKey.key,
+            payment_id: paymentId,
             idempotency_key: call.idempotencyKey ?? null,
             state: 'running',
             request_id: call.requestId,
@@ -311,4 +315,19 @@ export class PaidCalls {
     if (call.payment_response) headers['PAYMENT-RESPONSE'] = call.payment_response;
     return { status: call.response_status ?? 200, body: undefined, rawBody: call.response_body ?? 'null', headers };
   }
+}
+
+/**
+ * A payment is identified by what the payer signed (for EIP-3009: the authorization, whose nonce
+ * is unique) on its network and asset — not by the header's bytes, which a client may vary (for
+ * example the `resource` echo) while reusing one authorization. `paymentId` is the exact payload,
+ * stored with the call.
+ */
+function identify(payload: PaymentPayload): { paymentKey: KeyRef; paymentId: string } {
+  const sha256 = (value: unknown) => createHash('sha256').update(canonicalJson(value)).digest('hex');
+  const signed = (payload.payload as { authorization?: unknown }).authorization ?? payload.payload;
+  return {
+    paymentKey: { payer: '', scope: 'payment', key: sha256({ network: payload.accepted.network, asset: payload.accepted.asset, signed }) },
+    paymentId: sha256(payload),
+  };
 }
