@@ -59,7 +59,27 @@ export const CreditPackage = z
   });
 export type CreditPackage = z.infer<typeof CreditPackage>;
 
-export const CreditPackageList = z.object({ packages: z.array(CreditPackage) });
+/** Per-request payment (x402 v2, `exact` scheme) as the server offers it; null when not enabled. */
+export const PerRequestPayment = z.object({
+  protocol: z.literal('x402'),
+  x402Version: z.literal(2),
+  scheme: z.literal('exact'),
+  network: z.string().describe('CAIP-2 network, e.g. `eip155:84532` (Base Sepolia).'),
+  price: z.string().describe('Price of one call as configured, e.g. `$0.01`.'),
+  asset: z.string().describe('Token contract the payment is made in (EIP-3009).'),
+  amount: z.string().describe('Price in the token\'s atomic units.'),
+  payTo: z.string().describe('Address receiving the payments.'),
+});
+export type PerRequestPayment = z.infer<typeof PerRequestPayment>;
+
+export const CreditPackageList = z.object({
+  packages: z.array(CreditPackage),
+  paymentMode: z.enum(['stripe', 'demo']).optional().describe('How credit packages are paid: Stripe Checkout, or demo (credited at once).'),
+  perRequestPayment: PerRequestPayment.nullable().optional().describe(
+    'When not null, metered calls without an API key can be paid one by one with x402: a call without credentials is answered 402 with the `PAYMENT-REQUIRED` header; resend it with `PAYMENT-SIGNATURE`.',
+  ),
+});
+export type CreditPackageList = z.infer<typeof CreditPackageList>;
 
 export const CreditPurchaseRequest = z.object({ packageId: z.enum(['lite', 'standard', 'pro']) });
 export type CreditPurchaseRequest = z.infer<typeof CreditPurchaseRequest>;

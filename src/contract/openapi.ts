@@ -60,28 +60,58 @@ const meteredParameters = [
       '`true` starts a new paid attempt instead of reusing an identical unkeyed request of the last 5 minutes. Ignored when Idempotency-Key is sent (the key takes precedence).',
     schema: { type: 'string', enum: ['true', 'false'] },
   },
+  {
+    name: 'PAYMENT-SIGNATURE',
+    in: 'header',
+    required: false,
+    description:
+      'Per-request payment (x402 v2), only when the server offers it (`perRequestPayment` on GET /api/v1/credit-packages) and only without `Authorization` (an API key always means credits). Base64 of the x402 v2 PaymentPayload, signed for one of the requirements in the `PAYMENT-REQUIRED` header of a 402 (scheme `exact`, an EIP-3009 authorization). The payment is verified with the facilitator before the engine runs and settled only for a successful result. Idempotency rules apply per payer address: a retry with the same payment, or the same Idempotency-Key, gets the stored result and is never settled twice.',
+    schema: { type: 'string' },
+  },
 ];
+
+const paymentRequiredHeader = {
+  'PAYMENT-REQUIRED': {
+    description: 'Base64 of the x402 v2 PaymentRequired object: `{x402Version: 2, error?, resource: {url, …}, accepts: [{scheme, network, asset, amount, payTo, maxTimeoutSeconds, extra}]}`.',
+    schema: { type: 'string' },
+  },
+};
+const paymentResponseHeader = {
+  'PAYMENT-RESPONSE': {
+    description: 'Base64 of the x402 v2 SettleResponse `{success, transaction, network, payer, errorReason?}` of this request (also on replays of a paid request).',
+    schema: { type: 'string' },
+  },
+};
 
 const meteredResponses = (success: string) => ({
   '200': {
     description:
-      'Success. Also for an empty result, which is refunded: then `X-Service-Refunded: true` once the refund is complete. A replay carries `X-Idempotent-Replayed: true` and `X-Service-Original-Request-ID`.',
+      'Success. For API-key requests also an empty result, which is refunded: then `X-Service-Refunded: true` once the refund is complete. A replay carries `X-Idempotent-Replayed: true` and `X-Service-Original-Request-ID`. A request paid per request (x402) carries `PAYMENT-RESPONSE`: the result is released only after the payment settled.',
     headers: {
       ...requestIdHeader,
       'X-Service-Refunded': { schema: { type: 'string', enum: ['true'] }, description: 'The credit of this call was refunded.' },
       'X-Idempotent-Replayed': { schema: { type: 'string', enum: ['true'] } },
+      ...paymentResponseHeader,
     },
     content: json(success),
   },
   '400': problem('Malformed request.', ['validation-failed', 'malformed-json', 'invalid-image', 'invalid-header']),
   '401': problem('Missing, unknown, revoked or rotated-out API key. Carries `WWW-Authenticate: Bearer`.', ['unauthenticated']),
-  '402': problem('No credit left.', ['insufficient-credits']),
+  '402': {
+    ...problem(
+      'No credit left (API key). With per-request payment (x402) enabled: no key and no payment (`payment-required`, instead of 401), a payment that is malformed, does not match or does not verify (`payment-invalid`, with `reason`), or a result processed but not settled (`payment-settlement-failed`: the result is withheld, `PAYMENT-RESPONSE` carries the failed settlement). The first two carry `PAYMENT-REQUIRED`.',
+      ['insufficient-credits', 'payment-required', 'payment-invalid', 'payment-settlement-failed'],
+    ),
+    headers: { ...requestIdHeader, ...paymentRequiredHeader, ...paymentResponseHeader },
+  },
   '403': problem('Cookie-authenticated request without a valid CSRF token.', ['csrf-token-invalid']),
   '409': problem('Idempotency conflict.', ['idempotency-key-reused', 'request-in-progress', 'refund-pending']),
   '413': problem(`Image over ${LIMITS.imageMaxChars} characters or payload too large.`, ['image-too-large', 'payload-too-large']),
   '415': problem('Not JSON.', ['unsupported-media-type']),
+  '422': problem('x402 only: the result is empty (no mask); the payment was verified but not settled, and may be used again.', ['empty-result']),
   '429': problem(`More than ${LIMITS.requestsPerSecondPerUser} requests per second for the account.`, ['rate-limited']),
-  '500': problem('Engine failure or invalid result; the credit is refunded.', ['engine-failure', 'upstream-failure', 'invalid-result', 'attempt-abandoned', 'internal-error']),
+  '500': problem('Engine failure or invalid result; the credit is refunded (x402: the payment is not settled).', ['engine-failure', 'upstream-failure', 'invalid-result', 'attempt-abandoned', 'internal-error']),
+  '502': problem('x402 only: the facilitator could not be reached. At verification nothing ran; at settlement the result is withheld and the outcome is unknown.', ['payment-facilitator-unavailable']),
   '503': problem('Inference workers saturated; nothing charged.', ['service-busy']),
 });
 
@@ -102,6 +132,7 @@ export function buildOpenApiDocument(): JsonObject {
     Problem: schemaOf(Problem, 'output'),
   };
   const bearer = [{ bearerKey: [] }, { sessionCookie: [] }];
+  const metered = [...bearer, { x402Payment: [] }];
   const sessionOnly = [{ sessionCookie: [] }];
   const accountProblems = {
     '401': problem('Not logged in (or bad key).', ['unauthenticated']),
@@ -113,7 +144,7 @@ export function buildOpenApiDocument(): JsonObject {
       title: 'Maskwright API',
       version: '1.0.0',
       description:
-        'Metered image segmentation: text prompts (/segment) and points/boxes (/pvs). One credit per successful call; failures and empty results are refunded. Errors are RFC 9457 problem+json with a stable `type` per condition (see x-problem-types). Every response carries `X-Service-Request-ID`. The image is Base64 with or without a `data:<media_type>;base64,` prefix, at most 2,097,152 characters; the whole body of a metered call at most 2,359,296 bytes.',
+        'Metered image segmentation: text prompts (/segment) and points/boxes (/pvs). One credit per successful call; failures and empty results are refunded. Alternatively, when the server offers it (`perRequestPayment` on GET /api/v1/credit-packages), a call without an API key is paid per request with x402 v2 (`PAYMENT-REQUIRED` / `PAYMENT-SIGNATURE` / `PAYMENT-RESPONSE` headers): verified before the engine runs, settled only for a success; an empty result is 422 and not settled. Errors are RFC 9457 problem+json with a stable `type` per condition (see x-problem-types). Every response carries `X-Service-Request-ID`. The image is Base64 with or without a `data:<media_type>;base64,` prefix, at most 2,097,152 characters; the whole body of a metered call at most 2,359,296 bytes.',
     },
     servers: [{ url: '/' }],
     components: {
@@ -126,6 +157,13 @@ export function buildOpenApiDocument(): JsonObject {
           name: 'mw_session',
           description: 'Browser session (HttpOnly, SameSite=Lax). State-changing requests also need `X-CSRF-Token` = the `mw_csrf` cookie.',
         },
+        x402Payment: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'PAYMENT-SIGNATURE',
+          description:
+            'Per-request payment (x402 v2, `exact` scheme), on /pvs and /segment when the server is configured for it: a call without credentials gets 402 with `PAYMENT-REQUIRED`; resend it with `PAYMENT-SIGNATURE`. Settled only for a successful result; an empty result is 422 and never settled.',
+        },
       },
     },
     'x-problem-types': Object.fromEntries(
@@ -135,7 +173,7 @@ export function buildOpenApiDocument(): JsonObject {
       '/api/v1/pvs': {
         post: {
           summary: 'Segment one object from points and/or a center-anchored box',
-          security: bearer,
+          security: metered,
           parameters: meteredParameters,
           requestBody: { required: true, content: json('PvsRequest') },
           responses: meteredResponses('PvsResponse'),
@@ -144,7 +182,7 @@ export function buildOpenApiDocument(): JsonObject {
       '/api/v1/segment': {
         post: {
           summary: 'Segment objects named by text prompts',
-          security: bearer,
+          security: metered,
           parameters: meteredParameters,
           requestBody: { required: true, content: json('SegmentRequest') },
           responses: meteredResponses('SegmentResponse'),
@@ -231,7 +269,7 @@ export function buildOpenApiDocument(): JsonObject {
       },
       '/api/v1/credit-packages': {
         get: {
-          summary: 'Credit packages (one-time purchases) and the payment mode (`stripe` or `demo`)',
+          summary: 'Credit packages (one-time purchases), the payment mode (`stripe` or `demo`) and per-request payment (x402), when offered',
           security: [],
           responses: { '200': { description: 'Packages', content: json('CreditPackageList') } },
         },

@@ -62,6 +62,24 @@ export const PROBLEM_TYPES = {
     title: 'Insufficient credits',
     description: 'The account has no credit left for this call. Buy a credit package. Nothing was charged.',
   },
+  'payment-required': {
+    status: 402,
+    title: 'Payment required',
+    description:
+      'No API key and no payment. Send `Authorization: Bearer <API key>` (credits), or pay for this one request with x402: the `PAYMENT-REQUIRED` header (Base64 JSON, x402 v2) and the `x402` member carry the accepted payment requirements; sign one and resend the request with a `PAYMENT-SIGNATURE` header. Only answered when per-request payment is enabled (else 401).',
+  },
+  'payment-invalid': {
+    status: 402,
+    title: 'Payment rejected',
+    description:
+      'The `PAYMENT-SIGNATURE` header could not be decoded, matches none of the accepted requirements, or the facilitator did not verify it (`reason`: the x402 reason, e.g. `invalid_exact_evm_signature`, `invalid_exact_evm_recipient_mismatch`, `invalid_exact_evm_authorization_value_mismatch`, `payment_already_used`). Nothing was run or settled. `PAYMENT-REQUIRED` carries the requirements again.',
+  },
+  'payment-settlement-failed': {
+    status: 402,
+    title: 'Payment settlement failed',
+    description:
+      'The request was processed but the facilitator could not settle the payment (`reason`), so the result is withheld. `PAYMENT-RESPONSE` carries the failed settlement response. Pay again with a new payment.',
+  },
   'csrf-token-invalid': {
     status: 403,
     title: 'CSRF token missing or wrong',
@@ -120,6 +138,12 @@ export const PROBLEM_TYPES = {
     title: 'Request headers too large',
     description: 'The request headers exceed 16 KiB. The connection is closed.',
   },
+  'empty-result': {
+    status: 422,
+    title: 'Empty result; payment not settled',
+    description:
+      'A request paid per request (x402) found no mask at all. The payment was verified but not settled: nothing is charged and the signed payment can be used again. (API-key requests get a 200 with the normal structure and a refund instead.)',
+  },
   'rate-limited': {
     status: 429,
     title: 'Too many requests',
@@ -129,7 +153,7 @@ export const PROBLEM_TYPES = {
     status: 500,
     title: 'Segmentation failed',
     description:
-      'The segmentation engine failed. The credit charged for the call is refunded (`X-Service-Refunded: true` once the refund is complete; otherwise it is retried in the background until it succeeds).',
+      'The segmentation engine failed. The credit charged for the call is refunded (`X-Service-Refunded: true` once the refund is complete; otherwise it is retried in the background until it succeeds). A request paid per request (x402) is not settled (`settled: false`).',
   },
   'upstream-failure': {
     status: 500,
@@ -152,6 +176,12 @@ export const PROBLEM_TYPES = {
     status: 500,
     title: 'Internal server error',
     description: 'An unexpected server-side failure. Nothing is charged for it.',
+  },
+  'payment-facilitator-unavailable': {
+    status: 502,
+    title: 'Payment facilitator unavailable',
+    description:
+      'The x402 facilitator could not be reached or answered malformed data. At verification: nothing was run or settled, retry later. At settlement: the result is withheld and the outcome of the settlement is unknown; the `PAYMENT-RESPONSE` header is absent.',
   },
   'payments-unavailable': {
     status: 503,
@@ -184,5 +214,11 @@ export const Problem = z
       .describe('validation-failed only: one entry per violated rule.'),
     retryAfterSeconds: z.number().int().optional(),
     refunded: z.boolean().optional().describe('engine-failure / invalid-result: whether the refund has completed.'),
+    settled: z.boolean().optional().describe('x402 requests: whether the payment was settled (always false on an error).'),
+    reason: z.string().optional().describe('payment-invalid / payment-settlement-failed: the x402 reason code.'),
+    x402: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('payment-required / payment-invalid: the x402 v2 PaymentRequired object, the same as the decoded `PAYMENT-REQUIRED` header.'),
   });
 export type Problem = z.infer<typeof Problem>;

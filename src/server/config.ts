@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { LIMITS } from '../contract/limits';
 import { parseFaultInjection, type FaultRates } from './domain/faults';
 import type { StripeSettings } from './domain/payments';
+import type { X402Settings } from './domain/x402/gateway';
 
 export interface ServerConfig {
   port: number;
@@ -19,6 +20,8 @@ export interface ServerConfig {
   inference: { workers: number; maxQueue: number; threads: number; jobTimeoutMs: number; embeddingCacheSize: number };
   faults: FaultRates;
   stripe?: StripeSettings;
+  /** Per-request payment (x402), enabled by X402_PAY_TO. */
+  x402?: X402Settings;
   publicBaseUrl?: string;
   logLevel: string;
   /** TEXT_UPSTREAM_*: text prompts forwarded to a SAM-3-class server (Roboflow's sam3/concept_segment wire format). */
@@ -58,6 +61,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     };
   }
   const secure = env.COOKIE_SECURE ?? 'auto';
+  const x402 = x402FromEnv(env, publicBaseUrl);
   return {
     port: int(env, 'PORT', 8080),
     host: env.HOST ?? '0.0.0.0',
@@ -77,6 +81,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     },
     faults: parseFaultInjection(env.FAULT_INJECTION),
     stripe,
+    x402,
     publicBaseUrl,
     logLevel: env.LOG_LEVEL ?? 'info',
     textUpstream: env.TEXT_UPSTREAM_URL
@@ -87,5 +92,39 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
           maxInFlight: int(env, 'TEXT_UPSTREAM_MAX_IN_FLIGHT', 16),
         }
       : undefined,
+  };
+}
+
+/**
+ * x402 is off unless X402_PAY_TO is set; then network, price and facilitator are required — a
+ * half-configured payment mode fails at start, not at the first customer.
+ */
+function x402FromEnv(env: NodeJS.ProcessEnv, publicBaseUrl: string | undefined): X402Settings | undefined {
+  const payTo = env.X402_PAY_TO;
+  if (!payTo) return undefined;
+  const missing = ['X402_NETWORK', 'X402_PRICE', 'X402_FACILITATOR_URL'].filter((name) => !env[name]);
+  if (missing.length) throw new Error(`X402_PAY_TO is set but ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not`);
+  if (!/^0x[0-9a-fA-F]{40}$/.test(payTo)) throw new Error(`X402_PAY_TO must be an EVM address (0x + 40 hex digits), got "${payTo}"`);
+  const network = env.X402_NETWORK!;
+  if (!/^eip155:\d+$/.test(network)) throw new Error(`X402_NETWORK must be a CAIP-2 EVM network like eip155:84532, got "${network}"`);
+  const price = env.X402_PRICE!;
+  const assetAddress = env.X402_ASSET;
+  let asset: X402Settings['asset'];
+  if (assetAddress) {
+    if (!/^\d+$/.test(price)) throw new Error(`with X402_ASSET, X402_PRICE is in the token's atomic units (an integer), got "${price}"`);
+    if (!env.X402_ASSET_NAME || !env.X402_ASSET_VERSION) throw new Error('X402_ASSET needs X402_ASSET_NAME and X402_ASSET_VERSION (its EIP-712 domain)');
+    asset = { address: assetAddress, name: env.X402_ASSET_NAME, version: env.X402_ASSET_VERSION };
+  } else if (!/^\$?\d+(\.\d+)?$/.test(price)) {
+    throw new Error(`X402_PRICE must be a USD amount like $0.01 (or atomic units with X402_ASSET), got "${price}"`);
+  }
+  return {
+    payTo,
+    network: network as X402Settings['network'],
+    price,
+    asset,
+    facilitatorUrl: env.X402_FACILITATOR_URL!.replace(/\/$/, ''),
+    facilitatorTimeoutMs: int(env, 'X402_FACILITATOR_TIMEOUT_MS', 30_000),
+    maxTimeoutSeconds: int(env, 'X402_MAX_TIMEOUT_SECONDS', 300),
+    publicBaseUrl,
   };
 }

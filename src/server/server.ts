@@ -56,6 +56,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       segmenter: createUpstreamTextSegmenter({ url: config.textUpstream.url, apiKey: config.textUpstream.apiKey, timeoutMs: config.textUpstream.timeoutMs }),
       maxInFlight: config.textUpstream.maxInFlight,
     },
+    x402: config.x402,
     ...options.services,
   });
   await services.recovery.register();

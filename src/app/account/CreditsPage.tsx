@@ -4,6 +4,7 @@ import { CREDIT_PACKAGES, type CreditPackageId } from '../../contract';
 import { ACCOUNT_QUERY } from '../queryClient';
 import { useUi } from '../state/uiStore';
 import { accountApi, formatPerCall, formatPrice } from './accountApi';
+import { PerRequestPaymentNote } from './PerRequestPaymentNote';
 import { useAccount } from './useAccount';
 
 export function CreditsPage() {
@@ -54,6 +55,7 @@ export function CreditsPage() {
           </div>
         ))}
       </div>
+      <PerRequestPaymentNote />
       {!signedIn && (
         <p>
           <a href="#/account" onClick={() => useUi.getState().setPage('account')}>

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { PerRequestPaymentNote } from '../account/PerRequestPaymentNote';
 import { useUi } from '../state/uiStore';
 
 /** Base URL and API key for remote mode. Kept in this browser's localStorage only. */
@@ -22,6 +23,7 @@ export function RemoteSettings() {
             Change
           </button>
         </div>
+        <PerRequestPaymentNote />
       </section>
     );
   }
@@ -50,6 +52,7 @@ export function RemoteSettings() {
         </span>
       </label>
       <p className="hint small">Stored in this browser only and sent only to the API base URL.</p>
+      <PerRequestPaymentNote />
       <div className="row">
         <button type="submit" className={dirty ? 'primary' : ''} disabled={!dirty}>
           Save

@@ -22,6 +22,11 @@ describe('retry policy of paid calls', () => {
     expect(decide({ status: 401, retryAfter: null, attempt: 1 })).toMatchObject({ message: expect.stringContaining('API key') });
     expect(decide({ status: 402, retryAfter: null, attempt: 1 })).toMatchObject({ message: expect.stringContaining('Buy a credit package') });
     expect(decide({ status: 413, retryAfter: null, attempt: 1 })).toMatchObject({ message: expect.stringContaining('smaller') });
+    // A server with per-request payment (x402) answers a keyless call 402 payment-required, not 401.
+    expect(decide({ status: 402, retryAfter: null, attempt: 1, problemType: '/problems/payment-required' })).toMatchObject({
+      kind: 'fail',
+      message: expect.stringContaining('add one in Remote settings'),
+    });
   });
 
   it('retries dropped connections with backoff, then gives up', () => {

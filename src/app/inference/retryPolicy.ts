@@ -41,6 +41,9 @@ export function explainFailure(status: number, problemType?: string, detail?: st
     case 401:
       return 'The API key was not accepted. Check the key in Remote settings, or generate a new one on the API keys page.';
     case 402:
+      if (problemType?.endsWith('payment-required')) {
+        return 'This server wants an API key or a per-request (x402) payment. The studio pays with an API key: add one in Remote settings.';
+      }
       return 'Out of credits: nothing was charged. Buy a credit package on the Credits page, then try again.';
     case 403:
       return 'Your session expired. Log in again.';

@@ -115,7 +115,45 @@ const initial: Migration = {
   },
 };
 
-const MIGRATIONS: Record<string, Migration> = { '0001_initial': initial };
+/** Requests paid per request (x402): no account, no ledger; scoped by the payer's address. */
+const x402: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('paid_calls')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('payer', 'text', (c) => c.notNull())
+      .addColumn('endpoint', 'text', (c) => c.notNull())
+      .addColumn('fingerprint', 'text', (c) => c.notNull())
+      .addColumn('payment_id', 'text', (c) => c.notNull())
+      .addColumn('idempotency_key', 'text')
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('request_id', 'text', (c) => c.notNull())
+      .addColumn('lease_until', 'bigint', (c) => c.notNull())
+      .addColumn('response_status', 'integer')
+      .addColumn('response_body', 'text')
+      .addColumn('payment_response', 'text')
+      .addColumn('failure', 'text')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .addColumn('completed_at', 'bigint')
+      .execute();
+    await db.schema.createIndex('paid_calls_payment').on('paid_calls').column('payment_id').execute();
+
+    await db.schema
+      .createTable('paid_keys')
+      .addColumn('payer', 'text', (c) => c.notNull())
+      .addColumn('scope', 'text', (c) => c.notNull())
+      .addColumn('key', 'text', (c) => c.notNull())
+      .addColumn('fingerprint', 'text', (c) => c.notNull())
+      .addColumn('call_id', 'text', (c) => c.notNull().references('paid_calls.id'))
+      .addColumn('expires_at', 'bigint')
+      .addPrimaryKeyConstraint('paid_keys_pk', ['payer', 'scope', 'key'])
+      .execute();
+    await db.schema.createIndex('paid_keys_call').on('paid_keys').column('call_id').execute();
+  },
+};
+
+const MIGRATIONS: Record<string, Migration> = { '0001_initial': initial, '0002_x402': x402 };
 
 class InlineMigrations implements MigrationProvider {
   async getMigrations() {

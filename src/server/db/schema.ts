@@ -119,6 +119,51 @@ export interface ServerInstancesTable {
   pid: number;
 }
 
+/** Recovery points of a request paid per request (x402), see src/server/domain/x402/paid-calls.ts. */
+export type PaidCallState =
+  | 'running' // payment verified, engine (or settlement) under way
+  | 'settled' // settled; the 200 response is stored and replayable
+  | 'unsettled'; // empty result, failure or failed settlement: nothing settled, nothing replayable
+
+export interface PaidCallsTable {
+  id: string;
+  /** Lower-case payer address from the facilitator's verification. */
+  payer: string;
+  endpoint: string;
+  fingerprint: string;
+  /** SHA-256 of the signed payment (canonical JSON of the payload). */
+  payment_id: string;
+  idempotency_key: string | null;
+  state: PaidCallState;
+  request_id: string;
+  /** After this instant a `running` call counts as abandoned (its process died). */
+  lease_until: number;
+  response_status: number | null;
+  response_body: string | null;
+  /** The PAYMENT-RESPONSE header of the settlement, replayed with the stored body. */
+  payment_response: string | null;
+  failure: string | null;
+  created_at: number;
+  updated_at: number;
+  completed_at: number | null;
+}
+
+/**
+ * explicit = Idempotency-Key, implicit = unkeyed request (key = fingerprint), both per payer;
+ * payment = the signed payment itself (payer '', key = payment_id): one payment, one settlement.
+ */
+export type PaidKeyScope = 'explicit' | 'implicit' | 'payment';
+
+export interface PaidKeysTable {
+  payer: string;
+  scope: PaidKeyScope;
+  key: string;
+  fingerprint: string;
+  call_id: string;
+  /** null while the call runs; settlement + 24 h (explicit, payment) or + 5 min (implicit). */
+  expires_at: number | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   sessions: SessionsTable;
@@ -129,6 +174,8 @@ export interface Database {
   rate_limits: RateLimitsTable;
   purchases: PurchasesTable;
   server_instances: ServerInstancesTable;
+  paid_calls: PaidCallsTable;
+  paid_keys: PaidKeysTable;
   kysely_migration?: { name: string; timestamp: string };
   _unused?: { id: Generated<number> };
 }

@@ -66,8 +66,11 @@ export interface MeteredCall<Res> {
   body: unknown;
   idempotencyKey?: string;
   forceRefresh: boolean;
-  /** Check the image, reserve a worker slot… May throw a DomainError (400, 503): nothing is charged. */
-  prepare(): Promise<PreparedWork<Res>>;
+  /**
+   * Check the image, reserve a worker slot… May throw a DomainError (400, 503): nothing is charged.
+   * `scope` namespaces client-chosen image ids: the account id, or the payer of an x402 payment.
+   */
+  prepare(scope: string): Promise<PreparedWork<Res>>;
   /** true when the result has no mask at all: kept as a 200, refunded. */
   isEmpty(result: Res): boolean;
   /** false when the result violates the response schema: refunded, answered with 500. */
@@ -102,7 +105,7 @@ export class Billing {
     if (peeked.kind === 'replay') return this.replay(peeked.attempt);
     if (peeked.kind === 'conflict') throw peeked.error;
 
-    const work = await call.prepare();
+    const work = await call.prepare(call.accountId);
 
     // Claim the key and charge one credit, atomically.
     let claim: Claim;
@@ -123,11 +126,7 @@ export class Billing {
     let result: Res | undefined;
     let failure: DomainError | undefined;
     try {
-      await this.faults.delayEngine();
-      this.faults.maybeThrow('engine');
-      result = await work.run();
-      if (this.faults.shouldFail('invalid')) result = corrupt(result);
-      if (this.faults.shouldFail('empty')) result = emptied(result);
+      result = await runWithFaults(this.faults, work);
       if (!call.isValid(result)) failure = new DomainError('invalid-result');
     } catch (error) {
       failure =
@@ -409,6 +408,16 @@ export class Billing {
     if (attempt.state === 'refunded') headers['X-Service-Refunded'] = 'true';
     return { status: attempt.response_status ?? 200, body: undefined, rawBody: attempt.response_body ?? 'null', headers };
   }
+}
+
+/** The engine call, with FAULT_INJECTION's engine faults applied (also used by paid x402 calls). */
+export async function runWithFaults<Res>(faults: FaultInjector, work: PreparedWork<Res>): Promise<Res> {
+  await faults.delayEngine();
+  faults.maybeThrow('engine');
+  let result = await work.run();
+  if (faults.shouldFail('invalid')) result = corrupt(result);
+  if (faults.shouldFail('empty')) result = emptied(result);
+  return result;
 }
 
 /** FAULT_INJECTION `invalid`: a result that fails the response schema. */

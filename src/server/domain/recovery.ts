@@ -207,6 +207,15 @@ export class Recovery {
       .where('response_body', 'is not', null)
       .where((eb) => eb.not(eb.exists(eb.selectFrom('idempotency_keys').select('attempt_id').whereRef('idempotency_keys.attempt_id', '=', 'attempts.id'))))
       .execute();
+    // The same for requests paid per request (x402).
+    await this.db.kysely.deleteFrom('paid_keys').where('expires_at', '<', now).execute();
+    await this.db.kysely
+      .updateTable('paid_calls')
+      .set({ response_body: null })
+      .where('completed_at', '<', now - LIMITS.keyedResultReuseMs)
+      .where('response_body', 'is not', null)
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('paid_keys').select('call_id').whereRef('paid_keys.call_id', '=', 'paid_calls.id'))))
+      .execute();
   }
 
   async pendingRefunds(): Promise<number> {

@@ -9,10 +9,11 @@ import { PvsResponse, SegmentResponse, type PvsRequest, type SegmentRequest } fr
 import sharp from 'sharp';
 import type { InferenceBackend, InferenceSlot } from '../inference/pool';
 import type { ImageBytes, InferenceJob, InferenceResult } from '../inference/protocol';
-import type { Billing, CallOutcome, PreparedWork } from './billing';
+import type { Billing, CallOutcome, MeteredCall, PreparedWork } from './billing';
 import { DomainError } from './errors';
 import { decodeImageField } from './image-field';
 import { UpstreamError, type UpstreamTextSegmenter } from '../../engine/text/upstream';
+import type { PaidCalls, PaymentContext } from './x402/paid-calls';
 
 /** Decompression-bomb guard (documented in the README): 64 megapixels, e.g. 8000 × 8000. */
 export const MAX_IMAGE_PIXELS = 64_000_000;
@@ -29,6 +30,8 @@ export interface CallContext {
   path: string;
   idempotencyKey?: string;
   forceRefresh: boolean;
+  /** Paid per request (x402) instead of credits; then `accountId` is empty. */
+  payment?: PaymentContext;
 }
 
 export interface SegmentationOptions {
@@ -46,26 +49,33 @@ export class Segmentation {
     private readonly billing: Billing,
     private readonly backend: InferenceBackend,
     private readonly options: SegmentationOptions = { busyRetryAfterSeconds: 2 },
+    /** Present when per-request payment (x402) is configured. */
+    private readonly paidCalls?: PaidCalls,
   ) {}
 
   /** Calls to the text upstream in flight: bounded like the worker queue, so a slow upstream means 503, not a pile-up. */
   private upstreamInFlight = 0;
 
+  /** Credits (Billing) or, for a request carrying an x402 payment, the paid-call flow. */
+  private run<Res>(ctx: CallContext, call: MeteredCall<Res>): Promise<CallOutcome> {
+    if (!ctx.payment) return this.billing.run(call);
+    if (!this.paidCalls) throw new Error('an x402 payment reached a server without x402 configured');
+    return this.paidCalls.run(call, ctx.payment);
+  }
+
   pvs(ctx: CallContext, request: PvsRequest): Promise<CallOutcome> {
-    // Client-chosen image ids are namespaced per account: one account never hits another's cache.
+    // Client-chosen image ids are namespaced per account (or payer): one never hits another's cache.
     // The engine's own content keys (returned as imageId when none was given) are derived from the
     // pixels and checked against them on every hit, so they are shared as they are.
-    const cacheKey = request.imageId
-      ? request.imageId.startsWith(CONTENT_KEY_PREFIX)
-        ? request.imageId
-        : `${ctx.accountId}/${request.imageId}`
-      : undefined;
-    return this.billing.run<PvsResponse>({
+    const cacheKeyIn = (scope: string) =>
+      request.imageId ? (request.imageId.startsWith(CONTENT_KEY_PREFIX) ? request.imageId : `${scope}/${request.imageId}`) : undefined;
+    return this.run<PvsResponse>(ctx, {
       ...ctx,
       endpoint: 'pvs',
       body: request,
-      prepare: () =>
+      prepare: (scope) =>
         this.prepare(request.image, async (slot, image) => {
+          const cacheKey = cacheKeyIn(scope);
           const result = await runJob(
             slot,
             { kind: 'pvs', image, cacheKey, points: request.points, box: request.box, multimaskOutput: request.multimaskOutput },
@@ -81,7 +91,7 @@ export class Segmentation {
 
   segment(ctx: CallContext, request: SegmentRequest): Promise<CallOutcome> {
     const upstream = this.options.textUpstream;
-    return this.billing.run<SegmentResponse>({
+    return this.run<SegmentResponse>(ctx, {
       ...ctx,
       endpoint: 'segment',
       body: request,

@@ -11,6 +11,8 @@ import { Payments, type StripeSettings } from './payments';
 import { RateLimiter } from './rate-limit';
 import { DEFAULT_RECOVERY_OPTIONS, Recovery, type RecoveryOptions } from './recovery';
 import { Segmentation, type SegmentationOptions } from './segmentation';
+import { X402Gateway, type X402Settings } from './x402/gateway';
+import { PaidCalls } from './x402/paid-calls';
 
 export interface ServicesOptions {
   db: Db;
@@ -24,6 +26,8 @@ export interface ServicesOptions {
   instanceId?: string;
   textUpstream?: SegmentationOptions['textUpstream'];
   busyRetryAfterSeconds?: number;
+  /** Per-request payment (x402); absent = disabled. */
+  x402?: X402Settings;
 }
 
 export interface Services {
@@ -39,13 +43,24 @@ export interface Services {
   recovery: Recovery;
   segmentation: Segmentation;
   backend: InferenceBackend;
+  /** null when per-request payment is not configured. */
+  x402: X402Gateway | null;
 }
 
 export function createServices(options: ServicesOptions): Services {
   const clock = options.clock ?? systemClock;
   const faults = new FaultInjector(options.faults ?? {});
   const instanceId = options.instanceId ?? newId('inst');
-  const billing = new Billing(options.db, clock, faults, instanceId, { ...DEFAULT_BILLING_OPTIONS, ...options.billing });
+  const billingOptions = { ...DEFAULT_BILLING_OPTIONS, ...options.billing };
+  const billing = new Billing(options.db, clock, faults, instanceId, billingOptions);
+  const rateLimiter = new RateLimiter(options.db, clock, options.rateLimitPerSecond);
+  const x402 = options.x402 ? new X402Gateway(options.x402) : null;
+  const paidCalls = x402
+    ? new PaidCalls(options.db, clock, x402, rateLimiter, faults, {
+        leaseMs: billingOptions.leaseMs,
+        inProgressRetryAfterSeconds: billingOptions.inProgressRetryAfterSeconds,
+      })
+    : undefined;
   return {
     db: options.db,
     clock,
@@ -54,13 +69,16 @@ export function createServices(options: ServicesOptions): Services {
     accounts: new Accounts(options.db, clock),
     apiKeys: new ApiKeys(options.db, clock),
     billing,
-    rateLimiter: new RateLimiter(options.db, clock, options.rateLimitPerSecond),
+    rateLimiter,
     payments: new Payments(options.db, clock, options.stripe),
     recovery: new Recovery(options.db, clock, billing, instanceId, { ...DEFAULT_RECOVERY_OPTIONS, ...options.recovery }),
-    segmentation: new Segmentation(billing, options.backend, {
-      busyRetryAfterSeconds: options.busyRetryAfterSeconds ?? 2,
-      textUpstream: options.textUpstream,
-    }),
+    segmentation: new Segmentation(
+      billing,
+      options.backend,
+      { busyRetryAfterSeconds: options.busyRetryAfterSeconds ?? 2, textUpstream: options.textUpstream },
+      paidCalls,
+    ),
     backend: options.backend,
+    x402,
   };
 }

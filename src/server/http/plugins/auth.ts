@@ -5,12 +5,18 @@
  * X-CSRF-Token equal to the `mw_csrf` cookie. Bearer requests are exempt (a browser never adds
  * an Authorization header on its own). Metered routes (`config.metered`) are rate limited here,
  * before the body is parsed.
+ *
+ * Per-request payment (x402), when configured, applies to metered routes only and only without
+ * `Authorization` (an API key always means credits): a `PAYMENT-SIGNATURE` header makes the request
+ * a paid one (verified, rate limited and settled by the domain, see domain/x402/paid-calls.ts);
+ * no key, no session and no payment → 402 with the payment requirements instead of 401.
  */
 import { timingSafeEqual } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors';
 import type { Services } from '../../domain/services';
+import type { PaymentContext } from '../../domain/x402/paid-calls';
 
 export type AuthMode = 'none' | 'any' | 'session';
 
@@ -22,6 +28,8 @@ export interface Principal {
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
+    /** Set instead of `principal` when the request pays for itself (x402). */
+    payment: PaymentContext | null;
   }
   interface FastifyContextConfig {
     auth?: AuthMode;
@@ -67,11 +75,22 @@ export function checkCsrf(request: FastifyRequest): void {
 
 export const authPlugin = fp<{ services: Services }>(async (app, { services }) => {
   app.decorateRequest('principal', null);
+  app.decorateRequest('payment', null);
   app.addHook('onRequest', async (request: FastifyRequest, _reply: FastifyReply) => {
     const mode = request.routeOptions.config?.auth ?? 'none';
     if (mode === 'none') return;
+    const x402 = mode === 'any' && request.routeOptions.config?.metered ? services.x402 : null;
+    const resourceUrl = () => x402!.resourceUrl(`${request.protocol}://${request.host}`, request.url.split('?')[0]);
+    if (x402 && request.headers.authorization === undefined) {
+      const header = request.headers['payment-signature'];
+      if (typeof header === 'string') {
+        request.payment = { header, resourceUrl: resourceUrl() };
+        return;
+      }
+    }
     const principal = await resolvePrincipal(services, request);
     if (!principal) {
+      if (x402) throw await x402.paymentError(resourceUrl());
       throw new DomainError('unauthenticated', mode === 'session' ? 'log in first' : 'send Authorization: Bearer <API key>');
     }
     if (mode === 'session' && principal.via !== 'session') {

@@ -75,6 +75,7 @@ export async function accountRoutes(
   app.get('/api/v1/credit-packages', async () => ({
     packages: CREDIT_PACKAGES,
     paymentMode: services.payments.mode,
+    perRequestPayment: services.x402 ? await services.x402.offer() : null,
   }));
 
   app.post('/api/v1/credit-purchases', { ...small, config: { auth: 'any' } }, async (request, reply) => {

@@ -29,7 +29,9 @@ function callContext(request: FastifyRequest): CallContext {
   }
   return {
     timings: {},
-    accountId: request.principal!.accountId,
+    // A paid (x402) request has no account: its payer is known once the payment is verified.
+    accountId: request.principal?.accountId ?? '',
+    payment: request.payment ?? undefined,
     requestId: request.id,
     method: request.method,
     path: request.routeOptions.url ?? request.url,
