@@ -184,8 +184,9 @@ describe.skipIf(!postgres)('scale-out: 3 processes on one PostgreSQL', () => {
     for (const { final } of failures) {
       expect(final.status, final.text).toBe(500);
       expect(final.body?.type).toMatch(/engine-failure$/);
-      expect(final.headers.get('x-service-refunded')).toBeNull();
-      expect(final.body?.refunded).toBe(false);
+      // D never applies a refund itself; but a live process's loop may take the pending refund between
+      // D's settle and D's answer, and then the answer truthfully says it is complete.
+      expect(final.headers.get('x-service-refunded') === 'true').toBe(final.body?.refunded === true);
     }
     // The dead process cannot help any more: only A, B, C are left to apply the refunds.
     faulty.kill('SIGKILL');
