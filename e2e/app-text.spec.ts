@@ -53,6 +53,7 @@ test('local: "cat" finds the cat in the browser, with a polygon, no API call; fi
   await page.getByRole('button', { name: 'Find similar to cat' }).click();
   await expect(page.getByTestId('similar-status')).toContainText('No similar objects found for “cat”', { timeout: 120_000 });
   await expect(row).toHaveCount(1);
+  await screenshot(page, 'text-01b-no-similar-cat');
   expect(apiCalls).toEqual([]);
 });
 
@@ -118,5 +119,6 @@ test('local: find similar on an accepted cup adds the other cup; one undo remove
   const button = page.getByRole('button', { name: 'Find similar to object 1' }).first();
   await expect(button).toBeDisabled();
   await expect(button).toHaveAttribute('title', /local model only: switch to Local mode/);
+  await expect(page.getByRole('region', { name: 'Objects' })).toContainText('Find similar runs on the local model only');
   await screenshot(page, 'text-04-find-similar-remote-disabled');
 });

@@ -15,6 +15,7 @@ export function ObjectList() {
   const image = doc.images.find((i) => i.id === doc.activeImageId);
   const objects = image ? (doc.objects[image.id] ?? []) : [];
   const tolerance = useUi((s) => s.tolerance);
+  const mode = useUi((s) => s.mode);
   const [search, setSearch] = useState<SimilarSearch>({ running: null, message: null });
 
   const findSimilar = (target: ImageEntry, object: SegObject) => {
@@ -41,6 +42,7 @@ export function ObjectList() {
           {objects.map((o) => image && <ObjectRow key={o.id} image={image} object={o} searching={search.running} onFindSimilar={findSimilar} />)}
         </ul>
       )}
+      {mode !== 'local' && objects.length > 0 && <p className="hint small">Find similar runs on the local model only: switch to Local mode to use it.</p>}
       {search.message && (
         <p role="status" className="hint small" data-testid="similar-status">
           {search.message}
@@ -106,21 +108,21 @@ function ObjectRow({ image, object, searching, onFindSimilar }: ObjectRowProps) 
             </>
           )}
         </span>
+        <button
+          type="button"
+          className="small"
+          aria-label={`Find similar to ${object.label}`}
+          disabled={mode !== 'local' || searching !== null}
+          title={
+            mode !== 'local'
+              ? 'Find similar runs on the local model only: switch to Local mode to use it'
+              : 'Find other objects like this one in the image (SAM image features; works for any kind of thing)'
+          }
+          onClick={() => onFindSimilar(image, object)}
+        >
+          {searching === object.id ? 'Finding…' : 'Find similar'}
+        </button>
       </div>
-      <button
-        type="button"
-        className="small"
-        aria-label={`Find similar to ${object.label}`}
-        disabled={mode !== 'local' || searching !== null}
-        title={
-          mode !== 'local'
-            ? 'Find similar runs on the local model only: switch to Local mode to use it'
-            : 'Find other objects like this one in the image (SAM image features; works for any kind of thing)'
-        }
-        onClick={() => onFindSimilar(image, object)}
-      >
-        {searching === object.id ? 'Finding…' : 'Find similar'}
-      </button>
       <button type="button" className="icon" aria-pressed={!object.visible} aria-label={object.visible ? `Hide ${object.label}` : `Show ${object.label}`} title={object.visible ? 'Hide' : 'Show'} onClick={() => studio.setVisible(imageId, object.id, !object.visible)}>
         <EyeIcon open={object.visible} />
       </button>
