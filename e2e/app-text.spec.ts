@@ -57,6 +57,41 @@ test('local: "cat" finds the cat in the browser, with a polygon, no API call; fi
   expect(apiCalls).toEqual([]);
 });
 
+test('local: the detector downloads with progress on the first text prompt, once; later visits read it from the cache', async ({ page }) => {
+  const detectorFetches: string[] = [];
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname.endsWith('/models/detector.onnx')) detectorFetches.push(request.url());
+  });
+  await openSample(page, 'Coffee cup');
+  await waitForEncoder(page);
+  // A slow connection, so the progress can be seen (the page and its worker share the network).
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 20, downloadThroughput: 1_500_000, uploadThroughput: 1_500_000 });
+  await findObjects(page, 'cup');
+  const progress = page.getByRole('group', { name: 'Detector download' });
+  await expect(progress).toContainText(/Downloading the object detector · [\d.]+ (KB|MB) of 7\.8 MB/);
+  await screenshot(page, 'text-00-detector-download');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  await expect(textStatus(page)).toContainText('cup: 1 found', { timeout: 120_000 });
+  await expect(progress).toBeHidden();
+  expect(detectorFetches).toHaveLength(1);
+
+  // A second prompt reuses the loaded detector.
+  await page.getByRole('form', { name: 'Text prompt' }).getByRole('textbox').fill('spoon, cup');
+  await page.getByRole('form', { name: 'Text prompt' }).getByRole('button', { name: /Find objects/ }).click();
+  await expect(textStatus(page)).toContainText(/cup: \d+ found/, { timeout: 120_000 });
+  expect(detectorFetches).toHaveLength(1);
+
+  // Next visit: the detector comes from the Cache API, not the network.
+  await page.reload();
+  await openSample(page, 'Coffee cup');
+  await waitForEncoder(page);
+  await findObjects(page, 'cup');
+  await expect(textStatus(page)).toContainText('cup: 1 found', { timeout: 120_000 });
+  expect(detectorFetches).toHaveLength(1);
+});
+
 test('local: an unknown prompt is named as unknown, a known one that is absent as not found; the known concepts can be listed', async ({ page }) => {
   await openSample(page, 'Chelsea the cat');
   await waitForEncoder(page);

@@ -25,7 +25,8 @@ export function PromptPanel() {
   const tool = useUi((s) => s.tool);
   const image = doc.images.find((i) => i.id === doc.activeImageId);
   if (!image) return null;
-  if (tool === 'text') return <TextPromptPanel />;
+  // Keyed by image: a run's answer belongs to the image it ran on.
+  if (tool === 'text') return <TextPromptPanel key={image.id} />;
   const prompt = doc.prompts[image.id] ?? emptyPrompt();
   const selected = prompt.candidates[prompt.selected];
   const positives = prompt.points.filter((p) => p.positive !== false).length;
