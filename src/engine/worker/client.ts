@@ -4,6 +4,8 @@
  *   const engine = await EngineWorkerClient.start({ onProgress });
  *   const { imageKey } = await engine.embed(imageData);          // seconds, once per image
  *   const { candidates } = await engine.predict(imageKey, { points: [{ x, y }] });   // per click
+ *   const { results } = await engine.segmentText(image, ['cat'], { imageId: imageKey }); // text prompts
+ *   const { instances } = await engine.findSimilar(imageKey, acceptedMask);             // more like this
  *
  * Start-up downloads both models with byte progress (from the Cache API after the first visit),
  * then creates the sessions on the fastest working backend. If WebGPU start-up hangs, the worker is
