@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { convertTfjsGraphModel, type TfjsGraphModelJson } from './convert-detector/tfjs-to-onnx';
 
@@ -77,6 +77,37 @@ export function convertDetector(root = projectRoot): Uint8Array {
   return onnx;
 }
 
+export interface DetectorManifestEntry {
+  file: string;
+  size: number;
+  sha256: string;
+}
+
+/**
+ * Adds (or refreshes) the detector's entry in public/models/manifest.json, so the browser's model
+ * loader downloads it with progress, verifies it and caches it like the SAM models. Other keys are
+ * kept as they are: provision-models.mjs owns them.
+ */
+export function withDetectorEntry(manifest: Record<string, unknown>, entry: DetectorManifestEntry): Record<string, unknown> {
+  return { ...manifest, detector: entry };
+}
+
+function recordInManifest(modelPath: string): void {
+  const manifestPath = join(dirname(modelPath), 'manifest.json');
+  if (!existsSync(manifestPath)) {
+    console.warn(`detector: ${manifestPath} is missing (run scripts/provision-models.mjs first); the browser will load the detector unverified`);
+    return;
+  }
+  const bytes = readFileSync(modelPath);
+  const entry: DetectorManifestEntry = { file: basename(modelPath), size: bytes.byteLength, sha256: sha256(bytes) };
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, unknown>;
+  const current = manifest.detector as DetectorManifestEntry | undefined;
+  if (current?.sha256 === entry.sha256 && current.size === entry.size && current.file === entry.file) return;
+  writeFileSync(`${manifestPath}.tmp`, JSON.stringify(withDetectorEntry(manifest, entry), null, 2) + '\n');
+  renameSync(`${manifestPath}.tmp`, manifestPath);
+  console.log(`detector: listed in ${manifestPath}`);
+}
+
 async function main(): Promise<void> {
   const force = process.argv.includes('--force');
   const outPath = join(projectRoot, 'public', 'models', 'detector.onnx');
@@ -84,6 +115,7 @@ async function main(): Promise<void> {
   const stamp = Object.values(DETECTOR_SOURCE.sha256).join(',');
   if (!force && existsSync(outPath) && existsSync(stampPath) && readFileSync(stampPath, 'utf8') === stamp) {
     console.log(`detector: ${outPath} is up to date`);
+    recordInManifest(outPath);
     return;
   }
   const started = Date.now();
@@ -94,6 +126,7 @@ async function main(): Promise<void> {
   renameSync(`${outPath}.tmp`, outPath);
   writeFileSync(stampPath, stamp);
   console.log(`detector: wrote ${outPath} (${(onnx.byteLength / 1e6).toFixed(1)} MB) in ${Date.now() - started} ms`);
+  recordInManifest(outPath);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -142,6 +142,8 @@ async function provisionModels() {
       multimaskOutputs: MULTIMASK_OUTPUTS,
     },
     decoderInt8: { ...fileEntry('sam-decoder-int8.onnx', decoderInt8.bytes), quantized: decoderInt8.quantized },
+    // Written by scripts/convert-detector.ts (which runs after this script and refreshes it).
+    ...(previous?.detector ? { detector: previous.detector } : {}),
   };
   writeAtomic(join(modelsDir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
   log(`wrote ${encoderPath} and ${decoderPath} (+ manifest.json)`);

@@ -1,15 +1,35 @@
 import { useState } from 'react';
 import { countVertices } from '../geometry/svgPath';
 import { tracedPolygons } from '../geometry/traced';
-import type { SegObject } from '../state/model';
+import { findSimilarObjects } from '../inference/similarObjects';
+import type { ImageEntry, SegObject } from '../state/model';
 import { studio, useStudio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
 import { EyeIcon, TrashIcon } from './icons';
+
+/** Where "find similar" stands: one search at a time, its answer shown under the list. */
+type SimilarSearch = { readonly running: string | null; readonly message: string | null };
 
 export function ObjectList() {
   const doc = useStudio((s) => s.history.present);
   const image = doc.images.find((i) => i.id === doc.activeImageId);
   const objects = image ? (doc.objects[image.id] ?? []) : [];
+  const tolerance = useUi((s) => s.tolerance);
+  const mode = useUi((s) => s.mode);
+  const [search, setSearch] = useState<SimilarSearch>({ running: null, message: null });
+
+  const findSimilar = (target: ImageEntry, object: SegObject) => {
+    setSearch({ running: object.id, message: `Looking for objects like “${object.label}”…` });
+    findSimilarObjects(target, object, tolerance)
+      .then((count) =>
+        setSearch({
+          running: null,
+          message: count === 0 ? `No similar objects found for “${object.label}”.` : `${count} similar object${count === 1 ? '' : 's'} added (Undo removes ${count === 1 ? 'it' : 'them'}).`,
+        }),
+      )
+      .catch((error: unknown) => setSearch({ running: null, message: `Find similar failed: ${error instanceof Error ? error.message : String(error)}` }));
+  };
+
   return (
     <section className="card objects" aria-label="Objects">
       <h2 className="section-title">
@@ -19,14 +39,30 @@ export function ObjectList() {
         <p className="hint">Accepted objects appear here.</p>
       ) : (
         <ul className="object-list">
-          {objects.map((o) => image && <ObjectRow key={o.id} imageId={image.id} object={o} />)}
+          {objects.map((o) => image && <ObjectRow key={o.id} image={image} object={o} searching={search.running} onFindSimilar={findSimilar} />)}
         </ul>
+      )}
+      {mode !== 'local' && objects.length > 0 && <p className="hint small">Find similar runs on the local model only: switch to Local mode to use it.</p>}
+      {search.message && (
+        <p role="status" className="hint small" data-testid="similar-status">
+          {search.message}
+        </p>
       )}
     </section>
   );
 }
 
-function ObjectRow({ imageId, object }: { imageId: string; object: SegObject }) {
+interface ObjectRowProps {
+  image: ImageEntry;
+  object: SegObject;
+  /** The object a "find similar" search runs for, if any (one at a time: the worker runs one job). */
+  searching: string | null;
+  onFindSimilar: (image: ImageEntry, object: SegObject) => void;
+}
+
+function ObjectRow({ image, object, searching, onFindSimilar }: ObjectRowProps) {
+  const imageId = image.id;
+  const mode = useUi((s) => s.mode);
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(object.label);
   const tolerance = useUi((s) => s.tolerance);
@@ -72,6 +108,20 @@ function ObjectRow({ imageId, object }: { imageId: string; object: SegObject }) 
             </>
           )}
         </span>
+        <button
+          type="button"
+          className="small"
+          aria-label={`Find similar to ${object.label}`}
+          disabled={mode !== 'local' || searching !== null}
+          title={
+            mode !== 'local'
+              ? 'Find similar runs on the local model only: switch to Local mode to use it'
+              : 'Find other objects like this one in the image (SAM image features; works for any kind of thing)'
+          }
+          onClick={() => onFindSimilar(image, object)}
+        >
+          {searching === object.id ? 'Finding…' : 'Find similar'}
+        </button>
       </div>
       <button type="button" className="icon" aria-pressed={!object.visible} aria-label={object.visible ? `Hide ${object.label}` : `Show ${object.label}`} title={object.visible ? 'Hide' : 'Show'} onClick={() => studio.setVisible(imageId, object.id, !object.visible)}>
         <EyeIcon open={object.visible} />

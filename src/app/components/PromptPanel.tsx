@@ -1,12 +1,16 @@
 import { useState } from 'react';
 import { useAccount } from '../account/useAccount';
 import { rerunActivePrompt, runRemote } from '../inference/controller';
+import { localTextSegmenter } from '../inference/localText';
+import { hasUnknown, outcomeMessage, outcomeSummary, type PromptOutcome } from '../inference/textOutcomes';
 import { remoteTextSegmenter } from '../inference/textSegmentation';
+import { formatBytes, useEngineStatus } from '../state/engineStatus';
 import { emptyPrompt, hasPrompt } from '../state/model';
 import { studio, useStudio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
 import { textToolInitial, textToolTransition, type TextToolState } from '../tools/textTool';
 import { CandidateThumb } from './CandidateThumb';
+import { KnownConcepts } from './KnownConcepts';
 
 /** "1 credit · balance 42": shown on every button that spends a credit. */
 export function CostLabel() {
@@ -21,7 +25,8 @@ export function PromptPanel() {
   const tool = useUi((s) => s.tool);
   const image = doc.images.find((i) => i.id === doc.activeImageId);
   if (!image) return null;
-  if (tool === 'text') return <TextPromptPanel />;
+  // Keyed by image: a run's answer belongs to the image it ran on.
+  if (tool === 'text') return <TextPromptPanel key={image.id} />;
   const prompt = doc.prompts[image.id] ?? emptyPrompt();
   const selected = prompt.candidates[prompt.selected];
   const positives = prompt.points.filter((p) => p.positive !== false).length;
@@ -102,28 +107,36 @@ export function PromptPanel() {
   );
 }
 
+type TextAnswer =
+  | { readonly kind: 'local'; readonly summary: string; readonly outcomes: readonly PromptOutcome[] }
+  | { readonly kind: 'message'; readonly text: string };
+
 function TextPromptPanel() {
   const doc = useStudio((s) => s.history.present);
   const remote = useUi((s) => s.remote);
   const mode = useUi((s) => s.mode);
+  const tolerance = useUi((s) => s.tolerance);
   const [state, setState] = useState<TextToolState>(textToolInitial);
-  const [message, setMessage] = useState<string | null>(null);
+  const [answer, setAnswer] = useState<TextAnswer | null>(null);
+  const [conceptsOpen, setConceptsOpen] = useState(false);
   const image = doc.images.find((i) => i.id === doc.activeImageId);
   if (!image) return null;
-  const segmenter = remoteTextSegmenter(remote);
+  const local = mode === 'local';
+  const segmenter = local ? localTextSegmenter(tolerance) : remoteTextSegmenter(remote);
 
   const submit = () => {
     const { state: next, run } = textToolTransition(state, { type: 'submit' });
     setState(next);
     if (!run) return;
-    setMessage(null);
+    setAnswer(null);
     segmenter
-      .segment(image, run, (waiting) => setMessage(`Waiting — ${waiting}`))
+      .segment(image, run, (waiting) => setAnswer({ kind: 'message', text: `Waiting — ${waiting}` }))
       .then((result) => {
         studio.addObjects(image.id, result.objects);
-        setMessage(`${result.objects.length} object${result.objects.length === 1 ? '' : 's'} found · request ${result.requestId ?? 'n/a'}${result.refunded ? ' · refunded' : ''}`);
+        if (result.outcomes) setAnswer({ kind: 'local', summary: outcomeSummary(result.outcomes), outcomes: result.outcomes });
+        else setAnswer({ kind: 'message', text: `${result.objects.length} object${result.objects.length === 1 ? '' : 's'} found · request ${result.requestId ?? 'n/a'}${result.refunded ? ' · refunded' : ''}` });
       })
-      .catch((error: unknown) => setMessage(error instanceof Error ? error.message : String(error)))
+      .catch((error: unknown) => setAnswer({ kind: 'message', text: error instanceof Error ? error.message : String(error) }))
       .finally(() => setState((s) => textToolTransition(s, { type: 'finished' }).state));
   };
 
@@ -139,21 +152,63 @@ function TextPromptPanel() {
       <h2 className="section-title">Text prompt</h2>
       <label className="field">
         What to find (comma-separated, up to 16)
-        <textarea rows={2} value={state.phase === 'editing' ? state.draft : state.prompts.join(', ')} disabled={state.phase === 'running'} placeholder="cup, spoon" onChange={(e) => setState(textToolTransition(state, { type: 'input', draft: e.target.value }).state)} />
+        <textarea
+          rows={2}
+          value={state.phase === 'editing' ? state.draft : state.prompts.join(', ')}
+          disabled={state.phase === 'running'}
+          placeholder="cup, spoon"
+          onChange={(e) => setState(textToolTransition(state, { type: 'input', draft: e.target.value }).state)}
+        />
       </label>
       {state.phase === 'editing' && state.error && <p className="error">{state.error}</p>}
       <p className="hint small">
-        {segmenter.runsOn === 'server' && mode === 'local' ? 'Text prompts run on the server, with your API key: ' : ''}
-        Each request costs 1 credit; an empty result is refunded.
+        {local
+          ? 'Runs in this browser on the local model: free, no API key. It knows 80 everyday object classes.'
+          : 'Runs on the server with your API key. Each request costs 1 credit; an empty result is refunded.'}
       </p>
       <button type="submit" className="primary wide" disabled={state.phase === 'running'}>
-        {state.phase === 'running' ? 'Finding…' : 'Find objects'} · <CostLabel />
+        {state.phase === 'running' ? 'Finding…' : 'Find objects'} · {local ? <span className="cost">free · local</span> : <CostLabel />}
       </button>
-      {message && (
-        <p role="status" className="receipt">
-          {message}
-        </p>
+      {local && state.phase === 'running' && <DetectorProgress />}
+      {answer && (
+        <div role="status" className="receipt text-answer">
+          {answer.kind === 'message' ? (
+            answer.text
+          ) : (
+            <>
+              <span>{answer.summary}</span>
+              <ul className="prompt-outcomes" aria-label="Prompt results">
+                {answer.outcomes.map((o, i) => (
+                  <li key={i} className={`prompt-outcome ${o.kind}`}>
+                    {outcomeMessage(o)}
+                    {o.kind === 'unknown' && o.reason && <span className="muted"> ({o.reason})</span>}
+                  </li>
+                ))}
+              </ul>
+              {hasUnknown(answer.outcomes) && !conceptsOpen && (
+                <button type="button" className="link-button" onClick={() => setConceptsOpen(true)}>
+                  See the concepts it knows
+                </button>
+              )}
+            </>
+          )}
+        </div>
       )}
+      {local && <KnownConcepts open={conceptsOpen} onToggle={setConceptsOpen} />}
     </form>
+  );
+}
+
+/** The detector is fetched on the first text prompt (8 MB once, then from the cache). */
+function DetectorProgress() {
+  const detector = useEngineStatus((s) => s.detector);
+  if (!detector || detector.loadedBytes >= detector.totalBytes) return null;
+  return (
+    <div className="model-progress" role="group" aria-label="Detector download">
+      <span>
+        Downloading the object detector · {formatBytes(detector.loadedBytes)} of {formatBytes(detector.totalBytes)}
+      </span>
+      <progress max={detector.totalBytes || 1} value={detector.loadedBytes} aria-label="Detector download progress" />
+    </div>
   );
 }

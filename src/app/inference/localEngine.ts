@@ -31,6 +31,11 @@ export function startLocalEngine(): Promise<WorkerClient> {
       modelBaseUrl: `${import.meta.env.BASE_URL}models/`,
       onProgress: (p) => {
         const current = useEngineStatus.getState();
+        if (p.model === 'detector') {
+          // Loaded lazily after start: its own progress, the engine stays 'ready' meanwhile.
+          current.update({ detector: { loadedBytes: p.loadedBytes, totalBytes: p.totalBytes } });
+          return;
+        }
         const progress = { ...current.progress, [p.model]: { loadedBytes: p.loadedBytes, totalBytes: p.totalBytes } };
         const downloaded = progress.encoder && progress.decoder && Object.values(progress).every((m) => m && m.loadedBytes >= m.totalBytes);
         // Both files in: what remains is creating the inference sessions.
@@ -81,6 +86,11 @@ export function ensureEmbedding(imageId: string): Promise<string> {
 
 export function isEmbedded(imageId: string): boolean {
   return embedded.has(imageId);
+}
+
+/** The running engine worker (started on demand). */
+export function localEngineClient(): Promise<WorkerClient> {
+  return startLocalEngine();
 }
 
 export async function predictLocal(imageId: string, prompt: VisualPrompt, options: { multimask: boolean; tolerance: number }): Promise<LocalCandidate[]> {

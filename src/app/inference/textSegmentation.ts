@@ -6,15 +6,18 @@ import { ACCOUNT_QUERY, queryClient } from '../queryClient';
 import type { ImageEntry, SegObject } from '../state/model';
 import type { RemoteSettings } from '../state/uiStore';
 import { RemoteCallError, remoteSegment } from './remoteClient';
+import type { PromptOutcome } from './textOutcomes';
 
 /**
- * The seam for text prompts. Today text runs on the server (POST /api/v1/segment) in both modes;
- * when the engine gains a text encoder, a local TextSegmenter plugs in here without touching the UI.
+ * The seam for text prompts: the server (POST /api/v1/segment, paid) in Remote mode, the engine
+ * worker (`localText.ts`, free) in Local mode. The panel does not care which one answers.
  */
 export interface TextSegmentation {
   readonly objects: ReadonlyArray<Omit<SegObject, 'color' | 'id'>>;
   readonly requestId: string | null;
   readonly refunded: boolean;
+  /** Per prompt, in order: known or not, found or not (local runs; the server does not say). */
+  readonly outcomes?: readonly PromptOutcome[];
 }
 
 export interface TextSegmenter {

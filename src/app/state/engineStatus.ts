@@ -12,6 +12,8 @@ interface EngineStatusState {
   phase: EnginePhase;
   error: string | null;
   progress: Partial<Record<'encoder' | 'decoder', ModelBytes>>;
+  /** The text-prompt detector's download, once the first known text prompt asks for it. */
+  detector: ModelBytes | null;
   backend: { name: string; threads: number; detail?: string } | null;
   embedding: { imageId: string; state: 'running' | 'ready' | 'error' } | null;
   lastEncoder: { preprocessMs: number; encoderMs: number; cacheHit: boolean } | null;
@@ -25,6 +27,7 @@ export const useEngineStatus = create<EngineStatusState>((set) => ({
   phase: 'off',
   error: null,
   progress: {},
+  detector: null,
   backend: null,
   embedding: null,
   lastEncoder: null,

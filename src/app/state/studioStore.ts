@@ -54,6 +54,9 @@ export const studio = {
   acceptCandidate: (imageId: string, label?: string) => useStudio.getState().apply('accept object', (d) => ops.acceptCandidate(d, imageId, newId('obj'), nextRevision(), label)),
   addObjects: (imageId: string, objects: ReadonlyArray<Omit<SegObject, 'color' | 'id'>>) =>
     useStudio.getState().apply(`add ${objects.length} objects`, (d) => ops.addObjects(d, imageId, objects.map((o) => ({ ...o, id: newId('obj') })))),
+  /** "Find similar" results: one undo step removes all of them. */
+  addSimilarObjects: (imageId: string, objects: ReadonlyArray<Omit<SegObject, 'color' | 'id'>>) =>
+    useStudio.getState().apply('find similar', (d) => ops.addObjects(d, imageId, objects.map((o) => ({ ...o, id: newId('obj') })))),
   renameObject: (imageId: string, objectId: string, label: string) => useStudio.getState().apply('rename', (d) => ops.updateObject(d, imageId, objectId, { label })),
   setVisible: (imageId: string, objectId: string, visible: boolean) =>
     useStudio.getState().apply(visible ? 'show object' : 'hide object', (d) => ops.updateObject(d, imageId, objectId, { visible })),

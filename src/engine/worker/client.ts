@@ -4,6 +4,8 @@
  *   const engine = await EngineWorkerClient.start({ onProgress });
  *   const { imageKey } = await engine.embed(imageData);          // seconds, once per image
  *   const { candidates } = await engine.predict(imageKey, { points: [{ x, y }] });   // per click
+ *   const { results } = await engine.segmentText(image, ['cat'], { imageId: imageKey }); // text prompts
+ *   const { instances } = await engine.findSimilar(imageKey, acceptedMask);             // more like this
  *
  * Start-up downloads both models with byte progress (from the Cache API after the first visit),
  * then creates the sessions on the fastest working backend. If WebGPU start-up hangs, the worker is
@@ -11,10 +13,12 @@
  */
 import type { WebBackendPreference } from '../adapters/ort-web';
 import type { BackendInfo } from '../runtime';
-import type { RgbaImage, VisualPrompt } from '../types';
+import type { BinaryMask, RgbaImage, VisualPrompt } from '../types';
 import type {
   DecoderPrecision,
   EmbedResponse,
+  FindSimilarResponse,
+  SegmentTextResponse,
   ModelProgress,
   ModelSource,
   PredictResponse,
@@ -25,11 +29,27 @@ import type {
   WorkerRequest,
 } from './protocol';
 
-export type { DecoderPrecision, ModelProgress, ModelSource, StartTimings, PolygonCandidate, EmbedResponse, PredictResponse, PredictTimings, EmbedTimings } from './protocol';
+export type {
+  DecoderPrecision,
+  ModelProgress,
+  ModelSource,
+  StartTimings,
+  PolygonCandidate,
+  EmbedResponse,
+  PredictResponse,
+  PredictTimings,
+  EmbedTimings,
+  SegmentTextResponse,
+  TextPromptResult,
+  TextInstanceResult,
+  FindSimilarResponse,
+  SimilarInstanceResult,
+} from './protocol';
 
 export interface EngineWorkerStartOptions {
   /** Where sam-encoder.onnx, sam-decoder.onnx and manifest.json are served. Default '/models/'. */
   modelBaseUrl?: string;
+  /** Download progress of the SAM models at start, and of the detector when the first text prompt loads it. */
   onProgress?: (p: ModelProgress) => void;
   /** Where onnxruntime-web's .mjs/.wasm files are served. Default '/ort/'. */
   ortBaseUrl?: string;
@@ -74,9 +94,11 @@ export class EngineWorkerClient {
     readonly startTimings: StartTimings,
     /** 'cache' when both models came from the Cache API (no network needed). */
     readonly modelSource: ModelSource,
+    onProgress?: (p: ModelProgress) => void,
   ) {
     worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
       const message = event.data;
+      if (message.type === 'progress') onProgress?.(message.progress);
       if (message.type !== 'result') return;
       const waiter = this.pending.get(message.id);
       if (!waiter) return;
@@ -118,7 +140,7 @@ export class EngineWorkerClient {
       worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
         const message = event.data;
         if (message.type === 'progress') onProgress?.(message.progress);
-        else if (message.type === 'ready') resolve(new EngineWorkerClient(worker, message.backend, message.timings, message.modelSource));
+        else if (message.type === 'ready') resolve(new EngineWorkerClient(worker, message.backend, message.timings, message.modelSource, onProgress));
         else if (message.type === 'start-failed') {
           worker.terminate();
           reject(message.backendTimedOut ? new BackendStartTimeout(message.error.message) : new EngineWorkerError(message.error));
@@ -146,6 +168,22 @@ export class EngineWorkerClient {
   /** Candidates best first, each with polygons in image pixels; buffers arrive transferred, not copied. */
   predict(imageKey: string, prompt: VisualPrompt, options: { multimask?: boolean; tolerance?: number } = {}): Promise<PredictResponse> {
     return this.request<PredictResponse>({ type: 'predict', imageKey, prompt, multimask: options.multimask, tolerance: options.tolerance });
+  }
+
+  /**
+   * Text prompts on the image: per prompt, whether the local detector knows it and the instances
+   * found (label, confidence, polygons, mask). Pass the same `imageId` as to `embed` to reuse its
+   * embedding. The first prompt naming a known concept downloads the detector (progress via
+   * `onProgress` with model 'detector'). The pixels are copied; the caller's buffer stays usable.
+   */
+  segmentText(image: RgbaImage, prompts: readonly string[], options: { imageId?: string; tolerance?: number } = {}): Promise<SegmentTextResponse> {
+    const plain: RgbaImage = { width: image.width, height: image.height, data: image.data };
+    return this.request<SegmentTextResponse>({ type: 'segmentText', image: plain, imageId: options.imageId, prompts: [...prompts], tolerance: options.tolerance });
+  }
+
+  /** Other instances like the object `mask` covers, from the embedding of `imageKey` (embed first). */
+  findSimilar(imageKey: string, mask: BinaryMask, options: { tolerance?: number } = {}): Promise<FindSimilarResponse> {
+    return this.request<FindSimilarResponse>({ type: 'findSimilar', imageKey, mask: { width: mask.width, height: mask.height, data: mask.data }, tolerance: options.tolerance });
   }
 
   hasEmbedding(imageKey: string): Promise<boolean> {

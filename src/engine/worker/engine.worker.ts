@@ -5,8 +5,11 @@
  */
 import { BackendStartupTimeoutError, createWebRuntime, DEFAULT_WEBGPU_TIMEOUT_MS, withTimeout } from '../adapters/ort-web';
 import { SegmentationEngine } from '../engine';
+import type { Runtime } from '../runtime';
 import { maskToPolygons } from '../polygons';
-import { loadManifest, loadModel } from './model-loader';
+import { ObjectDetector } from '../text/detector';
+import { loadManifest, loadModel, type ModelManifest } from './model-loader';
+import { masksOf, TextService } from './text-service';
 import {
   serializeError,
   transferablesOf,
@@ -21,6 +24,7 @@ import {
 declare const self: DedicatedWorkerGlobalScope;
 
 let engine: SegmentationEngine | undefined;
+let text: TextService | undefined;
 let queue: Promise<void> = Promise.resolve();
 
 function post(message: WorkerMessage, transfer: Transferable[] = []): void {
@@ -71,10 +75,24 @@ async function start(request: StartRequest): Promise<void> {
     // one small timed inference now, so a stuck GPU falls back to WASM instead of freezing the first click.
     await withTimeout(warmUp(engine), request.webGpuStartupTimeoutMs ?? DEFAULT_WEBGPU_TIMEOUT_MS, 'WebGPU warm-up inference');
   }
+  text = new TextService(engine, () => loadDetector(runtime, base, manifest));
   // Written to the Cache API while the sessions were created; awaited so "ready" means "works offline next time".
   await Promise.all([encoder.stored, decoder.stored]);
   const modelSource = encoder.fromCache && decoder.fromCache ? 'cache' : !encoder.fromCache && !decoder.fromCache ? 'network' : 'mixed';
   post({ type: 'ready', backend: engine.backend, timings: { downloadMs: t1 - t0, sessionMs: performance.now() - t1 }, modelSource });
+}
+
+/**
+ * The detector for text prompts, fetched on the first prompt that names a known concept (most
+ * sessions never type one, so start-up does not pay for it): with progress, verified against the
+ * manifest and cached like the SAM models.
+ */
+async function loadDetector(runtime: Runtime, base: string, manifest: ModelManifest | undefined): Promise<ObjectDetector> {
+  const entry = manifest?.detector ?? { file: 'detector.onnx' };
+  const model = await loadModel(new URL(entry.file, base).href, 'sha256' in entry ? entry : undefined, progressReporter('detector'));
+  const detector = await ObjectDetector.create(runtime, model.bytes);
+  await model.stored;
+  return detector;
 }
 
 async function warmUp(active: SegmentationEngine): Promise<void> {
@@ -113,6 +131,16 @@ async function handle(request: WorkerRequest): Promise<void> {
         const [value, views] = await predict(request, engine);
         // The engine keeps nothing of these buffers, so they move to the page without a copy.
         post({ type: 'result', id: request.id, ok: true, value }, transferablesOf(views));
+        return;
+      }
+      case 'segmentText': {
+        const value = await text!.segment(request.image, request.prompts, request.imageId, request.tolerance);
+        post({ type: 'result', id: request.id, ok: true, value }, transferablesOf(masksOf(value)));
+        return;
+      }
+      case 'findSimilar': {
+        const value = await text!.findSimilar(request.imageKey, request.mask, request.tolerance);
+        post({ type: 'result', id: request.id, ok: true, value }, transferablesOf(masksOf(value)));
         return;
       }
       case 'hasEmbedding':

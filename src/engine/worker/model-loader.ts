@@ -19,6 +19,8 @@ export interface ModelManifest {
   decoder: ManifestEntry;
   /** The decoder with its image-side projections in int8 (scripts/onnx-quantize.mjs). */
   decoderInt8?: ManifestEntry;
+  /** The COCO-80 detector for text prompts (scripts/convert-detector.ts); loaded on the first text prompt. */
+  detector?: ManifestEntry;
 }
 
 export class ModelIntegrityError extends Error {

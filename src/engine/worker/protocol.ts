@@ -7,7 +7,8 @@ import type { BinaryMask, PolygonWithHoles, RgbaImage, VisualPrompt } from '../t
 import type { WebBackendPreference } from '../adapters/ort-web';
 
 export interface ModelProgress {
-  model: 'encoder' | 'decoder';
+  /** 'detector' arrives after start, when the first text prompt loads it. */
+  model: 'encoder' | 'decoder' | 'detector';
   loadedBytes: number;
   totalBytes: number;
 }
@@ -71,8 +72,50 @@ export interface PredictResponse {
   timings: PredictTimings;
 }
 
+/** One detected instance of a text prompt, outlined by SAM. */
+export interface TextInstanceResult {
+  label: string;
+  /** detector score × SAM's predicted IoU (see src/engine/text/pipeline.ts). */
+  confidence: number;
+  area: number;
+  polygons: PolygonWithHoles[];
+  mask: BinaryMask;
+}
+
+/** What became of one prompt: `known` false means no detector class matched (nothing ran for it). */
+export interface TextPromptResult {
+  text: string;
+  known: boolean;
+  /** The detector classes the prompt was read as, e.g. ['cat'] for "kittens". */
+  classes: string[];
+  /** Why the prompt is not known, in words (from the prompt parser). */
+  reason?: string;
+  instances: TextInstanceResult[];
+}
+
+export interface SegmentTextResponse {
+  results: TextPromptResult[];
+  timings: { detectorMs: number; embedMs: number; decoderMs: number; totalMs: number; embeddingCacheHit: boolean };
+}
+
+export interface SimilarInstanceResult {
+  /** Cosine similarity × SAM's predicted IoU × size likeness, best first (src/engine/text/similar.ts). */
+  score: number;
+  similarity: number;
+  area: number;
+  polygons: PolygonWithHoles[];
+  mask: BinaryMask;
+}
+
+export interface FindSimilarResponse {
+  instances: SimilarInstanceResult[];
+  timings: { totalMs: number };
+}
+
 export type WorkerRequest =
   | { id: number; type: 'embed'; image: RgbaImage; imageId?: string }
+  | { id: number; type: 'segmentText'; image: RgbaImage; imageId?: string; prompts: string[]; tolerance?: number }
+  | { id: number; type: 'findSimilar'; imageKey: string; mask: BinaryMask; tolerance?: number }
   | { id: number; type: 'predict'; imageKey: string; prompt: VisualPrompt; multimask?: boolean; tolerance?: number }
   | { id: number; type: 'hasEmbedding'; imageKey: string }
   | { id: number; type: 'forget'; imageKey?: string };

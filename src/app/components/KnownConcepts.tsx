@@ -1,0 +1,32 @@
+import { CONCEPT_MODIFIERS, conceptEntries, generalWordEntries } from '../inference/knownConcepts';
+
+const CONCEPTS = conceptEntries(3);
+const GENERAL_WORDS = generalWordEntries();
+
+/** A disclosure listing what the local model can find: its 80 classes, a few synonyms each, general words and modifiers. */
+export function KnownConcepts({ open, onToggle }: { open: boolean; onToggle: (open: boolean) => void }) {
+  return (
+    <details className="known-concepts" open={open} onToggle={(e) => onToggle((e.currentTarget as HTMLDetailsElement).open)}>
+      <summary>Concepts the local model knows ({CONCEPTS.length})</summary>
+      <p className="hint small">
+        The local detector knows the {CONCEPTS.length} everyday object classes of COCO, with their plurals and synonyms (“kittens”).
+        Relations such as “on the sofa” are ignored. For anything else, use Remote mode.
+      </p>
+      <ul className="concept-list" aria-label="Known concepts">
+        {CONCEPTS.map((c) => (
+          <li key={c.name}>
+            <strong>{c.name}</strong>
+            {c.examples.length > 0 && <span className="muted"> · {c.examples.join(', ')}</span>}
+          </li>
+        ))}
+      </ul>
+      <p className="small">
+        <strong>General words:</strong>{' '}
+        <span className="muted">{GENERAL_WORDS.map((g) => g.name).join(', ')}</span>
+      </p>
+      <p className="small">
+        <strong>Modifiers:</strong> <span className="muted">colours ({CONCEPT_MODIFIERS.colours.slice(0, 6).join(', ')}, …) and positions ({CONCEPT_MODIFIERS.positions.join(', ')}), e.g. “red car”, “leftmost person”.</span>
+      </p>
+    </details>
+  );
+}

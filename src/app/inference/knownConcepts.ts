@@ -1,0 +1,25 @@
+import { KNOWN_CONCEPTS } from '../../engine/text/prompt-parser';
+
+/**
+ * The local detector's vocabulary as the studio lists it: each of the 80 classes with a few other
+ * words it understands, alphabetically (people scan for a word, not for the detector's order).
+ */
+export interface ConceptEntry {
+  readonly name: string;
+  readonly examples: readonly string[];
+}
+
+export function conceptEntries(maxExamples = 3): ConceptEntry[] {
+  return KNOWN_CONCEPTS.classes
+    .map((name) => ({ name, examples: KNOWN_CONCEPTS.synonyms[name].filter((w) => w !== name).slice(0, maxExamples) }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** General words that stand for several classes ("animal" → bird, cat, dog, …). */
+export function generalWordEntries(): ConceptEntry[] {
+  return Object.entries(KNOWN_CONCEPTS.generalWords)
+    .map(([name, classes]) => ({ name, examples: [...classes] }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+export const CONCEPT_MODIFIERS = { colours: KNOWN_CONCEPTS.colours, positions: KNOWN_CONCEPTS.positions };

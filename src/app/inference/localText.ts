@@ -1,0 +1,43 @@
+import { interpretPrompt } from '../../engine/text/prompt-parser';
+import { rgbaOf } from '../images/imageLibrary';
+import { ensureEmbedding, localEngineClient } from './localEngine';
+import { outcomeOf } from './textOutcomes';
+import type { TextSegmenter } from './textSegmentation';
+
+/**
+ * Text prompts in the browser: the engine worker runs the same pipeline as the server (COCO
+ * detector → SAM box prompts) on the embedding the point tools already use. No API key, no credit.
+ */
+export function localTextSegmenter(tolerance: number): TextSegmenter {
+  return {
+    runsOn: 'browser',
+    async segment(image, prompts) {
+      // Prompts the local model cannot understand are answered here, without starting anything.
+      const understood = prompts.some((p) => interpretPrompt(p).classes.length > 0);
+      if (!understood) {
+        const outcomes = prompts.map((text) => {
+          const i = interpretPrompt(text);
+          return outcomeOf({ text, known: false, reason: i.reason, instances: [] });
+        });
+        return { objects: [], requestId: null, refunded: false, outcomes };
+      }
+      const client = await localEngineClient();
+      const rgba = rgbaOf(image.id);
+      if (!rgba) throw new Error('The image is not loaded yet.');
+      // Same key as the point tools: the worker's cached embedding is reused, not recomputed.
+      const imageKey = await ensureEmbedding(image.id);
+      const response = await client.segmentText(rgba, prompts, { imageId: imageKey, tolerance });
+      const objects = response.results.flatMap((r) =>
+        r.instances.map((t) => ({
+          label: t.label,
+          confidence: t.confidence,
+          visible: true,
+          polygons: t.polygons,
+          mask: t.mask,
+          source: 'text' as const,
+        })),
+      );
+      return { objects, requestId: null, refunded: false, outcomes: response.results.map(outcomeOf) };
+    },
+  };
+}

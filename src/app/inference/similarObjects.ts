@@ -1,0 +1,38 @@
+import type { BinaryMask } from '../../engine/types';
+import { fillPolygons } from '../export/rasterize';
+import type { ImageEntry, SegObject } from '../state/model';
+import { studio } from '../state/studioStore';
+import { ensureEmbedding, localEngineClient } from './localEngine';
+
+/**
+ * "Find similar" on an accepted object: the engine worker looks for other instances from SAM's
+ * image features alone (src/engine/text/similar.ts), so it works for things no detector knows.
+ * Local mode only: it needs the image embedding, which only the browser engine keeps.
+ */
+
+/** The object's pixels: its own mask when inference ran locally, else its polygons filled. */
+export function objectMask(object: Pick<SegObject, 'mask' | 'polygons'>, width: number, height: number): BinaryMask {
+  if (object.mask && object.mask.width === width && object.mask.height === height) return object.mask;
+  const data = new Uint8Array(width * height);
+  fillPolygons(data, width, height, object.polygons, 1);
+  return { width, height, data };
+}
+
+/** Adds what was found as new objects, labelled like the source, in one undo step; returns how many. */
+export async function findSimilarObjects(image: ImageEntry, object: SegObject, tolerance: number): Promise<number> {
+  const client = await localEngineClient();
+  const imageKey = await ensureEmbedding(image.id);
+  const { instances } = await client.findSimilar(imageKey, objectMask(object, image.width, image.height), { tolerance });
+  studio.addSimilarObjects(
+    image.id,
+    instances.map((f) => ({
+      label: object.label,
+      confidence: Math.min(1, Math.max(0, f.score)),
+      visible: true,
+      polygons: f.polygons,
+      mask: f.mask,
+      source: 'local' as const,
+    })),
+  );
+  return instances.length;
+}
