@@ -25,6 +25,7 @@ import {
   IOU_THRESHOLDS,
   matchImage,
   mean,
+  reliability,
   toRegion,
   type GroundTruthInstance,
   type ImageMatch,
@@ -255,6 +256,8 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
       baselineBoxMasks: summary(baselineMethod, baselineRows),
       detectorBoxes: summary(boxMethod, boxRows),
     },
+    /** Confidence as a probability of a mask IoU ≥ 0.5 match, over the whole AP pool (every confidence). */
+    calibration: reliability([...pipelineMethod.pool.values()].flat()),
     perPrompt: pipelineRows.map((r, k) => ({ prompt: r.name, instances: r.instances, pipeline: r, baselineBoxMasks: baselineRows[k], detectorBoxes: boxRows[k] })),
   };
 
@@ -273,6 +276,13 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
     `prompts answered "unknown": class names ${result.unknown.classNamePrompts.unknown}/${prompts.length}; ` +
       `COCO supercategory names ${unknownSupercategories.length}/${supercategories.length}` +
       (unknownSupercategories.length ? ` (${unknownSupercategories.join(', ')})` : ''),
+    '',
+    `calibration of the confidence (detector score × SAM predicted IoU) against matching an object at mask IoU 0.5: ` +
+      `ECE ${pct(result.calibration.ece)} % over ${result.calibration.answers} answers`,
+    '',
+    '| confidence | answers | mean confidence | precision@0.5 |',
+    '|---|---|---|---|',
+    ...result.calibration.bins.filter((b) => b.count > 0).map((b) => `| ${b.from.toFixed(1)}–${b.to.toFixed(1)} | ${b.count} | ${pct(b.meanConfidence)} | ${pct(b.precision)} |`),
     '',
     '| prompt | instances | recall@0.5 | precision@0.5 | AP50 | baseline recall | baseline precision | baseline AP50 |',
     '|---|---|---|---|---|---|---|---|',

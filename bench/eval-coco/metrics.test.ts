@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { averagePrecision, boxRegion, cocoIoU, countAt, matchImage, type GroundTruthInstance } from './metrics';
+import { averagePrecision, boxRegion, cocoIoU, countAt, matchImage, reliability, type GroundTruthInstance, type ImageMatch } from './metrics';
 
 const W = 100;
 const H = 100;
@@ -48,5 +48,32 @@ describe('COCO matching', () => {
 
   it('leaves AP undefined for a category without ground truth', () => {
     expect(averagePrecision([matchImage([], [{ region: box(0, 0, 5, 5), score: 0.5 }])])[0]).toBeUndefined();
+  });
+});
+
+describe('reliability (calibration of the confidence)', () => {
+  const image = (scores: number[], right: boolean[], crowd: boolean[] = scores.map(() => false)): ImageMatch => ({
+    scores,
+    matched: [right],
+    ignored: [crowd],
+    positives: right.filter(Boolean).length,
+  });
+
+  it('bins answers by confidence and gives each bin its precision; a calibrated set has ECE 0', () => {
+    // Bin [0.9, 1): 0.95 twice, both right → precision 1 vs confidence 0.95. Bin [0.5, 0.6): 0.5 twice, one right.
+    const { bins, ece, answers } = reliability([image([0.95, 0.95, 0.5, 0.5], [true, true, true, false])]);
+    expect(answers).toBe(4);
+    expect(bins[9]).toMatchObject({ count: 2, meanConfidence: 0.95, precision: 1 });
+    expect(bins[5]).toMatchObject({ count: 2, meanConfidence: 0.5, precision: 0.5 });
+    expect(bins[0]).toEqual({ from: 0, to: 0.1, count: 0 });
+    expect(ece).toBeCloseTo((2 / 4) * 0.05 + (2 / 4) * 0, 10);
+  });
+
+  it('measures over-confidence, ignores crowd matches, and puts a confidence of 1 in the top bin', () => {
+    const { bins, ece, answers } = reliability([image([1, 0.9, 0.9], [false, false, true], [false, false, true])]);
+    expect(answers).toBe(2);
+    expect(bins[9]).toMatchObject({ count: 2, precision: 0 });
+    expect(ece).toBeCloseTo(0.95, 10);
+    expect(reliability([]).ece).toBeUndefined();
   });
 });

@@ -185,3 +185,42 @@ export function mean(values: readonly (number | undefined)[]): number | undefine
   const defined = values.filter((v): v is number => v !== undefined);
   return defined.length ? defined.reduce((a, b) => a + b, 0) / defined.length : undefined;
 }
+
+export interface ReliabilityBin {
+  /** Confidence range [from, to). */
+  readonly from: number;
+  readonly to: number;
+  readonly count: number;
+  /** Mean confidence of the answers in the bin. */
+  readonly meanConfidence?: number;
+  /** Share of them that matched an object at the threshold (precision in the bin). */
+  readonly precision?: number;
+}
+
+/**
+ * How well confidence reads as a probability of being right: answers binned by confidence, each
+ * bin's precision beside its mean confidence, and the expected calibration error
+ * ECE = Σ_b (n_b / N) · |precision_b − confidence_b|. Crowd matches are neither right nor wrong.
+ */
+export function reliability(images: readonly ImageMatch[], bins = 10, thresholdIndex = 0): { bins: ReliabilityBin[]; ece?: number; answers: number } {
+  const sums = Array.from({ length: bins }, () => ({ count: 0, confidence: 0, right: 0 }));
+  for (const image of images) {
+    image.scores.forEach((score, d) => {
+      if (image.ignored[thresholdIndex][d]) return;
+      const b = Math.min(bins - 1, Math.max(0, Math.floor(score * bins)));
+      sums[b].count++;
+      sums[b].confidence += score;
+      if (image.matched[thresholdIndex][d]) sums[b].right++;
+    });
+  }
+  const answers = sums.reduce((n, s) => n + s.count, 0);
+  let ece = 0;
+  const out = sums.map((s, b) => {
+    if (s.count === 0) return { from: b / bins, to: (b + 1) / bins, count: 0 };
+    const meanConfidence = s.confidence / s.count;
+    const precision = s.right / s.count;
+    ece += (s.count / answers) * Math.abs(precision - meanConfidence);
+    return { from: b / bins, to: (b + 1) / bins, count: s.count, meanConfidence, precision };
+  });
+  return { bins: out, ece: answers ? ece : undefined, answers };
+}
