@@ -10,7 +10,7 @@ export function KnownConcepts({ open, onToggle }: { open: boolean; onToggle: (op
       <summary>Concepts the local model knows ({CONCEPTS.length})</summary>
       <p className="hint small">
         The local detector knows the {CONCEPTS.length} everyday object classes of COCO, with their plurals and synonyms (“kittens”).
-        Relations such as “on the sofa” are ignored. For anything else, use Remote mode.
+        Relations such as “on the sofa” are ignored. Other concepts need a server with an open-vocabulary (SAM 3) upstream, in Remote mode.
       </p>
       <ul className="concept-list" aria-label="Known concepts">
         {CONCEPTS.map((c) => (
