@@ -12,11 +12,15 @@
  * not queueing times; bounded by --requests per phase.
  *
  *   npm run bench:api -- [--url http://host:port] [--requests 200] [--engine-requests 60] [--image FILE]
+ *                        [--connections 8] [--load-seconds 5]
+ * Then the same replay, 401 and paid calls again under concurrent load (autocannon, bounded in time):
+ * throughput and latency when requests queue.
  *
  * Without --url it starts its own server process (temporary SQLite, rate limit lifted so the
  * limiter does not answer instead of the path under test — the limiter's own cost is still paid).
  */
 import { spawn } from 'node:child_process';
+import autocannon from 'autocannon';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
@@ -40,11 +44,49 @@ const { values: args } = parseArgs({
     x: { type: 'string', default: '220' },
     y: { type: 'string', default: '160' },
     out: { type: 'string', default: join(repoRoot, 'bench/results/api-bench') },
+    /** Concurrent load (autocannon): connections and seconds per phase; 0 seconds skips it. */
+    connections: { type: 'string', default: '8' },
+    'load-seconds': { type: 'string', default: '5' },
   },
 });
 const N = Number(args.requests);
 const ENGINE_N = Number(args['engine-requests']);
 const point = { x: Number(args.x), y: Number(args.y) };
+const CONNECTIONS = Number(args.connections);
+const LOAD_SECONDS = Number(args['load-seconds']);
+
+interface LoadStats {
+  connections: number;
+  seconds: number;
+  requests: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  statuses: Record<string, number>;
+  errors: number;
+}
+
+/**
+ * Throughput under concurrent load, bounded in time (autocannon, keep-alive connections).
+ * The sequential phases above measure latency without queueing; this one measures how many
+ * requests per second the process sustains and what latency that costs.
+ */
+async function loadPhase(name: string, base: string, path: string, headers: Record<string, string>, body: string, connections = CONNECTIONS): Promise<LoadStats> {
+  const result = await autocannon({ url: `${base}${path}`, method: 'POST', headers, body, connections, duration: LOAD_SECONDS });
+  const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, v]) => [code, v.count ?? 0]));
+  const out: LoadStats = {
+    connections,
+    seconds: result.duration,
+    requests: result.requests.total,
+    perSecond: Math.round(result.requests.average * 100) / 100,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    statuses,
+    errors: result.errors,
+  };
+  log(`${name} under load (${connections} connections, ${LOAD_SECONDS} s): ${out.perSecond}/s, p50 ${out.p50} ms, p99 ${out.p99} ms, statuses ${JSON.stringify(statuses)}`);
+  return out;
+}
 
 interface Stats {
   n: number;
@@ -172,7 +214,8 @@ async function main(): Promise<void> {
     const csrf = cookies.find((c) => c.startsWith('mw_csrf='))!.slice('mw_csrf='.length);
     const session = { cookie: cookies.join('; '), 'x-csrf-token': csrf };
     const key = JSON.parse((await call(base, 'POST', '/api/v1/api-keys', session)).text).key as string;
-    const purchases = Math.ceil((N + 20) / 1600);
+    // Paid calls: the sequential phase, plus the concurrent one (bounded by the engine's pace).
+    const purchases = Math.ceil((ENGINE_N + 20 + 60 * LOAD_SECONDS) / 1600);
     for (let i = 0; i < purchases; i++) {
       const bought = await call(base, 'POST', '/api/v1/credit-purchases', { ...session, ...json }, JSON.stringify({ packageId: 'pro' }));
       if (JSON.parse(bought.text).mode !== 'demo') throw new Error('the bench needs demo payment mode (no STRIPE_SECRET_KEY)');
@@ -208,6 +251,14 @@ async function main(): Promise<void> {
     results.replay = await phase('idempotent replay', N, () => call(base, 'POST', '/api/v1/pvs', { ...bearer, 'idempotency-key': 'bench-replay' }, body), 200);
     results.rejected401 = await phase('rejected (401 unknown key)', N, () => call(base, 'POST', '/api/v1/pvs', { ...json, authorization: 'Bearer mwk_not-a-key' }, body), 401);
 
+    const load: Record<string, LoadStats> = {};
+    if (LOAD_SECONDS > 0) {
+      load.replay = await loadPhase('idempotent replay', base, '/api/v1/pvs', { ...bearer, 'idempotency-key': 'bench-replay' }, body);
+      load.rejected401 = await loadPhase('rejected (401 unknown key)', base, '/api/v1/pvs', { ...json, authorization: 'Bearer mwk_not-a-key' }, body);
+      // Paid calls wait for the one inference worker: 2 connections keep it busy without filling the queue.
+      load.fullPath = await loadPhase('full API path (paid)', base, '/api/v1/pvs', { ...bearer, 'x-force-refresh': 'true' }, body, 2);
+    }
+
     const overheadP50 = Math.round((results.fullPath.p50 - results.bareEngine.p50) * 100) / 100;
     // The same request seen from inside the server: everything but the engine call itself.
     const fullTimings = serverTimings['full API path (/pvs, cached imageId, paid)'] ?? {};
@@ -224,11 +275,13 @@ async function main(): Promise<void> {
       requestsPerPhase: N,
       engineRequestsPerPhase: ENGINE_N,
       results,
+      load,
       overheadP50Ms: overheadP50,
       serverTimingP50Ms: serverSide,
       serverOverheadP50Ms: serverOverheadP50,
       targets: {
-        overheadP50Ms: { target: 3, actual: overheadP50, met: overheadP50 <= 3 },
+        /** Indicative only (two different engine instances); the server-side figure is the one judged. */
+        clientOverheadP50Ms: { target: 3, actual: overheadP50, met: overheadP50 >= 0 && overheadP50 <= 3 },
         serverOverheadP50Ms: { target: 3, actual: serverOverheadP50, met: serverOverheadP50 <= 3 },
         replayP50Ms: { target: 2, actual: results.replay.p50, met: results.replay.p50 <= 2 },
       },
@@ -249,10 +302,22 @@ async function main(): Promise<void> {
       '|---|---|---|---|---|---|',
       ...rows.map(([name, s]) => `| ${name} | ${s.n} | ${s.p50} | ${s.p90} | ${s.p99} | ${s.perSecond} |`),
       '',
-      `API overhead (full path − bare engine, p50): **${overheadP50} ms** (target ≤ 3 ms: ${report.targets.overheadP50Ms.met ? 'met' : 'NOT met'}).`,
-      `The same from inside the server (Server-Timing total − engine, p50): **${serverOverheadP50} ms** (${report.targets.serverOverheadP50Ms.met ? 'met' : 'NOT met'}); p50 by part: ${Object.entries(serverSide).map(([k, v]) => `${k} ${v} ms`).join(', ')}.`,
+      `API overhead, measured inside the server (Server-Timing total − engine, p50): **${serverOverheadP50} ms** (target ≤ 3 ms: ${report.targets.serverOverheadP50Ms.met ? 'met' : 'NOT met'}); p50 by part: ${Object.entries(serverSide).map(([k, v]) => `${k} ${v} ms`).join(', ')}.`,
+      `Seen from the client (full path − bare engine, p50): ${overheadP50} ms — indicative only: the bare engine runs in this process and the server's in a worker thread, and the two engine times differ by more than the overhead${overheadP50 < 0 ? ' (here the difference is negative)' : ''}.`,
       `Replay p50: **${results.replay.p50} ms** (target ≤ 2 ms: ${report.targets.replayP50Ms.met ? 'met' : 'NOT met'}).`,
       '',
+      ...(Object.keys(load).length
+        ? [
+            `Under concurrent load (autocannon, ${LOAD_SECONDS} s per phase):`,
+            '',
+            '| phase | connections | requests | per second | p50 ms | p99 ms | statuses |',
+            '|---|---|---|---|---|---|---|',
+            ...Object.entries(load).map(
+              ([name, l]) => `| ${name} | ${l.connections} | ${l.requests} | ${l.perSecond} | ${l.p50} | ${l.p99} | ${Object.entries(l.statuses).map(([c, n]) => `${c}×${n}`).join(' ')}${l.errors ? `, ${l.errors} errors` : ''} |`,
+            ),
+            '',
+          ]
+        : []),
     ].join('\n');
     mkdirSync(dirname(args.out), { recursive: true });
     writeFileSync(`${args.out}.json`, `${JSON.stringify(report, null, 2)}\n`);
