@@ -209,3 +209,55 @@ test('several images per session: sample, paste, drop; the session survives a re
   await expect(session.filter({ hasText: /chelsea|astronaut|rocket/ })).toHaveCount(3);
   await expect(page.getByRole('button', { name: /^chelsea\.png/ })).toHaveAttribute('aria-current', 'true');
 });
+
+test('a box plus points: the box stays while a point refines; colour, hide and delete an object, each undoable', async ({ page }) => {
+  await openSample(page, 'Coffee cup');
+  await waitForEncoder(page);
+
+  // A CENTER-anchored box around cup and saucer…
+  await page.getByRole('button', { name: 'Box', exact: true }).click();
+  const from = await imageToPage(page, 300, 240);
+  const to = await imageToPage(page, 300 + 190, 240 + 140);
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  await page.mouse.move(to.x, to.y, { steps: 6 });
+  await page.mouse.up();
+  const candidates = page.getByRole('radiogroup', { name: 'Mask candidates' }).getByRole('radio');
+  await expect(candidates.first()).toBeVisible();
+  await expect(page.locator('.chip.box')).toBeVisible();
+
+  // …then points on top of it: the box is kept and both go to the decoder together.
+  await page.getByRole('button', { name: 'Positive point', exact: true }).click();
+  await clickImage(page, 300, 235);
+  await expect(page.locator('.chip.box')).toBeVisible();
+  await expect(page.locator('.chip.positive')).toHaveText('1 positive');
+  await clickImage(page, 470, 330, 'right');
+  await expect(page.locator('.chip.negative')).toHaveText('1 negative');
+  await expect(page.locator('.chip.box')).toBeVisible();
+  await expect(candidates.first()).toBeVisible();
+  await screenshot(page, '07-box-plus-points');
+  await page.getByRole('button', { name: 'Accept object' }).click();
+  const row = page.getByTestId('object-row');
+  await expect(row).toHaveCount(1);
+
+  // Colour, visibility and deletion are document changes: each one is undone by one Undo.
+  const undo = page.getByRole('button', { name: 'Undo', exact: true });
+  const colour = page.getByLabel('Colour of object 1');
+  const before = await colour.inputValue();
+  await colour.fill('#00ff00');
+  await expect(colour).toHaveValue('#00ff00');
+  await page.getByRole('button', { name: 'Hide object 1' }).click();
+  await expect(row).toHaveClass(/hidden-object/);
+  await expect(page.getByRole('button', { name: 'Show object 1' })).toHaveAttribute('aria-pressed', 'true');
+  await screenshot(page, '08-object-hidden');
+  await page.getByRole('button', { name: 'Delete object 1' }).click();
+  await expect(row).toHaveCount(0);
+
+  await undo.click();
+  await expect(row).toHaveCount(1);
+  await expect(row).toHaveClass(/hidden-object/);
+  await undo.click();
+  await expect(row).not.toHaveClass(/hidden-object/);
+  await undo.click();
+  await expect(colour).toHaveValue(before);
+});

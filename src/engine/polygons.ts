@@ -16,6 +16,21 @@ import type { BinaryMask, PolygonWithHoles, Ring, Vertex } from './types';
 
 export const DEFAULT_POLYGON_TOLERANCE = 1;
 
+/**
+ * Decoder masks carry specks of a few pixels where the upsampled logits hover around 0. They are
+ * noise to a user, so the product drops parts (and holes) below 0.1 % of the mask's area, at least
+ * 4 px, wherever it turns a mask into polygons; SAM's own pipelines remove small regions the same way.
+ */
+export function defaultMinPartArea(maskArea: number): number {
+  return Math.max(4, Math.round(maskArea * 0.001));
+}
+
+export function maskPixelCount(mask: BinaryMask): number {
+  let n = 0;
+  for (let i = 0; i < mask.data.length; i++) if (mask.data[i]) n++;
+  return n;
+}
+
 export interface MaskToPolygonOptions {
   /** Douglas–Peucker tolerance in pixels; 0 keeps every corner of the traced staircase (minus collinear points). */
   tolerance?: number;

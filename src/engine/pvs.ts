@@ -4,7 +4,7 @@
  */
 import type { PvsResponse } from '../contract';
 import type { SegmentationEngine } from './engine';
-import { maskToPolygons } from './polygons';
+import { defaultMinPartArea, maskToPolygons } from './polygons';
 import type { BoxPrompt, PointPrompt, RgbaImage } from './types';
 
 export interface PvsEngineRequest {
@@ -25,14 +25,7 @@ export interface PvsTimings {
   totalMs: number;
 }
 
-/**
- * Decoder masks carry specks of a few pixels where the upsampled logits hover around 0. They are
- * noise to an API user, so parts (and holes) below 0.1 % of the mask's area, at least 4 px, are
- * dropped from the response; SAM's own pipelines remove small regions the same way.
- */
-export function defaultMinPartArea(maskArea: number): number {
-  return Math.max(4, Math.round(maskArea * 0.001));
-}
+export { defaultMinPartArea } from './polygons';
 
 export async function runPvs(
   engine: SegmentationEngine,
