@@ -11,7 +11,7 @@ import { useUi } from '../state/uiStore';
 import type { ToolOutput } from '../tools/types';
 import { isEmbedded, predictLocal } from './localEngine';
 import { RemoteCallError, remotePvs } from './remoteClient';
-import { newIdempotencyKey } from './retryPolicy';
+import { UnsettledKeys } from './unsettledKeys';
 
 /**
  * Wires tool outputs to the document and to inference. Local mode asks the engine after every
@@ -80,12 +80,8 @@ export function rerunActivePrompt(): void {
   else void runRemote(image.id);
 }
 
-/**
- * The Idempotency-Key of a prompt's paid call, kept while its outcome is unknown (the connection
- * dropped after every automatic retry): pressing Segment again then replays the same key, so a
- * request that did succeed on the server is returned, not charged twice.
- */
-const unsettledKeys = new Map<string, string>();
+/** Pressing Segment again after a dropped connection replays the same Idempotency-Key. */
+const unsettledKeys = new UnsettledKeys();
 
 export async function runRemote(imageId: string): Promise<void> {
   const doc = currentDocument();
@@ -100,8 +96,7 @@ export async function runRemote(imageId: string): Promise<void> {
   }
   studio.markPending(imageId, revision, 'pending');
   const attempt = `${imageId}:${revision}`;
-  const idempotencyKey = unsettledKeys.get(attempt) ?? newIdempotencyKey();
-  unsettledKeys.set(attempt, idempotencyKey);
+  const idempotencyKey = unsettledKeys.keyFor(attempt);
   try {
     const scale = uploadScaleFor(image.width, image.height, LIMITS.recommendedMaxSide);
     const body = {
@@ -121,11 +116,11 @@ export async function runRemote(imageId: string): Promise<void> {
       const polygons = polygonsToOriginal(p.masks.map((ring) => ({ outer: ring as Vertex[], holes: [] })), scale);
       return { polygons, score: p.confidence, area: 0, receipt };
     });
-    unsettledKeys.delete(attempt);
+    unsettledKeys.succeeded(attempt);
     studio.resolve(imageId, revision, candidates);
     if (candidates.length === 0) studio.fail(imageId, revision, `No mask found${result.refunded ? ' — the credit was refunded' : ''}. Request ${result.requestId ?? ''}`.trim());
   } catch (error) {
-    if (!(error instanceof RemoteCallError && error.status === 'network-error')) unsettledKeys.delete(attempt);
+    unsettledKeys.failed(attempt, error);
     const message = error instanceof RemoteCallError && error.requestId ? `${error.message} (request ${error.requestId})` : error instanceof Error ? error.message : String(error);
     studio.fail(imageId, revision, message);
   } finally {

@@ -7,6 +7,7 @@ import type { ImageEntry, SegObject } from '../state/model';
 import type { RemoteSettings } from '../state/uiStore';
 import { RemoteCallError, remoteSegment } from './remoteClient';
 import type { PromptOutcome } from './textOutcomes';
+import { UnsettledKeys } from './unsettledKeys';
 
 /**
  * The seam for text prompts: the server (POST /api/v1/segment, paid) in Remote mode, the engine
@@ -25,18 +26,23 @@ export interface TextSegmenter {
   segment(image: ImageEntry, prompts: readonly string[], onWaiting?: (message: string) => void): Promise<TextSegmentation>;
 }
 
+/** Pressing the text button again after a dropped connection replays the same Idempotency-Key. */
+const unsettledKeys = new UnsettledKeys();
+
 export function remoteTextSegmenter(remote: RemoteSettings): TextSegmenter {
   return {
     runsOn: 'server',
     async segment(image, prompts, onWaiting) {
       if (!remote.apiKey) throw new Error('Text prompts run on the server: paste an API key in Remote settings, or generate one on the API keys page.');
       const scale = uploadScaleFor(image.width, image.height, LIMITS.recommendedMaxSide);
+      const action = `${image.id}\u0000${prompts.join('\u0000')}`;
       try {
         const result = await remoteSegment(
           remote,
           { image: await encodeForUpload(image.id, scale), prompts: [...prompts] },
-          { onWaiting: (reason, seconds) => onWaiting?.(`${reason} (${Math.ceil(seconds)} s)…`) },
+          { idempotencyKey: unsettledKeys.keyFor(action), onWaiting: (reason, seconds) => onWaiting?.(`${reason} (${Math.ceil(seconds)} s)…`) },
         );
+        unsettledKeys.succeeded(action);
         const receipt = { requestId: result.requestId, refunded: result.refunded };
         const objects = result.data.prompt_results.flatMap((r) =>
           r.predictions.map((p) => ({
@@ -50,6 +56,7 @@ export function remoteTextSegmenter(remote: RemoteSettings): TextSegmenter {
         );
         return { objects, requestId: result.requestId, refunded: result.refunded };
       } catch (error) {
+        unsettledKeys.failed(action, error);
         if (error instanceof RemoteCallError && error.requestId) throw new Error(`${error.message} (request ${error.requestId})`);
         throw error;
       } finally {
