@@ -11,10 +11,14 @@ describe('image field', () => {
     expect(Buffer.from(decodeImageField(`data:image/png;base64,${b64}`))).toEqual(bytes);
     expect(Buffer.from(decodeImageField(`data:image/jpeg;name=x.jpg;base64,${b64}`))).toEqual(bytes);
     expect(Buffer.from(decodeImageField(bytes.toString('base64url')))).toEqual(bytes);
+    // Unpadded and URL-safe forms of other lengths.
+    expect(Buffer.from(decodeImageField('QQ'))).toEqual(Buffer.from('A'));
+    expect(Buffer.from(decodeImageField('QUI'))).toEqual(Buffer.from('AB'));
+    expect(Buffer.from(decodeImageField('-_-_'))).toEqual(Buffer.from([0xfb, 0xff, 0xbf]));
   });
 
   it('refuses what is not Base64 instead of silently skipping characters', () => {
-    for (const bad of ['', 'ab$c', 'YWJj\nZGVm', 'A', 'data:image/png,abc', 'data:image/png;base64,', 'YQ===']) {
+    for (const bad of ['', 'ab$c', 'YWJj\nZGVm', 'A', 'data:image/png,abc', 'data:image/png;base64,', 'YQ===', 'QQ==QQ==', 'QQ=A', 'Q===', '====', 'YW Jj', 'YWJj=', '\u00e9AAA']) {
       expect(() => decodeImageField(bad)).toThrow(DomainError);
     }
   });

@@ -12,6 +12,7 @@ import type { ImageBytes, InferenceJob, InferenceResult } from '../inference/pro
 import type { Billing, CallOutcome, MeteredCall, PreparedWork } from './billing';
 import { DomainError } from './errors';
 import { decodeImageField } from './image-field';
+import { readImageHeader } from './image-header';
 import { UpstreamError, type UpstreamTextSegmenter } from '../../engine/text/upstream';
 import type { PaidCalls, PaymentContext } from './x402/paid-calls';
 
@@ -168,7 +169,7 @@ const RASTER_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'avif', 'heif', 't
 /** The file's header must be that of an image format we decode; reads the header only. */
 async function checkImageHeader(bytes: Uint8Array): Promise<void> {
   try {
-    const meta = await sharp(bytes, { limitInputPixels: false }).metadata();
+    const meta = readImageHeader(bytes) ?? (await sharp(bytes, { limitInputPixels: false }).metadata());
     // Raster formats only: a vector image (SVG) is a document that can reference other files and
     // URLs, and rendering it is a larger attack surface than the product needs.
     if (!meta.format || !RASTER_FORMATS.has(meta.format)) throw new Error(`format ${meta.format ?? 'unknown'} is not accepted`);
