@@ -343,6 +343,19 @@ export function maskToPolygons(mask: BinaryMask, options: MaskToPolygonOptions =
 }
 
 /**
+ * The outline the product shows and serves for a mask: `maskToPolygons` with the specks dropped
+ * (`defaultMinPartArea`). `area` is the mask's pixel count when the caller has it already.
+ */
+export function maskOutline(mask: BinaryMask, options: { tolerance?: number; area?: number; minArea?: number } = {}): PolygonWithHoles[] {
+  return maskToPolygons(mask, { tolerance: options.tolerance, minArea: options.minArea ?? defaultMinPartArea(options.area ?? maskPixelCount(mask)) });
+}
+
+/** The API's `masks`: the outer ring of each part as [x, y] pairs (holes stay in the engine's representation). */
+export function outerRings(polygons: readonly PolygonWithHoles[]): [number, number][][] {
+  return polygons.map((p) => p.outer.map(([x, y]) => [x, y] as [number, number]));
+}
+
+/**
  * Fills polygons at pixel centers (nonzero winding with outer rings counted +1 and holes −1 whatever
  * their stored orientation), the inverse of `maskToPolygons`.
  */

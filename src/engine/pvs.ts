@@ -4,7 +4,7 @@
  */
 import type { PvsResponse } from '../contract';
 import type { SegmentationEngine } from './engine';
-import { defaultMinPartArea, maskToPolygons } from './polygons';
+import { maskOutline, outerRings } from './polygons';
 import type { BoxPrompt, PointPrompt, RgbaImage } from './types';
 
 export interface PvsEngineRequest {
@@ -25,8 +25,6 @@ export interface PvsTimings {
   totalMs: number;
 }
 
-export { defaultMinPartArea } from './polygons';
-
 export async function runPvs(
   engine: SegmentationEngine,
   image: RgbaImage,
@@ -44,7 +42,7 @@ export async function runPvs(
   const predictions = predicted.candidates
     .map((c) => ({
       // The API carries outer rings only; holes stay in the engine's own representation.
-      masks: maskToPolygons(c.mask, { tolerance: options.tolerance, minArea: options.minArea ?? defaultMinPartArea(c.area) }).map((p) => p.outer.map(([x, y]) => [x, y] as [number, number])),
+      masks: outerRings(maskOutline(c.mask, { tolerance: options.tolerance, area: c.area, minArea: options.minArea })),
       confidence: c.score,
     }))
     .filter((p) => p.masks.length > 0);

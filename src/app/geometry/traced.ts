@@ -1,4 +1,4 @@
-import { defaultMinPartArea, maskPixelCount, maskToPolygons } from '../../engine/polygons';
+import { maskOutline } from '../../engine/polygons';
 import type { BinaryMask, PolygonWithHoles } from '../../engine/types';
 
 /**
@@ -17,7 +17,7 @@ export function tracedPolygons(mask: BinaryMask | undefined, fallback: readonly 
   const key = Math.round(tolerance * 100) / 100;
   let polygons = byTolerance.get(key);
   if (!polygons) {
-    polygons = maskToPolygons(mask, { tolerance: key, minArea: defaultMinPartArea(maskPixelCount(mask)) });
+    polygons = maskOutline(mask, { tolerance: key });
     byTolerance.set(key, polygons);
   }
   return polygons;

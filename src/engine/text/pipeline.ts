@@ -12,7 +12,7 @@
  */
 import type { SegmentResponse } from '../../contract';
 import type { SegmentationEngine } from '../engine';
-import { defaultMinPartArea, maskIoU, maskToPolygons } from '../polygons';
+import { maskIoU, maskOutline, outerRings } from '../polygons';
 import type { BinaryMask, BoxPrompt, RgbaImage } from '../types';
 import type { CocoClass } from './coco-classes';
 import { maskColourHistogram, maskHasColour } from './colour';
@@ -200,7 +200,7 @@ export function toSegmentResponse(results: readonly PromptResult[], tolerance?: 
         .map((t) => ({
           label: t.label,
           confidence: Math.min(1, Math.max(0, t.confidence)),
-          masks: maskToPolygons(t.mask, { tolerance, minArea: defaultMinPartArea(t.area) }).map((p) => p.outer.map(([x, y]) => [x, y] as [number, number])),
+          masks: outerRings(maskOutline(t.mask, { tolerance, area: t.area })),
         }))
         .filter((p) => p.masks.length > 0),
     })),

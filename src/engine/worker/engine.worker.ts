@@ -6,7 +6,7 @@
 import { BackendStartupTimeoutError, createWebRuntime, DEFAULT_WEBGPU_TIMEOUT_MS, withTimeout } from '../adapters/ort-web';
 import { SegmentationEngine } from '../engine';
 import type { Runtime } from '../runtime';
-import { defaultMinPartArea, maskToPolygons } from '../polygons';
+import { maskOutline } from '../polygons';
 import { ObjectDetector } from '../text/detector';
 import { loadManifest, loadModel, type ModelManifest } from './model-loader';
 import { masksOf, TextService } from './text-service';
@@ -107,7 +107,7 @@ async function predict(request: Extract<WorkerRequest, { type: 'predict' }>, act
   const predicted = await active.predict(request.imageKey, request.prompt, { multimask: request.multimask });
   const t0 = performance.now();
   const candidates: PolygonCandidate[] = predicted.candidates.map((c) => ({
-    polygons: maskToPolygons(c.mask, { tolerance: request.tolerance, minArea: defaultMinPartArea(c.area) }),
+    polygons: maskOutline(c.mask, { tolerance: request.tolerance, area: c.area }),
     score: c.score,
     area: c.area,
     lowResLogits: c.lowResLogits,

@@ -6,7 +6,7 @@
  * there, a file in Node tests), and this module answers with plain, transferable data.
  */
 import type { SegmentationEngine } from '../engine';
-import { defaultMinPartArea, maskToPolygons } from '../polygons';
+import { maskOutline } from '../polygons';
 import { TextPipeline, type TextPipelineOptions } from '../text/pipeline';
 import { interpretPrompt } from '../text/prompt-parser';
 import { findSimilar, type SimilarOptions } from '../text/similar';
@@ -59,7 +59,7 @@ export class TextService {
             label: t.label,
             confidence: Math.min(1, Math.max(0, t.confidence)),
             area: t.area,
-            polygons: maskToPolygons(t.mask, { tolerance, minArea: defaultMinPartArea(t.area) }),
+            polygons: maskOutline(t.mask, { tolerance, area: t.area }),
             mask: t.mask,
           }))
           .filter((t) => t.polygons.length > 0),
@@ -73,7 +73,7 @@ export class TextService {
     const t0 = performance.now();
     const found = await findSimilar(this.engine, imageKey, source, options);
     const instances = found
-      .map((f) => ({ score: f.score, similarity: f.similarity, area: f.area, polygons: maskToPolygons(f.mask, { tolerance, minArea: defaultMinPartArea(f.area) }), mask: f.mask }))
+      .map((f) => ({ score: f.score, similarity: f.similarity, area: f.area, polygons: maskOutline(f.mask, { tolerance, area: f.area }), mask: f.mask }))
       .filter((f) => f.polygons.length > 0);
     return { instances, timings: { totalMs: performance.now() - t0 } };
   }
