@@ -88,11 +88,6 @@ export function isEmbedded(imageId: string): boolean {
   return embedded.has(imageId);
 }
 
-/** The running engine worker (started on demand). */
-export function localEngineClient(): Promise<WorkerClient> {
-  return startLocalEngine();
-}
-
 export async function predictLocal(imageId: string, prompt: VisualPrompt, options: { multimask: boolean; tolerance: number }): Promise<LocalCandidate[]> {
   const client = await startLocalEngine();
   const imageKey = await ensureEmbedding(imageId);

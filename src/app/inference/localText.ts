@@ -1,6 +1,6 @@
 import { interpretPrompt } from '../../engine/text/prompt-parser';
 import { rgbaOf } from '../images/imageLibrary';
-import { ensureEmbedding, localEngineClient } from './localEngine';
+import { ensureEmbedding, startLocalEngine } from './localEngine';
 import { outcomeOf } from './textOutcomes';
 import type { TextSegmenter } from './textSegmentation';
 
@@ -13,15 +13,12 @@ export function localTextSegmenter(tolerance: number): TextSegmenter {
     runsOn: 'browser',
     async segment(image, prompts) {
       // Prompts the local model cannot understand are answered here, without starting anything.
-      const understood = prompts.some((p) => interpretPrompt(p).classes.length > 0);
-      if (!understood) {
-        const outcomes = prompts.map((text) => {
-          const i = interpretPrompt(text);
-          return outcomeOf({ text, known: false, reason: i.reason, instances: [] });
-        });
+      const interpretations = prompts.map((text) => ({ ...interpretPrompt(text), text }));
+      if (interpretations.every((i) => i.classes.length === 0)) {
+        const outcomes = interpretations.map((i) => outcomeOf({ text: i.text, known: false, reason: i.reason, instances: [] }));
         return { objects: [], requestId: null, refunded: false, outcomes };
       }
-      const client = await localEngineClient();
+      const client = await startLocalEngine();
       const rgba = rgbaOf(image.id);
       if (!rgba) throw new Error('The image is not loaded yet.');
       // Same key as the point tools: the worker's cached embedding is reused, not recomputed.

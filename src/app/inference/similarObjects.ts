@@ -2,7 +2,7 @@ import type { BinaryMask } from '../../engine/types';
 import { fillPolygons } from '../export/rasterize';
 import type { ImageEntry, SegObject } from '../state/model';
 import { studio } from '../state/studioStore';
-import { ensureEmbedding, localEngineClient } from './localEngine';
+import { ensureEmbedding, startLocalEngine } from './localEngine';
 
 /**
  * "Find similar" on an accepted object: the engine worker looks for other instances from SAM's
@@ -20,10 +20,10 @@ export function objectMask(object: Pick<SegObject, 'mask' | 'polygons'>, width: 
 
 /** Adds what was found as new objects, labelled like the source, in one undo step; returns how many. */
 export async function findSimilarObjects(image: ImageEntry, object: SegObject, tolerance: number): Promise<number> {
-  const client = await localEngineClient();
+  const client = await startLocalEngine();
   const imageKey = await ensureEmbedding(image.id);
   const { instances } = await client.findSimilar(imageKey, objectMask(object, image.width, image.height), { tolerance });
-  studio.addSimilarObjects(
+  studio.addObjects(
     image.id,
     instances.map((f) => ({
       label: object.label,
@@ -33,6 +33,7 @@ export async function findSimilarObjects(image: ImageEntry, object: SegObject, t
       mask: f.mask,
       source: 'local' as const,
     })),
+    'find similar',
   );
   return instances.length;
 }

@@ -52,11 +52,9 @@ export const studio = {
   clearPrompt: (imageId: string) => useStudio.getState().apply('clear prompt', (d) => ops.clearPrompt(d, imageId, nextRevision())),
   selectCandidate: (imageId: string, index: number) => useStudio.getState().apply('pick candidate', (d) => ops.selectCandidate(d, imageId, index)),
   acceptCandidate: (imageId: string, label?: string) => useStudio.getState().apply('accept object', (d) => ops.acceptCandidate(d, imageId, newId('obj'), nextRevision(), label)),
-  addObjects: (imageId: string, objects: ReadonlyArray<Omit<SegObject, 'color' | 'id'>>) =>
-    useStudio.getState().apply(`add ${objects.length} objects`, (d) => ops.addObjects(d, imageId, objects.map((o) => ({ ...o, id: newId('obj') })))),
-  /** "Find similar" results: one undo step removes all of them. */
-  addSimilarObjects: (imageId: string, objects: ReadonlyArray<Omit<SegObject, 'color' | 'id'>>) =>
-    useStudio.getState().apply('find similar', (d) => ops.addObjects(d, imageId, objects.map((o) => ({ ...o, id: newId('obj') })))),
+  /** Several objects at once (text prompt, find similar): one undo step removes all of them. */
+  addObjects: (imageId: string, objects: ReadonlyArray<Omit<SegObject, 'color' | 'id'>>, action = `add ${objects.length} objects`) =>
+    useStudio.getState().apply(action, (d) => ops.addObjects(d, imageId, objects.map((o) => ({ ...o, id: newId('obj') })))),
   renameObject: (imageId: string, objectId: string, label: string) => useStudio.getState().apply('rename', (d) => ops.updateObject(d, imageId, objectId, { label })),
   setVisible: (imageId: string, objectId: string, visible: boolean) =>
     useStudio.getState().apply(visible ? 'show object' : 'hide object', (d) => ops.updateObject(d, imageId, objectId, { visible })),

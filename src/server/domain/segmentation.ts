@@ -35,6 +35,8 @@ export interface CallContext {
   payment?: PaymentContext;
 }
 
+export const DEFAULT_BUSY_RETRY_AFTER_SECONDS = 2;
+
 export interface SegmentationOptions {
   /** Retry-After for 503 service-busy. */
   busyRetryAfterSeconds: number;
@@ -49,7 +51,7 @@ export class Segmentation {
   constructor(
     private readonly billing: Billing,
     private readonly backend: InferenceBackend,
-    private readonly options: SegmentationOptions = { busyRetryAfterSeconds: 2 },
+    private readonly options: SegmentationOptions = { busyRetryAfterSeconds: DEFAULT_BUSY_RETRY_AFTER_SECONDS },
     /** Present when per-request payment (x402) is configured. */
     private readonly paidCalls?: PaidCalls,
   ) {}

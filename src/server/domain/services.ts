@@ -10,7 +10,7 @@ import { newId } from './ids';
 import { Payments, type StripeSettings } from './payments';
 import { RateLimiter } from './rate-limit';
 import { DEFAULT_RECOVERY_OPTIONS, Recovery, type RecoveryOptions } from './recovery';
-import { Segmentation, type SegmentationOptions } from './segmentation';
+import { DEFAULT_BUSY_RETRY_AFTER_SECONDS, Segmentation, type SegmentationOptions } from './segmentation';
 import { X402Gateway, type X402Settings } from './x402/gateway';
 import { PaidCalls } from './x402/paid-calls';
 
@@ -25,7 +25,6 @@ export interface ServicesOptions {
   recovery?: Partial<RecoveryOptions>;
   instanceId?: string;
   textUpstream?: SegmentationOptions['textUpstream'];
-  busyRetryAfterSeconds?: number;
   /** Per-request payment (x402); absent = disabled. */
   x402?: X402Settings;
 }
@@ -75,7 +74,7 @@ export function createServices(options: ServicesOptions): Services {
     segmentation: new Segmentation(
       billing,
       options.backend,
-      { busyRetryAfterSeconds: options.busyRetryAfterSeconds ?? 2, textUpstream: options.textUpstream },
+      { busyRetryAfterSeconds: DEFAULT_BUSY_RETRY_AFTER_SECONDS, textUpstream: options.textUpstream },
       paidCalls,
     ),
     backend: options.backend,
