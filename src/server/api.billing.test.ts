@@ -10,8 +10,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { LIMITS } from '../contract/limits';
 import { PvsRequest } from '../contract/segmentation';
 import { Billing } from './domain/billing';
+import { readUpload } from './domain/image-field';
+import { fingerprintBody } from './domain/segmentation';
 import { FaultInjector } from './domain/faults';
-import { requestFingerprint } from './domain/fingerprint';
+import { bodyDigest, requestFingerprint } from './domain/fingerprint';
 import { WorkerPool } from './inference/pool';
 import {
   closeSharedEngine,
@@ -104,6 +106,38 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
     expect(plain.status).toBe(200);
     const body = await plain.json();
     expect(body.prompts[0].predictions.length).toBeGreaterThan(1);
+    expect(await creditsOf(server, user)).toBe(4);
+  });
+
+  it('answers a byte-identical keyed retry from the digest of its bytes; the same request written differently is replayed by its fingerprint', async () => {
+    const key = 'digest-fast-path';
+    const bytes = JSON.stringify(pvs());
+    const send = (body: string, path = '/api/v1/pvs') =>
+      server.fetch(path, { method: 'POST', headers: { ...user.bearer, 'content-type': 'application/json', 'idempotency-key': key }, body });
+    const first = await send(bytes);
+    expect(first.status).toBe(200);
+    const firstBody = await first.text();
+    const stored = await server.services.db.kysely
+      .selectFrom('attempts')
+      .select(['id', 'body_digest'])
+      .where('request_id', '=', first.headers.get('x-service-request-id')!)
+      .executeTakeFirstOrThrow();
+    expect(stored.body_digest).toBe(bodyDigest('POST', '/api/v1/pvs', Buffer.from(bytes)));
+
+    const accountId = (await server.services.db.kysely.selectFrom('accounts').select('id').where('email', '=', user.email).executeTakeFirstOrThrow()).id;
+    expect(await server.services.billing.answerFromDigest(accountId, key, stored.body_digest!)).toMatchObject({ status: 200, rawBody: firstBody });
+    expect(await server.services.billing.answerFromDigest(accountId, key, bodyDigest('POST', '/api/v1/segment', Buffer.from(bytes)))).toBeUndefined();
+
+    // Byte-identical: the fast path. Same JSON value with other spacing and key order: the fingerprint.
+    const reordered = JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(bytes) as object).reverse()), null, 2);
+    for (const body of [bytes, reordered]) {
+      const replay = await send(body);
+      expect(replay.status).toBe(200);
+      expect(replay.headers.get('x-idempotent-replayed')).toBe('true');
+      expect(await replay.text()).toBe(firstBody);
+    }
+    // The same bytes on the other endpoint are another request, never this replay: validated there (400).
+    await expectProblem(await send(bytes, '/api/v1/segment'), 400, 'validation-failed');
     expect(await creditsOf(server, user)).toBe(4);
   });
 
@@ -386,7 +420,7 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
         await server.services.db.kysely.selectFrom('accounts').select('id').where('email', '=', user.email).executeTakeFirstOrThrow()
       ).id;
       const dead = new Billing(server.services.db, server.clock, new FaultInjector(), 'inst_dead_process');
-      const normalized = PvsRequest.parse(body);
+      const normalized = fingerprintBody(PvsRequest.parse(body), readUpload(body.image));
       const call = {
         accountId,
         endpoint: 'pvs',
@@ -402,7 +436,7 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
       };
       const claim = await dead.claimAndCharge(call, requestFingerprint('POST', '/api/v1/pvs', normalized));
       if (claim.kind !== 'new') throw new Error('seed claim failed');
-      if (phase === 'refund_pending') await dead.settle(claim.attemptId, 'refund_pending', 500, { seeded: true }, false);
+      if (phase === 'refund_pending') await dead.settle(claim.attemptId, 'refund_pending', 500, JSON.stringify({ seeded: true }), false);
       return claim.attemptId;
     };
     const stateOf = async (id: string) =>

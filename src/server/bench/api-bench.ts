@@ -5,7 +5,9 @@
  *   3. the full API path: POST /api/v1/pvs with a cached imageId, a new paid attempt each time
  *      (X-Force-Refresh: true): auth, rate limit, idempotency, charge, worker thread, settle,
  *   4. an idempotent replay (same Idempotency-Key): no engine, no charge,
- *   5. a rejected request (401, unknown key).
+ *   5. 3 and 4 again with a thumbnail of the image (64 px wide): the per-request cost without the
+ *      part that grows with the body (receiving, parsing, Base64, hashing),
+ *   6. a rejected request (401, unknown key).
  * Reports p50/p90/p99 latency and throughput per phase and API overhead = full path − bare
  * engine (p50), against the targets (overhead ≤ 3 ms, replay ≤ 2 ms). Writes
  * bench/results/api-bench.json and .md. Sequential requests (one connection) so latencies are
@@ -28,6 +30,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import sharp from 'sharp';
 import { decodeImage } from '../../engine/adapters/node-image';
 import { loadNodeEngine } from '../../engine/adapters/ort-node';
 import { runPvs } from '../../engine/pvs';
@@ -71,7 +74,7 @@ interface LoadStats {
  * The sequential phases above measure latency without queueing; this one measures how many
  * requests per second the process sustains and what latency that costs.
  */
-async function loadPhase(name: string, base: string, path: string, headers: Record<string, string>, body: string, connections = CONNECTIONS): Promise<LoadStats> {
+async function loadPhase(name: string, base: string, path: string, headers: Record<string, string>, body: Buffer, connections = CONNECTIONS): Promise<LoadStats> {
   const result = await autocannon({ url: `${base}${path}`, method: 'POST', headers, body, connections, duration: LOAD_SECONDS });
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, v]) => [code, v.count ?? 0]));
   const out: LoadStats = {
@@ -115,7 +118,7 @@ function stats(samples: number[], elapsedMs: number, statuses: Record<string, nu
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-function call(base: string, method: string, path: string, headers: Record<string, string>, body?: string) {
+function call(base: string, method: string, path: string, headers: Record<string, string>, body?: string | Buffer) {
   return new Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }>((resolveCall, reject) => {
     const url = new URL(path, base);
     const req = httpRequest(
@@ -222,10 +225,16 @@ async function main(): Promise<void> {
     }
 
     const bytes = readFileSync(args.image);
-    const body = JSON.stringify({ image: bytes.toString('base64'), imageId: 'bench-image', points: [{ ...point, positive: true }], multimaskOutput: false });
+    // Bytes, encoded once: a client's own JSON encoding is not the server's cost.
+    const body = Buffer.from(JSON.stringify({ image: bytes.toString('base64'), imageId: 'bench-image', points: [{ ...point, positive: true }], multimaskOutput: false }));
     const bearer = { ...json, authorization: `Bearer ${key}` };
     const prime = await call(base, 'POST', '/api/v1/pvs', bearer, body);
     if (prime.status !== 200) throw new Error(`priming call failed: ${prime.status} ${prime.text}`);
+    // The same photo as a thumbnail (64 px wide PNG): what the API costs when the body is small.
+    const smallBytes = await sharp(bytes).resize({ width: 64 }).png().toBuffer();
+    const smallBody = Buffer.from(JSON.stringify({ image: smallBytes.toString('base64'), imageId: 'bench-small', points: [{ x: 32, y: 20, positive: true }], multimaskOutput: false }));
+    const primeSmall = await call(base, 'POST', '/api/v1/pvs', bearer, smallBody);
+    if (primeSmall.status !== 200) throw new Error(`priming call (small image) failed: ${primeSmall.status} ${primeSmall.text}`);
 
     const results: Record<string, Stats> = {};
     results.httpFloor = await phase('HTTP floor (GET /health)', N, () => call(base, 'GET', '/api/v1/health', {}), 200);
@@ -249,6 +258,8 @@ async function main(): Promise<void> {
 
     results.fullPath = await phase('full API path (/pvs, cached imageId, paid)', ENGINE_N, () => call(base, 'POST', '/api/v1/pvs', { ...bearer, 'x-force-refresh': 'true' }, body), 200);
     results.replay = await phase('idempotent replay', N, () => call(base, 'POST', '/api/v1/pvs', { ...bearer, 'idempotency-key': 'bench-replay' }, body), 200);
+    results.fullPathSmall = await phase('full API path, small image', ENGINE_N, () => call(base, 'POST', '/api/v1/pvs', { ...bearer, 'x-force-refresh': 'true' }, smallBody), 200);
+    results.replaySmall = await phase('idempotent replay, small image', N, () => call(base, 'POST', '/api/v1/pvs', { ...bearer, 'idempotency-key': 'bench-replay-small' }, smallBody), 200);
     results.rejected401 = await phase('rejected (401 unknown key)', N, () => call(base, 'POST', '/api/v1/pvs', { ...json, authorization: 'Bearer mwk_not-a-key' }, body), 401);
 
     const load: Record<string, LoadStats> = {};
@@ -261,17 +272,24 @@ async function main(): Promise<void> {
 
     const overheadP50 = Math.round((results.fullPath.p50 - results.bareEngine.p50) * 100) / 100;
     // The same request seen from inside the server: everything but the engine call itself.
-    const fullTimings = serverTimings['full API path (/pvs, cached imageId, paid)'] ?? {};
     const p50Of = (values: number[] = []) => (values.length ? stats(values, 1).p50 : NaN);
-    const serverSide = Object.fromEntries(Object.entries(fullTimings).map(([k, v]) => [k, p50Of(v)]));
-    const inServerOverhead = (fullTimings.total ?? []).map((total, i) => total - (fullTimings.engine?.[i] ?? 0));
-    const serverOverheadP50 = p50Of(inServerOverhead);
-    log(`server-side p50 (Server-Timing): ${JSON.stringify(serverSide)}; total − engine = ${serverOverheadP50} ms`);
+    const inServer = (phaseName: string) => {
+      const timings = serverTimings[phaseName] ?? {};
+      const parts = Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, p50Of(v)]));
+      const overhead = p50Of((timings.total ?? []).map((total, i) => total - (timings.engine?.[i] ?? 0)));
+      log(`${phaseName}, server-side p50 (Server-Timing): ${JSON.stringify(parts)}; total − engine = ${overhead} ms`);
+      return { parts, overhead };
+    };
+    const { parts: serverSide, overhead: serverOverheadP50 } = inServer('full API path (/pvs, cached imageId, paid)');
+    const { parts: serverSideSmall, overhead: serverOverheadSmallP50 } = inServer('full API path, small image');
+    const replayServerP50 = inServer('idempotent replay').parts.total;
+    const replaySmallServerP50 = inServer('idempotent replay, small image').parts.total;
     const report = {
       when: new Date().toISOString(),
       machine: { cpus: cpus().length, model: cpus()[0]?.model, loadavg: loadavg().map((l) => Math.round(l * 100) / 100) },
       image: args.image,
       imageBase64Chars: bytes.toString('base64').length,
+      smallImageBase64Chars: smallBytes.toString('base64').length,
       requestsPerPhase: N,
       engineRequestsPerPhase: ENGINE_N,
       results,
@@ -279,11 +297,17 @@ async function main(): Promise<void> {
       overheadP50Ms: overheadP50,
       serverTimingP50Ms: serverSide,
       serverOverheadP50Ms: serverOverheadP50,
+      serverTimingSmallP50Ms: serverSideSmall,
+      serverOverheadSmallP50Ms: serverOverheadSmallP50,
+      replayServerP50Ms: replayServerP50,
+      replaySmallServerP50Ms: replaySmallServerP50,
       targets: {
         /** Indicative only (two different engine instances); the server-side figure is the one judged. */
         clientOverheadP50Ms: { target: 3, actual: overheadP50, met: overheadP50 >= 0 && overheadP50 <= 3 },
         serverOverheadP50Ms: { target: 3, actual: serverOverheadP50, met: serverOverheadP50 <= 3 },
         replayP50Ms: { target: 2, actual: results.replay.p50, met: results.replay.p50 <= 2 },
+        serverOverheadSmallP50Ms: { target: 3, actual: serverOverheadSmallP50, met: serverOverheadSmallP50 <= 3 },
+        replaySmallP50Ms: { target: 2, actual: results.replaySmall.p50, met: results.replaySmall.p50 <= 2 },
       },
     };
     const rows = [
@@ -291,6 +315,8 @@ async function main(): Promise<void> {
       ['bare engine: runPvs, cached embedding', results.bareEngine],
       ['full API path: POST /pvs, cached imageId, paid', results.fullPath],
       ['idempotent replay', results.replay],
+      [`full API path, small image (${smallBytes.toString('base64').length} Base64 characters)`, results.fullPathSmall],
+      ['idempotent replay, small image', results.replaySmall],
       ['rejected: 401', results.rejected401],
     ] as const;
     const md = [
@@ -304,7 +330,9 @@ async function main(): Promise<void> {
       '',
       `API overhead, measured inside the server (Server-Timing total − engine, p50): **${serverOverheadP50} ms** (target ≤ 3 ms: ${report.targets.serverOverheadP50Ms.met ? 'met' : 'NOT met'}); p50 by part: ${Object.entries(serverSide).map(([k, v]) => `${k} ${v} ms`).join(', ')}.`,
       `Seen from the client (full path − bare engine, p50): ${overheadP50} ms — indicative only: the bare engine runs in this process and the server's in a worker thread, and the two engine times differ by more than the overhead${overheadP50 < 0 ? ' (here the difference is negative)' : ''}.`,
-      `Replay p50: **${results.replay.p50} ms** (target ≤ 2 ms: ${report.targets.replayP50Ms.met ? 'met' : 'NOT met'}).`,
+      `Replay p50: **${results.replay.p50} ms** (target ≤ 2 ms: ${report.targets.replayP50Ms.met ? 'met' : 'NOT met'}); inside the server ${replayServerP50} ms.`,
+      '',
+      `With the small image: API overhead inside the server **${serverOverheadSmallP50} ms** (target ≤ 3 ms: ${report.targets.serverOverheadSmallP50Ms.met ? 'met' : 'NOT met'}); p50 by part: ${Object.entries(serverSideSmall).map(([k, v]) => `${k} ${v} ms`).join(', ')}. Replay p50 **${results.replaySmall.p50} ms** (target ≤ 2 ms: ${report.targets.replaySmallP50Ms.met ? 'met' : 'NOT met'}); inside the server ${replaySmallServerP50} ms.`,
       '',
       ...(Object.keys(load).length
         ? [

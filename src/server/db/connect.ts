@@ -11,6 +11,7 @@ import {
   Kysely,
   PostgresDialect,
   SqliteDialect,
+  type SqliteDatabase,
   SqliteDriver,
   sql,
   type Driver,
@@ -60,6 +61,30 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * Kysely's SQLite driver prepares every query anew; compiling the SQL costs more than running
+ * these small indexed statements. The product issues a few dozen distinct statements, so each is
+ * compiled once and kept (bounded, least recently used out). Reuse is safe: better-sqlite3 runs a
+ * statement to completion synchronously, and nothing here streams rows.
+ */
+export function withStatementCache(database: SQLite.Database, capacity = 512): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(source: string) {
+      let statement = statements.get(source);
+      if (statement) {
+        statements.delete(source);
+      } else {
+        statement = database.prepare(source);
+        if (statements.size >= capacity) statements.delete(statements.keys().next().value!);
+      }
+      statements.set(source, statement);
+      return statement;
+    },
+  };
+}
+
 export interface OpenDatabaseOptions {
   /** postgres://… ; when absent, SQLite at `${dataDir}/maskwright.sqlite`. */
   databaseUrl?: string;
@@ -73,6 +98,7 @@ export interface OpenDatabaseOptions {
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
   let kysely: Kysely<Database>;
   let dialect: DialectName;
+  let sqliteHandle: SQLite.Database | undefined;
   if (options.databaseUrl) {
     dialect = 'postgres';
     const schema = options.pgSchema?.replace(/[^a-z0-9_]/gi, '');
@@ -97,13 +123,14 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
     const file = options.sqliteFile ?? join(dataDir, 'maskwright.sqlite');
     if (!options.sqliteFile) mkdirSync(dataDir, { recursive: true });
     const sqlite = new SQLite(file);
+    sqliteHandle = sqlite;
     // Credits live here: WAL for concurrent readers, FULL sync so a committed charge or refund
     // survives power loss, and a busy timeout so a second process waits instead of failing.
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = FULL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+    kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
   }
   const schema =
     dialect === 'postgres'
@@ -120,12 +147,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
     }
     // SQLite's safety level cannot change inside a transaction: hold the one connection, lower it
     // around the transaction, restore it, so no other transaction commits with the lower level.
+    // (Set on the handle directly: a pragma through Kysely costs as much as a statement of the call.)
     return kysely.connection().execute(async (connection) => {
-      await sql`PRAGMA synchronous = NORMAL`.execute(connection);
+      sqliteHandle!.pragma('synchronous = NORMAL');
       try {
         return await connection.transaction().execute(fn);
       } finally {
-        await sql`PRAGMA synchronous = FULL`.execute(connection);
+        sqliteHandle!.pragma('synchronous = FULL');
       }
     });
   };

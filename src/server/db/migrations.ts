@@ -153,7 +153,13 @@ const x402: Migration = {
   },
 };
 
-const MIGRATIONS: Record<string, Migration> = { '0001_initial': initial, '0002_x402': x402 };
+const bodyDigest: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('attempts').addColumn('body_digest', 'text').execute();
+  },
+};
+
+const MIGRATIONS: Record<string, Migration> = { '0001_initial': initial, '0002_x402': x402, '0003_body_digest': bodyDigest };
 
 class InlineMigrations implements MigrationProvider {
   async getMigrations() {

@@ -61,6 +61,11 @@ export interface AttemptsTable {
   endpoint: string;
   fingerprint: string;
   idempotency_key: string | null;
+  /**
+   * SHA-256 of method, path and the request's bytes as sent (keyed requests only): a byte-identical
+   * retry is answered from it before its body is parsed. `fingerprint` stays the rule for all else.
+   */
+  body_digest: string | null;
   state: AttemptState;
   request_id: string;
   /** server_instances.id of the process running it; with lease_until decides when it is orphaned. */

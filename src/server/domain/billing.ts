@@ -2,11 +2,14 @@
  * One metered call (/pvs, /segment) as explicit atomic phases, after Brandur's rocket-rides-atomic.
  * Each phase that writes is one transaction ending at a named recovery point (attempts.state):
  *
+ *   (answerFromDigest: a byte-identical keyed retry is replayed before its body is even parsed)
  *   peek             (read only)       a live stored result is replayed, a conflict answered 409
  *   prepare          (no writes)       image checked (400), worker slot reserved (503)
- *   claim + charge → charged           key claimed and one credit taken, in ONE durable transaction:
- *                                      a claimed key always has a charged attempt, and a 402 leaves
- *                                      nothing behind
+ *   claim + charge → charged           key claimed and one credit taken, in ONE transaction: a
+ *                                      claimed key always has a charged attempt, and a 402 leaves
+ *                                      nothing behind. Committed relaxed (visible at once, to every
+ *                                      process); a durable commit flushes it while the engine runs,
+ *                                      and nothing is answered before that flush
  *   (the engine runs here, outside any transaction, in a worker thread)
  *   settle         → completed         200 stored, charge kept
  *                  → refund_pending    empty / invalid / failed result stored, refund owed
@@ -15,10 +18,10 @@
  * Whatever a crash leaves in `charged` or `refund_pending` is finished by `Recovery` and the refund
  * loop (src/server/domain/recovery.ts), in this process or any other.
  */
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { LIMITS } from '../../contract/limits';
 import { problemTypeUri, PROBLEM_TYPES } from '../../contract/problems';
-import type { Db } from '../db/connect';
+import type { Db, Durability } from '../db/connect';
 import type { AttemptsTable, Database, IdempotencyKeysTable, KeyScope } from '../db/schema';
 import type { Clock } from './clock';
 import { DomainError } from './errors';
@@ -26,6 +29,7 @@ import type { FaultInjector } from './faults';
 import { newId } from './ids';
 import { applyLedgerEntry } from './ledger';
 import { requestFingerprint } from './fingerprint';
+import { timed, type Timings } from './timings';
 
 export interface BillingOptions {
   /** How long an attempt may run before another process may consider it orphaned. */
@@ -65,6 +69,10 @@ export interface MeteredCall<Res> {
   /** Validated request with defaults applied: the fingerprint covers it. */
   body: unknown;
   idempotencyKey?: string;
+  /** See AttemptsTable.body_digest; given for keyed requests so that their retries take the fast path. */
+  bodyDigest?: string;
+  /** Filled in with the phases' durations (Server-Timing). */
+  timings?: Timings;
   forceRefresh: boolean;
   /**
    * Check the image, reserve a worker slot… May throw a DomainError (400, 503): nothing is charged.
@@ -98,19 +106,26 @@ export class Billing {
   ) {}
 
   async run<Res>(call: MeteredCall<Res>): Promise<CallOutcome> {
+    const fingerprintStart = performance.now();
     const fingerprint = requestFingerprint(call.method, call.path, call.body);
+    if (call.timings) call.timings.idempotency = performance.now() - fingerprintStart;
 
-    // Peek: replays and conflicts need no image check, no worker and no write.
-    const peeked = await this.peek(call, fingerprint);
-    if (peeked.kind === 'replay') return this.replay(peeked.attempt);
-    if (peeked.kind === 'conflict') throw peeked.error;
+    // Peek: replays and conflicts need no image check, no worker and no write. A forced refresh
+    // without a key is always a new attempt: nothing to look up.
+    if (call.idempotencyKey || !call.forceRefresh) {
+      const peeked = await timed(call.timings, 'idempotency', () => this.peek(call, fingerprint));
+      if (peeked.kind === 'replay') return this.replay(peeked.attempt);
+      if (peeked.kind === 'conflict') throw peeked.error;
+    }
 
-    const work = await call.prepare(call.accountId);
+    const work = await timed(call.timings, 'prepare', () => call.prepare(call.accountId));
 
-    // Claim the key and charge one credit, atomically.
+    // Claim the key and charge one credit, atomically. The commit is visible at once, so a concurrent
+    // duplicate sees the claim, but not yet flushed to disk: the flush runs while the engine does,
+    // and no answer goes out before both are done.
     let claim: Claim;
     try {
-      claim = await this.claimAndCharge(call, fingerprint);
+      claim = await timed(call.timings, 'charge', () => this.claimAndCharge(call, fingerprint, 'relaxed'));
     } catch (error) {
       work.cancel();
       throw error;
@@ -122,12 +137,21 @@ export class Billing {
     }
     const { attemptId } = claim;
 
-    // Outside any transaction: the engine.
+    // Outside any transaction: the engine, and meanwhile the flush that makes the charge durable.
     let result: Res | undefined;
     let failure: DomainError | undefined;
+    const running = runWithFaults(this.faults, work);
+    // Started once the job is on its way to the worker: SQLite's flush holds this thread meanwhile.
+    const flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.makeChargeDurable(attemptId));
     try {
-      result = await runWithFaults(this.faults, work);
+      const [ran, flushed] = await Promise.allSettled([running, flushing]);
+      if (ran.status === 'rejected') throw ran.reason;
+      // A charge that may not be on disk is not answered: refunded like any failure after the charge.
+      if (flushed.status === 'rejected') throw new DomainError('internal-error', 'the charge could not be made durable');
+      result = ran.value;
+      const checkStart = performance.now();
       if (!call.isValid(result)) failure = new DomainError('invalid-result');
+      if (call.timings) call.timings.check = performance.now() - checkStart;
     } catch (error) {
       failure =
         error instanceof DomainError
@@ -140,12 +164,14 @@ export class Billing {
 
     // Settle, and refund when owed.
     if (!failure && result !== undefined && !call.isEmpty(result)) {
-      const settled = await this.settle(attemptId, 'completed', 200, result, true);
+      // Serialized once: stored for replays and sent as it is.
+      const json = JSON.stringify(result);
+      const settled = await timed(call.timings, 'settle', () => this.settle(attemptId, 'completed', 200, json, true));
       if (!settled) throw this.abandonedError(call.requestId);
-      return { status: 200, body: result, headers: {} };
+      return { status: 200, body: result, rawBody: json, headers: {} };
     }
     if (!failure) {
-      const settled = await this.settle(attemptId, 'refund_pending', 200, result, true);
+      const settled = await this.settle(attemptId, 'refund_pending', 200, JSON.stringify(result ?? null), true);
       if (!settled) throw this.abandonedError(call.requestId);
       const refunded = await this.refund(attemptId);
       return { status: 200, body: result, headers: refunded ? { 'X-Service-Refunded': 'true' } : {} };
@@ -159,7 +185,7 @@ export class Billing {
       detail: failure.detail,
       requestId: call.requestId,
     };
-    const settled = await this.settle(attemptId, 'refund_pending', failure.status, problem, false, failure.detail);
+    const settled = await this.settle(attemptId, 'refund_pending', failure.status, JSON.stringify(problem), false, failure.detail);
     if (!settled) throw this.abandonedError(call.requestId);
     const refunded = await this.refund(attemptId);
     throw new DomainError(failure.slug, failure.detail, {
@@ -181,14 +207,14 @@ export class Billing {
     existing: IdempotencyKeysTable | undefined,
     attempt: AttemptsTable | undefined,
     scope: KeyScope,
-    call: MeteredCall<unknown>,
+    forceRefresh: boolean,
     fingerprint: string,
     now: number,
   ): Decision {
     if (!existing || !attempt) return { kind: 'new' };
     const live = existing.expires_at === null || existing.expires_at > now;
     // An explicit key beats X-Force-Refresh; force-refresh only bypasses the unkeyed reuse.
-    const bypass = scope === 'implicit' && call.forceRefresh;
+    const bypass = scope === 'implicit' && forceRefresh;
     if (!live || bypass) return { kind: 'new' };
     if (existing.fingerprint !== fingerprint) return { kind: 'conflict', error: new DomainError('idempotency-key-reused') };
     const retryAfterSeconds = this.options.inProgressRetryAfterSeconds;
@@ -205,17 +231,54 @@ export class Billing {
   /** Read-only look at the key; answers replays and conflicts without any write. */
   async peek(call: MeteredCall<unknown>, fingerprint: string): Promise<Decision> {
     const { scope, key } = this.keyOf(call, fingerprint);
-    const existing = await this.db.kysely
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('account_id', '=', call.accountId)
-      .where('scope', '=', scope)
-      .where('key', '=', key)
+    const found = await this.keyWithAttempt(this.db.kysely, call.accountId, scope, key);
+    return this.decide(found?.key, found?.attempt, scope, call.forceRefresh, fingerprint, this.clock.now());
+  }
+
+  /**
+   * The fast path of a keyed retry: when the key's attempt was made from exactly these bytes (same
+   * method and path too), its answer is known before the body is parsed or validated. Returns the
+   * stored replay, throws the 409 of an attempt still running or awaiting its refund, and returns
+   * undefined for anything else (unknown key, other bytes, expired key): that takes the full path,
+   * where the fingerprint decides.
+   */
+  async answerFromDigest(accountId: string, idempotencyKey: string, bodyDigest: string): Promise<CallOutcome | undefined> {
+    const found = await this.keyWithAttempt(this.db.kysely, accountId, 'explicit', idempotencyKey);
+    if (!found || found.attempt.body_digest !== bodyDigest) return undefined;
+    const decision = this.decide(found.key, found.attempt, 'explicit', false, found.key.fingerprint, this.clock.now());
+    if (decision.kind === 'replay') return this.replay(decision.attempt);
+    if (decision.kind === 'conflict') throw decision.error;
+    return undefined;
+  }
+
+  /**
+   * A key's row and its attempt's, in one read. `lockKey` (inside the claim's transaction): the key
+   * row only is locked on PostgreSQL — the lock order is attempt → key → account, and a claim must
+   * not hold an attempt's lock while it waits for a key's.
+   */
+  private async keyWithAttempt(
+    db: Kysely<Database>,
+    accountId: string,
+    scope: KeyScope,
+    key: string,
+    { lockKey = false } = {},
+  ): Promise<{ key: IdempotencyKeysTable; attempt: AttemptsTable } | undefined> {
+    const row = await db
+      .selectFrom('idempotency_keys as k')
+      .innerJoin('attempts as a', 'a.id', 'k.attempt_id')
+      .selectAll('a')
+      .select(['k.fingerprint as key_fingerprint', 'k.expires_at as key_expires_at'])
+      .where('k.account_id', '=', accountId)
+      .where('k.scope', '=', scope)
+      .where('k.key', '=', key)
+      .$if(lockKey && this.db.dialect === 'postgres', (q) => q.forUpdate('k'))
       .executeTakeFirst();
-    const attempt = existing
-      ? await this.db.kysely.selectFrom('attempts').selectAll().where('id', '=', existing.attempt_id).executeTakeFirst()
-      : undefined;
-    return this.decide(existing, attempt, scope, call, fingerprint, this.clock.now());
+    if (!row) return undefined;
+    const { key_fingerprint, key_expires_at, ...attempt } = row;
+    return {
+      key: { account_id: accountId, scope, key, fingerprint: key_fingerprint, attempt_id: attempt.id, expires_at: key_expires_at },
+      attempt,
+    };
   }
 
   /**
@@ -223,23 +286,14 @@ export class Billing {
    * new attempt insert it as `charged` together with its ledger charge. Throws
    * DomainError('insufficient-credits') with nothing written.
    */
-  async claimAndCharge(call: MeteredCall<unknown>, fingerprint: string): Promise<Claim> {
+  async claimAndCharge(call: MeteredCall<unknown>, fingerprint: string, durability: Durability = 'durable'): Promise<Claim> {
     const { scope, key } = this.keyOf(call, fingerprint);
     try {
       return await this.db.transaction(async (trx): Promise<Claim> => {
         const now = this.clock.now();
-        const existing = await trx
-          .selectFrom('idempotency_keys')
-          .selectAll()
-          .where('account_id', '=', call.accountId)
-          .where('scope', '=', scope)
-          .where('key', '=', key)
-          .$if(this.db.dialect === 'postgres', (q) => q.forUpdate())
-          .executeTakeFirst();
-        const attempt = existing
-          ? await trx.selectFrom('attempts').selectAll().where('id', '=', existing.attempt_id).executeTakeFirst()
-          : undefined;
-        const decision = this.decide(existing, attempt, scope, call, fingerprint, now);
+        const found = await this.keyWithAttempt(trx, call.accountId, scope, key, { lockKey: true });
+        const existing = found?.key;
+        const decision = this.decide(existing, found?.attempt, scope, call.forceRefresh, fingerprint, now);
         if (decision.kind !== 'new') return decision;
 
         const attemptId = await this.insertAttempt(trx, call, fingerprint, now);
@@ -262,7 +316,7 @@ export class Billing {
         }
         await applyLedgerEntry(trx, { accountId: call.accountId, amount: -LIMITS.creditsPerCall, kind: 'charge', reference: attemptId, now });
         return { kind: 'new', attemptId };
-      });
+      }, durability);
     } catch (error) {
       if (error instanceof ClaimRace) {
         const retryAfterSeconds = this.options.inProgressRetryAfterSeconds;
@@ -270,6 +324,22 @@ export class Billing {
       }
       throw error;
     }
+  }
+
+  /**
+   * Makes a relaxed claim durable: a durable commit syncs SQLite's log (synchronous=FULL) or waits
+   * for PostgreSQL's WAL flush, and either covers every earlier commit, the claim's included. What
+   * it writes is a renewal of the attempt's lease.
+   */
+  private async makeChargeDurable(attemptId: string): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      await trx
+        .updateTable('attempts')
+        .set({ lease_until: this.clock.now() + this.options.leaseMs })
+        .where('id', '=', attemptId)
+        .where('state', '=', 'charged')
+        .execute();
+    });
   }
 
   private async insertAttempt(trx: Transaction<Database>, call: MeteredCall<unknown>, fingerprint: string, now: number) {
@@ -282,6 +352,7 @@ export class Billing {
         endpoint: call.endpoint,
         fingerprint,
         idempotency_key: call.idempotencyKey ?? null,
+        body_digest: call.idempotencyKey ? (call.bodyDigest ?? null) : null,
         state: 'charged',
         request_id: call.requestId,
         owner_instance: this.instanceId,
@@ -310,7 +381,7 @@ export class Billing {
     attemptId: string,
     state: 'completed' | 'refund_pending',
     status: number,
-    body: unknown,
+    responseJson: string,
     replayable: boolean,
     failure?: string,
   ): Promise<boolean> {
@@ -321,7 +392,7 @@ export class Billing {
         .set({
           state,
           response_status: status,
-          response_body: JSON.stringify(body ?? null),
+          response_body: responseJson,
           replayable: replayable ? 1 : 0,
           failure: failure ?? null,
           updated_at: now,
@@ -390,14 +461,16 @@ export class Billing {
   }
 
   private async startKeyExpiry(trx: Transaction<Database>, attemptId: string, now: number): Promise<void> {
-    for (const scope of ['explicit', 'implicit'] as const) {
-      await trx
-        .updateTable('idempotency_keys')
-        .set({ expires_at: now + keyTtl(scope) })
-        .where('attempt_id', '=', attemptId)
-        .where('scope', '=', scope)
-        .execute();
-    }
+    // One statement for both scopes (a keyed attempt may also hold the unkeyed reuse entry).
+    const explicitUntil = now + keyTtl('explicit');
+    const implicitUntil = now + keyTtl('implicit');
+    await trx
+      .updateTable('idempotency_keys')
+      .set({
+        expires_at: sql<number>`case when scope = 'explicit' then cast(${explicitUntil} as bigint) else cast(${implicitUntil} as bigint) end`,
+      })
+      .where('attempt_id', '=', attemptId)
+      .execute();
   }
 
   private replay(attempt: AttemptsTable): CallOutcome {

@@ -41,3 +41,8 @@ export function requestFingerprint(method: string, path: string, body: unknown):
   hashCanonical(hash, body);
   return hash.digest('hex');
 }
+
+/** Digest of a request as sent: method + path + the body's bytes (see AttemptsTable.body_digest). */
+export function bodyDigest(method: string, path: string, bytes: Uint8Array): string {
+  return createHash('sha256').update(`${method.toUpperCase()} ${path}\n`).update(bytes).digest('hex');
+}

@@ -3,9 +3,29 @@
  * Strict: only the standard alphabet (URL-safe `-`/`_` tolerated), padding only at the end,
  * no whitespace. Node's own decoder silently skips bad characters, so the result is checked.
  */
+import { createHash } from 'node:crypto';
 import { DomainError } from './errors';
 
-const DATA_URI_PREFIX = /^data:([a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+)?((?:;[a-z0-9!#$&^_.+-]+=[^;,]*)*);base64,/i;
+/** An uploaded image decoded once: its bytes go to the worker, their digest names it everywhere else. */
+export interface Upload {
+  bytes: Uint8Array;
+  /** SHA-256 of the file's bytes, Base64: the request fingerprint's stand-in for the image, the worker's decoded-pixels key. */
+  digest: string;
+}
+
+/** The image field as an Upload, or the 400 it deserves (kept, not thrown, so that callers choose when it is answered). */
+export function readUpload(field: string): Upload | DomainError {
+  try {
+    const bytes = decodeImageField(field);
+    return { bytes, digest: createHash('sha256').update(bytes).digest('base64') };
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+}
+
+// Parameter values: anything but the separators and control characters (RFC 2045 forbids them).
+const DATA_URI_PREFIX = /^data:([a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+)?((?:;[a-z0-9!#$&^_.+-]+=[^;,\x00-\x1f\x7f]*)*);base64,/i;
 
 export function decodeImageField(value: string): Uint8Array {
   const prefix = DATA_URI_PREFIX.exec(value);

@@ -11,7 +11,7 @@ import type { InferenceBackend, InferenceSlot } from '../inference/pool';
 import type { ImageBytes, InferenceJob, InferenceResult } from '../inference/protocol';
 import type { Billing, CallOutcome, MeteredCall, PreparedWork } from './billing';
 import { DomainError } from './errors';
-import { decodeImageField } from './image-field';
+import { readUpload, type Upload } from './image-field';
 import { readImageHeader } from './image-header';
 import { UpstreamError, type UpstreamTextSegmenter } from '../../engine/text/upstream';
 import type { PaidCalls, PaymentContext } from './x402/paid-calls';
@@ -30,6 +30,8 @@ export interface CallContext {
   method: string;
   path: string;
   idempotencyKey?: string;
+  /** Digest of the request's bytes (keyed requests): stored with the attempt for fast retries. */
+  bodyDigest?: string;
   forceRefresh: boolean;
   /** Paid per request (x402) instead of credits; then `accountId` is empty. */
   payment?: PaymentContext;
@@ -72,35 +74,38 @@ export class Segmentation {
     // pixels and checked against them on every hit, so they are shared as they are.
     const cacheKeyIn = (scope: string) =>
       request.imageId ? (request.imageId.startsWith(CONTENT_KEY_PREFIX) ? request.imageId : `${scope}/${request.imageId}`) : undefined;
+    const upload = readUpload(request.image);
     return this.run<PvsResponse>(ctx, {
       ...ctx,
       endpoint: 'pvs',
-      body: request,
+      body: fingerprintBody(request, upload),
       prepare: (scope) =>
-        this.prepare(request.image, async (slot, image) => {
+        this.prepare(upload, async (slot, image, imageDigest) => {
           const cacheKey = cacheKeyIn(scope);
           const result = await runJob(
             slot,
-            { kind: 'pvs', image, cacheKey, points: request.points, box: request.box, multimaskOutput: request.multimaskOutput },
+            { kind: 'pvs', image, imageDigest, cacheKey, points: request.points, box: request.box, multimaskOutput: request.multimaskOutput },
             ctx.timings,
           );
           if (result.kind !== 'pvs') throw new Error('worker answered the wrong job kind');
           return request.imageId ? { ...result.response, imageId: request.imageId } : result.response;
         }),
       isEmpty: (r) => !r.prompts.some((p) => p.predictions.some((pred) => pred.masks.some((m) => m.length >= 3))),
-      isValid: (r) => PvsResponse.safeParse(r).success && hasFiniteCoordinates(r),
+      // zod 4's z.number() refuses NaN and ±Infinity, so the schema also keeps coordinates finite.
+      isValid: (r) => PvsResponse.safeParse(r).success,
     });
   }
 
   segment(ctx: CallContext, request: SegmentRequest): Promise<CallOutcome> {
     const upstream = this.options.textUpstream;
+    const upload = readUpload(request.image);
     return this.run<SegmentResponse>(ctx, {
       ...ctx,
       endpoint: 'segment',
-      body: request,
+      body: fingerprintBody(request, upload),
       prepare: () =>
-        upstream ? this.prepareUpstream(request, upstream, ctx.timings) : this.prepare(request.image, async (slot, image) => {
-          const result = await runJob(slot, { kind: 'segment', image, prompts: request.prompts }, ctx.timings);
+        upstream ? this.prepareUpstream(request, upload, upstream, ctx.timings) : this.prepare(upload, async (slot, image, imageDigest) => {
+          const result = await runJob(slot, { kind: 'segment', image, imageDigest, prompts: request.prompts }, ctx.timings);
           if (result.kind !== 'segment') throw new Error('worker answered the wrong job kind');
           return result.response;
         }),
@@ -108,18 +113,19 @@ export class Segmentation {
       isValid: (r) =>
         SegmentResponse.safeParse(r).success &&
         r.prompt_results.length === request.prompts.length &&
-        r.prompt_results.every((p, i) => p.echo.text === request.prompts[i]) &&
-        hasFiniteCoordinates(r),
+        r.prompt_results.every((p, i) => p.echo.text === request.prompts[i]),
     });
   }
 
   private async prepareUpstream(
     request: SegmentRequest,
+    upload: Upload | DomainError,
     upstream: NonNullable<SegmentationOptions['textUpstream']>,
     timings?: Record<string, number>,
   ): Promise<PreparedWork<SegmentResponse>> {
     // The same checks as for the local engine: a file that is not an image is refused before the charge.
-    await checkImageHeader(decodeImageField(request.image));
+    if (upload instanceof DomainError) throw upload;
+    await checkImageHeader(upload.bytes);
     if (this.upstreamInFlight >= upstream.maxInFlight) {
       throw new DomainError('service-busy', 'the text upstream has as many calls in flight as allowed', {
         retryAfterSeconds: this.options.busyRetryAfterSeconds,
@@ -149,10 +155,11 @@ export class Segmentation {
   }
 
   private async prepare<Res>(
-    imageField: string,
-    work: (slot: InferenceSlot, image: ImageBytes) => Promise<Res>,
+    upload: Upload | DomainError,
+    work: (slot: InferenceSlot, image: ImageBytes, imageDigest: string) => Promise<Res>,
   ): Promise<PreparedWork<Res>> {
-    const bytes = decodeImageField(imageField);
+    if (upload instanceof DomainError) throw upload;
+    const { bytes, digest } = upload;
     await checkImageHeader(bytes);
     const slot = this.backend.tryReserve();
     if (!slot) {
@@ -160,10 +167,19 @@ export class Segmentation {
         retryAfterSeconds: this.options.busyRetryAfterSeconds,
       });
     }
-    // An own buffer, moved (not copied) to the worker.
-    const own = new Uint8Array(bytes);
-    return { run: () => work(slot, own), cancel: () => slot.release() };
+    // Moved (not copied) to the worker: the decoded buffer itself when it holds nothing else.
+    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+    return { run: () => work(slot, own, digest), cancel: () => slot.release() };
   }
+}
+
+/**
+ * What the request fingerprint covers: the validated request, its image stood in for by the digest
+ * of the decoded file, so the 2 MB string is hashed by neither the fingerprint nor the worker. An
+ * image that does not decode keeps its string here; its 400 comes in `prepare`, as for any bad image.
+ */
+export function fingerprintBody<R extends { image: string }>(request: R, upload: Upload | DomainError): unknown {
+  return upload instanceof DomainError ? request : { ...request, image: { sha256: upload.digest } };
 }
 
 const RASTER_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'avif', 'heif', 'tiff']);
@@ -210,13 +226,4 @@ async function runJob(slot: InferenceSlot, job: InferenceJob, timings?: Record<s
     }
     throw error;
   }
-}
-
-function hasFiniteCoordinates(value: unknown): boolean {
-  let ok = true;
-  JSON.stringify(value, (_k, v) => {
-    if (typeof v === 'number' && !Number.isFinite(v)) ok = false;
-    return v;
-  });
-  return ok;
 }

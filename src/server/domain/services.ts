@@ -8,7 +8,7 @@ import { systemClock, type Clock } from './clock';
 import { FaultInjector, type FaultRates } from './faults';
 import { newId } from './ids';
 import { Payments, type StripeSettings } from './payments';
-import { RateLimiter } from './rate-limit';
+import { createRateLimiter, type RateLimiter } from './rate-limit';
 import { DEFAULT_RECOVERY_OPTIONS, Recovery, type RecoveryOptions } from './recovery';
 import { DEFAULT_BUSY_RETRY_AFTER_SECONDS, Segmentation, type SegmentationOptions } from './segmentation';
 import { X402Gateway, type X402Settings } from './x402/gateway';
@@ -52,7 +52,7 @@ export function createServices(options: ServicesOptions): Services {
   const instanceId = options.instanceId ?? newId('inst');
   const billingOptions = { ...DEFAULT_BILLING_OPTIONS, ...options.billing };
   const billing = new Billing(options.db, clock, faults, instanceId, billingOptions);
-  const rateLimiter = new RateLimiter(options.db, clock, options.rateLimitPerSecond);
+  const rateLimiter = createRateLimiter(options.db, clock, options.rateLimitPerSecond);
   const x402 = options.x402 ? new X402Gateway(options.x402) : null;
   const paidCalls = x402
     ? new PaidCalls(options.db, clock, x402, rateLimiter, faults, {

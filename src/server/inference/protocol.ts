@@ -9,13 +9,15 @@ export type InferenceJob =
   | {
       kind: 'pvs';
       image: ImageBytes;
+      /** SHA-256 of `image` (Base64) when the caller has it: the decoded-pixels cache key. */
+      imageDigest?: string;
       /** Cache key for the embedding (already namespaced per account when client-chosen). */
       cacheKey?: string;
       points?: PointPrompt[];
       box?: BoxPrompt;
       multimaskOutput: boolean;
     }
-  | { kind: 'segment'; image: ImageBytes; prompts: string[]; cacheKey?: string };
+  | { kind: 'segment'; image: ImageBytes; imageDigest?: string; prompts: string[]; cacheKey?: string };
 
 /** Measured inside the worker: decoding the upload (0 on a decoded-image cache hit) and the engine call. */
 export interface WorkerTimings {

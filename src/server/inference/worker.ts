@@ -27,8 +27,8 @@ async function main(): Promise<void> {
   let decodedBytes = 0;
   const DECODED_BUDGET_BYTES = 256 * 1024 * 1024;
 
-  async function pixels(bytes: Uint8Array): Promise<RgbaImage> {
-    const key = createHash('sha256').update(bytes).digest('base64');
+  async function pixels(bytes: Uint8Array, digest?: string): Promise<RgbaImage> {
+    const key = digest ?? createHash('sha256').update(bytes).digest('base64');
     const hit = decoded.get(key);
     if (hit) {
       decoded.delete(key);
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
 
   async function run(job: InferenceJob): Promise<InferenceResult> {
     const t0 = performance.now();
-    const image = await pixels(job.image);
+    const image = await pixels(job.image, job.imageDigest);
     const t1 = performance.now();
     const timings = () => ({ decodeMs: t1 - t0, engineMs: performance.now() - t1 });
     if (job.kind === 'pvs') {

@@ -16,6 +16,7 @@ import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors';
 import type { Services } from '../../domain/services';
+import { timed } from '../../domain/timings';
 import type { PaymentContext } from '../../domain/x402/paid-calls';
 
 export type AuthMode = 'none' | 'any' | 'session';
@@ -79,6 +80,10 @@ export const authPlugin = fp<{ services: Services }>(async (app, { services }) =
   app.addHook('onRequest', async (request: FastifyRequest, _reply: FastifyReply) => {
     const mode = request.routeOptions.config?.auth ?? 'none';
     if (mode === 'none') return;
+    await timed(request.timings, 'auth', () => authenticate(request, mode));
+  });
+
+  async function authenticate(request: FastifyRequest, mode: AuthMode): Promise<void> {
     const x402 = mode === 'any' && request.routeOptions.config?.metered ? services.x402 : null;
     const resourceUrl = () => x402!.resourceUrl(`${request.protocol}://${request.host}`, request.url.split('?')[0]);
     if (x402 && request.headers.authorization === undefined) {
@@ -106,5 +111,5 @@ export const authPlugin = fp<{ services: Services }>(async (app, { services }) =
         });
       }
     }
-  });
+  }
 });

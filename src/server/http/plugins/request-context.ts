@@ -3,6 +3,16 @@
  * X-Service-Request-ID, the cross-origin isolation pair ORT's threaded WASM needs, nosniff.
  */
 import fp from 'fastify-plugin';
+import type { Timings } from '../../domain/timings';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Durations of this request's phases (ms), reported by the metered routes as Server-Timing. */
+    timings: Timings;
+    /** When Fastify started reading the body (performance.now()). */
+    receiveStart: number;
+  }
+}
 
 export const ISOLATION_HEADERS = {
   'Cross-Origin-Opener-Policy': 'same-origin',
@@ -22,8 +32,18 @@ export const requestContextPlugin = fp<{ lifecycle: Lifecycle }>(async (app, { l
   app.addHook('preClose', async () => {
     closing = true;
   });
+  app.decorateRequest('timings', null as unknown as Timings);
+  app.decorateRequest('receiveStart', 0);
   app.addHook('onRequest', async (request, reply) => {
+    request.timings = {};
     reply.header('X-Service-Request-ID', request.id);
+  });
+  // Receiving the body: from the end of the onRequest hooks (auth) until the handler may run.
+  app.addHook('preParsing', async (request) => {
+    request.receiveStart = performance.now();
+  });
+  app.addHook('preValidation', async (request) => {
+    if (request.receiveStart) request.timings.receive = performance.now() - request.receiveStart;
   });
   app.addHook('onSend', async (request, reply, payload) => {
     reply.header('X-Service-Request-ID', request.id);

@@ -1,5 +1,6 @@
-/** POST /api/v1/pvs and /api/v1/segment: parse, then one domain call. */
+/** POST /api/v1/pvs and /api/v1/segment: headers, a stored answer or the parsed body, then one domain call. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
 import { IDEMPOTENCY_KEY_PATTERN, LIMITS } from '../../../contract/limits';
 import { PvsRequest, SegmentRequest } from '../../../contract/segmentation';
 import type { CallOutcome } from '../../domain/billing';
@@ -7,6 +8,8 @@ import { DomainError } from '../../domain/errors';
 import type { CallContext } from '../../domain/segmentation';
 import type { Services } from '../../domain/services';
 import { parseBody } from '../validation';
+import { jsonOf, RawJsonBody, useRawJsonBodies } from '../raw-json';
+import { bodyDigest } from '../../domain/fingerprint';
 
 /**
  * Largest accepted body: a maximal image (2,097,152 characters) plus 256 KiB for the rest — enough
@@ -28,7 +31,7 @@ function callContext(request: FastifyRequest): CallContext {
     forceRefresh = value === 'true';
   }
   return {
-    timings: {},
+    timings: request.timings,
     // A paid (x402) request has no account: its payer is known once the payment is verified.
     accountId: request.principal?.accountId ?? '',
     payment: request.payment ?? undefined,
@@ -67,20 +70,35 @@ function send(reply: FastifyReply, outcome: CallOutcome, ctx: CallContext): Fast
   return reply.type('application/json').send(outcome.rawBody ?? JSON.stringify(outcome.body));
 }
 
+/**
+ * A keyed request (credits, not x402) carries the digest of its bytes; when the same bytes were
+ * answered before under the same key, that answer goes out before the body is even parsed.
+ */
+async function storedAnswer(services: Services, request: FastifyRequest, ctx: CallContext): Promise<CallOutcome | undefined> {
+  if (!ctx.idempotencyKey || ctx.payment || !ctx.accountId || !(request.body instanceof RawJsonBody)) return undefined;
+  ctx.bodyDigest = bodyDigest(ctx.method, ctx.path, request.body.bytes);
+  return services.billing.answerFromDigest(ctx.accountId, ctx.idempotencyKey, ctx.bodyDigest);
+}
+
 export async function segmentationRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   const routeOptions = { bodyLimit: METERED_BODY_LIMIT, config: { auth: 'any' as const, metered: true } };
+  useRawJsonBodies(app);
 
-  app.post('/api/v1/pvs', routeOptions, async (request, reply) => {
-    checkImageLength(request.body);
-    const ctx = callContext(request);
-    const body = parseBody(PvsRequest, request.body);
-    return send(reply, await services.segmentation.pvs(ctx, body), ctx);
-  });
+  /** Headers → stored answer of a byte-identical keyed retry, or 413 → validation → one domain call. */
+  const metered =
+    <S extends z.ZodType>(schema: S, call: (ctx: CallContext, body: z.infer<S>) => Promise<CallOutcome>) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const ctx = callContext(request);
+      const stored = await storedAnswer(services, request, ctx);
+      if (stored) return send(reply, stored, ctx);
+      const parseStart = performance.now();
+      const json = jsonOf(request.body);
+      checkImageLength(json);
+      const body = parseBody(schema, json);
+      ctx.timings!.parse = performance.now() - parseStart;
+      return send(reply, await call(ctx, body), ctx);
+    };
 
-  app.post('/api/v1/segment', routeOptions, async (request, reply) => {
-    checkImageLength(request.body);
-    const ctx = callContext(request);
-    const body = parseBody(SegmentRequest, request.body);
-    return send(reply, await services.segmentation.segment(ctx, body), ctx);
-  });
+  app.post('/api/v1/pvs', routeOptions, metered(PvsRequest, (ctx, body) => services.segmentation.pvs(ctx, body)));
+  app.post('/api/v1/segment', routeOptions, metered(SegmentRequest, (ctx, body) => services.segmentation.segment(ctx, body)));
 }

@@ -1,0 +1,12 @@
+/** Where a call's time went, by phase (ms): the API reports it as Server-Timing. */
+export type Timings = Record<string, number>;
+
+/** Runs `work`, adding its duration to `timings[name]`. */
+export async function timed<T>(timings: Timings | undefined, name: string, work: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  try {
+    return await work();
+  } finally {
+    if (timings) timings[name] = (timings[name] ?? 0) + (performance.now() - start);
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * JSON.parse for metered bodies, minus the scan of the image. A body is mostly its `image`, a
+ * Base64 string of up to 2 MB, and JSON.parse reads it character by character looking for escapes
+ * (about 0.6 ms per 320 KB here). When that string is plain ASCII without escapes its end is found
+ * with one memchr; the rest of the body goes through JSON.parse with the string emptied, and the
+ * image is put back as a Latin-1 slice of the bytes, which for ASCII is the same string.
+ *
+ * Whenever the shape is anything but that (no top-level `"image"` string, an escape or a non-ASCII
+ * byte inside it, a second `image` key, a key with an escape that could spell `image`, not an
+ * object at all), the whole body goes to JSON.parse as before: same value, same errors. One
+ * difference is accepted: a raw control character inside the image string, which JSON forbids,
+ * is left to the image's own Base64 check (400 invalid-image rather than 400 malformed-json).
+ */
+import { isAscii } from 'node:buffer';
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+function isSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+function skipSpace(bytes: Buffer, i: number): number {
+  while (i < bytes.length && isSpace(bytes[i])) i++;
+  return i;
+}
+
+/** Index of the quote closing the string opened at `open`, or -1. */
+function closingQuote(bytes: Buffer, open: number): number {
+  let at = open;
+  for (;;) {
+    at = bytes.indexOf(QUOTE, at + 1);
+    if (at === -1) return -1;
+    let backslashes = 0;
+    while (bytes[at - 1 - backslashes] === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return at;
+  }
+}
+
+/** Index just past the value starting at `i` (not validated: JSON.parse does that), or -1. */
+function skipValue(bytes: Buffer, i: number): number {
+  const first = bytes[i];
+  if (first === QUOTE) {
+    const close = closingQuote(bytes, i);
+    return close === -1 ? -1 : close + 1;
+  }
+  if (first === 0x7b || first === 0x5b) {
+    let depth = 0;
+    for (let at = i; at < bytes.length; at++) {
+      const byte = bytes[at];
+      if (byte === QUOTE) {
+        at = closingQuote(bytes, at);
+        if (at === -1) return -1;
+      } else if (byte === 0x7b || byte === 0x5b) depth++;
+      else if (byte === 0x7d || byte === 0x5d) {
+        depth--;
+        if (depth === 0) return at + 1;
+      }
+    }
+    return -1;
+  }
+  let at = i;
+  while (at < bytes.length && !isSpace(bytes[at]) && bytes[at] !== 0x2c && bytes[at] !== 0x7d && bytes[at] !== 0x5d) at++;
+  return at === i ? -1 : at;
+}
+
+/** [start, end) of the top-level "image" string's characters, when the fast path may take it. */
+export function imageSpan(bytes: Buffer): [number, number] | undefined {
+  let i = skipSpace(bytes, 0);
+  if (bytes[i] !== 0x7b) return undefined;
+  i = skipSpace(bytes, i + 1);
+  if (bytes[i] === 0x7d) return undefined;
+  let span: [number, number] | undefined;
+  for (;;) {
+    if (bytes[i] !== QUOTE) return undefined;
+    const keyEnd = closingQuote(bytes, i);
+    if (keyEnd === -1) return undefined;
+    const keyHasEscape = bytes.indexOf(BACKSLASH, i + 1) !== -1 && bytes.indexOf(BACKSLASH, i + 1) < keyEnd;
+    if (keyHasEscape) return undefined;
+    const isImage = keyEnd - i - 1 === 5 && bytes.toString('latin1', i + 1, keyEnd) === 'image';
+    i = skipSpace(bytes, keyEnd + 1);
+    if (bytes[i] !== 0x3a) return undefined;
+    i = skipSpace(bytes, i + 1);
+    const valueEnd = skipValue(bytes, i);
+    if (valueEnd === -1) return undefined;
+    if (isImage) {
+      if (span || bytes[i] !== QUOTE) return undefined;
+      const content: [number, number] = [i + 1, valueEnd - 1];
+      const escape = bytes.indexOf(BACKSLASH, content[0]);
+      if (escape !== -1 && escape < content[1]) return undefined;
+      if (!isAscii(bytes.subarray(content[0], content[1]))) return undefined;
+      span = content;
+    }
+    i = skipSpace(bytes, valueEnd);
+    if (bytes[i] === 0x2c) {
+      i = skipSpace(bytes, i + 1);
+      continue;
+    }
+    if (bytes[i] === 0x7d) return span;
+    return undefined;
+  }
+}
+
+/** The body's JSON value (throws JSON.parse's SyntaxError on malformed JSON). */
+export function parseMeteredJson(bytes: Buffer): unknown {
+  const span = imageSpan(bytes);
+  if (!span) return JSON.parse(bytes.toString('utf8'));
+  const [start, end] = span;
+  const rest = JSON.parse(bytes.toString('utf8', 0, start) + bytes.toString('utf8', end)) as Record<string, unknown>;
+  rest.image = bytes.toString('latin1', start, end);
+  return rest;
+}
