@@ -6,6 +6,7 @@ import type { Db } from '../db/connect';
 import type { Clock } from './clock';
 import { DomainError } from './errors';
 import { newId, randomSecret, sha256Hex } from './ids';
+import { preparedQuery } from '../db/prepared';
 
 const KEY_PREFIX = 'mwk_';
 const DISPLAY_PREFIX_LENGTH = 12;
@@ -22,6 +23,11 @@ export interface ApiKeyView {
   prefix: string;
   createdAt: string;
 }
+
+/** Every metered request runs it: compiled once (db/prepared.ts). */
+const accountOfKey = preparedQuery<[keyHash: string], { account_id: string }>((db, $) =>
+  db.selectFrom('api_keys').select('account_id').where('key_hash', '=', $(0)).where('revoked_at', 'is', null),
+);
 
 export class ApiKeys {
   constructor(
@@ -94,12 +100,7 @@ export class ApiKeys {
   /** The account owning this key, or undefined for unknown, revoked or rotated-out keys. */
   async authenticate(key: string): Promise<string | undefined> {
     if (!key.startsWith(KEY_PREFIX) || key.length > 100) return undefined;
-    const row = await this.db.kysely
-      .selectFrom('api_keys')
-      .select('account_id')
-      .where('key_hash', '=', sha256Hex(key))
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    const [row] = (await accountOfKey.run(this.db.kysely, this.db.kysely, sha256Hex(key))).rows;
     return row?.account_id;
   }
 }

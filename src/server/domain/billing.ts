@@ -22,12 +22,13 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { LIMITS } from '../../contract/limits';
 import { problemTypeUri, PROBLEM_TYPES } from '../../contract/problems';
 import type { Db, Durability } from '../db/connect';
-import type { AttemptsTable, Database, IdempotencyKeysTable, KeyScope } from '../db/schema';
+import type { AttemptState, AttemptsTable, Database, IdempotencyKeysTable, KeyScope } from '../db/schema';
 import type { Clock } from './clock';
 import { DomainError } from './errors';
 import type { FaultInjector } from './faults';
 import { newId } from './ids';
 import { applyLedgerEntry } from './ledger';
+import { preparedQuery } from '../db/prepared';
 import { requestFingerprint } from './fingerprint';
 import { timed, type Timings } from './timings';
 
@@ -93,6 +94,91 @@ type Decision =
 export type Claim = { kind: 'new'; attemptId: string } | Exclude<Decision, { kind: 'new' }>;
 
 class ClaimRace extends Error {}
+
+function selectKeyWithAttempt(db: Kysely<Database>, $: (index: number) => string) {
+  return db
+    .selectFrom('idempotency_keys as k')
+    .innerJoin('attempts as a', 'a.id', 'k.attempt_id')
+    .selectAll('a')
+    .select(['k.fingerprint as key_fingerprint', 'k.expires_at as key_expires_at'])
+    .where('k.account_id', '=', $(0))
+    .where('k.scope', '=', $(1) as KeyScope)
+    .where('k.key', '=', $(2));
+}
+type KeyWithAttemptRow = AttemptsTable & { key_fingerprint: string; key_expires_at: number | null };
+
+/** The hot path's statements, compiled once (db/prepared.ts). */
+const Q = {
+  insertAttempt: preparedQuery<
+    [id: string, accountId: string, endpoint: string, fingerprint: string, key: string | null, digest: string | null, requestId: string, owner: string, leaseUntil: number, now: number]
+  >((db, $) =>
+    db.insertInto('attempts').values({
+      id: $(0),
+      account_id: $(1),
+      endpoint: $(2),
+      fingerprint: $(3),
+      idempotency_key: $(4),
+      body_digest: $(5),
+      state: 'charged',
+      request_id: $(6),
+      owner_instance: $(7),
+      lease_until: $(8),
+      response_status: null,
+      response_body: null,
+      replayable: 0,
+      failure: null,
+      refund_attempts: 0,
+      next_refund_at: null,
+      last_refund_error: null,
+      created_at: $(9),
+      updated_at: $(9),
+      completed_at: null,
+    }),
+  ),
+  claimKey: preparedQuery<[accountId: string, scope: KeyScope, key: string, fingerprint: string, attemptId: string]>((db, $) =>
+    db
+      .insertInto('idempotency_keys')
+      .values({ account_id: $(0), scope: $(1), key: $(2), fingerprint: $(3), attempt_id: $(4), expires_at: null })
+      .onConflict((oc) => oc.columns(['account_id', 'scope', 'key']).doNothing()),
+  ),
+  keyWithAttempt: preparedQuery<[accountId: string, scope: KeyScope, key: string], KeyWithAttemptRow>((db, $) => selectKeyWithAttempt(db, $)),
+  keyWithAttemptLocked: preparedQuery<[accountId: string, scope: KeyScope, key: string], KeyWithAttemptRow>((db, $) =>
+    selectKeyWithAttempt(db, $).forUpdate('k'),
+  ),
+  settleAttempt: preparedQuery<
+    [state: AttemptState, status: number, body: string, replayable: number, failure: string | null, now: number, completedAt: number | null, nextRefundAt: number | null, attemptId: string]
+  >((db, $) =>
+    db
+      .updateTable('attempts')
+      .set({
+        state: $(0),
+        response_status: $(1),
+        response_body: $(2),
+        replayable: $(3),
+        failure: $(4),
+        updated_at: $(5),
+        completed_at: $(6),
+        next_refund_at: $(7),
+      })
+      .where('id', '=', $(8))
+      .where('state', '=', 'charged'),
+  ),
+  // One statement for both scopes (a keyed attempt may also hold the unkeyed reuse entry).
+  startKeyExpiry: preparedQuery<[explicitUntil: number, implicitUntil: number, attemptId: string]>((db, $) =>
+    db
+      .updateTable('idempotency_keys')
+      .set({ expires_at: sql<number>`case when scope = 'explicit' then cast(${$(0)} as bigint) else cast(${$(1)} as bigint) end` })
+      .where('attempt_id', '=', $(2)),
+  ),
+  reclaimKey: preparedQuery<[attemptId: string, fingerprint: string, accountId: string, scope: KeyScope, key: string]>((db, $) =>
+    db
+      .updateTable('idempotency_keys')
+      .set({ attempt_id: $(0), fingerprint: $(1), expires_at: null })
+      .where('account_id', '=', $(2))
+      .where('scope', '=', $(3))
+      .where('key', '=', $(4)),
+  ),
+};
 
 const keyTtl = (scope: KeyScope): number => (scope === 'explicit' ? LIMITS.keyedResultReuseMs : LIMITS.unkeyedResultReuseMs);
 
@@ -263,16 +349,8 @@ export class Billing {
     key: string,
     { lockKey = false } = {},
   ): Promise<{ key: IdempotencyKeysTable; attempt: AttemptsTable } | undefined> {
-    const row = await db
-      .selectFrom('idempotency_keys as k')
-      .innerJoin('attempts as a', 'a.id', 'k.attempt_id')
-      .selectAll('a')
-      .select(['k.fingerprint as key_fingerprint', 'k.expires_at as key_expires_at'])
-      .where('k.account_id', '=', accountId)
-      .where('k.scope', '=', scope)
-      .where('k.key', '=', key)
-      .$if(lockKey && this.db.dialect === 'postgres', (q) => q.forUpdate('k'))
-      .executeTakeFirst();
+    const query = lockKey && this.db.dialect === 'postgres' ? Q.keyWithAttemptLocked : Q.keyWithAttempt;
+    const [row] = (await query.run(this.db.kysely, db, accountId, scope, key)).rows;
     if (!row) return undefined;
     const { key_fingerprint, key_expires_at, ...attempt } = row;
     return {
@@ -297,24 +375,15 @@ export class Billing {
         if (decision.kind !== 'new') return decision;
 
         const attemptId = await this.insertAttempt(trx, call, fingerprint, now);
+        const root = this.db.kysely;
         if (existing) {
-          await trx
-            .updateTable('idempotency_keys')
-            .set({ attempt_id: attemptId, fingerprint, expires_at: null })
-            .where('account_id', '=', call.accountId)
-            .where('scope', '=', scope)
-            .where('key', '=', key)
-            .execute();
+          await Q.reclaimKey.run(root, trx, attemptId, fingerprint, call.accountId, scope, key);
         } else {
-          const inserted = await trx
-            .insertInto('idempotency_keys')
-            .values({ account_id: call.accountId, scope, key, fingerprint, attempt_id: attemptId, expires_at: null })
-            .onConflict((oc) => oc.columns(['account_id', 'scope', 'key']).doNothing())
-            .executeTakeFirst();
+          const inserted = await Q.claimKey.run(root, trx, call.accountId, scope, key, fingerprint, attemptId);
           // Another process claimed the same key between our read and write: it is running now.
-          if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) throw new ClaimRace();
+          if (Number(inserted.numAffectedRows ?? 0) === 0) throw new ClaimRace();
         }
-        await applyLedgerEntry(trx, { accountId: call.accountId, amount: -LIMITS.creditsPerCall, kind: 'charge', reference: attemptId, now });
+        await applyLedgerEntry(trx, { accountId: call.accountId, amount: -LIMITS.creditsPerCall, kind: 'charge', reference: attemptId, now }, root);
         return { kind: 'new', attemptId };
       }, durability);
     } catch (error) {
@@ -344,31 +413,20 @@ export class Billing {
 
   private async insertAttempt(trx: Transaction<Database>, call: MeteredCall<unknown>, fingerprint: string, now: number) {
     const id = newId('att');
-    await trx
-      .insertInto('attempts')
-      .values({
-        id,
-        account_id: call.accountId,
-        endpoint: call.endpoint,
-        fingerprint,
-        idempotency_key: call.idempotencyKey ?? null,
-        body_digest: call.idempotencyKey ? (call.bodyDigest ?? null) : null,
-        state: 'charged',
-        request_id: call.requestId,
-        owner_instance: this.instanceId,
-        lease_until: now + this.options.leaseMs,
-        response_status: null,
-        response_body: null,
-        replayable: 0,
-        failure: null,
-        refund_attempts: 0,
-        next_refund_at: null,
-        last_refund_error: null,
-        created_at: now,
-        updated_at: now,
-        completed_at: null,
-      })
-      .execute();
+    await Q.insertAttempt.run(
+      this.db.kysely,
+      trx,
+      id,
+      call.accountId,
+      call.endpoint,
+      fingerprint,
+      call.idempotencyKey ?? null,
+      call.idempotencyKey ? (call.bodyDigest ?? null) : null,
+      call.requestId,
+      this.instanceId,
+      now + this.options.leaseMs,
+      now,
+    );
     return id;
   }
 
@@ -387,22 +445,20 @@ export class Billing {
   ): Promise<boolean> {
     return this.db.transaction(async (trx) => {
       const now = this.clock.now();
-      const moved = await trx
-        .updateTable('attempts')
-        .set({
-          state,
-          response_status: status,
-          response_body: responseJson,
-          replayable: replayable ? 1 : 0,
-          failure: failure ?? null,
-          updated_at: now,
-          completed_at: state === 'completed' ? now : null,
-          next_refund_at: state === 'refund_pending' ? now : null,
-        })
-        .where('id', '=', attemptId)
-        .where('state', '=', 'charged')
-        .executeTakeFirst();
-      if (Number(moved.numUpdatedRows) !== 1) return false;
+      const moved = await Q.settleAttempt.run(
+        this.db.kysely,
+        trx,
+        state,
+        status,
+        responseJson,
+        replayable ? 1 : 0,
+        failure ?? null,
+        now,
+        state === 'completed' ? now : null,
+        state === 'refund_pending' ? now : null,
+        attemptId,
+      );
+      if (Number(moved.numAffectedRows ?? 0) !== 1) return false;
       if (state === 'completed') await this.startKeyExpiry(trx, attemptId, now);
       return true;
     }, 'relaxed');
@@ -462,15 +518,7 @@ export class Billing {
 
   private async startKeyExpiry(trx: Transaction<Database>, attemptId: string, now: number): Promise<void> {
     // One statement for both scopes (a keyed attempt may also hold the unkeyed reuse entry).
-    const explicitUntil = now + keyTtl('explicit');
-    const implicitUntil = now + keyTtl('implicit');
-    await trx
-      .updateTable('idempotency_keys')
-      .set({
-        expires_at: sql<number>`case when scope = 'explicit' then cast(${explicitUntil} as bigint) else cast(${implicitUntil} as bigint) end`,
-      })
-      .where('attempt_id', '=', attemptId)
-      .execute();
+    await Q.startKeyExpiry.run(this.db.kysely, trx, now + keyTtl('explicit'), now + keyTtl('implicit'), attemptId);
   }
 
   private replay(attempt: AttemptsTable): CallOutcome {

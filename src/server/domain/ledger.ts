@@ -5,6 +5,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, LedgerKind } from '../db/schema';
+import { preparedQuery } from '../db/prepared';
 import { DomainError } from './errors';
 import { newId } from './ids';
 
@@ -16,28 +17,29 @@ export interface LedgerEntryInput {
   now: number;
 }
 
-/** Returns false (and changes nothing) if this (kind, reference) was already applied. */
-export async function applyLedgerEntry(trx: Transaction<Database>, entry: LedgerEntryInput): Promise<boolean> {
-  const inserted = await trx
+const insertEntry = preparedQuery<[id: string, accountId: string, amount: number, kind: LedgerKind, reference: string, now: number]>((db, $) =>
+  db
     .insertInto('ledger_entries')
-    .values({
-      id: newId('led'),
-      account_id: entry.accountId,
-      amount: entry.amount,
-      kind: entry.kind,
-      reference: entry.reference,
-      created_at: entry.now,
-    })
-    .onConflict((oc) => oc.columns(['kind', 'reference']).doNothing())
-    .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false;
-  const updated = await trx
+    .values({ id: $(0), account_id: $(1), amount: $(2), kind: $(3), reference: $(4), created_at: $(5) })
+    .onConflict((oc) => oc.columns(['kind', 'reference']).doNothing()),
+);
+const moveBalance = preparedQuery<[amount: number, accountId: string]>((db, $) =>
+  db
     .updateTable('accounts')
-    .set({ balance: sql`balance + ${entry.amount}` })
-    .where('id', '=', entry.accountId)
-    .where(sql<boolean>`balance + ${entry.amount} >= 0`)
-    .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) !== 1) {
+    .set({ balance: sql`balance + ${$(0)}` })
+    .where('id', '=', $(1))
+    .where(sql<boolean>`balance + ${$(0)} >= 0`),
+);
+
+/**
+ * Returns false (and changes nothing) if this (kind, reference) was already applied. `root`: the
+ * database `trx` belongs to, when the caller has it (the statements are compiled once per database).
+ */
+export async function applyLedgerEntry(trx: Transaction<Database>, entry: LedgerEntryInput, root: Kysely<Database> = trx): Promise<boolean> {
+  const inserted = await insertEntry.run(root, trx, newId('led'), entry.accountId, entry.amount, entry.kind, entry.reference, entry.now);
+  if (Number(inserted.numAffectedRows ?? 0) === 0) return false;
+  const updated = await moveBalance.run(root, trx, entry.amount, entry.accountId);
+  if (Number(updated.numAffectedRows ?? 0) !== 1) {
     // The caller's transaction rolls back, taking the entry with it.
     throw new DomainError('insufficient-credits');
   }

@@ -74,7 +74,7 @@ export class Segmentation {
     // pixels and checked against them on every hit, so they are shared as they are.
     const cacheKeyIn = (scope: string) =>
       request.imageId ? (request.imageId.startsWith(CONTENT_KEY_PREFIX) ? request.imageId : `${scope}/${request.imageId}`) : undefined;
-    const upload = readUpload(request.image);
+    const upload = readUploadTimed(request.image, ctx.timings);
     return this.run<PvsResponse>(ctx, {
       ...ctx,
       endpoint: 'pvs',
@@ -98,7 +98,7 @@ export class Segmentation {
 
   segment(ctx: CallContext, request: SegmentRequest): Promise<CallOutcome> {
     const upstream = this.options.textUpstream;
-    const upload = readUpload(request.image);
+    const upload = readUploadTimed(request.image, ctx.timings);
     return this.run<SegmentResponse>(ctx, {
       ...ctx,
       endpoint: 'segment',
@@ -171,6 +171,14 @@ export class Segmentation {
     const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
     return { run: () => work(slot, own, digest), cancel: () => slot.release() };
   }
+}
+
+/** Base64 decoding and hashing, reported as Server-Timing `upload`. */
+function readUploadTimed(field: string, timings: Record<string, number> | undefined): Upload | DomainError {
+  const start = performance.now();
+  const upload = readUpload(field);
+  if (timings) timings.upload = performance.now() - start;
+  return upload;
 }
 
 /**
