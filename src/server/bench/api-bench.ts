@@ -13,7 +13,7 @@
  * bench/results/api-bench.json and .md. Sequential requests (one connection) so latencies are
  * not queueing times; bounded by --requests per phase.
  *
- *   npm run bench:api -- [--url http://host:port] [--requests 200] [--engine-requests 60] [--image FILE]
+ *   npm run bench:api -- [--url http://host:port] [--requests 200] [--engine-requests 100] [--image FILE]
  *                        [--connections 8] [--load-seconds 5]
  * Then the same replay, 401 and paid calls again under concurrent load (autocannon, bounded in time):
  * throughput and latency when requests queue.
@@ -42,7 +42,7 @@ const { values: args } = parseArgs({
   options: {
     url: { type: 'string' },
     requests: { type: 'string', default: '200' },
-    'engine-requests': { type: 'string', default: '60' },
+    'engine-requests': { type: 'string', default: '100' },
     image: { type: 'string', default: join(repoRoot, 'public/samples/chelsea.png') },
     x: { type: 'string', default: '220' },
     y: { type: 'string', default: '160' },
