@@ -10,11 +10,16 @@ import { DomainError } from '../../domain/errors';
 export const DRAIN_CAP_BYTES = 8 * 1024 * 1024;
 
 export const oversizedBodyPlugin = fp(async (app) => {
-  app.addHook('preParsing', async (request, _reply, payload) => {
+  app.addHook('preParsing', (request, _reply, payload, done) => {
     const declared = Number(request.headers['content-length']);
     const limit = request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? Infinity;
-    if (!Number.isFinite(declared) || declared <= limit || declared > DRAIN_CAP_BYTES) return payload;
-    for await (const chunk of payload) void chunk;
-    throw new DomainError('payload-too-large', `the body is ${declared} bytes; this route accepts at most ${limit}`);
+    // The common case stays synchronous (this runs for every request with a body).
+    if (!Number.isFinite(declared) || declared <= limit || declared > DRAIN_CAP_BYTES) return done(null, payload);
+    void (async () => {
+      for await (const chunk of payload) void chunk;
+    })().then(
+      () => done(new DomainError('payload-too-large', `the body is ${declared} bytes; this route accepts at most ${limit}`)),
+      (error: Error) => done(error),
+    );
   });
 });

@@ -34,22 +34,26 @@ export const requestContextPlugin = fp<{ lifecycle: Lifecycle }>(async (app, { l
   });
   app.decorateRequest('timings', null as unknown as Timings);
   app.decorateRequest('receiveStart', 0);
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks: they run on every request, and an async hook costs a promise and a turn.
+  app.addHook('onRequest', (request, reply, done) => {
     request.timings = {};
     reply.header('X-Service-Request-ID', request.id);
+    done();
   });
   // Receiving the body: from the end of the onRequest hooks (auth) until the handler may run.
-  app.addHook('preParsing', async (request) => {
+  app.addHook('preParsing', (request, _reply, payload, done) => {
     request.receiveStart = performance.now();
+    done(null, payload);
   });
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (request.receiveStart) request.timings.receive = performance.now() - request.receiveStart;
+    done();
   });
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('X-Service-Request-ID', request.id);
     for (const [name, value] of Object.entries(ISOLATION_HEADERS)) reply.header(name, value);
     reply.header('X-Content-Type-Options', 'nosniff');
     if (closing) reply.header('Connection', 'close');
-    return payload;
+    done(null, payload);
   });
 });
