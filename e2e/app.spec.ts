@@ -27,6 +27,28 @@ test('accessible names of the tools, the file input and the mode switch', async 
   await screenshot(page, '01-empty-studio');
 });
 
+test('first visit: the model download shows its progress on screen, then the studio is ready', async ({ page }) => {
+  // An empty Cache API, so the models really come over the network, and a slower connection
+  // (10 MB/s, the page and its worker share it) so the progress stays on screen long enough to see.
+  await page.evaluate(async () => {
+    for (const name of await caches.keys()) await caches.delete(name);
+  });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 5, downloadThroughput: 10_000_000, uploadThroughput: 10_000_000 });
+  await page.reload();
+  await openSample(page, 'Coffee cup');
+  const progress = page.getByRole('group', { name: 'Model download' });
+  await expect(progress).toContainText(/Downloading the model · [\d.]+ (KB|MB) of [\d.]+ MB/);
+  const bar = progress.getByRole('progressbar', { name: 'Model download progress' });
+  const first = Number(await bar.getAttribute('value'));
+  await expect.poll(async () => Number(await bar.getAttribute('value')), { timeout: 30_000 }).toBeGreaterThan(first);
+  await screenshot(page, '00-model-download');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  await waitForEncoder(page);
+  await expect(progress).toBeHidden();
+});
+
 test('open a sample, click the cup, get a polygon, accept it; undo and redo', async ({ page }) => {
   await openSample(page, 'Coffee cup');
   await waitForEncoder(page);
