@@ -75,8 +75,8 @@ export function imageSpan(bytes: Buffer): [number, number] | undefined {
     if (bytes[i] !== QUOTE) return undefined;
     const keyEnd = closingQuote(bytes, i);
     if (keyEnd === -1) return undefined;
-    const keyHasEscape = bytes.indexOf(BACKSLASH, i + 1) !== -1 && bytes.indexOf(BACKSLASH, i + 1) < keyEnd;
-    if (keyHasEscape) return undefined;
+    // Searched within the key only: an unbounded search would scan the image behind it for every key.
+    if (bytes.subarray(i + 1, keyEnd).includes(BACKSLASH)) return undefined;
     const isImage = keyEnd - i - 1 === 5 && bytes.toString('latin1', i + 1, keyEnd) === 'image';
     i = skipSpace(bytes, keyEnd + 1);
     if (bytes[i] !== 0x3a) return undefined;
@@ -85,11 +85,9 @@ export function imageSpan(bytes: Buffer): [number, number] | undefined {
     if (valueEnd === -1) return undefined;
     if (isImage) {
       if (span || bytes[i] !== QUOTE) return undefined;
-      const content: [number, number] = [i + 1, valueEnd - 1];
-      const escape = bytes.indexOf(BACKSLASH, content[0]);
-      if (escape !== -1 && escape < content[1]) return undefined;
-      if (!isAscii(bytes.subarray(content[0], content[1]))) return undefined;
-      span = content;
+      const content = bytes.subarray(i + 1, valueEnd - 1);
+      if (content.includes(BACKSLASH) || !isAscii(content)) return undefined;
+      span = [i + 1, valueEnd - 1];
     }
     i = skipSpace(bytes, valueEnd);
     if (bytes[i] === 0x2c) {
