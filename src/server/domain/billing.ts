@@ -30,7 +30,7 @@ import { newId } from './ids';
 import { applyLedgerEntry } from './ledger';
 import { preparedQuery } from '../db/prepared';
 import { requestFingerprint } from './fingerprint';
-import { timed, type Timings } from './timings';
+import { timed, timedSync, type Timings } from './timings';
 
 export interface BillingOptions {
   /** How long an attempt may run before another process may consider it orphaned. */
@@ -192,9 +192,7 @@ export class Billing {
   ) {}
 
   async run<Res>(call: MeteredCall<Res>): Promise<CallOutcome> {
-    const fingerprintStart = performance.now();
-    const fingerprint = requestFingerprint(call.method, call.path, call.body);
-    if (call.timings) call.timings.idempotency = performance.now() - fingerprintStart;
+    const fingerprint = timedSync(call.timings, 'idempotency', () => requestFingerprint(call.method, call.path, call.body));
 
     // Peek: replays and conflicts need no image check, no worker and no write. A forced refresh
     // without a key is always a new attempt: nothing to look up.
@@ -235,9 +233,8 @@ export class Billing {
       // A charge that may not be on disk is not answered: refunded like any failure after the charge.
       if (flushed.status === 'rejected') throw new DomainError('internal-error', 'the charge could not be made durable');
       result = ran.value;
-      const checkStart = performance.now();
-      if (!call.isValid(result)) failure = new DomainError('invalid-result');
-      if (call.timings) call.timings.check = performance.now() - checkStart;
+      const valid = timedSync(call.timings, 'check', () => call.isValid(ran.value));
+      if (!valid) failure = new DomainError('invalid-result');
     } catch (error) {
       failure =
         error instanceof DomainError

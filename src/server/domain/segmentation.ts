@@ -12,6 +12,7 @@ import type { ImageBytes, InferenceJob, InferenceResult } from '../inference/pro
 import type { Billing, CallOutcome, MeteredCall, PreparedWork } from './billing';
 import { DomainError } from './errors';
 import { readUpload, type Upload } from './image-field';
+import { timed, timedSync } from './timings';
 import { readImageHeader } from './image-header';
 import { UpstreamError, type UpstreamTextSegmenter } from '../../engine/text/upstream';
 import type { PaidCalls, PaymentContext } from './x402/paid-calls';
@@ -74,7 +75,7 @@ export class Segmentation {
     // pixels and checked against them on every hit, so they are shared as they are.
     const cacheKeyIn = (scope: string) =>
       request.imageId ? (request.imageId.startsWith(CONTENT_KEY_PREFIX) ? request.imageId : `${scope}/${request.imageId}`) : undefined;
-    const upload = readUploadTimed(request.image, ctx.timings);
+    const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image));
     return this.run<PvsResponse>(ctx, {
       ...ctx,
       endpoint: 'pvs',
@@ -98,7 +99,7 @@ export class Segmentation {
 
   segment(ctx: CallContext, request: SegmentRequest): Promise<CallOutcome> {
     const upstream = this.options.textUpstream;
-    const upload = readUploadTimed(request.image, ctx.timings);
+    const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image));
     return this.run<SegmentResponse>(ctx, {
       ...ctx,
       endpoint: 'segment',
@@ -139,14 +140,12 @@ export class Segmentation {
     };
     return {
       run: async () => {
-        const start = performance.now();
         try {
-          return await upstream.segmenter.segmentBase64(request.image, request.prompts);
+          return await timed(timings, 'upstream', () => upstream.segmenter.segmentBase64(request.image, request.prompts));
         } catch (error) {
           if (error instanceof UpstreamError) throw new DomainError('upstream-failure', error.message);
           throw error;
         } finally {
-          if (timings) timings.upstream = performance.now() - start;
           release();
         }
       },
@@ -171,14 +170,6 @@ export class Segmentation {
     const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
     return { run: () => work(slot, own, digest), cancel: () => slot.release() };
   }
-}
-
-/** Base64 decoding and hashing, reported as Server-Timing `upload`. */
-function readUploadTimed(field: string, timings: Record<string, number> | undefined): Upload | DomainError {
-  const start = performance.now();
-  const upload = readUpload(field);
-  if (timings) timings.upload = performance.now() - start;
-  return upload;
 }
 
 /**

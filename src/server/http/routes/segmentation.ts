@@ -10,6 +10,7 @@ import type { Services } from '../../domain/services';
 import { parseBody } from '../validation';
 import { jsonOf, RawJsonBody, useRawJsonBodies } from '../raw-json';
 import { bodyDigest } from '../../domain/fingerprint';
+import { timedSync } from '../../domain/timings';
 
 /**
  * Largest accepted body: a maximal image (2,097,152 characters) plus 256 KiB for the rest — enough
@@ -91,11 +92,11 @@ export async function segmentationRoutes(app: FastifyInstance, { services }: { s
       const ctx = callContext(request);
       const stored = await storedAnswer(services, request, ctx);
       if (stored) return send(reply, stored, ctx);
-      const parseStart = performance.now();
-      const json = jsonOf(request.body);
-      checkImageLength(json);
-      const body = parseBody(schema, json);
-      ctx.timings!.parse = performance.now() - parseStart;
+      const body = timedSync(ctx.timings, 'parse', () => {
+        const json = jsonOf(request.body);
+        checkImageLength(json);
+        return parseBody(schema, json);
+      });
       return send(reply, await call(ctx, body), ctx);
     };
 
