@@ -37,7 +37,7 @@ export class Accounts {
           .insertInto('accounts')
           .values({ id, email, password_hash: passwordHash, balance: 0, created_at: now })
           .execute();
-        await applyLedgerEntry(trx, { accountId: id, amount: LIMITS.signupCredits, kind: 'signup_grant', reference: id, now });
+        await applyLedgerEntry(trx, { accountId: id, amount: LIMITS.signupCredits, kind: 'signup_grant', reference: id, now }, this.db.kysely);
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw new DomainError('email-taken');

@@ -163,7 +163,7 @@ const Q = {
       .where('id', '=', $(8))
       .where('state', '=', 'charged'),
   ),
-  // One statement for both scopes (a keyed attempt may also hold the unkeyed reuse entry).
+  // The attempt's key row, whichever its scope, gets that scope's reuse window.
   startKeyExpiry: preparedQuery<[explicitUntil: number, implicitUntil: number, attemptId: string]>((db, $) =>
     db
       .updateTable('idempotency_keys')
@@ -418,7 +418,7 @@ export class Billing {
       call.endpoint,
       fingerprint,
       call.idempotencyKey ?? null,
-      call.idempotencyKey ? (call.bodyDigest ?? null) : null,
+      call.bodyDigest ?? null,
       call.requestId,
       this.instanceId,
       now + this.options.leaseMs,
@@ -498,13 +498,11 @@ export class Billing {
     // touching the key before the balance here means the two can never wait on each other.
     if (attempt.replayable) await this.startKeyExpiry(trx, attempt.id, now);
     else await trx.deleteFrom('idempotency_keys').where('attempt_id', '=', attempt.id).execute();
-    await applyLedgerEntry(trx, {
-      accountId: attempt.account_id,
-      amount: LIMITS.creditsPerCall,
-      kind: 'refund',
-      reference: attempt.id,
-      now,
-    });
+    await applyLedgerEntry(
+      trx,
+      { accountId: attempt.account_id, amount: LIMITS.creditsPerCall, kind: 'refund', reference: attempt.id, now },
+      this.db.kysely,
+    );
     await trx
       .updateTable('attempts')
       .set({ state: 'refunded', refund_attempts: sql`refund_attempts + 1`, next_refund_at: null, updated_at: now, completed_at: now })
@@ -514,7 +512,6 @@ export class Billing {
   }
 
   private async startKeyExpiry(trx: Transaction<Database>, attemptId: string, now: number): Promise<void> {
-    // One statement for both scopes (a keyed attempt may also hold the unkeyed reuse entry).
     await Q.startKeyExpiry.run(this.db.kysely, trx, now + keyTtl('explicit'), now + keyTtl('implicit'), attemptId);
   }
 

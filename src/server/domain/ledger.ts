@@ -33,9 +33,9 @@ const moveBalance = preparedQuery<[amount: number, accountId: string]>((db, $) =
 
 /**
  * Returns false (and changes nothing) if this (kind, reference) was already applied. `root`: the
- * database `trx` belongs to, when the caller has it (the statements are compiled once per database).
+ * database `trx` belongs to; the statements are compiled once per database, not per transaction.
  */
-export async function applyLedgerEntry(trx: Transaction<Database>, entry: LedgerEntryInput, root: Kysely<Database> = trx): Promise<boolean> {
+export async function applyLedgerEntry(trx: Transaction<Database>, entry: LedgerEntryInput, root: Kysely<Database>): Promise<boolean> {
   const inserted = await insertEntry.run(root, trx, newId('led'), entry.accountId, entry.amount, entry.kind, entry.reference, entry.now);
   if (Number(inserted.numAffectedRows ?? 0) === 0) return false;
   const updated = await moveBalance.run(root, trx, entry.amount, entry.accountId);

@@ -70,7 +70,7 @@ export class Payments {
             paid_at: now,
           })
           .execute();
-        await applyLedgerEntry(trx, { accountId, amount: pkg.credits, kind: 'purchase', reference: id, now });
+        await applyLedgerEntry(trx, { accountId, amount: pkg.credits, kind: 'purchase', reference: id, now }, this.db.kysely);
       });
       return {
         id,
@@ -160,13 +160,11 @@ export class Payments {
         .executeTakeFirst();
       if (!purchase || purchase.status === 'paid') return false;
       await trx.updateTable('purchases').set({ status: 'paid', paid_at: now }).where('id', '=', purchase.id).execute();
-      return applyLedgerEntry(trx, {
-        accountId: purchase.account_id,
-        amount: purchase.credits,
-        kind: 'purchase',
-        reference: purchase.id,
-        now,
-      });
+      return applyLedgerEntry(
+        trx,
+        { accountId: purchase.account_id, amount: purchase.credits, kind: 'purchase', reference: purchase.id, now },
+        this.db.kysely,
+      );
     });
   }
 }
