@@ -1,14 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SegmentResponse } from '../../contract';
-import { decodeImage } from '../adapters/node-image';
-import { loadNodeEngine } from '../adapters/ort-node';
-import { loadNodeDetector } from '../adapters/text-node';
 import type { SegmentationEngine } from '../engine';
 import type { RgbaImage } from '../types';
 import type { ObjectDetector } from './detector';
 import { createTextSegmenter, TextPipeline } from './pipeline';
-import { sharedPath } from '../../testing/shared-data';
+import { loadTextModels, releaseTextModels } from '../../testing/text-models';
 
 let engine: SegmentationEngine;
 let detector: ObjectDetector;
@@ -16,15 +12,9 @@ let chelsea: RgbaImage;
 let coffee: RgbaImage;
 
 beforeAll(async () => {
-  engine = await loadNodeEngine({ threads: 1 });
-  detector = await loadNodeDetector({ threads: 1 });
-  chelsea = await decodeImage(readFileSync(sharedPath('samples/chelsea.png')));
-  coffee = await decodeImage(readFileSync(sharedPath('samples/coffee.png')));
+  ({ engine, detector, chelsea, coffee } = await loadTextModels());
 });
-afterAll(async () => {
-  await engine.release();
-  await detector.release();
-});
+afterAll(() => releaseTextModels({ engine, detector }));
 
 function area(polygon: [number, number][]): number {
   let twice = 0;

@@ -1,13 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeImage } from '../adapters/node-image';
-import { loadNodeEngine } from '../adapters/ort-node';
-import { loadNodeDetector } from '../adapters/text-node';
 import type { SegmentationEngine } from '../engine';
 import { maskIoU } from '../polygons';
 import type { ObjectDetector } from '../text/detector';
 import type { RgbaImage } from '../types';
-import { sharedPath } from '../../testing/shared-data';
+import { loadTextModels, releaseTextModels } from '../../testing/text-models';
 import { masksOf, TextService } from './text-service';
 
 // What the engine worker answers for text prompts and "find similar", on the real models (Node runtime).
@@ -17,15 +13,9 @@ let chelsea: RgbaImage;
 let coffee: RgbaImage;
 
 beforeAll(async () => {
-  engine = await loadNodeEngine({ threads: 1 });
-  detector = await loadNodeDetector({ threads: 1 });
-  chelsea = await decodeImage(readFileSync(sharedPath('samples/chelsea.png')));
-  coffee = await decodeImage(readFileSync(sharedPath('samples/coffee.png')));
+  ({ engine, detector, chelsea, coffee } = await loadTextModels());
 });
-afterAll(async () => {
-  await engine.release();
-  await detector.release();
-});
+afterAll(() => releaseTextModels({ engine, detector }));
 
 /** The sample twice, side by side: a picture with two instances of everything in it. */
 function sideBySide(image: RgbaImage): RgbaImage {

@@ -1,0 +1,30 @@
+/** What the text-prompt tests run on: the real SAM engine and object detector (one thread each) and two sample photos. */
+import { readFileSync } from 'node:fs';
+import { decodeImage } from '../engine/adapters/node-image';
+import { loadNodeEngine } from '../engine/adapters/ort-node';
+import { loadNodeDetector } from '../engine/adapters/text-node';
+import type { SegmentationEngine } from '../engine/engine';
+import type { ObjectDetector } from '../engine/text/detector';
+import type { RgbaImage } from '../engine/types';
+import { sharedPath } from './shared-data';
+
+export interface TextModels {
+  engine: SegmentationEngine;
+  detector: ObjectDetector;
+  chelsea: RgbaImage;
+  coffee: RgbaImage;
+}
+
+export async function loadTextModels(): Promise<TextModels> {
+  return {
+    engine: await loadNodeEngine({ threads: 1 }),
+    detector: await loadNodeDetector({ threads: 1 }),
+    chelsea: await decodeImage(readFileSync(sharedPath('samples/chelsea.png'))),
+    coffee: await decodeImage(readFileSync(sharedPath('samples/coffee.png'))),
+  };
+}
+
+export async function releaseTextModels(models: Pick<TextModels, 'engine' | 'detector'>): Promise<void> {
+  await models.engine.release();
+  await models.detector.release();
+}
