@@ -4,13 +4,14 @@
  *
  *   (answerFromDigest: a byte-identical keyed retry is replayed before its body is even parsed)
  *   peek             (read only)       a live stored result is replayed, a conflict answered 409
- *   prepare          (no writes)       image checked (400), worker slot reserved (503)
+ *   prepare          (no writes)       image checked (400), worker slot reserved (503); local
+ *                                      inference starts here, its result used only once charged
  *   claim + charge → charged           key claimed and one credit taken, in ONE transaction: a
  *                                      claimed key always has a charged attempt, and a 402 leaves
  *                                      nothing behind. Committed relaxed (visible at once, to every
  *                                      process); a durable commit flushes it while the engine runs,
  *                                      and nothing is answered before that flush
- *   (the engine runs here, outside any transaction, in a worker thread)
+ *   (the engine runs outside any transaction, in a worker thread)
  *   settle         → completed         200 stored, charge kept
  *                  → refund_pending    empty / invalid / failed result stored, refund owed
  *   refund         → refunded          refund entry written against the original charge (durable)
@@ -57,8 +58,13 @@ export interface CallOutcome {
 /** The engine side of a call, prepared before the charge so that bad input is never charged. */
 export interface PreparedWork<Res> {
   run(): Promise<Res>;
-  /** Gives back what `prepare` reserved when the call does not go ahead. */
+  /** Gives back what `prepare` reserved when the call does not go ahead (a queued job is withdrawn). */
   cancel(): void;
+  /**
+   * The work may start before the charge commits (local inference: the worst a lost race costs is
+   * one engine run of our own). Not set for work that costs money elsewhere (the text upstream).
+   */
+  startsBeforeCharge?: boolean;
 }
 
 export interface MeteredCall<Res> {
@@ -170,6 +176,7 @@ const Q = {
       .set({ expires_at: sql<number>`case when scope = 'explicit' then cast(${$(0)} as bigint) else cast(${$(1)} as bigint) end` })
       .where('attempt_id', '=', $(2)),
   ),
+  balance: preparedQuery<[accountId: string], { balance: number }>((db, $) => db.selectFrom('accounts').select('balance').where('id', '=', $(0))),
   reclaimKey: preparedQuery<[attemptId: string, fingerprint: string, accountId: string, scope: KeyScope, key: string]>((db, $) =>
     db
       .updateTable('idempotency_keys')
@@ -204,6 +211,21 @@ export class Billing {
 
     const work = await timed(call.timings, 'prepare', () => call.prepare(call.accountId));
 
+    // Local inference starts now, alongside the claim and charge, so that neither the charge's
+    // transaction nor the hand-over to the worker thread waits for the other. Its result is used
+    // only once the charge has committed; when the claim loses (a duplicate, no credit) the job is
+    // withdrawn if still queued, or its answer dropped. An account without credit gets its 402
+    // before anything starts, so the engine never runs for one.
+    let running: Promise<Res> | undefined;
+    if (work.startsBeforeCharge) {
+      if ((await this.balance(call.accountId)) < LIMITS.creditsPerCall) {
+        work.cancel();
+        throw new DomainError('insufficient-credits');
+      }
+      running = runWithFaults(this.faults, work);
+      running.catch(() => undefined); // observed below once the charge is in, or abandoned with the claim
+    }
+
     // Claim the key and charge one credit, atomically. The commit is visible at once, so a concurrent
     // duplicate sees the claim, but not yet flushed to disk: the flush runs while the engine does,
     // and no answer goes out before both are done.
@@ -224,7 +246,7 @@ export class Billing {
     // Outside any transaction: the engine, and meanwhile the flush that makes the charge durable.
     let result: Res | undefined;
     let failure: DomainError | undefined;
-    const running = runWithFaults(this.faults, work);
+    running ??= runWithFaults(this.faults, work);
     // Started once the job is on its way to the worker: SQLite's flush holds this thread meanwhile.
     const flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.makeChargeDurable(attemptId));
     try {
@@ -390,6 +412,12 @@ export class Billing {
       }
       throw error;
     }
+  }
+
+  /** The account's balance as last committed: a hint before the work starts; the charge itself decides. */
+  private async balance(accountId: string): Promise<number> {
+    const [row] = (await Q.balance.run(this.db.kysely, this.db.kysely, accountId)).rows;
+    return row ? Number(row.balance) : 0;
   }
 
   /**

@@ -168,7 +168,7 @@ export class Segmentation {
     }
     // Moved (not copied) to the worker: the decoded buffer itself when it holds nothing else.
     const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
-    return { run: () => work(slot, own, digest), cancel: () => slot.release() };
+    return { run: () => work(slot, own, digest), cancel: () => slot.release(), startsBeforeCharge: true };
   }
 }
 

@@ -8,8 +8,16 @@ import type { InferenceJob, InferenceResult, WorkerInit, WorkerReply } from './p
 
 export interface InferenceSlot {
   run(job: InferenceJob): Promise<InferenceResult>;
-  /** Returns the slot unused. */
+  /**
+   * Gives the slot back when its job is no longer wanted: unused, or still waiting in the queue
+   * (withdrawn, its `run` rejects with JobWithdrawnError). A job a worker already runs finishes,
+   * and frees the slot then.
+   */
   release(): void;
+}
+
+export class JobWithdrawnError extends Error {
+  override name = 'JobWithdrawnError';
 }
 
 /** What the domain needs from inference; injectable (tests may run a pool of one worker). */
@@ -81,6 +89,8 @@ export class WorkerPool implements InferenceBackend {
     if (this.closed || this.startError || this.reserved >= this.capacity) return undefined;
     this.reserved += 1;
     let used = false;
+    let started = false;
+    let queued: PendingJob | undefined;
     const free = () => {
       if (!used) {
         used = true;
@@ -89,9 +99,10 @@ export class WorkerPool implements InferenceBackend {
     };
     return {
       run: (job) => {
-        if (used) return Promise.reject(new Error('inference slot used twice'));
+        if (started || used) return Promise.reject(new Error('inference slot used twice'));
+        started = true;
         return new Promise<InferenceResult>((resolve, reject) => {
-          this.queue.push({
+          queued = {
             job,
             resolve: (r) => {
               free();
@@ -101,11 +112,19 @@ export class WorkerPool implements InferenceBackend {
               free();
               reject(e);
             },
-          });
+          };
+          this.queue.push(queued);
           this.dispatch();
         });
       },
-      release: free,
+      release: () => {
+        if (!started) return free();
+        const index = queued ? this.queue.indexOf(queued) : -1;
+        if (index !== -1) {
+          this.queue.splice(index, 1);
+          queued!.reject(new JobWithdrawnError('the job was withdrawn before a worker took it'));
+        }
+      },
     };
   }
 
