@@ -17,6 +17,7 @@ import { bodyDigest, requestFingerprint } from './domain/fingerprint';
 import { WorkerPool } from './inference/pool';
 import {
   closeSharedEngine,
+  countingJobs,
   creditsOf,
   DATABASES,
   expectProblem,
@@ -46,6 +47,7 @@ afterAll(async () => closeSharedEngine());
 
 describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
   let server: TestServer;
+  let engine: ReturnType<typeof countingJobs>;
   let user: TestUser;
   const post = (path: string, body: unknown, headers: Record<string, string> = {}, who: TestUser = user) =>
     server.fetch(path, { method: 'POST', headers: { ...who.bearer, ...headers }, json: body });
@@ -59,7 +61,7 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
       .execute();
 
   beforeAll(async () => {
-    server = await startTestServer({ db: dbKind, backend: await sharedEngine() });
+    server = await startTestServer({ db: dbKind, backend: (engine = countingJobs(await sharedEngine())) });
   });
   beforeEach(async () => {
     server.services.faults.rates = {};
@@ -307,7 +309,10 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
     }
     expect(await creditsOf(server, user)).toBe(0);
     const key = { 'idempotency-key': 'after-topup' };
+    const jobsBefore = engine.jobs;
     await expectProblem(await post('/api/v1/pvs', pvs(180, 150), key), 402, 'insufficient-credits');
+    // Inference may start before the charge commits, but never for an account without credit.
+    expect(engine.jobs).toBe(jobsBefore);
     const bought = await server.fetch('/api/v1/credit-purchases', { method: 'POST', headers: user.bearer, json: { packageId: 'lite' } });
     expect(bought.status).toBe(201);
     const retried = await post('/api/v1/pvs', pvs(180, 150), key);

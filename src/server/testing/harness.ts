@@ -38,6 +38,27 @@ export const NO_INFERENCE: InferenceBackend = {
   close: async () => undefined,
 };
 
+/** A real backend that counts the jobs handed to it: shows whether a call reached the engine. */
+export function countingJobs(backend: InferenceBackend): InferenceBackend & { jobs: number } {
+  const counted = {
+    jobs: 0,
+    description: backend.description,
+    close: () => backend.close(),
+    tryReserve() {
+      const slot = backend.tryReserve();
+      if (!slot) return undefined;
+      return {
+        run: (job: Parameters<typeof slot.run>[0]) => {
+          counted.jobs += 1;
+          return slot.run(job);
+        },
+        release: () => slot.release(),
+      };
+    },
+  };
+  return counted;
+}
+
 let sharedPool: WorkerPool | undefined;
 /** One real engine worker per test file, shared by its servers (the model loads once). */
 export async function sharedEngine(): Promise<WorkerPool> {

@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SAMPLES_DIR } from '../testing/harness';
+import { JobWithdrawnError, WorkerPool } from './pool';
+import type { InferenceJob } from './protocol';
+
+const png = readFileSync(join(SAMPLES_DIR, 'chelsea.png'));
+const job = (x: number): InferenceJob => ({ kind: 'pvs', image: new Uint8Array(png), points: [{ x, y: 150, positive: true }], multimaskOutput: false });
+
+describe('WorkerPool slots (one real engine worker, one queue place)', () => {
+  let pool: WorkerPool;
+  beforeAll(async () => {
+    pool = new WorkerPool({ workers: 1, maxQueue: 1, threads: 1, jobTimeoutMs: 120_000 });
+    await pool.ready();
+  });
+  afterAll(async () => pool?.close());
+
+  it('releasing a queued job withdraws it and frees its place; a running job finishes whatever happens to its slot', async () => {
+    const running = pool.tryReserve()!;
+    const queued = pool.tryReserve()!;
+    expect(pool.tryReserve()).toBeUndefined(); // one running + one queued: full
+
+    const first = running.run(job(200));
+    const second = queued.run(job(220));
+    queued.release();
+    await expect(second).rejects.toBeInstanceOf(JobWithdrawnError);
+
+    // The withdrawn job's place is free again at once; the running one's is not.
+    const next = pool.tryReserve();
+    expect(next).toBeDefined();
+    expect(pool.tryReserve()).toBeUndefined();
+
+    running.release(); // too late to withdraw: the worker has it
+    const result = await first;
+    expect(result.kind).toBe('pvs');
+    expect(result.kind === 'pvs' && result.response.prompts[0].predictions[0].masks.length).toBeGreaterThan(0);
+
+    // And the worker took the next job, not the withdrawn one.
+    const third = await next!.run(job(240));
+    expect(third.kind).toBe('pvs');
+    expect(pool.tryReserve()).toBeDefined();
+  });
+
+  it('a slot released before its job started gives its place back and cannot run afterwards', async () => {
+    const slot = pool.tryReserve()!;
+    slot.release();
+    await expect(slot.run(job(200))).rejects.toThrow(/used twice/);
+  });
+});
