@@ -130,9 +130,13 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
     expect(await server.services.billing.answerFromDigest(accountId, key, stored.body_digest!)).toMatchObject({ status: 200, rawBody: firstBody });
     expect(await server.services.billing.answerFromDigest(accountId, key, bodyDigest('POST', '/api/v1/segment', Buffer.from(bytes)))).toBeUndefined();
 
-    // Byte-identical: the fast path. Same JSON value with other spacing and key order: the fingerprint.
+    // Byte-identical: the fast path. Same JSON value with other spacing and key order, or with its
+    // slashes escaped (so that the image is read as a string, not left as bytes): the fingerprint.
     const reordered = JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(bytes) as object).reverse()), null, 2);
-    for (const body of [bytes, reordered]) {
+    const escaped = bytes.replaceAll('/', '\\/');
+    expect(escaped).not.toBe(bytes);
+    expect(JSON.parse(escaped)).toEqual(JSON.parse(bytes));
+    for (const body of [bytes, reordered, escaped]) {
       const replay = await send(body);
       expect(replay.status).toBe(200);
       expect(replay.headers.get('x-idempotent-replayed')).toBe('true');
@@ -287,6 +291,34 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
     expect(await creditsOf(server, user)).toBe(5);
     // Not stored under the key: a valid request with it is a new attempt.
     expect((await post('/api/v1/pvs', pvs(), { 'idempotency-key': 'truncated' })).status).toBe(200);
+    // Sent again, the file is checked again and its job carries it (not named as a known image).
+    const withImage = engine.jobsWithImage;
+    await expectProblem(await post('/api/v1/pvs', { ...pvs(), image: truncated }), 400, 'invalid-image');
+    expect(engine.jobsWithImage).toBe(withImage + 1);
+    expect(await creditsOf(server, user)).toBe(4);
+  });
+
+  it('decodes and checks a photo the first time only: sent again, its job names it by digest and the answer is the same', async () => {
+    // A photo this server has not seen: the sample with a comment chunk of its own.
+    const png = readFileSync(join(SAMPLES_DIR, 'chelsea.png'));
+    const photo = padPng(png, png.length + 64 + Math.floor(Math.random() * 1000)).toString('base64');
+    const body = { ...pvs(), image: photo };
+    const [jobs, withImage] = [engine.jobs, engine.jobsWithImage];
+    const first = await post('/api/v1/pvs', body, { 'x-force-refresh': 'true' });
+    expect(first.status).toBe(200);
+    expect([engine.jobs - jobs, engine.jobsWithImage - withImage]).toEqual([1, 1]);
+    // With and without the slow JSON path (escaped slashes make the image a string): one digest.
+    for (const text of [JSON.stringify(body), JSON.stringify(body).replaceAll('/', '\\/')]) {
+      const again = await server.fetch('/api/v1/pvs', {
+        method: 'POST',
+        headers: { ...user.bearer, 'content-type': 'application/json', 'x-force-refresh': 'true' },
+        body: text,
+      });
+      expect(again.status).toBe(200);
+      expect(await again.json()).toEqual(await first.clone().json());
+    }
+    expect([engine.jobs - jobs, engine.jobsWithImage - withImage]).toEqual([3, 1]);
+    expect(await creditsOf(server, user)).toBe(2);
   });
 
   it('accepts an image of exactly 2,097,152 characters and refuses one more with 413', async () => {

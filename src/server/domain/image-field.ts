@@ -6,20 +6,74 @@
 import { createHash } from 'node:crypto';
 import { DomainError } from './errors';
 
-/** An uploaded image decoded once: its bytes go to the worker, their digest names it everywhere else. */
+/**
+ * The `image` field as received: the string, or its characters as bytes of the request body when
+ * the body was read without materialising the string (ASCII only, one byte per character).
+ */
+export type ImageField = string | Buffer;
+
+/** A request whose image field may still be bytes of its body. */
+export type WithImageField<R extends { image: string }> = Omit<R, 'image'> & { image: ImageField };
+
+/** An uploaded image as far as it has been read. */
 export interface Upload {
-  bytes: Uint8Array;
-  /** SHA-256 of the file's bytes, Base64: the request fingerprint's stand-in for the image, the worker's decoded-pixels key. */
+  /**
+   * SHA-256 (Base64) of the field's characters, data: prefix included: the image's name in the
+   * request fingerprint, the known-image set and the worker's decoded-pixels cache. Hashing the
+   * characters (UTF-8, so a string and its ASCII bytes agree, and no two strings collide) needs
+   * neither a string nor a decode of the field.
+   */
   digest: string;
+  /** The decoded file, when this field had to be decoded here (first sight); absent for a known image. */
+  bytes?: Uint8Array;
+  /** Why the field is not an image: answered 400 before anything is claimed. */
+  error?: DomainError;
 }
 
-/** The image field as an Upload, or the 400 it deserves (kept, not thrown, so that callers choose when it is answered). */
-export function readUpload(field: string): Upload | DomainError {
+/**
+ * Digests of fields that decoded to a file with a readable image header: sent again (the imageId
+ * flow sends the same photo with every click), such a field is neither decoded nor checked again,
+ * and the worker is asked for its pixels by digest. Bounded; least recently used out.
+ */
+export class KnownImages {
+  private readonly digests = new Set<string>();
+
+  constructor(private readonly capacity = 4096) {}
+
+  has(digest: string): boolean {
+    if (!this.digests.has(digest)) return false;
+    this.digests.delete(digest);
+    this.digests.add(digest);
+    return true;
+  }
+
+  add(digest: string): void {
+    this.digests.delete(digest);
+    this.digests.add(digest);
+    if (this.digests.size > this.capacity) this.digests.delete(this.digests.values().next().value!);
+  }
+
+  /** The worker could not decode what the header check let through: check it again next time. */
+  forget(digest: string): void {
+    this.digests.delete(digest);
+  }
+}
+
+export function imageFieldDigest(field: ImageField): string {
+  return createHash('sha256').update(field).digest('base64');
+}
+
+/**
+ * The image field as an Upload: hashed always, decoded unless `known` has seen it. A field that is
+ * not Base64 keeps its 400 in `error` (not thrown, so that callers choose when it is answered).
+ */
+export function readUpload(field: ImageField, known?: KnownImages): Upload {
+  const digest = imageFieldDigest(field);
+  if (known?.has(digest)) return { digest };
   try {
-    const bytes = decodeImageField(field);
-    return { bytes, digest: createHash('sha256').update(bytes).digest('base64') };
+    return { digest, bytes: decodeImageField(field) };
   } catch (error) {
-    if (error instanceof DomainError) return error;
+    if (error instanceof DomainError) return { digest, error };
     throw error;
   }
 }
@@ -27,7 +81,8 @@ export function readUpload(field: string): Upload | DomainError {
 // Parameter values: anything but the separators and control characters (RFC 2045 forbids them).
 const DATA_URI_PREFIX = /^data:([a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+)?((?:;[a-z0-9!#$&^_.+-]+=[^;,\x00-\x1f\x7f]*)*);base64,/i;
 
-export function decodeImageField(value: string): Uint8Array {
+export function decodeImageField(field: ImageField): Uint8Array {
+  const value = typeof field === 'string' ? field : field.toString('latin1');
   const prefix = DATA_URI_PREFIX.exec(value);
   if (!prefix && value.startsWith('data:')) {
     throw new DomainError('invalid-image', 'a data URI image must have the form data:<media_type>;base64,<data>');

@@ -7,11 +7,11 @@
  */
 import { PvsResponse, SegmentResponse, type PvsRequest, type SegmentRequest } from '../../contract/segmentation';
 import sharp from 'sharp';
-import type { InferenceBackend, InferenceSlot } from '../inference/pool';
+import type { ImageLoader, InferenceBackend, InferenceSlot } from '../inference/pool';
 import type { ImageBytes, InferenceJob, InferenceResult } from '../inference/protocol';
 import type { Billing, CallOutcome, MeteredCall, PreparedWork } from './billing';
 import { DomainError } from './errors';
-import { readUpload, type Upload } from './image-field';
+import { decodeImageField, KnownImages, readUpload, type ImageField, type Upload, type WithImageField } from './image-field';
 import { timed, timedSync } from './timings';
 import { readImageHeader } from './image-header';
 import { UpstreamError, type UpstreamTextSegmenter } from '../../engine/text/upstream';
@@ -62,6 +62,9 @@ export class Segmentation {
   /** Calls to the text upstream in flight: bounded like the worker queue, so a slow upstream means 503, not a pile-up. */
   private upstreamInFlight = 0;
 
+  /** Images already checked here: not decoded again, and sent to the worker by digest only. */
+  private readonly knownImages = new KnownImages();
+
   /** Credits (Billing) or, for a request carrying an x402 payment, the paid-call flow. */
   private run<Res>(ctx: CallContext, call: MeteredCall<Res>): Promise<CallOutcome> {
     if (!ctx.payment) return this.billing.run(call);
@@ -69,25 +72,22 @@ export class Segmentation {
     return this.paidCalls.run(call, ctx.payment);
   }
 
-  pvs(ctx: CallContext, request: PvsRequest): Promise<CallOutcome> {
+  pvs(ctx: CallContext, request: WithImageField<PvsRequest>): Promise<CallOutcome> {
     // Client-chosen image ids are namespaced per account (or payer): one never hits another's cache.
     // The engine's own content keys (returned as imageId when none was given) are derived from the
     // pixels and checked against them on every hit, so they are shared as they are.
     const cacheKeyIn = (scope: string) =>
       request.imageId ? (request.imageId.startsWith(CONTENT_KEY_PREFIX) ? request.imageId : `${scope}/${request.imageId}`) : undefined;
-    const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image));
+    const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image, this.knownImages));
     return this.run<PvsResponse>(ctx, {
       ...ctx,
       endpoint: 'pvs',
       body: fingerprintBody(request, upload),
       prepare: (scope) =>
-        this.prepare(upload, async (slot, image, imageDigest) => {
+        this.prepare(request.image, upload, async (slot, image) => {
           const cacheKey = cacheKeyIn(scope);
-          const result = await runJob(
-            slot,
-            { kind: 'pvs', image, imageDigest, cacheKey, points: request.points, box: request.box, multimaskOutput: request.multimaskOutput },
-            ctx.timings,
-          );
+          const { points, box, multimaskOutput } = request;
+          const result = await runJob(slot, { kind: 'pvs', ...image.job, cacheKey, points, box, multimaskOutput }, image.load, ctx.timings);
           if (result.kind !== 'pvs') throw new Error('worker answered the wrong job kind');
           return request.imageId ? { ...result.response, imageId: request.imageId } : result.response;
         }),
@@ -97,16 +97,16 @@ export class Segmentation {
     });
   }
 
-  segment(ctx: CallContext, request: SegmentRequest): Promise<CallOutcome> {
+  segment(ctx: CallContext, request: WithImageField<SegmentRequest>): Promise<CallOutcome> {
     const upstream = this.options.textUpstream;
-    const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image));
+    const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image, this.knownImages));
     return this.run<SegmentResponse>(ctx, {
       ...ctx,
       endpoint: 'segment',
       body: fingerprintBody(request, upload),
       prepare: () =>
-        upstream ? this.prepareUpstream(request, upload, upstream, ctx.timings) : this.prepare(upload, async (slot, image, imageDigest) => {
-          const result = await runJob(slot, { kind: 'segment', image, imageDigest, prompts: request.prompts }, ctx.timings);
+        upstream ? this.prepareUpstream(request, upload, upstream, ctx.timings) : this.prepare(request.image, upload, async (slot, image) => {
+          const result = await runJob(slot, { kind: 'segment', ...image.job, prompts: request.prompts }, image.load, ctx.timings);
           if (result.kind !== 'segment') throw new Error('worker answered the wrong job kind');
           return result.response;
         }),
@@ -119,14 +119,18 @@ export class Segmentation {
   }
 
   private async prepareUpstream(
-    request: SegmentRequest,
-    upload: Upload | DomainError,
+    request: WithImageField<SegmentRequest>,
+    upload: Upload,
     upstream: NonNullable<SegmentationOptions['textUpstream']>,
     timings?: Record<string, number>,
   ): Promise<PreparedWork<SegmentResponse>> {
     // The same checks as for the local engine: a file that is not an image is refused before the charge.
-    if (upload instanceof DomainError) throw upload;
-    await checkImageHeader(upload.bytes);
+    if (upload.error) throw upload.error;
+    if (upload.bytes) {
+      await checkImageHeader(upload.bytes);
+      this.knownImages.add(upload.digest);
+    }
+    const imageText = typeof request.image === 'string' ? request.image : request.image.toString('latin1');
     if (this.upstreamInFlight >= upstream.maxInFlight) {
       throw new DomainError('service-busy', 'the text upstream has as many calls in flight as allowed', {
         retryAfterSeconds: this.options.busyRetryAfterSeconds,
@@ -141,7 +145,7 @@ export class Segmentation {
     return {
       run: async () => {
         try {
-          return await timed(timings, 'upstream', () => upstream.segmenter.segmentBase64(request.image, request.prompts));
+          return await timed(timings, 'upstream', () => upstream.segmenter.segmentBase64(imageText, request.prompts));
         } catch (error) {
           if (error instanceof UpstreamError) throw new DomainError('upstream-failure', error.message);
           throw error;
@@ -153,32 +157,48 @@ export class Segmentation {
     };
   }
 
+  /**
+   * Checks an image seen for the first time (400 before anything is charged) and reserves a worker
+   * slot (503). A known image goes to the worker by digest only; the loader reads the file again
+   * should that worker not hold its pixels.
+   */
   private async prepare<Res>(
-    upload: Upload | DomainError,
-    work: (slot: InferenceSlot, image: ImageBytes, imageDigest: string) => Promise<Res>,
+    field: ImageField,
+    upload: Upload,
+    work: (slot: InferenceSlot, image: { job: { image?: Uint8Array; imageDigest: string }; load: ImageLoader }) => Promise<Res>,
   ): Promise<PreparedWork<Res>> {
-    if (upload instanceof DomainError) throw upload;
+    if (upload.error) throw upload.error;
     const { bytes, digest } = upload;
-    await checkImageHeader(bytes);
+    if (bytes) {
+      await checkImageHeader(bytes);
+      this.knownImages.add(digest);
+    }
     const slot = this.backend.tryReserve();
     if (!slot) {
       throw new DomainError('service-busy', 'all inference workers are busy and the queue is full', {
         retryAfterSeconds: this.options.busyRetryAfterSeconds,
       });
     }
-    // Moved (not copied) to the worker: the decoded buffer itself when it holds nothing else.
-    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
-    return { run: () => work(slot, own, digest), cancel: () => slot.release(), startsBeforeCharge: true };
+    const image = { job: { image: bytes, imageDigest: digest }, load: () => decodeImageField(field) };
+    const run = async () => {
+      try {
+        return await work(slot, image);
+      } catch (error) {
+        // What passed the header check but does not decode (truncated, corrupt) is checked afresh next time.
+        if (error instanceof DomainError && error.slug === 'invalid-image') this.knownImages.forget(digest);
+        throw error;
+      }
+    };
+    return { run, cancel: () => slot.release(), startsBeforeCharge: true };
   }
 }
 
 /**
  * What the request fingerprint covers: the validated request, its image stood in for by the digest
- * of the decoded file, so the 2 MB string is hashed by neither the fingerprint nor the worker. An
- * image that does not decode keeps its string here; its 400 comes in `prepare`, as for any bad image.
+ * of its characters, so the 2 MB string is hashed by neither the fingerprint nor the worker.
  */
-export function fingerprintBody<R extends { image: string }>(request: R, upload: Upload | DomainError): unknown {
-  return upload instanceof DomainError ? request : { ...request, image: { sha256: upload.digest } };
+export function fingerprintBody<R extends { image: ImageField }>(request: R, upload: Upload): unknown {
+  return { ...request, image: { sha256: upload.digest } };
 }
 
 const RASTER_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'avif', 'heif', 'tiff']);
@@ -206,10 +226,10 @@ async function checkImageHeader(bytes: Uint8Array): Promise<void> {
 }
 
 /** Runs a job; the worker's decode failure of a file that looked like an image becomes a 400. */
-async function runJob(slot: InferenceSlot, job: InferenceJob, timings?: Record<string, number>): Promise<InferenceResult> {
+async function runJob(slot: InferenceSlot, job: InferenceJob, loadImage: ImageLoader, timings?: Record<string, number>): Promise<InferenceResult> {
   const start = performance.now();
   try {
-    const result = await slot.run(job);
+    const result = await slot.run(job, loadImage);
     if (timings) {
       timings.decode = result.timings.decodeMs;
       timings.engine = result.timings.engineMs;

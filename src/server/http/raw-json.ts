@@ -8,26 +8,24 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { DomainError } from '../domain/errors';
-import { parseMeteredJson } from './metered-json';
+import { readMeteredJson, type MeteredJson } from './metered-json';
 
 export class RawJsonBody {
-  private parsed = false;
-  private value: unknown;
+  private read: MeteredJson | undefined;
 
   constructor(readonly bytes: Buffer) {}
 
-  /** The body's JSON value; 400 malformed-json when there is none. Parsed once. */
-  json(): unknown {
-    if (!this.parsed) {
+  /** The body's JSON value, its image possibly left as bytes; 400 malformed-json when there is none. Read once. */
+  json(): MeteredJson {
+    if (!this.read) {
       if (this.bytes.length === 0) throw new DomainError('malformed-json', 'the body is empty; a JSON object is expected');
       try {
-        this.value = parseMeteredJson(this.bytes);
+        this.read = readMeteredJson(this.bytes);
       } catch (error) {
         throw new DomainError('malformed-json', `the body is not valid JSON: ${(error as Error).message}`);
       }
-      this.parsed = true;
     }
-    return this.value;
+    return this.read;
   }
 }
 
@@ -39,7 +37,7 @@ export function useRawJsonBodies(app: FastifyInstance): void {
   });
 }
 
-/** The JSON value of a request body, whichever parser produced it. */
-export function jsonOf(body: unknown): unknown {
-  return body instanceof RawJsonBody ? body.json() : body;
+/** A request body read as metered JSON, whichever parser produced it. */
+export function meteredJsonOf(body: unknown): MeteredJson {
+  return body instanceof RawJsonBody ? body.json() : { value: body };
 }

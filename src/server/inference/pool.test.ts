@@ -42,6 +42,32 @@ describe('WorkerPool slots (one real engine worker, one queue place)', () => {
     expect(pool.tryReserve()).toBeDefined();
   });
 
+  it('a job sent by digest only gets its file from the loader when the worker does not hold the pixels, and not when it does', async () => {
+    const digest = `test-${Math.random()}`;
+    let loads = 0;
+    const load = () => {
+      loads += 1;
+      return new Uint8Array(png);
+    };
+    const byDigest = (x: number): InferenceJob => ({ kind: 'pvs', imageDigest: digest, points: [{ x, y: 150, positive: true }], multimaskOutput: false });
+    const first = await pool.tryReserve()!.run(byDigest(200), load);
+    expect(loads).toBe(1);
+    const second = await pool.tryReserve()!.run(byDigest(200), load);
+    expect(loads).toBe(1); // decoded pixels kept under the digest
+    expect(second.kind === 'pvs' && second.response.prompts).toEqual(first.kind === 'pvs' && first.response.prompts);
+  });
+
+  it('a loader that fails, or none at all, fails the job as an undecodable image; the worker carries on', async () => {
+    const job = (): InferenceJob => ({ kind: 'pvs', imageDigest: `test-${Math.random()}`, points: [{ x: 200, y: 150, positive: true }], multimaskOutput: false });
+    await expect(
+      pool.tryReserve()!.run(job(), () => {
+        throw new Error('gone');
+      }),
+    ).rejects.toMatchObject({ name: 'ImageDecodeError', message: expect.stringContaining('gone') });
+    await expect(pool.tryReserve()!.run(job())).rejects.toMatchObject({ name: 'ImageDecodeError' });
+    expect((await pool.tryReserve()!.run(job(), () => new Uint8Array(png))).kind).toBe('pvs');
+  });
+
   it('a slot released before its job started gives its place back and cannot run afterwards', async () => {
     const slot = pool.tryReserve()!;
     slot.release();

@@ -4,10 +4,13 @@
  * 503 with Retry-After instead of queueing without bound.
  */
 import { Worker } from 'node:worker_threads';
-import type { InferenceJob, InferenceResult, WorkerInit, WorkerReply } from './protocol';
+import type { InferenceJob, InferenceResult, WorkerInit, WorkerReply, WorkerRequest } from './protocol';
+
+/** The file of a job sent without it, read again when the worker does not hold its pixels. May throw. */
+export type ImageLoader = () => Uint8Array;
 
 export interface InferenceSlot {
-  run(job: InferenceJob): Promise<InferenceResult>;
+  run(job: InferenceJob, loadImage?: ImageLoader): Promise<InferenceResult>;
   /**
    * Gives the slot back when its job is no longer wanted: unused, or still waiting in the queue
    * (withdrawn, its `run` rejects with JobWithdrawnError). A job a worker already runs finishes,
@@ -45,6 +48,7 @@ export class InferenceTimeoutError extends Error {
 
 interface PendingJob {
   job: InferenceJob;
+  loadImage?: ImageLoader;
   resolve(result: InferenceResult): void;
   reject(error: Error): void;
 }
@@ -98,12 +102,13 @@ export class WorkerPool implements InferenceBackend {
       }
     };
     return {
-      run: (job) => {
+      run: (job, loadImage) => {
         if (started || used) return Promise.reject(new Error('inference slot used twice'));
         started = true;
         return new Promise<InferenceResult>((resolve, reject) => {
           queued = {
             job,
+            loadImage,
             resolve: (r) => {
               free();
               resolve(r);
@@ -162,6 +167,7 @@ export class WorkerPool implements InferenceBackend {
     entry.ready.catch(() => undefined);
     worker.on('message', (message: WorkerReply) => {
       if ('ready' in message || !entry.busy || message.id !== entry.busy.id) return;
+      if ('needsImage' in message) return this.sendImage(entry.worker, message.id, entry.busy.job.loadImage);
       const { job, timer } = entry.busy;
       clearTimeout(timer);
       entry.busy = undefined;
@@ -208,11 +214,21 @@ export class WorkerPool implements InferenceBackend {
         late.reject(new InferenceTimeoutError(`inference took longer than ${this.options.jobTimeoutMs} ms`));
       }, this.options.jobTimeoutMs);
       entry.busy = { id, job, timer };
-      // Move the pixels instead of copying them.
-      const buffer = job.job.image.buffer;
-      const transfer = buffer instanceof ArrayBuffer && buffer.byteLength > 0 ? [buffer] : [];
-      entry.worker.postMessage({ id, job: job.job }, transfer);
+      entry.worker.postMessage({ id, job: job.job } satisfies WorkerRequest, transferable(job.job.image));
     }
+  }
+
+  /** Answers a worker that asked for the file of the job it runs. */
+  private sendImage(worker: Worker, id: number, loadImage: ImageLoader | undefined): void {
+    let image: Uint8Array;
+    try {
+      if (!loadImage) throw new Error('the job came without its image and without a way to read it');
+      image = loadImage();
+    } catch (error) {
+      worker.postMessage({ id, imageError: error instanceof Error ? error.message : String(error) } satisfies WorkerRequest);
+      return;
+    }
+    worker.postMessage({ id, image } satisfies WorkerRequest, transferable(image));
   }
 
   private failQueued(error: Error): void {
@@ -246,6 +262,16 @@ export class WorkerPool implements InferenceBackend {
       }),
     );
   }
+}
+
+/**
+ * The file's buffer is moved instead of copied when the file is all it holds (the caller hands it
+ * over); a view into a larger buffer (Node's pool of small Buffers) is copied.
+ */
+function transferable(image: Uint8Array | undefined): ArrayBuffer[] {
+  const buffer = image?.buffer;
+  const whole = buffer instanceof ArrayBuffer && image!.byteOffset === 0 && image!.byteLength === buffer.byteLength;
+  return whole && buffer.byteLength > 0 ? [buffer] : [];
 }
 
 function sleep(ms: number): Promise<void> {

@@ -5,11 +5,16 @@ import type { BoxPrompt, PointPrompt } from '../../engine/types';
 /** The uploaded file's bytes (PNG, JPEG, …); the worker decodes them, off the event loop. */
 export type ImageBytes = Uint8Array;
 
+/**
+ * `image` may be left out when the worker is likely to hold the decoded pixels under `imageDigest`
+ * (an image seen before): on a miss the worker asks for the file (WorkerReply `needsImage`) and the
+ * pool sends it (WorkerRequest `image`), from the loader given with the job.
+ */
 export type InferenceJob =
   | {
       kind: 'pvs';
-      image: ImageBytes;
-      /** SHA-256 of `image` (Base64) when the caller has it: the decoded-pixels cache key. */
+      image?: ImageBytes;
+      /** Names the image (see domain/image-field.ts Upload.digest): the decoded-pixels cache key. */
       imageDigest?: string;
       /** Cache key for the embedding (already namespaced per account when client-chosen). */
       cacheKey?: string;
@@ -17,7 +22,7 @@ export type InferenceJob =
       box?: BoxPrompt;
       multimaskOutput: boolean;
     }
-  | { kind: 'segment'; image: ImageBytes; imageDigest?: string; prompts: string[]; cacheKey?: string };
+  | { kind: 'segment'; image?: ImageBytes; imageDigest?: string; prompts: string[]; cacheKey?: string };
 
 /** Measured inside the worker: decoding the upload (0 on a decoded-image cache hit) and the engine call. */
 export interface WorkerTimings {
@@ -29,8 +34,13 @@ export type InferenceResult = ({ kind: 'pvs'; response: PvsResponse } | { kind: 
   timings: WorkerTimings;
 };
 
-export type WorkerRequest = { id: number; job: InferenceJob };
+export type WorkerRequest =
+  | { id: number; job: InferenceJob }
+  /** The file a job left out, after the worker asked for it; or why there is none. */
+  | { id: number; image: ImageBytes }
+  | { id: number; imageError: string };
 export type WorkerReply =
+  | { id: number; needsImage: true }
   | { id: number; ok: true; result: InferenceResult }
   | { id: number; ok: false; error: { name: string; message: string } }
   | { ready: true; backend: string }

@@ -1,7 +1,7 @@
 /** Inference worker thread: owns one engine (ONNX sessions + embedding cache) and runs jobs in order. */
 import { createHash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
-import { decodeImage } from '../../engine/adapters/node-image';
+import { decodeImage, ImageDecodeError } from '../../engine/adapters/node-image';
 import { loadNodeEngine } from '../../engine/adapters/ort-node';
 import type { RgbaImage } from '../../engine/types';
 import { runPvs } from '../../engine/pvs';
@@ -27,15 +27,25 @@ async function main(): Promise<void> {
   let decodedBytes = 0;
   const DECODED_BUDGET_BYTES = 256 * 1024 * 1024;
 
-  async function pixels(bytes: Uint8Array, digest?: string): Promise<RgbaImage> {
-    const key = digest ?? createHash('sha256').update(bytes).digest('base64');
+  // Files this worker asked the pool for (jobs sent without their image), by job id.
+  const awaitedImages = new Map<number, { resolve(bytes: Uint8Array): void; reject(error: Error): void }>();
+  function askForImage(id: number): Promise<Uint8Array> {
+    return new Promise((resolve, reject) => {
+      awaitedImages.set(id, { resolve, reject });
+      port!.postMessage({ id, needsImage: true } satisfies WorkerReply);
+    });
+  }
+
+  async function pixels(id: number, job: InferenceJob): Promise<RgbaImage> {
+    if (!job.image && !job.imageDigest) throw new Error('a job needs its image or the digest of one');
+    const key = job.imageDigest ?? createHash('sha256').update(job.image!).digest('base64');
     const hit = decoded.get(key);
     if (hit) {
       decoded.delete(key);
       decoded.set(key, hit); // most recently used last
       return hit;
     }
-    const image = await decodeImage(bytes);
+    const image = await decodeImage(job.image ?? (await askForImage(id)));
     if (image.data.byteLength <= DECODED_BUDGET_BYTES / 4) {
       decoded.set(key, image);
       decodedBytes += image.data.byteLength;
@@ -48,9 +58,9 @@ async function main(): Promise<void> {
     return image;
   }
 
-  async function run(job: InferenceJob): Promise<InferenceResult> {
+  async function run(id: number, job: InferenceJob): Promise<InferenceResult> {
     const t0 = performance.now();
-    const image = await pixels(job.image, job.imageDigest);
+    const image = await pixels(id, job);
     const t1 = performance.now();
     const timings = () => ({ decodeMs: t1 - t0, engineMs: performance.now() - t1 });
     if (job.kind === 'pvs') {
@@ -67,7 +77,14 @@ async function main(): Promise<void> {
   }
 
   port!.on('message', (message: WorkerRequest) => {
-    run(message.job).then(
+    if (!('job' in message)) {
+      const awaited = awaitedImages.get(message.id);
+      awaitedImages.delete(message.id);
+      if ('image' in message) awaited?.resolve(message.image);
+      else awaited?.reject(new ImageDecodeError(`the image could not be read: ${message.imageError}`));
+      return;
+    }
+    run(message.id, message.job).then(
       (result) => port!.postMessage({ id: message.id, ok: true, result } satisfies WorkerReply),
       (error: unknown) => {
         const e = error instanceof Error ? error : new Error(String(error));

@@ -38,19 +38,24 @@ export const NO_INFERENCE: InferenceBackend = {
   close: async () => undefined,
 };
 
-/** A real backend that counts the jobs handed to it: shows whether a call reached the engine. */
-export function countingJobs(backend: InferenceBackend): InferenceBackend & { jobs: number } {
+/**
+ * A real backend that counts the jobs handed to it: shows whether a call reached the engine, and
+ * whether its job carried the image file or named a known one by digest only.
+ */
+export function countingJobs(backend: InferenceBackend): InferenceBackend & { jobs: number; jobsWithImage: number } {
   const counted = {
     jobs: 0,
+    jobsWithImage: 0,
     description: backend.description,
     close: () => backend.close(),
     tryReserve() {
       const slot = backend.tryReserve();
       if (!slot) return undefined;
       return {
-        run: (job: Parameters<typeof slot.run>[0]) => {
+        run: (...args: Parameters<typeof slot.run>) => {
           counted.jobs += 1;
-          return slot.run(job);
+          if (args[0].image) counted.jobsWithImage += 1;
+          return slot.run(...args);
         },
         release: () => slot.release(),
       };

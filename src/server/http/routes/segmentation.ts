@@ -8,9 +8,11 @@ import { DomainError } from '../../domain/errors';
 import type { CallContext } from '../../domain/segmentation';
 import type { Services } from '../../domain/services';
 import { parseBody } from '../validation';
-import { jsonOf, RawJsonBody, useRawJsonBodies } from '../raw-json';
+import { meteredJsonOf, RawJsonBody, useRawJsonBodies } from '../raw-json';
 import { bodyDigest } from '../../domain/fingerprint';
 import { timedSync } from '../../domain/timings';
+import type { WithImageField } from '../../domain/image-field';
+import type { MeteredJson } from '../metered-json';
 
 /**
  * Largest accepted body: a maximal image (2,097,152 characters) plus 256 KiB for the rest — enough
@@ -45,11 +47,21 @@ function callContext(request: FastifyRequest): CallContext {
 }
 
 /** The spec's 413 for an over-long image comes before any other validation of the body. */
-function checkImageLength(body: unknown): void {
-  const image = (body as { image?: unknown } | null)?.image;
-  if (typeof image === 'string' && image.length > LIMITS.imageMaxChars) {
+function checkImageLength(image: unknown): void {
+  if ((typeof image === 'string' || image instanceof Buffer) && image.length > LIMITS.imageMaxChars) {
     throw new DomainError('image-too-large', `image has ${image.length} characters; at most ${LIMITS.imageMaxChars} are accepted`);
   }
+}
+
+/**
+ * Validates a metered body whose image may have been left as bytes (http/metered-json.ts). The
+ * schemas ask of `image` only that it be a string within the length limits, so a one-character
+ * stand-in (or an empty one) is judged as the real string would be; the bytes then take its place.
+ */
+function parseMetered<S extends z.ZodType<{ image: string }>>(schema: S, { value, image }: MeteredJson): WithImageField<z.infer<S>> {
+  if (!image) return parseBody(schema, value);
+  const standIn = image.length === 0 ? '' : 'A';
+  return { ...parseBody(schema, { ...(value as object), image: standIn }), image };
 }
 
 /**
@@ -87,15 +99,15 @@ export async function segmentationRoutes(app: FastifyInstance, { services }: { s
 
   /** Headers → stored answer of a byte-identical keyed retry, or 413 → validation → one domain call. */
   const metered =
-    <S extends z.ZodType>(schema: S, call: (ctx: CallContext, body: z.infer<S>) => Promise<CallOutcome>) =>
+    <S extends z.ZodType<{ image: string }>>(schema: S, call: (ctx: CallContext, body: WithImageField<z.infer<S>>) => Promise<CallOutcome>) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
       const ctx = callContext(request);
       const stored = await storedAnswer(services, request, ctx);
       if (stored) return send(reply, stored, ctx);
       const body = timedSync(ctx.timings, 'parse', () => {
-        const json = jsonOf(request.body);
-        checkImageLength(json);
-        return parseBody(schema, json);
+        const json = meteredJsonOf(request.body);
+        checkImageLength(json.image ?? (json.value as { image?: unknown } | null)?.image);
+        return parseMetered(schema, json);
       });
       return send(reply, await call(ctx, body), ctx);
     };
