@@ -224,6 +224,11 @@ export class Billing {
       }
       running = runWithFaults(this.faults, work);
       running.catch(() => undefined); // observed below once the charge is in, or abandoned with the claim
+      // The charge waits one timer turn (about a millisecond) so that the worker thread wakes to its
+      // job while this thread is idle: with as many inference threads as cores, a busy event loop
+      // slowed that hand-over from 0.17 to 0.25–0.76 ms (p50, bench:api). The charge still commits
+      // long before the engine is done.
+      await new Promise((resolve) => setTimeout(resolve, 0));
     }
 
     // Claim the key and charge one credit, atomically. The commit is visible at once, so a concurrent
