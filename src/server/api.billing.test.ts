@@ -450,6 +450,44 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
     expect(await creditsOf(server, user)).toBe(before);
   });
 
+  it('a twin of a call still preparing here is told 409 request-in-progress before it prepares anything; another body under the key is judged as usual', async () => {
+    const accountId = (await server.services.db.kysely.selectFrom('accounts').select('id').where('email', '=', user.email).executeTakeFirstOrThrow()).id;
+    const billing = new Billing(server.services.db, server.clock, new FaultInjector(), 'inst_twins');
+    let releaseFirst!: () => void;
+    const firstMayGo = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const prepared: string[] = [];
+    const call = (name: string, body: unknown, prepare: () => Promise<void> = async () => undefined) => ({
+      accountId,
+      endpoint: 'pvs',
+      method: 'POST',
+      path: '/api/v1/pvs',
+      requestId: `req_${name}`,
+      body,
+      idempotencyKey: 'twins',
+      forceRefresh: false,
+      prepare: async () => {
+        prepared.push(name);
+        await prepare();
+        return { run: async () => ({ prompts: [] }), cancel: () => undefined, startsBeforeCharge: true };
+      },
+      isEmpty: () => false,
+      isValid: () => true,
+    });
+    const first = billing.run(call('first', { same: true }, () => firstMayGo));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // first is now waiting inside prepare
+    await expect(billing.run(call('twin', { same: true }))).rejects.toMatchObject({ slug: 'request-in-progress', extra: { retryAfterSeconds: 1 } });
+    // Another body under the same key is not decided here: the first may yet fail before it claims
+    // the key. It goes on, and the database decides: it claims the key first, so the first loses.
+    const other = await billing.run(call('other', { same: false }));
+    expect(other.status).toBe(200);
+    expect(prepared).toEqual(['first', 'other']);
+    releaseFirst();
+    await expect(first).rejects.toMatchObject({ slug: 'idempotency-key-reused' });
+    // Settled, nothing is in flight: the other body again is a replay.
+    expect((await billing.run(call('other-again', { same: false }))).headers['X-Idempotent-Replayed']).toBe('true');
+    expect(await creditsOf(server, user)).toBe(4);
+  });
+
   describe('recovery points (attempts left behind by a dead process)', () => {
     /** Leaves an attempt at a recovery point as a process that died there would. */
     const seed = async (phase: 'charged' | 'refund_pending', key: string, body = pvs()) => {

@@ -209,6 +209,37 @@ export class Billing {
       if (peeked.kind === 'conflict') throw peeked.error;
     }
 
+    const leave = this.enterFlight(call, fingerprint);
+    try {
+      return await this.attempt(call, fingerprint);
+    } finally {
+      leave();
+    }
+  }
+
+  /**
+   * Calls of this process not yet settled, by key: the same request again while its twin runs here
+   * gets the 409 that the twin's claim would give it, before it reserves a worker slot or starts
+   * an engine run that would only be dropped. Across processes the database decides, as always.
+   */
+  private readonly inFlight = new Map<string, string>();
+
+  private enterFlight(call: MeteredCall<unknown>, fingerprint: string): () => void {
+    if (!call.idempotencyKey && call.forceRefresh) return () => undefined; // always a new attempt
+    const { scope, key } = this.keyOf(call, fingerprint);
+    const flight = `${call.accountId}\u0000${scope}\u0000${key}`;
+    const running = this.inFlight.get(flight);
+    if (running === fingerprint) {
+      throw new DomainError('request-in-progress', undefined, { retryAfterSeconds: this.options.inProgressRetryAfterSeconds });
+    }
+    // Another body under the same key: its twin may yet fail before claiming, so the database judges it.
+    if (running !== undefined) return () => undefined;
+    this.inFlight.set(flight, fingerprint);
+    return () => this.inFlight.delete(flight);
+  }
+
+  /** A call that is neither a replay nor a conflict so far: prepare, claim + charge, engine, settle. */
+  private async attempt<Res>(call: MeteredCall<Res>, fingerprint: string): Promise<CallOutcome> {
     const work = await timed(call.timings, 'prepare', () => call.prepare(call.accountId));
 
     // Local inference starts now, alongside the claim and charge, so that neither the charge's
