@@ -488,6 +488,36 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
     expect(await creditsOf(server, user)).toBe(4);
   });
 
+  it('takes the balance read with the API key as a hint only: a stale one may start the engine, never skip the charge', async () => {
+    const accountId = (await server.services.db.kysely.selectFrom('accounts').select('id').where('email', '=', user.email).executeTakeFirstOrThrow()).id;
+    const billing = new Billing(server.services.db, server.clock, new FaultInjector(), 'inst_hint');
+    let ran = 0;
+    const call = (name: string, balanceHint: number | undefined) => ({
+      accountId,
+      endpoint: 'pvs',
+      method: 'POST',
+      path: '/api/v1/pvs',
+      requestId: `req_${name}`,
+      body: { name },
+      forceRefresh: true,
+      balanceHint,
+      prepare: async () => ({ run: async () => ((ran += 1), { prompts: [] }), cancel: () => undefined, startsBeforeCharge: true }),
+      isEmpty: () => false,
+      isValid: () => true,
+    });
+    for (let i = 0; i < 5; i += 1) expect((await billing.run(call(`spend-${i}`, undefined))).status).toBe(200);
+    expect(await creditsOf(server, user)).toBe(0);
+    // A hint of 0 refuses before anything starts; a stale hint of 3 lets the work start, and the charge still says no.
+    await expect(billing.run(call('empty', 0))).rejects.toMatchObject({ slug: 'insufficient-credits' });
+    expect(ran).toBe(5);
+    await expect(billing.run(call('stale', 3))).rejects.toMatchObject({ slug: 'insufficient-credits' });
+    expect(ran).toBe(6);
+    // Without a hint the balance is read: refused before anything starts.
+    await expect(billing.run(call('unhinted', undefined))).rejects.toMatchObject({ slug: 'insufficient-credits' });
+    expect(ran).toBe(6);
+    expect(await creditsOf(server, user)).toBe(0);
+  });
+
   describe('recovery points (attempts left behind by a dead process)', () => {
     /** Leaves an attempt at a recovery point as a process that died there would. */
     const seed = async (phase: 'charged' | 'refund_pending', key: string, body = pvs()) => {

@@ -24,10 +24,24 @@ export interface ApiKeyView {
   createdAt: string;
 }
 
-/** Every metered request runs it: compiled once (db/prepared.ts). */
-const accountOfKey = preparedQuery<[keyHash: string], { account_id: string }>((db, $) =>
-  db.selectFrom('api_keys').select('account_id').where('key_hash', '=', $(0)).where('revoked_at', 'is', null),
+/**
+ * Every metered request runs it: compiled once (db/prepared.ts). The balance comes along for free:
+ * a metered call needs to know, before its engine run starts, whether the account has any credit.
+ */
+const accountOfKey = preparedQuery<[keyHash: string], { account_id: string; balance: number }>((db, $) =>
+  db
+    .selectFrom('api_keys as k')
+    .innerJoin('accounts as a', 'a.id', 'k.account_id')
+    .select(['k.account_id', 'a.balance'])
+    .where('k.key_hash', '=', $(0))
+    .where('k.revoked_at', 'is', null),
 );
+
+/** Who a valid key belongs to, and that account's balance as last committed (a hint: the charge decides). */
+export interface KeyHolder {
+  accountId: string;
+  balance: number;
+}
 
 export class ApiKeys {
   constructor(
@@ -98,10 +112,10 @@ export class ApiKeys {
   }
 
   /** The account owning this key, or undefined for unknown, revoked or rotated-out keys. */
-  async authenticate(key: string): Promise<string | undefined> {
+  async authenticate(key: string): Promise<KeyHolder | undefined> {
     if (!key.startsWith(KEY_PREFIX) || key.length > 100) return undefined;
     const [row] = (await accountOfKey.run(this.db.kysely, this.db.kysely, sha256Hex(key))).rows;
-    return row?.account_id;
+    return row && { accountId: row.account_id, balance: Number(row.balance) };
   }
 }
 

@@ -78,6 +78,11 @@ export interface MeteredCall<Res> {
   idempotencyKey?: string;
   /** See AttemptsTable.body_digest; given for keyed requests so that their retries take the fast path. */
   bodyDigest?: string;
+  /**
+   * The account's balance as read moments ago (with the API key), if it was: spares a read before
+   * the engine starts. Only a hint, like that read: the charge's own conditional update decides.
+   */
+  balanceHint?: number;
   /** Filled in with the phases' durations (Server-Timing). */
   timings?: Timings;
   forceRefresh: boolean;
@@ -249,7 +254,7 @@ export class Billing {
     // before anything starts, so the engine never runs for one.
     let running: Promise<Res> | undefined;
     if (work.startsBeforeCharge) {
-      if ((await this.balance(call.accountId)) < LIMITS.creditsPerCall) {
+      if ((call.balanceHint ?? (await this.balance(call.accountId))) < LIMITS.creditsPerCall) {
         work.cancel();
         throw new DomainError('insufficient-credits');
       }

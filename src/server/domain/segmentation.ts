@@ -27,6 +27,8 @@ export interface CallContext {
   /** Filled in as the call proceeds (ms): reported in the Server-Timing header. */
   timings?: Record<string, number>;
   accountId: string;
+  /** The account's balance as read at authentication, when it was (see MeteredCall.balanceHint). */
+  balanceHint?: number;
   requestId: string;
   method: string;
   path: string;

@@ -24,6 +24,8 @@ export type AuthMode = 'none' | 'any' | 'session';
 export interface Principal {
   accountId: string;
   via: 'api-key' | 'session';
+  /** The balance read with the API key (not for sessions): lets a metered call refuse an empty account before it starts work. */
+  balanceHint?: number;
 }
 
 declare module 'fastify' {
@@ -54,9 +56,9 @@ export async function resolvePrincipal(services: Services, request: FastifyReque
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
-    const accountId = match ? await services.apiKeys.authenticate(match[1]) : undefined;
-    if (!accountId) throw new DomainError('unauthenticated', 'the API key is missing, unknown, revoked or rotated out');
-    return { accountId, via: 'api-key' };
+    const holder = match ? await services.apiKeys.authenticate(match[1]) : undefined;
+    if (!holder) throw new DomainError('unauthenticated', 'the API key is missing, unknown, revoked or rotated out');
+    return { accountId: holder.accountId, via: 'api-key', balanceHint: holder.balance };
   }
   const token = request.cookies?.[SESSION_COOKIE];
   if (token) {

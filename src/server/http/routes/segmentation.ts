@@ -37,6 +37,7 @@ function callContext(request: FastifyRequest): CallContext {
     timings: request.timings,
     // A paid (x402) request has no account: its payer is known once the payment is verified.
     accountId: request.principal?.accountId ?? '',
+    balanceHint: request.principal?.balanceHint,
     payment: request.payment ?? undefined,
     requestId: request.id,
     method: request.method,
