@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeImageField, imageFieldDigest, KnownImages, readUpload } from './image-field';
+import { decodeImageField, imageFieldDigest, KnownImages, readUpload, RecentFields } from './image-field';
 import { DomainError } from './errors';
 
 const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3, 250, 251]);
@@ -54,5 +54,34 @@ describe('image field', () => {
     expect(known.has('a')).toBe(true); // a is now the most recent
     known.add('c'); // b goes
     expect([known.has('a'), known.has('b'), known.has('c')]).toEqual([true, false, true]);
+  });
+
+  it('recognises the field sent last under a name by its bytes, and hashes anything else', () => {
+    const recent = new RecentFields(64);
+    const a = Buffer.from('QUJD'); // 4 bytes
+    const b = Buffer.from('QUJE');
+    expect(recent.digest('n', a)).toBe(imageFieldDigest(a));
+    // The same bytes in another buffer (the next request's body): remembered, and right.
+    expect(recent.digest('n', Buffer.from(a))).toBe(imageFieldDigest(a));
+    // Other bytes under the same name: hashed, not mistaken for the remembered ones.
+    expect(recent.digest('n', b)).toBe(imageFieldDigest(b));
+    expect(recent.digest('n', Buffer.from('QUJ'))).toBe(imageFieldDigest('QUJ'));
+    // A copy is kept: changing the request's buffer afterwards cannot change what is remembered.
+    const body = Buffer.from('QUJG');
+    recent.digest('m', body);
+    body.write('QUJH');
+    expect(recent.digest('m', Buffer.from('QUJH'))).toBe(imageFieldDigest('QUJH'));
+    expect(recent.digest('s', 'QUJD')).toBe(imageFieldDigest('QUJD'));
+  });
+
+  it('stays within its byte budget, least recently used out', () => {
+    const recent = new RecentFields(64); // fields of up to 8 bytes are kept
+    const fields = Array.from({ length: 12 }, (_, i) => Buffer.from(`QUJD${String(i).padStart(4, '0')}`));
+    fields.forEach((f, i) => recent.digest(`n${i}`, f));
+    const kept = (recent as unknown as { byName: Map<string, unknown>; bytes: number });
+    expect(kept.bytes).toBeLessThanOrEqual(64);
+    expect([...kept.byName.keys()]).toEqual(['n4', 'n5', 'n6', 'n7', 'n8', 'n9', 'n10', 'n11']);
+    expect(recent.digest('big', Buffer.alloc(9, 0x41))).toBe(imageFieldDigest(Buffer.alloc(9, 0x41))); // over 1/8 of the budget: not kept
+    expect(kept.byName.has('big')).toBe(false);
   });
 });

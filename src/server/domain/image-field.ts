@@ -64,11 +64,51 @@ export function imageFieldDigest(field: ImageField): string {
 }
 
 /**
- * The image field as an Upload: hashed always, decoded unless `known` has seen it. A field that is
- * not Base64 keeps its 400 in `error` (not thrown, so that callers choose when it is answered).
+ * The last image field sent under each name (the account and its imageId), with its digest: the
+ * same field sent again byte for byte, as with every click of the imageId flow, is recognised by
+ * comparing bytes (a memcmp, ~0.02 ms for 320 KB) instead of hashing them again (~0.3 ms). Equal
+ * bytes have the same digest, so nothing here is trusted that was not computed from them. Only
+ * fields read as bytes are kept (strings take the hash). Bounded by bytes, least recently used out.
  */
-export function readUpload(field: ImageField, known?: KnownImages): Upload {
-  const digest = imageFieldDigest(field);
+export class RecentFields {
+  private readonly byName = new Map<string, { bytes: Buffer; digest: string }>();
+  private bytes = 0;
+
+  constructor(private readonly budgetBytes = 64 * 1024 * 1024) {}
+
+  /** The field's digest: remembered when these very bytes came last under `name`, else computed (and remembered). */
+  digest(name: string, field: ImageField): string {
+    if (typeof field === 'string') return imageFieldDigest(field);
+    const last = this.byName.get(name);
+    if (last) {
+      this.byName.delete(name);
+      if (last.bytes.equals(field)) {
+        this.byName.set(name, last);
+        return last.digest;
+      }
+      this.bytes -= last.bytes.length;
+    }
+    const digest = imageFieldDigest(field);
+    if (field.length <= this.budgetBytes / 8) {
+      this.byName.set(name, { bytes: Buffer.from(field), digest });
+      this.bytes += field.length;
+      for (const [oldName, old] of this.byName) {
+        if (this.bytes <= this.budgetBytes) break;
+        this.byName.delete(oldName);
+        this.bytes -= old.bytes.length;
+      }
+    }
+    return digest;
+  }
+}
+
+/**
+ * The image field as an Upload: hashed (or recognised by `recent` under `name`), and decoded unless
+ * `known` has seen it. A field that is not Base64 keeps its 400 in `error` (not thrown, so that
+ * callers choose when it is answered).
+ */
+export function readUpload(field: ImageField, known?: KnownImages, recent?: { fields: RecentFields; name: string }): Upload {
+  const digest = recent ? recent.fields.digest(recent.name, field) : imageFieldDigest(field);
   if (known?.has(digest)) return { digest };
   try {
     return { digest, bytes: decodeImageField(field) };

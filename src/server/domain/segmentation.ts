@@ -11,7 +11,7 @@ import type { ImageLoader, InferenceBackend, InferenceSlot } from '../inference/
 import type { ImageBytes, InferenceJob, InferenceResult } from '../inference/protocol';
 import type { Billing, CallOutcome, MeteredCall, PreparedWork } from './billing';
 import { DomainError } from './errors';
-import { decodeImageField, KnownImages, readUpload, type ImageField, type Upload, type WithImageField } from './image-field';
+import { decodeImageField, KnownImages, readUpload, RecentFields, type ImageField, type Upload, type WithImageField } from './image-field';
 import { timed, timedSync } from './timings';
 import { readImageHeader } from './image-header';
 import { UpstreamError, type UpstreamTextSegmenter } from '../../engine/text/upstream';
@@ -66,6 +66,8 @@ export class Segmentation {
 
   /** Images already checked here: not decoded again, and sent to the worker by digest only. */
   private readonly knownImages = new KnownImages();
+  /** The last image sent under each account's imageId: recognised by its bytes, not hashed again. */
+  private readonly recentFields = new RecentFields();
 
   /** Credits (Billing) or, for a request carrying an x402 payment, the paid-call flow. */
   private run<Res>(ctx: CallContext, call: MeteredCall<Res>): Promise<CallOutcome> {
@@ -80,7 +82,10 @@ export class Segmentation {
     // pixels and checked against them on every hit, so they are shared as they are.
     const cacheKeyIn = (scope: string) =>
       request.imageId ? (request.imageId.startsWith(CONTENT_KEY_PREFIX) ? request.imageId : `${scope}/${request.imageId}`) : undefined;
-    const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image, this.knownImages));
+    // Only for accounts: the name picks which remembered field to compare with (the comparison
+    // itself is what makes a hit safe), and an x402 call's payer is not known yet.
+    const recent = request.imageId && ctx.accountId ? { fields: this.recentFields, name: `${ctx.accountId}\u0000${request.imageId}` } : undefined;
+    const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image, this.knownImages, recent));
     return this.run<PvsResponse>(ctx, {
       ...ctx,
       endpoint: 'pvs',
