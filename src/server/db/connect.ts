@@ -18,6 +18,7 @@ import {
   type Transaction,
 } from 'kysely';
 import pg from 'pg';
+import { LruCache } from '../../engine/lru';
 import type { Database } from './schema';
 import { migrateToLatest } from './migrations';
 
@@ -68,18 +69,15 @@ class ImmediateSqliteDialect extends SqliteDialect {
  * statement to completion synchronously, and nothing here streams rows.
  */
 export function withStatementCache(database: SQLite.Database, capacity = 512): SqliteDatabase {
-  const statements = new Map<string, SQLite.Statement>();
+  const statements = new LruCache<string, SQLite.Statement>(capacity);
   return {
     close: () => database.close(),
     prepare(source: string) {
       let statement = statements.get(source);
-      if (statement) {
-        statements.delete(source);
-      } else {
+      if (!statement) {
         statement = database.prepare(source);
-        if (statements.size >= capacity) statements.delete(statements.keys().next().value!);
+        statements.set(source, statement);
       }
-      statements.set(source, statement);
       return statement;
     },
   };

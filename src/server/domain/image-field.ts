@@ -4,6 +4,7 @@
  * no whitespace. Node's own decoder silently skips bad characters, so the result is checked.
  */
 import { createHash } from 'node:crypto';
+import { LruCache } from '../../engine/lru';
 import { DomainError } from './errors';
 
 /**
@@ -36,21 +37,18 @@ export interface Upload {
  * and the worker is asked for its pixels by digest. Bounded; least recently used out.
  */
 export class KnownImages {
-  private readonly digests = new Set<string>();
+  private readonly digests: LruCache<string, true>;
 
-  constructor(private readonly capacity = 4096) {}
+  constructor(capacity = 4096) {
+    this.digests = new LruCache(capacity);
+  }
 
   has(digest: string): boolean {
-    if (!this.digests.has(digest)) return false;
-    this.digests.delete(digest);
-    this.digests.add(digest);
-    return true;
+    return this.digests.get(digest) !== undefined;
   }
 
   add(digest: string): void {
-    this.digests.delete(digest);
-    this.digests.add(digest);
-    if (this.digests.size > this.capacity) this.digests.delete(this.digests.values().next().value!);
+    this.digests.set(digest, true);
   }
 
   /** The worker could not decode what the header check let through: check it again next time. */
