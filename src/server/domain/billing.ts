@@ -28,7 +28,7 @@ import type { Clock } from './clock';
 import { DomainError } from './errors';
 import type { FaultInjector } from './faults';
 import { newId } from './ids';
-import { applyLedgerEntry } from './ledger';
+import { applyLedgerEntry, balanceOf } from './ledger';
 import { preparedQuery } from '../db/prepared';
 import { requestFingerprint } from './fingerprint';
 import { timed, timedSync, type Timings } from './timings';
@@ -181,7 +181,6 @@ const Q = {
       .set({ expires_at: sql<number>`case when scope = 'explicit' then cast(${$(0)} as bigint) else cast(${$(1)} as bigint) end` })
       .where('attempt_id', '=', $(2)),
   ),
-  balance: preparedQuery<[accountId: string], { balance: number }>((db, $) => db.selectFrom('accounts').select('balance').where('id', '=', $(0))),
   reclaimKey: preparedQuery<[attemptId: string, fingerprint: string, accountId: string, scope: KeyScope, key: string]>((db, $) =>
     db
       .updateTable('idempotency_keys')
@@ -206,13 +205,13 @@ export class Billing {
   async run<Res>(call: MeteredCall<Res>): Promise<CallOutcome> {
     const fingerprint = timedSync(call.timings, 'idempotency', () => requestFingerprint(call.method, call.path, call.body));
 
-    // Peek: replays and conflicts need no image check, no worker and no write. A forced refresh
-    // without a key is always a new attempt: nothing to look up.
-    if (call.idempotencyKey || !call.forceRefresh) {
-      const peeked = await timed(call.timings, 'idempotency', () => this.peek(call, fingerprint));
-      if (peeked.kind === 'replay') return this.replay(peeked.attempt);
-      if (peeked.kind === 'conflict') throw peeked.error;
-    }
+    // A forced refresh without a key is always a new attempt: no key to look up or to hold.
+    if (!call.idempotencyKey && call.forceRefresh) return this.attempt(call, fingerprint);
+
+    // Peek: replays and conflicts need no image check, no worker and no write.
+    const peeked = await timed(call.timings, 'idempotency', () => this.peek(call, fingerprint));
+    if (peeked.kind === 'replay') return this.replay(peeked.attempt);
+    if (peeked.kind === 'conflict') throw peeked.error;
 
     const leave = this.enterFlight(call, fingerprint);
     try {
@@ -230,7 +229,6 @@ export class Billing {
   private readonly inFlight = new Map<string, string>();
 
   private enterFlight(call: MeteredCall<unknown>, fingerprint: string): () => void {
-    if (!call.idempotencyKey && call.forceRefresh) return () => undefined; // always a new attempt
     const { scope, key } = this.keyOf(call, fingerprint);
     const flight = `${call.accountId}\u0000${scope}\u0000${key}`;
     const running = this.inFlight.get(flight);
@@ -254,7 +252,8 @@ export class Billing {
     // before anything starts, so the engine never runs for one.
     let running: Promise<Res> | undefined;
     if (work.startsBeforeCharge) {
-      if ((call.balanceHint ?? (await this.balance(call.accountId))) < LIMITS.creditsPerCall) {
+      // A hint before the work starts; the charge itself decides.
+      if ((call.balanceHint ?? (await balanceOf(this.db.kysely, call.accountId))) < LIMITS.creditsPerCall) {
         work.cancel();
         throw new DomainError('insufficient-credits');
       }
@@ -453,12 +452,6 @@ export class Billing {
       }
       throw error;
     }
-  }
-
-  /** The account's balance as last committed: a hint before the work starts; the charge itself decides. */
-  private async balance(accountId: string): Promise<number> {
-    const [row] = (await Q.balance.run(this.db.kysely, this.db.kysely, accountId)).rows;
-    return row ? Number(row.balance) : 0;
   }
 
   /**

@@ -46,9 +46,14 @@ export async function applyLedgerEntry(trx: Transaction<Database>, entry: Ledger
   return true;
 }
 
+const balanceQuery = preparedQuery<[accountId: string], { balance: number }>((db, $) =>
+  db.selectFrom('accounts').select('balance').where('id', '=', $(0)),
+);
+
+/** The account's balance as last committed (0 for no such account). */
 export async function balanceOf(db: Kysely<Database>, accountId: string): Promise<number> {
-  const row = await db.selectFrom('accounts').select('balance').where('id', '=', accountId).executeTakeFirst();
-  return row?.balance ?? 0;
+  const [row] = (await balanceQuery.run(db, db, accountId)).rows;
+  return row ? Number(row.balance) : 0;
 }
 
 /** Accounts whose cached balance differs from the sum of their entries (should always be empty). */

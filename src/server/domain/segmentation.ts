@@ -8,7 +8,7 @@
 import { PvsResponse, SegmentResponse, type PvsRequest, type SegmentRequest } from '../../contract/segmentation';
 import sharp from 'sharp';
 import type { ImageLoader, InferenceBackend, InferenceSlot } from '../inference/pool';
-import type { ImageBytes, InferenceJob, InferenceResult } from '../inference/protocol';
+import type { InferenceJob, InferenceResult } from '../inference/protocol';
 import type { Billing, CallOutcome, MeteredCall, PreparedWork } from './billing';
 import { DomainError } from './errors';
 import { decodeImageField, KnownImages, readUpload, RecentFields, type ImageField, type Upload, type WithImageField } from './image-field';
@@ -132,11 +132,7 @@ export class Segmentation {
     timings?: Record<string, number>,
   ): Promise<PreparedWork<SegmentResponse>> {
     // The same checks as for the local engine: a file that is not an image is refused before the charge.
-    if (upload.error) throw upload.error;
-    if (upload.bytes) {
-      await checkImageHeader(upload.bytes);
-      this.knownImages.add(upload.digest);
-    }
+    await this.checkUpload(upload);
     const imageText = typeof request.image === 'string' ? request.image : request.image.toString('latin1');
     if (this.upstreamInFlight >= upstream.maxInFlight) {
       throw new DomainError('service-busy', 'the text upstream has as many calls in flight as allowed', {
@@ -164,6 +160,15 @@ export class Segmentation {
     };
   }
 
+  /** The upload's 400, if it has one; an image seen for the first time has its header checked, then is known. */
+  private async checkUpload(upload: Upload): Promise<void> {
+    if (upload.error) throw upload.error;
+    if (upload.bytes) {
+      await checkImageHeader(upload.bytes);
+      this.knownImages.add(upload.digest);
+    }
+  }
+
   /**
    * Checks an image seen for the first time (400 before anything is charged) and reserves a worker
    * slot (503). A known image goes to the worker by digest only; the loader reads the file again
@@ -174,12 +179,8 @@ export class Segmentation {
     upload: Upload,
     work: (slot: InferenceSlot, image: { job: { image?: Uint8Array; imageDigest: string }; load: ImageLoader }) => Promise<Res>,
   ): Promise<PreparedWork<Res>> {
-    if (upload.error) throw upload.error;
+    await this.checkUpload(upload);
     const { bytes, digest } = upload;
-    if (bytes) {
-      await checkImageHeader(bytes);
-      this.knownImages.add(digest);
-    }
     const slot = this.backend.tryReserve();
     if (!slot) {
       throw new DomainError('service-busy', 'all inference workers are busy and the queue is full', {

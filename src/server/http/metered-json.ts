@@ -3,7 +3,8 @@
  * Base64 string of up to 2 MB, and JSON.parse reads it character by character looking for escapes
  * (about 0.6 ms per 320 KB here). When that string is plain ASCII without escapes its end is found
  * with one memchr; the rest of the body goes through JSON.parse with the string emptied, and the
- * image is put back as a Latin-1 slice of the bytes, which for ASCII is the same string.
+ * image is left as a slice of the bytes (readMeteredJson), or put back as its Latin-1 string, which
+ * for ASCII is the same string (parseMeteredJson).
  *
  * Whenever the shape is anything but that (no top-level `"image"` string, an escape or a non-ASCII
  * byte inside it, a second `image` key, a key with an escape that could spell `image`, not an

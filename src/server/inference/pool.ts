@@ -93,7 +93,7 @@ export class WorkerPool implements InferenceBackend {
     if (this.closed || this.startError || this.reserved >= this.capacity) return undefined;
     this.reserved += 1;
     let used = false;
-    let started = false;
+    // Set once `run` is called: the job, queued until a worker takes it.
     let queued: PendingJob | undefined;
     const free = () => {
       if (!used) {
@@ -103,8 +103,7 @@ export class WorkerPool implements InferenceBackend {
     };
     return {
       run: (job, loadImage) => {
-        if (started || used) return Promise.reject(new Error('inference slot used twice'));
-        started = true;
+        if (queued || used) return Promise.reject(new Error('inference slot used twice'));
         return new Promise<InferenceResult>((resolve, reject) => {
           queued = {
             job,
@@ -123,11 +122,11 @@ export class WorkerPool implements InferenceBackend {
         });
       },
       release: () => {
-        if (!started) return free();
-        const index = queued ? this.queue.indexOf(queued) : -1;
+        if (!queued) return free();
+        const index = this.queue.indexOf(queued);
         if (index !== -1) {
           this.queue.splice(index, 1);
-          queued!.reject(new JobWithdrawnError('the job was withdrawn before a worker took it'));
+          queued.reject(new JobWithdrawnError('the job was withdrawn before a worker took it'));
         }
       },
     };
