@@ -6,6 +6,7 @@ import { Header } from './components/Header';
 import { HelpOverlay } from './components/HelpOverlay';
 import { ImageStrip } from './components/ImageStrip';
 import { ObjectList } from './components/ObjectList';
+import { ClassPanel } from './components/ClassPanel';
 import { PromptPanel } from './components/PromptPanel';
 import { RemoteSettings } from './components/RemoteSettings';
 import { StatusBar } from './components/StatusBar';
@@ -124,6 +125,7 @@ function Studio() {
         <aside className="side-panel" aria-label="Selection and objects">
           {mode === 'remote' && <RemoteSettings />}
           <PromptPanel />
+          <ClassPanel />
           <ObjectList />
         </aside>
       </div>

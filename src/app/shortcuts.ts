@@ -2,6 +2,8 @@ import { fitToScreen, zoomAt } from './geometry/camera';
 import { promptOf } from './state/documentOps';
 import { currentDocument, studio } from './state/studioStore';
 import { useUi } from './state/uiStore';
+import { useEdit } from './state/editStore';
+import { EDIT_SHORTCUTS, handleEditShortcut } from './editShortcuts';
 
 export interface Shortcut {
   readonly keys: string;
@@ -13,10 +15,11 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: 'P', action: 'Positive point tool' },
   { keys: 'N', action: 'Negative point tool' },
   { keys: 'Right-click / Alt+click', action: 'Opposite point (exclude with the positive tool)' },
-  { keys: 'B', action: 'Box tool (press at the center, drag out)' },
+  { keys: 'X', action: 'Box tool (press at the center, drag out)' },
+  ...EDIT_SHORTCUTS,
   { keys: 'T', action: 'Text prompt' },
   { keys: 'Enter', action: 'Accept the selected mask as an object' },
-  { keys: '[  ]', action: 'Previous / next mask candidate' },
+  { keys: '[  ]', action: 'Previous / next mask candidate (brush / eraser: smaller / larger brush)' },
   { keys: 'Esc', action: 'Cancel the box / clear the selection' },
   { keys: 'Ctrl+Z', action: 'Undo' },
   { keys: 'Ctrl+Shift+Z / Ctrl+Y', action: 'Redo' },
@@ -52,6 +55,7 @@ export function handleShortcut(e: KeyboardEvent): boolean {
     studio.redo();
     return true;
   }
+  if (handleEditShortcut(e)) return true;
   if (mod || e.altKey) return false;
   switch (key) {
     case 'p':
@@ -62,8 +66,8 @@ export function handleShortcut(e: KeyboardEvent): boolean {
     case 'N':
       ui.setTool('negative');
       return true;
-    case 'b':
-    case 'B':
+    case 'x':
+    case 'X':
       ui.setTool('box');
       return true;
     case 't':
@@ -77,6 +81,7 @@ export function handleShortcut(e: KeyboardEvent): boolean {
       return true;
     case 'Escape':
       if (ui.helpOpen) ui.setHelpOpen(false);
+      else if (useEdit.getState().selection.length) useEdit.getState().select([]);
       else if (imageId) studio.clearPrompt(imageId);
       return true;
     case 'Enter':

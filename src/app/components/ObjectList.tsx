@@ -6,6 +6,9 @@ import type { ImageEntry, SegObject } from '../state/model';
 import { studio, useStudio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
 import { EyeIcon, TrashIcon } from './icons';
+import { displayColor } from '../state/classOps';
+import { classActions, edits, liveSelection } from '../state/editActions';
+import { useEdit } from '../state/editStore';
 
 /** Where "find similar" stands: one search at a time, its answer shown under the list. */
 type SimilarSearch = { readonly running: string | null; readonly message: string | null };
@@ -17,6 +20,9 @@ export function ObjectList() {
   const tolerance = useUi((s) => s.tolerance);
   const mode = useUi((s) => s.mode);
   const [search, setSearch] = useState<SimilarSearch>({ running: null, message: null });
+  useEdit((s) => s.selection);
+  const selection = liveSelection(doc);
+  const selectedMultiPart = selection.length === 1 && (objects.find((o) => o.id === selection[0])?.polygons.length ?? 0) > 1;
 
   const findSimilar = (target: ImageEntry, object: SegObject) => {
     setSearch({ running: object.id, message: `Looking for objects like “${object.label}”…` });
@@ -39,8 +45,22 @@ export function ObjectList() {
         <p className="hint">Accepted objects appear here.</p>
       ) : (
         <ul className="object-list">
-          {objects.map((o) => image && <ObjectRow key={o.id} image={image} object={o} searching={search.running} onFindSimilar={findSimilar} />)}
+          {objects.map((o) => image && <ObjectRow key={o.id} image={image} object={o} selected={selection.includes(o.id)} searching={search.running} onFindSimilar={findSimilar} />)}
         </ul>
+      )}
+      {selection.length > 0 && (
+        <div className="selection-actions" role="group" aria-label="Selected objects">
+          <span className="muted small">{selection.length} selected</span>
+          <button type="button" className="small" disabled={selection.length < 2} title="Merge the selected objects into one (M)" onClick={edits.mergeSelected}>
+            Merge
+          </button>
+          <button type="button" className="small" disabled={!selectedMultiPart} title="Split the selected object into its separate parts (S)" onClick={edits.splitSelected}>
+            Split
+          </button>
+          <button type="button" className="small" title="Duplicate (Ctrl+D)" onClick={edits.duplicateSelected}>
+            Duplicate
+          </button>
+        </div>
       )}
       {mode !== 'local' && objects.length > 0 && <p className="hint small">Find similar runs on the local model only: switch to Local mode to use it.</p>}
       {search.message && (
@@ -55,12 +75,14 @@ export function ObjectList() {
 interface ObjectRowProps {
   image: ImageEntry;
   object: SegObject;
+  selected: boolean;
   /** The object a "find similar" search runs for, if any (one at a time: the worker runs one job). */
   searching: string | null;
   onFindSimilar: (image: ImageEntry, object: SegObject) => void;
 }
 
-function ObjectRow({ image, object, searching, onFindSimilar }: ObjectRowProps) {
+function ObjectRow({ image, object, selected, searching, onFindSimilar }: ObjectRowProps) {
+  const classes = useStudio((s) => s.history.present.classes);
   const imageId = image.id;
   const mode = useUi((s) => s.mode);
   const [editing, setEditing] = useState(false);
@@ -73,8 +95,17 @@ function ObjectRow({ image, object, searching, onFindSimilar }: ObjectRowProps) 
     else setDraft(object.label);
   };
   return (
-    <li className={`object-row${object.visible ? '' : ' hidden-object'}`} data-testid="object-row">
+    <li className={`object-row${object.visible ? '' : ' hidden-object'}${selected ? ' selected' : ''}`} data-testid="object-row" aria-selected={selected}>
       <input type="color" className="swatch" value={object.color} aria-label={`Colour of ${object.label}`} onChange={(e) => studio.setColor(imageId, object.id, e.target.value)} />
+      <button
+        type="button"
+        className="icon select-object"
+        aria-pressed={selected}
+        aria-label={`Select ${object.label}`}
+        title="Select (Shift+click adds to the selection)"
+        onClick={(e) => (e.shiftKey ? useEdit.getState().toggle(object.id) : useEdit.getState().select([object.id]))}
+        style={{ borderColor: displayColor({ classes }, object) }}
+      />
       <div className="object-main">
         {editing ? (
           <input
@@ -98,6 +129,14 @@ function ObjectRow({ image, object, searching, onFindSimilar }: ObjectRowProps) 
             {object.label}
           </button>
         )}
+        <select className="small" aria-label={`Class of ${object.label}`} value={object.classId ?? ''} onChange={(e) => classActions.assign(imageId, [object.id], e.target.value ? Number(e.target.value) : null)}>
+          <option value="">unlabelled</option>
+          {classes.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.name}
+            </option>
+          ))}
+        </select>
         <span className="muted small">
           {(object.confidence * 100).toFixed(0)}% · {vertices} vertices · {object.source}
           {object.receipt && (

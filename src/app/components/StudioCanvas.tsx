@@ -15,8 +15,16 @@ import { panTransition, type PanState } from '../tools/panGesture';
 import { negativePointTool, positivePointTool, type PointToolState } from '../tools/pointTool';
 import type { ToolEvent, ToolMachine } from '../tools/types';
 import { PolygonShape } from './PolygonShape';
+import { BrushOverlay, brushWheel } from './BrushOverlay';
+import { VertexHandles } from './VertexHandles';
+import { brushTool, eraserTool, type BrushToolState } from '../tools/brushTool';
+import { selectTool } from '../tools/selectTool';
+import { displayColor } from '../state/classOps';
+import { edits, liveSelection } from '../state/editActions';
+import { useEdit } from '../state/editStore';
+import { insertVertex, nearestEdge } from '../geometry/vertexEdit';
 
-const machines = { positive: positivePointTool, negative: negativePointTool, box: boxTool } as const;
+const machines = { positive: positivePointTool, negative: negativePointTool, box: boxTool, select: selectTool, brush: brushTool, eraser: eraserTool } as const;
 
 function useImageElement(id: string | undefined) {
   const [, force] = useState(0);
@@ -42,6 +50,10 @@ export function StudioCanvas() {
   const [toolState, setToolState] = useState<unknown>(null);
   const panRef = useRef<PanState>({ phase: 'idle' });
   const [panPhase, setPanPhase] = useState<PanState['phase']>('idle');
+  const [cursorAt, setCursorAt] = useState<Vertex | null>(null);
+  useEdit((s) => s.selection);
+  const selection = liveSelection(doc);
+  const editing = selection.length === 1 ? objects.find((o) => o.id === selection[0]) : undefined;
 
   useEffect(() => {
     const node = containerRef.current;
@@ -58,6 +70,7 @@ export function StudioCanvas() {
   }, [image?.id, size.width, size.height]);
 
   useEffect(() => setToolState(null), [tool]);
+  useEffect(() => useEdit.getState().select([]), [image?.id]);
 
   const machine = tool === 'text' ? null : (machines[tool] as ToolMachine<unknown>);
 
@@ -125,6 +138,7 @@ export function StudioCanvas() {
   const onMouseMove = (e: Konva.KonvaEventObject<MouseEvent>) => {
     const at = pointer(e.target.getStage());
     if (!at) return;
+    if (tool === 'brush' || tool === 'eraser') setCursorAt(at.image);
     if (updatePan({ type: 'move', screen: at.screen })) return;
     if (inImage(at.image) || (toolState as BoxToolState | null)?.phase === 'dragging') dispatch({ type: 'move', at: clampToImage(at.image) });
     else dispatch({ type: 'leave' });
@@ -134,8 +148,17 @@ export function StudioCanvas() {
     if (updatePan({ type: 'up' })) return;
     if (at) dispatch({ type: 'up', at: clampToImage(at.image) });
   };
+  const onDblClick = (e: Konva.KonvaEventObject<MouseEvent>) => {
+    const at = pointer(e.target.getStage());
+    if (tool !== 'select' || !editing || !at) return;
+    const polygons = tracedPolygons(editing.mask, editing.polygons, tolerance);
+    const edge = nearestEdge(polygons, at.image, 8 / (camera?.scale ?? 1));
+    if (edge) edits.setPolygons(editing.id, insertVertex(polygons, edge.ref, edge.foot), 'insert vertex');
+  };
   const onWheel = (e: Konva.KonvaEventObject<WheelEvent>) => {
     e.evt.preventDefault();
+    // Brush / eraser: the wheel while the button is held changes the brush size instead of zooming.
+    if ((tool === 'brush' || tool === 'eraser') && brushWheel(e.evt)) return;
     const at = pointer(e.target.getStage());
     if (!at || !camera) return;
     useUi.getState().setCamera(zoomAt(camera, at.screen, wheelZoomFactor(e.evt.deltaY)));
@@ -145,7 +168,7 @@ export function StudioCanvas() {
   const selected = prompt.candidates[prompt.selected];
   const selectedPolygons = useMemo(() => (selected ? tracedPolygons(selected.mask, selected.polygons, tolerance) : []), [selected, tolerance]);
   const boxDrag = tool === 'box' && (toolState as BoxToolState | null)?.phase === 'dragging' ? (toolState as Extract<BoxToolState, { phase: 'dragging' }>) : null;
-  const cursor = panPhase === 'panning' ? 'grabbing' : panPhase === 'ready' ? 'grab' : image ? 'crosshair' : 'default';
+  const cursor = panPhase === 'panning' ? 'grabbing' : panPhase === 'ready' ? 'grab' : tool === 'select' ? 'default' : tool === 'brush' || tool === 'eraser' ? 'none' : image ? 'crosshair' : 'default';
   void (toolState as PointToolState | null);
 
   return (
@@ -157,12 +180,16 @@ export function StudioCanvas() {
       style={{ cursor }}
       data-testid="canvas"
       data-camera={camera ? `${camera.scale.toFixed(4)},${camera.x.toFixed(1)},${camera.y.toFixed(1)}` : ''}
+      data-selection={selection.join(',')}
       data-hover-preview={hoverPreview && image && hoverPreview.imageId === image.id ? 'visible' : 'none'}
       onContextMenu={(e) => e.preventDefault()}
-      onMouseLeave={() => dispatch({ type: 'leave' })}
+      onMouseLeave={() => {
+        setCursorAt(null);
+        dispatch({ type: 'leave' });
+      }}
     >
       {size.width > 0 && (
-        <Stage width={size.width} height={size.height} onMouseDown={onMouseDown} onMouseMove={onMouseMove} onMouseUp={onMouseUp} onWheel={onWheel}>
+        <Stage width={size.width} height={size.height} onMouseDown={onMouseDown} onMouseMove={onMouseMove} onMouseUp={onMouseUp} onWheel={onWheel} onDblClick={onDblClick}>
           <Layer>
             {camera && image && (
               <Group x={camera.x} y={camera.y} scaleX={camera.scale} scaleY={camera.scale}>
@@ -170,8 +197,15 @@ export function StudioCanvas() {
                 {objects
                   .filter((o) => o.visible)
                   .map((o) => (
-                    <PolygonShape key={o.id} name="object" polygons={tracedPolygons(o.mask, o.polygons, tolerance)} fill={`${o.color}66`} stroke={o.color} scale={scale} />
+                    <PolygonShape key={o.id} name="object" polygons={tracedPolygons(o.mask, o.polygons, tolerance)} fill={`${displayColor(doc, o)}66`} stroke={displayColor(doc, o)} scale={scale} />
                   ))}
+                {objects
+                  .filter((o) => selection.includes(o.id))
+                  .map((o) => (
+                    <PolygonShape key={`selected-${o.id}`} name="selected-object" polygons={tracedPolygons(o.mask, o.polygons, tolerance)} fill="rgba(255,255,255,0.12)" stroke="#ffffff" dash={[5, 3]} scale={scale} strokePx={2.5} />
+                  ))}
+                {editing && tool === 'select' && <VertexHandles objectId={editing.id} polygons={tracedPolygons(editing.mask, editing.polygons, tolerance)} scale={scale} />}
+                {(tool === 'brush' || tool === 'eraser') && <BrushOverlay erase={tool === 'eraser'} cursor={cursorAt} state={toolState as BrushToolState | null} scale={scale} />}
                 {hoverPreview && hoverPreview.imageId === image.id && !selected && (
                   <PolygonShape name="hover-preview" polygons={hoverPreview.polygons} fill="rgba(255,255,255,0.22)" stroke="#ffffff" dash={[6, 4]} scale={scale} strokePx={1.5} />
                 )}

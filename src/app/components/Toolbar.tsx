@@ -4,13 +4,18 @@ import { useUi } from '../state/uiStore';
 import type { ToolId } from '../tools/types';
 import { fitToScreen, zoomAt } from '../geometry/camera';
 import { ExportMenu } from './ExportMenu';
+import { BrushSizeSlider } from './BrushSizeSlider';
+import { BrushIcon, EraserIcon, SelectIcon } from './editIcons';
 import { BoxIcon, NegativeIcon, PositiveIcon, RedoIcon, TextIcon, UndoIcon } from './icons';
 
 const TOOLS: Array<{ id: ToolId; label: string; key: string; icon: JSX.Element; hint: string }> = [
   { id: 'positive', label: 'Positive point', key: 'P', icon: <PositiveIcon />, hint: 'Click on the object to include it' },
   { id: 'negative', label: 'Negative point', key: 'N', icon: <NegativeIcon />, hint: 'Click on a part to exclude it (or right-click with any point tool)' },
-  { id: 'box', label: 'Box', key: 'B', icon: <BoxIcon />, hint: 'Press at the CENTER of the object and drag outwards' },
+  { id: 'box', label: 'Box', key: 'X', icon: <BoxIcon />, hint: 'Press at the CENTER of the object and drag outwards' },
   { id: 'text', label: 'Text prompt', key: 'T', icon: <TextIcon />, hint: 'Describe what to find, e.g. “cup, spoon”' },
+  { id: 'select', label: 'Select', key: 'V', icon: <SelectIcon />, hint: 'Click an object to select it (Shift adds); drag its vertices, double-click an edge to add one' },
+  { id: 'brush', label: 'Brush', key: 'B', icon: <BrushIcon />, hint: 'Paint into the selected object (nothing selected: a new object); [ ] or wheel while held: size' },
+  { id: 'eraser', label: 'Eraser', key: 'E', icon: <EraserIcon />, hint: 'Erase from the selected object; [ ] or wheel while held: size' },
 ];
 
 export function Toolbar() {
@@ -69,6 +74,7 @@ export function Toolbar() {
           Fit
         </button>
       </div>
+      {(tool === 'brush' || tool === 'eraser') && <BrushSizeSlider />}
       <label className="detail-slider" title="Fewer vertices ← → closer to the mask">
         Detail
         <input type="range" min={0} max={4} step={0.1} value={4 - tolerance} aria-label="Polygon detail" onChange={(e) => setTolerance(Math.round((4 - Number(e.target.value)) * 10) / 10)} />

@@ -1,6 +1,8 @@
-import { boundsOf, bridgeHoles, flattenRing, polygonArea } from '../geometry/polygon';
+import { bridgeHoles, flattenRing } from '../geometry/polygon';
+import { maskArea, maskBox } from '../geometry/maskPaint';
+import { objectMask } from '../geometry/objectMask';
 import type { ImageEntry, SegObject } from '../state/model';
-import { categoriesOf } from './labels';
+import { categoryIdOf, type DatasetCategory } from './categories';
 
 export interface CocoDataset {
   info: { description: string; version: string; date_created: string };
@@ -26,31 +28,33 @@ export interface ImageWithObjects {
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 /**
- * COCO "instances" JSON with polygon segmentation. COCO polygons have no holes, so each hole is
- * joined to its outer ring by a keyhole cut (see bridgeHoles); `area` is the true area without holes.
+ * COCO "instances" JSON with polygon segmentation, category ids = the session's class ids. COCO
+ * polygons have no holes, so each hole is joined to its outer ring by a keyhole cut (see
+ * bridgeHoles: filled even-odd, the cut covers no pixel); `area` and `bbox` are counted on the mask.
  */
-export function toCoco(entries: readonly ImageWithObjects[], now = new Date()): CocoDataset {
-  const categories = categoriesOf(entries.flatMap((e) => e.objects));
+export function toCoco(entries: readonly ImageWithObjects[], categories: readonly DatasetCategory[], now = new Date()): CocoDataset {
   const dataset: CocoDataset = {
     info: { description: 'Exported by Maskwright', version: '1.0', date_created: now.toISOString() },
     images: [],
     annotations: [],
-    categories: categories.map((name, i) => ({ id: i + 1, name, supercategory: 'object' })),
+    categories: categories.map((c) => ({ id: c.id, name: c.name, supercategory: 'object' })),
   };
   entries.forEach((entry, imageIndex) => {
     const imageId = imageIndex + 1;
-    dataset.images.push({ id: imageId, file_name: entry.image.name, width: entry.image.width, height: entry.image.height });
+    const { width, height } = entry.image;
+    dataset.images.push({ id: imageId, file_name: entry.image.name, width, height });
     for (const object of entry.objects) {
       const rings = object.polygons.map(bridgeHoles).filter((ring) => ring.length >= 3);
-      const bounds = boundsOf(object.polygons);
-      if (rings.length === 0 || !bounds) continue;
+      const mask = objectMask(object, width, height);
+      const box = maskBox(mask);
+      if (rings.length === 0 || !box) continue;
       dataset.annotations.push({
         id: dataset.annotations.length + 1,
         image_id: imageId,
-        category_id: categories.indexOf(object.label) + 1,
+        category_id: categoryIdOf(categories, object),
         segmentation: rings.map((ring) => flattenRing(ring)),
-        area: round2(object.polygons.reduce((sum, p) => sum + polygonArea(p), 0)),
-        bbox: [round2(bounds.left), round2(bounds.top), round2(bounds.width), round2(bounds.height)],
+        area: maskArea(mask),
+        bbox: box,
         iscrowd: 0,
         score: round2(object.confidence),
       });

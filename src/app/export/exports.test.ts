@@ -5,8 +5,11 @@ import type { PolygonWithHoles, Ring } from '../../engine/types';
 import type { ImageEntry, SegObject } from '../state/model';
 import { toApiJson } from './apiJson';
 import { toCoco } from './coco';
-import { instanceIndexMask, toMaskPng } from './maskPng';
-import { toYoloSeg } from './yolo';
+import { cutOut, instanceIndexMask, pngMasksZip } from './maskPng';
+import { readZip } from './zip';
+import { dataYaml, toYoloSeg } from './yolo';
+import { datasetCategories } from './categories';
+import { readDataYamlNames } from './datasetReaders';
 
 const rect = (x: number, y: number, w: number, h: number): Ring => [
   [x, y],
@@ -18,23 +21,31 @@ const rect = (x: number, y: number, w: number, h: number): Ring => [
 const image: ImageEntry = { id: 'img-1', name: 'coffee.png', width: 20, height: 10 };
 const ring: PolygonWithHoles = { outer: rect(2, 2, 8, 6), holes: [rect(4, 4, 2, 2)] };
 const objects: SegObject[] = [
-  { id: 'a', label: 'cup', confidence: 0.934, color: '#f00', visible: true, polygons: [ring], source: 'local' },
-  { id: 'b', label: 'spoon', confidence: 0.5, color: '#0f0', visible: false, polygons: [{ outer: rect(12, 1, 4, 2), holes: [] }], source: 'remote' },
-  { id: 'c', label: 'cup', confidence: 0.8, color: '#00f', visible: true, polygons: [{ outer: rect(16, 5, 3, 3), holes: [] }], source: 'local' },
+  { id: 'a', label: 'cup', classId: 1, confidence: 0.934, color: '#f00', visible: true, polygons: [ring], source: 'local' },
+  { id: 'b', label: 'spoon', classId: 3, confidence: 0.5, color: '#0f0', visible: false, polygons: [{ outer: rect(12, 1, 4, 2), holes: [] }], source: 'remote' },
+  { id: 'c', label: 'cup', classId: 1, confidence: 0.8, color: '#00f', visible: true, polygons: [{ outer: rect(16, 5, 3, 3), holes: [] }], source: 'local' },
 ];
+// Class ids are stable: "spoon" keeps id 3 although it is listed first and id 2 was deleted.
+const categories = datasetCategories(
+  [
+    { id: 3, name: 'spoon', color: '#0f0' },
+    { id: 1, name: 'cup', color: '#f00' },
+  ],
+  objects,
+);
 
 describe('COCO export', () => {
-  const coco = toCoco([{ image, objects }], new Date('2026-01-01T00:00:00Z'));
+  const coco = toCoco([{ image, objects }], categories, new Date('2026-01-01T00:00:00Z'));
 
-  it('lists the image and one category per distinct label', () => {
+  it('lists the image and the classes by their ids', () => {
     expect(coco.images).toEqual([{ id: 1, file_name: 'coffee.png', width: 20, height: 10 }]);
-    expect(coco.categories.map((c) => [c.id, c.name])).toEqual([[1, 'cup'], [2, 'spoon']]);
+    expect(coco.categories.map((c) => [c.id, c.name])).toEqual([[1, 'cup'], [3, 'spoon']]);
   });
 
   it('writes polygon segmentation, bbox and true area (holes subtracted)', () => {
     const [first, second, third] = coco.annotations;
     expect(first.category_id).toBe(1);
-    expect(second.category_id).toBe(2);
+    expect(second.category_id).toBe(3);
     expect(third.category_id).toBe(1);
     expect(first.bbox).toEqual([2, 2, 8, 6]);
     expect(first.area).toBe(48 - 4);
@@ -56,16 +67,26 @@ describe('API JSON export', () => {
 });
 
 describe('YOLO segmentation export', () => {
-  it('writes normalised polygons with 0-based class ids', () => {
-    const { labels, classes } = toYoloSeg(image, objects);
-    expect(classes).toEqual(['cup', 'spoon']);
-    const lines = labels.trim().split('\n');
+  it('writes normalised polygons with class index = class id - 1', () => {
+    const lines = toYoloSeg(image, objects, categories).trim().split('\n');
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toBe('1 0.600000 0.100000 0.800000 0.100000 0.800000 0.300000 0.600000 0.300000');
+    expect(lines[1]).toBe('2 0.600000 0.100000 0.800000 0.100000 0.800000 0.300000 0.600000 0.300000');
     for (const line of lines) {
       const values = line.split(' ').slice(1).map(Number);
       expect(values.every((v) => v >= 0 && v <= 1)).toBe(true);
     }
+  });
+
+  it('names classes in id order in data.yaml, keeping the place of a deleted id', () => {
+    expect(readDataYamlNames(dataYaml(categories, false))).toEqual(['cup', 'unused_2', 'spoon']);
+  });
+
+  it('puts unlabelled objects under an "unlabelled" category after the highest id', () => {
+    const withUnlabelled = datasetCategories([{ id: 1, name: 'cup', color: '#f00' }], [{ classId: 1 }, { classId: null }]);
+    expect(withUnlabelled).toEqual([
+      { id: 1, name: 'cup' },
+      { id: 2, name: 'unlabelled' },
+    ]);
   });
 });
 
@@ -81,9 +102,32 @@ describe('PNG mask export', () => {
     expect(mask.filter((v) => v === 1).length).toBe(44);
   });
 
-  it('encodes a PNG of the image size', async () => {
-    const png = PNG.sync.read(Buffer.from(await toMaskPng(image, objects)));
-    expect([png.width, png.height]).toEqual([20, 10]);
-    expect(png.data[(3 * 20 + 3) * 4]).toBe(1);
+  it('zips an instance PNG, a semantic PNG (value = class id) and a legend stating the stacking order', async () => {
+    const files = await readZip(await pngMasksZip([{ image, objects }], categories));
+    expect(files.map((f) => f.name)).toEqual(['coffee.instances.png', 'coffee.semantic.png', 'coffee.legend.json']);
+    const instances = PNG.sync.read(Buffer.from(files[0].data));
+    const semantic = PNG.sync.read(Buffer.from(files[1].data));
+    expect([instances.width, instances.height]).toEqual([20, 10]);
+    expect(instances.data[(3 * 20 + 3) * 4]).toBe(1);
+    expect(semantic.data[(1 * 20 + 13) * 4]).toBe(3); // the spoon: class id 3
+    const legend = JSON.parse(new TextDecoder().decode(files[2].data));
+    expect(legend.stacking).toMatch(/later one owns the pixel/);
+    expect(legend.instances[1]).toEqual({ value: 2, objectId: 'b', label: 'spoon', classId: 3, className: 'spoon' });
+  });
+
+  it('resolves overlaps by the stacking order: the later object owns the pixel', () => {
+    const over: SegObject = { ...objects[2], id: 'd', polygons: [{ outer: rect(3, 3, 2, 2), holes: [] }] };
+    const mask = instanceIndexMask(image, [...objects, over]);
+    expect(mask[3 * 20 + 3]).toBe(4);
+  });
+});
+
+describe('cut-out', () => {
+  it('crops the object to its box on transparency', () => {
+    const rgba = { width: 20, height: 10, data: new Uint8Array(20 * 10 * 4).fill(200) };
+    const cut = cutOut(rgba, objects[0])!;
+    expect([cut.width, cut.height]).toEqual([8, 6]);
+    expect(cut.data[3]).toBe(200); // inside: opaque
+    expect(cut.data[((2 * 8) + 2) * 4 + 3]).toBe(0); // the hole: transparent
   });
 });

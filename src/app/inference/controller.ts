@@ -6,6 +6,7 @@ import { encodeForUpload } from '../images/imageLibrary';
 import { ACCOUNT_QUERY, queryClient } from '../queryClient';
 import { promptOf } from '../state/documentOps';
 import { hasPrompt, type Candidate, type PromptState } from '../state/model';
+import { edits, liveSelection } from '../state/editActions';
 import { currentDocument, studio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
 import type { ToolOutput } from '../tools/types';
@@ -34,6 +35,17 @@ export function handleToolOutputs(outputs: readonly ToolOutput[]): void {
       hoverAt(image.id, output.at);
       continue;
     }
+    if (output.type === 'select') {
+      edits.selectAt(output.at, output.additive);
+      continue;
+    }
+    if (output.type === 'stroke') {
+      edits.stroke(output.path, output.erase);
+      continue;
+    }
+    // A click while one object is selected refines that object, continuing from its prompt and logits.
+    const [refining] = liveSelection();
+    if (refining && promptOf(currentDocument(), image.id).targetObjectId !== refining) edits.beginRefine(refining);
     const previous = promptOf(currentDocument(), image.id);
     const refinement = previous.candidates[previous.selected]?.lowResLogits;
     let revision: number;

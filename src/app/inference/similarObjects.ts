@@ -1,5 +1,4 @@
-import type { BinaryMask } from '../../engine/types';
-import { fillPolygons } from '../export/rasterize';
+import { objectMask } from '../geometry/objectMask';
 import type { ImageEntry, SegObject } from '../state/model';
 import { studio } from '../state/studioStore';
 import { ensureEmbedding, startLocalEngine } from './localEngine';
@@ -10,14 +9,6 @@ import { ensureEmbedding, startLocalEngine } from './localEngine';
  * Local mode only: it needs the image embedding, which only the browser engine keeps.
  */
 
-/** The object's pixels: its own mask when inference ran locally, else its polygons filled. */
-export function objectMask(object: Pick<SegObject, 'mask' | 'polygons'>, width: number, height: number): BinaryMask {
-  if (object.mask && object.mask.width === width && object.mask.height === height) return object.mask;
-  const data = new Uint8Array(width * height);
-  fillPolygons(data, width, height, object.polygons, 1);
-  return { width, height, data };
-}
-
 /** Adds what was found as new objects, labelled like the source, in one undo step; returns how many. */
 export async function findSimilarObjects(image: ImageEntry, object: SegObject, tolerance: number): Promise<number> {
   const client = await startLocalEngine();
@@ -27,6 +18,7 @@ export async function findSimilarObjects(image: ImageEntry, object: SegObject, t
     image.id,
     instances.map((f) => ({
       label: object.label,
+      classId: object.classId ?? null,
       confidence: Math.min(1, Math.max(0, f.score)),
       visible: true,
       polygons: f.polygons,

@@ -1,4 +1,5 @@
 import type { BoxPrompt, PointPrompt } from '../../engine/types';
+import { ensureClassNamed } from './classOps';
 import {
   colorForIndex,
   emptyPrompt,
@@ -95,35 +96,49 @@ export function nextObjectLabel(objects: readonly SegObject[]): string {
   return `object ${objects.length + 1}`;
 }
 
-/** Turns the selected candidate into an object and starts a fresh prompt. */
+/**
+ * Turns the selected candidate into an object (of the current class) and starts a fresh prompt.
+ * While an object is being refined, the candidate replaces that object instead (same id, class, colour).
+ */
 export function acceptCandidate(doc: StudioDocument, imageId: string, objectId: string, revision: number, label?: string): StudioDocument {
   const prompt = doc.prompts[imageId];
   const candidate = prompt?.candidates[prompt.selected];
   if (!candidate) return doc;
   const objects = doc.objects[imageId] ?? [];
-  const object: SegObject = {
-    id: objectId,
-    label: label?.trim() || nextObjectLabel(objects),
+  const shape = {
     confidence: candidate.score,
-    color: colorForIndex(objects.length),
-    visible: true,
     polygons: candidate.polygons,
     mask: candidate.mask,
-    source: candidate.receipt ? 'remote' : 'local',
+    source: candidate.receipt ? ('remote' as const) : ('local' as const),
     receipt: candidate.receipt,
+    prompt: { points: prompt.points, box: prompt.box },
+    lowResLogits: candidate.lowResLogits,
   };
+  const target = prompt.targetObjectId ? objects.find((o) => o.id === prompt.targetObjectId) : undefined;
+  const next = target
+    ? objects.map((o) => (o === target ? { ...o, ...shape } : o))
+    : [...objects, { id: objectId, label: label?.trim() || nextObjectLabel(objects), classId: doc.activeClassId, color: colorForIndex(objects.length), visible: true, ...shape }];
   return {
     ...doc,
-    objects: { ...doc.objects, [imageId]: [...objects, object] },
+    objects: { ...doc.objects, [imageId]: next },
     prompts: { ...doc.prompts, [imageId]: emptyPrompt(revision) },
   };
 }
 
+/**
+ * Several objects at once (text prompt, find similar). An object that comes without a class takes
+ * the class of its label's name, created when missing (a text prompt "cup" lands in class "cup").
+ */
 export function addObjects(doc: StudioDocument, imageId: string, incoming: ReadonlyArray<Omit<SegObject, 'color'>>): StudioDocument {
   if (incoming.length === 0) return doc;
   const objects = doc.objects[imageId] ?? [];
-  const added = incoming.map((o, i) => ({ ...o, color: colorForIndex(objects.length + i) }));
-  return { ...doc, objects: { ...doc.objects, [imageId]: [...objects, ...added] } };
+  let next = doc;
+  const added = incoming.map((o, i) => {
+    let classId = o.classId;
+    if (classId === undefined) ({ doc: next, classId } = ensureClassNamed(next, o.label));
+    return { ...o, classId, color: colorForIndex(objects.length + i) };
+  });
+  return { ...next, objects: { ...next.objects, [imageId]: [...objects, ...added] } };
 }
 
 export function updateObject(doc: StudioDocument, imageId: string, objectId: string, change: Partial<Pick<SegObject, 'label' | 'visible' | 'color'>>): StudioDocument {

@@ -16,9 +16,27 @@ export interface RemoteReceipt {
   readonly refunded: boolean;
 }
 
+/** A class of the session's label list. `id` never changes and is what every export writes. */
+export interface ClassDef {
+  readonly id: number;
+  readonly name: string;
+  readonly color: string;
+}
+
+/** The prompt an object was made from, kept so a later refinement continues from it. */
+export interface ObjectPrompt {
+  readonly points: readonly PointPrompt[];
+  readonly box: BoxPrompt | null;
+}
+
 export interface SegObject {
   readonly id: string;
   readonly label: string;
+  /** The session class (ClassDef.id); absent or null = unlabelled. */
+  readonly classId?: number | null;
+  readonly prompt?: ObjectPrompt;
+  /** The decoder's 256×256 logits of the accepted mask: a refinement feeds them back. */
+  readonly lowResLogits?: Float32Array;
   readonly confidence: number;
   readonly color: string;
   readonly visible: boolean;
@@ -51,6 +69,8 @@ export interface PromptState {
   readonly selected: number;
   readonly status: PromptStatus;
   readonly message: string | null;
+  /** Set while an accepted object is being refined: accepting replaces that object. */
+  readonly targetObjectId?: string | null;
 }
 
 export interface StudioDocument {
@@ -58,6 +78,10 @@ export interface StudioDocument {
   readonly activeImageId: string | null;
   readonly objects: Readonly<Record<string, readonly SegObject[]>>;
   readonly prompts: Readonly<Record<string, PromptState>>;
+  /** The session's class list, in the order the user arranged it (keys 1–9 follow this order). */
+  readonly classes: readonly ClassDef[];
+  /** The class newly accepted objects take. */
+  readonly activeClassId: number | null;
 }
 
 export const emptyPrompt = (revision = 0): PromptState => ({
@@ -70,7 +94,7 @@ export const emptyPrompt = (revision = 0): PromptState => ({
   message: null,
 });
 
-export const emptyDocument = (): StudioDocument => ({ images: [], activeImageId: null, objects: {}, prompts: {} });
+export const emptyDocument = (): StudioDocument => ({ images: [], activeImageId: null, objects: {}, prompts: {}, classes: [], activeClassId: null });
 
 export function hasPrompt(prompt: PromptState): boolean {
   return prompt.box !== null || prompt.points.some((p) => p.positive !== false);

@@ -12,7 +12,11 @@ export type ToolEvent =
 export type ToolOutput =
   | { type: 'addPoint'; point: PointPrompt }
   | { type: 'setBox'; box: BoxPrompt }
-  | { type: 'hover'; at: Vertex | null };
+  | { type: 'hover'; at: Vertex | null }
+  /** Select tool: pick the object under `at` (Shift adds to the selection). */
+  | { type: 'select'; at: Vertex; additive: boolean }
+  /** Brush / eraser: one finished stroke, one undo step. */
+  | { type: 'stroke'; path: Vertex[]; erase: boolean };
 
 export interface ToolTransition<S> {
   readonly state: S;
@@ -26,7 +30,7 @@ export interface ToolMachine<S> {
   transition(state: S, event: ToolEvent): ToolTransition<S>;
 }
 
-export type ToolId = 'positive' | 'negative' | 'box' | 'text';
+export type ToolId = 'positive' | 'negative' | 'box' | 'text' | 'select' | 'brush' | 'eraser';
 
 export const MOUSE_LEFT = 0;
 export const MOUSE_MIDDLE = 1;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { objectMask } from './similarObjects';
+import { objectMask } from './objectMask';
 
 describe('objectMask', () => {
   it('uses the object mask when it covers the image', () => {

@@ -1,0 +1,25 @@
+import type { ClassDef, SegObject } from '../state/model';
+
+/**
+ * The categories every dataset export writes: the session's classes by id (ids stable for the
+ * session, whatever their order in the list), plus "unlabelled" (id = highest class id + 1) when
+ * some exported object has no class, so nothing is silently left out.
+ */
+export interface DatasetCategory {
+  readonly id: number;
+  readonly name: string;
+}
+
+export const UNLABELLED = 'unlabelled';
+
+export function datasetCategories(classes: readonly ClassDef[], objects: readonly Pick<SegObject, 'classId'>[]): DatasetCategory[] {
+  const known = [...classes].sort((a, b) => a.id - b.id).map((c) => ({ id: c.id, name: c.name }));
+  const needsUnlabelled = objects.some((o) => o.classId == null || !classes.some((c) => c.id === o.classId));
+  if (!needsUnlabelled) return known;
+  return [...known, { id: (known[known.length - 1]?.id ?? 0) + 1, name: UNLABELLED }];
+}
+
+export function categoryIdOf(categories: readonly DatasetCategory[], object: Pick<SegObject, 'classId'>): number {
+  const own = categories.find((c) => c.id === object.classId && c.name !== UNLABELLED);
+  return own?.id ?? categories.find((c) => c.name === UNLABELLED)!.id;
+}

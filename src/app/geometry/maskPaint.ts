@@ -1,0 +1,83 @@
+import type { BinaryMask, Vertex } from '../../engine/types';
+
+/**
+ * Brush and eraser strokes on a full-resolution binary mask. A stroke is the union of round dabs
+ * swept along its path (every pixel whose centre lies within `radius` of a segment), so a fast
+ * drag leaves no gaps between mouse events. Returns a new mask; the input is never changed.
+ */
+export function paintStroke(mask: BinaryMask, path: readonly Vertex[], radius: number, value: 0 | 1): BinaryMask {
+  const data = new Uint8Array(mask.data);
+  const { width, height } = mask;
+  const r = Math.max(0.5, radius);
+  const r2 = r * r;
+  const segments = path.length === 1 ? [[path[0], path[0]] as const] : path.slice(1).map((b, i) => [path[i], b] as const);
+  for (const [a, b] of segments) {
+    const x0 = Math.max(0, Math.floor(Math.min(a[0], b[0]) - r));
+    const x1 = Math.min(width - 1, Math.ceil(Math.max(a[0], b[0]) + r));
+    const y0 = Math.max(0, Math.floor(Math.min(a[1], b[1]) - r));
+    const y1 = Math.min(height - 1, Math.ceil(Math.max(a[1], b[1]) + r));
+    const dx = b[0] - a[0];
+    const dy = b[1] - a[1];
+    const length2 = dx * dx + dy * dy;
+    for (let y = y0; y <= y1; y++) {
+      const cy = y + 0.5;
+      for (let x = x0; x <= x1; x++) {
+        const cx = x + 0.5;
+        const t = length2 === 0 ? 0 : Math.min(1, Math.max(0, ((cx - a[0]) * dx + (cy - a[1]) * dy) / length2));
+        const ex = cx - (a[0] + t * dx);
+        const ey = cy - (a[1] + t * dy);
+        if (ex * ex + ey * ey <= r2) data[y * width + x] = value;
+      }
+    }
+  }
+  return { width, height, data };
+}
+
+export function emptyMask(width: number, height: number): BinaryMask {
+  return { width, height, data: new Uint8Array(width * height) };
+}
+
+export function maskArea(mask: BinaryMask): number {
+  let n = 0;
+  for (let i = 0; i < mask.data.length; i++) n += mask.data[i] ? 1 : 0;
+  return n;
+}
+
+/** Pixel bounds [left, top, width, height] of the set pixels; null for an empty mask. */
+export function maskBox(mask: BinaryMask): [number, number, number, number] | null {
+  let minX = Infinity;
+  let minY = Infinity;
+  let maxX = -1;
+  let maxY = -1;
+  for (let y = 0; y < mask.height; y++) {
+    const row = y * mask.width;
+    for (let x = 0; x < mask.width; x++) {
+      if (!mask.data[row + x]) continue;
+      if (x < minX) minX = x;
+      if (x > maxX) maxX = x;
+      if (y < minY) minY = y;
+      maxY = y;
+    }
+  }
+  return maxX < 0 ? null : [minX, minY, maxX - minX + 1, maxY - minY + 1];
+}
+
+/** Union (merge) of masks of the same size. */
+export function unionMasks(masks: readonly BinaryMask[]): BinaryMask {
+  const [first] = masks;
+  const data = new Uint8Array(first.data.length);
+  for (const m of masks) for (let i = 0; i < data.length; i++) if (m.data[i]) data[i] = 1;
+  return { width: first.width, height: first.height, data };
+}
+
+export function maskIoU(a: BinaryMask, b: BinaryMask): number {
+  let inter = 0;
+  let union = 0;
+  for (let i = 0; i < a.data.length; i++) {
+    const x = a.data[i] ? 1 : 0;
+    const y = b.data[i] ? 1 : 0;
+    inter += x & y;
+    union += x | y;
+  }
+  return union === 0 ? 1 : inter / union;
+}
