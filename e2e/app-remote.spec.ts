@@ -121,7 +121,7 @@ test('remote: a large image is scaled for upload and the polygon comes back in o
 
   await page.getByRole('button', { name: 'Export', exact: true }).click();
   const downloadPromise = page.waitForEvent('download');
-  await page.getByRole('menuitem', { name: 'COCO JSON (polygons)' }).click();
+  await page.getByRole('button', { name: 'COCO JSON (whole session)' }).click();
   const coco = JSON.parse(readFileSync((await (await downloadPromise).path())!, 'utf8'));
   expect(coco.images[0]).toMatchObject({ width: 1800, height: 1200 });
   const [x, y, w, h] = coco.annotations[0].bbox as number[];

@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
+import { readZip } from '../src/app/export/zip';
 import { clickImage, imageToPage, openSample, screenshot, waitForEncoder } from './app-helpers';
 
 /**
@@ -140,12 +141,13 @@ test('draw a center-anchored box around the spoon and export COCO', async ({ pag
 
   await page.getByRole('button', { name: 'Export', exact: true }).click();
   const downloadPromise = page.waitForEvent('download');
-  await page.getByRole('menuitem', { name: 'COCO JSON (polygons)' }).click();
+  await page.getByRole('button', { name: 'COCO JSON (whole session)' }).click();
   const download = await downloadPromise;
-  expect(download.suggestedFilename()).toBe('coffee.coco.json');
+  expect(download.suggestedFilename()).toBe('maskwright-session.coco.json');
   const coco = JSON.parse(readFileSync((await download.path())!, 'utf8'));
   expect(coco.images).toEqual([{ id: 1, file_name: 'coffee.png', width: 600, height: 400 }]);
-  expect(coco.categories).toEqual([{ id: 1, name: 'object 1', supercategory: 'object' }]);
+  // No class list yet: the object is exported as "unlabelled", nothing is left out.
+  expect(coco.categories).toEqual([{ id: 1, name: 'unlabelled', supercategory: 'object' }]);
   expect(coco.annotations).toHaveLength(1);
   const [annotation] = coco.annotations;
   const [bx, by, bw, bh] = annotation.bbox as number[];
@@ -157,21 +159,21 @@ test('draw a center-anchored box around the spoon and export COCO', async ({ pag
   expect(annotation.area).toBeGreaterThan(1500);
   expect(annotation.segmentation[0].length).toBeGreaterThanOrEqual(6);
 
-  // The PNG instance mask paints the same object: label 1 over about the polygon's area.
-  await page.getByRole('button', { name: 'Export', exact: true }).click();
+  // The PNG masks zip paints the same object: value 1 over exactly its area (the mask's pixels).
   const pngPromise = page.waitForEvent('download');
-  await page.getByRole('menuitem', { name: /PNG/ }).click();
-  const png = PNG.sync.read(readFileSync((await (await pngPromise).path())!));
+  await page.getByRole('button', { name: 'PNG masks zip (whole session)' }).click();
+  const masks = await readZip(readFileSync((await (await pngPromise).path())!));
+  const png = PNG.sync.read(Buffer.from(masks.find((f) => f.name === 'coffee.instances.png')!.data));
   expect([png.width, png.height]).toEqual([600, 400]);
   let labelled = 0;
   for (let i = 0; i < png.width * png.height; i++) if (png.data[i * 4] === 1) labelled++;
-  expect(Math.abs(labelled - annotation.area) / annotation.area).toBeLessThan(0.05);
+  expect(labelled).toBe(annotation.area);
 
   // YOLO segmentation: one line, class 0, normalised coordinates.
-  await page.getByRole('button', { name: 'Export', exact: true }).click();
   const yoloPromise = page.waitForEvent('download');
-  await page.getByRole('menuitem', { name: /YOLO/ }).click();
-  const yolo = readFileSync((await (await yoloPromise).path())!, 'utf8').trim().split('\n');
+  await page.getByRole('button', { name: 'YOLO segmentation zip (whole session)' }).click();
+  const yoloFiles = await readZip(readFileSync((await (await yoloPromise).path())!));
+  const yolo = new TextDecoder().decode(yoloFiles.find((f) => f.name === 'labels/coffee.txt')!.data).trim().split('\n');
   expect(yolo).toHaveLength(1);
   const [classId, ...coords] = yolo[0].split(' ').map(Number);
   expect(classId).toBe(0);

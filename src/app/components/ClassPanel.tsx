@@ -45,8 +45,12 @@ function ClassRow({ cls, index, count, active, confirming, setConfirming }: { cl
         onChange={(e) => setDraft(e.target.value)}
         onBlur={commit}
         onKeyDown={(e) => {
-          if (e.key === 'Enter') commit();
-          if (e.key === 'Escape') setDraft(null);
+          // Done typing: the keys go back to the studio (1–9, tools).
+          if (e.key === 'Enter') e.currentTarget.blur();
+          if (e.key === 'Escape') {
+            setDraft(null);
+            e.currentTarget.blur();
+          }
         }}
       />
       <span className="muted small" title="Class id used by every export">

@@ -1,4 +1,6 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
+import { maskArea } from '../geometry/maskPaint';
+import { objectMask } from '../geometry/objectMask';
 import { countVertices } from '../geometry/svgPath';
 import { tracedPolygons } from '../geometry/traced';
 import { findSimilarObjects } from '../inference/similarObjects';
@@ -88,6 +90,8 @@ function ObjectRow({ image, object, selected, searching, onFindSimilar }: Object
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(object.label);
   const tolerance = useUi((s) => s.tolerance);
+  // The object's pixel count, what the exports write as its area (tests read it).
+  const area = useMemo(() => maskArea(objectMask(object, image.width, image.height)), [object, image]);
   const vertices = countVertices(tracedPolygons(object.mask, object.polygons, tolerance));
   const commit = () => {
     setEditing(false);
@@ -95,7 +99,7 @@ function ObjectRow({ image, object, selected, searching, onFindSimilar }: Object
     else setDraft(object.label);
   };
   return (
-    <li className={`object-row${object.visible ? '' : ' hidden-object'}${selected ? ' selected' : ''}`} data-testid="object-row" aria-selected={selected}>
+    <li className={`object-row${object.visible ? '' : ' hidden-object'}${selected ? ' selected' : ''}`} data-testid="object-row" data-area={area} data-object-id={object.id}>
       <input type="color" className="swatch" value={object.color} aria-label={`Colour of ${object.label}`} onChange={(e) => studio.setColor(imageId, object.id, e.target.value)} />
       <button
         type="button"

@@ -26,6 +26,9 @@ import { insertVertex, nearestEdge } from '../geometry/vertexEdit';
 
 const machines = { positive: positivePointTool, negative: negativePointTool, box: boxTool, select: selectTool, brush: brushTool, eraser: eraserTool } as const;
 
+/** How close (screen pixels) a click must be to the selected outline to act on it. */
+const EDGE_REACH_PX = 6;
+
 function useImageElement(id: string | undefined) {
   const [, force] = useState(0);
   useEffect(() => subscribeImages(() => force((n) => n + 1)), []);
@@ -133,6 +136,8 @@ export function StudioCanvas() {
       return;
     }
     if (!inImage(at.image)) return;
+    // On the selected object's outline a click belongs to the outline (a double-click there adds a vertex).
+    if (tool === 'select' && editing && nearestEdge(tracedPolygons(editing.mask, editing.polygons, tolerance), at.image, EDGE_REACH_PX / scale)) return;
     dispatch({ type: 'down', at: at.image, button: e.evt.button, altKey: e.evt.altKey, shiftKey: e.evt.shiftKey });
   };
   const onMouseMove = (e: Konva.KonvaEventObject<MouseEvent>) => {
@@ -152,7 +157,7 @@ export function StudioCanvas() {
     const at = pointer(e.target.getStage());
     if (tool !== 'select' || !editing || !at) return;
     const polygons = tracedPolygons(editing.mask, editing.polygons, tolerance);
-    const edge = nearestEdge(polygons, at.image, 8 / (camera?.scale ?? 1));
+    const edge = nearestEdge(polygons, at.image, EDGE_REACH_PX / (camera?.scale ?? 1));
     if (edge) edits.setPolygons(editing.id, insertVertex(polygons, edge.ref, edge.foot), 'insert vertex');
   };
   const onWheel = (e: Konva.KonvaEventObject<WheelEvent>) => {

@@ -54,6 +54,10 @@ export async function encodePng(width: number, height: number, pixels: Uint8Arra
   header[9] = color === 'gray' ? 0 : 6;
   const signature = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
   const parts = [signature, chunk('IHDR', header), chunk('IDAT', await zlibDeflate(raw)), chunk('IEND', new Uint8Array())];
+  return concatBytes(parts);
+}
+
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let offset = 0;
   for (const part of parts) {

@@ -1,4 +1,4 @@
-import { crc32 } from './png';
+import { concatBytes, crc32 } from './png';
 
 /**
  * A small ZIP writer and reader (PKWARE APPNOTE): enough for dataset exports and imports without a
@@ -59,14 +59,7 @@ export function writeZip(entries: readonly ZipEntry[]): Uint8Array {
   ev.setUint16(10, entries.length, true);
   ev.setUint32(12, centralSize, true);
   ev.setUint32(16, offset, true);
-  const parts = [...locals, ...centrals, end];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return concatBytes([...locals, ...centrals, end]);
 }
 
 async function inflateRaw(data: Uint8Array): Promise<Uint8Array> {

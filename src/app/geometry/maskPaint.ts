@@ -37,11 +37,8 @@ export function emptyMask(width: number, height: number): BinaryMask {
   return { width, height, data: new Uint8Array(width * height) };
 }
 
-export function maskArea(mask: BinaryMask): number {
-  let n = 0;
-  for (let i = 0; i < mask.data.length; i++) n += mask.data[i] ? 1 : 0;
-  return n;
-}
+/** The engine's own pixel count and IoU, under the names the studio uses. */
+export { maskPixelCount as maskArea, maskIoU } from '../../engine/polygons';
 
 /** Pixel bounds [left, top, width, height] of the set pixels; null for an empty mask. */
 export function maskBox(mask: BinaryMask): [number, number, number, number] | null {
@@ -68,16 +65,4 @@ export function unionMasks(masks: readonly BinaryMask[]): BinaryMask {
   const data = new Uint8Array(first.data.length);
   for (const m of masks) for (let i = 0; i < data.length; i++) if (m.data[i]) data[i] = 1;
   return { width: first.width, height: first.height, data };
-}
-
-export function maskIoU(a: BinaryMask, b: BinaryMask): number {
-  let inter = 0;
-  let union = 0;
-  for (let i = 0; i < a.data.length; i++) {
-    const x = a.data[i] ? 1 : 0;
-    const y = b.data[i] ? 1 : 0;
-    inter += x & y;
-    union += x | y;
-  }
-  return union === 0 ? 1 : inter / union;
 }
