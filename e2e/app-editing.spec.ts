@@ -155,9 +155,13 @@ test('vertices: drag one, insert one on an edge, delete one; undo and redo', asy
   ]);
   await expect(rows(page)).toHaveCount(1);
   await page.getByRole('button', { name: 'Select', exact: true }).click();
-  const ring = (await exportCoco(page)).annotations[0].segmentation[0];
-  const [x0, y0] = ring;
-  // Pull the first vertex 60 px further out from the centre: the area grows.
+  const flat = (await exportCoco(page)).annotations[0].segmentation[0];
+  const ring: Vertex[] = flat.flatMap((_, i) => (i % 2 ? [] : [[flat[i], flat[i + 1]] as Vertex]));
+  // The vertex farthest from its neighbours, so its handle is the only one under the mouse.
+  const gap = (i: number) => Math.min(...[ring[(i + 1) % ring.length], ring[(i + ring.length - 1) % ring.length]].map((n) => Math.hypot(n[0] - ring[i][0], n[1] - ring[i][1])));
+  const index = ring.reduce((best, _, i) => (gap(i) > gap(best) ? i : best), 0);
+  const [x0, y0] = ring[index];
+  // Pull it 60 px further out from the centre: the area grows.
   const length = Math.hypot(x0 - 220.5, y0 - 150.5);
   const target: Vertex = [x0 + ((x0 - 220.5) / length) * 60, y0 + ((y0 - 150.5) / length) * 60];
   const before = await areaOf(page);
@@ -165,12 +169,14 @@ test('vertices: drag one, insert one on an edge, delete one; undo and redo', asy
   await expect.poll(() => areaOf(page)).toBeGreaterThan(before + 200);
   const dragged = await areaOf(page);
   const movedRing = (await exportCoco(page)).annotations[0].segmentation[0];
-  expect(Math.hypot(movedRing[0] - target[0], movedRing[1] - target[1])).toBeLessThan(2);
+  expect(Math.hypot(movedRing[2 * index] - target[0], movedRing[2 * index + 1] - target[1])).toBeLessThan(2);
   await screenshot(page, 'edit-06-vertex-dragged');
 
   // Double-click the middle of the first edge: one more vertex.
   const vertices = await vertexCount(page);
-  const middle = await imageToPage(page, (movedRing[0] + movedRing[2]) / 2, (movedRing[1] + movedRing[3]) / 2);
+  // The edge from the dragged vertex to the next one: long, so its middle is far from any handle.
+  const next = (2 * index + 2) % movedRing.length;
+  const middle = await imageToPage(page, (movedRing[2 * index] + movedRing[next]) / 2, (movedRing[2 * index + 1] + movedRing[next + 1]) / 2);
   await page.mouse.dblclick(middle.x, middle.y);
   await expect.poll(() => vertexCount(page)).toBe(vertices + 1);
   await screenshot(page, 'edit-07-vertex-inserted');

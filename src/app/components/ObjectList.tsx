@@ -99,7 +99,16 @@ function ObjectRow({ image, object, selected, searching, onFindSimilar }: Object
     else setDraft(object.label);
   };
   return (
-    <li className={`object-row${object.visible ? '' : ' hidden-object'}${selected ? ' selected' : ''}`} data-testid="object-row" data-area={area} data-object-id={object.id}>
+    <li className={`object-row${object.visible ? '' : ' hidden-object'}${selected ? ' selected' : ''}`} data-testid="object-row"
+      data-area={area}
+      data-object-id={object.id}
+      // A click anywhere on the row but its controls selects the object (the square button is the keyboard way).
+      onClick={(e) => {
+        if ((e.target as HTMLElement).closest('button, input, select')) return;
+        if (e.shiftKey) useEdit.getState().toggle(object.id);
+        else useEdit.getState().select([object.id]);
+      }}
+    >
       <input type="color" className="swatch" value={object.color} aria-label={`Colour of ${object.label}`} onChange={(e) => studio.setColor(imageId, object.id, e.target.value)} />
       <button
         type="button"
