@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
+import { PNG } from 'pngjs';
 import type { Vertex } from '../src/engine/types';
 import { fillPolygons } from '../src/app/export/rasterize';
 import { readZip } from '../src/app/export/zip';
@@ -315,6 +316,15 @@ test('whole-session COCO and YOLO exports read back; COCO imported into a fresh 
   expect(catLabels.every((l) => l.startsWith('1 '))).toBe(true);
   for (const line of [...coffeeLabels, ...catLabels]) expect(line.split(' ').slice(1).map(Number).every((v) => v >= 0 && v <= 1)).toBe(true);
   await screenshot(page, 'edit-10-exported');
+
+  // The cut-out: the selected object alone on transparency, cropped to its box.
+  await page.keyboard.press('v');
+  await clickImage(page, 205, 135);
+  const cut = PNG.sync.read(await download(page, 'Cut-out of the selected object (PNG)'));
+  expect([cut.width, cut.height]).toEqual([cat.bbox[2], cat.bbox[3]]);
+  expect(cut.data[3]).toBe(0); // a corner of the box lies outside the painted stroke
+  const centre = (Math.floor(cut.height / 2) * cut.width + Math.floor(cut.width / 2)) * 4;
+  expect(cut.data[centre + 3]).toBe(255);
 
   // A fresh session with the same two photos: importing the COCO file brings every object back.
   await page.evaluate(() => indexedDB.deleteDatabase('maskwright'));
