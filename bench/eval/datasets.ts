@@ -10,7 +10,7 @@ import { decodeBmp } from './bmp';
 import type { GroundTruth } from './clicker';
 import { readPngLabels } from './png-labels';
 
-export type DatasetName = 'grabcut' | 'davis';
+export type DatasetName = 'grabcut' | 'davis' | 'coco-mval';
 
 export interface Sample {
   readonly name: string;
@@ -93,6 +93,7 @@ export async function listSamples(dataset: DatasetName, dir: string): Promise<Sa
     case 'grabcut':
       return pairByStem(join(dir, 'images'), join(dir, 'masks'), '.bmp', readGrabcutMask);
     case 'davis':
+    case 'coco-mval':
       return pairByStem(join(dir, 'img'), join(dir, 'gt'), '.png', readDavisMask);
   }
 }

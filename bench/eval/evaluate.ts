@@ -81,6 +81,8 @@ export interface SampleRun extends ImageResult {
   readonly encodings: number;
   readonly encoderMs: number;
   readonly decoderMs: number;
+  /** Predictions after the click counts asked for (contact sheets), by click count. */
+  readonly masksAt: ReadonlyMap<number, Uint8Array>;
 }
 
 /** SAM's stability score: IoU of the mask thresholded at +offset and at −offset (offset 1 as in SAM's AMG). */
@@ -131,6 +133,7 @@ export async function evaluateSample(
   image: RgbaImage,
   truth: GroundTruth,
   options: EvalOptions,
+  keepMasksAt: readonly number[] = [],
 ): Promise<SampleRun> {
   const { width, height } = image;
   if (truth.width !== width || truth.height !== height) {
@@ -165,6 +168,7 @@ export async function evaluateSample(
   let logits: Float32Array | undefined;
   const clicks: Click[] = [];
   const ious: number[] = [];
+  const masksAt = new Map<number, Uint8Array>();
 
   for (let k = 1; k <= options.maxClicks; k++) {
     const click = nextClick(truth, prediction, clicks);
@@ -220,7 +224,8 @@ export async function evaluateSample(
       prediction = new Uint8Array(width * height);
     }
     ious.push(iou(truth, prediction));
+    if (keepMasksAt.includes(k)) masksAt.set(k, prediction);
   }
 
-  return { name, ious, boxIou, clicks, encodings, encoderMs, decoderMs };
+  return { name, ious, boxIou, clicks, encodings, encoderMs, decoderMs, masksAt };
 }

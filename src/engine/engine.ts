@@ -3,7 +3,7 @@
  * image embeddings. Runs unchanged in Node (onnxruntime-node) and in a browser worker (onnxruntime-web).
  */
 import { bestToken, rankTokens, type TokenOutputs } from './candidates';
-import { LOW_RES_SIZE, type ModelFrame } from './frame';
+import { LOW_RES_SIZE, modelFrame, type ModelFrame } from './frame';
 import { imageContentKey, imageFingerprint } from './hash';
 import { LruCache } from './lru';
 import { preprocessImage } from './preprocess';
@@ -21,6 +21,16 @@ export const DECODER_MULTIMASK_OUTPUTS = {
 export const DECODER_SINGLE_OUTPUTS = { lowResLogits: 'low_res_masks', iouPredictions: 'iou_predictions' } as const;
 
 export const DEFAULT_EMBEDDING_CACHE_SIZE = 8;
+
+/**
+ * A second-level store of image embeddings behind the in-memory LRU, keyed by the image's pixel
+ * content (`imageContentKey`). The store itself must tell models apart (e.g. by the encoder file's
+ * hash). Used by tools that see the same photos again and again (eval, bench); the product needs none.
+ */
+export interface EmbeddingStore {
+  load(contentKey: string): Promise<Tensor | undefined>;
+  save(contentKey: string, embedding: Tensor): Promise<void>;
+}
 
 export class EmbeddingMissingError extends Error {
   override name = 'EmbeddingMissingError';
@@ -60,6 +70,7 @@ export class SegmentationEngine {
     private readonly encoder: ModelSession,
     private readonly decoder: ModelSession,
     embeddingCacheSize: number,
+    private readonly store?: EmbeddingStore,
   ) {
     this.cache = new LruCache(embeddingCacheSize);
     const names = new Set(decoder.outputNames);
@@ -72,11 +83,17 @@ export class SegmentationEngine {
   static async create(
     runtime: Runtime,
     models: { encoder: string | Uint8Array; decoder: string | Uint8Array },
-    options: { embeddingCacheSize?: number } = {},
+    options: { embeddingCacheSize?: number; embeddingStore?: EmbeddingStore } = {},
   ): Promise<SegmentationEngine> {
     const encoder = await runtime.createSession('encoder', models.encoder);
     const decoder = await runtime.createSession('decoder', models.decoder);
-    return new SegmentationEngine(runtime, encoder, decoder, options.embeddingCacheSize ?? DEFAULT_EMBEDDING_CACHE_SIZE);
+    return new SegmentationEngine(
+      runtime,
+      encoder,
+      decoder,
+      options.embeddingCacheSize ?? DEFAULT_EMBEDDING_CACHE_SIZE,
+      options.embeddingStore,
+    );
   }
 
   get backend(): BackendInfo {
@@ -104,6 +121,12 @@ export class SegmentationEngine {
     }
     const timings = { preprocessMs: 0, encoderMs: 0 };
     const run = (async () => {
+      const contentKey = this.store && (imageId === undefined ? imageKey : imageContentKey(image));
+      const stored = contentKey ? await this.store?.load(contentKey) : undefined;
+      if (stored) {
+        this.cache.set(imageKey, { embedding: stored, frame: modelFrame(image.width, image.height), fingerprint });
+        return;
+      }
       const t0 = now();
       const { tensor, frame } = preprocessImage(image);
       const t1 = now();
@@ -112,6 +135,7 @@ export class SegmentationEngine {
       timings.preprocessMs = t1 - t0;
       timings.encoderMs = now() - t1;
       this.cache.set(imageKey, { embedding, frame, fingerprint });
+      if (contentKey) await this.store?.save(contentKey, embedding);
     })();
     this.pending.set(imageKey, run);
     try {

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import type { BackendInfo, ModelName, ModelSession, Runtime, Tensor } from '../runtime';
-import { SegmentationEngine } from '../engine';
+import { SegmentationEngine, type EmbeddingStore } from '../engine';
 
 export interface NodeRuntimeOptions {
   /** Intra-op threads; defaults to the number of available cores. */
@@ -74,6 +74,7 @@ export function defaultModelDir(): string {
 export interface LoadNodeEngineOptions extends NodeRuntimeOptions {
   modelDir?: string;
   embeddingCacheSize?: number;
+  embeddingStore?: EmbeddingStore;
 }
 
 export async function loadNodeEngine(options: LoadNodeEngineOptions = {}): Promise<SegmentationEngine> {
@@ -86,5 +87,8 @@ export async function loadNodeEngine(options: LoadNodeEngineOptions = {}): Promi
     }
   }
   const runtime = createNodeRuntime({ threads: options.threads });
-  return SegmentationEngine.create(runtime, { encoder, decoder }, { embeddingCacheSize: options.embeddingCacheSize });
+  return SegmentationEngine.create(runtime, { encoder, decoder }, {
+    embeddingCacheSize: options.embeddingCacheSize,
+    embeddingStore: options.embeddingStore,
+  });
 }
