@@ -3,6 +3,7 @@
  * after each, and one box-prompt prediction. Refinements beyond the protocol baseline are switched
  * by `EvalOptions` so each can be measured with and without.
  */
+import { DEFAULT_CLICK_CONSISTENCY, type ClickConsistency } from '../../src/engine/engine';
 import type { MaskCandidate, RgbaImage, VisualPrompt } from '../../src/engine/types';
 import { nextClick, type Click, type GroundTruth } from './clicker';
 import { iou, type ImageResult } from './metrics';
@@ -26,7 +27,7 @@ export interface InteractiveSegmenter {
   predict(
     imageKey: string,
     prompt: VisualPrompt,
-    options?: { multimask?: boolean },
+    options?: { multimask?: boolean; clickConsistency?: ClickConsistency },
   ): Promise<{ candidates: MaskCandidate[]; timings: { decoderMs: number } }>;
 }
 
@@ -64,6 +65,8 @@ export interface EvalOptions {
   readonly zoom: ZoomOptions | null;
   /** Box prompt: 'single' = the engine's single-mask answer; 'best-score' = highest predicted IoU of all candidates. */
   readonly boxMode: 'single' | 'best-score' | 'off';
+  /** The engine's click-consistency rule (src/engine/consistency.ts); 'off' = SAM's answer. */
+  readonly clickConsistency: ClickConsistency;
 }
 
 export const PROTOCOL_OPTIONS: EvalOptions = {
@@ -73,7 +76,22 @@ export const PROTOCOL_OPTIONS: EvalOptions = {
   laterMultimask: false,
   zoom: null,
   boxMode: 'single',
+  clickConsistency: 'off',
 };
+
+/**
+ * Named rules the eval can run side by side on the same embeddings. 'protocol' is the published
+ * protocol; 'product-before' is the engine's rule before click consistency (its single-mask answer
+ * from click 1 on, previous logits fed back); 'engine' is the engine's default now.
+ */
+export const RULES = {
+  protocol: PROTOCOL_OPTIONS,
+  'product-before': { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: 'off' },
+  'choose-tokens': { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: 'tokens' },
+  'choose-fresh': { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: 'tokens-and-fresh' },
+  engine: { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: DEFAULT_CLICK_CONSISTENCY },
+} as const satisfies Record<string, EvalOptions>;
+export type RuleName = keyof typeof RULES | 'custom';
 
 export interface SampleRun extends ImageResult {
   readonly clicks: readonly Click[];
@@ -203,7 +221,7 @@ export async function evaluateSample(
           ? mostStable(candidates)
           : highestScore(candidates);
     const decode = async (prompt: VisualPrompt) => {
-      const result = await engine.predict(imageKey, prompt, { multimask });
+      const result = await engine.predict(imageKey, prompt, { multimask, clickConsistency: options.clickConsistency });
       decoderMs += result.timings.decoderMs;
       return choose(result.candidates);
     };

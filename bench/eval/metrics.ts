@@ -44,7 +44,7 @@ export interface Summary {
   readonly noc90: number;
   readonly nof85: number;
   readonly nof90: number;
-  /** mIoU after exactly k clicks, for k = 1, 3, 5 (absent when fewer clicks were simulated). */
+  /** mIoU after exactly k clicks, for k = 1, 3, 5 and the last click (absent when fewer clicks were simulated). */
   readonly miou: Record<string, number>;
   readonly boxMiou?: number;
 }
@@ -55,7 +55,7 @@ export function summarize(results: readonly ImageResult[], maxClicks: number): S
   const at85 = at(0.85);
   const at90 = at(0.9);
   const miou: Record<string, number> = {};
-  for (const k of [1, 3, 5]) {
+  for (const k of new Set([1, 3, 5, maxClicks])) {
     if (k <= maxClicks && results.every((r) => r.ious.length >= k)) miou[k] = mean(results.map((r) => r.ious[k - 1]));
   }
   const boxIous = results.flatMap((r) => (r.boxIou === undefined ? [] : [r.boxIou]));

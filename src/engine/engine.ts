@@ -2,14 +2,15 @@
  * The segmentation engine: SAM encoder + prompt decoder behind the runtime seam, with an LRU cache of
  * image embeddings. Runs unchanged in Node (onnxruntime-node) and in a browser worker (onnxruntime-web).
  */
-import { bestToken, rankTokens, type TokenOutputs } from './candidates';
+import { bestToken, rankTokens, tokenLogits, type PromptKind, type TokenOutputs } from './candidates';
+import { clickAgreement, compareAgreement, correctAround, logitAtPixel, mostConsistent, violatesNone } from './consistency';
 import { LOW_RES_SIZE, modelFrame, type ModelFrame } from './frame';
 import { imageContentKey, imageFingerprint } from './hash';
 import { LruCache } from './lru';
 import { preprocessImage } from './preprocess';
 import { encodePrompt, LABEL_POSITIVE, promptPoints } from './prompt';
 import type { BackendInfo, ModelSession, Runtime, Tensor } from './runtime';
-import type { MaskCandidate, RgbaImage, VisualPrompt } from './types';
+import type { MaskCandidate, PointPrompt, RgbaImage, VisualPrompt } from './types';
 import { maskArea, upsampleLogitsToMask } from './upsample';
 
 /** Tensors appended to the decoder's outputs at provisioning time (scripts/onnx-multimask.mjs). */
@@ -21,6 +22,45 @@ export const DECODER_MULTIMASK_OUTPUTS = {
 export const DECODER_SINGLE_OUTPUTS = { lowResLogits: 'low_res_masks', iouPredictions: 'iou_predictions' } as const;
 
 export const DEFAULT_EMBEDDING_CACHE_SIZE = 8;
+
+/** How the engine keeps its answer consistent with the clicks (see `predict`). */
+export type ClickConsistency = 'off' | 'tokens' | 'tokens-and-fresh' | 'local';
+export const DEFAULT_CLICK_CONSISTENCY: ClickConsistency = 'local';
+
+/**
+ * Local correction of every click the answer violates, latest click first: the first alternative
+ * (in the engine's order) that respects the click replaces the answer only in the region around the
+ * click where the two disagree, and only if that makes the answer agree with more clicks.
+ */
+function correctViolations(
+  outputs: TokenOutputs,
+  token: number,
+  alternatives: readonly { outputs: TokenOutputs; token: number }[],
+  frame: ModelFrame,
+  points: readonly PointPrompt[],
+): Float32Array | undefined {
+  let current: Float32Array = tokenLogits(outputs, token).slice();
+  let agreement = clickAgreement(current, frame, points);
+  let changed = false;
+  for (let i = points.length - 1; i >= 0; i--) {
+    const click = points[i];
+    const wanted = click.positive ?? true;
+    if (logitAtPixel(current, frame, click.x, click.y) > 0 === wanted) continue;
+    for (const alternative of alternatives) {
+      const logits = tokenLogits(alternative.outputs, alternative.token);
+      if (logitAtPixel(logits, frame, click.x, click.y) > 0 !== wanted) continue;
+      const patched = correctAround(current, logits, frame, click);
+      if (!patched) continue;
+      const patchedAgreement = clickAgreement(patched, frame, points);
+      if (compareAgreement(patchedAgreement, agreement) <= 0) continue;
+      current = patched;
+      agreement = patchedAgreement;
+      changed = true;
+      break;
+    }
+  }
+  return changed ? current : undefined;
+}
 
 /**
  * A second-level store of image embeddings behind the in-memory LRU, keyed by the image's pixel
@@ -161,46 +201,101 @@ export class SegmentationEngine {
     else this.cache.delete(imageKey);
   }
 
-  async predict(imageKey: string, prompt: VisualPrompt, options: { multimask?: boolean } = {}): Promise<PredictResult> {
+  /**
+   * Decodes a prompt into mask candidates, best first. With `clickConsistency` (default
+   * `DEFAULT_CLICK_CONSISTENCY`), an answer that leaves a positive click outside or a negative click
+   * inside is replaced by the candidate that agrees with the most clicks (see `consistency.ts`):
+   * 'tokens' looks among the four mask tokens, 'tokens-and-fresh' also decodes the prompt once more
+   * without the previous mask (only when the first answer violates a click), 'off' is SAM's answer.
+   */
+  async predict(
+    imageKey: string,
+    prompt: VisualPrompt,
+    options: { multimask?: boolean; clickConsistency?: ClickConsistency } = {},
+  ): Promise<PredictResult> {
     const entry = this.cache.get(imageKey);
     if (!entry) throw new EmbeddingMissingError(imageKey);
     const { frame } = entry;
     const multimask = options.multimask ?? true;
-    const feeds = encodePrompt(prompt, frame);
+    const consistency = options.clickConsistency ?? DEFAULT_CLICK_CONSISTENCY;
+    const timings = { decoderMs: 0, postprocessMs: 0 };
 
+    const decoded = await this.decode(entry, prompt, timings);
+    const t1 = now();
+    const kind = this.promptKind(prompt, frame);
+    let chosen = { outputs: decoded, token: bestToken(decoded, frame, kind) };
+
+    const points = prompt.points ?? [];
+    // The answer's own logits, replaced when a local correction changes them.
+    let corrected: Float32Array | undefined;
+    if (consistency !== 'off' && points.length > 0 && this.multimaskAvailable) {
+      const agreementOf = (logits: Float32Array) => clickAgreement(logits, frame, points);
+      if (!violatesNone(agreementOf(tokenLogits(chosen.outputs, chosen.token)), points)) {
+        // A copy, since a second run may reuse the first one's output buffers.
+        const first: TokenOutputs = { ...decoded, logits: decoded.logits.slice(), iou: decoded.iou.slice() };
+        const pool = [
+          { outputs: first, token: chosen.token },
+          ...rankTokens(first, frame, kind, true)
+            .filter((t) => t !== chosen.token)
+            .map((token) => ({ outputs: first, token })),
+        ];
+        if (consistency !== 'tokens' && prompt.maskInput) {
+          timings.postprocessMs += now() - t1;
+          const withoutMask = { ...prompt, maskInput: undefined };
+          const fresh = await this.decode(entry, withoutMask, timings);
+          pool.push(...rankTokens(fresh, frame, this.promptKind(withoutMask, frame), true).map((token) => ({ outputs: fresh, token })));
+        }
+        if (consistency === 'local') {
+          corrected = correctViolations(pool[0].outputs, pool[0].token, pool.slice(1), frame, points);
+          chosen = pool[0];
+        } else {
+          chosen = pool[mostConsistent(pool.map((c) => agreementOf(tokenLogits(c.outputs, c.token))))];
+        }
+      }
+    }
+    const t2 = now();
+
+    const order = multimask
+      ? [chosen.token, ...rankTokens(chosen.outputs, frame, kind, true).filter((t) => t !== chosen.token)]
+      : [chosen.token];
+    const candidates: MaskCandidate[] = [];
+    for (const token of order) {
+      // Copy: the runtime may reuse its output buffers, and callers keep these for mask feedback.
+      const lowResLogits = token === chosen.token && corrected ? corrected : tokenLogits(chosen.outputs, token).slice();
+      const mask = upsampleLogitsToMask(lowResLogits, frame);
+      const maskPixels = maskArea(mask);
+      if (maskPixels === 0) continue;
+      const score = Math.min(1, Math.max(0, chosen.outputs.iou[token]));
+      candidates.push({ mask, score, lowResLogits, area: maskPixels, token });
+    }
+    timings.postprocessMs += now() - t2 + (t2 - t1);
+    return { candidates, timings };
+  }
+
+  private promptKind(prompt: VisualPrompt, frame: ModelFrame): PromptKind {
+    const points = promptPoints(prompt, frame.width, frame.height);
+    const clicks = prompt.points?.length ?? 0;
+    return {
+      ambiguous: !prompt.box && !prompt.maskInput && points.length === 1 && points[0].label === LABEL_POSITIVE,
+      unstableFallback: clicks <= 2,
+    };
+  }
+
+  private async decode(entry: CachedEmbedding, prompt: VisualPrompt, timings: { decoderMs: number }): Promise<TokenOutputs> {
+    const feeds = encodePrompt(prompt, entry.frame);
     const t0 = now();
     const outputs = await this.decoder.run({ image_embeddings: entry.embedding, ...feeds }, [
       this.decoderOutputs.lowResLogits,
       this.decoderOutputs.iouPredictions,
     ]);
-    const t1 = now();
-
+    timings.decoderMs += now() - t0;
     const logits = outputs[this.decoderOutputs.lowResLogits];
     const iou = outputs[this.decoderOutputs.iouPredictions];
     const tokens: TokenOutputs = { logits: logits.data, iou: iou.data, tokens: iou.data.length };
     if (logits.data.length !== tokens.tokens * LOW_RES_SIZE * LOW_RES_SIZE) {
       throw new Error(`decoder returned logits of shape [${logits.dims.join(', ')}] for ${tokens.tokens} IoU predictions`);
     }
-    const points = promptPoints(prompt, frame.width, frame.height);
-    const clicks = prompt.points?.length ?? 0;
-    const kind = {
-      ambiguous: !prompt.box && !prompt.maskInput && points.length === 1 && points[0].label === LABEL_POSITIVE,
-      unstableFallback: clicks <= 2,
-    };
-    const order = multimask ? rankTokens(tokens, frame, kind, true) : [bestToken(tokens, frame, kind)];
-
-    const candidates: MaskCandidate[] = [];
-    for (const token of order) {
-      const area = LOW_RES_SIZE * LOW_RES_SIZE;
-      // Copy: the runtime may reuse its output buffers, and callers keep these for mask feedback.
-      const lowResLogits = logits.data.slice(token * area, (token + 1) * area);
-      const mask = upsampleLogitsToMask(lowResLogits, frame);
-      const maskPixels = maskArea(mask);
-      if (maskPixels === 0) continue;
-      const score = Math.min(1, Math.max(0, tokens.iou[token]));
-      candidates.push({ mask, score, lowResLogits, area: maskPixels, token });
-    }
-    return { candidates, timings: { decoderMs: t1 - t0, postprocessMs: now() - t1 } };
+    return tokens;
   }
 
   async release(): Promise<void> {
