@@ -11,7 +11,7 @@ import { EmbeddingMissingError, SegmentationEngine } from './engine';
 import { maskIoU, maskToPolygons, rasterizePolygons } from './polygons';
 import { runPvs } from './pvs';
 import type { Runtime } from './runtime';
-import type { BinaryMask, RgbaImage } from './types';
+import type { BinaryMask, PointPrompt, RgbaImage } from './types';
 import { sharedPath } from '../testing/shared-data';
 
 const CUP = { x: 250, y: 230 }; // on the cup's red body
@@ -109,6 +109,21 @@ describe('SegmentationEngine on coffee.png', () => {
     expect(at(withoutSpoon.mask, SPOON)).toBe(0);
     expect(at(withoutSpoon.mask, CUP)).toBe(1);
     expect(withoutSpoon.area).toBeLessThan(spoonAndCup.area);
+  });
+
+  it('by default never answers a click sequence with a mask that respects fewer clicks than SAM’s own answer', async () => {
+    const { imageKey } = await engine.embed(image);
+    const sequence: PointPrompt[] = [CUP, { ...SPOON, positive: false }, { x: 300, y: 200 }, { x: 100, y: 100, positive: false }, { x: 240, y: 300 }];
+    const respected = (mask: BinaryMask, points: PointPrompt[]) =>
+      points.filter((p) => at(mask, p) === ((p.positive ?? true) ? 1 : 0)).length;
+    let previous: Float32Array | undefined;
+    for (let n = 1; n <= sequence.length; n++) {
+      const points = sequence.slice(0, n);
+      const [off] = (await engine.predict(imageKey, { points, maskInput: previous }, { multimask: false, clickConsistency: 'off' })).candidates;
+      const [ours] = (await engine.predict(imageKey, { points, maskInput: previous }, { multimask: false })).candidates;
+      expect(respected(ours.mask, points)).toBeGreaterThanOrEqual(respected(off.mask, points));
+      previous = off.lowResLogits;
+    }
   });
 
   it('segments inside a center-anchored box', async () => {
