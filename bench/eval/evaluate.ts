@@ -82,13 +82,15 @@ export const PROTOCOL_OPTIONS: EvalOptions = {
 /**
  * Named rules the eval can run side by side on the same embeddings. 'protocol' is the published
  * protocol; 'product-before' is the engine's rule before click consistency (its single-mask answer
- * from click 1 on, previous logits fed back); 'engine' is the engine's default now.
+ * from click 1 on, previous logits fed back); 'engine' is the engine's default now (the same rule
+ * while click consistency stays off by default, see src/engine/engine.ts).
  */
 export const RULES = {
   protocol: PROTOCOL_OPTIONS,
   'product-before': { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: 'off' },
   'choose-tokens': { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: 'tokens' },
   'choose-fresh': { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: 'tokens-and-fresh' },
+  'local-correction': { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: 'local' },
   engine: { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: DEFAULT_CLICK_CONSISTENCY },
 } as const satisfies Record<string, EvalOptions>;
 export type RuleName = keyof typeof RULES | 'custom';

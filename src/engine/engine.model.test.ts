@@ -111,7 +111,7 @@ describe('SegmentationEngine on coffee.png', () => {
     expect(withoutSpoon.area).toBeLessThan(spoonAndCup.area);
   });
 
-  it('by default never answers a click sequence with a mask that respects fewer clicks than SAM’s own answer', async () => {
+  it('with local click consistency never answers a click sequence with a mask that respects fewer clicks than SAM’s own answer', async () => {
     const { imageKey } = await engine.embed(image);
     const sequence: PointPrompt[] = [CUP, { ...SPOON, positive: false }, { x: 300, y: 200 }, { x: 100, y: 100, positive: false }, { x: 240, y: 300 }];
     const respected = (mask: BinaryMask, points: PointPrompt[]) =>
@@ -120,7 +120,7 @@ describe('SegmentationEngine on coffee.png', () => {
     for (let n = 1; n <= sequence.length; n++) {
       const points = sequence.slice(0, n);
       const [off] = (await engine.predict(imageKey, { points, maskInput: previous }, { multimask: false, clickConsistency: 'off' })).candidates;
-      const [ours] = (await engine.predict(imageKey, { points, maskInput: previous }, { multimask: false })).candidates;
+      const [ours] = (await engine.predict(imageKey, { points, maskInput: previous }, { multimask: false, clickConsistency: 'local' })).candidates;
       expect(respected(ours.mask, points)).toBeGreaterThanOrEqual(respected(off.mask, points));
       previous = off.lowResLogits;
     }
