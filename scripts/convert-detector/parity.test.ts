@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareWithTfjs } from './parity';
+import { compareCocoSsdWithTfjs, compareWithTfjs } from './parity';
 import { sharedPath } from '../../src/testing/shared-data';
 
 /**
@@ -24,6 +24,17 @@ describe('TF.js → ONNX detector conversion', () => {
       expect(r.maxAbsDiff['tower_0/detections'] / 512, r.image).toBeLessThanOrEqual(1e-5);
       // Not vacuous: the photos do light up the heat map.
       expect(r.maxAbsValue['tower_0/keypoints']).toBeGreaterThan(0.3);
+    }
+  });
+
+  it('COCO-SSD, cut before TF post-processing, matches the original graph on real photos', async () => {
+    const results = await compareCocoSsdWithTfjs([sharedPath('samples/chelsea.png'), sharedPath('eval/coco-tiny/images/000000005001.jpg')]);
+    for (const r of results) {
+      // Box encodings and class logits (magnitudes up to ~20): float32 summation order only.
+      expect(r.maxAbsDiff.concat / r.maxAbsValue.concat, r.image).toBeLessThanOrEqual(1e-5);
+      expect(r.maxAbsDiff.concat_1 / r.maxAbsValue.concat_1, r.image).toBeLessThanOrEqual(1e-5);
+      expect(r.maxAbsDiff['Postprocessor/ExpandDims'], r.image).toBe(0);
+      expect(r.maxAbsValue.concat_1).toBeGreaterThan(1);
     }
   });
 });

@@ -434,6 +434,47 @@ export function convertTfjsGraphModel(model: TfjsGraphModelJson, weightBytes: Ui
         set({ name: y, shape, dtype, layout });
         break;
       }
+      case 'AddN': {
+        // Sums of N tensors (grappler's rewrite of chained residual adds): a chain of binary Adds.
+        let acc = get(inputs[0]);
+        for (let i = 1; i < inputs.length; i++) {
+          const c = get(inputs[i]);
+          const [na, nc, layout] = binaryOperands(b, acc, c, `${hint}/${i}`);
+          const [y] = b.node('Add', [na, nc], `${hint}/${i}`);
+          acc = { name: y, shape: broadcastShapes(acc.shape, c.shape), dtype: acc.dtype, layout };
+        }
+        set(acc);
+        break;
+      }
+      case 'FusedBatchNorm':
+      case 'FusedBatchNormV3': {
+        const x = get(inputs[0]);
+        const [scale, offset, mean, variance] = inputs.slice(1, 5).map((ref, i) => constOf(ref, `${hint} parameter ${i}`));
+        const epsilon = attr.epsilon?.f ?? 1e-3;
+        const [y] = b.node(
+          'BatchNormalization',
+          [b.nchw(x, hint), ...[scale, offset, mean, variance].map((c, i) => b.initializer(`${hint}/p${i}`, c))],
+          hint,
+          { epsilon: { kind: 'float', value: epsilon } },
+        );
+        set({ name: y, shape: x.shape, dtype: 'float32', layout: 'nchw' });
+        break;
+      }
+      case 'Shape': {
+        // Every shape here is static, so a Shape is a constant (it feeds the box predictors' reshapes).
+        const x = get(inputs[0]);
+        set({ shape: [x.shape.length], dtype: 'int32', layout: 'nhwc', constant: { dtype: 'int32', shape: [x.shape.length], data: Int32Array.from(x.shape) } });
+        break;
+      }
+      case 'Pack': {
+        const parts = inputs.map(get);
+        if (!parts.every((p) => p.constant && p.shape.length === 0 && p.dtype === 'int32')) {
+          throw new Error(`${hint}: only packs of constant int32 scalars are supported`);
+        }
+        const data = Int32Array.from(parts.map((p) => (p.constant!.data as Int32Array)[0]));
+        set({ shape: [data.length], dtype: 'int32', layout: 'nhwc', constant: { dtype: 'int32', shape: [data.length], data } });
+        break;
+      }
       case 'FloorDiv':
       case 'FloorMod': {
         const [a, c] = [get(inputs[0]), get(inputs[1])];
@@ -577,6 +618,11 @@ export function convertTfjsGraphModel(model: TfjsGraphModelJson, weightBytes: Ui
       }
       case 'StridedSlice': {
         const x = get(inputs[0]);
+        const folded = foldScalarSlice(x, inputs, constInts, attr);
+        if (folded) {
+          set(folded);
+          break;
+        }
         const begin = constInts(inputs[1], `${hint} begin`);
         const end = constInts(inputs[2], `${hint} end`);
         const steps = constInts(inputs[3], `${hint} strides`);
@@ -670,6 +716,20 @@ export function convertTfjsGraphModel(model: TfjsGraphModelJson, weightBytes: Ui
     metadata: options.metadata,
   });
   return { onnx, inputs: graphInputs, outputs: graphOutputs, opCounts };
+}
+
+/** `shape[i]` of a constant int32 vector (the box predictors' dynamic batch size): folded to a scalar constant. */
+function foldScalarSlice(
+  x: Value,
+  inputs: readonly string[],
+  constInts: (ref: string, what: string) => number[],
+  attr: Record<string, TfAttrValue>,
+): Value | undefined {
+  if (!x.constant || x.dtype !== 'int32' || x.shape.length !== 1 || numberOf(attr.shrink_axis_mask, 0) !== 1) return undefined;
+  const begin = constInts(inputs[1], 'begin')[0];
+  const index = begin < 0 ? begin + x.shape[0] : begin;
+  const data = Int32Array.of((x.constant.data as Int32Array)[index]);
+  return { shape: [], dtype: 'int32', layout: 'nhwc', constant: { dtype: 'int32', shape: [], data } };
 }
 
 function refNode(ref: string): string {
