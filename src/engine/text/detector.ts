@@ -24,9 +24,24 @@ export interface CornerBox {
 export interface Detection {
   readonly classIndex: number;
   readonly label: CocoClass;
-  /** The heat-map peak value, in [0, 1]. */
+  /** The detector's own score, in [0, 1] (CenterNet: the heat-map peak; SSD: the class sigmoid). */
   readonly score: number;
   readonly box: CornerBox;
+  /** Which detector found it (ConceptDetector.name). */
+  readonly detector?: string;
+  /** The detector's score before calibration, when `score` has been calibrated (see calibration.ts). */
+  readonly rawScore?: number;
+}
+
+/**
+ * What the text pipeline needs of a detector: its name, the concepts it can find, and the boxes it
+ * finds in an image. New detectors plug in here without touching prompts, SAM or masks.
+ */
+export interface ConceptDetector {
+  readonly name: string;
+  readonly vocabulary: readonly CocoClass[];
+  detect(image: RgbaImage, options?: DetectOptions): Promise<Detection[]>;
+  release(): Promise<void>;
 }
 
 export interface DetectOptions {
@@ -125,7 +140,9 @@ export function decodeDetections(
   return suppressOverlaps(all, (a, b) => (a.classIndex === b.classIndex ? boxIoU(a.box, b.box) : 0), nmsIou);
 }
 
-export class ObjectDetector {
+export class ObjectDetector implements ConceptDetector {
+  readonly name = 'centernet';
+  readonly vocabulary = COCO_CLASSES;
   private constructor(private readonly session: ModelSession) {}
 
   static async create(runtime: Runtime, model: string | Uint8Array): Promise<ObjectDetector> {
@@ -143,7 +160,7 @@ export class ObjectDetector {
       { [DETECTOR_INPUT]: { data: tensor, dims: [1, DETECTOR_INPUT_SIZE, DETECTOR_INPUT_SIZE, 3] } },
       [DETECTOR_DETECTIONS],
     );
-    return decodeDetections(outputs[DETECTOR_DETECTIONS].data, image.width, image.height, letterbox, options);
+    return decodeDetections(outputs[DETECTOR_DETECTIONS].data, image.width, image.height, letterbox, options).map((d) => ({ ...d, detector: this.name }));
   }
 
   async release(): Promise<void> {

@@ -16,14 +16,18 @@ import { maskIoU, maskOutline, outerRings } from '../polygons';
 import type { BinaryMask, BoxPrompt, RgbaImage } from '../types';
 import type { CocoClass } from './coco-classes';
 import { maskColourHistogram, maskHasColour } from './colour';
-import { suppressOverlaps, type CornerBox, type Detection, type ObjectDetector } from './detector';
+import { suppressOverlaps, type ConceptDetector, type CornerBox, type Detection } from './detector';
+import { poolDetections } from './pool';
 import { interpretPrompt, type Extreme, type PromptInterpretation } from './prompt-parser';
 
 export interface TextInstance {
   readonly label: CocoClass;
   /** detectorScore × maskScore, in [0, 1]. */
   readonly confidence: number;
+  /** The detector's calibrated score (see calibration.ts). */
   readonly detectorScore: number;
+  /** Which detector found it. */
+  readonly detector?: string;
   /** SAM's predicted IoU for the mask, in [0, 1]. */
   readonly maskScore: number;
   readonly box: CornerBox;
@@ -105,15 +109,19 @@ export function pickExtreme(instances: readonly TextInstance[], extreme: Extreme
 }
 
 export class TextPipeline {
+  private readonly detectors: readonly ConceptDetector[];
+
   constructor(
     private readonly engine: SegmentationEngine,
-    private readonly detector: ObjectDetector,
+    detectors: ConceptDetector | readonly ConceptDetector[],
     private readonly options: TextPipelineOptions = {},
-  ) {}
+  ) {
+    this.detectors = Array.isArray(detectors) ? detectors : [detectors as ConceptDetector];
+  }
 
-  /** Detections of every class at or above `minScore`, best first (also the evaluation's baseline). */
+  /** Pooled detections of every class at or above `minScore` (calibrated), best first. */
   detect(image: RgbaImage, minScore: number): Promise<Detection[]> {
-    return this.detector.detect(image, { minScore });
+    return poolDetections(this.detectors, image, undefined, minScore);
   }
 
   async run(
@@ -137,7 +145,7 @@ export class TextPipeline {
       };
     }
 
-    const detections = (await this.detector.detect(image, { minScore })).filter((d) => wanted.has(d.label));
+    const detections = await poolDetections(this.detectors, image, wanted, minScore);
     const t1 = performance.now();
     timings.detectorMs = t1 - t0;
     let imageKey: string | undefined;
@@ -158,6 +166,7 @@ export class TextPipeline {
                 label: detection.label,
                 confidence: detection.score * best.score,
                 detectorScore: detection.score,
+                detector: detection.detector,
                 maskScore: best.score,
                 box: detection.box,
                 mask: best.mask,
@@ -214,7 +223,7 @@ export interface TextSegmenter {
 
 export function createTextSegmenter(
   engine: SegmentationEngine,
-  detector: ObjectDetector,
+  detector: ConceptDetector | readonly ConceptDetector[],
   options: TextPipelineOptions = {},
 ): TextSegmenter & { readonly pipeline: TextPipeline } {
   const pipeline = new TextPipeline(engine, detector, options);
