@@ -1,5 +1,5 @@
 /**
- * `npm run eval -- --dataset coco [--data DIR] [--out FILE] [--limit N] [--threads N] [--pool-min-score S]`
+ * `npm run eval -- --dataset coco [--data DIR] [--out FILE] [--limit N] [--split all|fit|held-out] [--uncalibrated] [--threads N] [--pool-min-score S]`
  * (also runnable directly: `npx tsx bench/eval-coco/main.ts [options]`)
  *
  * Text prompts on COCO instances: every image is asked all 80 class names as prompts, and the
@@ -14,7 +14,8 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { decodeImage } from '../../src/engine/adapters/node-image';
 import { loadNodeEngine } from '../../src/engine/adapters/ort-node';
-import { loadNodeDetector } from '../../src/engine/adapters/text-node';
+import { loadNodeDetectors } from '../../src/engine/adapters/text-node';
+import type { SegmentationEngine } from '../../src/engine/engine';
 import { COCO_CLASSES, type CocoClass } from '../../src/engine/text/coco-classes';
 import { DEFAULT_MIN_DETECTOR_SCORE, TextPipeline } from '../../src/engine/text/pipeline';
 import { interpretPrompt } from '../../src/engine/text/prompt-parser';
@@ -43,6 +44,10 @@ const USAGE = `usage: npm run eval -- --dataset coco [options]
   --data DIR             COCO folder with images/ and instances.json (default ../shared/eval/coco-tiny)
   --out FILE             results JSON (default bench/results/eval-coco.json)
   --limit N              first N images only (sorted by file name)
+  --split all|fit|held-out  images at even (fit) or odd (held-out) positions in file-name order;
+                         the score calibration is fitted on the fit half only (default all)
+  --uncalibrated         raw detector scores (what fit-calibration.ts reads)
+  --boxes-only           detectors only, judged by box IoU against COCO's boxes (no SAM: fast)
   --threads N            onnxruntime intra-op threads (default: all cores)
   --pool-min-score S     detections kept for the AP ranking (default 0.05)
   --operating-score S    detector score for recall/precision (default ${DEFAULT_MIN_DETECTOR_SCORE}, the service's)`;
@@ -128,6 +133,9 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
         threads: { type: 'string' },
         'pool-min-score': { type: 'string' },
         'operating-score': { type: 'string' },
+        split: { type: 'string' },
+        uncalibrated: { type: 'boolean' },
+        'boxes-only': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -153,6 +161,9 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
     classOfCategory.set(c.id, c.name as CocoClass);
   }
   let images = [...instances.images].sort((a, b) => a.file_name.localeCompare(b.file_name));
+  const split = values.split ?? 'all';
+  if (!['all', 'fit', 'held-out'].includes(split)) fail('--split must be all, fit or held-out');
+  if (split !== 'all') images = images.filter((_, k) => (k % 2 === 0) === (split === 'fit'));
   if (values.limit) images = images.slice(0, Number(values.limit));
 
   // Prompts: the 80 class names; and, as a word list we did not write, COCO's 12 supercategory names.
@@ -162,11 +173,16 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
   const unknownSupercategories = supercategories.filter((p) => interpretPrompt(p).classes.length === 0);
 
   const engine = await loadNodeEngine({ threads });
-  const detector = await loadNodeDetector({ threads });
-  const pipeline = new TextPipeline(engine, detector);
+  const detectors = await loadNodeDetectors({ threads });
+  const pipelineOptions = values.uncalibrated ? { calibration: {} } : {};
+  // One SAM decoder run per distinct box: the single-detector pipelines ask for boxes the pooled one already decoded.
+  const samEngine = memoizedPredict(engine);
+  const pipeline = new TextPipeline(samEngine, detectors, pipelineOptions);
+  const singles = detectors.map((d) => ({ name: d.name, pipeline: new TextPipeline(samEngine, d, pipelineOptions), method: newMethod(), boxMethod: newMethod() }));
   const pipelineMethod = newMethod();
   const baselineMethod = newMethod();
   const boxMethod = newMethod();
+  const answers: { image: string; prompt: string; detector?: string; rawScore: number; score: number; maskScore: number; matched50: boolean; ignored50: boolean }[] = [];
   const gtCounts = new Map<CocoClass, number>();
   const started = Date.now();
   process.stderr.write(`eval coco: ${images.length} images from ${dataDir}; 80 class-name prompts per image; ${engine.backend.name}\n`);
@@ -187,7 +203,42 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
       if (!crowd) gtCounts.set(name, (gtCounts.get(name) ?? 0) + 1);
     }
 
+    if (values['boxes-only']) {
+      // Detectors only (no SAM): pooled and each alone, judged against COCO's boxes.
+      const pooled = await pipeline.detect(image, poolMinScore);
+      const perDetector = await Promise.all(singles.map((x) => x.pipeline.detect(image, poolMinScore)));
+      for (const name of COCO_CLASSES) {
+        const gtBoxes = gtBoxesByClass.get(name) ?? [];
+        const scored = (list: typeof pooled) => list.filter((d) => d.label === name).map((d) => ({ region: boxRegion(d.box, info.width, info.height), score: d.score, d }));
+        const boxes = scored(pooled);
+        const match = matchImage(gtBoxes, boxes);
+        boxMethod.pool.get(name)!.push(match);
+        boxMethod.operating.get(name)!.push(matchImage(gtBoxes, boxes.filter((b) => b.score >= operatingScore)));
+        [...boxes].sort((a, b) => b.score - a.score).slice(0, match.scores.length).forEach(({ d }, k) =>
+          answers.push({ image: info.file_name, prompt: name, detector: d.detector, rawScore: d.rawScore ?? d.score, score: d.score, maskScore: NaN, matched50: match.matched[0][k], ignored50: match.ignored[0][k] }),
+        );
+        singles.forEach((x, k) => {
+          const own = scored(perDetector[k]);
+          x.boxMethod.pool.get(name)!.push(matchImage(gtBoxes, own));
+          x.boxMethod.operating.get(name)!.push(matchImage(gtBoxes, own.filter((b) => b.score >= operatingScore)));
+        });
+      }
+      process.stderr.write(`[${i + 1}/${images.length}] ${info.file_name} ${pooled.length} pooled boxes (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+      continue;
+    }
     const run = await pipeline.run(image, prompts, info.file_name, { minDetectorScore: poolMinScore });
+    for (const single of singles) {
+      const singleRun = await single.pipeline.run(image, prompts, info.file_name, { minDetectorScore: poolMinScore });
+      for (const result of singleRun.results) {
+        const name = result.interpretation.classes.length === 1 ? result.interpretation.classes[0] : undefined;
+        if (!name || name !== result.text) continue;
+        const all = result.instances.map((t) => ({ region: toRegion(t.mask), score: t.confidence, detectorScore: t.detectorScore }));
+        const gts = gtByClass.get(name) ?? [];
+        single.method.pool.get(name)!.push(matchImage(gts, all));
+        single.method.operating.get(name)!.push(matchImage(gts, all.filter((d) => d.detectorScore >= operatingScore)));
+      }
+    }
+    samEngine.forgetBoxes();
     engine.forget();
     for (const result of run.results) {
       const name = result.interpretation.classes.length === 1 ? result.interpretation.classes[0] : undefined;
@@ -198,7 +249,22 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
         score: t.confidence,
         detectorScore: t.detectorScore,
       }));
-      pipelineMethod.pool.get(name)!.push(matchImage(gts, all));
+      const poolMatch = matchImage(gts, all);
+      pipelineMethod.pool.get(name)!.push(poolMatch);
+      // matchImage ranks by score, stable: the same order here pairs each answer with its outcome.
+      const ranked = result.instances.map((t, k) => ({ t, score: all[k].score })).sort((a, b) => b.score - a.score).slice(0, poolMatch.scores.length);
+      ranked.forEach(({ t }, k) =>
+        answers.push({
+          image: info.file_name,
+          prompt: name,
+          detector: t.detector,
+          rawScore: t.rawDetectorScore ?? t.detectorScore,
+          score: t.confidence,
+          maskScore: t.maskScore,
+          matched50: poolMatch.matched[0][k],
+          ignored50: poolMatch.ignored[0][k],
+        }),
+      );
       pipelineMethod.operating.get(name)!.push(matchImage(gts, all.filter((d) => d.detectorScore >= operatingScore)));
 
       const detections = run.detections.filter((d) => d.label === name);
@@ -219,13 +285,15 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
     );
   }
   await engine.release();
-  await detector.release();
+  for (const detector of detectors) await detector.release();
 
   const pipelineRows = rows(pipelineMethod, gtCounts);
   const baselineRows = rows(baselineMethod, gtCounts);
   const boxRows = rows(boxMethod, gtCounts);
   const result = {
     dataset: dataDir,
+    split,
+    calibrated: !values.uncalibrated,
     images: images.length,
     commit: (() => {
       try {
@@ -238,7 +306,7 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
       prompts: 'the 80 COCO class names, each asked on every image',
       operatingDetectorScore: operatingScore,
       apPoolMinDetectorScore: poolMinScore,
-      pipelineScore: 'confidence = detector score × SAM predicted IoU',
+      pipelineScore: 'confidence = calibrated detector score (src/engine/text/calibration.ts)',
       baseline: "the detector's boxes as filled rectangles, scored by the detector score",
       detectorBoxes: "the detector's boxes against COCO's boxes (box IoU)",
     },
@@ -253,11 +321,15 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
     },
     summary: {
       pipeline: summary(pipelineMethod, pipelineRows),
+      ...Object.fromEntries(singles.map((x) => [`only ${x.name}`, summary(x.method, rows(x.method, gtCounts))])),
+      ...Object.fromEntries(singles.map((x) => [`only ${x.name} boxes`, summary(x.boxMethod, rows(x.boxMethod, gtCounts))])),
       baselineBoxMasks: summary(baselineMethod, baselineRows),
       detectorBoxes: summary(boxMethod, boxRows),
     },
     /** Confidence as a probability of a mask IoU ≥ 0.5 match, over the whole AP pool (every confidence). */
     calibration: reliability([...pipelineMethod.pool.values()].flat()),
+    /** Every answer in the pooled AP pool with its outcome (what fit-calibration.ts reads). */
+    answers,
     perPrompt: pipelineRows.map((r, k) => ({ prompt: r.name, instances: r.instances, pipeline: r, baselineBoxMasks: baselineRows[k], detectorBoxes: boxRows[k] })),
   };
 
@@ -269,15 +341,17 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
     '',
     '| method | recall@0.5 | precision@0.5 | mean prompt recall | mean prompt precision | AP50 | AP75 | mAP |',
     '|---|---|---|---|---|---|---|---|',
-    line('detector box → SAM mask (ours)', s.pipeline),
+    line(`pooled detectors (${detectors.map((d) => d.name).join(' + ')}) box → SAM mask (ours)`, s.pipeline),
+    ...singles.map((x) => line(`only ${x.name} box → SAM mask`, summary(x.method, rows(x.method, gtCounts)))),
     line('detector box as mask (baseline)', s.baselineBoxMasks),
-    line('detector boxes, box IoU', s.detectorBoxes),
+    line(values['boxes-only'] ? 'pooled detector boxes, box IoU' : 'detector boxes, box IoU', s.detectorBoxes),
+    ...singles.map((x) => line(`only ${x.name} boxes, box IoU`, summary(x.boxMethod, rows(x.boxMethod, gtCounts)))),
     '',
     `prompts answered "unknown": class names ${result.unknown.classNamePrompts.unknown}/${prompts.length}; ` +
       `COCO supercategory names ${unknownSupercategories.length}/${supercategories.length}` +
       (unknownSupercategories.length ? ` (${unknownSupercategories.join(', ')})` : ''),
     '',
-    `calibration of the confidence (detector score × SAM predicted IoU) against matching an object at mask IoU 0.5: ` +
+    `calibration of the confidence (calibrated detector score) against matching an object at mask IoU 0.5: ` +
       `ECE ${pct(result.calibration.ece)} % over ${result.calibration.answers} answers`,
     '',
     '| confidence | answers | mean confidence | precision@0.5 |',
@@ -295,6 +369,26 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
   await mkdir(dirname(out), { recursive: true });
   await writeFile(out, `${JSON.stringify(result, null, 2)}\n`);
   process.stderr.write(`eval coco: wrote ${out} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+}
+
+/** The engine with SAM's answer per (image, box) remembered until `forgetBoxes`. */
+function memoizedPredict(engine: SegmentationEngine): SegmentationEngine & { forgetBoxes(): void } {
+  const memo = new Map<string, ReturnType<SegmentationEngine['predict']>>();
+  return new Proxy(engine, {
+    get(target, property, receiver) {
+      if (property === 'forgetBoxes') return () => memo.clear();
+      if (property === 'predict') {
+        return (imageKey: string, prompt: Parameters<SegmentationEngine['predict']>[1], options?: Parameters<SegmentationEngine['predict']>[2]) => {
+          const key = JSON.stringify([imageKey, prompt, options]);
+          let answer = memo.get(key);
+          if (!answer) memo.set(key, (answer = target.predict(imageKey, prompt, options)));
+          return answer;
+        };
+      }
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  }) as SegmentationEngine & { forgetBoxes(): void };
 }
 
 if (process.argv[1] && resolve(process.argv[1]).endsWith(join('eval-coco', 'main.ts'))) {

@@ -4,6 +4,7 @@ import { objectMask } from '../geometry/objectMask';
 import { countVertices } from '../geometry/svgPath';
 import { tracedPolygons } from '../geometry/traced';
 import { findSimilarObjects } from '../inference/similarObjects';
+import { similarMessage } from '../inference/similarMessage';
 import type { ImageEntry, SegObject } from '../state/model';
 import { studio, useStudio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
@@ -29,12 +30,7 @@ export function ObjectList() {
   const findSimilar = (target: ImageEntry, object: SegObject) => {
     setSearch({ running: object.id, message: `Looking for objects like “${object.label}”…` });
     findSimilarObjects(target, object, tolerance)
-      .then((count) =>
-        setSearch({
-          running: null,
-          message: count === 0 ? `No similar objects found for “${object.label}”.` : `${count} similar object${count === 1 ? '' : 's'} added (Undo removes ${count === 1 ? 'it' : 'them'}).`,
-        }),
-      )
+      .then((outcome) => setSearch({ running: null, message: similarMessage(object.label, outcome) }))
       .catch((error: unknown) => setSearch({ running: null, message: `Find similar failed: ${error instanceof Error ? error.message : String(error)}` }));
   };
 

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useAccount } from '../account/useAccount';
 import { rerunActivePrompt, runRemote } from '../inference/controller';
 import { localTextSegmenter } from '../inference/localText';
+import { addWithoutDuplicates } from '../inference/objectDedupe';
 import { hasUnknown, outcomeMessage, outcomeSummary, type PromptOutcome } from '../inference/textOutcomes';
 import { remoteTextSegmenter } from '../inference/textSegmentation';
 import { formatBytes, useEngineStatus } from '../state/engineStatus';
@@ -132,9 +133,10 @@ function TextPromptPanel() {
     segmenter
       .segment(image, run, (waiting) => setAnswer({ kind: 'message', text: `Waiting — ${waiting}` }))
       .then((result) => {
-        studio.addObjects(image.id, result.objects);
-        if (result.outcomes) setAnswer({ kind: 'local', summary: outcomeSummary(result.outcomes), outcomes: result.outcomes });
-        else setAnswer({ kind: 'message', text: `${result.objects.length} object${result.objects.length === 1 ? '' : 's'} found · request ${result.requestId ?? 'n/a'}${result.refunded ? ' · refunded' : ''}` });
+        const { duplicates } = addWithoutDuplicates(image, result.objects);
+        const again = duplicates > 0 ? ` · ${duplicates} already on the image, not added again` : '';
+        if (result.outcomes) setAnswer({ kind: 'local', summary: outcomeSummary(result.outcomes) + again, outcomes: result.outcomes });
+        else setAnswer({ kind: 'message', text: `${result.objects.length} object${result.objects.length === 1 ? '' : 's'} found${again} · request ${result.requestId ?? 'n/a'}${result.refunded ? ' · refunded' : ''}` });
       })
       .catch((error: unknown) => setAnswer({ kind: 'message', text: error instanceof Error ? error.message : String(error) }))
       .finally(() => setState((s) => textToolTransition(s, { type: 'finished' }).state));

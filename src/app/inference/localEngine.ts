@@ -20,6 +20,7 @@ export interface LocalCandidate {
 let clientPromise: Promise<WorkerClient> | null = null;
 const embeddings = new Map<string, Promise<string>>();
 const embedded = new Set<string>();
+const detectorDownloads = new Map<string, { loadedBytes: number; totalBytes: number }>();
 
 export function startLocalEngine(): Promise<WorkerClient> {
   if (clientPromise) return clientPromise;
@@ -31,9 +32,11 @@ export function startLocalEngine(): Promise<WorkerClient> {
       modelBaseUrl: `${import.meta.env.BASE_URL}models/`,
       onProgress: (p) => {
         const current = useEngineStatus.getState();
-        if (p.model === 'detector') {
-          // Loaded lazily after start: its own progress, the engine stays 'ready' meanwhile.
-          current.update({ detector: { loadedBytes: p.loadedBytes, totalBytes: p.totalBytes } });
+        if (p.model === 'detector' || p.model === 'detector-coco-ssd') {
+          // Loaded lazily after start: their own progress (both detectors as one download), the engine stays 'ready' meanwhile.
+          detectorDownloads.set(p.model, { loadedBytes: p.loadedBytes, totalBytes: p.totalBytes });
+          const all = [...detectorDownloads.values()];
+          current.update({ detector: { loadedBytes: all.reduce((n, d) => n + d.loadedBytes, 0), totalBytes: all.reduce((n, d) => n + d.totalBytes, 0) } });
           return;
         }
         const progress = { ...current.progress, [p.model]: { loadedBytes: p.loadedBytes, totalBytes: p.totalBytes } };

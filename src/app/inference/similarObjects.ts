@@ -1,7 +1,7 @@
 import { objectMask } from '../geometry/objectMask';
 import type { ImageEntry, SegObject } from '../state/model';
-import { studio } from '../state/studioStore';
 import { ensureEmbedding, startLocalEngine } from './localEngine';
+import { addWithoutDuplicates } from './objectDedupe';
 
 /**
  * "Find similar" on an accepted object: the engine worker looks for other instances from SAM's
@@ -9,14 +9,23 @@ import { ensureEmbedding, startLocalEngine } from './localEngine';
  * Local mode only: it needs the image embedding, which only the browser engine keeps.
  */
 
-/** Adds what was found as new objects, labelled like the source, in one undo step; returns how many. */
-export async function findSimilarObjects(image: ImageEntry, object: SegObject, tolerance: number): Promise<number> {
+export interface SimilarOutcome {
+  /** Objects added. */
+  readonly added: number;
+  /** Candidates turned down because they do not look like the example. */
+  readonly rejected: number;
+  /** Found again: already on the image (mask IoU ≥ 0.9), not added twice. */
+  readonly duplicates: number;
+}
+
+/** Adds what was found as new objects, labelled like the source, in one undo step. */
+export async function findSimilarObjects(image: ImageEntry, object: SegObject, tolerance: number): Promise<SimilarOutcome> {
   const client = await startLocalEngine();
   const imageKey = await ensureEmbedding(image.id);
-  const { instances } = await client.findSimilar(imageKey, objectMask(object, image.width, image.height), { tolerance });
-  studio.addObjects(
-    image.id,
-    instances.map((f) => ({
+  const { instances: found, rejected = 0 } = await client.findSimilar(imageKey, objectMask(object, image.width, image.height), { tolerance });
+  const { added, duplicates } = addWithoutDuplicates(
+    image,
+    found.map((f) => ({
       label: object.label,
       classId: object.classId ?? null,
       confidence: Math.min(1, Math.max(0, f.score)),
@@ -27,5 +36,5 @@ export async function findSimilarObjects(image: ImageEntry, object: SegObject, t
     })),
     'find similar',
   );
-  return instances.length;
+  return { added, rejected, duplicates };
 }

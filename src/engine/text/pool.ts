@@ -39,6 +39,7 @@ export async function poolDetections(
   image: RgbaImage,
   wanted: ReadonlySet<CocoClass> | undefined,
   minScore: number,
+  calibration?: Readonly<Record<string, PlattParameters>>,
 ): Promise<Detection[]> {
   const asked = wanted ? detectorsFor(detectors, wanted) : [...detectors];
   const perDetector: Detection[][] = [];
@@ -46,5 +47,5 @@ export async function poolDetections(
     const found = await detector.detect(image, { minScore: RAW_SCORE_FLOOR });
     perDetector.push(wanted ? found.filter((d) => wanted.has(d.label)) : found);
   }
-  return mergeDetections(perDetector, minScore);
+  return mergeDetections(perDetector, minScore, { calibration });
 }

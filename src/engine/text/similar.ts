@@ -218,6 +218,16 @@ export async function findSimilar(
   source: BinaryMask,
   options: SimilarOptions = {},
 ): Promise<SimilarInstance[]> {
+  return (await findSimilarReport(engine, imageKey, source, options)).instances;
+}
+
+/** The instances found and how many candidates were turned down because they do not look like the source. */
+export async function findSimilarReport(
+  engine: SegmentationEngine,
+  imageKey: string,
+  source: BinaryMask,
+  options: SimilarOptions = {},
+): Promise<{ instances: SimilarInstance[]; rejected: number }> {
   const entry = engine.getEmbedding(imageKey);
   if (!entry) throw new Error(`no embedding for image "${imageKey}": embed the image first`);
   if (entry.width !== source.width || entry.height !== source.height) {
@@ -229,10 +239,10 @@ export async function findSimilar(
   const cells = normalisedCells(entry.embedding.data, channels, g);
   const sourceCoverage = maskCellCoverage(source, g);
   const proto = prototypeOf(cells, channels, sourceCoverage);
-  if (!proto) return [];
+  if (!proto) return { instances: [], rejected: 0 };
   const map = similarityMap(cells, channels, proto, g);
   const selfSimilarity = meanSimilarity(map, sourceCoverage);
-  if (!(selfSimilarity > 0)) return [];
+  if (!(selfSimilarity > 0)) return { instances: [], rejected: 0 };
   const seedThreshold = (options.seedSimilarity ?? 0.5) * selfSimilarity;
   const minSimilarity = options.maskSimilarity ?? 0.7;
   const sourceArea = source.data.reduce((n, v) => n + v, 0);
@@ -240,6 +250,7 @@ export async function findSimilar(
   const seeds = similarityPeaks(map, g, seedThreshold, dilateCells(sourceCoverage)).slice(0, options.maxSeeds ?? 24);
 
   const found: SimilarInstance[] = [];
+  let rejected = 0;
   for (const cell of seeds) {
     const q = cell % GRID;
     const r = Math.floor(cell / GRID);
@@ -259,11 +270,15 @@ export async function findSimilar(
       const score = Math.max(0, similarity) * candidate.score * Math.sqrt(sizeRatio);
       if (!best || score > best.score) best = { mask: candidate.mask, similarity, maskScore: candidate.score, score, seed, area: candidate.area };
     }
-    if (!best || best.similarity < minSimilarity) continue;
+    if (!best || best.similarity < minSimilarity) {
+      // A region SAM outlined that does not look like the source (appearance, not a class name).
+      rejected++;
+      continue;
+    }
     // The source itself, or a part of it, is not a new instance.
     if (overlapFraction(best.mask, source) > 0.3 || maskIoU(best.mask, source) > 0.3) continue;
     found.push(best);
   }
   found.sort((a, b) => b.score - a.score);
-  return suppressOverlaps(found, (a, b) => maskIoU(a.mask, b.mask), options.nmsIou ?? 0.5);
+  return { instances: suppressOverlaps(found, (a, b) => maskIoU(a.mask, b.mask), options.nmsIou ?? 0.5), rejected };
 }

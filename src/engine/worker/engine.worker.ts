@@ -7,7 +7,9 @@ import { BackendStartupTimeoutError, createWebRuntime, DEFAULT_WEBGPU_TIMEOUT_MS
 import { SegmentationEngine } from '../engine';
 import type { Runtime } from '../runtime';
 import { maskOutline } from '../polygons';
-import { ObjectDetector } from '../text/detector';
+import { CocoSsdDetector } from '../text/coco-ssd';
+import { COCO_CLASSES } from '../text/coco-classes';
+import { ObjectDetector, type ConceptDetector } from '../text/detector';
 import { loadManifest, loadModel, type ModelManifest } from './model-loader';
 import { masksOf, TextService } from './text-service';
 import {
@@ -75,7 +77,10 @@ async function start(request: StartRequest): Promise<void> {
     // one small timed inference now, so a stuck GPU falls back to WASM instead of freezing the first click.
     await withTimeout(warmUp(engine), request.webGpuStartupTimeoutMs ?? DEFAULT_WEBGPU_TIMEOUT_MS, 'WebGPU warm-up inference');
   }
-  text = new TextService(engine, () => loadDetector(runtime, base, manifest));
+  text = new TextService(engine, [
+    { name: 'centernet', vocabulary: COCO_CLASSES, load: () => loadDetector(runtime, base, manifest) },
+    { name: 'coco-ssd', vocabulary: COCO_CLASSES, load: () => loadCocoSsd(runtime, base, manifest) },
+  ]);
   // Written to the Cache API while the sessions were created; awaited so "ready" means "works offline next time".
   await Promise.all([encoder.stored, decoder.stored]);
   const modelSource = encoder.fromCache && decoder.fromCache ? 'cache' : !encoder.fromCache && !decoder.fromCache ? 'network' : 'mixed';
@@ -91,6 +96,15 @@ async function loadDetector(runtime: Runtime, base: string, manifest: ModelManif
   const entry = manifest?.detector ?? { file: 'detector.onnx' };
   const model = await loadModel(new URL(entry.file, base).href, 'sha256' in entry ? entry : undefined, progressReporter('detector'));
   const detector = await ObjectDetector.create(runtime, model.bytes);
+  await model.stored;
+  return detector;
+}
+
+/** The second COCO detector, fetched alongside the first on the first known prompt; it joins once ready. */
+async function loadCocoSsd(runtime: Runtime, base: string, manifest: ModelManifest | undefined): Promise<ConceptDetector> {
+  const entry = manifest?.detectorCocoSsd ?? { file: 'detector-coco-ssd.onnx' };
+  const model = await loadModel(new URL(entry.file, base).href, 'sha256' in entry ? entry : undefined, progressReporter('detector-coco-ssd'));
+  const detector = await CocoSsdDetector.create(runtime, model.bytes);
   await model.stored;
   return detector;
 }

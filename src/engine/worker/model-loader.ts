@@ -21,6 +21,8 @@ export interface ModelManifest {
   decoderInt8?: ManifestEntry;
   /** The COCO-80 detector for text prompts (scripts/convert-detector.ts); loaded on the first text prompt. */
   detector?: ManifestEntry;
+  /** The second COCO detector (COCO-SSD), loaded with the first and pooled once ready. */
+  detectorCocoSsd?: ManifestEntry;
 }
 
 export class ModelIntegrityError extends Error {

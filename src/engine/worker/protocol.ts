@@ -8,7 +8,7 @@ import type { WebBackendPreference } from '../adapters/ort-web';
 
 export interface ModelProgress {
   /** 'detector' arrives after start, when the first text prompt loads it. */
-  model: 'encoder' | 'decoder' | 'detector';
+  model: 'encoder' | 'decoder' | 'detector' | 'detector-coco-ssd';
   loadedBytes: number;
   totalBytes: number;
 }
@@ -109,6 +109,8 @@ export interface SimilarInstanceResult {
 
 export interface FindSimilarResponse {
   instances: SimilarInstanceResult[];
+  /** Candidates SAM outlined that were turned down because they do not look like the example. */
+  rejected?: number;
   timings: { totalMs: number };
 }
 
