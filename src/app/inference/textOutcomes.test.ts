@@ -20,6 +20,18 @@ describe('text prompt outcomes', () => {
     expect(outcomeMessage(found)).toBe('kittens: 2 found');
   });
 
+  it('says which concept a general word matched, with what confidence', () => {
+    const animal = outcomeOf({
+      text: 'animal',
+      known: true,
+      classes: interpretPrompt('animal').classes,
+      instances: [{ label: 'dog', confidence: 0.72 }, { label: 'horse', confidence: 0.551 }],
+    });
+    expect(outcomeMessage(animal)).toBe('animal: 2 found — dog 72 %, horse 55 %');
+    const cats = outcomeOf({ text: 'cats', known: true, classes: ['cat'], instances: [{ label: 'cat', confidence: 0.9 }] });
+    expect(outcomeMessage(cats)).toBe('cats: 1 found');
+  });
+
   it('summarises the run', () => {
     expect(outcomeSummary([outcomeOf(answer('cup', 1)), outcomeOf(answer('spoon', 2))])).toBe('3 objects found in this browser');
     expect(outcomeSummary([outcomeOf(answer('cup', 1)), outcomeOf(answer('warp drive'))])).toBe('1 object found in this browser');

@@ -78,7 +78,8 @@ describe('text segmentation on real photos', () => {
     for (const r of results) {
       expect(r.instances.length, r.text).toBeGreaterThanOrEqual(1);
       expect(r.instances[0].label).toBe('cup');
-      expect(r.instances[0].confidence).toBeCloseTo(r.instances[0].detectorScore * r.instances[0].maskScore, 10);
+      expect(r.instances[0].confidence).toBe(r.instances[0].detectorScore);
+      expect(r.instances[0].detectorScore).not.toBe(r.instances[0].rawDetectorScore); // calibrated
     }
     const again = await pipeline.run(coffee, ['cup'], 'coffee');
     expect(again.timings.embeddingCacheHit).toBe(true);

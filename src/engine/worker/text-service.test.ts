@@ -75,6 +75,29 @@ describe('TextService', () => {
     engine.forget('chelsea');
   });
 
+  it('answers a COCO prompt with the first detector while the second is still downloading, and pools both once it is in', async () => {
+    const { loadNodeCocoSsd } = await import('../adapters/text-node');
+    let finishSecond: (() => void) | undefined;
+    const secondArrived = new Promise<void>((resolve) => (finishSecond = resolve));
+    const cocoSsd = await loadNodeCocoSsd({ threads: 1 });
+    const service = new TextService(engine, [
+      { name: 'centernet', vocabulary: detector.vocabulary, load: async () => detector },
+      { name: 'coco-ssd', vocabulary: cocoSsd.vocabulary, load: () => secondArrived.then(() => cocoSsd) },
+    ]);
+    await engine.embed(chelsea, 'chelsea');
+    // The second download never finishes unless released: the answer must not wait for it.
+    const first = await service.segment(chelsea, ['cat'], 'chelsea');
+    expect(first.results[0].instances.map((t) => t.label)).toContain('cat');
+    finishSecond!();
+    await secondArrived;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    // Both detectors see the cat; the pool keeps it once (box, then mask IoU), not twice.
+    const pooled = await service.segment(chelsea, ['cat'], 'chelsea');
+    expect(pooled.results[0].instances.filter((t) => t.label === 'cat')).toHaveLength(1);
+    engine.forget('chelsea');
+    await cocoSsd.release();
+  });
+
   it('finds the other cup in a picture of two, never the source', async () => {
     const twoCups = sideBySide(coffee);
     const service = new TextService(engine, async () => detector);
@@ -83,8 +106,9 @@ describe('TextService', () => {
     expect(cups.length).toBeGreaterThanOrEqual(1);
     const source = cups[0].mask;
 
-    const { instances } = await service.findSimilar('two-cups', source, 1);
+    const { instances, rejected } = await service.findSimilar('two-cups', source, 1);
     expect(instances.length).toBeGreaterThanOrEqual(1);
+    expect(rejected).toBeGreaterThanOrEqual(0);
     for (const found of instances) {
       expect(found.polygons.length).toBeGreaterThanOrEqual(1);
       expect(maskIoU(found.mask, source)).toBeLessThan(0.3);
