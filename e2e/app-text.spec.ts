@@ -70,7 +70,7 @@ test('local: the detector downloads with progress on the first text prompt, once
   await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 20, downloadThroughput: 1_500_000, uploadThroughput: 1_500_000 });
   await findObjects(page, 'cup');
   const progress = page.getByRole('group', { name: 'Detector download' });
-  await expect(progress).toContainText(/Downloading the object detector · [\d.]+ (KB|MB) of 7\.8 MB/);
+  await expect(progress).toContainText(/Downloading the object detector · [\d.]+ (KB|MB) of [\d.]+ MB/);
   await screenshot(page, 'text-00-detector-download');
   await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
   await expect(textStatus(page)).toContainText('cup: 1 found', { timeout: 120_000 });

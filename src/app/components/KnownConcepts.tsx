@@ -9,14 +9,15 @@ export function KnownConcepts({ open, onToggle }: { open: boolean; onToggle: (op
     <details className="known-concepts" open={open} onToggle={(e) => onToggle((e.currentTarget as HTMLDetailsElement).open)}>
       <summary>Concepts the local model knows ({CONCEPTS.length})</summary>
       <p className="hint small">
-        The local detector knows the {CONCEPTS.length} everyday object classes of COCO, with their plurals and synonyms (“kittens”).
+        Two local detectors (CenterNet and COCO-SSD, pooled) know the {CONCEPTS.length} everyday object classes of COCO, with their plurals and synonyms (“kittens”); each concept shows which detectors find it.
         Relations such as “on the sofa” are ignored. Other concepts need a server with an open-vocabulary (SAM 3) upstream, in Remote mode.
       </p>
       <ul className="concept-list" aria-label="Known concepts">
         {CONCEPTS.map((c) => (
-          <li key={c.name}>
+          <li key={c.name} title={c.sources?.length ? `found by ${c.sources.join(' and ')}` : undefined}>
             <strong>{c.name}</strong>
             {c.examples.length > 0 && <span className="muted"> · {c.examples.join(', ')}</span>}
+            {c.sources && c.sources.length > 0 && <span className="muted small"> · {c.sources.join(' + ')}</span>}
           </li>
         ))}
       </ul>

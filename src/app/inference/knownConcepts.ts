@@ -1,3 +1,4 @@
+import { detectorsAnswering } from '../../engine/text/catalog';
 import { KNOWN_CONCEPTS } from '../../engine/text/prompt-parser';
 
 /**
@@ -7,11 +8,13 @@ import { KNOWN_CONCEPTS } from '../../engine/text/prompt-parser';
 export interface ConceptEntry {
   readonly name: string;
   readonly examples: readonly string[];
+  /** Where the concept comes from: the detectors that find it. */
+  readonly sources?: readonly string[];
 }
 
 export function conceptEntries(maxExamples = 3): ConceptEntry[] {
   return KNOWN_CONCEPTS.classes
-    .map((name) => ({ name, examples: KNOWN_CONCEPTS.synonyms[name].filter((w) => w !== name).slice(0, maxExamples) }))
+    .map((name) => ({ name, examples: KNOWN_CONCEPTS.synonyms[name].filter((w) => w !== name).slice(0, maxExamples), sources: detectorsAnswering(name) }))
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 

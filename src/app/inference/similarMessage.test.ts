@@ -6,7 +6,7 @@ describe('similarMessage', () => {
     expect(similarMessage('donut', { added: 2, rejected: 3, duplicates: 1 })).toBe(
       '2 similar objects added (Undo removes them). 3 candidates rejected: not like the example; 1 already on the image.',
     );
-    expect(similarMessage('hand', { added: 0, rejected: 1, duplicates: 0 })).toBe('No new objects like “hand” found. 1 candidate rejected: not like the example.');
+    expect(similarMessage('hand', { added: 0, rejected: 1, duplicates: 0 })).toBe('No similar objects found for “hand”. 1 candidate rejected: not like the example.');
     expect(similarMessage('cup', { added: 1, rejected: 0, duplicates: 0 })).toBe('1 similar object added (Undo removes it).');
   });
 });

@@ -48,6 +48,7 @@ describe('known concepts list', () => {
     expect(entries.map((e) => e.name)).toEqual([...entries.map((e) => e.name)].sort((a, b) => a.localeCompare(b)));
     expect(entries.find((e) => e.name === 'cat')?.examples).toEqual(['kitten', 'kitty', 'tabby']);
     expect(entries.every((e) => e.examples.length <= 3)).toBe(true);
+    expect(entries.find((e) => e.name === 'cat')?.sources).toEqual(['CenterNet (COCO)', 'COCO-SSD (COCO)']);
     // Every word shown is one the parser really understands as that class.
     for (const entry of entries) for (const word of [entry.name, ...entry.examples]) expect(interpretPrompt(word).classes).toContain(entry.name);
   });

@@ -1,0 +1,21 @@
+/**
+ * Which detectors answer which concepts, for the studio's "known concepts" list and the README:
+ * the names match ConceptDetector.name, the vocabularies the detectors' own.
+ */
+import { COCO_CLASSES, type CocoClass } from './coco-classes';
+
+export interface CatalogEntry {
+  readonly name: string;
+  readonly title: string;
+  readonly vocabulary: readonly CocoClass[];
+}
+
+export const DETECTOR_CATALOG: readonly CatalogEntry[] = [
+  { name: 'centernet', title: 'CenterNet (COCO)', vocabulary: COCO_CLASSES },
+  { name: 'coco-ssd', title: 'COCO-SSD (COCO)', vocabulary: COCO_CLASSES },
+];
+
+/** The detectors that can find `concept`, by title. */
+export function detectorsAnswering(concept: string, catalog: readonly CatalogEntry[] = DETECTOR_CATALOG): string[] {
+  return catalog.filter((d) => (d.vocabulary as readonly string[]).includes(concept)).map((d) => d.title);
+}
