@@ -10,7 +10,7 @@
 import type { ModelSession, Runtime } from '../runtime';
 import type { RgbaImage } from '../types';
 import { COCO_CATEGORY_IDS, COCO_CLASSES } from './coco-classes';
-import { boxIoU, suppressOverlaps, type ConceptDetector, type DetectOptions, type Detection } from './detector';
+import { boxIoU, resizeRgbInto, suppressOverlaps, type ConceptDetector, type DetectOptions, type Detection } from './detector';
 
 export const COCO_SSD_INPUT_SIZE = 300;
 export const COCO_SSD_INPUT = 'image';
@@ -29,33 +29,9 @@ const CLASS_INDEX_OF_LABEL_ID: readonly number[] = (() => {
   return table;
 })();
 
-/** Stretched bilinear resize (half-pixel centres) to size×size RGB float32 in 0..255, NHWC. */
+/** Stretched bilinear resize to size×size RGB float32 in 0..255, NHWC (no letterbox, as coco-ssd feeds it). */
 export function stretchedInputTensor(image: RgbaImage, size = COCO_SSD_INPUT_SIZE): Float32Array {
-  const out = new Float32Array(size * size * 3);
-  const { width, height, data } = image;
-  const sx = width / size;
-  const sy = height / size;
-  for (let y = 0; y < size; y++) {
-    const fy = Math.min(Math.max((y + 0.5) * sy - 0.5, 0), height - 1);
-    const y0 = Math.floor(fy);
-    const y1 = Math.min(y0 + 1, height - 1);
-    const wy = fy - y0;
-    for (let x = 0; x < size; x++) {
-      const fx = Math.min(Math.max((x + 0.5) * sx - 0.5, 0), width - 1);
-      const x0 = Math.floor(fx);
-      const x1 = Math.min(x0 + 1, width - 1);
-      const wx = fx - x0;
-      const o = (y * size + x) * 3;
-      for (let c = 0; c < 3; c++) {
-        const a = data[(y0 * width + x0) * 4 + c];
-        const b = data[(y0 * width + x1) * 4 + c];
-        const d = data[(y1 * width + x0) * 4 + c];
-        const e = data[(y1 * width + x1) * 4 + c];
-        out[o + c] = (a * (1 - wx) + b * wx) * (1 - wy) + (d * (1 - wx) + e * wx) * wy;
-      }
-    }
-  }
-  return out;
+  return resizeRgbInto(image, new Float32Array(size * size * 3), size, size, size, 0, 0);
 }
 
 const sigmoid = (v: number): number => 1 / (1 + Math.exp(-v));

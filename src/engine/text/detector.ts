@@ -68,13 +68,12 @@ export function letterboxFor(width: number, height: number, size = DETECTOR_INPU
   return { scale, dx: Math.floor((size - w) / 2), dy: Math.floor((size - h) / 2) };
 }
 
-/** Letterboxed bilinear resize (half-pixel centres, like cv2.resize): size×size RGB float32 in 0..255, NHWC. */
-export function detectorInputTensor(image: RgbaImage, size = DETECTOR_INPUT_SIZE): { tensor: Float32Array; letterbox: Letterbox } {
-  const out = new Float32Array(size * size * 3);
+/**
+ * Bilinear resize (half-pixel centres, like cv2.resize) of `image` to w×h RGB in 0..255, written into
+ * `out` (a size×size×3 NHWC float tensor) with its top-left corner at (dx, dy).
+ */
+export function resizeRgbInto(image: RgbaImage, out: Float32Array, size: number, w: number, h: number, dx: number, dy: number): Float32Array {
   const { width, height, data } = image;
-  const letterbox = letterboxFor(width, height, size);
-  const w = Math.max(1, Math.round(width * letterbox.scale));
-  const h = Math.max(1, Math.round(height * letterbox.scale));
   const sx = width / w;
   const sy = height / h;
   for (let y = 0; y < h; y++) {
@@ -87,7 +86,7 @@ export function detectorInputTensor(image: RgbaImage, size = DETECTOR_INPUT_SIZE
       const x0 = Math.floor(fx);
       const x1 = Math.min(x0 + 1, width - 1);
       const wx = fx - x0;
-      const o = ((y + letterbox.dy) * size + x + letterbox.dx) * 3;
+      const o = ((y + dy) * size + x + dx) * 3;
       for (let c = 0; c < 3; c++) {
         const a = data[(y0 * width + x0) * 4 + c];
         const b = data[(y0 * width + x1) * 4 + c];
@@ -97,7 +96,16 @@ export function detectorInputTensor(image: RgbaImage, size = DETECTOR_INPUT_SIZE
       }
     }
   }
-  return { tensor: out, letterbox };
+  return out;
+}
+
+/** Letterboxed bilinear resize: size×size RGB float32 in 0..255, NHWC, zero padding. */
+export function detectorInputTensor(image: RgbaImage, size = DETECTOR_INPUT_SIZE): { tensor: Float32Array; letterbox: Letterbox } {
+  const letterbox = letterboxFor(image.width, image.height, size);
+  const w = Math.max(1, Math.round(image.width * letterbox.scale));
+  const h = Math.max(1, Math.round(image.height * letterbox.scale));
+  const tensor = resizeRgbInto(image, new Float32Array(size * size * 3), size, w, h, letterbox.dx, letterbox.dy);
+  return { tensor, letterbox };
 }
 
 export function boxIoU(a: CornerBox, b: CornerBox): number {

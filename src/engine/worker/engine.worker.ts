@@ -10,7 +10,7 @@ import { maskOutline } from '../polygons';
 import { CocoSsdDetector } from '../text/coco-ssd';
 import { COCO_CLASSES } from '../text/coco-classes';
 import { ObjectDetector, type ConceptDetector } from '../text/detector';
-import { loadManifest, loadModel, type ModelManifest } from './model-loader';
+import { loadManifest, loadModel, type ManifestEntry, type ModelManifest } from './model-loader';
 import { masksOf, TextService } from './text-service';
 import {
   serializeError,
@@ -88,25 +88,29 @@ async function start(request: StartRequest): Promise<void> {
 }
 
 /**
- * The detector for text prompts, fetched on the first prompt that names a known concept (most
+ * A detector for text prompts, fetched on the first prompt that names a concept it knows (most
  * sessions never type one, so start-up does not pay for it): with progress, verified against the
  * manifest and cached like the SAM models.
  */
-async function loadDetector(runtime: Runtime, base: string, manifest: ModelManifest | undefined): Promise<ObjectDetector> {
-  const entry = manifest?.detector ?? { file: 'detector.onnx' };
-  const model = await loadModel(new URL(entry.file, base).href, 'sha256' in entry ? entry : undefined, progressReporter('detector'));
-  const detector = await ObjectDetector.create(runtime, model.bytes);
+async function loadDetectorModel<T>(
+  entry: { file: string } | ManifestEntry,
+  base: string,
+  progress: ModelProgress['model'],
+  create: (bytes: Uint8Array) => Promise<T>,
+): Promise<T> {
+  const model = await loadModel(new URL(entry.file, base).href, 'sha256' in entry ? entry : undefined, progressReporter(progress));
+  const detector = await create(model.bytes);
   await model.stored;
   return detector;
 }
 
+function loadDetector(runtime: Runtime, base: string, manifest: ModelManifest | undefined): Promise<ConceptDetector> {
+  return loadDetectorModel(manifest?.detector ?? { file: 'detector.onnx' }, base, 'detector', (bytes) => ObjectDetector.create(runtime, bytes));
+}
+
 /** The second COCO detector, fetched alongside the first on the first known prompt; it joins once ready. */
-async function loadCocoSsd(runtime: Runtime, base: string, manifest: ModelManifest | undefined): Promise<ConceptDetector> {
-  const entry = manifest?.detectorCocoSsd ?? { file: 'detector-coco-ssd.onnx' };
-  const model = await loadModel(new URL(entry.file, base).href, 'sha256' in entry ? entry : undefined, progressReporter('detector-coco-ssd'));
-  const detector = await CocoSsdDetector.create(runtime, model.bytes);
-  await model.stored;
-  return detector;
+function loadCocoSsd(runtime: Runtime, base: string, manifest: ModelManifest | undefined): Promise<ConceptDetector> {
+  return loadDetectorModel(manifest?.detectorCocoSsd ?? { file: 'detector-coco-ssd.onnx' }, base, 'detector-coco-ssd', (bytes) => CocoSsdDetector.create(runtime, bytes));
 }
 
 async function warmUp(active: SegmentationEngine): Promise<void> {
