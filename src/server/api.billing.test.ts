@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LIMITS } from '../contract/limits';
 import { PvsRequest } from '../contract/segmentation';
-import { Billing } from './domain/billing';
+import { Credits } from './domain/metered/credits';
+import { MeteredCalls, type MeteredCall } from './domain/metered/runner';
+import { DEFAULT_BILLING_OPTIONS } from './domain/services';
 import { readUpload } from './domain/image-field';
 import { fingerprintBody } from './domain/segmentation';
 import { FaultInjector } from './domain/faults';
@@ -44,6 +46,13 @@ const pvs = (x = 220, y = 160, extra: Record<string, unknown> = {}) => ({
 });
 
 afterAll(async () => closeSharedEngine());
+
+/** The runner with credits of its own process (instance id), outside HTTP: the balance hint is the call's. */
+function creditCalls(server: TestServer, accountId: string, instanceId: string) {
+  const credits = new Credits(server.services.db, server.clock, new FaultInjector(), instanceId, DEFAULT_BILLING_OPTIONS);
+  const runner = new MeteredCalls(new FaultInjector(), DEFAULT_BILLING_OPTIONS);
+  return { run: (call: MeteredCall<unknown> & { balanceHint?: number }) => runner.run(call, credits.method(accountId, call.balanceHint)) };
+}
 
 describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
   let server: TestServer;
@@ -127,8 +136,8 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
     expect(stored.body_digest).toBe(bodyDigest('POST', '/api/v1/pvs', Buffer.from(bytes)));
 
     const accountId = (await server.services.db.kysely.selectFrom('accounts').select('id').where('email', '=', user.email).executeTakeFirstOrThrow()).id;
-    expect(await server.services.billing.answerFromDigest(accountId, key, stored.body_digest!)).toMatchObject({ status: 200, rawBody: firstBody });
-    expect(await server.services.billing.answerFromDigest(accountId, key, bodyDigest('POST', '/api/v1/segment', Buffer.from(bytes)))).toBeUndefined();
+    expect(await server.services.credits.decideByDigest(accountId, key, stored.body_digest!)).toMatchObject({ kind: 'replay', stored: { status: 200, json: firstBody } });
+    expect(await server.services.credits.decideByDigest(accountId, key, bodyDigest('POST', '/api/v1/segment', Buffer.from(bytes)))).toBeUndefined();
 
     // Byte-identical: the fast path. Same JSON value with other spacing and key order, or with its
     // slashes escaped (so that the image is read as a string, not left as bytes): the fingerprint.
@@ -452,7 +461,7 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
 
   it('a twin of a call still preparing here is told 409 request-in-progress before it prepares anything; another body under the key is judged as usual', async () => {
     const accountId = (await server.services.db.kysely.selectFrom('accounts').select('id').where('email', '=', user.email).executeTakeFirstOrThrow()).id;
-    const billing = new Billing(server.services.db, server.clock, new FaultInjector(), 'inst_twins');
+    const billing = creditCalls(server, accountId, 'inst_twins');
     let releaseFirst!: () => void;
     const firstMayGo = new Promise<void>((resolve) => (releaseFirst = resolve));
     const prepared: string[] = [];
@@ -479,18 +488,18 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
     // Another body under the same key is not decided here: the first may yet fail before it claims
     // the key. It goes on, and the database decides: it claims the key first, so the first loses.
     const other = await billing.run(call('other', { same: false }));
-    expect(other.status).toBe(200);
+    expect(other.kind).toBe('answered');
     expect(prepared).toEqual(['first', 'other']);
     releaseFirst();
     await expect(first).rejects.toMatchObject({ slug: 'idempotency-key-reused' });
     // Settled, nothing is in flight: the other body again is a replay.
-    expect((await billing.run(call('other-again', { same: false }))).headers['X-Idempotent-Replayed']).toBe('true');
+    expect((await billing.run(call('other-again', { same: false }))).kind).toBe('replayed');
     expect(await creditsOf(server, user)).toBe(4);
   });
 
   it('takes the balance read with the API key as a hint only: a stale one may start the engine, never skip the charge', async () => {
     const accountId = (await server.services.db.kysely.selectFrom('accounts').select('id').where('email', '=', user.email).executeTakeFirstOrThrow()).id;
-    const billing = new Billing(server.services.db, server.clock, new FaultInjector(), 'inst_hint');
+    const billing = creditCalls(server, accountId, 'inst_hint');
     let ran = 0;
     const call = (name: string, balanceHint: number | undefined) => ({
       accountId,
@@ -505,7 +514,7 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
       isEmpty: () => false,
       isValid: () => true,
     });
-    for (let i = 0; i < 5; i += 1) expect((await billing.run(call(`spend-${i}`, undefined))).status).toBe(200);
+    for (let i = 0; i < 5; i += 1) expect((await billing.run(call(`spend-${i}`, undefined))).kind).toBe('answered');
     expect(await creditsOf(server, user)).toBe(0);
     // A hint of 0 refuses before anything starts; a stale hint of 3 lets the work start, and the charge still says no.
     await expect(billing.run(call('empty', 0))).rejects.toMatchObject({ slug: 'insufficient-credits' });
@@ -524,7 +533,7 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
       const accountId = (
         await server.services.db.kysely.selectFrom('accounts').select('id').where('email', '=', user.email).executeTakeFirstOrThrow()
       ).id;
-      const dead = new Billing(server.services.db, server.clock, new FaultInjector(), 'inst_dead_process');
+      const dead = new Credits(server.services.db, server.clock, new FaultInjector(), 'inst_dead_process', DEFAULT_BILLING_OPTIONS);
       const normalized = fingerprintBody(PvsRequest.parse(body), readUpload(body.image));
       const call = {
         accountId,
@@ -539,10 +548,10 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
         isEmpty: () => false,
         isValid: () => true,
       };
-      const claim = await dead.claimAndCharge(call, requestFingerprint('POST', '/api/v1/pvs', normalized));
-      if (claim.kind !== 'new') throw new Error('seed claim failed');
-      if (phase === 'refund_pending') await dead.settle(claim.attemptId, 'refund_pending', 500, JSON.stringify({ seeded: true }), false);
-      return claim.attemptId;
+      const claim = await dead.claimAndCharge(accountId, call, { scope: 'explicit', key }, requestFingerprint('POST', '/api/v1/pvs', normalized));
+      if (claim.kind !== 'claimed') throw new Error('seed claim failed');
+      if (phase === 'refund_pending') await dead.settle(claim.ticket, 'refund_pending', 500, JSON.stringify({ seeded: true }), false);
+      return claim.ticket;
     };
     const stateOf = async (id: string) =>
       (await server.services.db.kysely.selectFrom('attempts').select('state').where('id', '=', id).executeTakeFirstOrThrow()).state;
@@ -577,7 +586,7 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
       await Promise.all([
         server.services.recovery.retryDueRefunds(),
         server.services.recovery.retryDueRefunds(),
-        server.services.billing.refund(id),
+        server.services.credits.refund(id),
       ]);
       expect((await ledgerOf(user)).filter((e) => e.kind === 'refund' && e.reference === id)).toHaveLength(1);
       expect(await creditsOf(server, user)).toBe(5);

@@ -9,6 +9,7 @@ import { openDatabase, type Db, type OpenDatabaseOptions } from './db/connect';
 import type { Clock } from './domain/clock';
 import { createServices, type Services, type ServicesOptions } from './domain/services';
 import { buildApp } from './http/app';
+import { checkImageHeader } from './inference/image-check';
 import { WorkerPool, type InferenceBackend } from './inference/pool';
 
 export interface RunningServer {
@@ -57,6 +58,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       maxInFlight: config.textUpstream.maxInFlight,
     },
     x402: config.x402,
+    checkImage: checkImageHeader,
     ...options.services,
   });
   await services.recovery.register();

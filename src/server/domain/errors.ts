@@ -14,6 +14,12 @@ export class DomainError extends Error {
       errors?: { path: string; message: string }[];
       headers?: Record<string, string>;
       members?: Record<string, unknown>;
+      /** A paid call failed after its charge: whether the refund is complete (X-Service-Refunded). */
+      refunded?: boolean;
+      /** An x402 call failed: its payment was not settled. */
+      settled?: boolean;
+      /** The facilitator's answer to a settlement (x402 PAYMENT-RESPONSE), Base64. */
+      paymentResponse?: string;
     } = {},
   ) {
     super(detail ?? PROBLEM_TYPES[slug].title);

@@ -10,9 +10,8 @@
  * (kind, reference) is the last line: a refund can never be applied twice.
  */
 import { LIMITS } from '../../contract/limits';
-import { problemTypeUri, PROBLEM_TYPES } from '../../contract/problems';
 import type { Db } from '../db/connect';
-import type { Billing } from './billing';
+import { storedProblem, type Credits } from './metered/credits';
 import type { Clock } from './clock';
 
 export interface RecoveryOptions {
@@ -32,7 +31,7 @@ export class Recovery {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly billing: Billing,
+    private readonly credits: Credits,
     readonly instanceId: string,
     readonly options: RecoveryOptions = DEFAULT_RECOVERY_OPTIONS,
   ) {}
@@ -136,18 +135,12 @@ export class Recovery {
           await trx.deleteFrom('idempotency_keys').where('attempt_id', '=', orphan.id).execute();
           return true;
         }
-        const problem = {
-          type: problemTypeUri('attempt-abandoned'),
-          title: PROBLEM_TYPES['attempt-abandoned'].title,
-          status: 500,
-          requestId: orphan.request_id,
-        };
         await trx
           .updateTable('attempts')
           .set({
             state: 'refund_pending',
             response_status: 500,
-            response_body: JSON.stringify(problem),
+            response_body: storedProblem('attempt-abandoned', orphan.request_id),
             replayable: 0,
             failure: 'owner process gone or lease expired',
             next_refund_at: now,
@@ -182,7 +175,7 @@ export class Recovery {
           .executeTakeFirst();
         if (!due) return undefined;
         tried.add(due.id);
-        return this.billing.refundLocked(trx, due);
+        return this.credits.refundLocked(trx, due);
       });
       if (outcome === undefined) break;
       if (outcome) refunded += 1;

@@ -1,24 +1,22 @@
 /**
- * The two metered endpoints as domain calls: validated request in, CallOutcome out.
- * `prepare` runs before anything is claimed or charged: the image must be Base64 of a file whose
- * header an image decoder recognises (else 400), and a worker slot must be free (else 503).
- * Full decoding happens in the worker; a file that passes the header check but cannot be decoded
- * (truncated, corrupt) fails there after the charge, and is refunded and answered 400.
+ * The metered endpoints as domain calls: `call(endpoint, who, body)` in, MeteredOutcome out — the
+ * one entry point the HTTP layer uses. Each endpoint says how its work is prepared and judged
+ * (`MeteredCall`); the runner (metered/runner.ts) takes it through the phases, paid by credits or
+ * by an x402 payment. `prepare` runs before anything is claimed or charged: the image must be
+ * Base64 of a file whose header passes the image check (else 400), and a worker slot must be free
+ * (else 503). Full decoding happens in the worker; a file that passes the header check but cannot
+ * be decoded (truncated, corrupt) fails there after the charge, and is refunded and answered 400.
  */
 import { PvsResponse, SegmentResponse, type PvsRequest, type SegmentRequest } from '../../contract/segmentation';
-import sharp from 'sharp';
 import type { ImageLoader, InferenceBackend, InferenceSlot } from '../inference/pool';
 import type { InferenceJob, InferenceResult } from '../inference/protocol';
-import type { Billing, CallOutcome, MeteredCall, PreparedWork } from './billing';
 import { DomainError } from './errors';
 import { decodeImageField, KnownImages, readUpload, RecentFields, type ImageField, type Upload, type WithImageField } from './image-field';
 import { timed, timedSync } from './timings';
-import { readImageHeader } from './image-header';
 import { UpstreamError, type UpstreamTextSegmenter } from '../../engine/text/upstream';
-import type { PaidCalls, PaymentContext } from './x402/paid-calls';
-
-/** Decompression-bomb guard (documented in the README): 64 megapixels, e.g. 8000 × 8000. */
-export const MAX_IMAGE_PIXELS = 64_000_000;
+import type { Credits } from './metered/credits';
+import type { MeteredCall, MeteredCalls, MeteredOutcome, PaymentMethod, PreparedWork } from './metered/runner';
+import type { PaymentContext, X402Payments } from './metered/x402';
 
 /** Prefix of the engine's content-derived cache keys (src/engine/hash.ts imageContentKey). */
 const CONTENT_KEY_PREFIX = 'px64:';
@@ -27,24 +25,33 @@ export interface CallContext {
   /** Filled in as the call proceeds (ms): reported in the Server-Timing header. */
   timings?: Record<string, number>;
   accountId: string;
-  /** The account's balance as read at authentication, when it was (see MeteredCall.balanceHint). */
+  /** The account's balance as read at authentication, when it was (see Credits.method). */
   balanceHint?: number;
   requestId: string;
   method: string;
   path: string;
   idempotencyKey?: string;
-  /** Digest of the request's bytes (keyed requests): stored with the attempt for fast retries. */
+  /** Digest of the request's bytes (keyed credit calls): a byte-identical retry is answered before its body is read. */
   bodyDigest?: string;
   forceRefresh: boolean;
   /** Paid per request (x402) instead of credits; then `accountId` is empty. */
   payment?: PaymentContext;
 }
 
+/** The metered endpoints and their validated requests. */
+export interface MeteredRequests {
+  pvs: WithImageField<PvsRequest>;
+  segment: WithImageField<SegmentRequest>;
+}
+export type MeteredEndpoint = keyof MeteredRequests;
+
 export const DEFAULT_BUSY_RETRY_AFTER_SECONDS = 2;
 
 export interface SegmentationOptions {
   /** Retry-After for 503 service-busy. */
   busyRetryAfterSeconds: number;
+  /** The header check of an image seen for the first time (inference/image-check.ts): throws a 400. */
+  checkImage: (bytes: Uint8Array) => Promise<void>;
   /**
    * TEXT_UPSTREAM_URL: text prompts go to a SAM-3-class server instead of the local detector
    * pipeline. Its failures are engine failures for billing: refunded against the charge.
@@ -54,11 +61,12 @@ export interface SegmentationOptions {
 
 export class Segmentation {
   constructor(
-    private readonly billing: Billing,
+    private readonly runner: MeteredCalls,
+    private readonly credits: Credits,
     private readonly backend: InferenceBackend,
-    private readonly options: SegmentationOptions = { busyRetryAfterSeconds: DEFAULT_BUSY_RETRY_AFTER_SECONDS },
+    private readonly options: SegmentationOptions,
     /** Present when per-request payment (x402) is configured. */
-    private readonly paidCalls?: PaidCalls,
+    private readonly x402?: X402Payments,
   ) {}
 
   /** Calls to the text upstream in flight: bounded like the worker queue, so a slow upstream means 503, not a pile-up. */
@@ -69,14 +77,28 @@ export class Segmentation {
   /** The last image sent under each account's imageId: recognised by its bytes, not hashed again. */
   private readonly recentFields = new RecentFields();
 
-  /** Credits (Billing) or, for a request carrying an x402 payment, the paid-call flow. */
-  private run<Res>(ctx: CallContext, call: MeteredCall<Res>): Promise<CallOutcome> {
-    if (!ctx.payment) return this.billing.run(call);
-    if (!this.paidCalls) throw new Error('an x402 payment reached a server without x402 configured');
-    return this.paidCalls.run(call, ctx.payment);
+  /**
+   * One metered call. `readBody` gives the validated request; it is not called when a byte-identical
+   * keyed retry (ctx.bodyDigest) is answered from storage.
+   */
+  async call<E extends MeteredEndpoint>(endpoint: E, ctx: CallContext, readBody: () => MeteredRequests[E]): Promise<MeteredOutcome> {
+    if (ctx.bodyDigest && ctx.idempotencyKey && !ctx.payment && ctx.accountId) {
+      const stored = await this.credits.decideByDigest(ctx.accountId, ctx.idempotencyKey, ctx.bodyDigest);
+      if (stored) return this.runner.answer(stored);
+    }
+    const body = readBody();
+    const call = endpoint === 'pvs' ? this.pvs(ctx, body as MeteredRequests['pvs']) : this.segment(ctx, body as MeteredRequests['segment']);
+    return this.runner.run(call as MeteredCall<unknown>, this.payer(ctx));
   }
 
-  pvs(ctx: CallContext, request: WithImageField<PvsRequest>): Promise<CallOutcome> {
+  /** Credits, or for a request carrying an x402 payment, that payment. */
+  private payer(ctx: CallContext): PaymentMethod {
+    if (!ctx.payment) return this.credits.method(ctx.accountId, ctx.balanceHint);
+    if (!this.x402) throw new Error('an x402 payment reached a server without x402 configured');
+    return this.x402.method(ctx.payment);
+  }
+
+  private pvs(ctx: CallContext, request: WithImageField<PvsRequest>): MeteredCall<PvsResponse> {
     // Client-chosen image ids are namespaced per account (or payer): one never hits another's cache.
     // The engine's own content keys (returned as imageId when none was given) are derived from the
     // pixels and checked against them on every hit, so they are shared as they are.
@@ -86,7 +108,7 @@ export class Segmentation {
     // itself is what makes a hit safe), and an x402 call's payer is not known yet.
     const recent = request.imageId && ctx.accountId ? { fields: this.recentFields, name: `${ctx.accountId}\u0000${request.imageId}` } : undefined;
     const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image, this.knownImages, recent));
-    return this.run<PvsResponse>(ctx, {
+    return {
       ...ctx,
       endpoint: 'pvs',
       body: fingerprintBody(request, upload),
@@ -101,13 +123,13 @@ export class Segmentation {
       isEmpty: (r) => !r.prompts.some((p) => p.predictions.some((pred) => pred.masks.some((m) => m.length >= 3))),
       // zod 4's z.number() refuses NaN and ±Infinity, so the schema also keeps coordinates finite.
       isValid: (r) => PvsResponse.safeParse(r).success,
-    });
+    };
   }
 
-  segment(ctx: CallContext, request: WithImageField<SegmentRequest>): Promise<CallOutcome> {
+  private segment(ctx: CallContext, request: WithImageField<SegmentRequest>): MeteredCall<SegmentResponse> {
     const upstream = this.options.textUpstream;
     const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image, this.knownImages));
-    return this.run<SegmentResponse>(ctx, {
+    return {
       ...ctx,
       endpoint: 'segment',
       body: fingerprintBody(request, upload),
@@ -122,7 +144,7 @@ export class Segmentation {
         SegmentResponse.safeParse(r).success &&
         r.prompt_results.length === request.prompts.length &&
         r.prompt_results.every((p, i) => p.echo.text === request.prompts[i]),
-    });
+    };
   }
 
   private async prepareUpstream(
@@ -164,7 +186,7 @@ export class Segmentation {
   private async checkUpload(upload: Upload): Promise<void> {
     if (upload.error) throw upload.error;
     if (upload.bytes) {
-      await checkImageHeader(upload.bytes);
+      await this.options.checkImage(upload.bytes);
       this.knownImages.add(upload.digest);
     }
   }
@@ -207,30 +229,6 @@ export class Segmentation {
  */
 export function fingerprintBody<R extends { image: ImageField }>(request: R, upload: Upload): unknown {
   return { ...request, image: { sha256: upload.digest } };
-}
-
-const RASTER_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'avif', 'heif', 'tiff']);
-
-/** The file's header must be that of an image format we decode; reads the header only. */
-async function checkImageHeader(bytes: Uint8Array): Promise<void> {
-  try {
-    const meta = readImageHeader(bytes) ?? (await sharp(bytes, { limitInputPixels: false }).metadata());
-    // Raster formats only: a vector image (SVG) is a document that can reference other files and
-    // URLs, and rendering it is a larger attack surface than the product needs.
-    if (!meta.format || !RASTER_FORMATS.has(meta.format)) throw new Error(`format ${meta.format ?? 'unknown'} is not accepted`);
-    if (!meta.width || !meta.height) throw new Error('no dimensions');
-    // Not a size rule of the spec (that is the character limit) but a decompression-bomb guard:
-    // a 1.5 MiB PNG can claim 100 megapixels, i.e. 400 MB of RGBA in the worker.
-    if (meta.width * meta.height > MAX_IMAGE_PIXELS) {
-      throw new DomainError('invalid-image', `the image claims ${meta.width} × ${meta.height} pixels; at most ${MAX_IMAGE_PIXELS / 1e6} megapixels are decoded`);
-    }
-  } catch (error) {
-    if (error instanceof DomainError) throw error;
-    throw new DomainError(
-      'invalid-image',
-      `not a readable image (PNG, JPEG, WebP, GIF, AVIF or TIFF expected): ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
 }
 
 /** Runs a job; the worker's decode failure of a file that looked like an image becomes a 400. */

@@ -3,7 +3,6 @@ import type { Db } from '../db/connect';
 import type { InferenceBackend } from '../inference/pool';
 import { Accounts } from './accounts';
 import { ApiKeys } from './api-keys';
-import { Billing, DEFAULT_BILLING_OPTIONS, type BillingOptions } from './billing';
 import { systemClock, type Clock } from './clock';
 import { FaultInjector, type FaultRates } from './faults';
 import { newId } from './ids';
@@ -12,7 +11,23 @@ import { createRateLimiter, type RateLimiter } from './rate-limit';
 import { DEFAULT_RECOVERY_OPTIONS, Recovery, type RecoveryOptions } from './recovery';
 import { DEFAULT_BUSY_RETRY_AFTER_SECONDS, Segmentation, type SegmentationOptions } from './segmentation';
 import { X402Gateway, type X402Settings } from './x402/gateway';
-import { PaidCalls } from './x402/paid-calls';
+import { Credits } from './metered/credits';
+import { MeteredCalls } from './metered/runner';
+import { X402Payments } from './metered/x402';
+
+export interface BillingOptions {
+  /** How long an attempt may run before another process may consider it orphaned. */
+  leaseMs: number;
+  /** Retry-After for 409 in-progress / refund-pending answers. */
+  inProgressRetryAfterSeconds: number;
+  refundBackoffMs: (failedAttempts: number) => number;
+}
+
+export const DEFAULT_BILLING_OPTIONS: BillingOptions = {
+  leaseMs: 120_000,
+  inProgressRetryAfterSeconds: 1,
+  refundBackoffMs: (n) => Math.min(60_000, 250 * 2 ** Math.min(n, 8)),
+};
 
 export interface ServicesOptions {
   db: Db;
@@ -25,6 +40,8 @@ export interface ServicesOptions {
   recovery?: Partial<RecoveryOptions>;
   instanceId?: string;
   textUpstream?: SegmentationOptions['textUpstream'];
+  /** The header check of an image seen for the first time (inference/image-check.ts). */
+  checkImage: SegmentationOptions['checkImage'];
   /** Per-request payment (x402); absent = disabled. */
   x402?: X402Settings;
 }
@@ -36,7 +53,8 @@ export interface Services {
   instanceId: string;
   accounts: Accounts;
   apiKeys: ApiKeys;
-  billing: Billing;
+  /** Paying with credits: the ledger side of metered calls (refunds, recovery). */
+  credits: Credits;
   rateLimiter: RateLimiter;
   payments: Payments;
   recovery: Recovery;
@@ -51,15 +69,11 @@ export function createServices(options: ServicesOptions): Services {
   const faults = new FaultInjector(options.faults ?? {});
   const instanceId = options.instanceId ?? newId('inst');
   const billingOptions = { ...DEFAULT_BILLING_OPTIONS, ...options.billing };
-  const billing = new Billing(options.db, clock, faults, instanceId, billingOptions);
+  const credits = new Credits(options.db, clock, faults, instanceId, billingOptions);
   const rateLimiter = createRateLimiter(options.db, clock, options.rateLimitPerSecond);
   const x402 = options.x402 ? new X402Gateway(options.x402) : null;
-  const paidCalls = x402
-    ? new PaidCalls(options.db, clock, x402, rateLimiter, faults, {
-        leaseMs: billingOptions.leaseMs,
-        inProgressRetryAfterSeconds: billingOptions.inProgressRetryAfterSeconds,
-      })
-    : undefined;
+  const x402Payments = x402 ? new X402Payments(options.db, clock, x402, rateLimiter, { leaseMs: billingOptions.leaseMs }) : undefined;
+  const runner = new MeteredCalls(faults, { inProgressRetryAfterSeconds: billingOptions.inProgressRetryAfterSeconds });
   return {
     db: options.db,
     clock,
@@ -67,15 +81,16 @@ export function createServices(options: ServicesOptions): Services {
     instanceId,
     accounts: new Accounts(options.db, clock),
     apiKeys: new ApiKeys(options.db, clock),
-    billing,
+    credits,
     rateLimiter,
     payments: new Payments(options.db, clock, options.stripe),
-    recovery: new Recovery(options.db, clock, billing, instanceId, { ...DEFAULT_RECOVERY_OPTIONS, ...options.recovery }),
+    recovery: new Recovery(options.db, clock, credits, instanceId, { ...DEFAULT_RECOVERY_OPTIONS, ...options.recovery }),
     segmentation: new Segmentation(
-      billing,
+      runner,
+      credits,
       options.backend,
-      { busyRetryAfterSeconds: DEFAULT_BUSY_RETRY_AFTER_SECONDS, textUpstream: options.textUpstream },
-      paidCalls,
+      { busyRetryAfterSeconds: DEFAULT_BUSY_RETRY_AFTER_SECONDS, checkImage: options.checkImage, textUpstream: options.textUpstream },
+      x402Payments,
     ),
     backend: options.backend,
     x402,

@@ -15,10 +15,14 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
     ...(error.extra.errors ? { errors: error.extra.errors } : {}),
     ...(error.extra.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.extra.retryAfterSeconds } : {}),
     ...(error.extra.members ?? {}),
+    ...(error.extra.refunded !== undefined ? { refunded: error.extra.refunded } : {}),
+    ...(error.extra.settled !== undefined ? { settled: error.extra.settled } : {}),
   };
   if (error.extra.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.extra.retryAfterSeconds));
   if (info.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="maskwright"');
   for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);
+  if (error.extra.refunded) reply.header('X-Service-Refunded', 'true');
+  if (error.extra.paymentResponse !== undefined) reply.header('PAYMENT-RESPONSE', error.extra.paymentResponse).header('Cache-Control', 'no-store');
   return reply.code(info.status).type('application/problem+json').send(JSON.stringify(body));
 }
 

@@ -17,7 +17,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors';
 import type { Services } from '../../domain/services';
 import { timed } from '../../domain/timings';
-import type { PaymentContext } from '../../domain/x402/paid-calls';
+import type { PaymentContext } from '../../domain/metered/x402';
 
 export type AuthMode = 'none' | 'any' | 'session';
 

@@ -3,9 +3,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { IDEMPOTENCY_KEY_PATTERN, LIMITS } from '../../../contract/limits';
 import { PvsRequest, SegmentRequest } from '../../../contract/segmentation';
-import type { CallOutcome } from '../../domain/billing';
 import { DomainError } from '../../domain/errors';
-import type { CallContext } from '../../domain/segmentation';
+import type { MeteredOutcome } from '../../domain/metered/runner';
+import type { CallContext, MeteredEndpoint, MeteredRequests } from '../../domain/segmentation';
 import type { Services } from '../../domain/services';
 import { parseBody } from '../validation';
 import { meteredJsonOf, RawJsonBody, useRawJsonBodies } from '../raw-json';
@@ -78,41 +78,46 @@ function serverTiming(reply: FastifyReply, timings: Record<string, number> = {})
   reply.header('Server-Timing', parts.join(', '));
 }
 
-function send(reply: FastifyReply, outcome: CallOutcome, ctx: CallContext): FastifyReply {
+/** An outcome as HTTP: status, the headers that say what happened to the money, the JSON as stored. */
+function send(reply: FastifyReply, outcome: MeteredOutcome, ctx: CallContext): FastifyReply {
   serverTiming(reply, ctx.timings);
-  reply.code(outcome.status).headers(outcome.headers);
-  return reply.type('application/json').send(outcome.rawBody ?? JSON.stringify(outcome.body));
+  if (outcome.kind === 'replayed') {
+    reply.code(outcome.status).header('X-Idempotent-Replayed', 'true').header('X-Service-Original-Request-ID', outcome.originalRequestId);
+  } else {
+    reply.code(200);
+  }
+  if (outcome.refunded) reply.header('X-Service-Refunded', 'true');
+  if (outcome.paymentResponse !== undefined) reply.header('PAYMENT-RESPONSE', outcome.paymentResponse);
+  return reply.type('application/json').send(outcome.json);
 }
 
 /**
- * A keyed request (credits, not x402) carries the digest of its bytes; when the same bytes were
- * answered before under the same key, that answer goes out before the body is even parsed.
+ * A keyed request paid with credits carries the digest of its bytes: when the same bytes were
+ * answered before under the same key, the domain answers before the body is even parsed.
  */
-async function storedAnswer(services: Services, request: FastifyRequest, ctx: CallContext): Promise<CallOutcome | undefined> {
-  if (!ctx.idempotencyKey || ctx.payment || !ctx.accountId || !(request.body instanceof RawJsonBody)) return undefined;
-  ctx.bodyDigest = bodyDigest(ctx.method, ctx.path, request.body.bytes);
-  return services.billing.answerFromDigest(ctx.accountId, ctx.idempotencyKey, ctx.bodyDigest);
+function withBodyDigest(request: FastifyRequest, ctx: CallContext): CallContext {
+  if (!ctx.idempotencyKey || ctx.payment || !ctx.accountId || !(request.body instanceof RawJsonBody)) return ctx;
+  return { ...ctx, bodyDigest: bodyDigest(ctx.method, ctx.path, request.body.bytes) };
 }
 
 export async function segmentationRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
   const routeOptions = { bodyLimit: METERED_BODY_LIMIT, config: { auth: 'any' as const, metered: true } };
   useRawJsonBodies(app);
 
-  /** Headers → stored answer of a byte-identical keyed retry, or 413 → validation → one domain call. */
+  /** Headers → one domain call, which reads the body (413 → validation) only when it needs it. */
   const metered =
-    <S extends z.ZodType<{ image: string }>>(schema: S, call: (ctx: CallContext, body: WithImageField<z.infer<S>>) => Promise<CallOutcome>) =>
+    <E extends MeteredEndpoint>(endpoint: E, schema: z.ZodType<Omit<MeteredRequests[E], 'image'> & { image: string }>) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
-      const ctx = callContext(request);
-      const stored = await storedAnswer(services, request, ctx);
-      if (stored) return send(reply, stored, ctx);
-      const body = timedSync(ctx.timings, 'parse', () => {
-        const json = meteredJsonOf(request.body);
-        checkImageLength(json.image ?? (json.value as { image?: unknown } | null)?.image);
-        return parseMetered(schema, json);
-      });
-      return send(reply, await call(ctx, body), ctx);
+      const ctx = withBodyDigest(request, callContext(request));
+      const readBody = () =>
+        timedSync(ctx.timings, 'parse', () => {
+          const json = meteredJsonOf(request.body);
+          checkImageLength(json.image ?? (json.value as { image?: unknown } | null)?.image);
+          return parseMetered(schema, json) as MeteredRequests[E];
+        });
+      return send(reply, await services.segmentation.call(endpoint, ctx, readBody), ctx);
     };
 
-  app.post('/api/v1/pvs', routeOptions, metered(PvsRequest, (ctx, body) => services.segmentation.pvs(ctx, body)));
-  app.post('/api/v1/segment', routeOptions, metered(SegmentRequest, (ctx, body) => services.segmentation.segment(ctx, body)));
+  app.post('/api/v1/pvs', routeOptions, metered('pvs', PvsRequest));
+  app.post('/api/v1/segment', routeOptions, metered('segment', SegmentRequest));
 }
