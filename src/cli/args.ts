@@ -1,4 +1,6 @@
 /** Small, strict argument parsing for the CLI: unknown flags and malformed values are errors. */
+import { ImageDecodeError, readImageFile } from '../engine/adapters/node-image';
+import type { RgbaImage } from '../engine/types';
 
 /** Malformed command line: the message is followed by the command's usage. */
 export class UsageError extends Error {
@@ -60,4 +62,14 @@ export function parseNumberList(text: string, what: string, count: number): numb
   const parts = text.split(',');
   if (parts.length !== count) throw new UsageError(`${what}: expected ${count} comma-separated numbers, got "${text}"`);
   return parts.map((p) => parseNumber(p, what));
+}
+
+/** The image named by `--image`, decoded; what cannot be read or decoded is an InputError. */
+export async function readImageArgument(path: string): Promise<RgbaImage> {
+  try {
+    return await readImageFile(path);
+  } catch (err) {
+    if (err instanceof ImageDecodeError) throw new InputError(`--image ${path}: ${err.message}`);
+    throw err;
+  }
 }

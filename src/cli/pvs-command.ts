@@ -2,12 +2,10 @@
  * `pvs`: point/box-prompted segmentation of one image file, printing exactly the service's PVS
  * response JSON on stdout (nothing else goes to stdout; progress and timings go to stderr).
  */
-import { readFile } from 'node:fs/promises';
 import { Box, Point, PvsResponse } from '../contract';
-import { decodeImage, ImageDecodeError } from '../engine/adapters/node-image';
 import { loadNodeEngine } from '../engine/adapters/ort-node';
 import { DEFAULT_POLYGON_TOLERANCE, runPvs, type PvsEngineRequest } from '../engine';
-import { InputError, parseFlags, parseNumber, parseNumberList, UsageError } from './args';
+import { readImageArgument, parseFlags, parseNumber, parseNumberList, UsageError } from './args';
 
 export const PVS_USAGE = `usage: pvs --image FILE [--point X,Y[,neg]]... [--box CX,CY,W,H] [--image-id ID] [--no-multimask]
                   [--tolerance PX] [--threads N] [--timings]
@@ -100,21 +98,7 @@ export function parsePvsArgs(argv: readonly string[]): PvsCommandOptions {
 /** Returns the process exit code. */
 export async function pvsCommand(argv: readonly string[], io: { stdout: (s: string) => void; stderr: (s: string) => void }): Promise<number> {
   const options = parsePvsArgs(argv);
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(options.imagePath);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (err as Error).message;
-    throw new InputError(`cannot read --image ${options.imagePath}: ${reason}`);
-  }
-  let image;
-  try {
-    image = await decodeImage(bytes);
-  } catch (err) {
-    if (err instanceof ImageDecodeError) throw new InputError(`--image ${options.imagePath}: ${err.message}`);
-    throw err;
-  }
+  const image = await readImageArgument(options.imagePath);
   const engine = await loadNodeEngine({ threads: options.threads, embeddingCacheSize: 1 });
   try {
     const { response, timings } = await runPvs(engine, image, options.request, { tolerance: options.tolerance });

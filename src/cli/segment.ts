@@ -2,14 +2,12 @@
  * `segment`: text-prompted segmentation of one image file, printing exactly the service's segment
  * response JSON on stdout (progress, interpretations and timings go to stderr).
  */
-import { readFile } from 'node:fs/promises';
 import { LIMITS, SegmentRequest, SegmentResponse } from '../contract';
-import { decodeImage, ImageDecodeError } from '../engine/adapters/node-image';
 import { loadNodeEngine } from '../engine/adapters/ort-node';
 import { loadNodeDetector } from '../engine/adapters/text-node';
 import { TextPipeline, toSegmentResponse } from '../engine/text/pipeline';
 import { DEFAULT_POLYGON_TOLERANCE } from '../engine/polygons';
-import { InputError, parseFlags, parseNumber, UsageError } from './args';
+import { readImageArgument, parseFlags, parseNumber, UsageError } from './args';
 
 export const SEGMENT_USAGE = `usage: segment --image FILE --prompt TEXT [--prompt TEXT]... [--tolerance PX] [--threads N] [--explain]
 
@@ -58,21 +56,7 @@ export function parseSegmentArgs(argv: readonly string[]): SegmentCommandOptions
 /** Returns the process exit code. */
 export async function segmentCommand(argv: readonly string[], io: { stdout: (s: string) => void; stderr: (s: string) => void }): Promise<number> {
   const options = parseSegmentArgs(argv);
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(options.imagePath);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (err as Error).message;
-    throw new InputError(`cannot read --image ${options.imagePath}: ${reason}`);
-  }
-  let image;
-  try {
-    image = await decodeImage(bytes);
-  } catch (err) {
-    if (err instanceof ImageDecodeError) throw new InputError(`--image ${options.imagePath}: ${err.message}`);
-    throw err;
-  }
+  const image = await readImageArgument(options.imagePath);
   const engine = await loadNodeEngine({ threads: options.threads, embeddingCacheSize: 1 });
   const detector = await loadNodeDetector({ threads: options.threads });
   try {

@@ -20,6 +20,7 @@
  * single-mask answer.
  */
 import { LOW_RES_SIZE, type ModelFrame } from './frame';
+import { pixelIoU } from './iou';
 
 export const STABILITY_DELTA = 0.05;
 export const STABILITY_THRESHOLD = 0.98;
@@ -68,16 +69,6 @@ function lowResBinary(logits: Float32Array, region: { width: number; height: num
     for (let x = 0; x < region.width; x++) out[y * region.width + x] = logits[y * LOW_RES_SIZE + x] > 0 ? 1 : 0;
   }
   return out;
-}
-
-function binaryIoU(a: Uint8Array, b: Uint8Array): number {
-  let inter = 0;
-  let union = 0;
-  for (let i = 0; i < a.length; i++) {
-    inter += a[i] & b[i];
-    union += a[i] | b[i];
-  }
-  return union === 0 ? 1 : inter / union;
 }
 
 export interface PromptKind {
@@ -144,7 +135,7 @@ export function rankTokens(outputs: TokenOutputs, frame: ModelFrame, kind: Promp
   for (const token of [best, ...others]) {
     const mask = lowResBinary(tokenLogits(outputs, token), region);
     if (!mask.some((v) => v === 1) && token !== best) continue;
-    if (kept.some((k) => binaryIoU(k.mask, mask) >= DUPLICATE_IOU)) continue;
+    if (kept.some((k) => pixelIoU(k.mask, mask) >= DUPLICATE_IOU)) continue;
     kept.push({ token, mask });
   }
   return kept.map((k) => k.token);

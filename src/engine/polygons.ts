@@ -13,6 +13,9 @@
  * re-rasterized IoU ≥ 0.98 on real SAM masks and on small synthetic shapes (see polygons.test.ts).
  */
 import type { BinaryMask, PolygonWithHoles, Ring, Vertex } from './types';
+import { pixelIoU } from './iou';
+
+export { maskIoU } from './iou';
 
 export const DEFAULT_POLYGON_TOLERANCE = 1;
 
@@ -269,16 +272,6 @@ function ringLength(ring: readonly Vertex[]): number {
   return length;
 }
 
-function windowIoU(a: Uint8Array, b: Uint8Array): number {
-  let inter = 0;
-  let union = 0;
-  for (let i = 0; i < a.length; i++) {
-    inter += a[i] & b[i];
-    union += a[i] | b[i];
-  }
-  return union === 0 ? 1 : inter / union;
-}
-
 /**
  * Simplifies one part with error control: Douglas–Peucker at `tolerance`, then the part is
  * re-rasterized in its bounding box and compared with its exact rings (which reproduce the part's
@@ -305,7 +298,7 @@ function simplifyPart(exact: PolygonWithHoles, pixelArea: number, tolerance: num
     const candidate = { outer: simplifyRing(exact.outer, tol), holes: exact.holes.map((hole) => simplifyRing(hole, tol)) };
     if (candidate.outer === exact.outer && candidate.holes.every((hole, i) => hole === exact.holes[i])) return exact;
     reference ??= rasterizeWindow([exact], x0, y0, w, h);
-    if (windowIoU(rasterizeWindow([candidate], x0, y0, w, h), reference) >= PART_IOU_TARGET) return candidate;
+    if (pixelIoU(rasterizeWindow([candidate], x0, y0, w, h), reference) >= PART_IOU_TARGET) return candidate;
   }
   return exact;
 }
@@ -413,16 +406,3 @@ function rasterizeWindow(polygons: readonly PolygonWithHoles[], originX: number,
   return data;
 }
 
-/** Intersection over union of two masks of equal size (1 when both are empty). */
-export function maskIoU(a: BinaryMask, b: BinaryMask): number {
-  if (a.width !== b.width || a.height !== b.height) throw new RangeError('masks differ in size');
-  let inter = 0;
-  let union = 0;
-  for (let i = 0; i < a.data.length; i++) {
-    const p = a.data[i] ? 1 : 0;
-    const q = b.data[i] ? 1 : 0;
-    inter += p & q;
-    union += p | q;
-  }
-  return union === 0 ? 1 : inter / union;
-}

@@ -1,4 +1,5 @@
 /** Image file bytes → RGBA pixels in Node (sharp). Node-only. */
+import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import type { RgbaImage } from '../types';
 
@@ -55,4 +56,19 @@ export async function decodeImage(bytes: Uint8Array, options: { maxPixels?: numb
 
 function reason(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Reads and decodes an image file: the CLI's one way in (the server decodes uploads with
+ * `decodeImage` in its worker). A file that cannot be read is an ImageDecodeError too, with why.
+ */
+export async function readImageFile(path: string, options: { maxPixels?: number } = {}): Promise<RgbaImage> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ImageDecodeError(`cannot read the file: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : reason(err)}`);
+  }
+  return decodeImage(bytes, options);
 }

@@ -4,14 +4,12 @@
  */
 import type { Generated } from 'kysely';
 
-/** Recovery points of a metered call (see src/server/domain/billing.ts). */
+/** Recovery points of a metered call paid with credits (see src/server/domain/metered/credits.ts). */
 export type AttemptState =
-  | 'started' // reserved name; never written: claiming the key and charging are one transaction
-  | 'charged' // key claimed and one credit taken, engine not yet answered
+  | 'charged' // key claimed and one credit taken in one transaction, engine not yet answered
   | 'completed' // response stored, charge kept
   | 'refund_pending' // response (empty / failure) stored, refund not yet applied
-  | 'refunded' // refund applied; the response is replayable only if it was a 200
-  | 'rejected'; // reserved for attempts closed without a charge (recovery of a legacy `started`)
+  | 'refunded'; // refund applied; the response is replayable only if it was a 200
 
 export interface AccountsTable {
   id: string;

@@ -9,6 +9,7 @@
 import Stripe from 'stripe';
 import { CREDIT_PACKAGES, type CreditPackageId, type CreditPurchase } from '../../contract/account';
 import type { Db } from '../db/connect';
+import type { PurchasesTable } from '../db/schema';
 import type { Clock } from './clock';
 import { DomainError } from './errors';
 import { newId } from './ids';
@@ -54,22 +55,7 @@ export class Payments {
 
     if (!this.stripe || !this.settings) {
       await this.db.transaction(async (trx) => {
-        await trx
-          .insertInto('purchases')
-          .values({
-            id,
-            account_id: accountId,
-            package_id: pkg.id,
-            credits: pkg.credits,
-            amount_cents: pkg.priceCents,
-            currency: pkg.currency,
-            provider: 'demo',
-            stripe_session_id: null,
-            status: 'paid',
-            created_at: now,
-            paid_at: now,
-          })
-          .execute();
+        await trx.insertInto('purchases').values(purchaseRow(id, accountId, pkg, now, { provider: 'demo', stripe_session_id: null, status: 'paid', paid_at: now })).execute();
         await applyLedgerEntry(trx, { accountId, amount: pkg.credits, kind: 'purchase', reference: id, now }, this.db.kysely);
       });
       return {
@@ -110,19 +96,7 @@ export class Payments {
     }
     await this.db.kysely
       .insertInto('purchases')
-      .values({
-        id,
-        account_id: accountId,
-        package_id: pkg.id,
-        credits: pkg.credits,
-        amount_cents: pkg.priceCents,
-        currency: pkg.currency,
-        provider: 'stripe',
-        stripe_session_id: session.id,
-        status: 'pending',
-        created_at: now,
-        paid_at: null,
-      })
+      .values(purchaseRow(id, accountId, pkg, now, { provider: 'stripe', stripe_session_id: session.id, status: 'pending', paid_at: null }))
       .execute();
     return { id, packageId: pkg.id, credits: pkg.credits, status: 'pending', mode: 'stripe', checkoutUrl: session.url ?? null };
   }
@@ -167,4 +141,15 @@ export class Payments {
       );
     });
   }
+}
+
+/** A purchase row of a package; how it is paid (demo at once, Stripe later) is the caller's part. */
+function purchaseRow(
+  id: string,
+  accountId: string,
+  pkg: (typeof CREDIT_PACKAGES)[number],
+  now: number,
+  payment: Pick<PurchasesTable, 'provider' | 'stripe_session_id' | 'status' | 'paid_at'>,
+): PurchasesTable {
+  return { id, account_id: accountId, package_id: pkg.id, credits: pkg.credits, amount_cents: pkg.priceCents, currency: pkg.currency, created_at: now, ...payment };
 }

@@ -1,14 +1,15 @@
 /**
  * Background work that keeps the billing promises when requests or processes fail:
  *  - every process registers in `server_instances` and heartbeats;
- *  - attempts left in `started`/`charged` by a dead process (stale heartbeat or expired lease)
- *    are finished: `started` → rejected (nothing was charged), `charged` → refund_pending;
+ *  - attempts left `charged` by a dead process (stale heartbeat or expired lease) move to
+ *    refund_pending;
  *  - `refund_pending` attempts whose retry time has come are refunded.
  * Several processes may run this at once: on PostgreSQL each row is taken with
  * FOR UPDATE SKIP LOCKED, so no two processes work on one attempt and none waits for another;
  * on SQLite the write lock makes every transaction single-writer. The ledger's unique
  * (kind, reference) is the last line: a refund can never be applied twice.
  */
+import { sql } from 'kysely';
 import { LIMITS } from '../../contract/limits';
 import type { Db } from '../db/connect';
 import { storedProblem, type Credits } from './metered/credits';
@@ -96,7 +97,7 @@ export class Recovery {
     await this.db.kysely.deleteFrom('server_instances').where('id', '=', this.instanceId).execute();
   }
 
-  /** Attempts in `started`/`charged` whose owner is gone or whose lease ran out. */
+  /** Attempts still `charged` whose owner is gone or whose lease ran out. */
   async recoverOrphans(limit = 100): Promise<number> {
     let recovered = 0;
     for (let i = 0; i < limit; i += 1) {
@@ -106,7 +107,7 @@ export class Recovery {
         const orphan = await trx
           .selectFrom('attempts')
           .selectAll()
-          .where('state', 'in', ['started', 'charged'])
+          .where('state', '=', 'charged')
           .where((eb) =>
             eb.or([
               eb('lease_until', '<', now),
@@ -126,15 +127,6 @@ export class Recovery {
           .$if(this.db.dialect === 'postgres', (q) => q.forUpdate().skipLocked())
           .executeTakeFirst();
         if (!orphan) return false;
-        if (orphan.state === 'started') {
-          await trx
-            .updateTable('attempts')
-            .set({ state: 'rejected', failure: 'abandoned before charge', updated_at: now, completed_at: now })
-            .where('id', '=', orphan.id)
-            .execute();
-          await trx.deleteFrom('idempotency_keys').where('attempt_id', '=', orphan.id).execute();
-          return true;
-        }
         await trx
           .updateTable('attempts')
           .set({
@@ -193,22 +185,14 @@ export class Recovery {
     await this.db.kysely.deleteFrom('idempotency_keys').where('expires_at', '<', now).execute();
     await this.db.kysely.deleteFrom('sessions').where('expires_at', '<', now).execute();
     await this.db.kysely.deleteFrom('server_instances').where('heartbeat_at', '<', now - 24 * 60 * 60 * 1000).execute();
-    await this.db.kysely
-      .updateTable('attempts')
-      .set({ response_body: null })
-      .where('completed_at', '<', now - LIMITS.keyedResultReuseMs)
-      .where('response_body', 'is not', null)
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('idempotency_keys').select('attempt_id').whereRef('idempotency_keys.attempt_id', '=', 'attempts.id'))))
-      .execute();
-    // The same for requests paid per request (x402).
     await this.db.kysely.deleteFrom('paid_keys').where('expires_at', '<', now).execute();
-    await this.db.kysely
-      .updateTable('paid_calls')
-      .set({ response_body: null })
-      .where('completed_at', '<', now - LIMITS.keyedResultReuseMs)
-      .where('response_body', 'is not', null)
-      .where((eb) => eb.not(eb.exists(eb.selectFrom('paid_keys').select('call_id').whereRef('paid_keys.call_id', '=', 'paid_calls.id'))))
-      .execute();
+    // Stored bodies of calls (credits, then x402) that no live key can replay any more.
+    const stale = now - LIMITS.keyedResultReuseMs;
+    for (const [calls, keys, ref] of [['attempts', 'idempotency_keys', 'attempt_id'], ['paid_calls', 'paid_keys', 'call_id']] as const) {
+      await sql`update ${sql.table(calls)} set response_body = null
+        where completed_at < ${stale} and response_body is not null
+          and not exists (select 1 from ${sql.table(keys)} k where k.${sql.ref(ref)} = ${sql.table(calls)}.id)`.execute(this.db.kysely);
+    }
   }
 
   async pendingRefunds(): Promise<number> {

@@ -1,7 +1,7 @@
 /**
  * JSON.parse for metered bodies, minus the scan of the image. A body is mostly its `image`, a
  * Base64 string of up to 2 MB, and JSON.parse reads it character by character looking for escapes
- * (about 0.6 ms per 320 KB here). When that string is plain ASCII without escapes its end is found
+ * (docs/RESULTS.md has the cost). When that string is plain ASCII without escapes its end is found
  * with one memchr; the rest of the body goes through JSON.parse with the string emptied, and the
  * image is left as a slice of the bytes (readMeteredJson), or put back as its Latin-1 string, which
  * for ASCII is the same string (parseMeteredJson).

@@ -316,12 +316,8 @@ export class Credits {
   /** Refund one attempt, now. Returns true when the refund is applied (by this or an earlier call). */
   async refund(attemptId: string): Promise<boolean> {
     return this.db.transaction(async (trx) => {
-      const attempt = await trx
-        .selectFrom('attempts')
-        .selectAll()
-        .where('id', '=', attemptId)
-        .$if(this.db.dialect === 'postgres', (q) => q.forUpdate())
-        .executeTakeFirst();
+      const lock = this.db.dialect === 'postgres';
+      const attempt = await trx.selectFrom('attempts').selectAll().where('id', '=', attemptId).$if(lock, (q) => q.forUpdate()).executeTakeFirst();
       if (!attempt) return false;
       if (attempt.state === 'refunded') return true;
       if (attempt.state !== 'refund_pending') return false;

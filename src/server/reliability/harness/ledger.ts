@@ -96,5 +96,5 @@ export async function accountLedger(db: DirectDb, email: string): Promise<Accoun
 
 /** Attempts not yet at a final state: charged-but-unanswered or waiting for their refund. */
 export async function unsettledAttempts(db: DirectDb): Promise<Array<{ id: string; state: string }>> {
-  return db.all(`SELECT id, state FROM attempts WHERE state IN ('started', 'charged', 'refund_pending')`);
+  return db.all(`SELECT id, state FROM attempts WHERE state IN ('charged', 'refund_pending')`);
 }
