@@ -372,3 +372,74 @@ describe('x402 configuration (environment)', () => {
     });
   });
 });
+
+describe.each(DATABASES)('x402 rate limit on arrival (%s)', (dbKind) => {
+  let facilitator: LocalFacilitator;
+  let server: TestServer;
+  beforeAll(async () => {
+    facilitator = await startLocalFacilitator();
+    server = await startTestServer({
+      db: dbKind,
+      // No engine: an admitted call stops at 503 service-busy, after its verification, never settled.
+      backend: NO_INFERENCE,
+      rateLimitPerSecond: 3,
+      config: {
+        x402: { payTo: privateKeyToAccount(generatePrivateKey()).address, network: BASE_SEPOLIA, price: '$0.01', facilitatorUrl: facilitator.url, facilitatorTimeoutMs: 10_000, maxTimeoutSeconds: 300 },
+      },
+    });
+  });
+  afterEach(async () => server.checkLedger());
+  afterAll(async () => {
+    await server?.cleanup();
+    await facilitator?.close();
+  });
+
+  const payer = () => {
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    facilitator.chain.mint(wallet.address, 1_000_000n);
+    const core = new x402Client();
+    registerExactEvmScheme(core, { signer: wallet });
+    return new x402HTTPClient(core);
+  };
+  const post = (headers: Record<string, string> = {}) => server.fetch('/api/v1/pvs', { method: 'POST', headers, json: pvs() });
+  const signedBy = async (client: x402HTTPClient) => {
+    const unpaid = await post();
+    const required = client.getPaymentRequiredResponse((name) => unpaid.headers.get(name), await unpaid.json());
+    return client.encodePaymentSignatureHeader(await client.createPaymentPayload(required));
+  };
+
+  it('a burst from one payer gets its 429 before the facilitator is asked; another payer is not held back', async () => {
+    const alice = payer();
+    const bob = payer();
+    const payments = [await signedBy(alice), await signedBy(alice), await signedBy(alice), await signedBy(alice)];
+    const bobs = await signedBy(bob);
+    facilitator.counts.verify = 0;
+    server.clock.freeze();
+    try {
+      const statuses = [];
+      for (const headers of payments) statuses.push((await post(headers)).status);
+      expect(statuses).toEqual([503, 503, 503, 429]);
+      expect(facilitator.counts.verify, 'the fourth payment is never verified').toBe(3);
+      expect((await post(bobs)).status).toBe(503);
+      expect(facilitator.counts.verify).toBe(4);
+    } finally {
+      server.clock.unfreeze();
+    }
+    expect(facilitator.counts.settle).toBe(0);
+  });
+
+  it('payments that name no payer are counted by client address', async () => {
+    facilitator.counts.verify = 0;
+    server.clock.freeze();
+    try {
+      const statuses = [];
+      for (let i = 0; i < 4; i += 1) statuses.push((await post({ 'payment-signature': 'not a payment' })).status);
+      expect(statuses).toEqual([402, 402, 402, 429]);
+      server.clock.advance(1000);
+      expect((await post({ 'payment-signature': 'not a payment' })).status).toBe(402);
+    } finally {
+      server.clock.unfreeze();
+    }
+    expect(facilitator.counts.verify).toBe(0);
+  });
+});

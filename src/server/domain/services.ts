@@ -72,7 +72,7 @@ export function createServices(options: ServicesOptions): Services {
   const credits = new Credits(options.db, clock, faults, instanceId, billingOptions);
   const rateLimiter = createRateLimiter(options.db, clock, options.rateLimitPerSecond);
   const x402 = options.x402 ? new X402Gateway(options.x402) : null;
-  const x402Payments = x402 ? new X402Payments(options.db, clock, x402, rateLimiter, { leaseMs: billingOptions.leaseMs }) : undefined;
+  const x402Payments = x402 ? new X402Payments(options.db, clock, x402, { leaseMs: billingOptions.leaseMs }) : undefined;
   const runner = new MeteredCalls(faults, { inProgressRetryAfterSeconds: billingOptions.inProgressRetryAfterSeconds });
   return {
     db: options.db,

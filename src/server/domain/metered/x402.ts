@@ -3,6 +3,7 @@
  * payer's address (as verified by the facilitator) is the scope of the idempotency rules, and money
  * moves only at settlement, which happens only for a success:
  *
+ *   (on arrival, in the HTTP layer: the rate limit, by the payer the payment names or the client address)
  *   begin             decode; the same signed payment again: a settled call is replayed, a running
  *                     one answered 409 (the payment is never settled twice); match + verify
  *                     (facilitator): no match / invalid → 402 payment-invalid; unreachable → 502
@@ -27,7 +28,6 @@ import type { Clock } from '../clock';
 import { DomainError } from '../errors';
 import { canonicalJson } from '../fingerprint';
 import { newId } from '../ids';
-import type { RateLimiter } from '../rate-limit';
 import type { X402Gateway } from '../x402/gateway';
 import { decide, type Decision, type StoredKey } from './decision';
 import { keyTtl } from './credits';
@@ -82,7 +82,6 @@ export class X402Payments {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly gateway: X402Gateway,
-    private readonly rateLimiter: RateLimiter,
     private readonly options: X402Options,
   ) {}
 
@@ -106,12 +105,6 @@ export class X402Payments {
     if (!requirements) throw await reject('no_matching_requirements', 'the payment does not match the accepted requirements (scheme, network, asset, amount, payTo)');
     const verified = await this.gateway.verify(payload, requirements);
     if (!verified.valid) throw await reject(verified.reason, verified.detail);
-    const admission = await this.rateLimiter.admit(`x402:${verified.payer.toLowerCase()}`);
-    if (!admission.admitted) {
-      throw new DomainError('rate-limited', `at most ${this.rateLimiter.limit} requests per second per payer`, {
-        retryAfterSeconds: admission.retryAfterSeconds,
-      });
-    }
     return this.payment(call, context, { payload, requirements, payer: verified.payer.toLowerCase(), paymentKey, paymentId });
   }
 

@@ -8,7 +8,8 @@
  *
  * Per-request payment (x402), when configured, applies to metered routes only and only without
  * `Authorization` (an API key always means credits): a `PAYMENT-SIGNATURE` header makes the request
- * a paid one (verified, rate limited and settled by the domain, see domain/x402/paid-calls.ts);
+ * a paid one, rate limited here on arrival (by the payer it names, else by client address) and
+ * verified and settled by the domain (domain/metered/x402.ts);
  * no key, no session and no payment → 402 with the payment requirements instead of 401.
  */
 import { timingSafeEqual } from 'node:crypto';
@@ -91,6 +92,10 @@ export const authPlugin = fp<{ services: Services }>(async (app, { services }) =
     if (x402 && request.headers.authorization === undefined) {
       const header = request.headers['payment-signature'];
       if (typeof header === 'string') {
+        // Counted on arrival, before the facilitator is asked anything: a burst costs no verify
+        // calls. By the payer the payment names, or the client's address when it names none.
+        const payer = x402.claimedPayer(header);
+        await admit(payer ? `x402:${payer}` : `x402-client:${request.ip}`, payer ? 'payer' : 'client address');
         request.payment = { header, resourceUrl: resourceUrl() };
         return;
       }
@@ -105,13 +110,16 @@ export const authPlugin = fp<{ services: Services }>(async (app, { services }) =
     }
     if (principal.via === 'session' && UNSAFE_METHODS.has(request.method)) checkCsrf(request);
     request.principal = principal;
-    if (request.routeOptions.config?.metered) {
-      const admission = await services.rateLimiter.admit(principal.accountId);
-      if (!admission.admitted) {
-        throw new DomainError('rate-limited', `at most ${services.rateLimiter.limit} requests per second per account`, {
-          retryAfterSeconds: admission.retryAfterSeconds,
-        });
-      }
+    if (request.routeOptions.config?.metered) await admit(principal.accountId, 'account');
+  }
+
+  /** The metered routes' limit: `limit` requests per second per key → else 429 with Retry-After. */
+  async function admit(key: string, per: string): Promise<void> {
+    const admission = await services.rateLimiter.admit(key);
+    if (!admission.admitted) {
+      throw new DomainError('rate-limited', `at most ${services.rateLimiter.limit} requests per second per ${per}`, {
+        retryAfterSeconds: admission.retryAfterSeconds,
+      });
     }
   }
 });
