@@ -200,6 +200,21 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
     expect(await creditsOf(server, user)).toBe(3);
   });
 
+  it('tells a retry of a call still running to come back after about the engine time, not after a constant second', async () => {
+    // Every engine call takes at least 3 s: the estimate learns that from the calls it sees.
+    server.services.faults.rates = { engine_delay_ms: 3000 };
+    expect((await post('/api/v1/pvs', pvs(225, 165), { 'x-force-refresh': 'true' })).status).toBe(200);
+    const key = { 'idempotency-key': 'slow-original' };
+    const original = post('/api/v1/pvs', pvs(225, 165), key);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const retry = await post('/api/v1/pvs', pvs(225, 165), key);
+    const problem = await expectProblem(retry, 409, 'request-in-progress');
+    expect(Number(retry.headers.get('retry-after'))).toBeGreaterThanOrEqual(3);
+    expect(problem.retryAfterSeconds).toBe(Number(retry.headers.get('retry-after')));
+    expect((await original).status).toBe(200);
+    expect(await creditsOf(server, user)).toBe(3);
+  });
+
   it('charges exactly once for concurrent requests with one Idempotency-Key; all end with the same answer', async () => {
     const key = { 'idempotency-key': 'concurrent-1' };
     const responses = await Promise.all(Array.from({ length: 12 }, () => post('/api/v1/pvs', pvs(230, 170), key)));

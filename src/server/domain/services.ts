@@ -73,7 +73,10 @@ export function createServices(options: ServicesOptions): Services {
   const rateLimiter = createRateLimiter(options.db, clock, options.rateLimitPerSecond);
   const x402 = options.x402 ? new X402Gateway(options.x402) : null;
   const x402Payments = x402 ? new X402Payments(options.db, clock, x402, { leaseMs: billingOptions.leaseMs }) : undefined;
-  const runner = new MeteredCalls(faults, { inProgressRetryAfterSeconds: billingOptions.inProgressRetryAfterSeconds });
+  const runner = new MeteredCalls(faults, {
+    inProgressRetryAfterSeconds: billingOptions.inProgressRetryAfterSeconds,
+    backlog: options.backend.backlog?.bind(options.backend),
+  });
   return {
     db: options.db,
     clock,

@@ -26,6 +26,8 @@ export class JobWithdrawnError extends Error {
 /** What the domain needs from inference; injectable (tests may run a pool of one worker). */
 export interface InferenceBackend {
   tryReserve(): InferenceSlot | undefined;
+  /** Jobs reserved now (running or queued) and how many workers run them: the domain's wait estimates. */
+  backlog?(): { jobs: number; workers: number };
   readonly description: string;
   close(): Promise<void>;
 }
@@ -87,6 +89,10 @@ export class WorkerPool implements InferenceBackend {
 
   private get capacity(): number {
     return this.options.workers + this.options.maxQueue;
+  }
+
+  backlog(): { jobs: number; workers: number } {
+    return { jobs: this.reserved, workers: this.options.workers };
   }
 
   tryReserve(): InferenceSlot | undefined {

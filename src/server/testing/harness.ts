@@ -48,6 +48,7 @@ export function countingJobs(backend: InferenceBackend): InferenceBackend & { jo
     jobsWithImage: 0,
     description: backend.description,
     close: () => backend.close(),
+    backlog: backend.backlog && (() => backend.backlog!()),
     tryReserve() {
       const slot = backend.tryReserve();
       if (!slot) return undefined;

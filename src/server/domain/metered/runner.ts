@@ -22,6 +22,7 @@ import type { FaultInjector } from '../faults';
 import { requestFingerprint } from '../fingerprint';
 import { timed, timedSync, type Timings } from '../timings';
 import type { Conflict, Decision } from './decision';
+import { inProgressRetryAfterSeconds, RunTimes, type Backlog } from './retry-after';
 
 /** The engine side of a call, prepared before any claim so that bad input is never paid for. */
 export interface PreparedWork<Res> {
@@ -105,8 +106,10 @@ export interface Payment<Ticket> {
 }
 
 export interface RunnerOptions {
-  /** Retry-After of a 409 request-in-progress or refund-pending. */
+  /** Retry-After of a 409 refund-pending, and the least of a 409 request-in-progress. */
   inProgressRetryAfterSeconds: number;
+  /** The inference workers' backlog now, for the Retry-After of a 409 request-in-progress. */
+  backlog?: () => Backlog;
 }
 
 export class MeteredCalls {
@@ -121,6 +124,9 @@ export class MeteredCalls {
    * an engine run that would only be dropped. Across processes the database decides, as always.
    */
   private readonly inFlight = new Map<string, string>();
+
+  /** How long the engine phase of recent calls took: what a colliding call is told to wait. */
+  private readonly runTimes = new RunTimes();
 
   async run<Res>(call: MeteredCall<Res>, method: PaymentMethod): Promise<MeteredOutcome> {
     const fingerprint = timedSync(call.timings, 'idempotency', () => requestFingerprint(call.method, call.path, call.body));
@@ -156,7 +162,9 @@ export class MeteredCalls {
       case 'key-reused':
         return new DomainError('idempotency-key-reused');
       case 'in-progress':
-        return new DomainError('request-in-progress', undefined, { retryAfterSeconds });
+        return new DomainError('request-in-progress', undefined, {
+          retryAfterSeconds: inProgressRetryAfterSeconds(retryAfterSeconds, this.runTimes.typicalMs, this.options.backlog?.()),
+        });
       case 'refund-pending':
         return new DomainError('refund-pending', undefined, { retryAfterSeconds });
       case 'payment-used':
@@ -182,6 +190,7 @@ export class MeteredCalls {
     // claim has committed; when the claim loses (a duplicate, no credit) the job is withdrawn if
     // still queued, or its answer dropped. A payer who cannot pay is refused before anything starts.
     let running: Promise<Res> | undefined;
+    let startedAt = performance.now();
     if (work.startsBeforeCharge && payment.refuseEarly) {
       try {
         await payment.refuseEarly();
@@ -212,7 +221,10 @@ export class MeteredCalls {
     // Outside any transaction: the engine, and meanwhile what the method does while it runs.
     let result: Res | undefined;
     let failure: DomainError | undefined;
-    running ??= runWithFaults(this.faults, work);
+    if (!running) {
+      startedAt = performance.now();
+      running = runWithFaults(this.faults, work);
+    }
     // Started once the job is on its way to the worker: SQLite's flush holds this thread meanwhile.
     const alongside = payment.whileRunning
       ? new Promise<void>((resolve) => setImmediate(resolve)).then(() => payment.whileRunning!(ticket))
@@ -220,6 +232,7 @@ export class MeteredCalls {
     try {
       const [ran, beside] = await Promise.allSettled([running, alongside]);
       if (ran.status === 'rejected') throw ran.reason;
+      this.runTimes.record(performance.now() - startedAt);
       // A claim that may not be on disk is not answered: it fails like the engine would.
       if (beside.status === 'rejected') throw new DomainError('internal-error', 'the charge could not be made durable');
       result = ran.value;
