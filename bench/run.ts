@@ -25,7 +25,7 @@ import type { ClickSample, EmbedSample } from './browser/page';
 import { summarize } from './browser/stats';
 import type { BackendInfo } from '../src/engine/runtime';
 import type { BenchClick } from './clicks';
-import { sharedPath } from '../src/testing/shared-data';
+import { sharedPath } from '../test/support/shared-data';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const resultsDir = join(repoRoot, 'bench/results');

@@ -13,7 +13,7 @@ import sharp from 'sharp';
 import { loadNodeEngine } from '../src/engine/adapters/ort-node';
 import { loadNodeDetectors } from '../src/engine/adapters/text-node';
 import { TextPipeline } from '../src/engine/text/pipeline';
-import { sharedPath } from '../src/testing/shared-data';
+import { sharedPath } from '../test/support/shared-data';
 
 const { values } = parseArgs({
   options: {

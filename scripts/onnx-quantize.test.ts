@@ -6,7 +6,7 @@ import { decodeImage } from '../src/engine/adapters/node-image';
 import { SegmentationEngine } from '../src/engine/engine';
 import { maskIoU } from '../src/engine/polygons';
 import { quantizeDecoderProjections, quantizePerColumn } from './onnx-quantize.mjs';
-import { sharedPath } from '../src/testing/shared-data';
+import { sharedPath } from '../test/support/shared-data';
 
 const { onnx } = onnxProto;
 const decoderPath = 'public/models/sam-decoder.onnx';

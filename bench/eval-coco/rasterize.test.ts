@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodeRleString, rasterizeCocoPolygons, rasterizeRle, rasterizeSegmentation, type CocoSegmentation } from './rasterize';
-import { sharedPath } from '../../src/testing/shared-data';
+import { sharedPath } from '../../test/support/shared-data';
 
 const count = (data: Uint8Array): number => data.reduce((s, v) => s + v, 0);
 

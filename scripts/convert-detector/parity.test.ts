@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareCocoSsdWithTfjs, compareWithTfjs } from './parity';
-import { sharedPath } from '../../src/testing/shared-data';
+import { sharedPath } from '../../test/support/shared-data';
 
 /**
  * The converted ONNX detector against the original TF.js graph (TF.js CPU backend) on real photos.

@@ -12,7 +12,7 @@ import { maskIoU, maskToPolygons, rasterizePolygons } from './polygons';
 import { runPvs } from './pvs';
 import type { Runtime } from './runtime';
 import type { BinaryMask, PointPrompt, RgbaImage } from './types';
-import { sharedPath } from '../testing/shared-data';
+import { sharedPath } from '../../test/support/shared-data';
 
 const CUP = { x: 250, y: 230 }; // on the cup's red body
 const SPOON = { x: 370, y: 285 }; // on the spoon's bowl

@@ -4,7 +4,7 @@
  */
 import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASES, expectProblem, NO_INFERENCE, parseSetCookies, signupUser, startTestServer, type TestServer } from './testing/harness';
+import { DATABASES, expectProblem, NO_INFERENCE, parseSetCookies, signupUser, startTestServer, type TestServer } from '../../test/support/server/harness';
 
 describe.each(DATABASES)('accounts and keys (%s)', (dbKind) => {
   let server: TestServer;

@@ -32,7 +32,7 @@ import {
   startTestServer,
   type TestServer,
   type TestUser,
-} from './testing/harness';
+} from '../../test/support/server/harness';
 
 const CAT = sampleBase64('chelsea.png');
 const CAT_DATA_URI = `data:image/png;base64,${CAT}`;

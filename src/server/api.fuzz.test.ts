@@ -2,11 +2,11 @@
  * Property-based abuse of the metered endpoints and the account endpoints over real HTTP (no
  * engine: a request that passes every check gets 503 service-busy, which is fine here). Every
  * answer must be a documented status with a problem+json body and a request id, and no credit
- * may move. The larger, engine-backed fuzzing lives in src/server/reliability.
+ * may move. The larger, engine-backed fuzzing lives in test/reliability.
  */
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { creditsOf, NO_INFERENCE, signupUser, startTestServer, type TestServer, type TestUser } from './testing/harness';
+import { creditsOf, NO_INFERENCE, signupUser, startTestServer, type TestServer, type TestUser } from '../../test/support/server/harness';
 
 const DOCUMENTED = new Set([400, 401, 402, 403, 404, 409, 413, 415, 429, 503]);
 

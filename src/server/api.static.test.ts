@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectProblem, NO_INFERENCE, startTestServer, type TestServer } from './testing/harness';
+import { expectProblem, NO_INFERENCE, startTestServer, type TestServer } from '../../test/support/server/harness';
 
 describe('static single-page app', () => {
   let server: TestServer;

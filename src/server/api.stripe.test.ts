@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { creditsOf, DATABASES, expectProblem, NO_INFERENCE, signupUser, startTestServer, type TestServer } from './testing/harness';
+import { creditsOf, DATABASES, expectProblem, NO_INFERENCE, signupUser, startTestServer, type TestServer } from '../../test/support/server/harness';
 
 const WEBHOOK_SECRET = 'whsec_test_standin_secret';
 

@@ -23,8 +23,8 @@ import {
   signupUser,
   startTestServer,
   type TestServer,
-} from './testing/harness';
-import { BASE_SEPOLIA, BASE_SEPOLIA_USDC, startLocalFacilitator, type LocalFacilitator } from './testing/x402-facilitator';
+} from '../../test/support/server/harness';
+import { BASE_SEPOLIA, BASE_SEPOLIA_USDC, startLocalFacilitator, type LocalFacilitator } from '../../test/support/server/x402-facilitator';
 
 const CAT = `data:image/png;base64,${sampleBase64('chelsea.png')}`;
 const pvs = (x = 220, y = 160) => ({ image: CAT, points: [{ x, y, positive: true }], multimaskOutput: false });

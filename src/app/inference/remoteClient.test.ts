@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PvsResponse } from '../../contract';
-import { sampleImage } from '../../server/reliability/harness/samples';
-import { startServer, type ServerProcess } from '../../server/reliability/harness/serverProcess';
-import { credits, customer } from '../../server/reliability/harness/service';
+import { sampleImage } from '../../../test/reliability/harness/samples';
+import { startServer, type ServerProcess } from '../../../test/reliability/harness/serverProcess';
+import { credits, customer } from '../../../test/reliability/harness/service';
 import { paidCall, RemoteCallError, remotePvs } from './remoteClient';
 
 let server: ServerProcess;

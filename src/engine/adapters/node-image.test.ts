@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { decodeImage, ImageDecodeError } from './node-image';
-import { sharedPath } from '../../testing/shared-data';
+import { sharedPath } from '../../../test/support/shared-data';
 
 describe('decodeImage', () => {
   it('decodes PNG and JPEG samples to RGBA', async () => {

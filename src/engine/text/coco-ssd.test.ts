@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeImage } from '../adapters/node-image';
 import { loadNodeCocoSsd } from '../adapters/text-node';
 import { decodeSsd, stretchedInputTensor, type CocoSsdDetector } from './coco-ssd';
-import { sharedPath } from '../../testing/shared-data';
+import { sharedPath } from '../../../test/support/shared-data';
 
 describe('COCO-SSD decoding', () => {
   it('decodes an anchor with zero encodings to the anchor itself, in image pixels, with TF label-map ids', () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeImage } from '../adapters/node-image';
 import { loadNodeDetector } from '../adapters/text-node';
 import { boxIoU, decodeDetections, detectorInputTensor, letterboxFor, type ObjectDetector } from './detector';
-import { sharedPath } from '../../testing/shared-data';
+import { sharedPath } from '../../../test/support/shared-data';
 
 describe('detector geometry', () => {
   it('letterboxes a landscape image centred in the square input', () => {

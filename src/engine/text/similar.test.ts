@@ -7,7 +7,7 @@ import type { SegmentationEngine } from '../engine';
 import { maskIoU } from '../polygons';
 import type { BinaryMask } from '../types';
 import { findSimilar } from './similar';
-import { sharedPath } from '../../testing/shared-data';
+import { sharedPath } from '../../../test/support/shared-data';
 
 // A real COCO photo with several instances of one thing, read from the shared evaluation folder.
 const COCO = sharedPath('eval/coco-tiny');

@@ -3,7 +3,7 @@ import type { SegmentationEngine } from '../engine';
 import { maskIoU } from '../polygons';
 import type { ObjectDetector } from '../text/detector';
 import type { RgbaImage } from '../types';
-import { loadTextModels, releaseTextModels } from '../../testing/text-models';
+import { loadTextModels, releaseTextModels } from '../../../test/support/text-models';
 import { masksOf, TextService } from './text-service';
 
 // What the engine worker answers for text prompts and "find similar", on the real models (Node runtime).

@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SAMPLES_DIR } from '../testing/harness';
+import { SAMPLES_DIR } from '../../../test/support/server/harness';
 import { readImageHeader } from './image-header';
 
 const chelsea = readFileSync(join(SAMPLES_DIR, 'chelsea.png'));

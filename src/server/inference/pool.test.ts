@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLES_DIR } from '../testing/harness';
+import { SAMPLES_DIR } from '../../../test/support/server/harness';
 import { JobWithdrawnError, WorkerPool } from './pool';
 import type { InferenceJob } from './protocol';
 

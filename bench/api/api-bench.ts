@@ -31,11 +31,11 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
-import { decodeImage } from '../../engine/adapters/node-image';
-import { loadNodeEngine } from '../../engine/adapters/ort-node';
-import { runPvs } from '../../engine/pvs';
+import { decodeImage } from '../../src/engine/adapters/node-image';
+import { loadNodeEngine } from '../../src/engine/adapters/ort-node';
+import { runPvs } from '../../src/engine/pvs';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const log = (line: string) => void process.stderr.write(`[bench:api] ${line}\n`);
 
 const { values: args } = parseArgs({

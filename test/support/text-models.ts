@@ -1,11 +1,11 @@
 /** What the text-prompt tests run on: the real SAM engine and object detector (one thread each) and two sample photos. */
 import { readFileSync } from 'node:fs';
-import { decodeImage } from '../engine/adapters/node-image';
-import { loadNodeEngine } from '../engine/adapters/ort-node';
-import { loadNodeDetector } from '../engine/adapters/text-node';
-import type { SegmentationEngine } from '../engine/engine';
-import type { ObjectDetector } from '../engine/text/detector';
-import type { RgbaImage } from '../engine/types';
+import { decodeImage } from '../../src/engine/adapters/node-image';
+import { loadNodeEngine } from '../../src/engine/adapters/ort-node';
+import { loadNodeDetector } from '../../src/engine/adapters/text-node';
+import type { SegmentationEngine } from '../../src/engine/engine';
+import type { ObjectDetector } from '../../src/engine/text/detector';
+import type { RgbaImage } from '../../src/engine/types';
 import { sharedPath } from './shared-data';
 
 export interface TextModels {

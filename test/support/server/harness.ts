@@ -11,14 +11,14 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 import { expect } from 'vitest';
-import { configFromEnv, type ServerConfig } from '../config';
-import type { OpenDatabaseOptions } from '../db/connect';
-import { TestClock } from '../domain/clock';
-import type { FaultRates } from '../domain/faults';
-import { ledgerMismatches } from '../domain/ledger';
-import type { InferenceBackend } from '../inference/pool';
-import { WorkerPool } from '../inference/pool';
-import { startServer, type RunningServer } from '../server';
+import { configFromEnv, type ServerConfig } from '../../../src/server/config';
+import type { OpenDatabaseOptions } from '../../../src/server/db/connect';
+import { TestClock } from '../../../src/server/domain/clock';
+import type { FaultRates } from '../../../src/server/domain/faults';
+import { ledgerMismatches } from '../../../src/server/domain/ledger';
+import type { InferenceBackend } from '../../../src/server/inference/pool';
+import { WorkerPool } from '../../../src/server/inference/pool';
+import { startServer, type RunningServer } from '../../../src/server/server';
 
 /** The sample photos committed with the app (public/samples). */
 export const SAMPLES_DIR = process.env.SAMPLES_DIR ?? resolve(import.meta.dirname, '../../../public/samples');

@@ -5,7 +5,7 @@
  * verdict component by component, then optionally break the bytes of the serialised body.
  */
 import fc from 'fast-check';
-import { LIMITS } from '../../../contract/limits';
+import { LIMITS } from '../../../src/contract/limits';
 import { NOT_IMAGES, corruptPng, truncatedPng } from '../harness/hostileImages';
 
 /** A component value and whether the spec allows it. */
