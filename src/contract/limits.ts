@@ -12,6 +12,13 @@ export const LIMITS = {
   creditsPerCall: 1,
   signupCredits: 5,
   recommendedMaxSide: 1024,
+  /**
+   * Largest decoded image, in pixels (width × height), checked from the file's header before any
+   * charge and again by the decoder: one limit for both. Every call costs one credit whatever the
+   * size; decoding and mask upsampling grow with the pixel count, the model itself always sees
+   * 1024 × 1024 (server README, "Limits").
+   */
+  imageMaxPixels: 40_000_000,
 } as const;
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;

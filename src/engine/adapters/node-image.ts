@@ -1,6 +1,7 @@
 /** Image file bytes → RGBA pixels in Node (sharp). Node-only. */
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
+import { LIMITS } from '../../contract/limits';
 import type { RgbaImage } from '../types';
 
 export class ImageDecodeError extends Error {
@@ -15,10 +16,11 @@ export class ImageDecodeError extends Error {
 }
 
 /**
- * A 1.5 MiB upload can still declare a huge canvas (a "decompression bomb"); 40 MP is far above any
- * photo we expect (the spec recommends ≤ 1024×1024) and keeps RGBA plus masks within a few hundred MB.
+ * A 1.5 MiB upload can still declare a huge canvas (a "decompression bomb"); the limit is far above
+ * any photo we expect (the spec recommends ≤ 1024×1024) and keeps RGBA plus masks within a few
+ * hundred MB. The server checks the same limit before it charges.
  */
-export const DEFAULT_MAX_PIXELS = 40_000_000;
+export const DEFAULT_MAX_PIXELS = LIMITS.imageMaxPixels;
 
 /**
  * Decodes PNG, JPEG, WebP, GIF (first frame), AVIF, TIFF… EXIF orientation is applied, so coordinates

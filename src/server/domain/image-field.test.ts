@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeImageField, imageFieldDigest, KnownImages, readUpload, RecentFields } from './image-field';
+import { contentDigest, decodeImageField, imageFieldDigest, KnownImages, readUpload, RecentFields } from './image-field';
 import { DomainError } from './errors';
 
 const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3, 250, 251]);
@@ -32,28 +32,37 @@ describe('image field', () => {
     expect(Buffer.from(decodeImageField(Buffer.from(`data:image/png;base64,${b64}`, 'latin1')))).toEqual(bytes);
   });
 
-  it('decodes a field until it is known, then only hashes it; bad Base64 keeps its 400 and its digest', () => {
+  it('decodes a field until it is known, then only hashes it; bad Base64 keeps its 400 and is named by its characters', () => {
     const known = new KnownImages(2);
     const b64 = bytes.toString('base64');
     const first = readUpload(b64, known);
     expect(Buffer.from(first.bytes!)).toEqual(bytes);
-    known.add(first.digest);
-    expect(readUpload(Buffer.from(b64), known)).toEqual({ digest: first.digest });
-    known.forget(first.digest);
+    expect(first.digest).toBe(contentDigest(bytes));
+    known.add(first.fieldDigest, { digest: first.digest, width: 3, height: 2 });
+    expect(readUpload(Buffer.from(b64), known)).toEqual({ digest: first.digest, fieldDigest: first.fieldDigest, size: { width: 3, height: 2 } });
+    known.forget(first.fieldDigest);
     expect(readUpload(b64, known).bytes).toBeDefined();
 
     const bad = readUpload('ab$c', known);
     expect(bad.error).toBeInstanceOf(DomainError);
-    expect(bad.digest).toBe(imageFieldDigest('ab$c'));
+    expect(bad.digest).toBe(`field:${imageFieldDigest('ab$c')}`);
   });
 
-  it('keeps the most recently used digests within its capacity', () => {
+  it('names one file by its decoded bytes however it is spelled: data URI or bare, any media type', () => {
+    const b64 = bytes.toString('base64');
+    const names = [b64, `data:image/png;base64,${b64}`, `data:image/jpeg;base64,${b64}`].map((field) => readUpload(field).digest);
+    expect(new Set(names).size).toBe(1);
+    expect(readUpload(`data:image/png;base64,${b64}`).fieldDigest).not.toBe(readUpload(b64).fieldDigest);
+  });
+
+  it('keeps the most recently used fields within its capacity', () => {
     const known = new KnownImages(2);
-    known.add('a');
-    known.add('b');
-    expect(known.has('a')).toBe(true); // a is now the most recent
-    known.add('c'); // b goes
-    expect([known.has('a'), known.has('b'), known.has('c')]).toEqual([true, false, true]);
+    const image = (digest: string) => ({ digest, width: 1, height: 1 });
+    known.add('a', image('A'));
+    known.add('b', image('B'));
+    expect(known.get('a')?.digest).toBe('A'); // a is now the most recent
+    known.add('c', image('C')); // b goes
+    expect([known.get('a'), known.get('b'), known.get('c')].map((k) => k?.digest)).toEqual(['A', undefined, 'C']);
   });
 
   it('recognises the field sent last under a name by its bytes, and hashes anything else', () => {

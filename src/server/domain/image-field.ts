@@ -19,41 +19,58 @@ export type WithImageField<R extends { image: string }> = Omit<R, 'image'> & { i
 /** An uploaded image as far as it has been read. */
 export interface Upload {
   /**
-   * SHA-256 (Base64) of the field's characters, data: prefix included: the image's name in the
-   * request fingerprint, the known-image set and the worker's decoded-pixels cache. Hashing the
-   * characters (UTF-8, so a string and its ASCII bytes agree, and no two strings collide) needs
-   * neither a string nor a decode of the field.
+   * The image's name, derived from its whole content and never from the client: the SHA-256
+   * (Base64) of the decoded file's bytes. It names the image in the request fingerprint (so one
+   * photo sent as a data URI and as bare Base64 is one request), in the worker's decoded-pixels
+   * cache and, as `contentKey`, in the engine's embedding cache. A field that is not Base64 has no
+   * decoded bytes; it is named by its characters (`field:` + their digest) and answered 400.
    */
   digest: string;
+  /** SHA-256 of the field's characters: how a field seen before is recognised without decoding it. */
+  fieldDigest: string;
   /** The decoded file, when this field had to be decoded here (first sight); absent for a known image. */
   bytes?: Uint8Array;
+  /** Pixel size as displayed (EXIF orientation applied), of a known image: checked prompts need it before any charge. */
+  size?: ImageSize;
   /** Why the field is not an image: answered 400 before anything is claimed. */
   error?: DomainError;
 }
 
+export interface ImageSize {
+  width: number;
+  height: number;
+}
+
+/** What a field that passed the header check turned out to be. */
+export interface KnownImage extends ImageSize {
+  /** SHA-256 of the decoded file (Upload.digest). */
+  digest: string;
+}
+
 /**
- * Digests of fields that decoded to a file with a readable image header: sent again (the imageId
- * flow sends the same photo with every click), such a field is neither decoded nor checked again,
- * and the worker is asked for its pixels by digest. Bounded; least recently used out.
+ * Fields that decoded to a file with a readable image header, by the digest of their characters:
+ * sent again (the imageId flow sends the same photo with every click), such a field is neither
+ * decoded nor checked again; its content digest and size come from here, and the worker is asked
+ * for its pixels by that digest. Bounded; least recently used out.
  */
 export class KnownImages {
-  private readonly digests: LruCache<string, true>;
+  private readonly byField: LruCache<string, KnownImage>;
 
   constructor(capacity = 4096) {
-    this.digests = new LruCache(capacity);
+    this.byField = new LruCache(capacity);
   }
 
-  has(digest: string): boolean {
-    return this.digests.get(digest) !== undefined;
+  get(fieldDigest: string): KnownImage | undefined {
+    return this.byField.get(fieldDigest);
   }
 
-  add(digest: string): void {
-    this.digests.set(digest, true);
+  add(fieldDigest: string, image: KnownImage): void {
+    this.byField.set(fieldDigest, image);
   }
 
   /** The worker could not decode what the header check let through: check it again next time. */
-  forget(digest: string): void {
-    this.digests.delete(digest);
+  forget(fieldDigest: string): void {
+    this.byField.delete(fieldDigest);
   }
 }
 
@@ -100,18 +117,26 @@ export class RecentFields {
   }
 }
 
+/** SHA-256 (Base64) of a decoded file: the image's content digest. */
+export function contentDigest(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('base64');
+}
+
 /**
- * The image field as an Upload: hashed (or recognised by `recent` under `name`), and decoded unless
- * `known` has seen it. A field that is not Base64 keeps its 400 in `error` (not thrown, so that
- * callers choose when it is answered).
+ * The image field as an Upload: its characters hashed (or recognised by `recent` under `name`);
+ * a field `known` has seen takes its content digest from there, any other is decoded and its bytes
+ * hashed. A field that is not Base64 keeps its 400 in `error` (not thrown, so that callers choose
+ * when it is answered).
  */
 export function readUpload(field: ImageField, known?: KnownImages, recent?: { fields: RecentFields; name: string }): Upload {
-  const digest = recent ? recent.fields.digest(recent.name, field) : imageFieldDigest(field);
-  if (known?.has(digest)) return { digest };
+  const fieldDigest = recent ? recent.fields.digest(recent.name, field) : imageFieldDigest(field);
+  const seen = known?.get(fieldDigest);
+  if (seen) return { digest: seen.digest, fieldDigest, size: { width: seen.width, height: seen.height } };
   try {
-    return { digest, bytes: decodeImageField(field) };
+    const bytes = decodeImageField(field);
+    return { digest: contentDigest(bytes), fieldDigest, bytes };
   } catch (error) {
-    if (error instanceof DomainError) return { digest, error };
+    if (error instanceof DomainError) return { digest: `field:${fieldDigest}`, fieldDigest, error };
     throw error;
   }
 }

@@ -11,15 +11,23 @@ import { PvsResponse, SegmentResponse, type PvsRequest, type SegmentRequest } fr
 import type { ImageLoader, InferenceBackend, InferenceSlot } from '../inference/pool';
 import type { InferenceJob, InferenceResult } from '../inference/protocol';
 import { DomainError } from './errors';
-import { decodeImageField, KnownImages, readUpload, RecentFields, type ImageField, type Upload, type WithImageField } from './image-field';
+import { decodeImageField, KnownImages, readUpload, RecentFields, type ImageField, type ImageSize, type Upload, type WithImageField } from './image-field';
+import { checkPromptsInside } from './prompt-bounds';
 import { timed, timedSync } from './timings';
 import { UpstreamError, type UpstreamTextSegmenter } from '../../engine/text/upstream';
 import type { Credits } from './metered/credits';
 import type { MeteredCall, MeteredCalls, MeteredOutcome, PaymentMethod, PreparedWork } from './metered/runner';
 import type { PaymentContext, X402Payments } from './metered/x402';
 
-/** Prefix of the engine's content-derived cache keys (src/engine/hash.ts imageContentKey). */
-const CONTENT_KEY_PREFIX = 'px64:';
+/**
+ * The embedding-cache key of an image: its content digest (SHA-256 of the decoded file), computed
+ * here from the bytes. Never a name the client chose: an imageId only picks which kept copy of the
+ * field to compare bytes with (RecentFields), so no account can plant an embedding that another
+ * account's photo would find, and a different photo under a known imageId is simply another key.
+ */
+export function contentKey(digest: string): string {
+  return `sha256:${digest.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`;
+}
 
 export interface CallContext {
   /** Filled in as the call proceeds (ms): reported in the Server-Timing header. */
@@ -50,8 +58,8 @@ export const DEFAULT_BUSY_RETRY_AFTER_SECONDS = 2;
 export interface SegmentationOptions {
   /** Retry-After for 503 service-busy. */
   busyRetryAfterSeconds: number;
-  /** The header check of an image seen for the first time (inference/image-check.ts): throws a 400. */
-  checkImage: (bytes: Uint8Array) => Promise<void>;
+  /** The header check of an image seen for the first time (inference/image-check.ts): a 400 before any charge; answers its size as displayed. */
+  checkImage: (bytes: Uint8Array) => Promise<ImageSize>;
   /**
    * TEXT_UPSTREAM_URL: text prompts go to a SAM-3-class server instead of the local detector
    * pipeline. Its failures are engine failures for billing: refunded against the charge.
@@ -99,11 +107,6 @@ export class Segmentation {
   }
 
   private pvs(ctx: CallContext, request: WithImageField<PvsRequest>): MeteredCall<PvsResponse> {
-    // Client-chosen image ids are namespaced per account (or payer): one never hits another's cache.
-    // The engine's own content keys (returned as imageId when none was given) are derived from the
-    // pixels and checked against them on every hit, so they are shared as they are.
-    const cacheKeyIn = (scope: string) =>
-      request.imageId ? (request.imageId.startsWith(CONTENT_KEY_PREFIX) ? request.imageId : `${scope}/${request.imageId}`) : undefined;
     // Only for accounts: the name picks which remembered field to compare with (the comparison
     // itself is what makes a hit safe), and an x402 call's payer is not known yet.
     const recent = request.imageId && ctx.accountId ? { fields: this.recentFields, name: `${ctx.accountId}\u0000${request.imageId}` } : undefined;
@@ -112,14 +115,18 @@ export class Segmentation {
       ...ctx,
       endpoint: 'pvs',
       body: fingerprintBody(request, upload),
-      prepare: (scope) =>
-        this.prepare(request.image, upload, async (slot, image) => {
-          const cacheKey = cacheKeyIn(scope);
-          const { points, box, multimaskOutput } = request;
-          const result = await runJob(slot, { kind: 'pvs', ...image.job, cacheKey, points, box, multimaskOutput }, image.load, ctx.timings);
-          if (result.kind !== 'pvs') throw new Error('worker answered the wrong job kind');
-          return request.imageId ? { ...result.response, imageId: request.imageId } : result.response;
-        }),
+      prepare: () =>
+        this.prepare(
+          request.image,
+          upload,
+          async (slot, image) => {
+            const { points, box, multimaskOutput } = request;
+            const result = await runJob(slot, { kind: 'pvs', ...image.job, points, box, multimaskOutput }, image.load, ctx.timings);
+            if (result.kind !== 'pvs') throw new Error('worker answered the wrong job kind');
+            return request.imageId ? { ...result.response, imageId: request.imageId } : result.response;
+          },
+          (size) => checkPromptsInside(request, size),
+        ),
       isEmpty: (r) => !r.prompts.some((p) => p.predictions.some((pred) => pred.masks.some((m) => m.length >= 3))),
       // zod 4's z.number() refuses NaN and ±Infinity, so the schema also keeps coordinates finite.
       isValid: (r) => PvsResponse.safeParse(r).success,
@@ -182,40 +189,47 @@ export class Segmentation {
     };
   }
 
-  /** The upload's 400, if it has one; an image seen for the first time has its header checked, then is known. */
-  private async checkUpload(upload: Upload): Promise<void> {
+  /**
+   * The upload's 400, if it has one; an image seen for the first time has its header checked (its
+   * size, within the pixel limit), then is known. Answers the image's size as displayed.
+   */
+  private async checkUpload(upload: Upload): Promise<ImageSize> {
     if (upload.error) throw upload.error;
     if (upload.bytes) {
-      await this.options.checkImage(upload.bytes);
-      this.knownImages.add(upload.digest);
+      upload.size = await this.options.checkImage(upload.bytes);
+      this.knownImages.add(upload.fieldDigest, { digest: upload.digest, ...upload.size });
     }
+    if (!upload.size) throw new Error('an upload without bytes must be a known image');
+    return upload.size;
   }
 
   /**
-   * Checks an image seen for the first time (400 before anything is charged) and reserves a worker
-   * slot (503). A known image goes to the worker by digest only; the loader reads the file again
-   * should that worker not hold its pixels.
+   * Checks an image seen for the first time (400 before anything is charged), the prompts against
+   * its size (400), and reserves a worker slot (503). A known image goes to the worker by digest
+   * only; the loader reads the file again should that worker not hold its pixels.
    */
   private async prepare<Res>(
     field: ImageField,
     upload: Upload,
-    work: (slot: InferenceSlot, image: { job: { image?: Uint8Array; imageDigest: string }; load: ImageLoader }) => Promise<Res>,
+    work: (slot: InferenceSlot, image: { job: { image?: Uint8Array; imageDigest: string; cacheKey: string }; load: ImageLoader }) => Promise<Res>,
+    checkPrompts?: (size: ImageSize) => void,
   ): Promise<PreparedWork<Res>> {
-    await this.checkUpload(upload);
-    const { bytes, digest } = upload;
+    const size = await this.checkUpload(upload);
+    checkPrompts?.(size);
+    const { bytes, digest, fieldDigest } = upload;
     const slot = this.backend.tryReserve();
     if (!slot) {
       throw new DomainError('service-busy', 'all inference workers are busy and the queue is full', {
         retryAfterSeconds: this.options.busyRetryAfterSeconds,
       });
     }
-    const image = { job: { image: bytes, imageDigest: digest }, load: () => decodeImageField(field) };
+    const image = { job: { image: bytes, imageDigest: digest, cacheKey: contentKey(digest) }, load: () => decodeImageField(field) };
     const run = async () => {
       try {
         return await work(slot, image);
       } catch (error) {
         // What passed the header check but does not decode (truncated, corrupt) is checked afresh next time.
-        if (error instanceof DomainError && error.slug === 'invalid-image') this.knownImages.forget(digest);
+        if (error instanceof DomainError && error.slug === 'invalid-image') this.knownImages.forget(fieldDigest);
         throw error;
       }
     };
@@ -224,8 +238,9 @@ export class Segmentation {
 }
 
 /**
- * What the request fingerprint covers: the validated request, its image stood in for by the digest
- * of its characters, so the 2 MB string is hashed by neither the fingerprint nor the worker.
+ * What the request fingerprint covers: the validated request, its image stood in for by its
+ * content digest (of the decoded file, so a data URI and bare Base64 of one photo are one request),
+ * and the 2 MB string is hashed by neither the fingerprint nor the worker.
  */
 export function fingerprintBody<R extends { image: ImageField }>(request: R, upload: Upload): unknown {
   return { ...request, image: { sha256: upload.digest } };

@@ -1,8 +1,9 @@
 /**
  * Format and pixel size read from the first bytes of PNG, GIF, JPEG and WebP files, in this thread:
  * the check before a charge then costs microseconds instead of a round trip to sharp's thread pool.
- * Answers undefined for any other format or a header it cannot read; the caller then asks sharp,
- * which stays the authority (AVIF, TIFF and anything unusual go through it).
+ * Answers undefined for any other format, a header it cannot read, or a file carrying EXIF (whose
+ * orientation may swap width and height as displayed); the caller then asks sharp, which stays the
+ * authority (AVIF, TIFF, photos with EXIF and anything unusual go through it).
  */
 import { crc32 } from 'node:zlib';
 
@@ -34,6 +35,7 @@ function pngChunksIntact(b: Uint8Array): boolean {
     if (end + 4 > b.length) return false;
     if (crc32(b.subarray(i + 4, end)) !== u32be(b, end)) return false;
     if (ascii(b, i + 4, 'IDAT')) return true;
+    if (ascii(b, i + 4, 'eXIf')) return false; // an orientation: sharp reads it
     i = end + 4;
   }
   return false;
@@ -53,7 +55,8 @@ export function readImageHeader(b: Uint8Array): ImageHeader | undefined {
     if (ascii(b, 12, 'VP8L') && b[20] === 0x2f) {
       return found('webp', 1 + (((b[22] & 0x3f) << 8) | b[21]), 1 + (((b[24] & 0x0f) << 10) | (b[23] << 2) | ((b[22] & 0xc0) >> 6)));
     }
-    if (ascii(b, 12, 'VP8X')) return found('webp', 1 + u24le(b, 24), 1 + u24le(b, 27));
+    // VP8X flag 0x08: the file carries EXIF (an orientation): sharp reads it.
+    if (ascii(b, 12, 'VP8X') && !(b[20] & 0x08)) return found('webp', 1 + u24le(b, 24), 1 + u24le(b, 27));
     return undefined;
   }
   if (b.length >= 4 && b[0] === 0xff && b[1] === 0xd8) {
@@ -66,6 +69,8 @@ export function readImageHeader(b: Uint8Array): ImageHeader | undefined {
         continue;
       }
       if (JPEG_SOF.has(marker)) return found('jpeg', u16be(b, i + 7), u16be(b, i + 5));
+      // APP1 "Exif": an orientation may turn the photo as displayed; sharp reads it.
+      if (marker === 0xe1 && ascii(b, i + 4, 'Exif')) return undefined;
       // Entropy-coded data starts at SOS: a frame header must have come before.
       if (marker === 0xda || marker === 0xd9) return undefined;
       if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
