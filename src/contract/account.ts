@@ -74,7 +74,10 @@ export type PerRequestPayment = z.infer<typeof PerRequestPayment>;
 
 export const CreditPackageList = z.object({
   packages: z.array(CreditPackage),
-  paymentMode: z.enum(['stripe', 'demo']).optional().describe('How credit packages are paid: Stripe Checkout, or demo (credited at once).'),
+  paymentMode: z
+    .enum(['stripe', 'demo', 'disabled'])
+    .optional()
+    .describe('How credit packages are paid: Stripe Checkout; demo (credited at once, no money moves); or disabled (no provider, and demo purchases refused because the server is reachable from other machines).'),
   perRequestPayment: PerRequestPayment.nullable().optional().describe(
     'When not null, metered calls without an API key can be paid one by one with x402: a call without credentials is answered 402 with the `PAYMENT-REQUIRED` header; resend it with `PAYMENT-SIGNATURE`.',
   ),

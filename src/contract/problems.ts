@@ -84,7 +84,7 @@ export const PROBLEM_TYPES = {
     status: 403,
     title: 'CSRF token missing or wrong',
     description:
-      'A state-changing request authenticated by the session cookie must send the value of the `mw_csrf` cookie in the `X-CSRF-Token` header. Bearer-authenticated requests are exempt.',
+      'A state-changing request authenticated by the session cookie must send, in the `X-CSRF-Token` header, the token bound to that session (the value of the `mw_csrf` cookie set at login). Bearer-authenticated requests are exempt.',
   },
   'not-found': {
     status: 404,
@@ -182,6 +182,12 @@ export const PROBLEM_TYPES = {
     title: 'Payment facilitator unavailable',
     description:
       'The x402 facilitator could not be reached or answered malformed data. At verification: nothing was run or settled, retry later. At settlement: the result is withheld and the outcome of the settlement is unknown; the `PAYMENT-RESPONSE` header is absent.',
+  },
+  'demo-payments-disabled': {
+    status: 403,
+    title: 'Demo payments are disabled',
+    description:
+      'No payment provider is configured and this server listens on a non-loopback address: a demo purchase would give credits away to anyone who can reach it. Configure Stripe, or set DEMO_PAYMENTS=on to allow demo purchases anyway. Nothing was credited.',
   },
   'payments-unavailable': {
     status: 503,

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { LIMITS } from '../contract/limits';
 import { parseFaultInjection, type FaultRates } from './domain/faults';
 import type { StripeSettings } from './domain/payments';
+import { DEFAULT_AUTH_THROTTLES, type AuthThrottleSettings } from './domain/auth-throttles';
 import type { X402Settings } from './domain/x402/gateway';
 
 export interface ServerConfig {
@@ -17,9 +18,15 @@ export interface ServerConfig {
   cookieSecure: boolean | 'auto';
   trustProxy: boolean;
   rateLimitPerSecond: number;
+  /** LOGIN_FREE_ATTEMPTS, LOGIN_FREE_ATTEMPTS_PER_ADDRESS, SIGNUP_FREE_PER_ADDRESS. */
+  authThrottles: AuthThrottleSettings;
   inference: { workers: number; maxQueue: number; threads: number; jobTimeoutMs: number; embeddingCacheSize: number };
   faults: FaultRates;
   stripe?: StripeSettings;
+  /** DEMO_PAYMENTS=on: demo purchases (no Stripe) even on a non-loopback listener. */
+  demoPaymentsEverywhere: boolean;
+  /** HEALTH_TOKEN: `Authorization: Bearer <it>` shows health details to a non-loopback caller. */
+  healthToken?: string;
   /** Per-request payment (x402), enabled by X402_PAY_TO. */
   x402?: X402Settings;
   publicBaseUrl?: string;
@@ -64,7 +71,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
   const x402 = x402FromEnv(env, publicBaseUrl);
   return {
     port: int(env, 'PORT', 8080),
-    host: env.HOST ?? '0.0.0.0',
+    // Loopback unless opened up: the zero-configuration demo is for a person on their own machine.
+    host: env.HOST || '127.0.0.1',
     dataDir: env.DATA_DIR ?? './data',
     databaseUrl: env.DATABASE_URL || undefined,
     staticDir: env.STATIC_DIR ?? 'dist',
@@ -72,6 +80,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     cookieSecure: secure === 'auto' ? 'auto' : secure === 'true',
     trustProxy: env.TRUST_PROXY === 'true',
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', LIMITS.requestsPerSecondPerUser),
+    authThrottles: {
+      loginFreePerAccount: int(env, 'LOGIN_FREE_ATTEMPTS', DEFAULT_AUTH_THROTTLES.loginFreePerAccount),
+      loginFreePerAddress: int(env, 'LOGIN_FREE_ATTEMPTS_PER_ADDRESS', DEFAULT_AUTH_THROTTLES.loginFreePerAddress),
+      signupFreePerAddress: int(env, 'SIGNUP_FREE_PER_ADDRESS', DEFAULT_AUTH_THROTTLES.signupFreePerAddress),
+    },
     inference: {
       workers: int(env, 'INFERENCE_WORKERS', 1),
       maxQueue: int(env, 'INFERENCE_QUEUE', 8),
@@ -81,6 +94,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     },
     faults: parseFaultInjection(env.FAULT_INJECTION),
     stripe,
+    demoPaymentsEverywhere: env.DEMO_PAYMENTS === 'on',
+    healthToken: env.HEALTH_TOKEN || undefined,
     x402,
     publicBaseUrl,
     logLevel: env.LOG_LEVEL ?? 'info',

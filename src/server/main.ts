@@ -2,6 +2,12 @@
 import { configFromEnv } from './config';
 import { startServer } from './server';
 
+const PAYMENT_MODES = {
+  stripe: 'Stripe Checkout',
+  demo: 'DEMO MODE (no Stripe configured: purchases complete without payment; loopback only unless DEMO_PAYMENTS=on)',
+  disabled: 'none (no Stripe configured, and demo purchases are refused on a non-loopback listener; DEMO_PAYMENTS=on allows them)',
+} as const;
+
 const config = configFromEnv();
 const server = await startServer({ config });
 const faults = Object.entries(config.faults);
@@ -9,7 +15,7 @@ console.log(
   [
     `Maskwright listening on ${server.url}`,
     `  database:  ${server.services.db.dialect}${config.databaseUrl ? '' : ` (${config.dataDir})`}`,
-    `  payments:  ${server.services.payments.mode === 'demo' ? 'DEMO MODE (no Stripe configured: purchases complete without payment)' : 'Stripe Checkout'}`,
+    `  payments:  ${PAYMENT_MODES[server.services.payments.mode]}`,
     `  inference: ${server.services.backend.description}`,
     `  docs:      ${server.url}/docs`,
     ...(faults.length ? [`  FAULT_INJECTION active (testing only): ${faults.map(([k, v]) => `${k}=${v}`).join(', ')}`] : []),

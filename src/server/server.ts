@@ -10,6 +10,7 @@ import type { Clock } from './domain/clock';
 import { createServices, type Services, type ServicesOptions } from './domain/services';
 import { buildApp } from './http/app';
 import { checkImageHeader } from './inference/image-check';
+import { demoPaymentsAllowed } from './domain/demo-payments';
 import { WorkerPool, type InferenceBackend } from './inference/pool';
 
 export interface RunningServer {
@@ -59,6 +60,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     },
     x402: config.x402,
     checkImage: checkImageHeader,
+    authThrottles: config.authThrottles,
+    demoPayments: demoPaymentsAllowed(config.host, config.demoPaymentsEverywhere),
     ...options.services,
   });
   await services.recovery.register();
@@ -71,6 +74,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     cookies: { secure: config.cookieSecure },
     trustProxy: config.trustProxy,
     staticDir: config.staticDir,
+    healthToken: config.healthToken,
     logger: options.logger === false ? false : { level: config.logLevel },
   });
   const address = await app.listen({ port: config.port, host: config.host });

@@ -32,6 +32,8 @@ export class Payments {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly settings: StripeSettings | undefined,
+    /** Without Stripe: may purchases complete without payment? (see demoPaymentsAllowed) */
+    private readonly demoAllowed = true,
   ) {
     this.stripe = settings
       ? new Stripe(settings.secretKey, {
@@ -43,8 +45,8 @@ export class Payments {
       : undefined;
   }
 
-  get mode(): 'stripe' | 'demo' {
-    return this.stripe ? 'stripe' : 'demo';
+  get mode(): 'stripe' | 'demo' | 'disabled' {
+    return this.stripe ? 'stripe' : this.demoAllowed ? 'demo' : 'disabled';
   }
 
   async purchase(accountId: string, packageId: CreditPackageId): Promise<CreditPurchase> {
@@ -54,6 +56,7 @@ export class Payments {
     const now = this.clock.now();
 
     if (!this.stripe || !this.settings) {
+      if (!this.demoAllowed) throw new DomainError('demo-payments-disabled');
       await this.db.transaction(async (trx) => {
         await trx.insertInto('purchases').values(purchaseRow(id, accountId, pkg, now, { provider: 'demo', stripe_session_id: null, status: 'paid', paid_at: now })).execute();
         await applyLedgerEntry(trx, { accountId, amount: pkg.credits, kind: 'purchase', reference: id, now }, this.db.kysely);

@@ -2,6 +2,7 @@
 import type { Db } from '../db/connect';
 import type { InferenceBackend } from '../inference/pool';
 import { Accounts } from './accounts';
+import { AuthThrottles, DEFAULT_AUTH_THROTTLES, type AuthThrottleSettings } from './auth-throttles';
 import { ApiKeys } from './api-keys';
 import { systemClock, type Clock } from './clock';
 import { FaultInjector, type FaultRates } from './faults';
@@ -36,6 +37,8 @@ export interface ServicesOptions {
   faults?: FaultRates;
   rateLimitPerSecond: number;
   stripe?: StripeSettings;
+  /** Without Stripe, whether purchases may complete without payment (false on a non-loopback listener unless DEMO_PAYMENTS=on). */
+  demoPayments?: boolean;
   billing?: Partial<BillingOptions>;
   recovery?: Partial<RecoveryOptions>;
   instanceId?: string;
@@ -44,6 +47,7 @@ export interface ServicesOptions {
   checkImage: SegmentationOptions['checkImage'];
   /** Per-request payment (x402); absent = disabled. */
   x402?: X402Settings;
+  authThrottles?: AuthThrottleSettings;
 }
 
 export interface Services {
@@ -52,6 +56,7 @@ export interface Services {
   faults: FaultInjector;
   instanceId: string;
   accounts: Accounts;
+  authThrottles: AuthThrottles;
   apiKeys: ApiKeys;
   /** Paying with credits: the ledger side of metered calls (refunds, recovery). */
   credits: Credits;
@@ -83,10 +88,11 @@ export function createServices(options: ServicesOptions): Services {
     faults,
     instanceId,
     accounts: new Accounts(options.db, clock),
+    authThrottles: new AuthThrottles(clock, options.authThrottles ?? DEFAULT_AUTH_THROTTLES),
     apiKeys: new ApiKeys(options.db, clock),
     credits,
     rateLimiter,
-    payments: new Payments(options.db, clock, options.stripe),
+    payments: new Payments(options.db, clock, options.stripe, options.demoPayments ?? true),
     recovery: new Recovery(options.db, clock, credits, instanceId, { ...DEFAULT_RECOVERY_OPTIONS, ...options.recovery }),
     segmentation: new Segmentation(
       runner,

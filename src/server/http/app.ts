@@ -20,6 +20,8 @@ import { sendProblem } from './problem';
 import { accountRoutes, type CookiePolicy } from './routes/account';
 import { docsRoutes } from './routes/docs';
 import { segmentationRoutes } from './routes/segmentation';
+import { RouteMethods } from './method-not-allowed';
+import { isLoopbackHost } from '../domain/demo-payments';
 
 export interface AppOptions {
   services: Services;
@@ -29,6 +31,8 @@ export interface AppOptions {
   staticDir?: string;
   logger?: boolean | { level: string };
   lifecycle?: Lifecycle;
+  /** HEALTH_TOKEN: a Bearer token that shows health details to callers outside this machine. */
+  healthToken?: string;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -82,13 +86,28 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(cookie);
   await app.register(authPlugin, { services });
   await app.register(oversizedBodyPlugin);
+  // Only JSON is accepted (README): Fastify's built-in text/plain parser would let a text body
+  // reach the routes' validation (a 400) instead of the documented 415.
+  app.removeContentTypeParser('text/plain');
+  const routeMethods = new RouteMethods();
+  routeMethods.watch(app);
 
   await app.register(segmentationRoutes, { services });
   await app.register(accountRoutes, { services, cookies: options.cookies ?? { secure: 'auto' } });
   await app.register(docsRoutes);
 
-  app.get('/api/v1/health', async () => {
-    await services.db.kysely.selectFrom('accounts').select('id').limit(1).execute();
+  // Public: up or down, nothing else. Details (database, workers, instance) only on this machine
+  // (loopback, or the client address behind a trusted proxy) or with the operator's HEALTH_TOKEN.
+  app.get('/api/v1/health', async (request, reply) => {
+    const detailed =
+      isLoopbackHost(request.ip) || (options.healthToken !== undefined && request.headers.authorization === `Bearer ${options.healthToken}`);
+    try {
+      await services.db.kysely.selectFrom('accounts').select('id').limit(1).execute();
+    } catch (error) {
+      request.log.error({ err: error }, 'health: database unreachable');
+      return reply.code(503).send(detailed ? { status: 'down', database: services.db.dialect, error: String(error) } : { status: 'down' });
+    }
+    if (!detailed) return { status: 'ok' };
     return { status: 'ok', database: services.db.dialect, inference: services.backend.description, instance: services.instanceId };
   });
 
@@ -103,6 +122,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Client-side routes of the SPA get its index.html; API paths and other methods get a problem.
     if (spaIndex && request.method === 'GET' && !path.startsWith('/api/') && !/\.[a-z0-9]+$/i.test(path)) {
       return reply.type('text/html; charset=utf-8').sendFile('index.html');
+    }
+    const allowed = routeMethods.allowed(path);
+    if (allowed.length) {
+      reply.header('Allow', allowed.join(', '));
+      return sendProblem(request, reply, new DomainError('method-not-allowed', `${path} answers ${allowed.join(', ')}, not ${request.method}`));
     }
     return sendProblem(request, reply, new DomainError('not-found', `no route for ${request.method} ${path}`));
   });

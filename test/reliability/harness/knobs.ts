@@ -5,10 +5,11 @@
 export const KNOB = {
   rateLimitPerSecond: 'RATE_LIMIT_PER_SECOND',
   faultInjection: 'FAULT_INJECTION',
+  signupFreePerAddress: 'SIGNUP_FREE_PER_ADDRESS',
 } as const;
 
-/** Rate limit high enough that a concurrency test measures concurrency, not the limiter. */
-export const UNLIMITED_RATE = { [KNOB.rateLimitPerSecond]: '100000' };
+/** Rate limits high enough that a concurrency test measures concurrency, not the limiters (sign-ups all come from one address). */
+export const UNLIMITED_RATE = { [KNOB.rateLimitPerSecond]: '100000', [KNOB.signupFreePerAddress]: '1000000' };
 
 /** The sample the suites segment (451 x 300 photo of a cat) and a click on the cat's face. */
 export const SAMPLE_FILE = 'chelsea.png';

@@ -115,6 +115,8 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     staticDir: join(tmpdir(), 'mw-no-static'),
     faults: options.faults ?? {},
     rateLimitPerSecond: options.rateLimitPerSecond ?? 1000,
+    // The suites sign up many accounts from one address; the throttle's own tests set it back.
+    authThrottles: { ...configFromEnv({}).authThrottles, signupFreePerAddress: 1_000_000 },
     ...options.config,
   };
   const server = await startServer({

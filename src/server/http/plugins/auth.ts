@@ -1,8 +1,9 @@
 /**
  * Who is calling. `Authorization: Bearer <API key>` or the session cookie (the SPA).
  * Routes declare `config.auth`: 'none' | 'any' (key or session) | 'session' (account settings).
- * Cookie-authenticated unsafe methods must pass the double-submit CSRF check: header
- * X-CSRF-Token equal to the `mw_csrf` cookie. Bearer requests are exempt (a browser never adds
+ * Cookie-authenticated unsafe methods must pass the CSRF check: header X-CSRF-Token equal to the
+ * token bound to the session (http/csrf.ts), which the SPA reads from the `mw_csrf` cookie. Bearer
+ * requests are exempt (a browser never adds
  * an Authorization header on its own). Metered routes (`config.metered`) are rate limited here,
  * before the body is parsed.
  *
@@ -12,13 +13,13 @@
  * verified and settled by the domain (domain/metered/x402.ts);
  * no key, no session and no payment → 402 with the payment requirements instead of 401.
  */
-import { timingSafeEqual } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain/errors';
 import type { Services } from '../../domain/services';
 import { timed } from '../../domain/timings';
 import type { PaymentContext } from '../../domain/metered/x402';
+import { csrfTokenMatches } from '../csrf';
 
 export type AuthMode = 'none' | 'any' | 'session';
 
@@ -47,12 +48,6 @@ export const CSRF_HEADER = 'x-csrf-token';
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
-}
-
 export async function resolvePrincipal(services: Services, request: FastifyRequest): Promise<Principal | null> {
   const authorization = request.headers.authorization;
   if (authorization !== undefined) {
@@ -70,10 +65,8 @@ export async function resolvePrincipal(services: Services, request: FastifyReque
 }
 
 export function checkCsrf(request: FastifyRequest): void {
-  const cookie = request.cookies?.[CSRF_COOKIE] ?? '';
-  const header = request.headers[CSRF_HEADER];
-  if (typeof header !== 'string' || !sameSecret(cookie, header)) {
-    throw new DomainError('csrf-token-invalid');
+  if (!csrfTokenMatches(request.cookies?.[SESSION_COOKIE], request.headers[CSRF_HEADER])) {
+    throw new DomainError('csrf-token-invalid', 'send the X-CSRF-Token of this session (the mw_csrf cookie)');
   }
 }
 

@@ -1,24 +1,28 @@
 /** Sign-up, login, logout, account, API keys, credit packages and purchases, Stripe webhook. */
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CREDIT_PACKAGES, CreditPurchaseRequest, Credentials } from '../../../contract/account';
 import { SESSION_TTL_MS } from '../../domain/accounts';
 import type { Services } from '../../domain/services';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../plugins/auth';
 import { parseBody } from '../validation';
+import { csrfTokenFor } from '../csrf';
 
 export interface CookiePolicy {
   secure: boolean | 'auto';
 }
 
+function setCsrfCookie(request: FastifyRequest, reply: FastifyReply, sessionToken: string, policy: CookiePolicy): string {
+  const secure = policy.secure === 'auto' ? request.protocol === 'https' : policy.secure;
+  const csrf = csrfTokenFor(sessionToken);
+  // Readable by the SPA on purpose: it echoes it in X-CSRF-Token; the server checks it against the session.
+  reply.setCookie(CSRF_COOKIE, csrf, { httpOnly: false, sameSite: 'strict', secure, path: '/', maxAge: Math.floor(SESSION_TTL_MS / 1000) });
+  return csrf;
+}
+
 function setSessionCookies(request: FastifyRequest, reply: FastifyReply, token: string, policy: CookiePolicy): string {
   const secure = policy.secure === 'auto' ? request.protocol === 'https' : policy.secure;
-  const csrf = randomBytes(24).toString('base64url');
-  const maxAge = Math.floor(SESSION_TTL_MS / 1000);
-  reply.setCookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge });
-  // Readable by the SPA on purpose: it echoes it in X-CSRF-Token (double-submit).
-  reply.setCookie(CSRF_COOKIE, csrf, { httpOnly: false, sameSite: 'strict', secure, path: '/', maxAge });
-  return csrf;
+  reply.setCookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure, path: '/', maxAge: Math.floor(SESSION_TTL_MS / 1000) });
+  return setCsrfCookie(request, reply, token, policy);
 }
 
 export async function accountRoutes(
@@ -29,6 +33,7 @@ export async function accountRoutes(
 
   app.post('/api/v1/auth/signup', small, async (request, reply) => {
     const { email, password } = parseBody(Credentials, request.body);
+    services.authThrottles.admitSignup(request.ip);
     const { account, sessionToken } = await services.accounts.signup(email, password);
     const csrfToken = setSessionCookies(request, reply, sessionToken, cookies);
     return reply.code(201).send({ email: account.email, credits: account.credits, csrfToken });
@@ -36,7 +41,9 @@ export async function accountRoutes(
 
   app.post('/api/v1/auth/login', small, async (request, reply) => {
     const { email, password } = parseBody(Credentials, request.body);
+    services.authThrottles.admitLogin(email, request.ip);
     const { account, sessionToken } = await services.accounts.login(email, password);
+    services.authThrottles.loginSucceeded(email);
     const csrfToken = setSessionCookies(request, reply, sessionToken, cookies);
     return reply.send({ email: account.email, credits: account.credits, csrfToken });
   });
@@ -48,8 +55,12 @@ export async function accountRoutes(
     return reply.code(204).send();
   });
 
-  app.get('/api/v1/account', { config: { auth: 'any' } }, async (request) => {
+  app.get('/api/v1/account', { config: { auth: 'any' } }, async (request, reply) => {
     const account = await services.accounts.view(request.principal!.accountId);
+    // A session from before tokens were bound to it (or a lost cookie) gets its token again here,
+    // where the SPA starts: safe, since only this origin can read the cookie.
+    const session = request.principal!.via === 'session' ? request.cookies[SESSION_COOKIE] : undefined;
+    if (session && request.cookies[CSRF_COOKIE] !== csrfTokenFor(session)) setCsrfCookie(request, reply, session, cookies);
     return { email: account.email, credits: account.credits };
   });
 
