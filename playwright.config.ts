@@ -52,7 +52,7 @@ export default defineConfig({
     ...(startApiServer
       ? [
           {
-            command: `rm -rf ${apiDataDir} && DATA_DIR=${apiDataDir} PORT=${apiPort} HOST=127.0.0.1 node --import tsx src/server/main.ts`,
+            command: `rm -rf ${apiDataDir} && DATA_DIR=${apiDataDir} PORT=${apiPort} HOST=127.0.0.1 SIGNUP_FREE_PER_ADDRESS=1000 node --import tsx src/server/main.ts`,
             url: `http://127.0.0.1:${apiPort}/api/v1/credit-packages`,
             reuseExistingServer: !process.env.CI,
             timeout: 180_000,

@@ -102,8 +102,16 @@ test('remote: when the credits run out the studio says 402 and what to do', asyn
   await expect(page.getByRole('group', { name: 'Lite' })).toContainText('$19.90');
   await expect(page.getByRole('group', { name: 'Standard' })).toContainText('$29.99');
   await expect(page.getByRole('group', { name: 'Pro' })).toContainText('$79.99');
+  // Demo mode says so before the click, and asks before it adds anything.
+  await expect(page.getByTestId('demo-notice')).toContainText('Demo — no money moves');
+  let question = '';
+  page.once('dialog', (dialog) => {
+    question = dialog.message();
+    void dialog.accept();
+  });
   await page.getByRole('button', { name: 'Buy Lite' }).click();
   await expect(page.getByRole('status')).toContainText('Added 300 credits');
+  expect(question).toContain('no money moves');
   await expect(page.getByTestId('balance')).toContainText('300 credits');
   await screenshot(page, 'remote-broke-04-credits');
 });
@@ -162,4 +170,53 @@ test('account: API keys rotate and revoke, log out', async ({ page }) => {
   await page.getByRole('button', { name: 'Log out' }).click();
   await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Log in' })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Sign up' })).toBeVisible();
+});
+
+async function logOut(page: Page, keepKey: boolean): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Account' }).click();
+  if (keepKey) await page.getByRole('checkbox', { name: /Keep the API key/ }).check();
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await expect(page.getByRole('button', { name: 'Sign up' })).toBeVisible();
+}
+
+test('who pays: logging out forgets the key and the header forgets the account', async ({ page }) => {
+  const key = await signUpAndUseNewKey(page, 'leaver');
+  const email = await page.getByTestId('balance').textContent();
+  await logOut(page, false);
+  await expect(page.getByTestId('balance')).toContainText('Not signed in');
+  await expect(page.getByTestId('balance')).not.toContainText(email!.split('·')[1]!.trim());
+  expect(await page.evaluate(() => localStorage.getItem('maskwright.remote'))).not.toContain(key);
+});
+
+test('who pays: a key of another account is flagged, shown as the payer, and spends nothing until the person chooses', async ({ page, request }) => {
+  const keyOfA = await signUpAndUseNewKey(page, 'payer-a');
+  const balanceOf = async (key: string) =>
+    ((await (await request.get('/api/v1/account', { headers: { Authorization: `Bearer ${key}` } })).json()) as { credits: number; email: string });
+  const a = await balanceOf(keyOfA);
+  await logOut(page, true);
+
+  // B signs up in the same browser, where A's key is still stored (kept on purpose above).
+  const emailOfB = uniqueEmail('payer-b');
+  await page.getByLabel('Email').fill(emailOfB);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  const warning = page.getByTestId('key-owner-warning');
+  await expect(warning).toContainText(`belongs to ${a.email}, not to ${emailOfB}`);
+  // The header shows the account that would pay: A's, not B's.
+  await expect(page.getByTestId('balance')).toContainText(a.email);
+  await screenshot(page, 'remote-payer-01-foreign-key');
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Studio' }).click();
+  await openSample(page, 'Coffee cup');
+  await clickImage(page, 300, 235);
+  await page.getByRole('button', { name: /Segment · 1 credit/ }).click();
+  await expect(page.getByText(/remote requests would spend .* credits\. Choose "Use it anyway" or "Forget this key"/)).toBeVisible();
+  expect((await balanceOf(keyOfA)).credits).toBe(a.credits);
+  await screenshot(page, 'remote-payer-02-refused');
+
+  await warning.getByRole('button', { name: 'Forget this key' }).click();
+  await expect(warning).toHaveCount(0);
+  await expect(page.getByTestId('balance')).toContainText(emailOfB);
+  await expect(page.getByTestId('balance')).toContainText('5 credits');
+  expect((await balanceOf(keyOfA)).credits).toBe(a.credits);
 });

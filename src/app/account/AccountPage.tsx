@@ -7,24 +7,41 @@ import { useAccount } from './useAccount';
 
 export function AccountPage() {
   const account = useAccount();
-  const baseUrl = useUi((s) => s.remote.baseUrl);
+  const remote = useUi((s) => s.remote);
+  const setRemote = useUi((s) => s.setRemote);
   const queryClient = useQueryClient();
+  // Logging out forgets the API key stored in this browser unless the person explicitly keeps it:
+  // otherwise the next person signing in here would spend this account's credits.
+  const [keepKey, setKeepKey] = useState(false);
   const logout = useMutation({
-    mutationFn: () => accountApi.logout(baseUrl),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ACCOUNT_QUERY }),
+    mutationFn: () => accountApi.logout(remote.baseUrl),
+    onSettled: () => {
+      if (!keepKey) setRemote({ ...remote, apiKey: '' });
+      // Drop what was shown of this account at once; nothing of it may linger in the header.
+      queryClient.removeQueries({ queryKey: ACCOUNT_QUERY });
+      queryClient.removeQueries({ queryKey: ['api-keys'] });
+      void queryClient.invalidateQueries({ queryKey: ACCOUNT_QUERY });
+    },
   });
   if (account.isPending) return <main className="page"><p>Loading…</p></main>;
-  if (account.data?.via === 'session') {
+  const signedIn = account.data?.via === 'session' ? account.data.signedIn : null;
+  if (signedIn) {
     return (
       <main className="page narrow">
         <h1>Account</h1>
         <div className="card">
           <p>
-            Signed in as <strong>{account.data.email}</strong>
+            Signed in as <strong>{signedIn.email}</strong>
           </p>
           <p className="big-number">
-            <strong data-testid="account-balance">{account.data.credits}</strong> credits
+            <strong data-testid="account-balance">{signedIn.credits}</strong> credits
           </p>
+          {remote.apiKey && (
+            <label className="row small">
+              <input type="checkbox" checked={keepKey} onChange={(e) => setKeepKey(e.target.checked)} />
+              Keep the API key <code>{remote.apiKey.slice(0, 12)}…</code> in this browser after logging out (whoever uses this browser then spends its credits)
+            </label>
+          )}
           <div className="row">
             <a className="button" href="#/keys" onClick={() => useUi.getState().setPage('keys')}>
               API keys

@@ -18,6 +18,7 @@ export function CreditsPage() {
     // The three packages are part of the contract: show them even before the server answers.
     placeholderData: { packages: CREDIT_PACKAGES.map((p) => ({ ...p })) },
   });
+  const demo = packages.data?.paymentMode === 'demo';
   const purchase = useMutation({
     mutationFn: (id: CreditPackageId) => accountApi.purchase(baseUrl, id),
     onSuccess: (result) => {
@@ -29,19 +30,34 @@ export function CreditsPage() {
       void queryClient.invalidateQueries({ queryKey: ACCOUNT_QUERY });
     },
   });
-  const signedIn = account.data?.via === 'session';
+  // Purchases credit the signed-in account (the session pays for them), whoever's key is stored.
+  const signedIn = account.data?.via === 'session' ? account.data.signedIn : null;
+  const buy = (p: { id: CreditPackageId; name: string; credits: number }) => {
+    if (demo && !confirm(`Demo payment: no money moves. Add ${p.credits.toLocaleString('en-US')} credits to ${signedIn?.email ?? 'this account'} for free?`)) return;
+    purchase.mutate(p.id);
+  };
   return (
     <main className="page">
       <h1>Credits</h1>
       <p className="hint">
         One remote request costs 1 credit; failed requests are refunded. One-time purchases, no subscription.
-        {account.data && (
+        {signedIn && (
           <>
             {' '}
-            Balance: <strong data-testid="credits-balance">{account.data.credits}</strong> credits.
+            Balance of {signedIn.email}: <strong data-testid="credits-balance">{signedIn.credits}</strong> credits.
           </>
         )}
       </p>
+      {demo && (
+        <p className="card demo-notice" role="note" data-testid="demo-notice">
+          <strong>Demo — no money moves.</strong> This server has no payment provider: a purchase adds the credits at once, for free.
+        </p>
+      )}
+      {packages.data?.paymentMode === 'disabled' && (
+        <p className="card demo-notice" role="note">
+          Purchases are off: this server has no payment provider, and demo purchases are refused on a server reachable from other machines.
+        </p>
+      )}
       <div className="packages">
         {packages.data?.packages.map((p) => (
           <div key={p.id} className="card package" role="group" aria-label={p.name}>
@@ -49,7 +65,7 @@ export function CreditsPage() {
             <p className="big-number">{p.credits.toLocaleString('en-US')} credits</p>
             <p className="price">{formatPrice(p.priceCents, p.currency)}</p>
             <p className="muted small">{formatPerCall(p.priceCents, p.credits, p.currency)} per call</p>
-            <button type="button" className="primary" disabled={!signedIn || purchase.isPending} onClick={() => purchase.mutate(p.id)} aria-label={`Buy ${p.name}`}>
+            <button type="button" className="primary" disabled={!signedIn || purchase.isPending} onClick={() => buy(p)} aria-label={`Buy ${p.name}`}>
               Buy {p.name}
             </button>
           </div>

@@ -1,3 +1,4 @@
+import { KeyOwnerWarning } from '../account/KeyOwnerWarning';
 import { useAccount } from '../account/useAccount';
 import { useUi, type Page } from '../state/uiStore';
 import { InferenceSwitch } from './InferenceSwitch';
@@ -29,7 +30,9 @@ export function Header() {
       </nav>
       <div className="header-right">
         <InferenceSwitch />
-        <div className="balance" data-testid="balance" title="Your credit balance: 1 credit per remote request">
+        <KeyOwnerWarning />
+        {/* The account that pays for remote requests: the stored key's (see account/payer.ts). */}
+        <div className="balance" data-testid="balance" title="Credit balance of the account that pays for remote requests: 1 credit per request">
           {account.data ? (
             <>
               <strong>{account.data.credits}</strong> {account.data.credits === 1 ? 'credit' : 'credits'}

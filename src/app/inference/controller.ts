@@ -1,3 +1,4 @@
+import { paidCallRefusal } from '../account/payer';
 import { LIMITS } from '../../contract';
 import type { PointPrompt, PolygonWithHoles, Vertex, VisualPrompt } from '../../engine/types';
 import { clampBoxToImage } from '../geometry/centerBox';
@@ -104,6 +105,11 @@ export async function runRemote(imageId: string): Promise<void> {
   const revision = prompt.revision;
   if (!remote.apiKey) {
     studio.fail(imageId, revision, 'Remote mode needs an API key: paste one in Remote settings, or generate one on the API keys page.');
+    return;
+  }
+  const refusal = await paidCallRefusal(remote).catch(() => null);
+  if (refusal) {
+    studio.fail(imageId, revision, refusal);
     return;
   }
   studio.markPending(imageId, revision, 'pending');

@@ -1,3 +1,4 @@
+import { paidCallRefusal } from '../account/payer';
 import { LIMITS } from '../../contract';
 import type { Vertex } from '../../engine/types';
 import { polygonsToOriginal, uploadScaleFor } from '../geometry/uploadScale';
@@ -34,6 +35,8 @@ export function remoteTextSegmenter(remote: RemoteSettings): TextSegmenter {
     runsOn: 'server',
     async segment(image, prompts, onWaiting) {
       if (!remote.apiKey) throw new Error('Text prompts run on the server: paste an API key in Remote settings, or generate one on the API keys page.');
+      const refusal = await paidCallRefusal(remote).catch(() => null);
+      if (refusal) throw new Error(refusal);
       const scale = uploadScaleFor(image.width, image.height, LIMITS.recommendedMaxSide);
       const action = `${image.id}\u0000${prompts.join('\u0000')}`;
       try {

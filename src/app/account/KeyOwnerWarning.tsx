@@ -1,0 +1,31 @@
+import { useUi } from '../state/uiStore';
+import { foreignKeyMessage, useForeignKeyChoice } from './payer';
+import { useAccount } from './useAccount';
+
+/** Shown while the stored API key belongs to another account than the signed-in one; paid calls wait for a choice. */
+export function KeyOwnerWarning() {
+  const account = useAccount();
+  const remote = useUi((s) => s.remote);
+  const setRemote = useUi((s) => s.setRemote);
+  const accepted = useForeignKeyChoice((s) => s.accepted);
+  const accept = useForeignKeyChoice((s) => s.accept);
+  const view = account.data;
+  if (!view?.foreignKey) return null;
+  const chosen = accepted === `${remote.apiKey}\u0000${view.signedIn!.email}`;
+  return (
+    <div className={chosen ? 'key-owner-warning muted small' : 'key-owner-warning error'} role={chosen ? 'status' : 'alert'} data-testid="key-owner-warning">
+      {foreignKeyMessage(view)}
+      {!chosen && (
+        <>
+          {' '}
+          <button type="button" className="small" onClick={() => setRemote({ ...remote, apiKey: '' })}>
+            Forget this key
+          </button>{' '}
+          <button type="button" className="small" onClick={() => accept(remote.apiKey, view.signedIn!.email)}>
+            Use it anyway
+          </button>
+        </>
+      )}
+    </div>
+  );
+}
