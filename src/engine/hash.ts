@@ -2,7 +2,10 @@
  * A fast 64-bit content hash of an image's pixels (two independent 32-bit multiply-xorshift lanes
  * over 32-bit words), used as the embedding-cache key when the client gives no imageId. Not
  * cryptographic: it only has to tell different images apart, and runs in a few ms on megapixels
- * without DOM or Node crypto.
+ * without DOM or Node crypto. For the one person in a browser only: where images come from
+ * strangers (the server), an image can be crafted to collide with it or with the sampled
+ * fingerprint below, so the server names images by the SHA-256 of their bytes instead and passes
+ * that as the cache key (server/domain/segmentation.ts `contentKey`).
  */
 import type { RgbaImage } from './types';
 
