@@ -68,7 +68,11 @@ function AuthForms() {
   const queryClient = useQueryClient();
   const submit = useMutation({
     mutationFn: () => (tab === 'signup' ? accountApi.signup(baseUrl, email, password) : accountApi.login(baseUrl, email, password)),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ACCOUNT_QUERY }),
+    // Another person may have been signed in here: show nothing of theirs while the new account loads.
+    onSuccess: () => {
+      queryClient.removeQueries({ queryKey: ACCOUNT_QUERY });
+      return queryClient.invalidateQueries({ queryKey: ACCOUNT_QUERY });
+    },
   });
   return (
     <main className="page narrow">
