@@ -6,10 +6,14 @@ export const KNOB = {
   rateLimitPerSecond: 'RATE_LIMIT_PER_SECOND',
   faultInjection: 'FAULT_INJECTION',
   signupFreePerAddress: 'SIGNUP_FREE_PER_ADDRESS',
+  loginFreePerAddress: 'LOGIN_FREE_ATTEMPTS_PER_ADDRESS',
 } as const;
 
-/** Rate limits high enough that a concurrency test measures concurrency, not the limiters (sign-ups all come from one address). */
-export const UNLIMITED_RATE = { [KNOB.rateLimitPerSecond]: '100000', [KNOB.signupFreePerAddress]: '1000000' };
+/**
+ * Rate limits high enough that a concurrency test measures concurrency, not the limiters (all its
+ * sign-ups and logins come from one address; the throttles have their own tests in api.trust.test.ts).
+ */
+export const UNLIMITED_RATE = { [KNOB.rateLimitPerSecond]: '100000', [KNOB.signupFreePerAddress]: '1000000', [KNOB.loginFreePerAddress]: '1000000' };
 
 /** The sample the suites segment (451 x 300 photo of a cat) and a click on the cat's face. */
 export const SAMPLE_FILE = 'chelsea.png';
