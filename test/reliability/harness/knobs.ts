@@ -7,13 +7,16 @@ export const KNOB = {
   faultInjection: 'FAULT_INJECTION',
   signupFreePerAddress: 'SIGNUP_FREE_PER_ADDRESS',
   loginFreePerAddress: 'LOGIN_FREE_ATTEMPTS_PER_ADDRESS',
+  loginFreePerAccount: 'LOGIN_FREE_ATTEMPTS',
 } as const;
 
 /**
  * Rate limits high enough that a concurrency test measures concurrency, not the limiters (all its
  * sign-ups and logins come from one address; the throttles have their own tests in api.trust.test.ts).
  */
-export const UNLIMITED_RATE = { [KNOB.rateLimitPerSecond]: '100000', [KNOB.signupFreePerAddress]: '1000000', [KNOB.loginFreePerAddress]: '1000000' };
+export const UNLIMITED_RATE = { [KNOB.rateLimitPerSecond]: '100000', [KNOB.signupFreePerAddress]: '1000000', [KNOB.loginFreePerAddress]: '1000000',
+  [KNOB.loginFreePerAccount]: '1000000',
+};
 
 /** The sample the suites segment (451 x 300 photo of a cat) and a click on the cat's face. */
 export const SAMPLE_FILE = 'chelsea.png';
