@@ -44,8 +44,8 @@ const COUNTS = { pvs: runs(3_500), segment: runs(1_200), headers: runs(1_500), a
 
 const pool: ImagePool = {
   valid: [
-    { base64: tinyPng(32).toString('base64'), mediaType: 'image/png', imageId: 'fz-tiny-32' },
-    { base64: tinyPng(48).toString('base64'), mediaType: 'image/png', imageId: 'fz-tiny-48' },
+    { base64: tinyPng(32).toString('base64'), mediaType: 'image/png', imageId: 'fz-tiny-32', width: 32, height: 32 },
+    { base64: tinyPng(48).toString('base64'), mediaType: 'image/png', imageId: 'fz-tiny-48', width: 48, height: 48 },
   ],
 };
 

@@ -61,7 +61,7 @@ describe.skipIf(!postgres)('scale-out: 3 processes on one PostgreSQL', () => {
     const { session, key } = await customer(servers[0].baseUrl, { tag: 'ratelimit' });
     for (let i = 0; i < 5; i++) {
       const { final } = await untilSettled(() =>
-        request(servers[i % 3].baseUrl, '/api/v1/pvs', { json: pvsBody(tiny, 'rl-tiny'), bearer: key, headers: { 'idempotency-key': `spend-${i}` } }),
+        request(servers[i % 3].baseUrl, '/api/v1/pvs', { json: pvsBody(tiny, 'rl-tiny', { x: 16, y: 16 }), bearer: key, headers: { 'idempotency-key': `spend-${i}` } }),
       );
       expect(final.status, final.text).toBe(200);
     }

@@ -65,17 +65,21 @@ const rawNumber = (text: string) => new RawToken(text);
 
 export interface ImagePool {
   /** Base64 (no prefix) of small real images the engine can segment, with a stable imageId for each. */
-  readonly valid: ReadonlyArray<{ base64: string; mediaType: string; imageId: string }>;
+  readonly valid: ReadonlyArray<{ base64: string; mediaType: string; imageId: string; width: number; height: number }>;
 }
 
-function imageArbitrary(pool: ImagePool, validWeight = 8): fc.Arbitrary<Judged<{ image: unknown; imageId?: unknown }>> {
-  const validImage = fc.constantFrom(...pool.valid).chain((entry) =>
-    fc.oneof(
-      fc.constant(ok({ image: entry.base64, imageId: entry.imageId }, 'image-valid')),
-      fc.constant(ok({ image: `data:${entry.mediaType};base64,${entry.base64}`, imageId: entry.imageId }, 'image-datauri')),
-      fc.constant(ok({ image: entry.base64 }, 'image-valid-no-id')),
-    ),
-  );
+/** A judged image; `size` (not sent) is that of a valid one: prompts beside it are a 400. */
+type JudgedImage = Judged<{ image: unknown; imageId?: unknown; size?: { width: number; height: number } }>;
+
+function imageArbitrary(pool: ImagePool, validWeight = 8): fc.Arbitrary<JudgedImage> {
+  const validImage = fc.constantFrom(...pool.valid).chain((entry) => {
+    const size = { width: entry.width, height: entry.height };
+    return fc.oneof(
+      fc.constant(ok({ image: entry.base64, imageId: entry.imageId, size }, 'image-valid')),
+      fc.constant(ok({ image: `data:${entry.mediaType};base64,${entry.base64}`, imageId: entry.imageId, size }, 'image-datauri')),
+      fc.constant(ok({ image: entry.base64, size }, 'image-valid-no-id')),
+    );
+  });
   const b64 = (bytes: Buffer) => bytes.toString('base64');
   const notImage = fc
     .constantFrom(...Object.entries(NOT_IMAGES), ['truncatedPng', truncatedPng()] as const, ['corruptPng', corruptPng()] as const)
@@ -203,9 +207,16 @@ export function pvsBody(pool: ImagePool, validImageWeight = 8): fc.Arbitrary<Jud
       else delete body.multimaskOutput;
       const extraValid = !extra || Object.keys(extra).every((k) => !['image', 'imageId', 'points', 'box', 'multimaskOutput'].includes(k));
       const promptPresent = (bx !== undefined) || (pts?.hasPositive ?? false);
+      // Points and the box centre must lie on the image (0 ≤ x ≤ width, 0 ≤ y ≤ height), else 400.
+      const size = image.value.size;
+      const onImage = (p: unknown) => {
+        const { x, y } = (p ?? {}) as { x?: unknown; y?: unknown };
+        return !size || typeof x !== 'number' || typeof y !== 'number' || (x <= size.width && y <= size.height);
+      };
+      const promptsOnImage = (!Array.isArray(pts?.value) || pts.value.every(onImage)) && (!bx || onImage(bx.value));
       const valid =
-        image.valid && (imageId?.valid ?? true) && (pts?.valid ?? true) && (bx?.valid ?? true) && mm.valid && promptPresent && extraValid;
-      const notes = [image.note, imageId?.note, pts?.note, bx?.note, mm.note, promptPresent ? 'prompt-present' : 'no-positive-prompt'];
+        image.valid && (imageId?.valid ?? true) && (pts?.valid ?? true) && (bx?.valid ?? true) && mm.valid && promptPresent && extraValid && promptsOnImage;
+      const notes = [image.note, imageId?.note, pts?.note, bx?.note, mm.note, promptPresent ? 'prompt-present' : 'no-positive-prompt', promptsOnImage ? '' : 'prompt-beside-image'];
       return { value: body, valid, note: notes.filter(Boolean).join(' ') };
     });
 }
