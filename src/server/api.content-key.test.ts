@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { imageContentKey, imageFingerprint } from '../engine/hash';
-import { closeSharedEngine, creditsOf, DATABASES, SAMPLES_DIR, sharedEngine, signupUser, startTestServer, type TestServer, type TestUser } from './testing/harness';
+import { closeSharedEngine, creditsOf, DATABASES, SAMPLES_DIR, sharedEngine, signupUser, startTestServer, type TestServer, type TestUser } from '../../test/support/server/harness';
 
 const PHOTO = readFileSync(join(SAMPLES_DIR, 'chelsea.png'));
 const CLICK = { x: 220, y: 160, positive: true };
