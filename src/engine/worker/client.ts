@@ -16,6 +16,7 @@ import type { BackendInfo } from '../runtime';
 import type { BinaryMask, RgbaImage, VisualPrompt } from '../types';
 import type {
   DecoderPrecision,
+  EncoderPrecision,
   EmbedResponse,
   FindSimilarResponse,
   SegmentTextResponse,
@@ -31,6 +32,7 @@ import type {
 
 export type {
   DecoderPrecision,
+  EncoderPrecision,
   ModelProgress,
   ModelSource,
   StartTimings,
@@ -62,6 +64,8 @@ export interface EngineWorkerStartOptions {
   allowFallbackAdapter?: boolean;
   /** Default 'fp32' (reference masks); 'int8' trades a little fidelity for a faster decoder. */
   decoderPrecision?: DecoderPrecision;
+  /** Default 'fp32'; 'int8' is the faster encoder variant (scripts/onnx-quantize.mjs). */
+  encoderPrecision?: EncoderPrecision;
 }
 
 export class EngineWorkerError extends Error {
@@ -120,6 +124,7 @@ export class EngineWorkerClient {
       embeddingCacheSize: options.embeddingCacheSize,
       webGpuStartupTimeoutMs: options.webGpuStartupTimeoutMs,
       decoderPrecision: options.decoderPrecision ?? 'fp32',
+      encoderPrecision: options.encoderPrecision ?? 'fp32',
       allowFallbackAdapter: options.allowFallbackAdapter,
     };
     try {

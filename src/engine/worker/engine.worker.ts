@@ -49,9 +49,10 @@ async function start(request: StartRequest): Promise<void> {
   const base = new URL(request.modelBaseUrl, self.location.href).href;
   const manifest = await loadManifest(base);
   const files = {
-    encoder: manifest?.encoder ?? { file: 'sam-encoder.onnx' },
+    encoder: request.encoderPrecision === 'int8' ? manifest?.encoderInt8 : (manifest?.encoder ?? { file: 'sam-encoder.onnx' }),
     decoder: request.decoderPrecision === 'int8' ? manifest?.decoderInt8 : (manifest?.decoder ?? { file: 'sam-decoder.onnx' }),
   };
+  if (!files.encoder) throw new Error('this deployment has no int8 encoder (manifest.json lists no encoderInt8); run `npm run models`');
   if (!files.decoder) throw new Error('this deployment has no int8 decoder (manifest.json lists no decoderInt8); run `npm run models`');
   const [encoder, decoder] = await Promise.all(
     (['encoder', 'decoder'] as const).map((model) => {

@@ -19,6 +19,7 @@ export interface ModelManifest {
   decoder: ManifestEntry;
   /** The decoder with its image-side projections in int8 (scripts/onnx-quantize.mjs). */
   decoderInt8?: ManifestEntry;
+  encoderInt8?: ManifestEntry;
   /** The COCO-80 detector for text prompts (scripts/convert-detector.ts); loaded on the first text prompt. */
   detector?: ManifestEntry;
   /** The second COCO detector (COCO-SSD), loaded with the first and pooled once ready. */

@@ -33,6 +33,8 @@ export interface StartRequest {
   webGpuStartupTimeoutMs?: number;
   allowFallbackAdapter?: boolean;
   decoderPrecision: DecoderPrecision;
+  /** Default 'fp32' when absent (older callers). */
+  encoderPrecision?: EncoderPrecision;
 }
 
 /**
@@ -40,6 +42,12 @@ export interface StartRequest {
  * on those layers in WASM, masks very close to fp32 but not identical (see scripts/onnx-quantize.mjs).
  */
 export type DecoderPrecision = 'fp32' | 'int8';
+
+/**
+ * 'fp32' is the reference encoder. 'int8' quantizes every weight MatMul and uses the tanh GELU: faster,
+ * embeddings close to fp32; `npm run eval` measures the effect on masks (docs/RESULTS.md).
+ */
+export type EncoderPrecision = 'fp32' | 'int8';
 
 export interface EmbedTimings {
   preprocessMs: number;
