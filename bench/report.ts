@@ -9,7 +9,9 @@ export type StageName =
   | 'masks'
   | 'maskToPolygon'
   | 'clickToPolygon'
-  | 'clickToMask';
+  | 'clickToMask'
+  | 'imageToEmbeddingCpu'
+  | 'clickCpu';
 
 export const STAGE_LABELS: Record<StageName, string> = {
   preprocess: 'preprocessing',
@@ -20,6 +22,8 @@ export const STAGE_LABELS: Record<StageName, string> = {
   maskToPolygon: 'mask → polygons',
   clickToPolygon: 'click → polygons, total',
   clickToMask: 'click → mask, total (peer: no polygons)',
+  imageToEmbeddingCpu: 'image → embedding, CPU time',
+  clickCpu: 'per click, CPU time',
 };
 
 export interface RunReport {
