@@ -5,6 +5,7 @@ import { parseFaultInjection, type FaultRates } from './domain/faults';
 import type { StripeSettings } from './domain/payments';
 import { DEFAULT_AUTH_THROTTLES, type AuthThrottleSettings } from './domain/auth-throttles';
 import type { X402Settings } from './domain/x402/gateway';
+import type { ModelPrecision } from '../engine/adapters/ort-node';
 
 export interface ServerConfig {
   port: number;
@@ -20,7 +21,16 @@ export interface ServerConfig {
   rateLimitPerSecond: number;
   /** LOGIN_FREE_ATTEMPTS, LOGIN_FREE_ATTEMPTS_PER_ADDRESS, SIGNUP_FREE_PER_ADDRESS. */
   authThrottles: AuthThrottleSettings;
-  inference: { workers: number; maxQueue: number; threads: number; jobTimeoutMs: number; embeddingCacheSize: number };
+  inference: {
+    workers: number;
+    maxQueue: number;
+    threads: number;
+    jobTimeoutMs: number;
+    embeddingCacheSize: number;
+    /** INFERENCE_ENCODER / INFERENCE_DECODER: fp32 or int8 model variants (docs/RESULTS.md has the speed and quality of each). */
+    encoderPrecision: ModelPrecision;
+    decoderPrecision: ModelPrecision;
+  };
   faults: FaultRates;
   stripe?: StripeSettings;
   /** DEMO_PAYMENTS=on: demo purchases (no Stripe) even on a non-loopback listener. */
@@ -41,6 +51,19 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const value = Number(raw);
   if (!Number.isFinite(value)) throw new Error(`${name} must be a number, got "${raw}"`);
   return value;
+}
+
+/**
+ * The variants the server runs unless told otherwise: int8 only where `npm run bench` measured it
+ * faster in Node on the same run and `npm run eval` kept quality inside the gate (docs/RESULTS.md).
+ */
+export const SERVER_DEFAULT_PRECISION: { encoder: ModelPrecision; decoder: ModelPrecision } = { encoder: 'int8', decoder: 'fp32' };
+
+function precision(env: NodeJS.ProcessEnv, name: string, fallback: ModelPrecision): ModelPrecision {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== 'fp32' && raw !== 'int8') throw new Error(`${name} must be fp32 or int8, got "${raw}"`);
+  return raw;
 }
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -91,6 +114,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
       threads: int(env, 'INFERENCE_THREADS', cores),
       jobTimeoutMs: int(env, 'INFERENCE_TIMEOUT_MS', 60_000),
       embeddingCacheSize: int(env, 'EMBEDDING_CACHE_SIZE', 16),
+      encoderPrecision: precision(env, 'INFERENCE_ENCODER', SERVER_DEFAULT_PRECISION.encoder),
+      decoderPrecision: precision(env, 'INFERENCE_DECODER', SERVER_DEFAULT_PRECISION.decoder),
     },
     faults: parseFaultInjection(env.FAULT_INJECTION),
     stripe,

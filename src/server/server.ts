@@ -46,6 +46,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       jobTimeoutMs: config.inference.jobTimeoutMs,
       embeddingCacheSize: config.inference.embeddingCacheSize,
       modelDir: config.modelDir,
+      encoderPrecision: config.inference.encoderPrecision,
+      decoderPrecision: config.inference.decoderPrecision,
     });
   const services = createServices({
     db,

@@ -1,4 +1,5 @@
 import { formatBytes, useEngineStatus } from '../state/engineStatus';
+import { describeVariants } from '../inference/modelVariants';
 import { useUi } from '../state/uiStore';
 import { useStudio } from '../state/studioStore';
 
@@ -54,6 +55,7 @@ export function StatusBar() {
             <span title={engine.backend.detail} data-testid="backend">
               Backend: <strong>{BACKEND_NAMES[engine.backend.name] ?? engine.backend.name}</strong>
               {engine.backend.threads > 1 ? ` · ${engine.backend.threads} threads` : ''}
+              {engine.models ? <span data-testid="model-variants"> · {describeVariants(engine.models)}</span> : null}
             </span>
           )}
           {engine.lastEncoder && (

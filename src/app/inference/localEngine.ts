@@ -1,6 +1,7 @@
 import type { PolygonWithHoles, VisualPrompt } from '../../engine/types';
 import { useEngineStatus } from '../state/engineStatus';
 import { rgbaOf } from '../images/imageLibrary';
+import { browserModelVariants } from './modelVariants';
 
 /**
  * The browser engine (onnxruntime-web in a Web Worker), started once on demand. Each image is
@@ -28,8 +29,11 @@ export function startLocalEngine(): Promise<WorkerClient> {
   status.update({ phase: 'downloading', error: null });
   clientPromise = (async () => {
     const { EngineWorkerClient } = await import('../../engine/worker/client');
+    const models = browserModelVariants();
     const client = await EngineWorkerClient.start({
       modelBaseUrl: `${import.meta.env.BASE_URL}models/`,
+      encoderPrecision: models.encoder,
+      decoderPrecision: models.decoder,
       onProgress: (p) => {
         const current = useEngineStatus.getState();
         if (p.model === 'detector' || p.model === 'detector-coco-ssd') {
@@ -45,7 +49,7 @@ export function startLocalEngine(): Promise<WorkerClient> {
         current.update({ progress, phase: downloaded ? 'starting' : 'downloading' });
       },
     });
-    useEngineStatus.getState().update({ phase: 'ready', backend: { ...client.backend } });
+    useEngineStatus.getState().update({ phase: 'ready', backend: { ...client.backend }, models });
     return client;
   })();
   clientPromise.catch((error: unknown) => {

@@ -15,6 +15,8 @@ interface EngineStatusState {
   /** The text-prompt detector's download, once the first known text prompt asks for it. */
   detector: ModelBytes | null;
   backend: { name: string; threads: number; detail?: string } | null;
+  /** Which model variants the worker runs (fp32 or int8), once it is ready. */
+  models: { encoder: 'fp32' | 'int8'; decoder: 'fp32' | 'int8' } | null;
   embedding: { imageId: string; state: 'running' | 'ready' | 'error' } | null;
   lastEncoder: { preprocessMs: number; encoderMs: number; cacheHit: boolean } | null;
   lastDecoder: { decoderMs: number; postprocessMs: number; polygonMs: number } | null;
@@ -29,6 +31,7 @@ export const useEngineStatus = create<EngineStatusState>((set) => ({
   progress: {},
   detector: null,
   backend: null,
+  models: null,
   embedding: null,
   lastEncoder: null,
   lastDecoder: null,

@@ -140,7 +140,13 @@ export class WorkerPool implements InferenceBackend {
 
   private spawn(): PoolWorker {
     const worker = new Worker(WORKER_URL, {
-      workerData: { modelDir: this.options.modelDir, threads: this.options.threads, embeddingCacheSize: this.options.embeddingCacheSize },
+      workerData: {
+        modelDir: this.options.modelDir,
+        threads: this.options.threads,
+        embeddingCacheSize: this.options.embeddingCacheSize,
+        encoderPrecision: this.options.encoderPrecision,
+        decoderPrecision: this.options.decoderPrecision,
+      } satisfies WorkerInit,
       execArgv: [],
     });
     const entry: PoolWorker = { worker, ready: Promise.resolve(), isReady: false, busy: undefined };

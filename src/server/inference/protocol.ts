@@ -1,4 +1,5 @@
 /** Messages between the inference pool (main thread) and its workers. Plain structured-clone data. */
+import type { ModelPrecision } from '../../engine/adapters/ort-node';
 import type { PvsResponse, SegmentResponse } from '../../contract/segmentation';
 import type { BoxPrompt, PointPrompt } from '../../engine/types';
 
@@ -48,6 +49,9 @@ export type WorkerReply =
 
 export interface WorkerInit {
   modelDir?: string;
+  /** Model variants (scripts/onnx-quantize.mjs); default fp32. */
+  encoderPrecision?: ModelPrecision;
+  decoderPrecision?: ModelPrecision;
   threads?: number;
   embeddingCacheSize?: number;
 }

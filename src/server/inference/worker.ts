@@ -17,6 +17,8 @@ async function main(): Promise<void> {
   const engine = await loadNodeEngine({
     modelDir: init.modelDir,
     threads: init.threads,
+    encoderPrecision: init.encoderPrecision,
+    decoderPrecision: init.decoderPrecision,
     embeddingCacheSize: init.embeddingCacheSize,
   });
   const textSegmenter = await createTextSegmenter(engine, { modelDir: init.modelDir, threads: init.threads });
@@ -92,7 +94,7 @@ async function main(): Promise<void> {
       },
     );
   });
-  port!.postMessage({ ready: true, backend: `${engine.backend.name} x${engine.backend.threads}` } satisfies WorkerReply);
+  port!.postMessage({ ready: true, backend: `${engine.backend.name} x${engine.backend.threads}, encoder ${init.encoderPrecision ?? 'fp32'}, decoder ${init.decoderPrecision ?? 'fp32'}` } satisfies WorkerReply);
 }
 
 main().catch((error: unknown) => {
