@@ -165,6 +165,27 @@ describe('SegmentationEngine on coffee.png', () => {
     expect(encoderRuns).toBe(before + 1);
   });
 
+  it('decodes an adopted embedding (computed elsewhere) exactly like its own, without an encoder run', async () => {
+    const { imageKey } = await engine.embed(image, 'coffee-own');
+    const own = engine.getEmbedding(imageKey)!.embedding;
+    const runsBefore = encoderRuns;
+    engine.adoptEmbedding(image, 'coffee-adopted', { data: new Float32Array(own.data), dims: own.dims });
+    const adopted = await engine.predict('coffee-adopted', { points: [CUP] });
+    const reference = await engine.predict(imageKey, { points: [CUP] });
+    expect(encoderRuns).toBe(runsBefore);
+    expect(maskIoU(adopted.candidates[0].mask, reference.candidates[0].mask)).toBe(1);
+    // The adopted entry answers embed() for the same picture as a cache hit.
+    expect(await engine.embed(image, 'coffee-adopted')).toMatchObject({ cacheHit: true });
+    expect(encoderRuns).toBe(runsBefore);
+  });
+
+  it('warms the decoder up without an encoder run and leaves no embedding behind', async () => {
+    const runsBefore = encoderRuns;
+    await engine.warmUpDecoder(3);
+    expect(encoderRuns).toBe(runsBefore);
+    expect(engine.hasEmbedding('__maskwright-decoder-warm-up__')).toBe(false);
+  });
+
   it('refuses to predict on an image it has not embedded', async () => {
     await expect(engine.predict('never-seen', { points: [CUP] })).rejects.toBeInstanceOf(EmbeddingMissingError);
   });

@@ -199,6 +199,35 @@ export class SegmentationEngine {
     return entry && { embedding: entry.embedding, width: entry.frame.width, height: entry.frame.height };
   }
 
+  /**
+   * Takes an embedding computed elsewhere (a server, an earlier session's stored copy) for `image`,
+   * so its clicks decode without an encoder run. The caller vouches that it came from this engine's
+   * encoder variant (the model identity travels with stored and served embeddings).
+   */
+  adoptEmbedding(image: RgbaImage, imageKey: string, embedding: Tensor): void {
+    this.cache.set(imageKey, { embedding, frame: modelFrame(image.width, image.height), fingerprint: imageFingerprint(image) });
+  }
+
+  /**
+   * Runs the decoder and the JS after it `runs` times on a blank embedding, so V8 has optimised that
+   * code before the first real click (the first runs after load are several times slower), without
+   * paying an encoder run. Meant for right after load: it borrows one cache slot while it runs.
+   */
+  async warmUpDecoder(runs: number, embeddingDims: readonly number[] = [1, 256, 64, 64]): Promise<void> {
+    const key = '__maskwright-decoder-warm-up__';
+    const size = 64;
+    const blank = { width: size, height: size, data: new Uint8Array(size * size * 4) };
+    const count = embeddingDims.reduce((a, b) => a * b, 1);
+    this.adoptEmbedding(blank, key, { data: new Float32Array(count), dims: embeddingDims });
+    try {
+      for (let i = 0; i < runs; i++) {
+        await this.predict(key, { points: [{ x: (i * 13) % size, y: (i * 29) % size }] }, { multimask: true });
+      }
+    } finally {
+      this.cache.delete(key);
+    }
+  }
+
   /** Drops one embedding (or all), e.g. when an image is closed. */
   forget(imageKey?: string): void {
     if (imageKey === undefined) this.cache.clear();

@@ -26,6 +26,8 @@ import {
 declare const self: DedicatedWorkerGlobalScope;
 
 let engine: SegmentationEngine | undefined;
+/** Past the 5–6 runs V8 needs before the decoder path is fully optimised. */
+const DECODER_WARM_UP_RUNS = 8;
 let text: TextService | undefined;
 let queue: Promise<void> = Promise.resolve();
 
@@ -78,6 +80,8 @@ async function start(request: StartRequest): Promise<void> {
     // one small timed inference now, so a stuck GPU falls back to WASM instead of freezing the first click.
     await withTimeout(warmUp(engine), request.webGpuStartupTimeoutMs ?? DEFAULT_WEBGPU_TIMEOUT_MS, 'WebGPU warm-up inference');
   }
+  // The first decoder runs after load are slow while V8 optimises the JS around them: pay that now.
+  await engine.warmUpDecoder(DECODER_WARM_UP_RUNS);
   text = new TextService(engine, [
     { name: 'centernet', vocabulary: COCO_CLASSES, load: () => loadDetector(runtime, base, manifest) },
     { name: 'coco-ssd', vocabulary: COCO_CLASSES, load: () => loadCocoSsd(runtime, base, manifest) },
