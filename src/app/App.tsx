@@ -13,7 +13,7 @@ import { StatusBar } from './components/StatusBar';
 import { StudioCanvas } from './components/StudioCanvas';
 import { Toolbar } from './components/Toolbar';
 import { openImageBlobs, openSample } from './images/openImages';
-import { ensureEmbedding, startLocalEngine } from './inference/localEngine';
+import { embedInBackground, ensureEmbedding, startLocalEngine } from './inference/localEngine';
 import { useSessionPersistence } from './persistence/useSessionPersistence';
 import { handleShortcut } from './shortcuts';
 import { useStudio } from './state/studioStore';
@@ -91,12 +91,15 @@ function Studio() {
   const [dragging, setDragging] = useState(false);
   const active = doc.activeImageId;
 
-  // Local mode: start the model as soon as the studio opens, and embed the image being looked at.
+  // Local mode: start the model as soon as the studio opens, embed the image being looked at, then
+  // the session's other photos in the background.
+  const imageIds = doc.images.map((image) => image.id).join(',');
   useEffect(() => {
     if (mode !== 'local') return;
     void startLocalEngine().catch(() => undefined);
     if (active) void ensureEmbedding(active).catch(() => undefined);
-  }, [mode, active]);
+    embedInBackground(active, imageIds ? imageIds.split(',') : []);
+  }, [mode, active, imageIds]);
 
   return (
     <div

@@ -61,6 +61,7 @@ export function StatusBar() {
           {engine.lastEncoder && (
             <span>
               Encoder {engine.lastEncoder.cacheHit ? 'cache hit' : `${Math.round(engine.lastEncoder.encoderMs)} ms`}
+              {engine.storedEmbeddingsUsed > 0 && <span data-testid="stored-embeddings"> · {engine.storedEmbeddingsUsed} from storage</span>}
             </span>
           )}
           {engine.lastDecoder && <span>Decoder {Math.round(engine.lastDecoder.decoderMs)} ms</span>}

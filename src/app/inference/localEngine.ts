@@ -2,6 +2,7 @@ import type { PolygonWithHoles, VisualPrompt } from '../../engine/types';
 import { useEngineStatus } from '../state/engineStatus';
 import { rgbaOf } from '../images/imageLibrary';
 import { browserModelVariants } from './modelVariants';
+import { loadEmbedding, saveEmbedding } from './embeddingStore';
 
 /**
  * The browser engine (onnxruntime-web in a Web Worker), started once on demand. Each image is
@@ -63,7 +64,10 @@ export function isLocalEngineReady(): boolean {
   return useEngineStatus.getState().phase === 'ready';
 }
 
-/** Embeds the image (once); resolves to the worker's image key. */
+/**
+ * Embeds the image (once); resolves to the worker's image key. An embedding stored in IndexedDB by an
+ * earlier visit is handed to the worker instead of running the encoder; a new one is stored.
+ */
 export function ensureEmbedding(imageId: string): Promise<string> {
   const existing = embeddings.get(imageId);
   if (existing) return existing;
@@ -72,13 +76,24 @@ export function ensureEmbedding(imageId: string): Promise<string> {
     const rgba = rgbaOf(imageId);
     if (!rgba) throw new Error('image not loaded');
     useEngineStatus.getState().update({ embedding: { imageId, state: 'running' } });
-    const result = await client.embed(rgba, imageId);
+    const stored = await loadEmbedding(imageId, client.encoderModel);
+    let result: { imageKey: string; cacheHit: boolean; timings: { preprocessMs: number; encoderMs: number } };
+    if (stored) {
+      await client.importEmbedding(rgba, imageId, stored);
+      result = { imageKey: imageId, cacheHit: true, timings: { preprocessMs: 0, encoderMs: 0 } };
+    } else {
+      result = await client.embed(rgba, imageId);
+      if (!result.cacheHit) {
+        void client.exportEmbedding(result.imageKey).then((record) => record && saveEmbedding(imageId, record));
+      }
+    }
     const s = useEngineStatus.getState();
     s.update({
       embedding: { imageId, state: 'ready' },
       lastEncoder: { ...result.timings, cacheHit: result.cacheHit },
       cacheHits: s.cacheHits + (result.cacheHit ? 1 : 0),
       embeddings: s.embeddings + 1,
+      storedEmbeddingsUsed: s.storedEmbeddingsUsed + (stored ? 1 : 0),
     });
     embedded.add(imageId);
     return result.imageKey;
@@ -89,6 +104,20 @@ export function ensureEmbedding(imageId: string): Promise<string> {
     useEngineStatus.getState().update({ embedding: { imageId, state: 'error' }, error: error instanceof Error ? error.message : String(error) });
   });
   return promise;
+}
+
+let background: Promise<unknown> = Promise.resolve();
+
+/**
+ * Embeds the session's photos one after another, `current` first, so switching photos finds its
+ * embedding ready (or stored). Runs behind any click: the worker handles requests in order.
+ */
+export function embedInBackground(current: string | null, imageIds: readonly string[]): void {
+  const order = [...(current ? [current] : []), ...imageIds.filter((id) => id !== current)];
+  for (const id of order) {
+    if (embedded.has(id)) continue;
+    background = background.then(() => ensureEmbedding(id)).catch(() => undefined);
+  }
 }
 
 export function isEmbedded(imageId: string): boolean {

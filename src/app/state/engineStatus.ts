@@ -22,6 +22,8 @@ interface EngineStatusState {
   lastDecoder: { decoderMs: number; postprocessMs: number; polygonMs: number } | null;
   cacheHits: number;
   embeddings: number;
+  /** Embeddings restored from IndexedDB instead of running the encoder (embeddingStore.ts). */
+  storedEmbeddingsUsed: number;
   update(change: Partial<Omit<EngineStatusState, 'update'>>): void;
 }
 
@@ -37,6 +39,7 @@ export const useEngineStatus = create<EngineStatusState>((set) => ({
   lastDecoder: null,
   cacheHits: 0,
   embeddings: 0,
+  storedEmbeddingsUsed: 0,
   update: (change) => set(change),
 }));
 

@@ -17,6 +17,7 @@ import type { BinaryMask, RgbaImage, VisualPrompt } from '../types';
 import type {
   DecoderPrecision,
   EncoderPrecision,
+  EmbeddingRecord,
   EmbedResponse,
   FindSimilarResponse,
   SegmentTextResponse,
@@ -33,6 +34,7 @@ import type {
 export type {
   DecoderPrecision,
   EncoderPrecision,
+  EmbeddingRecord,
   ModelProgress,
   ModelSource,
   StartTimings,
@@ -98,6 +100,8 @@ export class EngineWorkerClient {
     readonly startTimings: StartTimings,
     /** 'cache' when both models came from the Cache API (no network needed). */
     readonly modelSource: ModelSource,
+    /** `file@sha256` of the loaded encoder: the identity stored with exported embeddings. */
+    readonly encoderModel: string,
     onProgress?: (p: ModelProgress) => void,
   ) {
     worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
@@ -145,7 +149,7 @@ export class EngineWorkerClient {
       worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
         const message = event.data;
         if (message.type === 'progress') onProgress?.(message.progress);
-        else if (message.type === 'ready') resolve(new EngineWorkerClient(worker, message.backend, message.timings, message.modelSource, onProgress));
+        else if (message.type === 'ready') resolve(new EngineWorkerClient(worker, message.backend, message.timings, message.modelSource, message.encoderModel, onProgress));
         else if (message.type === 'start-failed') {
           worker.terminate();
           reject(message.backendTimedOut ? new BackendStartTimeout(message.error.message) : new EngineWorkerError(message.error));
@@ -189,6 +193,20 @@ export class EngineWorkerClient {
   /** Other instances like the object `mask` covers, from the embedding of `imageKey` (embed first). */
   findSimilar(imageKey: string, mask: BinaryMask, options: { tolerance?: number } = {}): Promise<FindSimilarResponse> {
     return this.request<FindSimilarResponse>({ type: 'findSimilar', imageKey, mask: { width: mask.width, height: mask.height, data: mask.data }, tolerance: options.tolerance });
+  }
+
+  /** A copy of the embedding of `imageKey` with the encoder's identity, or null if none is cached. */
+  exportEmbedding(imageKey: string): Promise<EmbeddingRecord | null> {
+    return this.request<EmbeddingRecord | null>({ type: 'exportEmbedding', imageKey });
+  }
+
+  /**
+   * Gives the worker an embedding made earlier (IndexedDB, the server) for `image` under `imageId`:
+   * its clicks then decode without an encoder run. Rejected when `record.model` is another encoder.
+   */
+  importEmbedding(image: RgbaImage, imageId: string, record: EmbeddingRecord): Promise<void> {
+    const plain: RgbaImage = { width: image.width, height: image.height, data: image.data };
+    return this.request<void>({ type: 'importEmbedding', image: plain, imageId, record });
   }
 
   hasEmbedding(imageKey: string): Promise<boolean> {

@@ -15,6 +15,7 @@ import { masksOf, TextService } from './text-service';
 import {
   serializeError,
   transferablesOf,
+  type EmbeddingRecord,
   type ModelProgress,
   type PolygonCandidate,
   type PredictResponse,
@@ -26,6 +27,8 @@ import {
 declare const self: DedicatedWorkerGlobalScope;
 
 let engine: SegmentationEngine | undefined;
+/** Identity of the loaded encoder: embeddings from any other model are refused. */
+let encoderModel = '';
 /** Past the 5–6 runs V8 needs before the decoder path is fully optimised. */
 const DECODER_WARM_UP_RUNS = 8;
 let text: TextService | undefined;
@@ -63,6 +66,7 @@ async function start(request: StartRequest): Promise<void> {
     }),
   );
   const t1 = performance.now();
+  encoderModel = modelIdentity(files.encoder);
   const runtime = await createWebRuntime({
     backend: request.backend,
     ortBaseUrl: request.ortBaseUrl,
@@ -89,7 +93,7 @@ async function start(request: StartRequest): Promise<void> {
   // Written to the Cache API while the sessions were created; awaited so "ready" means "works offline next time".
   await Promise.all([encoder.stored, decoder.stored]);
   const modelSource = encoder.fromCache && decoder.fromCache ? 'cache' : !encoder.fromCache && !decoder.fromCache ? 'network' : 'mixed';
-  post({ type: 'ready', backend: engine.backend, timings: { downloadMs: t1 - t0, sessionMs: performance.now() - t1 }, modelSource });
+  post({ type: 'ready', backend: engine.backend, timings: { downloadMs: t1 - t0, sessionMs: performance.now() - t1 }, modelSource, encoderModel });
 }
 
 /**
@@ -116,6 +120,10 @@ function loadDetector(runtime: Runtime, base: string, manifest: ModelManifest | 
 /** The second COCO detector, fetched alongside the first on the first known prompt; it joins once ready. */
 function loadCocoSsd(runtime: Runtime, base: string, manifest: ModelManifest | undefined): Promise<ConceptDetector> {
   return loadDetectorModel(manifest?.detectorCocoSsd ?? { file: 'detector-coco-ssd.onnx' }, base, 'detector-coco-ssd', (bytes) => CocoSsdDetector.create(runtime, bytes));
+}
+
+function modelIdentity(entry: { file: string; sha256?: string }): string {
+  return `${entry.file}@${entry.sha256 ?? 'unverified'}`;
 }
 
 async function warmUp(active: SegmentationEngine): Promise<void> {
@@ -164,6 +172,19 @@ async function handle(request: WorkerRequest): Promise<void> {
       case 'findSimilar': {
         const value = await text!.findSimilar(request.imageKey, request.mask, request.tolerance);
         post({ type: 'result', id: request.id, ok: true, value }, transferablesOf(masksOf(value)));
+        return;
+      }
+      case 'exportEmbedding': {
+        const found = engine.getEmbedding(request.imageKey);
+        const record: EmbeddingRecord | null = found ? { model: encoderModel, dims: [...found.embedding.dims], data: found.embedding.data.slice() } : null;
+        post({ type: 'result', id: request.id, ok: true, value: record }, record ? [record.data.buffer] : []);
+        return;
+      }
+      case 'importEmbedding': {
+        const { record } = request;
+        if (record.model !== encoderModel) throw new Error(`the embedding is from ${record.model}, this engine runs ${encoderModel}`);
+        engine.adoptEmbedding(request.image, request.imageId, { data: record.data, dims: record.dims });
+        post({ type: 'result', id: request.id, ok: true, value: null });
         return;
       }
       case 'hasEmbedding':

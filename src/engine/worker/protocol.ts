@@ -60,6 +60,17 @@ export interface EmbedResponse {
   timings: EmbedTimings;
 }
 
+/**
+ * An image embedding outside the engine (stored in IndexedDB, later served by the API) with the
+ * identity of the encoder that made it: an embedding is only meaningful to the decoder of that model.
+ */
+export interface EmbeddingRecord {
+  /** `file@sha256` of the encoder (public/models/manifest.json). */
+  model: string;
+  dims: number[];
+  data: Float32Array;
+}
+
 export interface PolygonCandidate {
   polygons: PolygonWithHoles[];
   score: number;
@@ -128,6 +139,8 @@ export type WorkerRequest =
   | { id: number; type: 'findSimilar'; imageKey: string; mask: BinaryMask; tolerance?: number }
   | { id: number; type: 'predict'; imageKey: string; prompt: VisualPrompt; multimask?: boolean; tolerance?: number }
   | { id: number; type: 'hasEmbedding'; imageKey: string }
+  | { id: number; type: 'exportEmbedding'; imageKey: string }
+  | { id: number; type: 'importEmbedding'; image: RgbaImage; imageId: string; record: EmbeddingRecord }
   | { id: number; type: 'forget'; imageKey?: string };
 
 export interface SerializedError {
@@ -137,7 +150,7 @@ export interface SerializedError {
 
 export type WorkerMessage =
   | { type: 'progress'; progress: ModelProgress }
-  | { type: 'ready'; backend: BackendInfo; timings: StartTimings; modelSource: ModelSource }
+  | { type: 'ready'; backend: BackendInfo; timings: StartTimings; modelSource: ModelSource; encoderModel: string }
   | { type: 'start-failed'; error: SerializedError; backendTimedOut: boolean }
   | { type: 'result'; id: number; ok: true; value: unknown }
   | { type: 'result'; id: number; ok: false; error: SerializedError };
