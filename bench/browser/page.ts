@@ -7,6 +7,7 @@ import type { WebBackendPreference } from '../../src/engine/adapters/ort-web';
 import { probeWebGpu } from '../../src/engine/adapters/ort-web';
 import type { BackendInfo } from '../../src/engine/runtime';
 import type { PolygonWithHoles, RgbaImage } from '../../src/engine/types';
+import { loadEmbedding, saveEmbedding } from '../../src/app/inference/embeddingStore';
 import { EngineWorkerClient, type DecoderPrecision, type EncoderPrecision, type ModelProgress } from '../../src/engine/worker/client';
 
 export interface BenchClick {
@@ -127,6 +128,25 @@ const oursApi = {
     await s.client.predict(imageKey, { points: [click] }, { multimask: true });
     s.imageKey = imageKey;
     return { totalMs: since(t0) };
+  },
+  /** Keeps the slot's embedding in IndexedDB, as the studio does after an encoder run. */
+  async store(name: string): Promise<void> {
+    const s = slot(name);
+    const record = s.imageKey ? await s.client.exportEmbedding(s.imageKey) : null;
+    if (!record) throw new Error('nothing embedded to store');
+    await saveEmbedding('bench-image', record);
+  },
+  /** What a reload does in the studio: the stored embedding if there is one, else an encoder run. */
+  async readyFromStore(name: string): Promise<{ restored: boolean }> {
+    const s = slot(name);
+    const record = await loadEmbedding('bench-image', s.client.encoderModel);
+    if (record) {
+      await s.client.importEmbedding(s.image, 'bench-image', record);
+      s.imageKey = 'bench-image';
+      return { restored: true };
+    }
+    s.imageKey = (await s.client.embed(s.image, 'bench-image')).imageKey;
+    return { restored: false };
   },
   stop(name: string): void {
     ours.get(name)?.client.terminate();
