@@ -148,6 +148,12 @@ const oursApi = {
     s.imageKey = (await s.client.embed(s.image, 'bench-image')).imageKey;
     return { restored: false };
   },
+  /** Hands the worker an embedding labelled with another encoder's identity (it must refuse it). */
+  async importForeign(name: string): Promise<void> {
+    const s = slot(name);
+    const dims = [1, 256, 64, 64];
+    await s.client.importEmbedding(s.image, 'foreign', { model: `other-encoder.onnx@${'0'.repeat(64)}`, dims, data: new Float32Array(256 * 64 * 64) });
+  },
   stop(name: string): void {
     ours.get(name)?.client.terminate();
     ours.delete(name);
