@@ -73,7 +73,7 @@ describe('quantizeModel', () => {
     onnx.TensorProto.create({ name, dims, dataType: T.FLOAT, rawData: new Uint8Array(Float32Array.from(values).buffer) });
   const info = (name: string, dims: number[]) =>
     onnx.ValueInfoProto.create({ name, type: onnx.TypeProto.create({ tensorType: onnx.TypeProto.Tensor.create({ elemType: T.FLOAT, shape: onnx.TensorShapeProto.create({ dim: dims.map((d) => onnx.TensorShapeProto.Dimension.create({ dimValue: d })) }) }) }) });
-  const node = (opType: string, input: string[], output: string[], attribute: onnx.IAttributeProto[] = []) =>
+  const node = (opType: string, input: string[], output: string[], attribute: ReturnType<typeof onnx.AttributeProto.create>[] = []) =>
     onnx.NodeProto.create({ name: `${opType}_${output[0]}`, opType, input, output, attribute });
 
   /** x → MatMul(W) → exact erf GELU (as PyTorch exports it) → Conv 1×1 → y. */

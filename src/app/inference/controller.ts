@@ -11,7 +11,8 @@ import { edits, liveSelection } from '../state/editActions';
 import { currentDocument, studio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
 import type { ToolOutput } from '../tools/types';
-import { isEmbedded, predictLocal } from './localEngine';
+import { isEmbedded, predictLocal, type LocalCandidate } from './localEngine';
+import { RestedDecode, type DecodeKey } from './restedDecode';
 import { RemoteCallError, remotePvs } from './remoteClient';
 import { UnsettledKeys } from './unsettledKeys';
 
@@ -50,14 +51,18 @@ export function handleToolOutputs(outputs: readonly ToolOutput[]): void {
     const previous = promptOf(currentDocument(), image.id);
     const refinement = previous.candidates[previous.selected]?.lowResLogits;
     let revision: number;
+    let rested: Promise<LocalCandidate[]> | undefined;
     if (output.type === 'addPoint') {
       if (previous.points.length >= PROMPT_LIMIT_POINTS) return;
+      const { x, y } = output.point;
+      const multimask = wantsMultimask({ ...previous, points: [...previous.points, output.point] });
+      rested = restedDecode.take({ imageId: image.id, revision: previous.revision, x, y, positive: output.point.positive !== false, multimask, tolerance: useUi.getState().tolerance });
       revision = studio.addPoint(image.id, output.point);
     } else {
       revision = studio.setBox(image.id, clampBoxToImage(output.box, image.width, image.height));
     }
     useUi.getState().setHoverPreview(null);
-    if (useUi.getState().mode === 'local') void runLocal(image.id, revision, refinement);
+    if (useUi.getState().mode === 'local') void runLocal(image.id, revision, refinement, rested);
   }
 }
 
@@ -70,13 +75,15 @@ function wantsMultimask(prompt: PromptState): boolean {
   return prompt.points.length + (prompt.box ? 1 : 0) <= 1;
 }
 
-export async function runLocal(imageId: string, revision: number, maskInput?: Float32Array): Promise<void> {
+/** `rested`: the decode the resting cursor already started for exactly this click (restedDecode.ts). */
+export async function runLocal(imageId: string, revision: number, maskInput?: Float32Array, rested?: Promise<LocalCandidate[]>): Promise<void> {
   const prompt = promptOf(currentDocument(), imageId);
   if (prompt.revision !== revision || !hasPrompt(prompt)) return;
   studio.markPending(imageId, revision, 'pending', isEmbedded(imageId) ? null : 'Analysing the image first (once per image)…');
   try {
     const multimask = wantsMultimask(prompt);
-    const candidates = await predictLocal(imageId, toVisualPrompt(prompt, multimask ? undefined : maskInput), { multimask, tolerance: useUi.getState().tolerance });
+    const decode = () => predictLocal(imageId, toVisualPrompt(prompt, multimask ? undefined : maskInput), { multimask, tolerance: useUi.getState().tolerance });
+    const candidates = rested ? await rested.catch(decode) : await decode();
     studio.resolve(imageId, revision, candidates);
   } catch (error) {
     studio.fail(imageId, revision, error instanceof Error ? error.message : String(error));
@@ -149,6 +156,8 @@ export async function runRemote(imageId: string): Promise<void> {
 /* ---------- live preview under the cursor (local mode only: remote calls cost credits) ---------- */
 
 let hoverTarget: { imageId: string; at: Vertex; revision: number } | null = null;
+/** The hover decode asks exactly what a click there would, so the click can reuse its answer. */
+const restedDecode = new RestedDecode<LocalCandidate[]>();
 let hoverInFlight = false;
 let lastHoverSent = 0;
 const HOVER_INTERVAL_MS = 90;
@@ -184,7 +193,13 @@ function pumpHover(): void {
   if (!points.some((p) => p.positive !== false) && !prompt.box) return;
   hoverInFlight = true;
   lastHoverSent = performance.now();
-  predictLocal(target.imageId, { points, box: prompt.box ?? undefined }, { multimask: false, tolerance: Math.max(1.5, useUi.getState().tolerance) })
+  const multimask = wantsMultimask({ ...prompt, points });
+  const tolerance = useUi.getState().tolerance;
+  const maskInput = multimask ? undefined : prompt.candidates[prompt.selected]?.lowResLogits;
+  const decode = predictLocal(target.imageId, { points, box: prompt.box ?? undefined, maskInput }, { multimask, tolerance });
+  const key: DecodeKey = { imageId: target.imageId, revision: target.revision, x: target.at[0], y: target.at[1], positive, multimask, tolerance };
+  restedDecode.remember(key, decode);
+  decode
     .then((candidates) => {
       const stillCurrent = hoverTarget && hoverTarget.imageId === target.imageId && hoverTarget.revision === target.revision;
       if (!stillCurrent) return;
