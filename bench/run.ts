@@ -18,7 +18,7 @@ import { cpus, loadavg } from 'node:os';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { decodeImage } from '../src/engine/adapters/node-image';
 import { gridClicks } from './clicks';
 import { startNodeLeg } from './node-bench';
@@ -105,7 +105,7 @@ async function withCpu<T>(step: () => Promise<T>): Promise<{ value: T; cpuMs: nu
   return { value, cpuMs: before === undefined || after === undefined ? undefined : after - before };
 }
 
-async function openBenchPage(browser: Browser, base: string, routes: Record<string, { path?: string; body?: Buffer; contentType: string }>): Promise<Page> {
+async function openBenchPage(browser: BrowserContext, base: string, routes: Record<string, { path?: string; body?: Buffer; contentType: string }>): Promise<Page> {
   const page = await browser.newPage();
   page.on('pageerror', (e) => log(`page error: ${e.message}`));
   page.on('console', (m) => {
@@ -206,8 +206,10 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
     const base = `http://127.0.0.1:${port}`;
     await waitForServer(`${base}/bench/browser/`, preview, 60_000);
     const { chromiumLaunch } = await import('../playwright.config');
-    const browser = await chromium.launch({ ...chromiumLaunch, headless: true });
-    cleanups.push(() => browser.close());
+    const chromiumProcess = await chromium.launch({ ...chromiumLaunch, headless: true });
+    cleanups.push(() => chromiumProcess.close());
+    // One context for every page: a "reload" finds the Cache API models and IndexedDB embeddings.
+    const browser = await chromiumProcess.newContext();
     const imageUrl = `/bench-input/${imageName}`;
     const imageRoute = { body: imageBytes, contentType: extname(imageName).toLowerCase() === '.png' ? 'image/png' : 'image/jpeg' };
     const oursPage = await openBenchPage(browser, base, { [imageUrl]: imageRoute });
