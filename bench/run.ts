@@ -94,7 +94,7 @@ interface Leg {
 }
 
 function leg(label: string, backend: string, steps: Pick<Leg, 'embed' | 'click'>, notes?: string[]): Leg {
-  return { label, backend, ...steps, embeds: [], clicks: [], embedCpuMs: [], clickCpuMs: [], notes };
+  return { label, backend, embed: steps.embed, click: steps.click, embeds: [], clicks: [], embedCpuMs: [], clickCpuMs: [], notes };
 }
 
 /** Runs a step and measures the CPU time the whole process tree (Node + Chromium) used meanwhile. */
@@ -180,7 +180,7 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
         if (precision === 'int8' && args['no-int8']) continue;
         const node = await startNodeLeg({ image, multimask: true, encoderPrecision: precision, decoderPrecision: precision });
         cleanups.push(() => node.release());
-        legs.push(leg(`Node, ours${precision === 'int8' ? ', int8 models' : ''}`, `${node.backend.name}, ${node.backend.threads} threads`, node));
+        legs.push(leg(`Node, ours${precision === 'int8' ? ', int8 models' : ''}`, `${node.backend.name}, ${node.backend.threads} threads`, { embed: () => node.embed(), click: (c) => node.click(c) }));
       }
     }
     if (args['no-browser']) {
