@@ -371,7 +371,7 @@ async function main(): Promise<void> {
     ...Object.entries(user.firstMaskLocal).map(([p, v]) => `| time to first mask, new photo, Local (${p} models) | ${fmtSummary(v)} |`),
     '| time to first mask, new photo, Server start | not built yet |',
     ...Object.entries(user.reloadToReady).map(([p, v]) => `| reload → ready to click (${p} models; models from the Cache API, embedding from IndexedDB) | ${fmtSummary(v)} |`),
-    ...[browserFp32, browserInt8].filter((r) => r?.stages.clickToPolygon).map((r) => `| click latency, ${r!.label} (no hover reuse yet: click → polygons) | ${r!.stages.clickToPolygon!.p50.toFixed(1)} p50 |`),
+    ...[browserFp32, browserInt8].filter((r) => r?.stages.clickToPolygon).map((r) => `| click latency, ${r!.label} (a click with no hover before it: click → polygons; the studio's hover reuse is not measured here) | ${r!.stages.clickToPolygon!.p50.toFixed(1)} p50 |`),
   ];
   const loadAfter = loadavg();
   const table = markdownTable(runs, ratios);
