@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boxFromCenterDrag, boxToCornerRect, clampBoxToImage, isBoxLargeEnough } from './centerBox';
+import { boxFromCenterDrag, boxFromCorners, boxToCornerRect, clampBoxToImage, isBoxLargeEnough } from './centerBox';
 
 describe('center-anchored box', () => {
   it('keeps the press point as the center whichever way the user drags', () => {
@@ -18,5 +18,14 @@ describe('center-anchored box', () => {
   it('rejects a click without a drag', () => {
     expect(isBoxLargeEnough(boxFromCenterDrag([5, 5], [5, 6]))).toBe(false);
     expect(isBoxLargeEnough(boxFromCenterDrag([5, 5], [15, 16]))).toBe(true);
+  });
+
+  it('corner to corner gives the same center-anchored box, exactly, whichever corner comes first', () => {
+    expect(boxFromCorners([70, 60], [130, 100])).toEqual({ x: 100, y: 80, width: 60, height: 40 });
+    expect(boxFromCorners([130.5, 100.25], [70, 60])).toEqual({ x: 100.25, y: 80.125, width: 60.5, height: 40.25 });
+    const box = boxFromCorners([12.3, 45.6], [78.9, 101.1]);
+    const rect = boxToCornerRect(box);
+    expect(rect.left).toBeCloseTo(12.3, 12);
+    expect(rect.top + rect.height).toBeCloseTo(101.1, 12);
   });
 });

@@ -32,3 +32,11 @@ export function clampBoxToImage(box: BoxPrompt, imageWidth: number, imageHeight:
 export function isBoxLargeEnough(box: BoxPrompt, minSide = 4): boolean {
   return box.width >= minSide && box.height >= minSide;
 }
+
+/**
+ * Corner to corner, as CVAT and Label Studio draw: the same center-anchored box the API takes.
+ * Midpoint and absolute extent are exact in floating point for the pixel coordinates we see.
+ */
+export function boxFromCorners(a: Vertex, b: Vertex): BoxPrompt {
+  return { x: (a[0] + b[0]) / 2, y: (a[1] + b[1]) / 2, width: Math.abs(b[0] - a[0]), height: Math.abs(b[1] - a[1]) };
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boxTool } from './boxTool';
+import { boxTool, cornerBoxTool } from './boxTool';
 import { panTransition, type PanState } from './panGesture';
 import { negativePointTool, positivePointTool } from './pointTool';
 import { parsePrompts, textToolInitial, textToolTransition } from './textTool';
@@ -27,11 +27,26 @@ describe('point tools', () => {
 describe('center box tool', () => {
   it('press at the center, drag, release: a center-anchored box', () => {
     let t = boxTool.transition(boxTool.initial, { type: 'down', at: [100, 100], button: MOUSE_LEFT });
-    expect(t.state).toEqual({ phase: 'dragging', center: [100, 100], corner: [100, 100] });
+    expect(t.state).toEqual({ phase: 'dragging', anchor: [100, 100], corner: [100, 100], fromCorner: false });
     t = boxTool.transition(t.state, { type: 'move', at: [140, 70] });
     expect(t.state).toMatchObject({ corner: [140, 70] });
     t = boxTool.transition(t.state, { type: 'up', at: [140, 70] });
     expect(t.state).toEqual({ phase: 'idle' });
+    expect(t.outputs).toEqual([{ type: 'setBox', box: { x: 100, y: 100, width: 80, height: 60 } }]);
+  });
+
+  it('corner to corner: by the setting, or with Shift held while dragging; the output stays center-anchored', () => {
+    let t = cornerBoxTool.transition(cornerBoxTool.initial, { type: 'down', at: [60, 70], button: MOUSE_LEFT });
+    t = cornerBoxTool.transition(t.state, { type: 'up', at: [140, 130] });
+    expect(t.outputs).toEqual([{ type: 'setBox', box: { x: 100, y: 100, width: 80, height: 60 } }]);
+    t = boxTool.transition(boxTool.initial, { type: 'down', at: [60, 70], button: MOUSE_LEFT });
+    t = boxTool.transition(t.state, { type: 'move', at: [100, 100], shiftKey: true });
+    expect(t.state).toMatchObject({ fromCorner: true });
+    t = boxTool.transition(t.state, { type: 'up', at: [140, 130] });
+    expect(t.outputs).toEqual([{ type: 'setBox', box: { x: 100, y: 100, width: 80, height: 60 } }]);
+    // Shift with the corner setting draws from the center again.
+    t = cornerBoxTool.transition(cornerBoxTool.initial, { type: 'down', at: [100, 100], button: MOUSE_LEFT, shiftKey: true });
+    t = cornerBoxTool.transition(t.state, { type: 'up', at: [140, 130] });
     expect(t.outputs).toEqual([{ type: 'setBox', box: { x: 100, y: 100, width: 80, height: 60 } }]);
   });
 

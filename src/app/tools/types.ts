@@ -3,8 +3,8 @@ import type { BoxPrompt, PointPrompt, Vertex } from '../../engine/types';
 /** Pointer input already converted to image pixels by the canvas. */
 export type ToolEvent =
   | { type: 'down'; at: Vertex; button: number; altKey?: boolean; shiftKey?: boolean }
-  | { type: 'move'; at: Vertex }
-  | { type: 'up'; at: Vertex }
+  | { type: 'move'; at: Vertex; shiftKey?: boolean }
+  | { type: 'up'; at: Vertex; shiftKey?: boolean }
   | { type: 'leave' }
   | { type: 'cancel' };
 
