@@ -7,6 +7,8 @@ import { HelpOverlay } from './components/HelpOverlay';
 import { ImageStrip } from './components/ImageStrip';
 import { ObjectList } from './components/ObjectList';
 import { ClassPanel } from './components/ClassPanel';
+import { ResultAnnouncer } from './components/ResultAnnouncer';
+import { SheetBar, type Sheet } from './components/SheetBar';
 import { PromptPanel } from './components/PromptPanel';
 import { RemoteSettings } from './components/RemoteSettings';
 import { StatusBar } from './components/StatusBar';
@@ -50,10 +52,12 @@ export function App() {
   return (
     <div className="app">
       <Header />
-      {page === 'studio' && <Studio />}
-      {page === 'account' && <AccountPage />}
-      {page === 'keys' && <KeysPage />}
-      {page === 'credits' && <CreditsPage />}
+      <main className="app-main" id="main">
+        {page === 'studio' && <Studio />}
+        {page === 'account' && <AccountPage />}
+        {page === 'keys' && <KeysPage />}
+        {page === 'credits' && <CreditsPage />}
+      </main>
       <HelpOverlay />
       <Notice />
     </div>
@@ -89,6 +93,7 @@ function Studio() {
   const doc = useStudio((s) => s.history.present);
   const mode = useUi((s) => s.mode);
   const [dragging, setDragging] = useState(false);
+  const [sheet, setSheet] = useState<Sheet>(null);
   const active = doc.activeImageId;
 
   // Local mode: start the model as soon as the studio opens, embed the image being looked at, then
@@ -119,19 +124,22 @@ function Studio() {
         void openImageBlobs(Array.from(e.dataTransfer.files));
       }}
     >
+      {doc.images.length > 0 && <h1 className="visually-hidden">Studio: {doc.images.find((i) => i.id === active)?.name}</h1>}
       <Toolbar />
-      <div className="workspace">
+      <div className={`workspace${sheet ? ` sheet-open-${sheet}` : ''}`}>
         <ImageStrip />
         <div className="canvas-column">
           {doc.images.length === 0 ? <EmptyState /> : <StudioCanvas />}
         </div>
-        <aside className="side-panel" aria-label="Selection and objects">
+        <aside className="side-panel" id="selection-sheet" aria-label="Selection and objects">
           {mode === 'remote' && <RemoteSettings />}
           <PromptPanel />
           <ClassPanel />
           <ObjectList />
         </aside>
       </div>
+      {doc.images.length > 0 && <SheetBar sheet={sheet} onChange={setSheet} />}
+      <ResultAnnouncer />
       <StatusBar />
     </div>
   );

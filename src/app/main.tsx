@@ -4,6 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { queryClient } from './queryClient';
 import './styles.css';
+import './layout.css';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('#root missing from index.html');

@@ -19,6 +19,11 @@ export const SHORTCUTS: readonly Shortcut[] = [
   ...EDIT_SHORTCUTS,
   { keys: 'T', action: 'Text prompt' },
   { keys: 'Enter', action: 'Accept the selected mask as an object' },
+  { keys: 'Tab to the canvas, then arrows', action: 'Move the crosshair (Shift: larger steps)' },
+  { keys: 'Enter / Space on the canvas', action: 'Positive point at the crosshair (Shift+Enter: negative); Box: center, then corner' },
+  { keys: 'Ctrl+Enter on the canvas', action: 'Accept the selected mask' },
+  { keys: 'Shift while dragging a box', action: 'Corner to corner instead of from the center (or the reverse)' },
+  { keys: 'Touch', action: 'Tap: point · long-press: exclude · drag: box · two fingers: pan and zoom' },
   { keys: '[  ]', action: 'Previous / next mask candidate (brush / eraser: smaller / larger brush)' },
   { keys: 'Esc', action: 'Cancel the box / clear the selection' },
   { keys: 'Ctrl+Z', action: 'Undo' },
@@ -38,8 +43,9 @@ function viewSize() {
 export function handleShortcut(e: KeyboardEvent): boolean {
   const target = e.target as HTMLElement | null;
   if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return false;
-  // Enter on a focused button or link activates that control, not the "accept" shortcut.
-  if (e.key === 'Enter' && target && /^(BUTTON|A)$/.test(target.tagName)) return false;
+  // Enter on a focused button or link activates that control, not the "accept" shortcut, except on
+  // a mask candidate: picking one is done by clicking it, and Enter then accepts it as the help says.
+  if (e.key === 'Enter' && target && /^(BUTTON|A)$/.test(target.tagName) && !target.closest('[aria-label="Mask candidates"]')) return false;
   const ui = useUi.getState();
   if (ui.page !== 'studio') return false;
   const mod = e.ctrlKey || e.metaKey;

@@ -2,13 +2,14 @@ import { useEffect, type RefObject } from 'react';
 import { FOCUSABLE, trappedFocusIndex } from './focusOrder';
 
 /**
- * A modal dialog: focus moves into it when it opens, Tab stays inside, Esc closes it, and focus
- * returns to where it was when it closes.
+ * A dialog: focus moves into it when it opens, Tab (and, if asked, the arrow keys) stays inside,
+ * Esc closes it, and focus returns to where it was when it closes.
  */
-export function useFocusTrap(container: RefObject<HTMLElement | null>, onClose: () => void): void {
+export function useFocusTrap(container: RefObject<HTMLElement | null>, onClose: () => void, options: { active?: boolean; arrows?: boolean } = {}): void {
+  const { active = true, arrows = false } = options;
   useEffect(() => {
     const node = container.current;
-    if (!node) return;
+    if (!active || !node) return;
     const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const focusables = () => Array.from(node.querySelectorAll<HTMLElement>(FOCUSABLE));
     (focusables()[0] ?? node).focus();
@@ -19,9 +20,10 @@ export function useFocusTrap(container: RefObject<HTMLElement | null>, onClose: 
         onClose();
         return;
       }
-      if (e.key !== 'Tab') return;
+      const arrow = arrows && (e.key === 'ArrowDown' || e.key === 'ArrowUp');
+      if (e.key !== 'Tab' && !arrow) return;
       const items = focusables();
-      const next = trappedFocusIndex(items.indexOf(document.activeElement as HTMLElement), items.length, e.shiftKey);
+      const next = trappedFocusIndex(items.indexOf(document.activeElement as HTMLElement), items.length, arrow ? e.key === 'ArrowUp' : e.shiftKey);
       e.preventDefault();
       (items[next] ?? node).focus();
     };
@@ -30,7 +32,7 @@ export function useFocusTrap(container: RefObject<HTMLElement | null>, onClose: 
       node.removeEventListener('keydown', onKey);
       if (previous?.isConnected) previous.focus();
     };
-    // Once per opening: the dialog mounts when it opens.
+    // Once per opening.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
+  }, [active]);
 }

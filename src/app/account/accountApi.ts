@@ -25,7 +25,7 @@ export class AccountApiError extends Error {
   }
 }
 
-function csrfToken(): string | null {
+export function csrfToken(): string | null {
   const match = document.cookie.split(/;\s*/).find((c) => c.startsWith('mw_csrf='));
   return match ? decodeURIComponent(match.slice('mw_csrf='.length)) : null;
 }

@@ -9,7 +9,7 @@ import { create } from 'zustand';
 import type { Account } from '../../contract';
 import { ACCOUNT_QUERY, queryClient } from '../queryClient';
 import type { RemoteSettings } from '../state/uiStore';
-import { AccountApiError, accountApi, accountWithKey } from './accountApi';
+import { AccountApiError, accountApi, accountWithKey, csrfToken } from './accountApi';
 
 export interface AccountView {
   /** The account that pays for remote calls: the stored key's when it is valid, else the signed-in one. */
@@ -35,7 +35,9 @@ async function orNobody(read: () => Promise<Account>): Promise<Account | null> {
 
 export async function readAccountView(remote: RemoteSettings): Promise<AccountView | null> {
   const [signedIn, keyOwner] = await Promise.all([
-    orNobody(() => accountApi.account(remote.baseUrl)),
+    // The server sets and clears the CSRF cookie with the session: without it there is no session
+    // to ask about, and asking would only put a 401 in the console of every anonymous visit.
+    csrfToken() ? orNobody(() => accountApi.account(remote.baseUrl)) : Promise.resolve(null),
     remote.apiKey ? orNobody(() => accountWithKey(remote.baseUrl, remote.apiKey)) : Promise.resolve(null),
   ]);
   const payer = keyOwner ?? signedIn;

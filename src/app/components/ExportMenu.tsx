@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useFocusTrap } from '../a11y/useFocusTrap';
 import { toApiJson } from '../export/apiJson';
 import { toCoco } from '../export/coco';
 import { readDatasetFiles } from '../export/datasetReaders';
@@ -29,6 +30,11 @@ export function ExportMenu() {
   const [withImages, setWithImages] = useState(false);
   const [report, setReport] = useState<{ message: string; unmatched: readonly string[] } | null>(null);
   const ref = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  const popup = useRef<HTMLDivElement>(null);
+  const closeMenu = useCallback(() => setOpen(false), []);
+  // A small non-modal dialog: focus moves in, Tab and the arrow keys cycle inside, Esc closes and focus returns to Export.
+  useFocusTrap(popup, closeMenu, { active: open, arrows: true });
   const doc = useStudio((s) => s.history.present);
   const tolerance = useUi((s) => s.tolerance);
   const image = doc.images.find((i) => i.id === doc.activeImageId);
@@ -92,11 +98,11 @@ export function ExportMenu() {
 
   return (
     <div className="menu" ref={ref}>
-      <button type="button" aria-haspopup="dialog" aria-expanded={open} disabled={!image} title={image ? 'Export or import annotations' : 'Open an image first'} onClick={() => setOpen(!open)}>
+      <button ref={button} type="button" aria-haspopup="dialog" aria-expanded={open} disabled={!image} title={image ? 'Export or import annotations' : 'Open an image first'} onClick={() => setOpen(!open)}>
         Export
       </button>
       {open && (
-        <div className="menu-popup export-dialog" role="dialog" aria-label="Export and import">
+        <div ref={popup} className="menu-popup export-dialog" role="dialog" aria-label="Export and import">
           <p className="muted small">
             Whole session: {doc.images.length} image{doc.images.length === 1 ? '' : 's'}, {total} object{total === 1 ? '' : 's'}
             {hidden ? ` (${hidden} hidden)` : ''}

@@ -1,15 +1,22 @@
+import { useRef } from 'react';
+import { useFocusTrap } from '../a11y/useFocusTrap';
 import { SHORTCUTS } from '../shortcuts';
 import { useUi } from '../state/uiStore';
 
 export function HelpOverlay() {
   const open = useUi((s) => s.helpOpen);
+  return open ? <HelpDialog /> : null;
+}
+
+function HelpDialog() {
   const setOpen = useUi((s) => s.setHelpOpen);
-  if (!open) return null;
+  const dialog = useRef<HTMLDivElement>(null);
+  useFocusTrap(dialog, () => setOpen(false));
   return (
     <div className="overlay" onClick={() => setOpen(false)}>
-      <div className="dialog" role="dialog" aria-modal="true" aria-label="Keyboard shortcuts" onClick={(e) => e.stopPropagation()}>
+      <div ref={dialog} className="dialog" role="dialog" aria-modal="true" aria-labelledby="help-title" tabIndex={-1} onClick={(e) => e.stopPropagation()}>
         <div className="dialog-head">
-          <h2>Keyboard shortcuts</h2>
+          <h2 id="help-title">Keyboard shortcuts</h2>
           <button type="button" className="icon" aria-label="Close" onClick={() => setOpen(false)}>
             ✕
           </button>

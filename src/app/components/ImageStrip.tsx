@@ -8,7 +8,7 @@ export function ImageStrip() {
   const [, force] = useState(0);
   useEffect(() => subscribeImages(() => force((n) => n + 1)), []);
   return (
-    <aside className="image-strip" aria-label="Images">
+    <aside className="image-strip" id="image-sheet" aria-label="Images">
       <label className="open-image button primary">
         <input
           type="file"

@@ -9,6 +9,7 @@ import { formatBytes, useEngineStatus } from '../state/engineStatus';
 import { emptyPrompt, hasPrompt } from '../state/model';
 import { studio, useStudio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
+import { usePreferences } from '../state/preferences';
 import { textToolInitial, textToolTransition, type TextToolState } from '../tools/textTool';
 import { CandidateThumb } from './CandidateThumb';
 import { KnownConcepts } from './KnownConcepts';
@@ -33,13 +34,15 @@ export function PromptPanel() {
   const positives = prompt.points.filter((p) => p.positive !== false).length;
   const negatives = prompt.points.length - positives;
   const busy = prompt.status === 'pending' || prompt.status === 'waiting';
+  // A negative point says what to leave out, not what to select: nothing to segment yet, and the user is told so.
+  const onlyExclusions = negatives > 0 && !hasPrompt(prompt);
 
   return (
     <section className="card prompt-panel" aria-label="Current selection">
       <h2 className="section-title">Selection</h2>
       {!hasPrompt(prompt) && prompt.points.length === 0 ? (
         <p className="hint">
-          {tool === 'box' ? 'Press at the center of an object and drag outwards.' : 'Click an object to select it. Right-click excludes a part.'}
+          <SelectionHint tool={tool} />
         </p>
       ) : (
         <p className="prompt-summary">
@@ -49,6 +52,7 @@ export function PromptPanel() {
         </p>
       )}
       <div role="status" aria-live="polite" className={`prompt-status ${prompt.status}`}>
+        {onlyExclusions && <span className="warning-text">A negative point only excludes. Add a positive point on the object (or draw a box) to select it.</span>}
         {prompt.status === 'pending' && (prompt.message ?? (mode === 'local' ? 'Segmenting…' : 'Sending to the API…'))}
         {prompt.status === 'waiting' && <span className="waiting">Waiting — {prompt.message}</span>}
         {prompt.status === 'error' && (
@@ -106,6 +110,12 @@ export function PromptPanel() {
       </div>
     </section>
   );
+}
+
+function SelectionHint({ tool }: { tool: string }) {
+  const corners = usePreferences((s) => s.boxDrawing === 'corners');
+  if (tool === 'box') return <>{corners ? 'Drag from one corner of the object to the opposite corner.' : 'Press at the center of an object and drag outwards.'}</>;
+  return <>Click or tap an object to select it. Right-click or long-press excludes a part.</>;
 }
 
 type TextAnswer =

@@ -45,7 +45,7 @@ export function RemoteSettings() {
       <label className="field">
         API key
         <span className="row">
-          <input type={reveal ? 'text' : 'password'} autoComplete="off" spellCheck={false} placeholder="mw_…" value={apiKey} onChange={(e) => setApiKey(e.target.value)} />
+          <input type={reveal ? 'text' : 'password'} autoComplete="off" spellCheck={false} placeholder="mwk_…" value={apiKey} onChange={(e) => setApiKey(e.target.value)} />
           <button type="button" className="small" onClick={() => setReveal(!reveal)}>
             {reveal ? 'Hide' : 'Show'}
           </button>

@@ -2,6 +2,8 @@ import { formatBytes, useEngineStatus } from '../state/engineStatus';
 import { describeVariants } from '../inference/modelVariants';
 import { useUi } from '../state/uiStore';
 import { useStudio } from '../state/studioStore';
+import { isEmbedded } from '../inference/localEngine';
+import { usePreferences } from '../state/preferences';
 
 const BACKEND_NAMES: Record<string, string> = {
   webgpu: 'WebGPU',
@@ -37,7 +39,10 @@ export function StatusBar() {
   const mode = useUi((s) => s.mode);
   const doc = useStudio((s) => s.history.present);
   const active = doc.activeImageId;
-  const embeddingHere = engine.embedding?.imageId === active ? engine.embedding.state : null;
+  // An image analysed earlier in the session stays ready when the user comes back to it.
+  const embeddingHere = engine.embedding?.imageId === active ? engine.embedding.state : active && isEmbedded(active) ? 'ready' : null;
+  const details = usePreferences((s) => s.statusDetails);
+  const setPreferences = usePreferences((s) => s.set);
   return (
     <footer className="status-bar" data-testid="status-bar" aria-label="Status">
       {mode === 'remote' ? (
@@ -58,14 +63,19 @@ export function StatusBar() {
               {engine.models ? <span data-testid="model-variants"> · {describeVariants(engine.models)}</span> : null}
             </span>
           )}
-          {engine.lastEncoder && (
+          {(engine.lastEncoder || engine.lastDecoder) && (
+            <button type="button" className="link-button details-toggle" aria-expanded={details} onClick={() => setPreferences({ statusDetails: !details })}>
+              {details ? 'Hide details' : 'Details'}
+            </button>
+          )}
+          {details && engine.lastEncoder && (
             <span>
               Encoder {engine.lastEncoder.cacheHit ? 'cache hit' : `${Math.round(engine.lastEncoder.encoderMs)} ms`}
               {engine.storedEmbeddingsUsed > 0 && <span data-testid="stored-embeddings"> · {engine.storedEmbeddingsUsed} from storage</span>}
             </span>
           )}
-          {engine.lastDecoder && <span>Decoder {Math.round(engine.lastDecoder.decoderMs)} ms</span>}
-          {engine.embeddings > 0 && (
+          {details && engine.lastDecoder && <span>Decoder {Math.round(engine.lastDecoder.decoderMs)} ms</span>}
+          {details && engine.embeddings > 0 && (
             <span>
               Cache hits {engine.cacheHits}/{engine.embeddings}
             </span>

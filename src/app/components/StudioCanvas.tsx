@@ -3,14 +3,17 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Circle, Group, Image as KonvaImage, Layer, Line, Rect, Stage } from 'react-konva';
 import type { Vertex } from '../../engine/types';
 import { fitToScreen, panBy, screenToImage, wheelZoomFactor, zoomAt, type Camera } from '../geometry/camera';
-import { boxFromCenterDrag, boxToCornerRect } from '../geometry/centerBox';
+import { boxFromCenterDrag, boxFromCorners, boxToCornerRect, isBoxLargeEnough } from '../geometry/centerBox';
 import { tracedPolygons } from '../geometry/traced';
 import { imageElement, subscribeImages } from '../images/imageLibrary';
 import { handleToolOutputs } from '../inference/controller';
 import { emptyPrompt, type ImageEntry } from '../state/model';
-import { useStudio } from '../state/studioStore';
+import { studio, useStudio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
-import { boxTool, type BoxToolState } from '../tools/boxTool';
+import { boxOfDrag, boxTool, cornerBoxTool, type BoxToolState } from '../tools/boxTool';
+import { crosshairKey, crosshairStart, type CrosshairState } from '../tools/keyboardCrosshair';
+import { usePreferences } from '../state/preferences';
+import { useCanvasTouch } from './useCanvasTouch';
 import { panTransition, type PanState } from '../tools/panGesture';
 import { negativePointTool, positivePointTool, type PointToolState } from '../tools/pointTool';
 import type { ToolEvent, ToolMachine } from '../tools/types';
@@ -57,6 +60,10 @@ export function StudioCanvas() {
   useEdit((s) => s.selection);
   const selection = liveSelection(doc);
   const editing = selection.length === 1 ? objects.find((o) => o.id === selection[0]) : undefined;
+  const boxDrawing = usePreferences((s) => s.boxDrawing);
+  const [crosshair, setCrosshair] = useState<CrosshairState | null>(null);
+  const [focused, setFocused] = useState(false);
+  const [touchBox, setTouchBox] = useState<{ start: Vertex; at: Vertex } | null>(null);
 
   useEffect(() => {
     const node = containerRef.current;
@@ -72,10 +79,11 @@ export function StudioCanvas() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [image?.id, size.width, size.height]);
 
-  useEffect(() => setToolState(null), [tool]);
+  useEffect(() => setToolState(null), [tool, boxDrawing]);
   useEffect(() => useEdit.getState().select([]), [image?.id]);
+  useEffect(() => setCrosshair(null), [image?.id]);
 
-  const machine = tool === 'text' ? null : (machines[tool] as ToolMachine<unknown>);
+  const machine = tool === 'text' ? null : tool === 'box' && boxDrawing === 'corners' ? (cornerBoxTool as ToolMachine<unknown>) : (machines[tool] as ToolMachine<unknown>);
 
   const dispatch = useCallback(
     (event: ToolEvent) => {
@@ -118,6 +126,75 @@ export function StudioCanvas() {
     };
   });
 
+  // A box drag that leaves the canvas keeps following the pointer, and releasing the button anywhere
+  // finishes it: otherwise the box stays stuck to the cursor and the next click commits it.
+  const dragging = (toolState as BoxToolState | null)?.phase === 'dragging';
+  useEffect(() => {
+    if (!dragging) return;
+    const outside = (e: MouseEvent) => !containerRef.current?.contains(e.target as Node);
+    const at = (e: MouseEvent): Vertex | null => {
+      const rect = containerRef.current?.getBoundingClientRect();
+      const cam = useUi.getState().camera;
+      return rect && cam ? clampToImage(screenToImage(cam, [e.clientX - rect.left, e.clientY - rect.top])) : null;
+    };
+    const move = (e: MouseEvent) => {
+      const p = outside(e) ? at(e) : null;
+      if (p) dispatch({ type: 'move', at: p, shiftKey: e.shiftKey });
+    };
+    const up = (e: MouseEvent) => {
+      const p = outside(e) ? at(e) : null;
+      if (p) dispatch({ type: 'up', at: p, shiftKey: e.shiftKey });
+    };
+    window.addEventListener('mousemove', move);
+    window.addEventListener('mouseup', up);
+    return () => {
+      window.removeEventListener('mousemove', move);
+      window.removeEventListener('mouseup', up);
+    };
+  });
+
+  useCanvasTouch(containerRef, {
+    onGesture: (gesture) => {
+      const cam = useUi.getState().camera;
+      // Touch speaks the prompt tools' language (points and boxes); the editing tools are mouse-only for now.
+      if (!cam || !image || (tool !== 'positive' && tool !== 'negative' && tool !== 'box')) return;
+      if (gesture.type === 'tap' || gesture.type === 'longPress') {
+        const at = screenToImage(cam, gesture.at);
+        if (!inImage(at)) return;
+        // A tap adds the tool's kind of point (positive unless the Negative tool is on); a long press always excludes.
+        const positive = gesture.type === 'tap' && tool !== 'negative';
+        handleToolOutputs([{ type: 'addPoint', point: { x: at[0], y: at[1], positive } }]);
+      } else if (gesture.type === 'dragMove') {
+        setTouchBox({ start: clampToImage(screenToImage(cam, gesture.start)), at: clampToImage(screenToImage(cam, gesture.at)) });
+      } else if (gesture.type === 'dragEnd') {
+        setTouchBox(null);
+        const box = touchBoxPrompt(clampToImage(screenToImage(cam, gesture.start)), clampToImage(screenToImage(cam, gesture.at)));
+        if (isBoxLargeEnough(box)) handleToolOutputs([{ type: 'setBox', box }]);
+      } else if (gesture.type === 'dragCancel') setTouchBox(null);
+    },
+  });
+  const touchBoxPrompt = (start: Vertex, at: Vertex) => (boxDrawing === 'corners' ? boxFromCorners(start, at) : boxFromCenterDrag(start, at));
+
+  const onKeyDown = (e: React.KeyboardEvent<HTMLDivElement>) => {
+    if (!image || !camera || e.altKey || e.metaKey) return;
+    if (e.ctrlKey) {
+      // Ctrl+Enter accepts the selected mask without leaving the canvas (Enter places points here).
+      if (e.key === 'Enter' && prompt.candidates.length) {
+        e.preventDefault();
+        e.stopPropagation();
+        studio.acceptCandidate(image.id);
+      }
+      return;
+    }
+    const current = crosshair ?? crosshairStart(image.width, image.height);
+    const result = crosshairKey(current, { key: e.key, shiftKey: e.shiftKey }, { tool, imageWidth: image.width, imageHeight: image.height, step: 8 / camera.scale, boxFromCorners: boxDrawing === 'corners' });
+    if (!result.handled) return;
+    e.preventDefault();
+    e.stopPropagation();
+    setCrosshair(result.state);
+    handleToolOutputs(result.outputs);
+  };
+
   const pointer = (stage: Konva.Stage | null): { screen: Vertex; image: Vertex } | null => {
     const position = stage?.getPointerPosition();
     if (!position || !camera) return null;
@@ -145,13 +222,13 @@ export function StudioCanvas() {
     if (!at) return;
     if (tool === 'brush' || tool === 'eraser') setCursorAt(at.image);
     if (updatePan({ type: 'move', screen: at.screen })) return;
-    if (inImage(at.image) || (toolState as BoxToolState | null)?.phase === 'dragging') dispatch({ type: 'move', at: clampToImage(at.image) });
+    if (inImage(at.image) || dragging) dispatch({ type: 'move', at: clampToImage(at.image), shiftKey: e.evt.shiftKey });
     else dispatch({ type: 'leave' });
   };
   const onMouseUp = (e: Konva.KonvaEventObject<MouseEvent>) => {
     const at = pointer(e.target.getStage());
     if (updatePan({ type: 'up' })) return;
-    if (at) dispatch({ type: 'up', at: clampToImage(at.image) });
+    if (at) dispatch({ type: 'up', at: clampToImage(at.image), shiftKey: e.evt.shiftKey });
   };
   const onDblClick = (e: Konva.KonvaEventObject<MouseEvent>) => {
     const at = pointer(e.target.getStage());
@@ -181,8 +258,17 @@ export function StudioCanvas() {
       ref={containerRef}
       className="canvas-host"
       role="application"
-      aria-label="Image canvas: click to select an object, right-click to exclude, wheel to zoom"
+      tabIndex={image ? 0 : -1}
+      aria-label="Image canvas: click or tap an object to select it, right-click or long-press to exclude a part, wheel or pinch to zoom. Keyboard: arrow keys move the crosshair (Shift for larger steps), Enter or Space adds a point, Shift+Enter excludes, Ctrl+Enter accepts"
       style={{ cursor }}
+      data-crosshair={focused && crosshair ? `${Math.round(crosshair.at[0])},${Math.round(crosshair.at[1])}` : ''}
+      onKeyDown={onKeyDown}
+      onFocus={(e) => {
+        if (e.target !== e.currentTarget) return;
+        setFocused(true);
+        if (!crosshair && image) setCrosshair(crosshairStart(image.width, image.height));
+      }}
+      onBlur={() => setFocused(false)}
       data-testid="canvas"
       data-camera={camera ? `${camera.scale.toFixed(4)},${camera.x.toFixed(1)},${camera.y.toFixed(1)}` : ''}
       data-selection={selection.join(',')}
@@ -216,7 +302,10 @@ export function StudioCanvas() {
                 )}
                 {selected && <PolygonShape name="candidate" polygons={selectedPolygons} fill="rgba(56,189,248,0.38)" stroke="#38bdf8" scale={scale} strokePx={2.5} />}
                 {prompt.box && <BoxMarker box={prompt.box} scale={scale} />}
-                {boxDrag && <BoxMarker box={boxFromCenterDrag(boxDrag.center, boxDrag.corner)} scale={scale} dragging />}
+                {boxDrag && <BoxMarker box={boxOfDrag(boxDrag)} scale={scale} dragging />}
+                {touchBox && <BoxMarker box={touchBoxPrompt(touchBox.start, touchBox.at)} scale={scale} dragging />}
+                {focused && crosshair?.boxAnchor && tool === 'box' && <BoxMarker box={touchBoxPrompt(crosshair.boxAnchor, crosshair.at)} scale={scale} dragging />}
+                {focused && crosshair && <Crosshair at={crosshair.at} scale={scale} />}
                 {prompt.points.map((p, i) => (
                   <Group key={i} x={p.x} y={p.y} listening={false}>
                     <Circle radius={7 / scale} fill={p.positive === false ? '#ef4444' : '#22c55e'} stroke="#ffffff" strokeWidth={2 / scale} />
@@ -230,6 +319,28 @@ export function StudioCanvas() {
         </Stage>
       )}
     </div>
+  );
+}
+
+/** The keyboard's pointer: a ring with a gap, visible over light and dark photos alike. */
+function Crosshair({ at, scale }: { at: Vertex; scale: number }) {
+  const inner = 4 / scale;
+  const outer = 14 / scale;
+  const arms = [
+    [at[0] - outer, at[1], at[0] - inner, at[1]],
+    [at[0] + inner, at[1], at[0] + outer, at[1]],
+    [at[0], at[1] - outer, at[0], at[1] - inner],
+    [at[0], at[1] + inner, at[0], at[1] + outer],
+  ];
+  return (
+    <Group listening={false} name="crosshair">
+      {arms.map((points, i) => (
+        <Line key={`d${i}`} points={points} stroke="#000" strokeWidth={4 / scale} />
+      ))}
+      {arms.map((points, i) => (
+        <Line key={`l${i}`} points={points} stroke="#fde047" strokeWidth={2 / scale} />
+      ))}
+    </Group>
   );
 }
 

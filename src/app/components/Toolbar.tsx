@@ -3,6 +3,8 @@ import { useStudio, studio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
 import type { ToolId } from '../tools/types';
 import { fitToScreen, zoomAt } from '../geometry/camera';
+import { DETAIL_MAX, detailFromTolerance, toleranceFromDetail } from '../geometry/detailLevel';
+import { BoxDrawingSetting } from './BoxDrawingSetting';
 import { ExportMenu } from './ExportMenu';
 import { BrushSizeSlider } from './BrushSizeSlider';
 import { BrushIcon, EraserIcon, SelectIcon } from './editIcons';
@@ -11,7 +13,7 @@ import { BoxIcon, NegativeIcon, PositiveIcon, RedoIcon, TextIcon, UndoIcon } fro
 const TOOLS: Array<{ id: ToolId; label: string; key: string; icon: JSX.Element; hint: string }> = [
   { id: 'positive', label: 'Positive point', key: 'P', icon: <PositiveIcon />, hint: 'Click on the object to include it' },
   { id: 'negative', label: 'Negative point', key: 'N', icon: <NegativeIcon />, hint: 'Click on a part to exclude it (or right-click with any point tool)' },
-  { id: 'box', label: 'Box', key: 'X', icon: <BoxIcon />, hint: 'Press at the CENTER of the object and drag outwards' },
+  { id: 'box', label: 'Box', key: 'X', icon: <BoxIcon />, hint: 'Press at the CENTER of the object and drag outwards (or corner to corner: see the setting, or hold Shift)' },
   { id: 'text', label: 'Text prompt', key: 'T', icon: <TextIcon />, hint: 'Describe what to find, e.g. “cup, spoon”' },
   { id: 'select', label: 'Select', key: 'V', icon: <SelectIcon />, hint: 'Click an object to select it (Shift adds); drag its vertices, double-click an edge to add one' },
   { id: 'brush', label: 'Brush', key: 'B', icon: <BrushIcon />, hint: 'Paint into the selected object (nothing selected: a new object); [ ] or wheel while held: size' },
@@ -75,10 +77,22 @@ export function Toolbar() {
         </button>
       </div>
       {(tool === 'brush' || tool === 'eraser') && <BrushSizeSlider />}
-      <label className="detail-slider" title="Fewer vertices ← → closer to the mask">
+      {tool === 'box' && <BoxDrawingSetting />}
+      <label className="detail-slider" title="Outline detail: fewer vertices to the left, closer to the mask to the right">
         Detail
-        <input type="range" min={0} max={4} step={0.1} value={4 - tolerance} aria-label="Polygon detail" onChange={(e) => setTolerance(Math.round((4 - Number(e.target.value)) * 10) / 10)} />
-        <span className="muted">{tolerance.toFixed(1)} px</span>
+        <input
+          type="range"
+          min={0}
+          max={DETAIL_MAX}
+          step={1}
+          value={detailFromTolerance(tolerance)}
+          aria-label="Polygon detail"
+          aria-valuetext={`${detailFromTolerance(tolerance)} of ${DETAIL_MAX}`}
+          onChange={(e) => setTolerance(toleranceFromDetail(Number(e.target.value)))}
+        />
+        <output className="detail-value">
+          {detailFromTolerance(tolerance)}/{DETAIL_MAX}
+        </output>
       </label>
       <div className="tool-group right">
         <ExportMenu />

@@ -2,6 +2,7 @@ import { saveImage } from '../persistence/session';
 import { studio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
 import { addImageBlob, fetchSample } from './imageLibrary';
+import { truncationProblem } from './imageIntegrity';
 
 /** One path for every way an image arrives: picker, drop, paste, sample gallery. */
 export async function openImageBlobs(files: Iterable<Blob & { name?: string }>): Promise<void> {
@@ -10,12 +11,16 @@ export async function openImageBlobs(files: Iterable<Blob & { name?: string }>):
       useUi.getState().setNotice(`${file.name ?? 'That file'} is not an image.`);
       continue;
     }
+    const name = file.name || `pasted-${new Date().toISOString().slice(0, 19)}.png`;
     try {
-      const entry = await addImageBlob(file, file.name || `pasted-${new Date().toISOString().slice(0, 19)}.png`);
+      const problem = truncationProblem(new Uint8Array(await file.arrayBuffer()));
+      if (problem) throw new Error(`${problem}. Nothing was opened; try the file again from its source.`);
+      const entry = await addImageBlob(file, name);
       await saveImage(entry.id, file).catch(() => undefined);
       studio.addImage(entry);
     } catch (error) {
-      useUi.getState().setNotice(error instanceof Error ? error.message : String(error));
+      // The notice names the file: with several dropped at once, the user must know which one failed.
+      useUi.getState().setNotice(`Could not open ${name}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 }

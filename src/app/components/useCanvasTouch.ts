@@ -1,0 +1,72 @@
+import { useEffect, useRef, type RefObject } from 'react';
+import type { Vertex } from '../../engine/types';
+import { panBy, zoomAt } from '../geometry/camera';
+import { useUi } from '../state/uiStore';
+import { initialTouch, LONG_PRESS_MS, touchTransition, type TouchEvent, type TouchOutput, type TouchState } from '../tools/touchGesture';
+
+export interface TouchHandlers {
+  /** Single-finger gestures, in screen pixels of the canvas; pan and pinch move the camera here. */
+  onGesture(output: Exclude<TouchOutput, { type: 'pan' } | { type: 'zoom' }>): void;
+}
+
+/**
+ * Wires finger input on the canvas host to the pure touch state machine. Mouse and pen keep going
+ * through the canvas's own mouse handlers; the default of a touch press is prevented so the
+ * browser neither scrolls nor sends the emulated mouse events that would place a second point.
+ */
+export function useCanvasTouch(host: RefObject<HTMLElement | null>, handlers: TouchHandlers): void {
+  const latest = useRef(handlers);
+  latest.current = handlers;
+  useEffect(() => {
+    const node = host.current;
+    if (!node) return;
+    let state: TouchState = initialTouch;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const apply = (event: TouchEvent) => {
+      const result = touchTransition(state, event);
+      state = result.state;
+      for (const output of result.outputs) {
+        const camera = useUi.getState().camera;
+        if (output.type === 'pan') {
+          if (camera) useUi.getState().setCamera(panBy(camera, output.delta[0], output.delta[1]));
+        } else if (output.type === 'zoom') {
+          if (camera) useUi.getState().setCamera(zoomAt(camera, output.center, output.factor));
+        } else latest.current.onGesture(output);
+      }
+    };
+    const local = (e: PointerEvent): Vertex => {
+      const rect = node.getBoundingClientRect();
+      return [e.clientX - rect.left, e.clientY - rect.top];
+    };
+    const down = (e: PointerEvent) => {
+      if (e.pointerType !== 'touch') return;
+      e.preventDefault();
+      node.setPointerCapture?.(e.pointerId);
+      apply({ type: 'down', id: e.pointerId, at: local(e), time: e.timeStamp });
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => apply({ type: 'tick', time: performance.now() }), LONG_PRESS_MS + 10);
+    };
+    const move = (e: PointerEvent) => {
+      if (e.pointerType === 'touch') apply({ type: 'move', id: e.pointerId, at: local(e), time: e.timeStamp });
+    };
+    const up = (e: PointerEvent) => {
+      if (e.pointerType !== 'touch') return;
+      apply({ type: 'up', id: e.pointerId, at: local(e), time: e.timeStamp });
+      if (state.phase === 'idle' && timer) clearTimeout(timer);
+    };
+    const cancel = (e: PointerEvent) => {
+      if (e.pointerType === 'touch') apply({ type: 'cancel', id: e.pointerId });
+    };
+    node.addEventListener('pointerdown', down);
+    node.addEventListener('pointermove', move);
+    node.addEventListener('pointerup', up);
+    node.addEventListener('pointercancel', cancel);
+    return () => {
+      if (timer) clearTimeout(timer);
+      node.removeEventListener('pointerdown', down);
+      node.removeEventListener('pointermove', move);
+      node.removeEventListener('pointerup', up);
+      node.removeEventListener('pointercancel', cancel);
+    };
+  }, [host]);
+}
