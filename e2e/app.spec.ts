@@ -66,6 +66,9 @@ test('open a sample, click the cup, get a polygon, accept it; undo and redo', as
   const candidates = page.getByRole('radiogroup', { name: 'Mask candidates' }).getByRole('radio');
   await expect(candidates.first()).toBeVisible();
   expect(await candidates.count()).toBeGreaterThanOrEqual(1);
+  // Timings are for the curious: behind the status bar's Details toggle.
+  await expect(page.getByTestId('status-bar')).not.toContainText(/Decoder/);
+  await page.getByTestId('status-bar').getByRole('button', { name: 'Details' }).click();
   await expect(page.getByTestId('status-bar')).toContainText(/Decoder \d+ ms/);
   await screenshot(page, '03-candidates');
 
