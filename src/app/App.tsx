@@ -138,7 +138,7 @@ function Studio() {
           <ObjectList />
         </aside>
       </div>
-      {doc.images.length > 0 && <SheetBar sheet={sheet} onChange={setSheet} />}
+      <SheetBar sheet={sheet} onChange={setSheet} />
       <ResultAnnouncer />
       <StatusBar />
     </div>

@@ -20,9 +20,11 @@ export function SheetBar({ sheet, onChange }: { sheet: Sheet; onChange(sheet: Sh
       <button type="button" className="sheet-toggle images" aria-expanded={sheet === 'images'} aria-controls="image-sheet" onClick={() => toggle('images')}>
         Images
       </button>
-      <button type="button" className="sheet-toggle panel" aria-expanded={sheet === 'panel'} aria-controls="selection-sheet" onClick={() => toggle('panel')}>
-        Selection · {objects === 1 ? '1 object' : `${objects} objects`}
-      </button>
+      {imageId && (
+        <button type="button" className="sheet-toggle panel" aria-expanded={sheet === 'panel'} aria-controls="selection-sheet" onClick={() => toggle('panel')}>
+          Selection · {objects === 1 ? '1 object' : `${objects} objects`}
+        </button>
+      )}
       {imageId && canAccept && (
         <button type="button" className="primary sheet-accept" onClick={() => studio.acceptCandidate(imageId)}>
           Accept
