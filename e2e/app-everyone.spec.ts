@@ -161,6 +161,22 @@ test.describe('tablet, touch', () => {
   });
 });
 
+test('nothing scrolls sideways at any width from 360 to 1440 px, on the studio and the account pages', async ({ page }) => {
+  await freshStudio(page);
+  await openSample(page, 'Coffee cup');
+  for (const hash of ['#/', '#/credits', '#/keys', '#/account']) {
+    await page.goto(`/${hash}`);
+    for (const width of [360, 390, 600, 820, 1024, 1280, 1440]) {
+      await page.setViewportSize({ width, height: 800 });
+      await expect(page.getByRole('main')).toBeVisible();
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow, `${hash} at ${width} px`).toBeLessThanOrEqual(0);
+      if (hash === '#/' && width === 1024) await screenshot(page, 'everyone-1024-studio');
+      if (hash === '#/' && width === 360) await screenshot(page, 'everyone-360-studio');
+    }
+  }
+});
+
 test.describe('desktop', () => {
   test.use({ viewport: { width: 1440, height: 900 } });
 

@@ -63,6 +63,10 @@ export function StudioCanvas() {
   const boxDrawing = usePreferences((s) => s.boxDrawing);
   const [crosshair, setCrosshair] = useState<CrosshairState | null>(null);
   const [focused, setFocused] = useState(false);
+  // The crosshair is the keyboard's: it shows when focus came by Tab or an arrow was pressed. After a
+  // mouse click on the canvas, Enter keeps meaning "accept" and Space "pan", as the help says.
+  const [keyboardMode, setKeyboardMode] = useState(false);
+  const pressedByPointer = useRef(false);
   const [touchBox, setTouchBox] = useState<{ start: Vertex; at: Vertex } | null>(null);
 
   useEffect(() => {
@@ -186,6 +190,9 @@ export function StudioCanvas() {
       }
       return;
     }
+    const arrow = e.key.startsWith('Arrow');
+    if (!keyboardMode && !arrow) return;
+    if (arrow) setKeyboardMode(true);
     const current = crosshair ?? crosshairStart(image.width, image.height);
     const result = crosshairKey(current, { key: e.key, shiftKey: e.shiftKey }, { tool, imageWidth: image.width, imageHeight: image.height, step: 8 / camera.scale, boxFromCorners: boxDrawing === 'corners' });
     if (!result.handled) return;
@@ -261,14 +268,23 @@ export function StudioCanvas() {
       tabIndex={image ? 0 : -1}
       aria-label="Image canvas: click or tap an object to select it, right-click or long-press to exclude a part, wheel or pinch to zoom. Keyboard: arrow keys move the crosshair (Shift for larger steps), Enter or Space adds a point, Shift+Enter excludes, Ctrl+Enter accepts"
       style={{ cursor }}
-      data-crosshair={focused && crosshair ? `${Math.round(crosshair.at[0])},${Math.round(crosshair.at[1])}` : ''}
+      data-crosshair={focused && keyboardMode && crosshair ? `${Math.round(crosshair.at[0])},${Math.round(crosshair.at[1])}` : ''}
       onKeyDown={onKeyDown}
+      onPointerDownCapture={() => {
+        pressedByPointer.current = true;
+        setKeyboardMode(false);
+      }}
       onFocus={(e) => {
         if (e.target !== e.currentTarget) return;
         setFocused(true);
+        setKeyboardMode(!pressedByPointer.current);
+        pressedByPointer.current = false;
         if (!crosshair && image) setCrosshair(crosshairStart(image.width, image.height));
       }}
-      onBlur={() => setFocused(false)}
+      onBlur={() => {
+        setFocused(false);
+        pressedByPointer.current = false;
+      }}
       data-testid="canvas"
       data-camera={camera ? `${camera.scale.toFixed(4)},${camera.x.toFixed(1)},${camera.y.toFixed(1)}` : ''}
       data-selection={selection.join(',')}
@@ -304,8 +320,8 @@ export function StudioCanvas() {
                 {prompt.box && <BoxMarker box={prompt.box} scale={scale} />}
                 {boxDrag && <BoxMarker box={boxOfDrag(boxDrag)} scale={scale} dragging />}
                 {touchBox && <BoxMarker box={touchBoxPrompt(touchBox.start, touchBox.at)} scale={scale} dragging />}
-                {focused && crosshair?.boxAnchor && tool === 'box' && <BoxMarker box={touchBoxPrompt(crosshair.boxAnchor, crosshair.at)} scale={scale} dragging />}
-                {focused && crosshair && <Crosshair at={crosshair.at} scale={scale} />}
+                {focused && keyboardMode && crosshair?.boxAnchor && tool === 'box' && <BoxMarker box={touchBoxPrompt(crosshair.boxAnchor, crosshair.at)} scale={scale} dragging />}
+                {focused && keyboardMode && crosshair && <Crosshair at={crosshair.at} scale={scale} />}
                 {prompt.points.map((p, i) => (
                   <Group key={i} x={p.x} y={p.y} listening={false}>
                     <Circle radius={7 / scale} fill={p.positive === false ? '#ef4444' : '#22c55e'} stroke="#ffffff" strokeWidth={2 / scale} />
