@@ -168,7 +168,8 @@ test('nothing scrolls sideways at any width from 360 to 1440 px, on the studio a
     await page.goto(`/${hash}`);
     for (const width of [360, 390, 600, 820, 1024, 1280, 1440]) {
       await page.setViewportSize({ width, height: 800 });
-      await expect(page.getByRole('main')).toBeVisible();
+      await expect(page.getByRole('main')).toHaveCount(1);
+      await expect(page.getByRole('heading', { level: 1 })).toHaveCount(1);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       expect(overflow, `${hash} at ${width} px`).toBeLessThanOrEqual(0);
       if (hash === '#/' && width === 1024) await screenshot(page, 'everyone-1024-studio');

@@ -52,12 +52,15 @@ export function App() {
   return (
     <div className="app">
       <Header />
-      <main className="app-main" id="main">
-        {page === 'studio' && <Studio />}
-        {page === 'account' && <AccountPage />}
-        {page === 'keys' && <KeysPage />}
-        {page === 'credits' && <CreditsPage />}
-      </main>
+      {/* The account pages are each their own <main>; the studio gets one here. */}
+      {page === 'studio' && (
+        <main className="app-main" id="main">
+          <Studio />
+        </main>
+      )}
+      {page === 'account' && <AccountPage />}
+      {page === 'keys' && <KeysPage />}
+      {page === 'credits' && <CreditsPage />}
       <HelpOverlay />
       <Notice />
     </div>
