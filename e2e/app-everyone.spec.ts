@@ -224,7 +224,7 @@ test.describe('desktop', () => {
     await expect(canvas).toBeFocused();
 
     // Box tool: Enter at the center, move, Enter at the corner.
-    await page.keyboard.press('b');
+    await page.keyboard.press('x');
     await expect(page.getByRole('button', { name: 'Box', exact: true })).toHaveAttribute('aria-pressed', 'true');
     await page.keyboard.press('Enter');
     await page.keyboard.press('Shift+ArrowRight');
@@ -235,7 +235,7 @@ test.describe('desktop', () => {
     await screenshot(page, 'everyone-desktop-03-keyboard-box');
   });
 
-  test('the help dialog takes focus, keeps it, closes on Esc; the Export menu works by arrows and Esc', async ({ page }) => {
+  test('the help dialog takes focus, keeps it, closes on Esc; the Export dialog does the same, with arrows too', async ({ page }) => {
     await freshStudio(page);
     await openSample(page, 'Coffee cup');
     await waitForEncoder(page);
@@ -259,28 +259,30 @@ test.describe('desktop', () => {
     await expect(dialog).toHaveCount(0);
     await expect(helpButton).toBeFocused();
 
+    // Export is a small dialog (issue 13): focus moves in, Tab and arrows stay inside, Esc closes back to the button.
     const exportButton = page.getByRole('button', { name: 'Export', exact: true });
     await exportButton.focus();
     await page.keyboard.press('Enter');
-    const items = page.getByRole('menuitem');
-    await expect(items.first()).toBeFocused();
-    await page.keyboard.press('ArrowDown');
-    await expect(items.nth(1)).toBeFocused();
-    await page.keyboard.press('ArrowUp');
-    await page.keyboard.press('ArrowUp');
-    await expect(items.last()).toBeFocused();
-    await page.keyboard.press('Home');
-    await expect(items.first()).toBeFocused();
-    await expectAxeClean(page, 'desktop: export menu');
+    const exportDialog = page.getByRole('dialog', { name: 'Export and import' });
+    await expect(exportDialog).toBeVisible();
+    const focusInExport = () => page.evaluate(() => Boolean(document.activeElement?.closest('[aria-label="Export and import"]')));
+    await expect.poll(focusInExport).toBe(true);
+    for (const key of ['ArrowDown', 'ArrowDown', 'ArrowUp', 'Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab']) {
+      await page.keyboard.press(key);
+      expect(await focusInExport(), `after ${key}`).toBe(true);
+    }
+    await expectAxeClean(page, 'desktop: export dialog');
     await screenshot(page, 'everyone-desktop-05-export-menu');
     await page.keyboard.press('Escape');
-    await expect(page.getByRole('menu')).toHaveCount(0);
+    await expect(exportDialog).toHaveCount(0);
     await expect(exportButton).toBeFocused();
-    await page.keyboard.press('ArrowDown');
-    await expect(items.first()).toBeFocused();
+    await page.keyboard.press('Enter');
+    const coco = exportDialog.getByRole('button', { name: 'COCO JSON (whole session)' });
+    for (let i = 0; i < 10 && !(await coco.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('ArrowDown');
+    await expect(coco).toBeFocused();
     const download = page.waitForEvent('download');
     await page.keyboard.press('Enter');
-    expect((await download).suggestedFilename()).toBe('coffee.coco.json');
+    expect((await download).suggestedFilename()).toBe('maskwright-session.coco.json');
   });
 
   test('box by corners: the setting and Shift while dragging; the box stays center-anchored', async ({ page }) => {
