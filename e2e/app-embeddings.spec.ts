@@ -18,6 +18,8 @@ test('a reload restores the photo’s embedding from IndexedDB: no encoder run, 
   await openSample(page, 'Coffee cup');
   await waitForEncoder(page);
   const status = page.getByTestId('status-bar');
+  // Timings live behind the status bar's Details toggle (issue 18); the choice survives the reload.
+  await status.getByRole('button', { name: 'Details' }).click();
   await expect(status).toContainText(/Encoder \d+ ms/);
   await expect(page.getByTestId('stored-embeddings')).toHaveCount(0);
   await expect(page.getByTestId('model-variants')).toContainText(/int8|fp32/);
