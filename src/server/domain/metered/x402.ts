@@ -3,10 +3,12 @@
  * payer's address (as verified by the facilitator) is the scope of the idempotency rules, and money
  * moves only at settlement, which happens only for a success:
  *
- *   (on arrival, in the HTTP layer: the rate limit, by the payer the payment names or the client address)
- *   begin             decode; the same signed payment again: a settled call is replayed, a running
- *                     one answered 409 (the payment is never settled twice); match + verify
- *                     (facilitator): no match / invalid → 402 payment-invalid; unreachable → 502
+ *   (on arrival, in the HTTP layer: the header decoded, and the rate limit, by the payer the payment
+ *   names or the client address)
+ *   begin             not a payload → 402; the same signed payment again: a settled call is
+ *                     replayed, a running one answered 409 (the payment is never settled twice);
+ *                     match + verify (facilitator): no match / invalid → 402 payment-invalid;
+ *                     unreachable → 502
  *   peek (runner)     Idempotency-Key (or the unkeyed reuse) in the payer's scope: a stored result
  *                     is replayed and the new payment is simply not settled
  *   claim → running   payment and key claimed in one transaction
@@ -34,8 +36,8 @@ import { keyTtl } from './credits';
 import type { Answered, Claim, MeteredCall, MeteredOutcome, Payment, PaymentMethod, RequestKey } from './runner';
 
 export interface PaymentContext {
-  /** The PAYMENT-SIGNATURE header as received. */
-  header: string;
+  /** The PAYMENT-SIGNATURE header, decoded once on arrival (X402Gateway.decode); undefined when it is not a v2 payload. */
+  payload: PaymentPayload | undefined;
   /** Absolute URL of the resource, for the requirements' `resource.url`. */
   resourceUrl: string;
 }
@@ -92,7 +94,7 @@ export class X402Payments {
 
   private async begin(call: MeteredCall<unknown>, fingerprint: string, context: PaymentContext): Promise<Payment<string> | Answered> {
     const reject = async (reason: string, detail: string) => this.gateway.paymentError(context.resourceUrl, { reason, detail });
-    const payload = this.gateway.decode(context.header);
+    const { payload } = context;
     if (!payload) throw await reject('invalid_payload', 'PAYMENT-SIGNATURE is not a Base64 x402 v2 payment payload');
     const { paymentKey, paymentId } = identify(payload);
 

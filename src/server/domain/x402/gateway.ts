@@ -124,11 +124,11 @@ export class X402Gateway {
   }
 
   /**
-   * The payer a PAYMENT-SIGNATURE names (EIP-3009 `authorization.from`), lower-cased, before any
+   * The payer a decoded payment names (EIP-3009 `authorization.from`), lower-cased, before any
    * verification: what the rate limit counts on arrival. Only a claim — verification decides who pays.
    */
-  claimedPayer(header: string): string | undefined {
-    const from = (this.decode(header)?.payload as { authorization?: { from?: unknown } } | undefined)?.authorization?.from;
+  claimedPayer(payload: PaymentPayload | undefined): string | undefined {
+    const from = (payload?.payload as { authorization?: { from?: unknown } } | undefined)?.authorization?.from;
     return typeof from === 'string' && /^0x[0-9a-fA-F]{40}$/.test(from) ? from.toLowerCase() : undefined;
   }
 

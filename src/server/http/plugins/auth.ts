@@ -85,11 +85,13 @@ export const authPlugin = fp<{ services: Services }>(async (app, { services }) =
     if (x402 && request.headers.authorization === undefined) {
       const header = request.headers['payment-signature'];
       if (typeof header === 'string') {
-        // Counted on arrival, before the facilitator is asked anything: a burst costs no verify
-        // calls. By the payer the payment names, or the client's address when it names none.
-        const payer = x402.claimedPayer(header);
+        // Decoded once, here: the domain takes the payload as it is. Counted on arrival, before the
+        // facilitator is asked anything: a burst costs no verify calls. By the payer the payment
+        // names, or the client's address when it names none.
+        const payload = x402.decode(header);
+        const payer = x402.claimedPayer(payload);
         await admit(payer ? `x402:${payer}` : `x402-client:${request.ip}`, payer ? 'payer' : 'client address');
-        request.payment = { header, resourceUrl: resourceUrl() };
+        request.payment = { payload, resourceUrl: resourceUrl() };
         return;
       }
     }
