@@ -51,7 +51,8 @@ export function importAnnotations(doc: StudioDocument, annotations: readonly Imp
       fillPolygons(data, image.width, image.height, [{ outer: [], holes: a.rings.map((r) => r.map(scale)) }], 1);
       mask = { width: image.width, height: image.height, data };
     }
-    if (!mask || mask.width !== image.width || mask.height !== image.height || maskArea(mask) === 0) {
+    const area = mask && mask.width === image.width && mask.height === image.height ? maskArea(mask) : 0;
+    if (!mask || area === 0) {
       note(`${a.fileName}: empty or wrong-sized shape`);
       continue;
     }
@@ -65,7 +66,7 @@ export function importAnnotations(doc: StudioDocument, annotations: readonly Imp
       confidence: a.score ?? 1,
       color: colorForIndex(list.length),
       visible: true,
-      polygons: maskOutline(mask),
+      polygons: maskOutline(mask, { area }),
       mask,
       source: 'local',
     });

@@ -27,8 +27,9 @@ function findObject(doc: StudioDocument, imageId: string, objectId: string): Seg
 export function replaceObjectMask(doc: StudioDocument, imageId: string, objectId: string, mask: BinaryMask): StudioDocument {
   const objects = doc.objects[imageId];
   if (!objects || !findObject(doc, imageId, objectId)) return doc;
-  if (maskArea(mask) === 0) return withObjects(doc, imageId, objects.filter((o) => o.id !== objectId));
-  const polygons = maskOutline(mask);
+  const area = maskArea(mask);
+  if (area === 0) return withObjects(doc, imageId, objects.filter((o) => o.id !== objectId));
+  const polygons = maskOutline(mask, { area });
   return withObjects(
     doc,
     imageId,
@@ -51,7 +52,8 @@ export function setObjectPolygons(doc: StudioDocument, imageId: string, objectId
 /** A new object painted with the brush where nothing was selected. */
 export function addPaintedObject(doc: StudioDocument, imageId: string, objectId: string, mask: BinaryMask): StudioDocument {
   const objects = doc.objects[imageId] ?? [];
-  if (maskArea(mask) === 0) return doc;
+  const area = maskArea(mask);
+  if (area === 0) return doc;
   const object: SegObject = {
     id: objectId,
     label: `object ${objects.length + 1}`,
@@ -59,7 +61,7 @@ export function addPaintedObject(doc: StudioDocument, imageId: string, objectId:
     confidence: 1,
     color: colorForIndex(objects.length),
     visible: true,
-    polygons: maskOutline(mask),
+    polygons: maskOutline(mask, { area }),
     mask,
     source: 'local',
   };
