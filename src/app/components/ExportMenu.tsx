@@ -30,7 +30,6 @@ export function ExportMenu() {
   const [withImages, setWithImages] = useState(false);
   const [report, setReport] = useState<{ message: string; unmatched: readonly string[] } | null>(null);
   const ref = useRef<HTMLDivElement>(null);
-  const button = useRef<HTMLButtonElement>(null);
   const popup = useRef<HTMLDivElement>(null);
   const closeMenu = useCallback(() => setOpen(false), []);
   // A small non-modal dialog: focus moves in, Tab and the arrow keys cycle inside, Esc closes and focus returns to Export.
@@ -98,7 +97,7 @@ export function ExportMenu() {
 
   return (
     <div className="menu" ref={ref}>
-      <button ref={button} type="button" aria-haspopup="dialog" aria-expanded={open} disabled={!image} title={image ? 'Export or import annotations' : 'Open an image first'} onClick={() => setOpen(!open)}>
+      <button type="button" aria-haspopup="dialog" aria-expanded={open} disabled={!image} title={image ? 'Export or import annotations' : 'Open an image first'} onClick={() => setOpen(!open)}>
         Export
       </button>
       {open && (

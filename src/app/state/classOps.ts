@@ -75,11 +75,6 @@ export function assignClass(doc: StudioDocument, imageId: string, objectIds: rea
   return { ...doc, objects: { ...doc.objects, [imageId]: list.map((o) => (objectIds.includes(o.id) ? { ...o, classId } : o)) } };
 }
 
-/** What the studio and the exports call an object's class. */
-export function classNameOf(doc: Pick<StudioDocument, 'classes'>, object: Pick<SegObject, 'classId'>): string | null {
-  return classById(doc, object.classId)?.name ?? null;
-}
-
 /** The colour an object is drawn in: its class's, else its own. */
 export function displayColor(doc: Pick<StudioDocument, 'classes'>, object: Pick<SegObject, 'classId' | 'color'>): string {
   return classById(doc, object.classId)?.color ?? object.color;
