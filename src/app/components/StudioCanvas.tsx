@@ -3,7 +3,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Circle, Group, Image as KonvaImage, Layer, Line, Rect, Stage } from 'react-konva';
 import type { Vertex } from '../../engine/types';
 import { fitToScreen, panBy, screenToImage, wheelZoomFactor, zoomAt, type Camera } from '../geometry/camera';
-import { boxFromCenterDrag, boxFromCorners, boxToCornerRect, isBoxLargeEnough } from '../geometry/centerBox';
+import { boxFromDrag, boxToCornerRect, isBoxLargeEnough } from '../geometry/centerBox';
 import { tracedPolygons } from '../geometry/traced';
 import { imageElement, subscribeImages } from '../images/imageLibrary';
 import { handleToolOutputs } from '../inference/controller';
@@ -177,7 +177,7 @@ export function StudioCanvas() {
       } else if (gesture.type === 'dragCancel') setTouchBox(null);
     },
   });
-  const touchBoxPrompt = (start: Vertex, at: Vertex) => (boxDrawing === 'corners' ? boxFromCorners(start, at) : boxFromCenterDrag(start, at));
+  const touchBoxPrompt = (start: Vertex, at: Vertex) => boxFromDrag(start, at, boxDrawing === 'corners');
 
   const onKeyDown = (e: React.KeyboardEvent<HTMLDivElement>) => {
     if (!image || !camera || e.altKey || e.metaKey) return;

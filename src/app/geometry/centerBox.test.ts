@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boxFromCenterDrag, boxFromCorners, boxToCornerRect, clampBoxToImage, isBoxLargeEnough } from './centerBox';
+import { boxFromCenterDrag, boxFromCorners, boxFromDrag, boxToCornerRect, clampBoxToImage, isBoxLargeEnough } from './centerBox';
 
 describe('center-anchored box', () => {
   it('keeps the press point as the center whichever way the user drags', () => {
@@ -27,5 +27,10 @@ describe('center-anchored box', () => {
     const rect = boxToCornerRect(box);
     expect(rect.left).toBeCloseTo(12.3, 12);
     expect(rect.top + rect.height).toBeCloseTo(101.1, 12);
+  });
+
+  it('a drag by the setting: the anchor as the center, or as a corner', () => {
+    expect(boxFromDrag([100, 80], [130, 100], false)).toEqual(boxFromCenterDrag([100, 80], [130, 100]));
+    expect(boxFromDrag([70, 60], [130, 100], true)).toEqual(boxFromCorners([70, 60], [130, 100]));
   });
 });

@@ -40,3 +40,8 @@ export function isBoxLargeEnough(box: BoxPrompt, minSide = 4): boolean {
 export function boxFromCorners(a: Vertex, b: Vertex): BoxPrompt {
   return { x: (a[0] + b[0]) / 2, y: (a[1] + b[1]) / 2, width: Math.abs(b[0] - a[0]), height: Math.abs(b[1] - a[1]) };
 }
+
+/** A drag from `anchor` to `to`, by the box setting: the anchor is the center, or (fromCorner) a corner. */
+export function boxFromDrag(anchor: Vertex, to: Vertex, fromCorner: boolean): BoxPrompt {
+  return fromCorner ? boxFromCorners(anchor, to) : boxFromCenterDrag(anchor, to);
+}

@@ -1,5 +1,5 @@
 import type { BoxPrompt, Vertex } from '../../engine/types';
-import { boxFromCenterDrag, boxFromCorners, isBoxLargeEnough } from '../geometry/centerBox';
+import { boxFromDrag, isBoxLargeEnough } from '../geometry/centerBox';
 import { MOUSE_LEFT, type ToolMachine } from './types';
 
 /**
@@ -12,7 +12,7 @@ export type BoxToolState =
   | { readonly phase: 'dragging'; readonly anchor: Vertex; readonly corner: Vertex; readonly fromCorner: boolean };
 
 export function boxOfDrag(state: Extract<BoxToolState, { phase: 'dragging' }>): BoxPrompt {
-  return state.fromCorner ? boxFromCorners(state.anchor, state.corner) : boxFromCenterDrag(state.anchor, state.corner);
+  return boxFromDrag(state.anchor, state.corner, state.fromCorner);
 }
 
 export function createBoxTool(cornersByDefault: boolean): ToolMachine<BoxToolState> {

@@ -1,5 +1,5 @@
 import type { Vertex } from '../../engine/types';
-import { boxFromCenterDrag, boxFromCorners, isBoxLargeEnough } from '../geometry/centerBox';
+import { boxFromDrag, isBoxLargeEnough } from '../geometry/centerBox';
 import type { ToolOutput } from './types';
 
 /**
@@ -51,7 +51,7 @@ export function crosshairKey(state: CrosshairState, key: CrosshairKey, context: 
   if (key.key !== 'Enter' && key.key !== ' ') return { state, outputs: [], handled: false };
   if (context.tool === 'box') {
     if (!state.boxAnchor) return { state: { ...state, boxAnchor: state.at }, outputs: [], handled: true };
-    const box = context.boxFromCorners ? boxFromCorners(state.boxAnchor, state.at) : boxFromCenterDrag(state.boxAnchor, state.at);
+    const box = boxFromDrag(state.boxAnchor, state.at, context.boxFromCorners);
     // Too small to be a box: keep the anchor so the user can move further and press again.
     if (!isBoxLargeEnough(box)) return { state, outputs: [], handled: true };
     return { state: { ...state, boxAnchor: null }, outputs: [{ type: 'setBox', box }], handled: true };
