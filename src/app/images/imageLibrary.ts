@@ -1,5 +1,6 @@
 import type { RgbaImage } from '../../engine/types';
 import type { ImageEntry } from '../state/model';
+import { truncationProblem } from './imageIntegrity';
 
 /**
  * Pixels of the session's images, outside the document: the document only holds ids and sizes,
@@ -20,8 +21,8 @@ export function subscribeImages(listener: () => void): () => void {
   return () => listeners.delete(listener);
 }
 
-async function contentId(blob: Blob): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', await blob.arrayBuffer());
+async function contentId(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', bytes);
   return `img-${Array.from(new Uint8Array(digest).slice(0, 12), (b) => b.toString(16).padStart(2, '0')).join('')}`;
 }
 
@@ -34,8 +35,12 @@ function decode(blob: Blob): Promise<HTMLImageElement> {
   });
 }
 
+/** Reads the bytes once: refused if truncated (see imageIntegrity.ts), else hashed for the id and decoded. */
 export async function addImageBlob(blob: Blob, name: string): Promise<ImageEntry> {
-  const id = await contentId(blob);
+  const bytes = new Uint8Array(await blob.arrayBuffer());
+  const problem = truncationProblem(bytes);
+  if (problem) throw new Error(`${problem}. Nothing was opened; try the file again from its source.`);
+  const id = await contentId(bytes);
   const existing = loaded.get(id);
   const element = existing?.element ?? (await decode(blob));
   if (!existing) loaded.set(id, { blob, element });
