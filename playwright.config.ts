@@ -3,7 +3,7 @@ import { defineConfig } from '@playwright/test';
 const port = Number(process.env.E2E_PORT ?? 4173);
 
 /**
- * The real API server (src/server/main.ts) for the remote-mode studio tests (e2e/app-remote.spec.ts):
+ * The real API server (src/server/main.ts) for the remote-mode studio tests (e2e/appRemote.spec.ts):
  * it serves the dist/ built by the first web server plus the API on one origin, with a fresh SQLite
  * database per run. Set E2E_API_URL to test against a server you run yourself.
  */

@@ -17,7 +17,7 @@ export default defineConfig({
   preview: { headers: isolationHeaders, port: 4173 },
   // ORT resolves its .wasm/.mjs files relative to its own module URL: keep it out of pre-bundling.
   optimizeDeps: { exclude: ['onnxruntime-web'] },
-  // ORT builds without an embedded wasm: ours is loaded from /ort/ (ort-web.ts), so the bundle
+  // ORT builds without an embedded wasm: ours is loaded from /ort/ (ortWeb.ts), so the bundle
   // does not emit a duplicate 14-28 MB .wasm asset per ORT variant.
   resolve: { conditions: ['onnxruntime-web-use-extern-wasm', ...defaultClientConditions] },
   worker: { format: 'es' },

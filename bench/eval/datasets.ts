@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import type { RgbaImage } from '../../src/engine/types';
 import { decodeBmp } from './bmp';
 import type { GroundTruth } from './clicker';
-import { readPngLabels } from './png-labels';
+import { readPngLabels } from './pngLabels';
 
 export type DatasetName = 'grabcut' | 'davis' | 'coco-mval';
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SegmentationEngine } from '../../src/engine/engine';
-import { loadNodeEngine, defaultModelDir } from '../../src/engine/adapters/ort-node';
+import { loadNodeEngine, defaultModelDir } from '../../src/engine/adapters/ortNode';
 import { nextClick } from './clicker';
 import { listSamples } from './datasets';
 import { evaluateSample, PROTOCOL_OPTIONS, stabilityScore, tightObjectBox } from './evaluate';

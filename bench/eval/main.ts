@@ -10,9 +10,9 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultModelDir, loadNodeEngine, modelFileNames, type ModelPrecision } from '../../src/engine/adapters/ort-node';
-import { diskEmbeddingStore } from './embedding-store';
-import { writeContactSheet, type SheetEntry, type SheetSection } from './contact-sheet';
+import { defaultModelDir, loadNodeEngine, modelFileNames, type ModelPrecision } from '../../src/engine/adapters/ortNode';
+import { diskEmbeddingStore } from './embeddingStore';
+import { writeContactSheet, type SheetEntry, type SheetSection } from './contactSheet';
 import { listSamples, type DatasetName, type Sample } from './datasets';
 import { evaluateSample, PROTOCOL_OPTIONS, RULES, type EvalOptions, type RuleName, type SampleRun } from './evaluate';
 import { clicksToReach, summarize, type Summary } from './metrics';
@@ -381,9 +381,9 @@ async function main(): Promise<void> {
   process.stderr.write(`eval: results written to ${args.out}\n`);
 }
 
-// `--dataset coco` (text prompts on COCO instances) has its own runner: bench/eval-coco/main.ts.
+// `--dataset coco` (text prompts on COCO instances) has its own runner: bench/evalCoco/main.ts.
 const cocoRequested = process.argv.slice(2).some((a, i, all) => a === '--dataset=coco' || (a === '--dataset' && all[i + 1] === 'coco'));
-(cocoRequested ? import('../eval-coco/main').then((m) => m.runCocoEval(process.argv.slice(2))) : main()).catch((error: unknown) => {
+(cocoRequested ? import('../evalCoco/main').then((m) => m.runCocoEval(process.argv.slice(2))) : main()).catch((error: unknown) => {
   process.stderr.write(`eval: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

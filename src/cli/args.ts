@@ -1,5 +1,5 @@
 /** Small, strict argument parsing for the CLI: unknown flags and malformed values are errors. */
-import { ImageDecodeError, readImageFile } from '../engine/adapters/node-image';
+import { ImageDecodeError, readImageFile } from '../engine/adapters/nodeImage';
 import type { RgbaImage } from '../engine/types';
 
 /** Malformed command line: the message is followed by the command's usage. */

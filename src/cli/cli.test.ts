@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PvsResponse } from '../contract';
-import { sharedPath } from '../../test/support/shared-data';
+import { sharedPath } from '../../test/support/sharedData';
 
 const repoRoot = resolve(__dirname, '../..');
 const tsx = join(repoRoot, 'node_modules/.bin/tsx');

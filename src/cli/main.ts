@@ -3,7 +3,7 @@
  * Each subcommand is one module; stdout carries only the command's result.
  */
 import { InputError, UsageError } from './args';
-import { pvsCommand, PVS_USAGE } from './pvs-command';
+import { pvsCommand, PVS_USAGE } from './pvsCommand';
 import { segmentCommand, SEGMENT_USAGE } from './segment';
 
 interface Io {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { SegmentResponse } from '../contract';
 import { UsageError } from './args';
 import { parseSegmentArgs } from './segment';
-import { sharedPath } from '../../test/support/shared-data';
+import { sharedPath } from '../../test/support/sharedData';
 
 const repoRoot = resolve(__dirname, '../..');
 const tsx = join(repoRoot, 'node_modules/.bin/tsx');

@@ -3,8 +3,8 @@
  * response JSON on stdout (progress, interpretations and timings go to stderr).
  */
 import { LIMITS, SegmentRequest, SegmentResponse } from '../contract';
-import { loadNodeEngine } from '../engine/adapters/ort-node';
-import { loadNodeDetector } from '../engine/adapters/text-node';
+import { loadNodeEngine } from '../engine/adapters/ortNode';
+import { loadNodeDetector } from '../engine/adapters/textNode';
 import { TextPipeline, toSegmentResponse } from '../engine/text/pipeline';
 import { DEFAULT_POLYGON_TOLERANCE } from '../engine/polygons';
 import { readImageArgument, parseFlags, parseNumber, UsageError } from './args';

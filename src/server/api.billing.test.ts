@@ -12,7 +12,7 @@ import { PvsRequest } from '../contract/segmentation';
 import { Credits } from './domain/metered/credits';
 import { MeteredCalls, type MeteredCall } from './domain/metered/runner';
 import { DEFAULT_BILLING_OPTIONS } from './domain/services';
-import { readUpload } from './domain/image-field';
+import { readUpload } from './domain/imageField';
 import { fingerprintBody } from './domain/segmentation';
 import { FaultInjector } from './domain/faults';
 import { bodyDigest, requestFingerprint } from './domain/fingerprint';

@@ -45,7 +45,7 @@ describe('static single-page app', () => {
   });
 
   it('falls back to index.html for client routes, but not for API paths or missing files', async () => {
-    const route = await server.fetch('/settings/api-keys');
+    const route = await server.fetch('/settings/apiKeys');
     expect(route.status).toBe(200);
     expect(route.headers.get('content-type')).toMatch(/text\/html/);
     isolated(route);

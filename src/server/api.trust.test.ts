@@ -7,7 +7,7 @@
 import { crc32 } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configFromEnv } from './config';
-import { DEFAULT_AUTH_THROTTLES } from './domain/auth-throttles';
+import { DEFAULT_AUTH_THROTTLES } from './domain/authThrottles';
 import { DATABASES, expectProblem, NO_INFERENCE, parseSetCookies, sampleBase64, signupUser, startTestServer, type TestServer, type TestServerOptions } from '../../test/support/server/harness';
 
 /** A PNG whose header claims `width` × `height` (chunks intact, pixels not): enough for any header check. */

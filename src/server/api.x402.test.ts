@@ -24,7 +24,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../../test/support/server/harness';
-import { BASE_SEPOLIA, BASE_SEPOLIA_USDC, startLocalFacilitator, type LocalFacilitator } from '../../test/support/server/x402-facilitator';
+import { BASE_SEPOLIA, BASE_SEPOLIA_USDC, startLocalFacilitator, type LocalFacilitator } from '../../test/support/server/x402Facilitator';
 
 const CAT = `data:image/png;base64,${sampleBase64('chelsea.png')}`;
 const pvs = (x = 220, y = 160) => ({ image: CAT, points: [{ x, y, positive: true }], multimaskOutput: false });

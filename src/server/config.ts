@@ -3,9 +3,9 @@ import { availableParallelism } from 'node:os';
 import { LIMITS } from '../contract/limits';
 import { parseFaultInjection, type FaultRates } from './domain/faults';
 import type { StripeSettings } from './domain/payments';
-import { DEFAULT_AUTH_THROTTLES, type AuthThrottleSettings } from './domain/auth-throttles';
+import { DEFAULT_AUTH_THROTTLES, type AuthThrottleSettings } from './domain/authThrottles';
 import type { X402Settings } from './domain/x402/gateway';
-import type { ModelPrecision } from '../engine/adapters/ort-node';
+import type { ModelPrecision } from '../engine/adapters/ortNode';
 
 export interface ServerConfig {
   port: number;

@@ -9,8 +9,8 @@ import { openDatabase, type Db, type OpenDatabaseOptions } from './db/connect';
 import type { Clock } from './domain/clock';
 import { createServices, type Services, type ServicesOptions } from './domain/services';
 import { buildApp } from './http/app';
-import { checkImageHeader } from './inference/image-check';
-import { demoPaymentsAllowed } from './domain/demo-payments';
+import { checkImageHeader } from './inference/imageCheck';
+import { demoPaymentsAllowed } from './domain/demoPayments';
 import { WorkerPool, type InferenceBackend } from './inference/pool';
 
 export interface RunningServer {

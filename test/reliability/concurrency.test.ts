@@ -2,7 +2,7 @@
  * Concurrency, over real HTTP against a real server process and a real database (SQLite always;
  * PostgreSQL when reachable). The rate limit is raised for this suite so that requests really
  * race inside the billing code instead of being spaced out by the limiter (the limiter has its own
- * tests in scale-out.test.ts). After every test: balance = sum of ledger entries for every account.
+ * tests in scaleOut.test.ts). After every test: balance = sum of ledger entries for every account.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
 import { detectorsAnswering } from '../../engine/text/catalog';
-import { KNOWN_CONCEPTS } from '../../engine/text/prompt-parser';
+import { KNOWN_CONCEPTS } from '../../engine/text/promptParser';
 
 /**
  * The local detector's vocabulary as the studio lists it: each of the 80 classes with a few other

@@ -1,4 +1,4 @@
-import { interpretPrompt } from '../../engine/text/prompt-parser';
+import { interpretPrompt } from '../../engine/text/promptParser';
 import { rgbaOf } from '../images/imageLibrary';
 import { ensureEmbedding, startLocalEngine } from './localEngine';
 import { outcomeOf } from './textOutcomes';

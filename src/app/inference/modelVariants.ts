@@ -6,7 +6,7 @@ export interface ModelVariants {
 }
 
 /**
- * The browser's model variants (scripts/onnx-quantize.mjs): int8 where `npm run bench` measured
+ * The browser's model variants (scripts/onnxQuantize.mjs): int8 where `npm run bench` measured
  * them faster in Chromium on the same run and `npm run eval` kept NoC@90 within +0.05 of fp32
  * (docs/RESULTS.md). The server picks its own (INFERENCE_ENCODER / INFERENCE_DECODER).
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { interpretPrompt } from '../../engine/text/prompt-parser';
+import { interpretPrompt } from '../../engine/text/promptParser';
 import { conceptEntries, generalWordEntries } from './knownConcepts';
 import { hasUnknown, outcomeMessage, outcomeOf, outcomeSummary } from './textOutcomes';
 

@@ -4,7 +4,7 @@
  * threshold means the same for every detector and pooled answers rank fairly.
  *
  * Platt scaling on the score's logit: p = σ(a · logit(s) + b). The parameters are fitted by
- * `npx tsx bench/eval-coco/fit-calibration.ts` on the FIT half of coco-tiny only (images at even
+ * `npx tsx bench/evalCoco/fitCalibration.ts` on the FIT half of coco-tiny only (images at even
  * positions in file-name order); the evaluation reports calibration and accuracy on the other half
  * separately, so the reported calibration error is measured on images the fit never saw.
  */

@@ -2,7 +2,7 @@
  * Which detectors answer which concepts, for the studio's "known concepts" list and the README:
  * the names match ConceptDetector.name, the vocabularies the detectors' own.
  */
-import { COCO_CLASSES, type CocoClass } from './coco-classes';
+import { COCO_CLASSES, type CocoClass } from './cocoClasses';
 
 export interface CatalogEntry {
   readonly name: string;

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeImage } from '../adapters/node-image';
-import { loadNodeDetector } from '../adapters/text-node';
+import { decodeImage } from '../adapters/nodeImage';
+import { loadNodeDetector } from '../adapters/textNode';
 import { boxIoU, decodeDetections, detectorInputTensor, letterboxFor, type ObjectDetector } from './detector';
-import { sharedPath } from '../../../test/support/shared-data';
+import { sharedPath } from '../../../test/support/sharedData';
 
 describe('detector geometry', () => {
   it('letterboxes a landscape image centred in the square input', () => {

@@ -1,13 +1,13 @@
 /**
  * COCO-80 object detector: CenterNet with a MobileNetV3 backbone (converted from the TF.js graph
- * in `@vladmandic/human` to public/models/detector.onnx by scripts/convert-detector.ts).
+ * in `@vladmandic/human` to public/models/detector.onnx by scripts/convertDetector.ts).
  *
  * The network sees the whole image letterboxed into 512×512 RGB in 0..255 (as the upstream project's
  * inference code feeds it) and returns its own top-100 heat-map peaks as [x1, y1, x2, y2, score, class] in that frame.
  */
 import type { ModelSession, Runtime } from '../runtime';
 import type { RgbaImage } from '../types';
-import { COCO_CLASSES, type CocoClass } from './coco-classes';
+import { COCO_CLASSES, type CocoClass } from './cocoClasses';
 
 export const DETECTOR_INPUT_SIZE = 512;
 export const DETECTOR_INPUT = 'tower_0/images';

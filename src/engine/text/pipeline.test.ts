@@ -4,7 +4,7 @@ import type { SegmentationEngine } from '../engine';
 import type { RgbaImage } from '../types';
 import type { ObjectDetector } from './detector';
 import { createTextSegmenter, TextPipeline } from './pipeline';
-import { loadTextModels, releaseTextModels } from '../../../test/support/text-models';
+import { loadTextModels, releaseTextModels } from '../../../test/support/textModels';
 
 let engine: SegmentationEngine;
 let detector: ObjectDetector;

@@ -11,12 +11,12 @@ import type { SegmentResponse } from '../../contract';
 import type { SegmentationEngine } from '../engine';
 import { maskIoU, maskOutline, outerRings } from '../polygons';
 import type { BinaryMask, BoxPrompt, RgbaImage } from '../types';
-import type { CocoClass } from './coco-classes';
+import type { CocoClass } from './cocoClasses';
 import { maskColourHistogram, maskHasColour } from './colour';
 import { suppressOverlaps, type ConceptDetector, type CornerBox, type Detection } from './detector';
 import { poolDetections } from './pool';
 import type { PlattParameters } from './calibration';
-import { interpretPrompt, type Extreme, type PromptInterpretation } from './prompt-parser';
+import { interpretPrompt, type Extreme, type PromptInterpretation } from './promptParser';
 
 export interface TextInstance {
   readonly label: CocoClass;

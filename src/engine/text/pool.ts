@@ -7,7 +7,7 @@
  */
 import type { RgbaImage } from '../types';
 import { calibrate, DETECTOR_CALIBRATION, type PlattParameters } from './calibration';
-import type { CocoClass } from './coco-classes';
+import type { CocoClass } from './cocoClasses';
 import { boxIoU, suppressOverlaps, type ConceptDetector, type Detection } from './detector';
 
 /** Raw scores below this are never considered: far below any calibrated threshold we use. */

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rasterizeSegmentation, type CocoSegmentation } from '../../../bench/eval-coco/rasterize';
-import { decodeImage } from '../adapters/node-image';
-import { loadNodeEngine } from '../adapters/ort-node';
+import { rasterizeSegmentation, type CocoSegmentation } from '../../../bench/evalCoco/rasterize';
+import { decodeImage } from '../adapters/nodeImage';
+import { loadNodeEngine } from '../adapters/ortNode';
 import type { SegmentationEngine } from '../engine';
 import { maskIoU } from '../polygons';
 import type { BinaryMask } from '../types';
 import { findSimilar } from './similar';
-import { sharedPath } from '../../../test/support/shared-data';
+import { sharedPath } from '../../../test/support/sharedData';
 
 // A real COCO photo with several instances of one thing, read from the shared evaluation folder.
 const COCO = sharedPath('eval/coco-tiny');

@@ -6,7 +6,7 @@
  * and "glass" to a material, while the detector knows only the COCO meanings; a short table whose
  * every entry is tested says exactly what we claim. Entries are singular; plurals are derived.
  */
-import { COCO_CLASSES, type CocoClass } from './coco-classes';
+import { COCO_CLASSES, type CocoClass } from './cocoClasses';
 
 /** Words and phrases naming (a kind of) exactly one class. The class name itself is implied. */
 export const CLASS_SYNONYMS: Readonly<Record<CocoClass, readonly string[]>> = {

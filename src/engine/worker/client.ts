@@ -11,7 +11,7 @@
  * then creates the sessions on the fastest working backend. If WebGPU start-up hangs, the worker is
  * replaced by a fresh one on WASM and `backend.detail` says so.
  */
-import type { WebBackendPreference } from '../adapters/ort-web';
+import type { WebBackendPreference } from '../adapters/ortWeb';
 import type { BackendInfo } from '../runtime';
 import type { BinaryMask, RgbaImage, VisualPrompt } from '../types';
 import type {
@@ -62,11 +62,11 @@ export interface EngineWorkerStartOptions {
   embeddingCacheSize?: number;
   /** Time limit for WebGPU start-up before falling back to WASM. Default 20 s. */
   webGpuStartupTimeoutMs?: number;
-  /** Accept a software WebGPU adapter (SwiftShader); off by default, see ort-web.ts. */
+  /** Accept a software WebGPU adapter (SwiftShader); off by default, see ortWeb.ts. */
   allowFallbackAdapter?: boolean;
   /** Default 'fp32' (reference masks); 'int8' trades a little fidelity for a faster decoder. */
   decoderPrecision?: DecoderPrecision;
-  /** Default 'fp32'; 'int8' is the faster encoder variant (scripts/onnx-quantize.mjs). */
+  /** Default 'fp32'; 'int8' is the faster encoder variant (scripts/onnxQuantize.mjs). */
   encoderPrecision?: EncoderPrecision;
 }
 

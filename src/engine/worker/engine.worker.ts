@@ -3,15 +3,15 @@
  * Web Worker hosting the segmentation engine on onnxruntime-web, so the page stays responsive while
  * the encoder runs for seconds. Speaks the protocol in ./protocol.ts; start it with EngineWorkerClient.
  */
-import { BackendStartupTimeoutError, createWebRuntime, DEFAULT_WEBGPU_TIMEOUT_MS, withTimeout } from '../adapters/ort-web';
+import { BackendStartupTimeoutError, createWebRuntime, DEFAULT_WEBGPU_TIMEOUT_MS, withTimeout } from '../adapters/ortWeb';
 import { SegmentationEngine } from '../engine';
 import type { Runtime } from '../runtime';
 import { maskOutline } from '../polygons';
-import { CocoSsdDetector } from '../text/coco-ssd';
-import { COCO_CLASSES } from '../text/coco-classes';
+import { CocoSsdDetector } from '../text/cocoSsd';
+import { COCO_CLASSES } from '../text/cocoClasses';
 import { ObjectDetector, type ConceptDetector } from '../text/detector';
-import { loadManifest, loadModel, type ManifestEntry, type ModelManifest } from './model-loader';
-import { masksOf, TextService } from './text-service';
+import { loadManifest, loadModel, type ManifestEntry, type ModelManifest } from './modelLoader';
+import { masksOf, TextService } from './textService';
 import {
   serializeError,
   transferablesOf,

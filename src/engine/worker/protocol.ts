@@ -4,7 +4,7 @@
  */
 import type { BackendInfo } from '../runtime';
 import type { BinaryMask, PolygonWithHoles, RgbaImage, VisualPrompt } from '../types';
-import type { WebBackendPreference } from '../adapters/ort-web';
+import type { WebBackendPreference } from '../adapters/ortWeb';
 
 export interface ModelProgress {
   /** 'detector' arrives after start, when the first text prompt loads it. */
@@ -39,7 +39,7 @@ export interface StartRequest {
 
 /**
  * 'fp32' is the reference decoder. 'int8' quantizes its image-side projections: about twice as fast
- * on those layers in WASM, masks very close to fp32 but not identical (see scripts/onnx-quantize.mjs).
+ * on those layers in WASM, masks very close to fp32 but not identical (see scripts/onnxQuantize.mjs).
  */
 export type DecoderPrecision = 'fp32' | 'int8';
 

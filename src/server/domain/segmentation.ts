@@ -11,8 +11,8 @@ import { PvsResponse, SegmentResponse, type PvsRequest, type SegmentRequest } fr
 import type { ImageLoader, InferenceBackend, InferenceSlot } from '../inference/pool';
 import type { InferenceJob, InferenceResult } from '../inference/protocol';
 import { DomainError } from './errors';
-import { decodeImageField, KnownImages, readUpload, RecentFields, type ImageField, type ImageSize, type Upload, type WithImageField } from './image-field';
-import { checkPromptsInside } from './prompt-bounds';
+import { decodeImageField, KnownImages, readUpload, RecentFields, type ImageField, type ImageSize, type Upload, type WithImageField } from './imageField';
+import { checkPromptsInside } from './promptBounds';
 import { timed, timedSync } from './timings';
 import { UpstreamError, type UpstreamTextSegmenter } from '../../engine/text/upstream';
 import type { Credits } from './metered/credits';
@@ -58,7 +58,7 @@ export const DEFAULT_BUSY_RETRY_AFTER_SECONDS = 2;
 export interface SegmentationOptions {
   /** Retry-After for 503 service-busy. */
   busyRetryAfterSeconds: number;
-  /** The header check of an image seen for the first time (inference/image-check.ts): a 400 before any charge; answers its size as displayed. */
+  /** The header check of an image seen for the first time (inference/imageCheck.ts): a 400 before any charge; answers its size as displayed. */
   checkImage: (bytes: Uint8Array) => Promise<ImageSize>;
   /**
    * TEXT_UPSTREAM_URL: text prompts go to a SAM-3-class server instead of the local detector

@@ -2,13 +2,13 @@
 import type { Db } from '../db/connect';
 import type { InferenceBackend } from '../inference/pool';
 import { Accounts } from './accounts';
-import { AuthThrottles, DEFAULT_AUTH_THROTTLES, type AuthThrottleSettings } from './auth-throttles';
-import { ApiKeys } from './api-keys';
+import { AuthThrottles, DEFAULT_AUTH_THROTTLES, type AuthThrottleSettings } from './authThrottles';
+import { ApiKeys } from './apiKeys';
 import { systemClock, type Clock } from './clock';
 import { FaultInjector, type FaultRates } from './faults';
 import { newId } from './ids';
 import { Payments, type StripeSettings } from './payments';
-import { createRateLimiter, type RateLimiter } from './rate-limit';
+import { createRateLimiter, type RateLimiter } from './rateLimit';
 import { DEFAULT_RECOVERY_OPTIONS, Recovery, type RecoveryOptions } from './recovery';
 import { DEFAULT_BUSY_RETRY_AFTER_SECONDS, Segmentation, type SegmentationOptions } from './segmentation';
 import { X402Gateway, type X402Settings } from './x402/gateway';
@@ -43,7 +43,7 @@ export interface ServicesOptions {
   recovery?: Partial<RecoveryOptions>;
   instanceId?: string;
   textUpstream?: SegmentationOptions['textUpstream'];
-  /** The header check of an image seen for the first time (inference/image-check.ts). */
+  /** The header check of an image seen for the first time (inference/imageCheck.ts). */
   checkImage: SegmentationOptions['checkImage'];
   /** Per-request payment (x402); absent = disabled. */
   x402?: X402Settings;

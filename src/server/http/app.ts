@@ -14,14 +14,14 @@ import type { Services } from '../domain/services';
 import { DomainError } from '../domain/errors';
 import { authPlugin } from './plugins/auth';
 import { errorsPlugin } from './plugins/errors';
-import { oversizedBodyPlugin } from './plugins/oversized-body';
-import { ISOLATION_HEADERS, requestContextPlugin, type Lifecycle } from './plugins/request-context';
+import { oversizedBodyPlugin } from './plugins/oversizedBody';
+import { ISOLATION_HEADERS, requestContextPlugin, type Lifecycle } from './plugins/requestContext';
 import { sendProblem } from './problem';
 import { accountRoutes, type CookiePolicy } from './routes/account';
 import { docsRoutes } from './routes/docs';
 import { segmentationRoutes } from './routes/segmentation';
-import { RouteMethods } from './method-not-allowed';
-import { isLoopbackHost } from '../domain/demo-payments';
+import { RouteMethods } from './methodNotAllowed';
+import { isLoopbackHost } from '../domain/demoPayments';
 
 export interface AppOptions {
   services: Services;

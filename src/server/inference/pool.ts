@@ -62,7 +62,7 @@ interface PoolWorker {
   busy: { id: number; job: PendingJob; timer: NodeJS.Timeout } | undefined;
 }
 
-const WORKER_URL = new URL('./worker-entry.mjs', import.meta.url);
+const WORKER_URL = new URL('./workerEntry.mjs', import.meta.url);
 
 export class WorkerPool implements InferenceBackend {
   private readonly workers: PoolWorker[] = [];

@@ -1,5 +1,5 @@
 /** Messages between the inference pool (main thread) and its workers. Plain structured-clone data. */
-import type { ModelPrecision } from '../../engine/adapters/ort-node';
+import type { ModelPrecision } from '../../engine/adapters/ortNode';
 import type { PvsResponse, SegmentResponse } from '../../contract/segmentation';
 import type { BoxPrompt, PointPrompt } from '../../engine/types';
 
@@ -15,7 +15,7 @@ export type InferenceJob =
   | {
       kind: 'pvs';
       image?: ImageBytes;
-      /** Names the image (see domain/image-field.ts Upload.digest): the decoded-pixels cache key. */
+      /** Names the image (see domain/imageField.ts Upload.digest): the decoded-pixels cache key. */
       imageDigest?: string;
       /** Cache key for the embedding (already namespaced per account when client-chosen). */
       cacheKey?: string;
@@ -49,7 +49,7 @@ export type WorkerReply =
 
 export interface WorkerInit {
   modelDir?: string;
-  /** Model variants (scripts/onnx-quantize.mjs); default fp32. */
+  /** Model variants (scripts/onnxQuantize.mjs); default fp32. */
   encoderPrecision?: ModelPrecision;
   decoderPrecision?: ModelPrecision;
   threads?: number;

@@ -1,12 +1,12 @@
 /** Inference worker thread: owns one engine (ONNX sessions + embedding cache) and runs jobs in order. */
 import { createHash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
-import { decodeImage, ImageDecodeError } from '../../engine/adapters/node-image';
-import { loadNodeEngine } from '../../engine/adapters/ort-node';
+import { decodeImage, ImageDecodeError } from '../../engine/adapters/nodeImage';
+import { loadNodeEngine } from '../../engine/adapters/ortNode';
 import type { RgbaImage } from '../../engine/types';
 import { runPvs } from '../../engine/pvs';
 import type { InferenceJob, InferenceResult, WorkerInit, WorkerReply, WorkerRequest } from './protocol';
-import { createTextSegmenter } from './text-segmenter';
+import { createTextSegmenter } from './textSegmenter';
 
 const port = parentPort;
 if (!port) throw new Error('worker.ts must run in a worker thread');

@@ -22,7 +22,7 @@ import type { FaultInjector } from '../faults';
 import { requestFingerprint } from '../fingerprint';
 import { timed, timedSync, type Timings } from '../timings';
 import type { Conflict, Decision } from './decision';
-import { inProgressRetryAfterSeconds, RunTimes, type Backlog } from './retry-after';
+import { inProgressRetryAfterSeconds, RunTimes, type Backlog } from './retryAfter';
 
 /** The engine side of a call, prepared before any claim so that bad input is never paid for. */
 export interface PreparedWork<Res> {

@@ -8,11 +8,11 @@ import type { MeteredOutcome } from '../../domain/metered/runner';
 import type { CallContext, MeteredEndpoint, MeteredRequests } from '../../domain/segmentation';
 import type { Services } from '../../domain/services';
 import { parseBody } from '../validation';
-import { meteredJsonOf, RawJsonBody, useRawJsonBodies } from '../raw-json';
+import { meteredJsonOf, RawJsonBody, useRawJsonBodies } from '../rawJson';
 import { bodyDigest } from '../../domain/fingerprint';
 import { timedSync } from '../../domain/timings';
-import type { WithImageField } from '../../domain/image-field';
-import type { MeteredJson } from '../metered-json';
+import type { WithImageField } from '../../domain/imageField';
+import type { MeteredJson } from '../meteredJson';
 
 /**
  * Largest accepted body: a maximal image (2,097,152 characters) plus 256 KiB for the rest — enough
@@ -55,7 +55,7 @@ function checkImageLength(image: unknown): void {
 }
 
 /**
- * Validates a metered body whose image may have been left as bytes (http/metered-json.ts). The
+ * Validates a metered body whose image may have been left as bytes (http/meteredJson.ts). The
  * schemas ask of `image` only that it be a string within the length limits, so a one-character
  * stand-in (or an empty one) is judged as the real string would be; the bytes then take its place.
  */

