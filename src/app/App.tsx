@@ -20,6 +20,7 @@ import { useSessionPersistence } from './persistence/useSessionPersistence';
 import { handleShortcut } from './shortcuts';
 import { useStudio } from './state/studioStore';
 import { pageFromHash, useUi } from './state/uiStore';
+import { useInferenceMode } from './state/inferenceModeStore';
 import { SAMPLES } from './images/imageLibrary';
 
 export function App() {
@@ -94,7 +95,7 @@ function noticeFromCheckoutReturn(): void {
 
 function Studio() {
   const doc = useStudio((s) => s.history.present);
-  const mode = useUi((s) => s.mode);
+  const mode = useInferenceMode((s) => s.mode);
   const [dragging, setDragging] = useState(false);
   const [sheet, setSheet] = useState<Sheet>(null);
   const active = doc.activeImageId;

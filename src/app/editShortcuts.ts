@@ -1,7 +1,7 @@
 import { classActions, edits } from './state/editActions';
 import { brushStep, useEdit } from './state/editStore';
 import { currentDocument, studio } from './state/studioStore';
-import { useUi } from './state/uiStore';
+import { useTool } from './state/toolStore';
 import type { Shortcut } from './shortcuts';
 
 /** Keys of hand editing, classes and image navigation; listed in the help overlay with the others. */
@@ -24,7 +24,7 @@ function stepImage(offset: number): void {
 }
 
 export function handleEditShortcut(e: KeyboardEvent): boolean {
-  const ui = useUi.getState();
+  const { tool, setTool } = useTool.getState();
   const edit = useEdit.getState();
   const mod = e.ctrlKey || e.metaKey;
   if (mod && !e.altKey && !e.shiftKey && (e.key === 'd' || e.key === 'D')) return edits.duplicateSelected() || true;
@@ -34,15 +34,15 @@ export function handleEditShortcut(e: KeyboardEvent): boolean {
   switch (key) {
     case 'v':
     case 'V':
-      ui.setTool('select');
+      setTool('select');
       return true;
     case 'b':
     case 'B':
-      ui.setTool('brush');
+      setTool('brush');
       return true;
     case 'e':
     case 'E':
-      ui.setTool('eraser');
+      setTool('eraser');
       return true;
     case 'm':
     case 'M':
@@ -64,7 +64,7 @@ export function handleEditShortcut(e: KeyboardEvent): boolean {
       return true;
     case '[':
     case ']':
-      if (ui.tool !== 'brush' && ui.tool !== 'eraser') return false;
+      if (tool !== 'brush' && tool !== 'eraser') return false;
       edit.setBrushSize(brushStep(edit.brushSize, key === ']' ? 1 : -1));
       return true;
     case 'Delete':

@@ -1,6 +1,8 @@
 import { fitToScreen, zoomAt } from './geometry/camera';
 import { promptOf } from './state/documentOps';
 import { currentDocument, studio } from './state/studioStore';
+import { useCamera } from './state/cameraStore';
+import { useTool } from './state/toolStore';
 import { useUi } from './state/uiStore';
 import { useEdit } from './state/editStore';
 import { EDIT_SHORTCUTS, handleEditShortcut } from './editShortcuts';
@@ -66,19 +68,19 @@ export function handleShortcut(e: KeyboardEvent): boolean {
   switch (key) {
     case 'p':
     case 'P':
-      ui.setTool('positive');
+      useTool.getState().setTool('positive');
       return true;
     case 'n':
     case 'N':
-      ui.setTool('negative');
+      useTool.getState().setTool('negative');
       return true;
     case 'x':
     case 'X':
-      ui.setTool('box');
+      useTool.getState().setTool('box');
       return true;
     case 't':
     case 'T':
-      ui.setTool('text');
+      useTool.getState().setTool('text');
       return true;
     case '?':
     case 'h':
@@ -108,14 +110,15 @@ export function handleShortcut(e: KeyboardEvent): boolean {
     case 'F': {
       const image = doc.images.find((i) => i.id === imageId);
       const size = viewSize();
-      if (image && size) ui.setCamera(fitToScreen(image.width, image.height, size.width, size.height));
+      if (image && size) useCamera.getState().setCamera(fitToScreen(image.width, image.height, size.width, size.height));
       return true;
     }
     case '+':
     case '=':
     case '-': {
       const size = viewSize();
-      if (ui.camera && size) ui.setCamera(zoomAt(ui.camera, [size.width / 2, size.height / 2], key === '-' ? 1 / 1.25 : 1.25));
+      const { camera, setCamera } = useCamera.getState();
+      if (camera && size) setCamera(zoomAt(camera, [size.width / 2, size.height / 2], key === '-' ? 1 / 1.25 : 1.25));
       return true;
     }
     default:

@@ -2,13 +2,14 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ACCOUNT_QUERY } from '../queryClient';
 import { useUi } from '../state/uiStore';
+import { useRemoteSettings } from '../state/remoteSettingsStore';
 import { accountApi } from './accountApi';
 import { useAccount } from './useAccount';
 
 export function AccountPage() {
   const account = useAccount();
-  const remote = useUi((s) => s.remote);
-  const setRemote = useUi((s) => s.setRemote);
+  const remote = useRemoteSettings((s) => s.remote);
+  const setRemote = useRemoteSettings((s) => s.setRemote);
   const queryClient = useQueryClient();
   // Logging out forgets the API key stored in this browser unless the person explicitly keeps it:
   // otherwise the next person signing in here would spend this account's credits.
@@ -64,7 +65,7 @@ function AuthForms() {
   const [tab, setTab] = useState<'signup' | 'login'>('signup');
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const baseUrl = useUi((s) => s.remote.baseUrl);
+  const baseUrl = useRemoteSettings((s) => s.remote.baseUrl);
   const queryClient = useQueryClient();
   const submit = useMutation({
     mutationFn: () => (tab === 'signup' ? accountApi.signup(baseUrl, email, password) : accountApi.login(baseUrl, email, password)),

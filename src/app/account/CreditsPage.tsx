@@ -3,13 +3,14 @@ import { useState } from 'react';
 import { CREDIT_PACKAGES, type CreditPackageId } from '../../contract';
 import { ACCOUNT_QUERY } from '../queryClient';
 import { useUi } from '../state/uiStore';
+import { useRemoteSettings } from '../state/remoteSettingsStore';
 import { accountApi, formatPerCall, formatPrice } from './accountApi';
 import { PerRequestPaymentNote } from './PerRequestPaymentNote';
 import { useAccount } from './useAccount';
 
 export function CreditsPage() {
   const account = useAccount();
-  const baseUrl = useUi((s) => s.remote.baseUrl);
+  const baseUrl = useRemoteSettings((s) => s.remote.baseUrl);
   const queryClient = useQueryClient();
   const [done, setDone] = useState<string | null>(null);
   const packages = useQuery({

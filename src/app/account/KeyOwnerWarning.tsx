@@ -1,12 +1,12 @@
-import { useUi } from '../state/uiStore';
+import { useRemoteSettings } from '../state/remoteSettingsStore';
 import { foreignKeyMessage, useForeignKeyChoice } from './payer';
 import { useAccount } from './useAccount';
 
 /** Shown while the stored API key belongs to another account than the signed-in one; paid calls wait for a choice. */
 export function KeyOwnerWarning() {
   const account = useAccount();
-  const remote = useUi((s) => s.remote);
-  const setRemote = useUi((s) => s.setRemote);
+  const remote = useRemoteSettings((s) => s.remote);
+  const setRemote = useRemoteSettings((s) => s.setRemote);
   const accepted = useForeignKeyChoice((s) => s.accepted);
   const accept = useForeignKeyChoice((s) => s.accept);
   const view = account.data;

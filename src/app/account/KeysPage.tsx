@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { ApiKeyCreated } from '../../contract';
 import { useUi } from '../state/uiStore';
+import { useRemoteSettings } from '../state/remoteSettingsStore';
 import { accountApi } from './accountApi';
 import { useAccount } from './useAccount';
 
@@ -9,8 +10,8 @@ const KEYS_QUERY = ['api-keys'] as const;
 
 export function KeysPage() {
   const account = useAccount();
-  const remote = useUi((s) => s.remote);
-  const setRemote = useUi((s) => s.setRemote);
+  const remote = useRemoteSettings((s) => s.remote);
+  const setRemote = useRemoteSettings((s) => s.setRemote);
   const queryClient = useQueryClient();
   const [fresh, setFresh] = useState<ApiKeyCreated | null>(null);
   const [copied, setCopied] = useState(false);

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import type { PerRequestPayment } from '../../contract/account';
-import { useUi } from '../state/uiStore';
+import { useRemoteSettings } from '../state/remoteSettingsStore';
 import { accountApi } from './accountApi';
 
 const NETWORK_NAMES: Record<string, string> = {
@@ -20,7 +20,7 @@ export function describeOffer(offer: PerRequestPayment): string {
  * x402 payments are signed by an API client's wallet, not in this browser.
  */
 export function PerRequestPaymentNote() {
-  const baseUrl = useUi((s) => s.remote.baseUrl);
+  const baseUrl = useRemoteSettings((s) => s.remote.baseUrl);
   const packages = useQuery({
     queryKey: ['credit-packages', baseUrl],
     queryFn: () => accountApi.packages(baseUrl),

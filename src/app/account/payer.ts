@@ -8,7 +8,7 @@
 import { create } from 'zustand';
 import type { Account } from '../../contract';
 import { ACCOUNT_QUERY, queryClient } from '../queryClient';
-import type { RemoteSettings } from '../state/uiStore';
+import type { RemoteSettings } from '../state/remoteSettingsStore';
 import { AccountApiError, accountApi, accountWithKey, csrfToken } from './accountApi';
 
 export interface AccountView {

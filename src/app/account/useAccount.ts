@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useUi } from '../state/uiStore';
+import { useRemoteSettings } from '../state/remoteSettingsStore';
 import { accountQueryKey, readAccountView } from './payer';
 
 /**
@@ -7,6 +7,6 @@ import { accountQueryKey, readAccountView } from './payer';
  * pays for remote calls (email and credits: the key's, else the signed-in one; see payer.ts).
  */
 export function useAccount() {
-  const remote = useUi((s) => s.remote);
+  const remote = useRemoteSettings((s) => s.remote);
   return useQuery({ queryKey: accountQueryKey(remote), queryFn: () => readAccountView(remote), refetchInterval: 30_000 });
 }

@@ -10,7 +10,7 @@ import { baseName, yoloZip } from '../export/yolo';
 import { imageBlob, rgbaOf } from '../images/imageLibrary';
 import { liveSelection } from '../state/editActions';
 import { currentDocument, newId, useStudio } from '../state/studioStore';
-import { useUi } from '../state/uiStore';
+import { useDetail } from '../state/detailStore';
 
 function download(name: string, data: BlobPart, type: string) {
   const url = URL.createObjectURL(new Blob([data], { type }));
@@ -35,7 +35,7 @@ export function ExportMenu() {
   // A small non-modal dialog: focus moves in, Tab and the arrow keys cycle inside, Esc closes and focus returns to Export.
   useFocusTrap(popup, closeMenu, { active: open, arrows: true });
   const doc = useStudio((s) => s.history.present);
-  const tolerance = useUi((s) => s.tolerance);
+  const tolerance = useDetail((s) => s.tolerance);
   const image = doc.images.find((i) => i.id === doc.activeImageId);
 
   useEffect(() => {

@@ -1,7 +1,7 @@
 import { rerunActivePrompt } from '../inference/controller';
 import { promptOf } from '../state/documentOps';
 import { currentDocument } from '../state/studioStore';
-import { useUi, type InferenceMode } from '../state/uiStore';
+import { useInferenceMode, type InferenceMode } from '../state/inferenceModeStore';
 
 /** Switching to local answers a prompt that was waiting for a paid Segment press, for free. */
 function switchTo(mode: InferenceMode, setMode: (mode: InferenceMode) => void) {
@@ -12,8 +12,8 @@ function switchTo(mode: InferenceMode, setMode: (mode: InferenceMode) => void) {
 
 /** The user's choice: the model in this browser, or our metered API. */
 export function InferenceSwitch() {
-  const mode = useUi((s) => s.mode);
-  const setMode = useUi((s) => s.setMode);
+  const mode = useInferenceMode((s) => s.mode);
+  const setMode = useInferenceMode((s) => s.setMode);
   const option = (value: InferenceMode, label: string, hint: string) => (
     <label className={`segmented-option${mode === value ? ' active' : ''}`} title={hint}>
       <input type="radio" name="inference-mode" value={value} checked={mode === value} onChange={() => switchTo(value, setMode)} />

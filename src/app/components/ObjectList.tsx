@@ -7,7 +7,8 @@ import { findSimilarObjects } from '../inference/similarObjects';
 import { similarMessage } from '../inference/similarMessage';
 import type { ImageEntry, SegObject } from '../state/model';
 import { studio, useStudio } from '../state/studioStore';
-import { useUi } from '../state/uiStore';
+import { useDetail } from '../state/detailStore';
+import { useInferenceMode } from '../state/inferenceModeStore';
 import { EyeIcon, TrashIcon } from './icons';
 import { displayColor } from '../state/classOps';
 import { classActions, edits, liveSelection } from '../state/editActions';
@@ -20,8 +21,8 @@ export function ObjectList() {
   const doc = useStudio((s) => s.history.present);
   const image = doc.images.find((i) => i.id === doc.activeImageId);
   const objects = image ? (doc.objects[image.id] ?? []) : [];
-  const tolerance = useUi((s) => s.tolerance);
-  const mode = useUi((s) => s.mode);
+  const tolerance = useDetail((s) => s.tolerance);
+  const mode = useInferenceMode((s) => s.mode);
   const [search, setSearch] = useState<SimilarSearch>({ running: null, message: null });
   useEdit((s) => s.selection);
   const selection = liveSelection(doc);
@@ -82,10 +83,10 @@ interface ObjectRowProps {
 function ObjectRow({ image, object, selected, searching, onFindSimilar }: ObjectRowProps) {
   const classes = useStudio((s) => s.history.present.classes);
   const imageId = image.id;
-  const mode = useUi((s) => s.mode);
+  const mode = useInferenceMode((s) => s.mode);
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(object.label);
-  const tolerance = useUi((s) => s.tolerance);
+  const tolerance = useDetail((s) => s.tolerance);
   // The object's pixel count, what the exports write as its area (tests read it).
   const area = useMemo(() => maskArea(objectMask(object, image.width, image.height)), [object, image]);
   const vertices = countVertices(tracedPolygons(object.mask, object.polygons, tolerance));

@@ -9,6 +9,10 @@ import { formatBytes, useEngineStatus } from '../state/engineStatus';
 import { emptyPrompt, hasPrompt } from '../state/model';
 import { studio, useStudio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
+import { useDetail } from '../state/detailStore';
+import { useInferenceMode } from '../state/inferenceModeStore';
+import { useRemoteSettings } from '../state/remoteSettingsStore';
+import { useTool } from '../state/toolStore';
 import { usePreferences } from '../state/preferences';
 import { textToolInitial, textToolTransition, type TextToolState } from '../tools/textTool';
 import { CandidateThumb } from './CandidateThumb';
@@ -23,8 +27,8 @@ export function CostLabel() {
 
 export function PromptPanel() {
   const doc = useStudio((s) => s.history.present);
-  const mode = useUi((s) => s.mode);
-  const tool = useUi((s) => s.tool);
+  const mode = useInferenceMode((s) => s.mode);
+  const tool = useTool((s) => s.tool);
   const image = doc.images.find((i) => i.id === doc.activeImageId);
   if (!image) return null;
   // Keyed by image: a run's answer belongs to the image it ran on.
@@ -124,9 +128,9 @@ type TextAnswer =
 
 function TextPromptPanel() {
   const doc = useStudio((s) => s.history.present);
-  const remote = useUi((s) => s.remote);
-  const mode = useUi((s) => s.mode);
-  const tolerance = useUi((s) => s.tolerance);
+  const remote = useRemoteSettings((s) => s.remote);
+  const mode = useInferenceMode((s) => s.mode);
+  const tolerance = useDetail((s) => s.tolerance);
   const [state, setState] = useState<TextToolState>(textToolInitial);
   const [answer, setAnswer] = useState<TextAnswer | null>(null);
   const [conceptsOpen, setConceptsOpen] = useState(false);

@@ -1,11 +1,12 @@
 import { useState } from 'react';
 import { PerRequestPaymentNote } from '../account/PerRequestPaymentNote';
 import { useUi } from '../state/uiStore';
+import { useRemoteSettings } from '../state/remoteSettingsStore';
 
 /** Base URL and API key for remote mode. Kept in this browser's localStorage only. */
 export function RemoteSettings() {
-  const remote = useUi((s) => s.remote);
-  const setRemote = useUi((s) => s.setRemote);
+  const remote = useRemoteSettings((s) => s.remote);
+  const setRemote = useRemoteSettings((s) => s.setRemote);
   const [baseUrl, setBaseUrl] = useState(remote.baseUrl);
   const [apiKey, setApiKey] = useState(remote.apiKey);
   const [reveal, setReveal] = useState(false);

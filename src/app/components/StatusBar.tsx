@@ -1,6 +1,6 @@
 import { formatBytes, useEngineStatus } from '../state/engineStatus';
 import { describeVariants } from '../inference/modelVariants';
-import { useUi } from '../state/uiStore';
+import { useInferenceMode } from '../state/inferenceModeStore';
 import { useStudio } from '../state/studioStore';
 import { isEmbedded } from '../inference/localEngine';
 import { usePreferences } from '../state/preferences';
@@ -36,7 +36,7 @@ export function ModelProgress() {
 
 export function StatusBar() {
   const engine = useEngineStatus();
-  const mode = useUi((s) => s.mode);
+  const mode = useInferenceMode((s) => s.mode);
   const doc = useStudio((s) => s.history.present);
   const active = doc.activeImageId;
   // An image analysed earlier in the session stays ready when the user comes back to it.

@@ -9,25 +9,23 @@ import { imageElement, subscribeImages } from '../images/imageLibrary';
 import { handleToolOutputs } from '../inference/controller';
 import { emptyPrompt, type ImageEntry } from '../state/model';
 import { studio, useStudio } from '../state/studioStore';
-import { useUi } from '../state/uiStore';
-import { boxOfDrag, boxTool, cornerBoxTool, type BoxToolState } from '../tools/boxTool';
+import { useCamera } from '../state/cameraStore';
+import { useDetail } from '../state/detailStore';
+import { useHoverPreview } from '../state/hoverPreviewStore';
+import { useTool } from '../state/toolStore';
 import { crosshairKey, crosshairStart, type CrosshairState } from '../tools/keyboardCrosshair';
 import { usePreferences } from '../state/preferences';
 import { useCanvasTouch } from './useCanvasTouch';
 import { panTransition, type PanState } from '../tools/panGesture';
-import { negativePointTool, positivePointTool, type PointToolState } from '../tools/pointTool';
-import type { ToolEvent, ToolMachine } from '../tools/types';
+import { brushState, draggedBox, stepToolSession, toolSessionFor, type ToolSession } from '../tools/toolSession';
+import type { ToolEvent } from '../tools/types';
 import { PolygonShape } from './PolygonShape';
 import { BrushOverlay, brushWheel } from './BrushOverlay';
 import { VertexHandles } from './VertexHandles';
-import { brushTool, eraserTool, type BrushToolState } from '../tools/brushTool';
-import { selectTool } from '../tools/selectTool';
 import { displayColor } from '../state/classOps';
 import { edits, liveSelection } from '../state/editActions';
 import { useEdit } from '../state/editStore';
 import { insertVertex, nearestEdge } from '../geometry/vertexEdit';
-
-const machines = { positive: positivePointTool, negative: negativePointTool, box: boxTool, select: selectTool, brush: brushTool, eraser: eraserTool } as const;
 
 /** How close (screen pixels) a click must be to the selected outline to act on it. */
 const EDGE_REACH_PX = 6;
@@ -41,7 +39,7 @@ function useImageElement(id: string | undefined) {
 /** Re-fits when the image or the view size changes; keeps the user's zoom otherwise. */
 export function fitActiveImage(image: ImageEntry | null, size: { width: number; height: number }) {
   if (!image || size.width < 10) return;
-  useUi.getState().setCamera(fitToScreen(image.width, image.height, size.width, size.height));
+  useCamera.getState().setCamera(fitToScreen(image.width, image.height, size.width, size.height));
 }
 
 export function StudioCanvas() {
@@ -52,8 +50,11 @@ export function StudioCanvas() {
   const prompt = (image && doc.prompts[image.id]) || emptyPrompt();
   const objects = (image && doc.objects[image.id]) || [];
   const element = useImageElement(image?.id);
-  const { tool, camera, tolerance, hoverPreview } = useUi();
-  const [toolState, setToolState] = useState<unknown>(null);
+  const tool = useTool((s) => s.tool);
+  const camera = useCamera((s) => s.camera);
+  const tolerance = useDetail((s) => s.tolerance);
+  const hoverPreview = useHoverPreview((s) => s.preview);
+  const [keptSession, setToolSession] = useState<ToolSession | null>(null);
   const panRef = useRef<PanState>({ phase: 'idle' });
   const [panPhase, setPanPhase] = useState<PanState['phase']>('idle');
   const [cursorAt, setCursorAt] = useState<Vertex | null>(null);
@@ -61,6 +62,7 @@ export function StudioCanvas() {
   const selection = liveSelection(doc);
   const editing = selection.length === 1 ? objects.find((o) => o.id === selection[0]) : undefined;
   const boxDrawing = usePreferences((s) => s.boxDrawing);
+  const toolSession = toolSessionFor(keptSession, tool, boxDrawing);
   const [crosshair, setCrosshair] = useState<CrosshairState | null>(null);
   const [focused, setFocused] = useState(false);
   // The crosshair is the keyboard's: it shows when focus came by Tab or an arrow was pressed. After a
@@ -83,20 +85,17 @@ export function StudioCanvas() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [image?.id, size.width, size.height]);
 
-  useEffect(() => setToolState(null), [tool, boxDrawing]);
+  useEffect(() => setToolSession(null), [tool, boxDrawing]);
   useEffect(() => useEdit.getState().select([]), [image?.id]);
   useEffect(() => setCrosshair(null), [image?.id]);
 
-  const machine = tool === 'text' ? null : tool === 'box' && boxDrawing === 'corners' ? (cornerBoxTool as ToolMachine<unknown>) : (machines[tool] as ToolMachine<unknown>);
-
   const dispatch = useCallback(
     (event: ToolEvent) => {
-      if (!machine) return;
-      const { state, outputs } = machine.transition(toolState ?? machine.initial, event);
-      setToolState(state);
-      handleToolOutputs(outputs);
+      const step = stepToolSession(toolSession, event);
+      setToolSession(step.session);
+      handleToolOutputs(step.outputs);
     },
-    [machine, toolState],
+    [toolSession],
   );
 
   const updatePan = (event: Parameters<typeof panTransition>[1]) => {
@@ -104,8 +103,8 @@ export function StudioCanvas() {
     panRef.current = result.state;
     setPanPhase(result.state.phase);
     if (result.delta) {
-      const current = useUi.getState().camera;
-      if (current) useUi.getState().setCamera(panBy(current, result.delta[0], result.delta[1]));
+      const current = useCamera.getState().camera;
+      if (current) useCamera.getState().setCamera(panBy(current, result.delta[0], result.delta[1]));
     }
     return result.captured;
   };
@@ -117,7 +116,7 @@ export function StudioCanvas() {
         e.preventDefault();
         if (!e.repeat) updatePan({ type: 'spaceDown' });
       }
-      if (e.key === 'Escape' && machine) dispatch({ type: 'cancel' });
+      if (e.key === 'Escape') dispatch({ type: 'cancel' });
     };
     const up = (e: KeyboardEvent) => {
       if (e.code === 'Space') updatePan({ type: 'spaceUp' });
@@ -132,13 +131,14 @@ export function StudioCanvas() {
 
   // A box drag that leaves the canvas keeps following the pointer, and releasing the button anywhere
   // finishes it: otherwise the box stays stuck to the cursor and the next click commits it.
-  const dragging = (toolState as BoxToolState | null)?.phase === 'dragging';
+  const boxDrag = draggedBox(toolSession);
+  const dragging = boxDrag !== null;
   useEffect(() => {
     if (!dragging) return;
     const outside = (e: MouseEvent) => !containerRef.current?.contains(e.target as Node);
     const at = (e: MouseEvent): Vertex | null => {
       const rect = containerRef.current?.getBoundingClientRect();
-      const cam = useUi.getState().camera;
+      const cam = useCamera.getState().camera;
       return rect && cam ? clampToImage(screenToImage(cam, [e.clientX - rect.left, e.clientY - rect.top])) : null;
     };
     const move = (e: MouseEvent) => {
@@ -159,7 +159,7 @@ export function StudioCanvas() {
 
   useCanvasTouch(containerRef, {
     onGesture: (gesture) => {
-      const cam = useUi.getState().camera;
+      const cam = useCamera.getState().camera;
       // Touch speaks the prompt tools' language (points and boxes); the editing tools are mouse-only for now.
       if (!cam || !image || (tool !== 'positive' && tool !== 'negative' && tool !== 'box')) return;
       if (gesture.type === 'tap' || gesture.type === 'longPress') {
@@ -250,15 +250,13 @@ export function StudioCanvas() {
     if ((tool === 'brush' || tool === 'eraser') && brushWheel(e.evt)) return;
     const at = pointer(e.target.getStage());
     if (!at || !camera) return;
-    useUi.getState().setCamera(zoomAt(camera, at.screen, wheelZoomFactor(e.evt.deltaY)));
+    useCamera.getState().setCamera(zoomAt(camera, at.screen, wheelZoomFactor(e.evt.deltaY)));
   };
 
   const scale = camera?.scale ?? 1;
   const selected = prompt.candidates[prompt.selected];
   const selectedPolygons = useMemo(() => (selected ? tracedPolygons(selected.mask, selected.polygons, tolerance) : []), [selected, tolerance]);
-  const boxDrag = tool === 'box' && (toolState as BoxToolState | null)?.phase === 'dragging' ? (toolState as Extract<BoxToolState, { phase: 'dragging' }>) : null;
   const cursor = panPhase === 'panning' ? 'grabbing' : panPhase === 'ready' ? 'grab' : tool === 'select' ? 'default' : tool === 'brush' || tool === 'eraser' ? 'none' : image ? 'crosshair' : 'default';
-  void (toolState as PointToolState | null);
 
   return (
     <div
@@ -312,13 +310,13 @@ export function StudioCanvas() {
                     <PolygonShape key={`selected-${o.id}`} name="selected-object" polygons={tracedPolygons(o.mask, o.polygons, tolerance)} fill="rgba(255,255,255,0.12)" stroke="#ffffff" dash={[5, 3]} scale={scale} strokePx={2.5} />
                   ))}
                 {editing && tool === 'select' && <VertexHandles objectId={editing.id} polygons={tracedPolygons(editing.mask, editing.polygons, tolerance)} scale={scale} />}
-                {(tool === 'brush' || tool === 'eraser') && <BrushOverlay erase={tool === 'eraser'} cursor={cursorAt} state={toolState as BrushToolState | null} scale={scale} />}
+                {(tool === 'brush' || tool === 'eraser') && <BrushOverlay erase={tool === 'eraser'} cursor={cursorAt} state={brushState(toolSession)} scale={scale} />}
                 {hoverPreview && hoverPreview.imageId === image.id && !selected && (
                   <PolygonShape name="hover-preview" polygons={hoverPreview.polygons} fill="rgba(255,255,255,0.22)" stroke="#ffffff" dash={[6, 4]} scale={scale} strokePx={1.5} />
                 )}
                 {selected && <PolygonShape name="candidate" polygons={selectedPolygons} fill="rgba(56,189,248,0.38)" stroke="#38bdf8" scale={scale} strokePx={2.5} />}
                 {prompt.box && <BoxMarker box={prompt.box} scale={scale} />}
-                {boxDrag && <BoxMarker box={boxOfDrag(boxDrag)} scale={scale} dragging />}
+                {boxDrag && <BoxMarker box={boxDrag} scale={scale} dragging />}
                 {touchBox && <BoxMarker box={touchBoxPrompt(touchBox.start, touchBox.at)} scale={scale} dragging />}
                 {focused && keyboardMode && crosshair?.boxAnchor && tool === 'box' && <BoxMarker box={touchBoxPrompt(crosshair.boxAnchor, crosshair.at)} scale={scale} dragging />}
                 {focused && keyboardMode && crosshair && <Crosshair at={crosshair.at} scale={scale} />}

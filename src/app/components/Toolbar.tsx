@@ -1,6 +1,9 @@
 import type { JSX } from 'react';
 import { useStudio, studio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
+import { useCamera } from '../state/cameraStore';
+import { useDetail } from '../state/detailStore';
+import { useTool } from '../state/toolStore';
 import type { ToolId } from '../tools/types';
 import { fitToScreen, zoomAt } from '../geometry/camera';
 import { DETAIL_MAX, detailFromTolerance, toleranceFromDetail } from '../geometry/detailLevel';
@@ -21,11 +24,11 @@ const TOOLS: Array<{ id: ToolId; label: string; key: string; icon: JSX.Element; 
 ];
 
 export function Toolbar() {
-  const tool = useUi((s) => s.tool);
-  const setTool = useUi((s) => s.setTool);
-  const tolerance = useUi((s) => s.tolerance);
-  const setTolerance = useUi((s) => s.setTolerance);
-  const camera = useUi((s) => s.camera);
+  const tool = useTool((s) => s.tool);
+  const setTool = useTool((s) => s.setTool);
+  const tolerance = useDetail((s) => s.tolerance);
+  const setTolerance = useDetail((s) => s.setTolerance);
+  const camera = useCamera((s) => s.camera);
   const setHelpOpen = useUi((s) => s.setHelpOpen);
   const history = useStudio((s) => s.history);
   const image = history.present.images.find((i) => i.id === history.present.activeImageId);
@@ -35,11 +38,11 @@ export function Toolbar() {
   const zoom = (factor: number) => {
     const host = document.querySelector('.canvas-host');
     if (!camera || !host) return;
-    useUi.getState().setCamera(zoomAt(camera, [host.clientWidth / 2, host.clientHeight / 2], factor));
+    useCamera.getState().setCamera(zoomAt(camera, [host.clientWidth / 2, host.clientHeight / 2], factor));
   };
   const fit = () => {
     const host = document.querySelector('.canvas-host');
-    if (image && host) useUi.getState().setCamera(fitToScreen(image.width, image.height, host.clientWidth, host.clientHeight));
+    if (image && host) useCamera.getState().setCamera(fitToScreen(image.width, image.height, host.clientWidth, host.clientHeight));
   };
 
   return (

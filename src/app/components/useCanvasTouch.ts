@@ -1,7 +1,7 @@
 import { useEffect, useRef, type RefObject } from 'react';
 import type { Vertex } from '../../engine/types';
 import { panBy, zoomAt } from '../geometry/camera';
-import { useUi } from '../state/uiStore';
+import { useCamera } from '../state/cameraStore';
 import { initialTouch, LONG_PRESS_MS, touchTransition, type TouchEvent, type TouchOutput, type TouchState } from '../tools/touchGesture';
 
 export interface TouchHandlers {
@@ -26,11 +26,11 @@ export function useCanvasTouch(host: RefObject<HTMLElement | null>, handlers: To
       const result = touchTransition(state, event);
       state = result.state;
       for (const output of result.outputs) {
-        const camera = useUi.getState().camera;
+        const camera = useCamera.getState().camera;
         if (output.type === 'pan') {
-          if (camera) useUi.getState().setCamera(panBy(camera, output.delta[0], output.delta[1]));
+          if (camera) useCamera.getState().setCamera(panBy(camera, output.delta[0], output.delta[1]));
         } else if (output.type === 'zoom') {
-          if (camera) useUi.getState().setCamera(zoomAt(camera, output.center, output.factor));
+          if (camera) useCamera.getState().setCamera(zoomAt(camera, output.center, output.factor));
         } else latest.current.onGesture(output);
       }
     };

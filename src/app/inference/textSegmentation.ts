@@ -5,7 +5,7 @@ import { polygonsToOriginal, uploadScaleFor } from '../geometry/uploadScale';
 import { encodeForUpload } from '../images/imageLibrary';
 import { ACCOUNT_QUERY, queryClient } from '../queryClient';
 import type { ImageEntry, SegObject } from '../state/model';
-import type { RemoteSettings } from '../state/uiStore';
+import type { RemoteSettings } from '../state/remoteSettingsStore';
 import { RemoteCallError, remoteSegment } from './remoteClient';
 import type { PromptOutcome } from './textOutcomes';
 import { UnsettledKeys } from './unsettledKeys';

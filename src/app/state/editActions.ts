@@ -5,7 +5,7 @@ import { objectMask } from '../geometry/objectMask';
 import { tracedPolygons } from '../geometry/traced';
 import { deleteVertex } from '../geometry/vertexEdit';
 import * as classOps from './classOps';
-import { useUi } from './uiStore';
+import { useDetail } from './detailStore';
 import { useEdit } from './editStore';
 import type { SegObject, StudioDocument } from './model';
 import * as objectOps from './objectOps';
@@ -95,7 +95,7 @@ export const edits = {
     const [id] = liveSelection();
     const object = image && id ? currentDocument().objects[image.id]?.find((o) => o.id === id) : undefined;
     if (object && selectedVertex) {
-      const polygons = tracedPolygons(object.mask, object.polygons, useUi.getState().tolerance);
+      const polygons = tracedPolygons(object.mask, object.polygons, useDetail.getState().tolerance);
       const next = deleteVertex(polygons, selectedVertex);
       if (next !== polygons) edits.setPolygons(object.id, next, 'delete vertex');
       useEdit.getState().selectVertex(null);

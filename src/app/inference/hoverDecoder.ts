@@ -1,0 +1,99 @@
+import type { PolygonWithHoles, Vertex } from '../../engine/types';
+import type { LocalCandidate } from './localEngine';
+import { localDecodeRequest, selectedLogits } from './localDecodeRequest';
+import type { RestedDecode } from './restedDecode';
+import type { HoverPreviewSink, LocalDecoder, PromptDocument, SchedulerClock, SchedulerSettings } from './schedulerPorts';
+
+/** The least time between two preview decodes: the cursor moves faster than the decoder answers. */
+export const HOVER_INTERVAL_MS = 90;
+
+interface HoverTarget {
+  readonly imageId: string;
+  readonly at: Vertex;
+  readonly revision: number;
+}
+
+/**
+ * The live preview under the cursor (local mode, point tools only: remote calls cost credits). At
+ * most one decode in flight; the latest cursor position wins; an answer for a cursor or revision
+ * that has moved on is dropped. Each decode asks exactly what a click there would, and is remembered
+ * in `rested` so that click can reuse it.
+ */
+export class HoverDecoder {
+  private target: HoverTarget | null = null;
+  private inFlight = false;
+  private lastSent = Number.NEGATIVE_INFINITY;
+  private cancelWait: (() => void) | null = null;
+
+  constructor(
+    private readonly deps: {
+      readonly document: Pick<PromptDocument, 'prompt'>;
+      readonly decoder: LocalDecoder;
+      readonly settings: () => SchedulerSettings;
+      readonly preview: HoverPreviewSink;
+      readonly clock: SchedulerClock;
+      readonly rested: RestedDecode<LocalCandidate[]>;
+    },
+  ) {}
+
+  /** The cursor rests at `at` on the image (null: it left, or the tool stopped hovering). */
+  at(imageId: string, at: Vertex | null): void {
+    const { mode, tool } = this.deps.settings();
+    if (!at || mode !== 'local' || (tool !== 'positive' && tool !== 'negative') || !this.deps.decoder.isEmbedded(imageId)) {
+      this.stop();
+      return;
+    }
+    this.target = { imageId, at, revision: this.deps.document.prompt(imageId).revision };
+    this.pump();
+  }
+
+  /** Forgets the cursor and hides the preview (the cursor left, the tool or the mode switched). */
+  stop(): void {
+    this.target = null;
+    this.cancelWait?.();
+    this.cancelWait = null;
+    this.hidePreview();
+  }
+
+  /** Hides the preview but keeps following the cursor (a click just made it the prompt). */
+  hidePreview(): void {
+    if (this.deps.preview.current()) this.deps.preview.show(null);
+  }
+
+  private pump(): void {
+    if (this.inFlight || !this.target || this.cancelWait) return;
+    const { clock, settings, document, decoder, rested, preview } = this.deps;
+    const wait = this.lastSent + HOVER_INTERVAL_MS - clock.now();
+    if (wait > 0) {
+      this.cancelWait = clock.later(() => {
+        this.cancelWait = null;
+        this.pump();
+      }, wait);
+      return;
+    }
+    const target = this.target;
+    const prompt = document.prompt(target.imageId);
+    const { tool, tolerance } = settings();
+    const positive = tool === 'positive';
+    const points = [...prompt.points, { x: target.at[0], y: target.at[1], positive }];
+    // Negative points alone select nothing: no preview until something is included.
+    if (!points.some((p) => p.positive !== false) && !prompt.box) return;
+    this.inFlight = true;
+    this.lastSent = clock.now();
+    const request = localDecodeRequest({ points, box: prompt.box }, selectedLogits(prompt), tolerance);
+    const decode = decoder.predict(target.imageId, request.prompt, request.options);
+    rested.remember({ imageId: target.imageId, revision: target.revision, x: target.at[0], y: target.at[1], positive, multimask: request.options.multimask, tolerance }, decode);
+    decode
+      .then((candidates) => {
+        const current = this.target;
+        if (!current || current.imageId !== target.imageId || current.revision !== target.revision) return;
+        const best = candidates.reduce<PolygonWithHoles[] | null>((found, c) => found ?? c.polygons, null);
+        preview.show(best ? { imageId: target.imageId, polygons: best } : null);
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        this.inFlight = false;
+        if (this.target && this.target !== target) this.pump();
+      });
+  }
+}

@@ -1,0 +1,73 @@
+import type { VisualPrompt } from '../../engine/types';
+import type { HoverPreview } from '../state/hoverPreviewStore';
+import type { InferenceMode } from '../state/inferenceModeStore';
+import type { Candidate, ImageEntry, PromptState } from '../state/model';
+import type { RemoteSettings } from '../state/remoteSettingsStore';
+import type { ToolId } from '../tools/types';
+import type { LocalCandidate } from './localEngine';
+
+/** What the inference scheduler reads and writes of the document: prompts in, answers out by revision. */
+export interface PromptDocument {
+  prompt(imageId: string): PromptState;
+  image(imageId: string): ImageEntry | undefined;
+  markPending(imageId: string, revision: number, status: 'pending' | 'waiting', message?: string | null): void;
+  /** Lands only on snapshots still at `revision`: a later edit is never overwritten by an older answer. */
+  resolve(imageId: string, revision: number, candidates: readonly Candidate[]): void;
+  fail(imageId: string, revision: number, message: string): void;
+}
+
+/** The model in this browser (the engine worker). */
+export interface LocalDecoder {
+  /** True once the image's embedding is ready, so a decode answers at once. */
+  isEmbedded(imageId: string): boolean;
+  predict(imageId: string, prompt: VisualPrompt, options: { multimask: boolean; tolerance: number }): Promise<LocalCandidate[]>;
+}
+
+export interface RemoteAnswer {
+  readonly candidates: Candidate[];
+  readonly requestId: string | null;
+  readonly refunded: boolean;
+}
+
+/** The metered API (one credit per call). */
+export interface RemoteSegmenter {
+  /** Why the call would be refused before it is made (for example no credits), or null. */
+  refusal(settings: RemoteSettings): Promise<string | null>;
+  segment(request: {
+    image: ImageEntry;
+    prompt: PromptState;
+    settings: RemoteSettings;
+    idempotencyKey: string;
+    onWaiting(reason: string, seconds: number): void;
+  }): Promise<RemoteAnswer>;
+  /** After every call, answered or not: the balance may have changed. */
+  finished(): void;
+}
+
+/** The user's settings as they are now (read at the moment they matter, never cached). */
+export interface SchedulerSettings {
+  readonly mode: InferenceMode;
+  readonly tool: ToolId;
+  readonly tolerance: number;
+  readonly remote: RemoteSettings;
+}
+
+export interface HoverPreviewSink {
+  current(): HoverPreview | null;
+  show(preview: HoverPreview | null): void;
+}
+
+/** Time for the hover throttle; tests drive it by hand. */
+export interface SchedulerClock {
+  now(): number;
+  /** Runs `run` after `ms`; returns a cancel. */
+  later(run: () => void, ms: number): () => void;
+}
+
+export const realClock: SchedulerClock = {
+  now: () => performance.now(),
+  later: (run, ms) => {
+    const timer = setTimeout(run, ms);
+    return () => clearTimeout(timer);
+  },
+};
