@@ -86,7 +86,8 @@ export class HoverDecoder {
     decode
       .then((candidates) => {
         const current = this.target;
-        if (!current || current.imageId !== target.imageId || current.revision !== target.revision) return;
+        const promptMovedOn = document.prompt(target.imageId).revision !== target.revision;
+        if (!current || current.imageId !== target.imageId || current.revision !== target.revision || promptMovedOn) return;
         const best = candidates.reduce<PolygonWithHoles[] | null>((found, c) => found ?? c.polygons, null);
         preview.show(best ? { imageId: target.imageId, polygons: best } : null);
       })
