@@ -85,6 +85,7 @@ export function StudioCanvas() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [image?.id, size.width, size.height]);
 
+  // Coming back to a tool starts it fresh (toolSessionFor already ignores a session of another tool).
   useEffect(() => setToolSession(null), [tool, boxDrawing]);
   useEffect(() => useEdit.getState().select([]), [image?.id]);
   useEffect(() => setCrosshair(null), [image?.id]);
