@@ -176,7 +176,7 @@ describe('remote mode: a credit is spent only on Segment', () => {
     expect(prompt().status).toBe('error');
     s.remoteAnswers.push(async () => ({ candidates: [], requestId: 'req-1', refunded: true }));
     await s.scheduler.rerun(IMAGE.id);
-    expect(prompt().message).toBe('No mask found for this prompt.');
+    expect(prompt().message).toBe('No mask found for this prompt — the credit was refunded (request req-1).');
     s.remoteAnswers.push(() => Promise.reject(new RemoteCallError('Not enough credits', 402, 'req-2')));
     await s.scheduler.runRemote(IMAGE.id);
     expect(s.remoteKeys[1]).toBe(s.remoteKeys[0]);

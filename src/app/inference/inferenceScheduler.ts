@@ -131,8 +131,8 @@ export class InferenceScheduler {
         onWaiting: (reason, seconds) => document.markPending(imageId, revision, 'waiting', `${reason} (${Math.ceil(seconds)} s)…`),
       });
       this.unsettledKeys.succeeded(attempt);
-      document.resolve(imageId, revision, answer.candidates);
-      if (answer.candidates.length === 0) document.fail(imageId, revision, `No mask found${answer.refunded ? ' — the credit was refunded' : ''}. Request ${answer.requestId ?? ''}`.trim());
+      const request = answer.requestId ? ` (request ${answer.requestId})` : '';
+      document.resolve(imageId, revision, answer.candidates, `No mask found for this prompt${answer.refunded ? ' — the credit was refunded' : ''}${request}.`);
     } catch (error) {
       this.unsettledKeys.failed(attempt, error);
       document.fail(imageId, revision, remoteFailureMessage(error));

@@ -12,7 +12,7 @@ export interface PromptDocument {
   image(imageId: string): ImageEntry | undefined;
   markPending(imageId: string, revision: number, status: 'pending' | 'waiting', message?: string | null): void;
   /** Lands only on snapshots still at `revision`: a later edit is never overwritten by an older answer. */
-  resolve(imageId: string, revision: number, candidates: readonly Candidate[]): void;
+  resolve(imageId: string, revision: number, candidates: readonly Candidate[], emptyMessage?: string): void;
   fail(imageId: string, revision: number, message: string): void;
 }
 

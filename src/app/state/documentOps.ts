@@ -73,11 +73,18 @@ export function markPending(doc: StudioDocument, imageId: string, revision: numb
   return withPrompt(doc, imageId, { ...prompt, status, message });
 }
 
-export function applyCandidates(doc: StudioDocument, imageId: string, revision: number, candidates: readonly Candidate[]): StudioDocument {
+/** `emptyMessage`: what an answer without any mask says (a paid call adds whether its credit came back). */
+export function applyCandidates(
+  doc: StudioDocument,
+  imageId: string,
+  revision: number,
+  candidates: readonly Candidate[],
+  emptyMessage = 'No mask found for this prompt.',
+): StudioDocument {
   const prompt = doc.prompts[imageId];
   if (!prompt || prompt.revision !== revision || prompt.status === 'done') return doc;
   const best = candidates.reduce((bestIndex, c, i) => (c.score > candidates[bestIndex].score ? i : bestIndex), 0);
-  return withPrompt(doc, imageId, { ...prompt, candidates, selected: candidates.length ? best : 0, status: 'done', message: candidates.length ? null : 'No mask found for this prompt.' });
+  return withPrompt(doc, imageId, { ...prompt, candidates, selected: candidates.length ? best : 0, status: 'done', message: candidates.length ? null : emptyMessage });
 }
 
 export function applyFailure(doc: StudioDocument, imageId: string, revision: number, message: string): StudioDocument {

@@ -62,7 +62,8 @@ export const studio = {
   deleteObject: (imageId: string, objectId: string) => useStudio.getState().apply('delete object', (d) => ops.deleteObject(d, imageId, objectId)),
   markPending: (imageId: string, revision: number, status: 'pending' | 'waiting', message: string | null = null) =>
     useStudio.getState().settle((d) => ops.markPending(d, imageId, revision, status, message)),
-  resolve: (imageId: string, revision: number, candidates: readonly Candidate[]) => useStudio.getState().settle((d) => ops.applyCandidates(d, imageId, revision, candidates)),
+  resolve: (imageId: string, revision: number, candidates: readonly Candidate[], emptyMessage?: string) =>
+    useStudio.getState().settle((d) => ops.applyCandidates(d, imageId, revision, candidates, emptyMessage)),
   fail: (imageId: string, revision: number, message: string) => useStudio.getState().settle((d) => ops.applyFailure(d, imageId, revision, message)),
   undo: () => useStudio.getState().undo(),
   redo: () => useStudio.getState().redo(),
