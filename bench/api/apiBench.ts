@@ -242,13 +242,13 @@ async function main(): Promise<void> {
     // The bare engine, in this process: the same decoded image, point and cached embedding.
     const engine = await loadNodeEngine({});
     const image = await decodeImage(bytes);
-    await runPvs(engine, image, { points: [point], imageId: 'bench-image', multimaskOutput: false });
+    await runPvs(engine, image, { points: [point], imageId: 'bench-image' }, { multimask: false });
     {
       const samples: number[] = [];
       const t0 = performance.now();
       for (let i = 0; i < ENGINE_N; i++) {
         const s = performance.now();
-        await runPvs(engine, image, { points: [point], imageId: 'bench-image', multimaskOutput: false });
+        await runPvs(engine, image, { points: [point], imageId: 'bench-image' }, { multimask: false });
         samples.push(performance.now() - s);
       }
       results.bareEngine = stats(samples, performance.now() - t0);

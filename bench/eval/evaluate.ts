@@ -3,7 +3,7 @@
  * after each, and one box-prompt prediction. Refinements beyond the protocol baseline are switched
  * by `EvalOptions` so each can be measured with and without.
  */
-import { DEFAULT_CLICK_CONSISTENCY, type ClickConsistency } from '../../src/engine/engine';
+import { DEFAULT_SEGMENTATION_OPTIONS, type ClickConsistency } from '../../src/engine/options';
 import type { MaskCandidate, RgbaImage, VisualPrompt } from '../../src/engine/types';
 import { nextClick, type Click, type GroundTruth } from './clicker';
 import { iou, type ImageResult } from './metrics';
@@ -91,7 +91,7 @@ export const RULES = {
   'choose-tokens': { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: 'tokens' },
   'choose-fresh': { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: 'tokens-and-fresh' },
   'local-correction': { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: 'local' },
-  engine: { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: DEFAULT_CLICK_CONSISTENCY },
+  engine: { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: DEFAULT_SEGMENTATION_OPTIONS.clickConsistency },
 } as const satisfies Record<string, EvalOptions>;
 export type RuleName = keyof typeof RULES | 'custom';
 

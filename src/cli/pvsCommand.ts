@@ -4,7 +4,7 @@
  */
 import { Box, Point, PvsResponse } from '../contract';
 import { loadNodeEngine } from '../engine/adapters/ortNode';
-import { DEFAULT_POLYGON_TOLERANCE, runPvs, type PvsEngineRequest } from '../engine';
+import { DEFAULT_SEGMENTATION_OPTIONS, runPvs, type PvsEngineRequest, type SegmentationOptions } from '../engine';
 import { readImageArgument, parseFlags, parseNumber, parseNumberList, UsageError } from './args';
 
 export const PVS_USAGE = `usage: pvs --image FILE [--point X,Y[,neg]]... [--box CX,CY,W,H] [--image-id ID] [--no-multimask]
@@ -15,7 +15,7 @@ export const PVS_USAGE = `usage: pvs --image FILE [--point X,Y[,neg]]... [--box 
   --box CX,CY,W,H    a box given by its CENTER, width and height, in image pixels
   --image-id ID      cache key echoed as "imageId" (default: a content hash of the pixels)
   --no-multimask     return only the single best mask
-  --tolerance PX     polygon simplification tolerance in pixels (default ${DEFAULT_POLYGON_TOLERANCE})
+  --tolerance PX     polygon simplification tolerance in pixels (default ${DEFAULT_SEGMENTATION_OPTIONS.tolerance})
   --threads N        inference threads (default: all cores)
   --timings          print timings to stderr
 At least one positive --point or a --box is required.`;
@@ -49,7 +49,7 @@ export function parseBox(text: string): Box {
 export interface PvsCommandOptions {
   imagePath: string;
   request: PvsEngineRequest;
-  tolerance?: number;
+  segmentation: Partial<SegmentationOptions>;
   threads?: number;
   timings: boolean;
 }
@@ -87,9 +87,8 @@ export function parsePvsArgs(argv: readonly string[]): PvsCommandOptions {
       ...(points.length ? { points } : {}),
       ...(box ? { box } : {}),
       ...(imageId !== undefined ? { imageId } : {}),
-      multimaskOutput: !flags.has('no-multimask'),
     },
-    tolerance,
+    segmentation: { multimask: !flags.has('no-multimask'), tolerance },
     threads,
     timings: flags.has('timings'),
   };
@@ -101,7 +100,7 @@ export async function pvsCommand(argv: readonly string[], io: { stdout: (s: stri
   const image = await readImageArgument(options.imagePath);
   const engine = await loadNodeEngine({ threads: options.threads, embeddingCacheSize: 1 });
   try {
-    const { response, timings } = await runPvs(engine, image, options.request, { tolerance: options.tolerance });
+    const { response, timings } = await runPvs(engine, image, options.request, options.segmentation);
     // The CLI is a reference for the API: never print anything the contract would reject.
     const checked = PvsResponse.parse(response);
     io.stdout(JSON.stringify(checked) + '\n');

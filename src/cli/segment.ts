@@ -6,14 +6,14 @@ import { LIMITS, SegmentRequest, SegmentResponse } from '../contract';
 import { loadNodeEngine } from '../engine/adapters/ortNode';
 import { loadNodeDetector } from '../engine/adapters/textNode';
 import { TextPipeline, toSegmentResponse } from '../engine/text/pipeline';
-import { DEFAULT_POLYGON_TOLERANCE } from '../engine/polygons';
+import { DEFAULT_SEGMENTATION_OPTIONS } from '../engine/options';
 import { readImageArgument, parseFlags, parseNumber, UsageError } from './args';
 
 export const SEGMENT_USAGE = `usage: segment --image FILE --prompt TEXT [--prompt TEXT]... [--tolerance PX] [--threads N] [--explain]
 
   --image FILE     PNG, JPEG, WebP, GIF, AVIF or TIFF
   --prompt TEXT    what to segment ("cat", "red car", "people on the left"). Repeatable, 1 to ${LIMITS.promptsMax}.
-  --tolerance PX   polygon simplification tolerance in pixels (default ${DEFAULT_POLYGON_TOLERANCE})
+  --tolerance PX   polygon simplification tolerance in pixels (default ${DEFAULT_SEGMENTATION_OPTIONS.tolerance})
   --threads N      inference threads (default: all cores)
   --explain        print how each prompt was understood, and timings, to stderr
 The local model knows the 80 COCO object classes (with synonyms, plurals and general words such
@@ -63,7 +63,7 @@ export async function segmentCommand(argv: readonly string[], io: { stdout: (s: 
     const pipeline = new TextPipeline(engine, detector);
     const { results, timings } = await pipeline.run(image, options.prompts);
     // The CLI is a reference for the API: never print anything the contract would reject.
-    const response = SegmentResponse.parse(toSegmentResponse(results, options.tolerance));
+    const response = SegmentResponse.parse(toSegmentResponse(results, { tolerance: options.tolerance }));
     io.stdout(JSON.stringify(response) + '\n');
     if (options.explain) {
       for (const r of results) {

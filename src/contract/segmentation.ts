@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_SEGMENTATION_OPTIONS } from '../engine/options';
 import { LIMITS } from './limits';
 
 /** A coordinate in image pixels of the uploaded image: finite and non-negative. */
@@ -38,7 +39,8 @@ export const PvsRequest = z
     points: z.array(Point).max(LIMITS.pointsMax).optional(),
     box: Box.optional(),
     imageId: z.string().min(1).max(256).optional(),
-    multimaskOutput: z.boolean().default(true),
+    /** Left out: the engine's default (several candidates, as the service specification says). */
+    multimaskOutput: z.boolean().default(DEFAULT_SEGMENTATION_OPTIONS.multimask),
   })
   .superRefine((req, ctx) => {
     const hasPositive = req.points?.some((p) => p.positive) ?? false;

@@ -149,7 +149,7 @@ describe('SegmentationEngine on coffee.png', () => {
     expect(response.prompts[0].predictions.length).toBeGreaterThan(0);
     expect(timings.cacheHit).toBe(false);
     expect(encoderRuns).toBe(before + 1);
-    const again = await runPvs(engine, image, { points: [SPOON], imageId: 'coffee-1', multimaskOutput: false });
+    const again = await runPvs(engine, image, { points: [SPOON], imageId: 'coffee-1' }, { multimask: false });
     expect(again.timings.cacheHit).toBe(true);
     expect(again.response.prompts[0].predictions).toHaveLength(1);
     expect(encoderRuns).toBe(before + 1);

@@ -12,6 +12,7 @@ import { encodePrompt, LABEL_POSITIVE, promptPoints } from './prompt';
 import type { BackendInfo, ModelSession, Runtime, Tensor } from './runtime';
 import type { MaskCandidate, PointPrompt, RgbaImage, VisualPrompt } from './types';
 import { maskArea, upsampleLogitsToMask } from './upsample';
+import { segmentationOptions, type SegmentationOptions } from './options';
 
 /** Tensors appended to the decoder's outputs at provisioning time (scripts/onnxMultimask.mjs). */
 export const DECODER_MULTIMASK_OUTPUTS = {
@@ -22,14 +23,6 @@ export const DECODER_MULTIMASK_OUTPUTS = {
 export const DECODER_SINGLE_OUTPUTS = { lowResLogits: 'low_res_masks', iouPredictions: 'iou_predictions' } as const;
 
 export const DEFAULT_EMBEDDING_CACHE_SIZE = 8;
-
-/**
- * How the engine keeps its answer consistent with the clicks (see `predict`). The default stays SAM's
- * own answer: on the measured subsets (docs/RESULTS.md) none of the consistency rules lowered the
- * number of clicks, and the extra decode doubled the decoder time per click.
- */
-export type ClickConsistency = 'off' | 'tokens' | 'tokens-and-fresh' | 'local';
-export const DEFAULT_CLICK_CONSISTENCY: ClickConsistency = 'off';
 
 /**
  * Local correction of every click the answer violates, latest click first: the first alternative
@@ -235,8 +228,8 @@ export class SegmentationEngine {
   }
 
   /**
-   * Decodes a prompt into mask candidates, best first. With `clickConsistency` (default
-   * `DEFAULT_CLICK_CONSISTENCY`), an answer that leaves a positive click outside or a negative click
+   * Decodes a prompt into mask candidates, best first (options left out: DEFAULT_SEGMENTATION_OPTIONS).
+   * With `clickConsistency` other than 'off', an answer that leaves a positive click outside or a negative click
    * inside is replaced by the candidate that agrees with the most clicks (see `consistency.ts`):
    * 'tokens' looks among the four mask tokens, 'tokens-and-fresh' also decodes the prompt once more
    * without the previous mask (only when the first answer violates a click), 'off' is SAM's answer.
@@ -244,13 +237,12 @@ export class SegmentationEngine {
   async predict(
     imageKey: string,
     prompt: VisualPrompt,
-    options: { multimask?: boolean; clickConsistency?: ClickConsistency } = {},
+    options: Partial<Pick<SegmentationOptions, 'multimask' | 'clickConsistency'>> = {},
   ): Promise<PredictResult> {
     const entry = this.cache.get(imageKey);
     if (!entry) throw new EmbeddingMissingError(imageKey);
     const { frame } = entry;
-    const multimask = options.multimask ?? true;
-    const consistency = options.clickConsistency ?? DEFAULT_CLICK_CONSISTENCY;
+    const { multimask, clickConsistency: consistency } = segmentationOptions(options);
     const timings = { decoderMs: 0, postprocessMs: 0 };
 
     const decoded = await this.decode(entry, prompt, timings);

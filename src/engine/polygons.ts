@@ -14,19 +14,9 @@
  */
 import type { BinaryMask, PolygonWithHoles, Ring, Vertex } from './types';
 import { pixelIoU } from './iou';
+import { DEFAULT_SEGMENTATION_OPTIONS, speckArea, type OutlineOptions } from './options';
 
 export { maskIoU } from './iou';
-
-export const DEFAULT_POLYGON_TOLERANCE = 1;
-
-/**
- * Decoder masks carry specks of a few pixels where the upsampled logits hover around 0. They are
- * noise to a user, so the product drops parts (and holes) below 0.1 % of the mask's area, at least
- * 4 px, wherever it turns a mask into polygons; SAM's own pipelines remove small regions the same way.
- */
-export function defaultMinPartArea(maskArea: number): number {
-  return Math.max(4, Math.round(maskArea * 0.001));
-}
 
 export function maskPixelCount(mask: BinaryMask): number {
   let n = 0;
@@ -35,7 +25,7 @@ export function maskPixelCount(mask: BinaryMask): number {
 }
 
 export interface MaskToPolygonOptions {
-  /** Douglas–Peucker tolerance in pixels; 0 keeps every corner of the traced staircase (minus collinear points). */
+  /** Douglas–Peucker tolerance in pixels (default: the segmentation options' default); 0 keeps every corner of the traced staircase (minus collinear points). */
   tolerance?: number;
   /** Parts (and holes) with fewer pixels than this are dropped. Default 0: keep everything. */
   minArea?: number;
@@ -304,7 +294,7 @@ function simplifyPart(exact: PolygonWithHoles, pixelArea: number, tolerance: num
 }
 
 export function maskToPolygons(mask: BinaryMask, options: MaskToPolygonOptions = {}): PolygonWithHoles[] {
-  const tolerance = options.tolerance ?? DEFAULT_POLYGON_TOLERANCE;
+  const tolerance = options.tolerance ?? DEFAULT_SEGMENTATION_OPTIONS.tolerance;
   const minArea = options.minArea ?? 0;
   if (mask.data.length !== mask.width * mask.height) throw new RangeError('mask data length ≠ width × height');
   const outers: { ring: Ring; area: number; bounds: Bounds; holes: Ring[] }[] = [];
@@ -336,11 +326,13 @@ export function maskToPolygons(mask: BinaryMask, options: MaskToPolygonOptions =
 }
 
 /**
- * The outline the product shows and serves for a mask: `maskToPolygons` with the specks dropped
- * (`defaultMinPartArea`). `area` is the mask's pixel count when the caller has it already.
+ * The outline the product shows and serves for a mask: `maskToPolygons` at the options' tolerance
+ * with the specks dropped (`speckArea`); options left out take the segmentation defaults. `area` is
+ * the mask's pixel count when the caller has it already.
  */
-export function maskOutline(mask: BinaryMask, options: { tolerance?: number; area?: number; minArea?: number } = {}): PolygonWithHoles[] {
-  return maskToPolygons(mask, { tolerance: options.tolerance, minArea: options.minArea ?? defaultMinPartArea(options.area ?? maskPixelCount(mask)) });
+export function maskOutline(mask: BinaryMask, options: Partial<OutlineOptions> & { area?: number } = {}): PolygonWithHoles[] {
+  const minArea = speckArea(options.area ?? maskPixelCount(mask), options.speckFraction);
+  return maskToPolygons(mask, { tolerance: options.tolerance, minArea });
 }
 
 /** The API's `masks`: the outer ring of each part as [x, y] pairs (holes stay in the engine's representation). */

@@ -4,6 +4,7 @@
  */
 import type { PvsResponse } from '../contract';
 import type { SegmentationEngine } from './engine';
+import { segmentationOptions, type SegmentationOptions } from './options';
 import { maskOutline, outerRings } from './polygons';
 import type { BoxPrompt, PointPrompt, RgbaImage } from './types';
 
@@ -11,8 +12,6 @@ export interface PvsEngineRequest {
   points?: PointPrompt[];
   box?: BoxPrompt;
   imageId?: string;
-  /** Default true, as in the service specification. */
-  multimaskOutput?: boolean;
 }
 
 export interface PvsTimings {
@@ -29,20 +28,17 @@ export async function runPvs(
   engine: SegmentationEngine,
   image: RgbaImage,
   request: PvsEngineRequest,
-  options: { tolerance?: number; minArea?: number } = {},
+  chosen: Partial<SegmentationOptions> = {},
 ): Promise<{ response: PvsResponse; timings: PvsTimings }> {
+  const options = segmentationOptions(chosen);
   const t0 = performance.now();
   const embedded = await engine.embed(image, request.imageId);
-  const predicted = await engine.predict(
-    embedded.imageKey,
-    { points: request.points, box: request.box },
-    { multimask: request.multimaskOutput ?? true },
-  );
+  const predicted = await engine.predict(embedded.imageKey, { points: request.points, box: request.box }, options);
   const t1 = performance.now();
   const predictions = predicted.candidates
     .map((c) => ({
       // The API carries outer rings only; holes stay in the engine's own representation.
-      masks: outerRings(maskOutline(c.mask, { tolerance: options.tolerance, area: c.area, minArea: options.minArea })),
+      masks: outerRings(maskOutline(c.mask, { ...options, area: c.area })),
       confidence: c.score,
     }))
     .filter((p) => p.masks.length > 0);

@@ -10,6 +10,7 @@
 import type { SegmentResponse } from '../../contract';
 import type { SegmentationEngine } from '../engine';
 import { maskIoU, maskOutline, outerRings } from '../polygons';
+import type { OutlineOptions } from '../options';
 import type { BinaryMask, BoxPrompt, RgbaImage } from '../types';
 import type { CocoClass } from './cocoClasses';
 import { maskColourHistogram, maskHasColour } from './colour';
@@ -49,8 +50,8 @@ export interface TextPipelineOptions {
   readonly minDetectorScore?: number;
   /** Two instances of one prompt whose masks overlap more than this keep only the better one. */
   readonly maskNmsIou?: number;
-  /** Polygon simplification tolerance in pixels. */
-  readonly polygonTolerance?: number;
+  /** How the masks become the response's polygons (left out: the segmentation defaults). */
+  readonly outline?: Partial<OutlineOptions>;
   /** Per-detector score calibration; default the fitted table (calibration.ts); `{}` = raw scores. */
   readonly calibration?: Readonly<Record<string, PlattParameters>>;
 }
@@ -203,7 +204,7 @@ export class TextPipeline {
 }
 
 /** The service's response: outer rings of each mask as [x, y] polygons, per prompt in order. */
-export function toSegmentResponse(results: readonly PromptResult[], tolerance?: number): SegmentResponse {
+export function toSegmentResponse(results: readonly PromptResult[], outline: Partial<OutlineOptions> = {}): SegmentResponse {
   return {
     prompt_results: results.map((r) => ({
       echo: { text: r.text },
@@ -211,7 +212,7 @@ export function toSegmentResponse(results: readonly PromptResult[], tolerance?: 
         .map((t) => ({
           label: t.label,
           confidence: Math.min(1, Math.max(0, t.confidence)),
-          masks: outerRings(maskOutline(t.mask, { tolerance, area: t.area })),
+          masks: outerRings(maskOutline(t.mask, { ...outline, area: t.area })),
         }))
         .filter((p) => p.masks.length > 0),
     })),
@@ -233,7 +234,7 @@ export function createTextSegmenter(
     pipeline,
     async segment(image, prompts, imageId) {
       const { results } = await pipeline.run(image, prompts, imageId);
-      return toSegmentResponse(results, options.polygonTolerance);
+      return toSegmentResponse(results, options.outline);
     },
   };
 }

@@ -121,7 +121,8 @@ export class Segmentation {
           upload,
           async (slot, image) => {
             const { points, box, multimaskOutput } = request;
-            const result = await runJob(slot, { kind: 'pvs', ...image.job, points, box, multimaskOutput }, image.load, ctx.timings);
+            const options = { multimask: multimaskOutput };
+            const result = await runJob(slot, { kind: 'pvs', ...image.job, points, box, options }, image.load, ctx.timings);
             if (result.kind !== 'pvs') throw new Error('worker answered the wrong job kind');
             return request.imageId ? { ...result.response, imageId: request.imageId } : result.response;
           },

@@ -6,7 +6,7 @@ import { JobWithdrawnError, WorkerPool } from './pool';
 import type { InferenceJob } from './protocol';
 
 const png = readFileSync(join(SAMPLES_DIR, 'chelsea.png'));
-const job = (x: number): InferenceJob => ({ kind: 'pvs', image: new Uint8Array(png), points: [{ x, y: 150, positive: true }], multimaskOutput: false });
+const job = (x: number): InferenceJob => ({ kind: 'pvs', image: new Uint8Array(png), points: [{ x, y: 150, positive: true }], options: { multimask: false } });
 
 describe('WorkerPool slots (one real engine worker, one queue place)', () => {
   let pool: WorkerPool;
@@ -49,7 +49,7 @@ describe('WorkerPool slots (one real engine worker, one queue place)', () => {
       loads += 1;
       return new Uint8Array(png);
     };
-    const byDigest = (x: number): InferenceJob => ({ kind: 'pvs', imageDigest: digest, points: [{ x, y: 150, positive: true }], multimaskOutput: false });
+    const byDigest = (x: number): InferenceJob => ({ kind: 'pvs', imageDigest: digest, points: [{ x, y: 150, positive: true }], options: { multimask: false } });
     const first = await pool.tryReserve()!.run(byDigest(200), load);
     expect(loads).toBe(1);
     const second = await pool.tryReserve()!.run(byDigest(200), load);
@@ -58,7 +58,7 @@ describe('WorkerPool slots (one real engine worker, one queue place)', () => {
   });
 
   it('a loader that fails, or none at all, fails the job as an undecodable image; the worker carries on', async () => {
-    const job = (): InferenceJob => ({ kind: 'pvs', imageDigest: `test-${Math.random()}`, points: [{ x: 200, y: 150, positive: true }], multimaskOutput: false });
+    const job = (): InferenceJob => ({ kind: 'pvs', imageDigest: `test-${Math.random()}`, points: [{ x: 200, y: 150, positive: true }], options: { multimask: false } });
     await expect(
       pool.tryReserve()!.run(job(), () => {
         throw new Error('gone');

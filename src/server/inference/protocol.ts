@@ -1,6 +1,7 @@
 /** Messages between the inference pool (main thread) and its workers. Plain structured-clone data. */
 import type { ModelPrecision } from '../../engine/adapters/ortNode';
 import type { PvsResponse, SegmentResponse } from '../../contract/segmentation';
+import type { SegmentationOptions } from '../../engine/options';
 import type { BoxPrompt, PointPrompt } from '../../engine/types';
 
 /** The uploaded file's bytes (PNG, JPEG, …); the worker decodes them, off the event loop. */
@@ -21,7 +22,8 @@ export type InferenceJob =
       cacheKey?: string;
       points?: PointPrompt[];
       box?: BoxPrompt;
-      multimaskOutput: boolean;
+      /** From the request (`multimaskOutput` → `multimask`); the engine's defaults fill the rest. */
+      options: Partial<SegmentationOptions>;
     }
   | { kind: 'segment'; image?: ImageBytes; imageDigest?: string; prompts: string[]; cacheKey?: string };
 

@@ -66,12 +66,7 @@ async function main(): Promise<void> {
     const t1 = performance.now();
     const timings = () => ({ decodeMs: t1 - t0, engineMs: performance.now() - t1 });
     if (job.kind === 'pvs') {
-      const { response } = await runPvs(engine, image, {
-        points: job.points,
-        box: job.box,
-        imageId: job.cacheKey,
-        multimaskOutput: job.multimaskOutput,
-      });
+      const { response } = await runPvs(engine, image, { points: job.points, box: job.box, imageId: job.cacheKey }, job.options);
       return { kind: 'pvs', response, timings: timings() };
     }
     const response = await textSegmenter.segment(image, job.prompts, job.cacheKey);
