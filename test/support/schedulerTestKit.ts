@@ -29,7 +29,7 @@ export function squareCandidate(size: number, score = 0.9): LocalCandidate {
     [size, size],
     [0, size],
   ];
-  return { polygons: [{ outer: ring, holes: [] }], score, area: size * size, lowResLogits: new Float32Array([size]), mask: { width: 1, height: 1, data: new Uint8Array(1) } };
+  return { polygons: [{ outer: ring, holes: [] }], score, area: size * size, lowResLogits: new Float32Array([size]), mask: { width: 1, height: 1, data: new Uint8Array(1) }, outlineTolerance: 0 };
 }
 
 /** Time that moves only when the test says. */

@@ -8,6 +8,7 @@ import { cutOutPng, pngMasksZip } from '../export/maskPng';
 import { sessionDataset } from '../export/sessionDataset';
 import { baseName, yoloZip } from '../export/yolo';
 import { imageBlob, rgbaOf } from '../images/imageLibrary';
+import { outlinesSettled } from '../inference/outlines';
 import { liveSelection } from '../state/editActions';
 import { currentDocument, newId, useStudio } from '../state/studioStore';
 import { useDetail } from '../state/detailStore';
@@ -35,7 +36,6 @@ export function ExportMenu() {
   // A small non-modal dialog: focus moves in, Tab and the arrow keys cycle inside, Esc closes and focus returns to Export.
   useFocusTrap(popup, closeMenu, { active: open, arrows: true });
   const doc = useStudio((s) => s.history.present);
-  const tolerance = useDetail((s) => s.tolerance);
   const image = doc.images.find((i) => i.id === doc.activeImageId);
 
   useEffect(() => {
@@ -50,18 +50,22 @@ export function ExportMenu() {
     };
   }, [open]);
 
-  const dataset = () => sessionDataset(currentDocument(), { includeHidden, tolerance });
-  const exportCoco = () => {
-    const { entries, categories } = dataset();
+  // The outlines follow the Detail slider in the worker: a file waits for them, so it matches the screen.
+  const dataset = async () => {
+    await outlinesSettled();
+    return sessionDataset(currentDocument(), { includeHidden });
+  };
+  const exportCoco = async () => {
+    const { entries, categories } = await dataset();
     download('maskwright-session.coco.json', JSON.stringify(toCoco(entries, categories), null, 2), 'application/json');
   };
   const exportYolo = async () => {
-    const { entries, categories } = dataset();
+    const { entries, categories } = await dataset();
     const withBytes = await Promise.all(entries.map(async (e) => ({ ...e, bytes: withImages ? new Uint8Array((await imageBlob(e.image.id)?.arrayBuffer()) ?? new ArrayBuffer(0)) : undefined })));
     download('maskwright-session.yolo.zip', yoloZip(withBytes, categories, withImages) as BlobPart, 'application/zip');
   };
   const exportPngMasks = async () => {
-    const { entries, categories } = dataset();
+    const { entries, categories } = await dataset();
     download('maskwright-session.masks.zip', (await pngMasksZip(entries, categories)) as BlobPart, 'application/zip');
   };
   const selectedObject = () => {
@@ -75,15 +79,15 @@ export function ExportMenu() {
     const png = await cutOutPng(rgba, object);
     if (png) download(`${baseName(image.name)}.${object.label.replace(/[^\w-]+/g, '_')}.png`, png as BlobPart, 'image/png');
   };
-  const exportApiJson = () => {
+  const exportApiJson = async () => {
     if (!image) return;
-    const objects = (sessionDataset(currentDocument(), { includeHidden, tolerance }).entries.find((e) => e.image.id === image.id)?.objects ?? []);
+    const objects = ((await dataset()).entries.find((e) => e.image.id === image.id)?.objects ?? []);
     download(`${baseName(image.name)}.maskwright.json`, JSON.stringify(toApiJson(objects), null, 2), 'application/json');
   };
   const importFiles = async (files: File[]) => {
     try {
       const read = await readDatasetFiles(await Promise.all(files.map(async (f) => ({ name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) }))));
-      const result = importAnnotations(currentDocument(), read.annotations, () => newId('obj'));
+      const result = importAnnotations(currentDocument(), read.annotations, () => newId('obj'), { tolerance: useDetail.getState().tolerance });
       if (result.added) useStudio.getState().apply(`import ${result.added} objects`, () => result.doc);
       setReport({ message: `${result.added} object${result.added === 1 ? '' : 's'} imported.`, unmatched: [...read.problems, ...result.unmatched] });
     } catch (error) {

@@ -2,7 +2,6 @@ import { useMemo, useState } from 'react';
 import { maskArea } from '../geometry/maskPaint';
 import { objectMask } from '../geometry/objectMask';
 import { countVertices } from '../geometry/svgPath';
-import { tracedPolygons } from '../geometry/traced';
 import { findSimilarObjects } from '../inference/similarObjects';
 import { similarMessage } from '../inference/similarMessage';
 import type { ImageEntry, SegObject } from '../state/model';
@@ -86,10 +85,9 @@ function ObjectRow({ image, object, selected, searching, onFindSimilar }: Object
   const mode = useInferenceMode((s) => s.mode);
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(object.label);
-  const tolerance = useDetail((s) => s.tolerance);
   // The object's pixel count, what the exports write as its area (tests read it).
   const area = useMemo(() => maskArea(objectMask(object, image.width, image.height)), [object, image]);
-  const vertices = countVertices(tracedPolygons(object.mask, object.polygons, tolerance));
+  const vertices = countVertices(object.polygons);
   const commit = () => {
     setEditing(false);
     if (draft.trim() && draft.trim() !== object.label) studio.renameObject(imageId, object.id, draft.trim());

@@ -4,13 +4,11 @@ import { Circle, Group, Image as KonvaImage, Layer, Line, Rect, Stage } from 're
 import type { Vertex } from '../../engine/types';
 import { fitToScreen, panBy, screenToImage, wheelZoomFactor, zoomAt, type Camera } from '../geometry/camera';
 import { boxFromDrag, boxToCornerRect, isBoxLargeEnough } from '../geometry/centerBox';
-import { tracedPolygons } from '../geometry/traced';
 import { imageElement, subscribeImages } from '../images/imageLibrary';
 import { handleToolOutputs } from '../inference/controller';
 import { emptyPrompt, type ImageEntry } from '../state/model';
 import { studio, useStudio } from '../state/studioStore';
 import { useCamera } from '../state/cameraStore';
-import { useDetail } from '../state/detailStore';
 import { useHoverPreview } from '../state/hoverPreviewStore';
 import { useTool } from '../state/toolStore';
 import { crosshairKey, crosshairStart, type CrosshairState } from '../tools/keyboardCrosshair';
@@ -52,7 +50,6 @@ export function StudioCanvas() {
   const element = useImageElement(image?.id);
   const tool = useTool((s) => s.tool);
   const camera = useCamera((s) => s.camera);
-  const tolerance = useDetail((s) => s.tolerance);
   const hoverPreview = useHoverPreview((s) => s.preview);
   const [keptSession, setToolSession] = useState<ToolSession | null>(null);
   const panRef = useRef<PanState>({ phase: 'idle' });
@@ -222,7 +219,7 @@ export function StudioCanvas() {
     }
     if (!inImage(at.image)) return;
     // On the selected object's outline a click belongs to the outline (a double-click there adds a vertex).
-    if (tool === 'select' && editing && nearestEdge(tracedPolygons(editing.mask, editing.polygons, tolerance), at.image, EDGE_REACH_PX / scale)) return;
+    if (tool === 'select' && editing && nearestEdge(editing.polygons, at.image, EDGE_REACH_PX / scale)) return;
     dispatch({ type: 'down', at: at.image, button: e.evt.button, altKey: e.evt.altKey, shiftKey: e.evt.shiftKey });
   };
   const onMouseMove = (e: Konva.KonvaEventObject<MouseEvent>) => {
@@ -241,7 +238,7 @@ export function StudioCanvas() {
   const onDblClick = (e: Konva.KonvaEventObject<MouseEvent>) => {
     const at = pointer(e.target.getStage());
     if (tool !== 'select' || !editing || !at) return;
-    const polygons = tracedPolygons(editing.mask, editing.polygons, tolerance);
+    const polygons = editing.polygons;
     const edge = nearestEdge(polygons, at.image, EDGE_REACH_PX / (camera?.scale ?? 1));
     if (edge) edits.setPolygons(editing.id, insertVertex(polygons, edge.ref, edge.foot), 'insert vertex');
   };
@@ -256,7 +253,6 @@ export function StudioCanvas() {
 
   const scale = camera?.scale ?? 1;
   const selected = prompt.candidates[prompt.selected];
-  const selectedPolygons = useMemo(() => (selected ? tracedPolygons(selected.mask, selected.polygons, tolerance) : []), [selected, tolerance]);
   const cursor = panPhase === 'panning' ? 'grabbing' : panPhase === 'ready' ? 'grab' : tool === 'select' ? 'default' : tool === 'brush' || tool === 'eraser' ? 'none' : image ? 'crosshair' : 'default';
 
   return (
@@ -303,19 +299,19 @@ export function StudioCanvas() {
                 {objects
                   .filter((o) => o.visible)
                   .map((o) => (
-                    <PolygonShape key={o.id} name="object" polygons={tracedPolygons(o.mask, o.polygons, tolerance)} fill={`${displayColor(doc, o)}66`} stroke={displayColor(doc, o)} scale={scale} />
+                    <PolygonShape key={o.id} name="object" polygons={o.polygons} fill={`${displayColor(doc, o)}66`} stroke={displayColor(doc, o)} scale={scale} />
                   ))}
                 {objects
                   .filter((o) => selection.includes(o.id))
                   .map((o) => (
-                    <PolygonShape key={`selected-${o.id}`} name="selected-object" polygons={tracedPolygons(o.mask, o.polygons, tolerance)} fill="rgba(255,255,255,0.12)" stroke="#ffffff" dash={[5, 3]} scale={scale} strokePx={2.5} />
+                    <PolygonShape key={`selected-${o.id}`} name="selected-object" polygons={o.polygons} fill="rgba(255,255,255,0.12)" stroke="#ffffff" dash={[5, 3]} scale={scale} strokePx={2.5} />
                   ))}
-                {editing && tool === 'select' && <VertexHandles objectId={editing.id} polygons={tracedPolygons(editing.mask, editing.polygons, tolerance)} scale={scale} />}
+                {editing && tool === 'select' && <VertexHandles objectId={editing.id} polygons={editing.polygons} scale={scale} />}
                 {(tool === 'brush' || tool === 'eraser') && <BrushOverlay erase={tool === 'eraser'} cursor={cursorAt} state={brushState(toolSession)} scale={scale} />}
                 {hoverPreview && hoverPreview.imageId === image.id && !selected && (
                   <PolygonShape name="hover-preview" polygons={hoverPreview.polygons} fill="rgba(255,255,255,0.22)" stroke="#ffffff" dash={[6, 4]} scale={scale} strokePx={1.5} />
                 )}
-                {selected && <PolygonShape name="candidate" polygons={selectedPolygons} fill="rgba(56,189,248,0.38)" stroke="#38bdf8" scale={scale} strokePx={2.5} />}
+                {selected && <PolygonShape name="candidate" polygons={selected.polygons} fill="rgba(56,189,248,0.38)" stroke="#38bdf8" scale={scale} strokePx={2.5} />}
                 {prompt.box && <BoxMarker box={prompt.box} scale={scale} />}
                 {boxDrag && <BoxMarker box={boxDrag} scale={scale} dragging />}
                 {touchBox && <BoxMarker box={touchBoxPrompt(touchBox.start, touchBox.at)} scale={scale} dragging />}

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_SEGMENTATION_OPTIONS } from '../../engine/options';
 import { emptyMask, maskIoU, paintStroke } from '../geometry/maskPaint';
 import { objectMask } from '../geometry/objectMask';
 import { addClass } from '../state/classOps';
@@ -12,6 +13,7 @@ import { sessionDataset } from './sessionDataset';
 import { yoloZip } from './yolo';
 import { readZip, textEntry, writeZip } from './zip';
 
+const OUTLINE = { tolerance: DEFAULT_SEGMENTATION_OPTIONS.tolerance };
 const a = { id: 'img-a', name: 'a.png', width: 64, height: 48 };
 const b = { id: 'img-b', name: 'b.jpg', width: 50, height: 50 };
 
@@ -20,9 +22,9 @@ function session() {
   doc = addClass(addClass(doc, 'cat'), 'dog');
   // A ring with a hole on image a (class cat), a two-part object on image b (class dog).
   const ring = paintStroke(paintStroke(emptyMask(64, 48), [[30, 24]], 14, 1), [[30, 24]], 5, 0);
-  doc = addPaintedObject(doc, 'img-a', 'ring', ring);
+  doc = addPaintedObject(doc, 'img-a', 'ring', ring, OUTLINE);
   doc = { ...doc, activeClassId: 2 };
-  doc = addPaintedObject(doc, 'img-b', 'pair', paintStroke(paintStroke(emptyMask(50, 50), [[10, 10]], 6, 1), [[38, 36]], 7, 1));
+  doc = addPaintedObject(doc, 'img-b', 'pair', paintStroke(paintStroke(emptyMask(50, 50), [[10, 10]], 6, 1), [[38, 36]], 7, 1), OUTLINE);
   return doc;
 }
 
@@ -40,11 +42,11 @@ describe('zip', () => {
 describe('dataset round trips', () => {
   it('COCO out and back in: same objects, same classes (IoU ≥ 0.99)', () => {
     const doc = session();
-    const { entries, categories } = sessionDataset(doc, { includeHidden: true, tolerance: 0.7 });
+    const { entries, categories } = sessionDataset(doc, { includeHidden: true});
     const coco = JSON.parse(JSON.stringify(toCoco(entries, categories)));
     expect(coco.annotations.map((x: { category_id: number }) => x.category_id)).toEqual([1, 2]);
     const fresh = addImage(addImage(emptyDocument(), b), a);
-    const result = importAnnotations(fresh, readCoco(coco).annotations, newId);
+    const result = importAnnotations(fresh, readCoco(coco).annotations, newId, OUTLINE);
     expect(result.unmatched).toEqual([]);
     expect(result.doc.classes.map((c) => c.name)).toEqual(['cat', 'dog']);
     for (const [imageId, image] of [['img-a', a], ['img-b', b]] as const) {
@@ -58,11 +60,11 @@ describe('dataset round trips', () => {
 
   it('YOLO zip out and back in through data.yaml', async () => {
     const doc = session();
-    const { entries, categories } = sessionDataset(doc, { includeHidden: true, tolerance: 0.7 });
+    const { entries, categories } = sessionDataset(doc, { includeHidden: true});
     const zip = yoloZip(entries, categories, false);
     const read = await readDatasetFiles([{ name: 'export.zip', bytes: zip }]);
     expect(read.problems).toEqual([]);
-    const result = importAnnotations(addImage(addImage(emptyDocument(), a), b), read.annotations, newId);
+    const result = importAnnotations(addImage(addImage(emptyDocument(), a), b), read.annotations, newId, OUTLINE);
     expect(result.doc.classes.map((c) => c.name)).toEqual(['cat', 'dog']);
     const back = result.doc.objects['img-a'][0];
     expect(maskIoU(objectMask(doc.objects['img-a'][0], 64, 48), back.mask!)).toBeGreaterThanOrEqual(0.97);
@@ -70,8 +72,8 @@ describe('dataset round trips', () => {
 
   it('lists what did not match an open image instead of dropping it silently', () => {
     const doc = session();
-    const { entries, categories } = sessionDataset(doc, { includeHidden: true, tolerance: 0.7 });
-    const result = importAnnotations(addImage(emptyDocument(), a), readCoco(toCoco(entries, categories)).annotations, newId);
+    const { entries, categories } = sessionDataset(doc, { includeHidden: true});
+    const result = importAnnotations(addImage(emptyDocument(), a), readCoco(toCoco(entries, categories)).annotations, newId, OUTLINE);
     expect(result.added).toBe(1);
     expect(result.unmatched).toEqual(['b.jpg: no open image of that name (1 annotation)']);
   });
@@ -79,7 +81,7 @@ describe('dataset round trips', () => {
   it('honours "include hidden objects"', () => {
     let doc = session();
     doc = { ...doc, objects: { ...doc.objects, 'img-a': doc.objects['img-a'].map((o) => ({ ...o, visible: false })) } };
-    expect(sessionDataset(doc, { includeHidden: false, tolerance: 0.7 }).entries[0].objects).toHaveLength(0);
-    expect(sessionDataset(doc, { includeHidden: true, tolerance: 0.7 }).entries[0].objects).toHaveLength(1);
+    expect(sessionDataset(doc, { includeHidden: false}).entries[0].objects).toHaveLength(0);
+    expect(sessionDataset(doc, { includeHidden: true}).entries[0].objects).toHaveLength(1);
   });
 });

@@ -3,6 +3,7 @@ import type { BinaryMask, Ring, Vertex } from '../../engine/types';
 import { maskArea } from '../geometry/maskPaint';
 import { ensureClassNamed } from '../state/classOps';
 import { colorForIndex, type SegObject, type StudioDocument } from '../state/model';
+import type { Outline } from '../state/outlineOps';
 import { fillPolygons } from './rasterize';
 import { baseName } from './yolo';
 
@@ -32,7 +33,7 @@ export interface ImportResult {
 
 const matchKey = (name: string) => baseName(name.split(/[\\/]/).pop() ?? name).toLowerCase();
 
-export function importAnnotations(doc: StudioDocument, annotations: readonly ImportedAnnotation[], newId: () => string): ImportResult {
+export function importAnnotations(doc: StudioDocument, annotations: readonly ImportedAnnotation[], newId: () => string, outline: Outline): ImportResult {
   let next = doc;
   let added = 0;
   const unmatched = new Map<string, number>();
@@ -66,8 +67,9 @@ export function importAnnotations(doc: StudioDocument, annotations: readonly Imp
       confidence: a.score ?? 1,
       color: colorForIndex(list.length),
       visible: true,
-      polygons: maskOutline(mask, { area }),
+      polygons: maskOutline(mask, { ...outline, area }),
       mask,
+      outlineTolerance: outline.tolerance,
       source: 'local',
     });
     added++;

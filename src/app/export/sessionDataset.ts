@@ -1,12 +1,9 @@
-import { tracedPolygons } from '../geometry/traced';
 import type { ImageEntry, SegObject, StudioDocument } from '../state/model';
 import { datasetCategories, type DatasetCategory } from './categories';
 
 export interface ExportOptions {
   /** Hidden objects are exported unless the user unticks "Include hidden objects". */
   readonly includeHidden: boolean;
-  /** The detail slider's tolerance: polygons are written as the studio shows them. */
-  readonly tolerance: number;
 }
 
 export interface SessionDataset {
@@ -18,7 +15,7 @@ export interface SessionDataset {
 export function sessionDataset(doc: StudioDocument, options: ExportOptions): SessionDataset {
   const entries = doc.images.map((image) => ({
     image,
-    objects: (doc.objects[image.id] ?? []).filter((o) => options.includeHidden || o.visible).map((o) => ({ ...o, polygons: tracedPolygons(o.mask, o.polygons, options.tolerance) })),
+    objects: (doc.objects[image.id] ?? []).filter((o) => options.includeHidden || o.visible),
   }));
   return { entries, categories: datasetCategories(doc.classes, entries.flatMap((e) => e.objects)) };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_SEGMENTATION_OPTIONS } from '../../engine/options';
 import { DETAIL_MAX, detailFromTolerance, toleranceFromDetail } from './detailLevel';
 
 describe('detail level', () => {
@@ -10,6 +11,6 @@ describe('detail level', () => {
 
   it('round-trips every level and maps the default tolerance to a level', () => {
     for (let level = 0; level <= DETAIL_MAX; level++) expect(detailFromTolerance(toleranceFromDetail(level))).toBe(level);
-    expect(detailFromTolerance(0.7)).toBe(8);
+    expect(detailFromTolerance(DEFAULT_SEGMENTATION_OPTIONS.tolerance)).toBe(8);
   });
 });

@@ -1,4 +1,6 @@
-import type { PolygonWithHoles, VisualPrompt } from '../../engine/types';
+import type { OutlineOptions, SegmentationOptions } from '../../engine/options';
+import { maskOutline } from '../../engine/polygons';
+import type { BinaryMask, PolygonWithHoles, VisualPrompt } from '../../engine/types';
 import { useEngineStatus } from '../state/engineStatus';
 import { rgbaOf } from '../images/imageLibrary';
 import { browserModelVariants } from './modelVariants';
@@ -17,6 +19,8 @@ export interface LocalCandidate {
   readonly area: number;
   readonly lowResLogits: Float32Array;
   readonly mask: { width: number; height: number; data: Uint8Array };
+  /** The tolerance the worker traced `polygons` at. */
+  readonly outlineTolerance: number;
 }
 
 let clientPromise: Promise<WorkerClient> | null = null;
@@ -124,10 +128,23 @@ export function isEmbedded(imageId: string): boolean {
   return embedded.has(imageId);
 }
 
-export async function predictLocal(imageId: string, prompt: VisualPrompt, options: { multimask: boolean; tolerance: number }): Promise<LocalCandidate[]> {
+/** Candidates with their outlines, traced once in the worker at `options.tolerance` (the Detail slider's). */
+export async function predictLocal(imageId: string, prompt: VisualPrompt, options: Partial<SegmentationOptions> & { tolerance: number }): Promise<LocalCandidate[]> {
   const client = await startLocalEngine();
   const imageKey = await ensureEmbedding(imageId);
-  const result = await client.predict(imageKey, prompt, { multimask: options.multimask, tolerance: options.tolerance });
+  const result = await client.predict(imageKey, prompt, options);
   useEngineStatus.getState().update({ lastDecoder: result.timings });
-  return result.candidates.map((c) => ({ polygons: c.polygons, score: c.score, area: c.area, lowResLogits: c.lowResLogits, mask: c.mask }));
+  return result.candidates.map((c) => ({ polygons: c.polygons, score: c.score, area: c.area, lowResLogits: c.lowResLogits, mask: c.mask, outlineTolerance: options.tolerance }));
+}
+
+/**
+ * The outlines of masks this page holds, at `outline`, traced in the engine worker. Where no worker
+ * was ever started (Remote mode: masks painted or imported here), the page traces them itself with
+ * the same engine function rather than download the model for it.
+ */
+export async function retraceMasks(masks: readonly BinaryMask[], outline: Partial<OutlineOptions>): Promise<PolygonWithHoles[][]> {
+  if (masks.length === 0) return [];
+  const client = await clientPromise?.catch(() => null);
+  if (!client) return masks.map((mask) => maskOutline(mask, outline));
+  return (await client.retrace(masks, outline)).polygons;
 }

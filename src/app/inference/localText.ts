@@ -23,7 +23,7 @@ export function localTextSegmenter(tolerance: number): TextSegmenter {
       if (!rgba) throw new Error('The image is not loaded yet.');
       // Same key as the point tools: the worker's cached embedding is reused, not recomputed.
       const imageKey = await ensureEmbedding(image.id);
-      const response = await client.segmentText(rgba, prompts, { imageId: imageKey, tolerance });
+      const response = await client.segmentText(rgba, prompts, { imageId: imageKey, outline: { tolerance } });
       const objects = response.results.flatMap((r) =>
         r.instances.map((t) => ({
           label: t.label,
@@ -31,6 +31,7 @@ export function localTextSegmenter(tolerance: number): TextSegmenter {
           visible: true,
           polygons: t.polygons,
           mask: t.mask,
+          outlineTolerance: tolerance,
           source: 'text' as const,
         })),
       );

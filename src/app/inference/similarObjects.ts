@@ -22,7 +22,7 @@ export interface SimilarOutcome {
 export async function findSimilarObjects(image: ImageEntry, object: SegObject, tolerance: number): Promise<SimilarOutcome> {
   const client = await startLocalEngine();
   const imageKey = await ensureEmbedding(image.id);
-  const { instances: found, rejected = 0 } = await client.findSimilar(imageKey, objectMask(object, image.width, image.height), { tolerance });
+  const { instances: found, rejected = 0 } = await client.findSimilar(imageKey, objectMask(object, image.width, image.height), { outline: { tolerance } });
   const { added, duplicates } = addWithoutDuplicates(
     image,
     found.map((f) => ({
@@ -32,6 +32,7 @@ export async function findSimilarObjects(image: ImageEntry, object: SegObject, t
       visible: true,
       polygons: f.polygons,
       mask: f.mask,
+      outlineTolerance: tolerance,
       source: 'local' as const,
     })),
     'find similar',

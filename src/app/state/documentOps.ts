@@ -116,6 +116,7 @@ export function acceptCandidate(doc: StudioDocument, imageId: string, objectId: 
     confidence: candidate.score,
     polygons: candidate.polygons,
     mask: candidate.mask,
+    outlineTolerance: candidate.outlineTolerance,
     source: candidate.receipt ? ('remote' as const) : ('local' as const),
     receipt: candidate.receipt,
     prompt: { points: prompt.points, box: prompt.box },

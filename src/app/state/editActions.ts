@@ -2,7 +2,6 @@ import type { BinaryMask, PolygonWithHoles, Vertex } from '../../engine/types';
 import { containsPoint } from '../geometry/polygon';
 import { emptyMask, paintStroke } from '../geometry/maskPaint';
 import { objectMask } from '../geometry/objectMask';
-import { tracedPolygons } from '../geometry/traced';
 import { deleteVertex } from '../geometry/vertexEdit';
 import * as classOps from './classOps';
 import { useDetail } from './detailStore';
@@ -16,6 +15,8 @@ import { currentDocument, newId, nextRevision, useStudio } from './studioStore';
 const apply = (label: string, change: (doc: StudioDocument) => StudioDocument) => useStudio.getState().apply(label, change);
 /** Preferences kept with the document but not worth an undo step (the current class). */
 const settle = (change: (doc: StudioDocument) => StudioDocument) => useStudio.getState().settle(change);
+/** Masks painted or merged here are outlined here, once, at the Detail slider's tolerance. */
+const outline = () => ({ tolerance: useDetail.getState().tolerance });
 
 function activeImage() {
   const doc = currentDocument();
@@ -66,12 +67,12 @@ export const edits = {
       if (erase) return;
       const id = newId('obj');
       const mask = paintStroke(emptyMask(image.width, image.height), path, radius, 1);
-      apply('paint new object', (d) => objectOps.addPaintedObject(d, image.id, id, mask));
+      apply('paint new object', (d) => objectOps.addPaintedObject(d, image.id, id, mask, outline()));
       useEdit.getState().select([id]);
       return;
     }
     const painted: BinaryMask = paintStroke(objectMask(target, image.width, image.height), path, radius, erase ? 0 : 1);
-    apply(erase ? 'erase' : 'brush', (d) => objectOps.replaceObjectMask(d, image.id, target.id, painted));
+    apply(erase ? 'erase' : 'brush', (d) => objectOps.replaceObjectMask(d, image.id, target.id, painted, outline()));
   },
 
   setPolygons(objectId: string, polygons: readonly PolygonWithHoles[], action: string) {
@@ -95,7 +96,7 @@ export const edits = {
     const [id] = liveSelection();
     const object = image && id ? currentDocument().objects[image.id]?.find((o) => o.id === id) : undefined;
     if (object && selectedVertex) {
-      const polygons = tracedPolygons(object.mask, object.polygons, useDetail.getState().tolerance);
+      const { polygons } = object;
       const next = deleteVertex(polygons, selectedVertex);
       if (next !== polygons) edits.setPolygons(object.id, next, 'delete vertex');
       useEdit.getState().selectVertex(null);
@@ -118,7 +119,7 @@ export const edits = {
     const image = activeImage();
     const ids = liveSelection();
     if (!image || ids.length < 2) return;
-    apply(`merge ${ids.length} objects`, (d) => objectOps.mergeObjects(d, image.id, ids));
+    apply(`merge ${ids.length} objects`, (d) => objectOps.mergeObjects(d, image.id, ids, outline()));
     useEdit.getState().select([ids[0]]);
   },
 

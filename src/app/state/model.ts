@@ -40,19 +40,24 @@ export interface SegObject {
   readonly confidence: number;
   readonly color: string;
   readonly visible: boolean;
-  /** Polygons in original image pixels. */
+  /** Polygons in original image pixels: with a mask, its outline at the Detail slider's tolerance (what the view and the exports draw). */
   readonly polygons: readonly PolygonWithHoles[];
-  /** Full-resolution mask when inference ran locally: lets the detail slider re-trace the outline. */
+  /** Full-resolution mask when inference ran locally (or it was painted): the slider re-traces it, in the engine worker. */
   readonly mask?: BinaryMask;
+  /** The tolerance `polygons` were traced at from `mask`; unknown (absent) counts as out of date. */
+  readonly outlineTolerance?: number;
   readonly source: InferenceSource;
   readonly receipt?: RemoteReceipt;
 }
 
 export interface Candidate {
+  /** Traced by the engine worker from `mask` (local) or given by the API (remote, no mask). */
   readonly polygons: readonly PolygonWithHoles[];
   readonly score: number;
   readonly area: number;
   readonly mask?: BinaryMask;
+  /** The tolerance `polygons` were traced at from `mask`. */
+  readonly outlineTolerance?: number;
   readonly lowResLogits?: Float32Array;
   readonly receipt?: RemoteReceipt;
 }

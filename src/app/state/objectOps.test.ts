@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_SEGMENTATION_OPTIONS } from '../../engine/options';
 import { emptyMask, maskArea, paintStroke } from '../geometry/maskPaint';
 import { addClass } from './classOps';
 import { acceptCandidate, addImage, addPoint, applyCandidates } from './documentOps';
@@ -8,8 +9,14 @@ import { addPaintedObject, beginRefine, deleteObjects, duplicateObject, mergeObj
 const image = { id: 'img', name: 'a.png', width: 40, height: 30 };
 const blob = (x: number, y: number, r = 4) => paintStroke(emptyMask(40, 30), [[x, y]], r, 1);
 
+const OUTLINE = { tolerance: DEFAULT_SEGMENTATION_OPTIONS.tolerance };
+
+function withObjectAt(mask: ReturnType<typeof blob>, tolerance = OUTLINE.tolerance): StudioDocument {
+  return addPaintedObject(addClass(addImage(emptyDocument(), image), 'cat'), 'img', 'o1', mask, { tolerance });
+}
+
 function withObject(mask = blob(10, 10)): StudioDocument {
-  return addPaintedObject(addClass(addImage(emptyDocument(), image), 'cat'), 'img', 'o1', mask);
+  return withObjectAt(mask);
 }
 
 describe('object edits', () => {
@@ -22,15 +29,23 @@ describe('object edits', () => {
 
   it('brush in a second part: the polygons keep both parts; erase everything removes the object', () => {
     const doc = withObject();
-    const grown = replaceObjectMask(doc, 'img', 'o1', paintStroke(doc.objects.img[0].mask!, [[30, 20]], 3, 1));
+    const grown = replaceObjectMask(doc, 'img', 'o1', paintStroke(doc.objects.img[0].mask!, [[30, 20]], 3, 1), OUTLINE);
     expect(grown.objects.img[0].polygons).toHaveLength(2);
-    expect(replaceObjectMask(doc, 'img', 'o1', emptyMask(40, 30)).objects.img).toHaveLength(0);
+    expect(replaceObjectMask(doc, 'img', 'o1', emptyMask(40, 30), OUTLINE).objects.img).toHaveLength(0);
   });
 
   it('erasing a hole keeps it as a hole of the polygon', () => {
     const doc = withObject(blob(20, 15, 10));
-    const holed = replaceObjectMask(doc, 'img', 'o1', paintStroke(doc.objects.img[0].mask!, [[20, 15]], 2, 0));
+    const holed = replaceObjectMask(doc, 'img', 'o1', paintStroke(doc.objects.img[0].mask!, [[20, 15]], 2, 0), OUTLINE);
     expect(holed.objects.img[0].polygons[0].holes).toHaveLength(1);
+  });
+
+  it('a painted mask is outlined once, at the tolerance it is given', () => {
+    // Large enough that the error control (IoU ≥ 0.99 per part) leaves room to simplify.
+    const disc = paintStroke(emptyMask(400, 300), [[200, 150]], 120, 1);
+    const outlined = (tolerance: number) => withObjectAt(disc, tolerance).objects.img[0];
+    expect(outlined(3).polygons[0].outer.length).toBeLessThan(outlined(0).polygons[0].outer.length);
+    expect(outlined(3).outlineTolerance).toBe(3);
   });
 
   it('vertex edits drop the mask (the polygon is the truth)', () => {
@@ -43,11 +58,11 @@ describe('object edits', () => {
 
   it('duplicate, merge, split, delete', () => {
     let doc = withObject();
-    doc = addPaintedObject(doc, 'img', 'o2', blob(30, 20));
+    doc = addPaintedObject(doc, 'img', 'o2', blob(30, 20), OUTLINE);
     doc = duplicateObject(doc, 'img', 'o1', 'copy');
     expect(doc.objects.img.map((o) => o.id)).toEqual(['o1', 'copy', 'o2']);
     doc = deleteObjects(doc, 'img', ['copy']);
-    const merged = mergeObjects(doc, 'img', ['o1', 'o2']);
+    const merged = mergeObjects(doc, 'img', ['o1', 'o2'], OUTLINE);
     expect(merged.objects.img.map((o) => o.id)).toEqual(['o1']);
     expect(merged.objects.img[0].polygons).toHaveLength(2);
     expect(maskArea(merged.objects.img[0].mask!)).toBe(maskArea(blob(10, 10)) + maskArea(blob(30, 20)));

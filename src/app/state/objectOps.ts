@@ -4,6 +4,7 @@ import { maskArea, unionMasks } from '../geometry/maskPaint';
 import { boundsOf } from '../geometry/polygon';
 import { objectMask } from '../geometry/objectMask';
 import { colorForIndex, emptyPrompt, type SegObject, type StudioDocument } from './model';
+import type { Outline } from './outlineOps';
 
 /**
  * Pure edits of accepted objects (brush, eraser, vertices, duplicate, merge, split, refine).
@@ -23,17 +24,20 @@ function findObject(doc: StudioDocument, imageId: string, objectId: string): Seg
   return doc.objects[imageId]?.find((o) => o.id === objectId);
 }
 
-/** The painted mask becomes the object; its polygons are re-traced (parts and holes kept). An empty mask removes the object. */
-export function replaceObjectMask(doc: StudioDocument, imageId: string, objectId: string, mask: BinaryMask): StudioDocument {
+/**
+ * The painted mask becomes the object; its polygons are traced at `outline` (the Detail slider's),
+ * here where the mask was painted (parts and holes kept). An empty mask removes the object.
+ */
+export function replaceObjectMask(doc: StudioDocument, imageId: string, objectId: string, mask: BinaryMask, outline: Outline): StudioDocument {
   const objects = doc.objects[imageId];
   if (!objects || !findObject(doc, imageId, objectId)) return doc;
   const area = maskArea(mask);
   if (area === 0) return withObjects(doc, imageId, objects.filter((o) => o.id !== objectId));
-  const polygons = maskOutline(mask, { area });
+  const polygons = maskOutline(mask, { ...outline, area });
   return withObjects(
     doc,
     imageId,
-    objects.map((o) => (o.id === objectId ? { ...o, mask, polygons } : o)),
+    objects.map((o) => (o.id === objectId ? { ...o, mask, polygons, outlineTolerance: outline.tolerance } : o)),
   );
 }
 
@@ -50,7 +54,7 @@ export function setObjectPolygons(doc: StudioDocument, imageId: string, objectId
 }
 
 /** A new object painted with the brush where nothing was selected. */
-export function addPaintedObject(doc: StudioDocument, imageId: string, objectId: string, mask: BinaryMask): StudioDocument {
+export function addPaintedObject(doc: StudioDocument, imageId: string, objectId: string, mask: BinaryMask, outline: Outline): StudioDocument {
   const objects = doc.objects[imageId] ?? [];
   const area = maskArea(mask);
   if (area === 0) return doc;
@@ -61,8 +65,9 @@ export function addPaintedObject(doc: StudioDocument, imageId: string, objectId:
     confidence: 1,
     color: colorForIndex(objects.length),
     visible: true,
-    polygons: maskOutline(mask, { area }),
+    polygons: maskOutline(mask, { ...outline, area }),
     mask,
+    outlineTolerance: outline.tolerance,
     source: 'local',
   };
   return withObjects(doc, imageId, [...objects, object]);
@@ -89,14 +94,14 @@ export function duplicateObject(doc: StudioDocument, imageId: string, objectId: 
 }
 
 /** The union of the objects' pixels, kept under the first object's id, class and place in the stack. */
-export function mergeObjects(doc: StudioDocument, imageId: string, objectIds: readonly string[]): StudioDocument {
+export function mergeObjects(doc: StudioDocument, imageId: string, objectIds: readonly string[], outline: Outline): StudioDocument {
   const objects = doc.objects[imageId];
   const size = imageSize(doc, imageId);
   const parts = objects?.filter((o) => objectIds.includes(o.id)) ?? [];
   if (!objects || !size || parts.length < 2) return doc;
   const mask = unionMasks(parts.map((o) => objectMask(o, size.width, size.height)));
   const [first] = parts;
-  const merged: SegObject = { ...first, mask, polygons: maskOutline(mask), confidence: Math.min(...parts.map((p) => p.confidence)), prompt: undefined, lowResLogits: undefined };
+  const merged: SegObject = { ...first, mask, polygons: maskOutline(mask, outline), outlineTolerance: outline.tolerance, confidence: Math.min(...parts.map((p) => p.confidence)), prompt: undefined, lowResLogits: undefined };
   return withObjects(
     doc,
     imageId,

@@ -12,6 +12,7 @@
  * replaced by a fresh one on WASM and `backend.detail` says so.
  */
 import type { WebBackendPreference } from '../adapters/ortWeb';
+import type { OutlineOptions, SegmentationOptions } from '../options';
 import type { BackendInfo } from '../runtime';
 import type { BinaryMask, RgbaImage, VisualPrompt } from '../types';
 import type {
@@ -24,6 +25,7 @@ import type {
   ModelProgress,
   ModelSource,
   PredictResponse,
+  RetraceResponse,
   SerializedError,
   StartRequest,
   StartTimings,
@@ -42,6 +44,7 @@ export type {
   EmbedResponse,
   PredictResponse,
   PredictTimings,
+  RetraceResponse,
   EmbedTimings,
   SegmentTextResponse,
   TextPromptResult,
@@ -174,9 +177,21 @@ export class EngineWorkerClient {
     return this.request<EmbedResponse>({ type: 'embed', image: plain, imageId }, transfer);
   }
 
-  /** Candidates best first, each with polygons in image pixels; buffers arrive transferred, not copied. */
-  predict(imageKey: string, prompt: VisualPrompt, options: { multimask?: boolean; tolerance?: number } = {}): Promise<PredictResponse> {
-    return this.request<PredictResponse>({ type: 'predict', imageKey, prompt, multimask: options.multimask, tolerance: options.tolerance });
+  /**
+   * Candidates best first, each with polygons in image pixels traced at `options.tolerance`; buffers
+   * arrive transferred, not copied. Options left out take DEFAULT_SEGMENTATION_OPTIONS.
+   */
+  predict(imageKey: string, prompt: VisualPrompt, options: Partial<SegmentationOptions> = {}): Promise<PredictResponse> {
+    return this.request<PredictResponse>({ type: 'predict', imageKey, prompt, options });
+  }
+
+  /**
+   * The outlines of `masks` at another tolerance (the Detail slider moved), in the worker. The masks
+   * are copied, so the page keeps using them meanwhile; answered ahead of queued decodes.
+   */
+  retrace(masks: readonly BinaryMask[], outline: Partial<OutlineOptions>): Promise<RetraceResponse> {
+    const plain = masks.map((mask) => ({ width: mask.width, height: mask.height, data: mask.data }));
+    return this.request<RetraceResponse>({ type: 'retrace', masks: plain, outline });
   }
 
   /**
@@ -185,14 +200,14 @@ export class EngineWorkerClient {
    * embedding. The first prompt naming a known concept downloads the detector (progress via
    * `onProgress` with model 'detector'). The pixels are copied; the caller's buffer stays usable.
    */
-  segmentText(image: RgbaImage, prompts: readonly string[], options: { imageId?: string; tolerance?: number } = {}): Promise<SegmentTextResponse> {
+  segmentText(image: RgbaImage, prompts: readonly string[], options: { imageId?: string; outline?: Partial<OutlineOptions> } = {}): Promise<SegmentTextResponse> {
     const plain: RgbaImage = { width: image.width, height: image.height, data: image.data };
-    return this.request<SegmentTextResponse>({ type: 'segmentText', image: plain, imageId: options.imageId, prompts: [...prompts], tolerance: options.tolerance });
+    return this.request<SegmentTextResponse>({ type: 'segmentText', image: plain, imageId: options.imageId, prompts: [...prompts], outline: options.outline });
   }
 
   /** Other instances like the object `mask` covers, from the embedding of `imageKey` (embed first). */
-  findSimilar(imageKey: string, mask: BinaryMask, options: { tolerance?: number } = {}): Promise<FindSimilarResponse> {
-    return this.request<FindSimilarResponse>({ type: 'findSimilar', imageKey, mask: { width: mask.width, height: mask.height, data: mask.data }, tolerance: options.tolerance });
+  findSimilar(imageKey: string, mask: BinaryMask, options: { outline?: Partial<OutlineOptions> } = {}): Promise<FindSimilarResponse> {
+    return this.request<FindSimilarResponse>({ type: 'findSimilar', imageKey, mask: { width: mask.width, height: mask.height, data: mask.data }, outline: options.outline });
   }
 
   /** A copy of the embedding of `imageKey` with the encoder's identity, or null if none is cached. */

@@ -6,6 +6,7 @@
 import { BackendStartupTimeoutError, createWebRuntime, DEFAULT_WEBGPU_TIMEOUT_MS, withTimeout } from '../adapters/ortWeb';
 import { SegmentationEngine } from '../engine';
 import type { Runtime } from '../runtime';
+import { segmentationOptions } from '../options';
 import { maskOutline } from '../polygons';
 import { CocoSsdDetector } from '../text/cocoSsd';
 import { COCO_CLASSES } from '../text/cocoClasses';
@@ -19,6 +20,7 @@ import {
   type ModelProgress,
   type PolygonCandidate,
   type PredictResponse,
+  type RetraceResponse,
   type StartRequest,
   type WorkerMessage,
   type WorkerRequest,
@@ -135,10 +137,12 @@ async function warmUp(active: SegmentationEngine): Promise<void> {
 }
 
 async function predict(request: Extract<WorkerRequest, { type: 'predict' }>, active: SegmentationEngine): Promise<[PredictResponse, ArrayBufferView[]]> {
-  const predicted = await active.predict(request.imageKey, request.prompt, { multimask: request.multimask });
+  const options = segmentationOptions(request.options);
+  const predicted = await active.predict(request.imageKey, request.prompt, options);
   const t0 = performance.now();
+  // Traced here, once, beside the mask: the page draws these and re-traces only through `retrace`.
   const candidates: PolygonCandidate[] = predicted.candidates.map((c) => ({
-    polygons: maskOutline(c.mask, { tolerance: request.tolerance, area: c.area }),
+    polygons: maskOutline(c.mask, { ...options, area: c.area }),
     score: c.score,
     area: c.area,
     lowResLogits: c.lowResLogits,
@@ -149,8 +153,18 @@ async function predict(request: Extract<WorkerRequest, { type: 'predict' }>, act
   return [{ candidates, timings: { ...predicted.timings, polygonMs } }, views];
 }
 
+function retrace(request: Extract<WorkerRequest, { type: 'retrace' }>): RetraceResponse {
+  const t0 = performance.now();
+  const polygons = request.masks.map((mask) => maskOutline(mask, request.outline));
+  return { polygons, timings: { polygonMs: performance.now() - t0 } };
+}
+
 async function handle(request: WorkerRequest): Promise<void> {
   try {
+    if (request.type === 'retrace') {
+      post({ type: 'result', id: request.id, ok: true, value: retrace(request) });
+      return;
+    }
     if (!engine) throw new Error('the engine is not started yet');
     switch (request.type) {
       case 'embed': {
@@ -165,12 +179,12 @@ async function handle(request: WorkerRequest): Promise<void> {
         return;
       }
       case 'segmentText': {
-        const value = await text!.segment(request.image, request.prompts, request.imageId, request.tolerance);
+        const value = await text!.segment(request.image, request.prompts, request.imageId, request.outline);
         post({ type: 'result', id: request.id, ok: true, value }, transferablesOf(masksOf(value)));
         return;
       }
       case 'findSimilar': {
-        const value = await text!.findSimilar(request.imageKey, request.mask, request.tolerance);
+        const value = await text!.findSimilar(request.imageKey, request.mask, request.outline);
         post({ type: 'result', id: request.id, ok: true, value }, transferablesOf(masksOf(value)));
         return;
       }
@@ -208,6 +222,8 @@ self.onmessage = (event: MessageEvent<StartRequest | WorkerRequest>) => {
     );
   } else {
     // One request at a time: an ORT session must not run twice concurrently, and order is kept.
-    queue = queue.then(() => handle(request));
+    // Re-tracing uses no session, so the Detail slider does not wait behind queued decodes.
+    if (request.type === 'retrace') void handle(request);
+    else queue = queue.then(() => handle(request));
   }
 };

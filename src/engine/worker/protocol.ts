@@ -2,6 +2,7 @@
  * Messages between the page (client.ts) and the engine worker (engine.worker.ts).
  * Plain structured-cloneable data; large buffers travel in the transfer list, never copied.
  */
+import type { OutlineOptions, SegmentationOptions } from '../options';
 import type { BackendInfo } from '../runtime';
 import type { BinaryMask, PolygonWithHoles, RgbaImage, VisualPrompt } from '../types';
 import type { WebBackendPreference } from '../adapters/ortWeb';
@@ -91,6 +92,12 @@ export interface PredictResponse {
   timings: PredictTimings;
 }
 
+/** The outlines of masks the page holds, traced again (the Detail slider moved): `polygons[i]` is `masks[i]`'s. */
+export interface RetraceResponse {
+  polygons: PolygonWithHoles[][];
+  timings: { polygonMs: number };
+}
+
 /** One detected instance of a text prompt, outlined by SAM. */
 export interface TextInstanceResult {
   label: string;
@@ -135,9 +142,10 @@ export interface FindSimilarResponse {
 
 export type WorkerRequest =
   | { id: number; type: 'embed'; image: RgbaImage; imageId?: string }
-  | { id: number; type: 'segmentText'; image: RgbaImage; imageId?: string; prompts: string[]; tolerance?: number }
-  | { id: number; type: 'findSimilar'; imageKey: string; mask: BinaryMask; tolerance?: number }
-  | { id: number; type: 'predict'; imageKey: string; prompt: VisualPrompt; multimask?: boolean; tolerance?: number }
+  | { id: number; type: 'segmentText'; image: RgbaImage; imageId?: string; prompts: string[]; outline?: Partial<OutlineOptions> }
+  | { id: number; type: 'findSimilar'; imageKey: string; mask: BinaryMask; outline?: Partial<OutlineOptions> }
+  | { id: number; type: 'predict'; imageKey: string; prompt: VisualPrompt; options?: Partial<SegmentationOptions> }
+  | { id: number; type: 'retrace'; masks: BinaryMask[]; outline: Partial<OutlineOptions> }
   | { id: number; type: 'hasEmbedding'; imageKey: string }
   | { id: number; type: 'exportEmbedding'; imageKey: string }
   | { id: number; type: 'importEmbedding'; image: RgbaImage; imageId: string; record: EmbeddingRecord }

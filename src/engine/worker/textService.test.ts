@@ -106,7 +106,7 @@ describe('TextService', () => {
     expect(cups.length).toBeGreaterThanOrEqual(1);
     const source = cups[0].mask;
 
-    const { instances, rejected } = await service.findSimilar('two-cups', source, 1);
+    const { instances, rejected } = await service.findSimilar('two-cups', source, { tolerance: 1 });
     expect(instances.length).toBeGreaterThanOrEqual(1);
     expect(rejected).toBeGreaterThanOrEqual(0);
     for (const found of instances) {

@@ -6,6 +6,7 @@
  * there, a file in Node tests), and this module answers with plain, transferable data.
  */
 import type { SegmentationEngine } from '../engine';
+import type { OutlineOptions } from '../options';
 import { maskOutline } from '../polygons';
 import { TextPipeline, type TextPipelineOptions } from '../text/pipeline';
 import { interpretPrompt } from '../text/promptParser';
@@ -72,7 +73,7 @@ export class TextService {
     return [first, ...others];
   }
 
-  async segment(image: RgbaImage, prompts: readonly string[], imageId?: string, tolerance?: number): Promise<SegmentTextResponse> {
+  async segment(image: RgbaImage, prompts: readonly string[], imageId?: string, outline?: Partial<OutlineOptions>): Promise<SegmentTextResponse> {
     const t0 = performance.now();
     const interpretations = prompts.map(interpretPrompt);
     if (interpretations.every((i) => i.classes.length === 0)) {
@@ -95,7 +96,7 @@ export class TextService {
             label: t.label,
             confidence: Math.min(1, Math.max(0, t.confidence)),
             area: t.area,
-            polygons: maskOutline(t.mask, { tolerance, area: t.area }),
+            polygons: maskOutline(t.mask, { ...outline, area: t.area }),
             mask: t.mask,
           }))
           .filter((t) => t.polygons.length > 0),
@@ -105,11 +106,11 @@ export class TextService {
   }
 
   /** Other instances like `source` (a mask over the embedded image `imageKey`), best first. */
-  async findSimilar(imageKey: string, source: BinaryMask, tolerance?: number, options?: SimilarOptions): Promise<FindSimilarResponse> {
+  async findSimilar(imageKey: string, source: BinaryMask, outline?: Partial<OutlineOptions>, options?: SimilarOptions): Promise<FindSimilarResponse> {
     const t0 = performance.now();
     const { instances: found, rejected } = await findSimilarReport(this.engine, imageKey, source, options);
     const instances = found
-      .map((f) => ({ score: f.score, similarity: f.similarity, area: f.area, polygons: maskOutline(f.mask, { tolerance, area: f.area }), mask: f.mask }))
+      .map((f) => ({ score: f.score, similarity: f.similarity, area: f.area, polygons: maskOutline(f.mask, { ...outline, area: f.area }), mask: f.mask }))
       .filter((f) => f.polygons.length > 0);
     return { instances, rejected, timings: { totalMs: performance.now() - t0 } };
   }
