@@ -2,6 +2,7 @@ import type { VisualPrompt } from '../../src/engine/types';
 import type { HoverPreview } from '../../src/app/state/hoverPreviewStore';
 import type { LocalCandidate } from '../../src/app/inference/localEngine';
 import type { HoverPreviewSink, LocalDecoder, SchedulerClock } from '../../src/app/inference/schedulerPorts';
+import type { StudioDecodeOptions } from '../../src/app/inference/localDecodeRequest';
 
 /**
  * What the scheduler's tests stand in for the engine worker (a Web Worker, absent under Node):
@@ -9,14 +10,14 @@ import type { HoverPreviewSink, LocalDecoder, SchedulerClock } from '../../src/a
  * which answers arrive — the behaviour under test.
  */
 export class HeldDecoder implements LocalDecoder {
-  readonly calls: { imageId: string; prompt: VisualPrompt; options: { multimask: boolean; tolerance: number }; answer(candidates: LocalCandidate[]): void; fail(error: Error): void }[] = [];
+  readonly calls: { imageId: string; prompt: VisualPrompt; options: StudioDecodeOptions; answer(candidates: LocalCandidate[]): void; fail(error: Error): void }[] = [];
   embedded = true;
 
   isEmbedded(): boolean {
     return this.embedded;
   }
 
-  predict(imageId: string, prompt: VisualPrompt, options: { multimask: boolean; tolerance: number }): Promise<LocalCandidate[]> {
+  predict(imageId: string, prompt: VisualPrompt, options: StudioDecodeOptions): Promise<LocalCandidate[]> {
     return new Promise((resolve, reject) => this.calls.push({ imageId, prompt, options, answer: resolve, fail: reject }));
   }
 }

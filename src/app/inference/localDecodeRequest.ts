@@ -1,10 +1,15 @@
+import type { SegmentationOptions } from '../../engine/options';
 import type { PointPrompt, VisualPrompt } from '../../engine/types';
 import type { PromptState } from '../state/model';
+
+/** What the studio chooses per decode: the slider's tolerance, and one or several candidates. */
+export type StudioDecodeOptions = Readonly<Pick<SegmentationOptions, 'multimask' | 'tolerance'>>;
 
 /** The decode the local engine is asked for one prompt: the click and the hover preview build it alike. */
 export interface LocalDecodeRequest {
   readonly prompt: VisualPrompt;
-  readonly options: { readonly multimask: boolean; readonly tolerance: number };
+  /** The studio's choices of the engine's segmentation options; the engine's defaults fill the rest. */
+  readonly options: StudioDecodeOptions;
 }
 
 /** SAM's own advice: several candidates for an ambiguous single click, one refined mask otherwise. */

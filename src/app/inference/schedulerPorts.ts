@@ -5,6 +5,7 @@ import type { Candidate, ImageEntry, PromptState } from '../state/model';
 import type { RemoteSettings } from '../state/remoteSettingsStore';
 import type { ToolId } from '../tools/types';
 import type { LocalCandidate } from './localEngine';
+import type { StudioDecodeOptions } from './localDecodeRequest';
 
 /** What the inference scheduler reads and writes of the document: prompts in, answers out by revision. */
 export interface PromptDocument {
@@ -20,7 +21,7 @@ export interface PromptDocument {
 export interface LocalDecoder {
   /** True once the image's embedding is ready, so a decode answers at once. */
   isEmbedded(imageId: string): boolean;
-  predict(imageId: string, prompt: VisualPrompt, options: { multimask: boolean; tolerance: number }): Promise<LocalCandidate[]>;
+  predict(imageId: string, prompt: VisualPrompt, options: StudioDecodeOptions): Promise<LocalCandidate[]>;
 }
 
 export interface RemoteAnswer {
