@@ -2,3 +2,4 @@ export * from './limits';
 export * from './segmentation';
 export * from './account';
 export * from './problems';
+export * from './embeddings';

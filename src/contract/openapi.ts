@@ -15,6 +15,7 @@ import {
 import { LIMITS } from './limits';
 import { Problem, PROBLEM_TYPES, problemTypeUri } from './problems';
 import { PvsRequest, PvsResponse, SegmentRequest, SegmentResponse } from './segmentation';
+import { EmbeddingRequest, EmbeddingResponse } from './embeddings';
 
 type JsonObject = Record<string, unknown>;
 
@@ -115,12 +116,38 @@ const meteredResponses = (success: string) => ({
   '503': problem('Inference workers saturated; nothing charged.', ['service-busy']),
 });
 
+/** /embeddings: paid with credits only, keyed by the photo's content (no x402, no unkeyed window). */
+const embeddingParameters = [
+  {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Accepted and checked like on the other metered routes, but the photo itself is the key here: the same photo (and server encoder) from the same account within 24 h is replayed without a new charge, whatever key it carries or lacks; a request for it while the first still runs → 409 with Retry-After.',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+  },
+];
+const { '402': _x402Only, '422': _emptyOnlyX402, '502': _facilitatorOnly, ...embeddingBase } = meteredResponses('EmbeddingResponse');
+const embeddingResponses = {
+  ...embeddingBase,
+  '200': {
+    description:
+      'The embedding, int8 with one scale per channel, and the encoder that made it: use it only with the decoder of that encoder (`model.id`). A replay (same photo, same account, within 24 h) carries `X-Idempotent-Replayed: true` and costs nothing.',
+    headers: { ...requestIdHeader, 'X-Idempotent-Replayed': { schema: { type: 'string', enum: ['true'] } } },
+    content: json('EmbeddingResponse'),
+  },
+  '402': problem('Fewer credits left than the price of an embedding (pricing key `service:embedding`, 1 credit unless configured).', ['insufficient-credits']),
+  '409': problem('The server runs another encoder than the one named in `model` (nothing charged), or the same photo is being embedded for this account right now (Retry-After), or its refund is pending.', ['model-mismatch', 'request-in-progress', 'refund-pending']),
+};
+
 export function buildOpenApiDocument(): JsonObject {
   const schemas: Record<string, JsonObject> = {
     PvsRequest: schemaOf(PvsRequest, 'input'),
     PvsResponse: schemaOf(PvsResponse, 'output'),
     SegmentRequest: schemaOf(SegmentRequest, 'input'),
     SegmentResponse: schemaOf(SegmentResponse, 'output'),
+    EmbeddingRequest: schemaOf(EmbeddingRequest, 'input'),
+    EmbeddingResponse: schemaOf(EmbeddingResponse, 'output'),
     Credentials: schemaOf(Credentials, 'input'),
     SessionResponse: schemaOf(SessionResponse, 'output'),
     Account: schemaOf(Account, 'output'),
@@ -186,6 +213,17 @@ export function buildOpenApiDocument(): JsonObject {
           parameters: meteredParameters,
           requestBody: { required: true, content: json('SegmentRequest') },
           responses: meteredResponses('SegmentResponse'),
+        },
+      },
+      '/api/v1/embeddings': {
+        post: {
+          summary: 'The image embedding of a photo, computed on the server, for decoding clicks locally',
+          description:
+            'Runs the server\'s SAM encoder (onnxruntime-node) on the photo and returns its embedding compactly (int8 with one scale per channel, about 1 MB for 1 × 256 × 64 × 64) with the encoder\'s identity. Costs the price of pricing key `service:embedding` (1 credit unless configured), once per photo and account: the same photo again is a free replay for 24 h. Failures are refunded (`X-Service-Refunded`). Credits only (API key or session).',
+          security: bearer,
+          parameters: embeddingParameters,
+          requestBody: { required: true, content: json('EmbeddingRequest') },
+          responses: embeddingResponses,
         },
       },
       '/api/v1/auth/signup': {

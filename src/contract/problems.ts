@@ -112,6 +112,12 @@ export const PROBLEM_TYPES = {
     title: 'The refund of the original request is pending',
     description: 'The original request with this Idempotency-Key failed or came back empty and its refund has not completed yet. Retry after `Retry-After` seconds.',
   },
+  'model-mismatch': {
+    status: 409,
+    title: 'The server runs another encoder',
+    description:
+      'POST /api/v1/embeddings was asked for an embedding of the encoder named in `model`, and this server runs another one (named in `detail`): its embedding would not fit the caller\'s decoder. Nothing is charged; compute the embedding locally, or load the encoder the server names.',
+  },
   'email-taken': {
     status: 409,
     title: 'Email already registered',

@@ -6,6 +6,7 @@ import type { StripeSettings } from './domain/payments';
 import { DEFAULT_AUTH_THROTTLES, type AuthThrottleSettings } from './domain/authThrottles';
 import type { X402Settings } from './domain/x402/gateway';
 import type { ModelPrecision } from '../engine/adapters/ortNode';
+import { parsePrices, type Prices } from './domain/pricing';
 
 export interface ServerConfig {
   port: number;
@@ -19,6 +20,8 @@ export interface ServerConfig {
   cookieSecure: boolean | 'auto';
   trustProxy: boolean;
   rateLimitPerSecond: number;
+  /** PRICES: credits per call by pricing key (domain/pricing.ts). */
+  prices: Prices;
   /** LOGIN_FREE_ATTEMPTS, LOGIN_FREE_ATTEMPTS_PER_ADDRESS, SIGNUP_FREE_PER_ADDRESS. */
   authThrottles: AuthThrottleSettings;
   inference: {
@@ -103,6 +106,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     cookieSecure: secure === 'auto' ? 'auto' : secure === 'true',
     trustProxy: env.TRUST_PROXY === 'true',
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', LIMITS.requestsPerSecondPerUser),
+    prices: parsePrices(env.PRICES),
     authThrottles: {
       loginFreePerAccount: int(env, 'LOGIN_FREE_ATTEMPTS', DEFAULT_AUTH_THROTTLES.loginFreePerAccount),
       loginFreePerAddress: int(env, 'LOGIN_FREE_ATTEMPTS_PER_ADDRESS', DEFAULT_AUTH_THROTTLES.loginFreePerAddress),

@@ -55,6 +55,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     clock: options.clock,
     faults: config.faults,
     rateLimitPerSecond: config.rateLimitPerSecond,
+    prices: config.prices,
     stripe: config.stripe,
     textUpstream: config.textUpstream && {
       segmenter: createUpstreamTextSegmenter({ url: config.textUpstream.url, apiKey: config.textUpstream.apiKey, timeoutMs: config.textUpstream.timeoutMs }),

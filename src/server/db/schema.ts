@@ -82,16 +82,16 @@ export interface AttemptsTable {
   completed_at: number | null;
 }
 
-export type KeyScope = 'explicit' | 'implicit';
+export type KeyScope = 'explicit' | 'implicit' | 'content';
 
 export interface IdempotencyKeysTable {
   account_id: string;
-  /** explicit = Idempotency-Key header; implicit = unkeyed request (key is the fingerprint). */
+  /** explicit = Idempotency-Key header; implicit = unkeyed request (key is the fingerprint); content = the request's content (an embedding: model + photo digest). */
   scope: KeyScope;
   key: string;
   fingerprint: string;
   attempt_id: string;
-  /** null while the attempt runs; completion + 24 h (explicit) or + 5 min (implicit). */
+  /** null while the attempt runs; completion + 24 h (explicit, content) or + 5 min (implicit). */
   expires_at: number | null;
 }
 

@@ -8,6 +8,8 @@
  * be decoded (truncated, corrupt) fails there after the charge, and is refunded and answered 400.
  */
 import { PvsResponse, SegmentResponse, type PvsRequest, type SegmentRequest } from '../../contract/segmentation';
+import { isConsistentEmbedding, type EmbeddingRequest, type EmbeddingResponse, type EncoderIdentity } from '../../contract/embeddings';
+import { PRICING_KEYS, type Prices } from './pricing';
 import type { ImageLoader, InferenceBackend, InferenceSlot } from '../inference/pool';
 import type { InferenceJob, InferenceResult } from '../inference/protocol';
 import { DomainError } from './errors';
@@ -50,6 +52,7 @@ export interface CallContext {
 export interface MeteredRequests {
   pvs: WithImageField<PvsRequest>;
   segment: WithImageField<SegmentRequest>;
+  embeddings: WithImageField<EmbeddingRequest>;
 }
 export type MeteredEndpoint = keyof MeteredRequests;
 
@@ -65,6 +68,8 @@ export interface SegmentationOptions {
    * pipeline. Its failures are engine failures for billing: refunded against the charge.
    */
   textUpstream?: { segmenter: UpstreamTextSegmenter; maxInFlight: number };
+  /** Credits per call by pricing key. */
+  prices: Prices;
 }
 
 export class Segmentation {
@@ -95,7 +100,12 @@ export class Segmentation {
       if (stored) return this.runner.answer(stored);
     }
     const body = readBody();
-    const call = endpoint === 'pvs' ? this.pvs(ctx, body as MeteredRequests['pvs']) : this.segment(ctx, body as MeteredRequests['segment']);
+    const call =
+      endpoint === 'pvs'
+        ? this.pvs(ctx, body as MeteredRequests['pvs'])
+        : endpoint === 'segment'
+          ? this.segment(ctx, body as MeteredRequests['segment'])
+          : await this.embeddings(ctx, body as MeteredRequests['embeddings']);
     return this.runner.run(call as MeteredCall<unknown>, this.payer(ctx));
   }
 
@@ -114,6 +124,7 @@ export class Segmentation {
     return {
       ...ctx,
       endpoint: 'pvs',
+      price: this.options.prices[PRICING_KEYS.pvs],
       body: fingerprintBody(request, upload),
       prepare: () =>
         this.prepare(
@@ -140,6 +151,7 @@ export class Segmentation {
     return {
       ...ctx,
       endpoint: 'segment',
+      price: this.options.prices[PRICING_KEYS.segment],
       body: fingerprintBody(request, upload),
       prepare: () =>
         upstream ? this.prepareUpstream(request, upload, upstream, ctx.timings) : this.prepare(request.image, upload, async (slot, image) => {
@@ -153,6 +165,50 @@ export class Segmentation {
         r.prompt_results.length === request.prompts.length &&
         r.prompt_results.every((p, i) => p.echo.text === request.prompts[i]),
     };
+  }
+
+  /**
+   * The image embedding of a photo, computed here so that the caller decodes its clicks locally.
+   * Keyed by the photo's content and the encoder: the same photo again from the same account is a
+   * replay (free), whatever Idempotency-Key it carries; another account's request is its own call.
+   * Bad input and a model the caller cannot use are refused before any key or credit is touched.
+   */
+  private async embeddings(ctx: CallContext, request: WithImageField<EmbeddingRequest>): Promise<MeteredCall<EmbeddingResponse>> {
+    const encoder = await this.servedEncoder();
+    if (request.model !== undefined && request.model !== encoder.id) {
+      throw new DomainError('model-mismatch', `this server runs ${encoder.id}; the request asked for ${request.model}`);
+    }
+    const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image, this.knownImages));
+    if (upload.error) throw upload.error;
+    const imageId = contentKey(upload.digest);
+    return {
+      ...ctx,
+      endpoint: 'embeddings',
+      price: this.options.prices[PRICING_KEYS.embeddings],
+      contentKey: `${encoder.id} ${imageId}`,
+      // The content alone: whether the caller named the model changes nothing about the answer.
+      body: { image: { sha256: upload.digest }, model: encoder.id },
+      prepare: () =>
+        this.prepare(request.image, upload, async (slot, image) => {
+          const result = await runJob(slot, { kind: 'embed', ...image.job }, image.load, ctx.timings);
+          if (result.kind !== 'embed') throw new Error('worker answered the wrong job kind');
+          return result.response;
+        }),
+      isEmpty: () => false,
+      isValid: (r) => isConsistentEmbedding(r) && r.model.id === encoder.id && r.imageId === imageId,
+    };
+  }
+
+  /** The encoder the inference workers run; a backend that cannot say is busy (503), nothing charged. */
+  private async servedEncoder(): Promise<EncoderIdentity> {
+    const unavailable = () =>
+      new DomainError('service-busy', 'the inference workers are not available to make embeddings', { retryAfterSeconds: this.options.busyRetryAfterSeconds });
+    if (!this.backend.encoderModel) throw unavailable();
+    try {
+      return await this.backend.encoderModel();
+    } catch {
+      throw unavailable();
+    }
   }
 
   private async prepareUpstream(

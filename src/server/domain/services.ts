@@ -13,6 +13,7 @@ import { DEFAULT_RECOVERY_OPTIONS, Recovery, type RecoveryOptions } from './reco
 import { DEFAULT_BUSY_RETRY_AFTER_SECONDS, Segmentation, type SegmentationOptions } from './segmentation';
 import { X402Gateway, type X402Settings } from './x402/gateway';
 import { Credits } from './metered/credits';
+import { DEFAULT_PRICES, type Prices } from './pricing';
 import { MeteredCalls } from './metered/runner';
 import { X402Payments } from './metered/x402';
 
@@ -36,6 +37,8 @@ export interface ServicesOptions {
   clock?: Clock;
   faults?: FaultRates;
   rateLimitPerSecond: number;
+  /** Credits per call by pricing key; default 1 for each. */
+  prices?: Prices;
   stripe?: StripeSettings;
   /** Without Stripe, whether purchases may complete without payment (false on a non-loopback listener unless DEMO_PAYMENTS=on). */
   demoPayments?: boolean;
@@ -98,7 +101,12 @@ export function createServices(options: ServicesOptions): Services {
       runner,
       credits,
       options.backend,
-      { busyRetryAfterSeconds: DEFAULT_BUSY_RETRY_AFTER_SECONDS, checkImage: options.checkImage, textUpstream: options.textUpstream },
+      {
+        busyRetryAfterSeconds: DEFAULT_BUSY_RETRY_AFTER_SECONDS,
+        checkImage: options.checkImage,
+        textUpstream: options.textUpstream,
+        prices: options.prices ?? DEFAULT_PRICES,
+      },
       x402Payments,
     ),
     backend: options.backend,

@@ -4,6 +4,7 @@
  * 503 with Retry-After instead of queueing without bound.
  */
 import { Worker } from 'node:worker_threads';
+import type { EncoderIdentity } from '../../contract/embeddings';
 import type { InferenceJob, InferenceResult, WorkerInit, WorkerReply, WorkerRequest } from './protocol';
 
 /** The file of a job sent without it, read again when the worker does not hold its pixels. May throw. */
@@ -29,6 +30,8 @@ export interface InferenceBackend {
   /** Jobs reserved now (running or queued) and how many workers run them: the domain's wait estimates. */
   backlog?(): { jobs: number; workers: number };
   readonly description: string;
+  /** The encoder the workers run (once they have started): the identity served with every embedding. */
+  encoderModel?(): Promise<EncoderIdentity>;
   close(): Promise<void>;
 }
 
@@ -72,9 +75,16 @@ export class WorkerPool implements InferenceBackend {
   private nextId = 1;
   private closed = false;
   description = 'worker pool (starting)';
+  private encoder: EncoderIdentity | undefined;
 
   constructor(private options: PoolOptions) {
     for (let i = 0; i < options.workers; i += 1) this.workers.push(this.spawn());
+  }
+
+  async encoderModel(): Promise<EncoderIdentity> {
+    await this.ready();
+    if (!this.encoder) throw new Error('the inference workers did not name their encoder');
+    return this.encoder;
   }
 
   /** Changes the per-job time limit for jobs dispatched from now on. */
@@ -156,6 +166,7 @@ export class WorkerPool implements InferenceBackend {
           worker.off('message', onReady);
           if (message.ready) {
             this.description = `worker pool: ${this.options.workers} × ${message.backend}, queue ${this.options.maxQueue}`;
+            this.encoder = message.encoder;
             entry.isReady = true;
             resolve();
             this.dispatch();

@@ -2,6 +2,7 @@
 import type { ModelPrecision } from '../../engine/adapters/ortNode';
 import type { PvsResponse, SegmentResponse } from '../../contract/segmentation';
 import type { SegmentationOptions } from '../../engine/options';
+import type { EmbeddingResponse, EncoderIdentity } from '../../contract/embeddings';
 import type { BoxPrompt, PointPrompt } from '../../engine/types';
 
 /** The uploaded file's bytes (PNG, JPEG, …); the worker decodes them, off the event loop. */
@@ -25,7 +26,9 @@ export type InferenceJob =
       /** From the request (`multimaskOutput` → `multimask`); the engine's defaults fill the rest. */
       options: Partial<SegmentationOptions>;
     }
-  | { kind: 'segment'; image?: ImageBytes; imageDigest?: string; prompts: string[]; cacheKey?: string };
+  | { kind: 'segment'; image?: ImageBytes; imageDigest?: string; prompts: string[]; cacheKey?: string }
+  /** The image embedding itself, in its wire form (POST /api/v1/embeddings); `cacheKey` is the content key. */
+  | { kind: 'embed'; image?: ImageBytes; imageDigest?: string; cacheKey: string };
 
 /** Measured inside the worker: decoding the upload (0 on a decoded-image cache hit) and the engine call. */
 export interface WorkerTimings {
@@ -33,7 +36,11 @@ export interface WorkerTimings {
   engineMs: number;
 }
 
-export type InferenceResult = ({ kind: 'pvs'; response: PvsResponse } | { kind: 'segment'; response: SegmentResponse }) & {
+export type InferenceResult = (
+  | { kind: 'pvs'; response: PvsResponse }
+  | { kind: 'segment'; response: SegmentResponse }
+  | { kind: 'embed'; response: EmbeddingResponse }
+) & {
   timings: WorkerTimings;
 };
 
@@ -46,7 +53,7 @@ export type WorkerReply =
   | { id: number; needsImage: true }
   | { id: number; ok: true; result: InferenceResult }
   | { id: number; ok: false; error: { name: string; message: string } }
-  | { ready: true; backend: string }
+  | { ready: true; backend: string; encoder: EncoderIdentity }
   | { ready: false; error: string };
 
 export interface WorkerInit {

@@ -1,8 +1,13 @@
 /** Inference worker thread: owns one engine (ONNX sessions + embedding cache) and runs jobs in order. */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
+import { EMBEDDING_ENCODING, type EmbeddingResponse, type EncoderIdentity } from '../../contract/embeddings';
 import { decodeImage, ImageDecodeError } from '../../engine/adapters/nodeImage';
-import { loadNodeEngine } from '../../engine/adapters/ortNode';
+import { defaultModelDir, loadNodeEngine, modelFileNames } from '../../engine/adapters/ortNode';
+import { quantizeEmbedding } from '../../engine/embeddingCodec';
+import type { SegmentationEngine } from '../../engine/engine';
 import type { RgbaImage } from '../../engine/types';
 import { runPvs } from '../../engine/pvs';
 import type { InferenceJob, InferenceResult, WorkerInit, WorkerReply, WorkerRequest } from './protocol';
@@ -13,6 +18,33 @@ if (!port) throw new Error('worker.ts must run in a worker thread');
 
 const init = (workerData ?? {}) as WorkerInit;
 
+/** The encoder this worker runs, named as the studio names the one it loaded (`file@sha256`). */
+function encoderIdentity(): EncoderIdentity {
+  const file = modelFileNames(init.encoderPrecision, init.decoderPrecision).encoder;
+  const sha256 = createHash('sha256').update(readFileSync(join(init.modelDir ?? defaultModelDir(), file))).digest('hex');
+  return { file, sha256, id: `${file}@${sha256}` };
+}
+
+/** The embedding of `image` (computed once, then from the engine's cache) in its wire form. */
+async function embeddingOf(engine: SegmentationEngine, encoder: EncoderIdentity, image: RgbaImage, contentKey: string): Promise<EmbeddingResponse> {
+  const { imageKey } = await engine.embed(image, contentKey);
+  const found = engine.getEmbedding(imageKey);
+  if (!found) throw new Error('the embedding left the cache before it could be read');
+  const { dims, scales, data } = quantizeEmbedding(found.embedding);
+  return {
+    imageId: contentKey,
+    model: encoder,
+    width: image.width,
+    height: image.height,
+    embedding: {
+      dims,
+      encoding: EMBEDDING_ENCODING,
+      scales: Array.from(scales),
+      data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'),
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const engine = await loadNodeEngine({
     modelDir: init.modelDir,
@@ -22,6 +54,7 @@ async function main(): Promise<void> {
     embeddingCacheSize: init.embeddingCacheSize,
   });
   const textSegmenter = await createTextSegmenter(engine, { modelDir: init.modelDir, threads: init.threads });
+  const encoder = encoderIdentity();
   // Decoded pixels of recent uploads, by file hash: a client segmenting the same photo again
   // (the imageId flow) pays neither the decode nor, thanks to the engine's cache, the encoder.
   // Bounded by bytes, not entries: a few large photos must not exhaust memory.
@@ -69,6 +102,7 @@ async function main(): Promise<void> {
       const { response } = await runPvs(engine, image, { points: job.points, box: job.box, imageId: job.cacheKey }, job.options);
       return { kind: 'pvs', response, timings: timings() };
     }
+    if (job.kind === 'embed') return { kind: 'embed', response: await embeddingOf(engine, encoder, image, job.cacheKey), timings: timings() };
     const response = await textSegmenter.segment(image, job.prompts, job.cacheKey);
     return { kind: 'segment', response, timings: timings() };
   }
@@ -89,7 +123,7 @@ async function main(): Promise<void> {
       },
     );
   });
-  port!.postMessage({ ready: true, backend: `${engine.backend.name} x${engine.backend.threads}, encoder ${init.encoderPrecision ?? 'fp32'}, decoder ${init.decoderPrecision ?? 'fp32'}` } satisfies WorkerReply);
+  port!.postMessage({ ready: true, backend: `${engine.backend.name} x${engine.backend.threads}, encoder ${init.encoderPrecision ?? 'fp32'}, decoder ${init.decoderPrecision ?? 'fp32'}`, encoder } satisfies WorkerReply);
 }
 
 main().catch((error: unknown) => {

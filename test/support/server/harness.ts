@@ -49,6 +49,7 @@ export function countingJobs(backend: InferenceBackend): InferenceBackend & { jo
     description: backend.description,
     close: () => backend.close(),
     backlog: backend.backlog && (() => backend.backlog!()),
+    encoderModel: backend.encoderModel && (() => backend.encoderModel!()),
     tryReserve() {
       const slot = backend.tryReserve();
       if (!slot) return undefined;

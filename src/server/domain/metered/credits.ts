@@ -103,10 +103,10 @@ const Q = {
       .where('state', '=', 'charged'),
   ),
   // The attempt's key row, whichever its scope, gets that scope's reuse window.
-  startKeyExpiry: preparedQuery<[explicitUntil: number, implicitUntil: number, attemptId: string]>((db, $) =>
+  startKeyExpiry: preparedQuery<[keyedUntil: number, implicitUntil: number, attemptId: string]>((db, $) =>
     db
       .updateTable('idempotency_keys')
-      .set({ expires_at: sql<number>`case when scope = 'explicit' then cast(${$(0)} as bigint) else cast(${$(1)} as bigint) end` })
+      .set({ expires_at: sql<number>`case when scope = 'implicit' then cast(${$(1)} as bigint) else cast(${$(0)} as bigint) end` })
       .where('attempt_id', '=', $(2)),
   ),
   reclaimKey: preparedQuery<[attemptId: string, fingerprint: string, accountId: string, scope: KeyScope, key: string]>((db, $) =>
@@ -119,8 +119,8 @@ const Q = {
   ),
 };
 
-/** How long a stored answer is reused: 24 h under an Idempotency-Key, 5 minutes without one. */
-export const keyTtl = (scope: 'explicit' | 'implicit' | 'payment'): number =>
+/** How long a stored answer is reused: 5 minutes without a key, 24 h under any other (Idempotency-Key, content, payment). */
+export const keyTtl = (scope: 'explicit' | 'implicit' | 'payment' | 'content'): number =>
   scope === 'implicit' ? LIMITS.unkeyedResultReuseMs : LIMITS.keyedResultReuseMs;
 
 /** The record kept of a failed call (never replayed): the problem it was answered with. */
@@ -170,7 +170,7 @@ export class Credits {
       scope: accountId,
       peek: (key, fingerprint) => this.peek(accountId, key, fingerprint, call.forceRefresh),
       refuseEarly: async () => {
-        if ((balanceHint ?? (await balanceOf(this.db.kysely, accountId))) < LIMITS.creditsPerCall) throw new DomainError('insufficient-credits');
+        if ((balanceHint ?? (await balanceOf(this.db.kysely, accountId))) < priceOf(call)) throw new DomainError('insufficient-credits');
       },
       // The claim commits relaxed: visible at once, so a concurrent duplicate sees it; the flush
       // (`whileRunning`) runs while the engine does, and no answer goes out before both are done.
@@ -254,7 +254,7 @@ export class Credits {
           // Another process claimed the same key between our read and write: it is running now.
           if (Number(inserted.numAffectedRows ?? 0) === 0) throw new ClaimRace();
         }
-        await applyLedgerEntry(trx, { accountId, amount: -LIMITS.creditsPerCall, kind: 'charge', reference: attemptId, now }, root);
+        await applyLedgerEntry(trx, { accountId, amount: -priceOf(call), kind: 'charge', reference: attemptId, now }, root);
         return { kind: 'claimed', ticket: attemptId };
       }, durability);
     } catch (error) {
@@ -346,9 +346,16 @@ export class Credits {
     // touching the key before the balance here means the two can never wait on each other.
     if (attempt.replayable) await this.startKeyExpiry(trx, attempt.id, now);
     else await trx.deleteFrom('idempotency_keys').where('attempt_id', '=', attempt.id).execute();
+    // What was charged, whatever the price is now (PRICES may have changed since).
+    const charge = await trx
+      .selectFrom('ledger_entries')
+      .select('amount')
+      .where('kind', '=', 'charge')
+      .where('reference', '=', attempt.id)
+      .executeTakeFirst();
     await applyLedgerEntry(
       trx,
-      { accountId: attempt.account_id, amount: LIMITS.creditsPerCall, kind: 'refund', reference: attempt.id, now },
+      { accountId: attempt.account_id, amount: charge ? -Number(charge.amount) : LIMITS.creditsPerCall, kind: 'refund', reference: attempt.id, now },
       this.db.kysely,
     );
     await trx
@@ -365,6 +372,8 @@ export class Credits {
 }
 
 class ClaimRace extends Error {}
+
+const priceOf = (call: MeteredCall<unknown>): number => call.price ?? LIMITS.creditsPerCall;
 
 function abandoned(requestId: string): DomainError {
   return new DomainError('attempt-abandoned', `attempt of request ${requestId} was recovered (refunded) before it finished`);

@@ -4,8 +4,11 @@
  * methods read the rows and describe them as a `StoredKey`; the runner turns conflicts into 409s.
  */
 
-/** Where a key is looked up: an Idempotency-Key, the unkeyed reuse window, or a signed payment. */
-export type KeyScope = 'explicit' | 'implicit' | 'payment';
+/**
+ * Where a key is looked up: an Idempotency-Key, the unkeyed reuse window, a signed payment, or the
+ * content of the request (an embedding of one photo: X-Force-Refresh does not apply to it).
+ */
+export type KeyScope = 'explicit' | 'implicit' | 'payment' | 'content';
 
 /** The key's row and its call's, as the rules see them. */
 export interface StoredKey<Stored> {

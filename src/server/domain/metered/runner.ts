@@ -49,6 +49,15 @@ export interface MeteredCall<Res> {
   /** Filled in with the phases' durations (Server-Timing). */
   timings?: Timings;
   forceRefresh: boolean;
+  /** Credits the call costs: the price of its pricing key (domain/pricing.ts). Default 1. */
+  price?: number;
+  /**
+   * A call whose answer depends on nothing but content the account sent before (an embedding of a
+   * photo) is looked up and claimed under that content instead of an Idempotency-Key or the unkeyed
+   * fingerprint: the same photo again from the same account is a replay, whatever key it carries,
+   * for as long as a keyed answer is kept. Scoped per payer like every key.
+   */
+  contentKey?: string;
   /**
    * Check the image, reserve a worker slot… May throw a DomainError (400, 503): nothing is paid.
    * `scope` namespaces client-chosen image ids: the account, or the payer of an x402 payment.
@@ -67,7 +76,7 @@ export type MeteredOutcome =
 
 /** The key a call is looked up and claimed under, in its payer's scope. */
 export interface RequestKey {
-  scope: 'explicit' | 'implicit';
+  scope: 'explicit' | 'implicit' | 'content';
   key: string;
 }
 
@@ -133,10 +142,14 @@ export class MeteredCalls {
     const begun = await method.begin(call, fingerprint);
     if ('kind' in begun) return this.answer(begun);
     const payment = begun;
-    const key: RequestKey = call.idempotencyKey ? { scope: 'explicit', key: call.idempotencyKey } : { scope: 'implicit', key: fingerprint };
+    const key: RequestKey = call.contentKey
+      ? { scope: 'content', key: call.contentKey }
+      : call.idempotencyKey
+        ? { scope: 'explicit', key: call.idempotencyKey }
+        : { scope: 'implicit', key: fingerprint };
 
     // A forced refresh without a key is always a new attempt: no key to look up or to hold.
-    if (!call.idempotencyKey && call.forceRefresh) return this.attempt(call, payment, key, fingerprint);
+    if (key.scope === 'implicit' && call.forceRefresh) return this.attempt(call, payment, key, fingerprint);
 
     // Peek: replays and conflicts need no image check, no worker and no write.
     const peeked = await timed(call.timings, 'idempotency', () => payment.peek(key, fingerprint));

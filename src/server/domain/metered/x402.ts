@@ -120,7 +120,11 @@ export class X402Payments {
 
   private payment(call: MeteredCall<unknown>, context: PaymentContext, paid: Verified): Payment<string> {
     const { payer } = paid;
-    const refOf = (key: RequestKey): KeyRef => ({ payer, ...key });
+    const refOf = ({ scope, key }: RequestKey): KeyRef => {
+      // Only /pvs and /segment are payable per request; embeddings (keyed by content) take credits.
+      if (scope === 'content') throw new Error('a call keyed by its content cannot be paid per request');
+      return { payer, scope, key };
+    };
     return {
       // Client-chosen image ids are namespaced per payer, as they are per account.
       scope: `x402:${payer}`,

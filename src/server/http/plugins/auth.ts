@@ -39,6 +39,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthMode;
     metered?: boolean;
+    /** false: a metered route that only credits pay for (no x402 offer, 401 without a key or session). */
+    perRequestPayment?: boolean;
   }
 }
 
@@ -80,7 +82,8 @@ export const authPlugin = fp<{ services: Services }>(async (app, { services }) =
   });
 
   async function authenticate(request: FastifyRequest, mode: AuthMode): Promise<void> {
-    const x402 = mode === 'any' && request.routeOptions.config?.metered ? services.x402 : null;
+    const config = request.routeOptions.config;
+    const x402 = mode === 'any' && config?.metered && config.perRequestPayment !== false ? services.x402 : null;
     const resourceUrl = () => x402!.resourceUrl(`${request.protocol}://${request.host}`, request.url.split('?')[0]);
     if (x402 && request.headers.authorization === undefined) {
       const header = request.headers['payment-signature'];

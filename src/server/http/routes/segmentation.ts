@@ -1,8 +1,9 @@
-/** POST /api/v1/pvs and /api/v1/segment: headers, a stored answer or the parsed body, then one domain call. */
+/** POST /api/v1/pvs, /segment and /embeddings: headers, a stored answer or the parsed body, then one domain call. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { IDEMPOTENCY_KEY_PATTERN, LIMITS } from '../../../contract/limits';
 import { PvsRequest, SegmentRequest } from '../../../contract/segmentation';
+import { EmbeddingRequest } from '../../../contract/embeddings';
 import { DomainError } from '../../domain/errors';
 import type { MeteredOutcome } from '../../domain/metered/runner';
 import type { CallContext, MeteredEndpoint, MeteredRequests } from '../../domain/segmentation';
@@ -120,4 +121,6 @@ export async function segmentationRoutes(app: FastifyInstance, { services }: { s
 
   app.post('/api/v1/pvs', routeOptions, metered('pvs', PvsRequest));
   app.post('/api/v1/segment', routeOptions, metered('segment', SegmentRequest));
+  // Paid with credits only: an embedding is bought once per photo and account, keyed by its content.
+  app.post('/api/v1/embeddings', { ...routeOptions, config: { ...routeOptions.config, perRequestPayment: false } }, metered('embeddings', EmbeddingRequest));
 }
