@@ -185,7 +185,7 @@ describe.each(DATABASES)('accounts and keys (%s)', (dbKind) => {
   it('serves the OpenAPI document generated from the contract, and the docs page', async () => {
     const doc = await (await server.fetch('/api/v1/openapi.json')).json();
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/pvs', '/api/v1/segment', '/api/v1/api-keys/{id}/rotate']));
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/pvs', '/api/v1/segment', '/api/v1/embeddings', '/api/v1/api-keys/{id}/rotate']));
     expect(doc.components.schemas.PvsRequest.properties.image.maxLength).toBe(2_097_152);
     expect(doc.components.schemas.SegmentRequest.properties.prompts.maxItems).toBe(16);
     const docs = await server.fetch('/docs');

@@ -174,12 +174,12 @@ export class Segmentation {
    * Bad input and a model the caller cannot use are refused before any key or credit is touched.
    */
   private async embeddings(ctx: CallContext, request: WithImageField<EmbeddingRequest>): Promise<MeteredCall<EmbeddingResponse>> {
+    const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image, this.knownImages));
+    if (upload.error) throw upload.error;
     const encoder = await this.servedEncoder();
     if (request.model !== undefined && request.model !== encoder.id) {
       throw new DomainError('model-mismatch', `this server runs ${encoder.id}; the request asked for ${request.model}`);
     }
-    const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image, this.knownImages));
-    if (upload.error) throw upload.error;
     const imageId = contentKey(upload.digest);
     return {
       ...ctx,
