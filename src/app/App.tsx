@@ -21,6 +21,7 @@ import { handleShortcut } from './shortcuts';
 import { useStudio } from './state/studioStore';
 import { pageFromHash, useUi } from './state/uiStore';
 import { useInferenceMode } from './state/inferenceModeStore';
+import { usePreferences } from './state/preferences';
 import { SAMPLES } from './images/imageLibrary';
 
 export function App() {
@@ -96,6 +97,7 @@ function noticeFromCheckoutReturn(): void {
 function Studio() {
   const doc = useStudio((s) => s.history.present);
   const mode = useInferenceMode((s) => s.mode);
+  const embeddingSource = usePreferences((s) => s.embeddingSource);
   const [dragging, setDragging] = useState(false);
   const [sheet, setSheet] = useState<Sheet>(null);
   const active = doc.activeImageId;
@@ -136,7 +138,7 @@ function Studio() {
           {doc.images.length === 0 ? <EmptyState /> : <StudioCanvas />}
         </div>
         <aside className="side-panel" id="selection-sheet" aria-label="Selection and objects">
-          {mode === 'remote' && <RemoteSettings />}
+          {(mode === 'remote' || embeddingSource === 'server') && <RemoteSettings />}
           <PromptPanel />
           <ClassPanel />
           <ObjectList />

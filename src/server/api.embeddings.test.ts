@@ -93,7 +93,7 @@ describe.each(DATABASES)('POST /api/v1/embeddings (%s)', (dbKind) => {
     expect(first.status).toBe(200);
     const firstBody = await first.text();
     const jobs = engine.jobs;
-    for (const headers of [{}, { 'idempotency-key': 'another-key' }, { 'x-force-refresh': 'true' }]) {
+    for (const headers of [{}, { 'idempotency-key': 'another-key' }, { 'x-force-refresh': 'true' }] as Record<string, string>[]) {
       const again = await embed(`data:image/jpeg;base64,${ROCKET}`, user, headers);
       expect(again.status).toBe(200);
       expect(again.headers.get('x-idempotent-replayed')).toBe('true');

@@ -1,22 +1,29 @@
 import { rerunActivePrompt } from '../inference/controller';
+import { SERVER_START_LABEL } from '../inference/serverEmbedding';
 import { promptOf } from '../state/documentOps';
+import { useInferenceMode } from '../state/inferenceModeStore';
+import { usePreferences } from '../state/preferences';
 import { currentDocument } from '../state/studioStore';
-import { useInferenceMode, type InferenceMode } from '../state/inferenceModeStore';
 
-/** Switching to local answers a prompt that was waiting for a paid Segment press, for free. */
-function switchTo(mode: InferenceMode, setMode: (mode: InferenceMode) => void) {
-  setMode(mode);
+/** Local and Server start both decode clicks in this browser; they differ in who makes the embedding. */
+type InferenceChoice = 'local' | 'server-start' | 'remote';
+
+/** Switching to a local choice answers a prompt that was waiting for a paid Segment press, for free. */
+function switchTo(choice: InferenceChoice) {
+  if (choice !== 'remote') usePreferences.getState().set({ embeddingSource: choice === 'server-start' ? 'server' : 'device' });
+  useInferenceMode.getState().setMode(choice === 'remote' ? 'remote' : 'local');
   const doc = currentDocument();
-  if (mode === 'local' && doc.activeImageId && promptOf(doc, doc.activeImageId).candidates.length === 0) rerunActivePrompt();
+  if (choice !== 'remote' && doc.activeImageId && promptOf(doc, doc.activeImageId).candidates.length === 0) rerunActivePrompt();
 }
 
-/** The user's choice: the model in this browser, or our metered API. */
+/** The user's choice: the model in this browser, the server's encoder + this browser's decoder, or our metered API. */
 export function InferenceSwitch() {
   const mode = useInferenceMode((s) => s.mode);
-  const setMode = useInferenceMode((s) => s.setMode);
-  const option = (value: InferenceMode, label: string, hint: string) => (
-    <label className={`segmented-option${mode === value ? ' active' : ''}`} title={hint}>
-      <input type="radio" name="inference-mode" value={value} checked={mode === value} onChange={() => switchTo(value, setMode)} />
+  const source = usePreferences((s) => s.embeddingSource);
+  const chosen: InferenceChoice = mode === 'remote' ? 'remote' : source === 'server' ? 'server-start' : 'local';
+  const option = (value: InferenceChoice, label: string, hint: string) => (
+    <label className={`segmented-option${chosen === value ? ' active' : ''}`} title={hint}>
+      <input type="radio" name="inference-mode" value={value} checked={chosen === value} onChange={() => switchTo(value)} />
       {label}
     </label>
   );
@@ -25,7 +32,8 @@ export function InferenceSwitch() {
       <span className="segmented-caption" aria-hidden="true">
         Inference
       </span>
-      {option('local', 'Local', 'Runs the model in this browser: free, private')}
+      {option('local', 'Local', 'Runs the model in this browser: free, private, works offline')}
+      {option('server-start', 'Server start', `${SERVER_START_LABEL}: the server analyses each photo once, every click runs in this browser`)}
       {option('remote', 'Remote', 'Calls the Maskwright API: 1 credit per request')}
     </div>
   );

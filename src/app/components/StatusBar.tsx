@@ -4,6 +4,7 @@ import { useInferenceMode } from '../state/inferenceModeStore';
 import { useStudio } from '../state/studioStore';
 import { isEmbedded } from '../inference/localEngine';
 import { usePreferences } from '../state/preferences';
+import { SERVER_START_LABEL } from '../inference/serverEmbedding';
 
 const BACKEND_NAMES: Record<string, string> = {
   webgpu: 'WebGPU',
@@ -42,6 +43,7 @@ export function StatusBar() {
   // An image analysed earlier in the session stays ready when the user comes back to it.
   const embeddingHere = engine.embedding?.imageId === active ? engine.embedding.state : active && isEmbedded(active) ? 'ready' : null;
   const details = usePreferences((s) => s.statusDetails);
+  const serverStart = usePreferences((s) => s.embeddingSource === 'server');
   const setPreferences = usePreferences((s) => s.set);
   return (
     <footer className="status-bar" data-testid="status-bar" aria-label="Status">
@@ -56,6 +58,12 @@ export function StatusBar() {
             {engine.phase === 'ready' && (embeddingHere === 'running' ? 'Analysing the image…' : embeddingHere === 'ready' ? 'Ready — hover to preview, click to select' : 'Model ready')}
             {engine.phase === 'error' && <span className="error">Model failed: {engine.error}</span>}
           </span>
+          {serverStart && (
+            <span data-testid="server-start">
+              {SERVER_START_LABEL}
+              {engine.serverEmbeddingsUsed > 0 && ` · ${engine.serverEmbeddingsUsed} ${engine.serverEmbeddingsUsed === 1 ? 'photo' : 'photos'} analysed by the server`}
+            </span>
+          )}
           {engine.backend && (
             <span title={engine.backend.detail} data-testid="backend">
               Backend: <strong>{BACKEND_NAMES[engine.backend.name] ?? engine.backend.name}</strong>

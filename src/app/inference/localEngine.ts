@@ -5,6 +5,8 @@ import { useEngineStatus } from '../state/engineStatus';
 import { rgbaOf } from '../images/imageLibrary';
 import { browserModelVariants } from './modelVariants';
 import { loadEmbedding, saveEmbedding } from './embeddingStore';
+import { usePreferences } from '../state/preferences';
+import { embeddingFromServer } from './serverStart';
 
 /**
  * The browser engine (onnxruntime-web in a Web Worker), started once on demand. Each image is
@@ -70,7 +72,9 @@ export function isLocalEngineReady(): boolean {
 
 /**
  * Embeds the image (once); resolves to the worker's image key. An embedding stored in IndexedDB by an
- * earlier visit is handed to the worker instead of running the encoder; a new one is stored.
+ * earlier visit is handed to the worker instead of running the encoder; in Server start the server
+ * makes it (serverStart.ts), else — or when the server cannot — this device's encoder does; a new
+ * one is stored either way.
  */
 export function ensureEmbedding(imageId: string): Promise<string> {
   const existing = embeddings.get(imageId);
@@ -81,10 +85,15 @@ export function ensureEmbedding(imageId: string): Promise<string> {
     if (!rgba) throw new Error('image not loaded');
     useEngineStatus.getState().update({ embedding: { imageId, state: 'running' } });
     const stored = await loadEmbedding(imageId, client.encoderModel);
+    const served = stored ? undefined : await embeddingFromServer(imageId, client.encoderModel);
     let result: { imageKey: string; cacheHit: boolean; timings: { preprocessMs: number; encoderMs: number } };
     if (stored) {
       await client.importEmbedding(rgba, imageId, stored);
       result = { imageKey: imageId, cacheHit: true, timings: { preprocessMs: 0, encoderMs: 0 } };
+    } else if (served) {
+      await client.importEmbedding(rgba, imageId, served);
+      void saveEmbedding(imageId, served);
+      result = { imageKey: imageId, cacheHit: false, timings: { preprocessMs: 0, encoderMs: 0 } };
     } else {
       result = await client.embed(rgba, imageId);
       if (!result.cacheHit) {
@@ -98,6 +107,7 @@ export function ensureEmbedding(imageId: string): Promise<string> {
       cacheHits: s.cacheHits + (result.cacheHit ? 1 : 0),
       embeddings: s.embeddings + 1,
       storedEmbeddingsUsed: s.storedEmbeddingsUsed + (stored ? 1 : 0),
+      serverEmbeddingsUsed: s.serverEmbeddingsUsed + (served ? 1 : 0),
     });
     embedded.add(imageId);
     return result.imageKey;
@@ -117,7 +127,9 @@ let background: Promise<unknown> = Promise.resolve();
  * embedding ready (or stored). Runs behind any click: the worker handles requests in order.
  */
 export function embedInBackground(current: string | null, imageIds: readonly string[]): void {
-  const order = [...(current ? [current] : []), ...imageIds.filter((id) => id !== current)];
+  // Server start costs a credit per photo: only the photo the user opens is paid for.
+  const others = usePreferences.getState().embeddingSource === 'server' ? [] : imageIds.filter((id) => id !== current);
+  const order = [...(current ? [current] : []), ...others];
   for (const id of order) {
     if (embedded.has(id)) continue;
     background = background.then(() => ensureEmbedding(id)).catch(() => undefined);

@@ -24,6 +24,8 @@ interface EngineStatusState {
   embeddings: number;
   /** Embeddings restored from IndexedDB instead of running the encoder (embeddingStore.ts). */
   storedEmbeddingsUsed: number;
+  /** Embeddings made by the server (Server start) instead of this device's encoder. */
+  serverEmbeddingsUsed: number;
   update(change: Partial<Omit<EngineStatusState, 'update'>>): void;
 }
 
@@ -40,6 +42,7 @@ export const useEngineStatus = create<EngineStatusState>((set) => ({
   cacheHits: 0,
   embeddings: 0,
   storedEmbeddingsUsed: 0,
+  serverEmbeddingsUsed: 0,
   update: (change) => set(change),
 }));
 

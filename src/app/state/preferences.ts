@@ -4,19 +4,29 @@ import { create } from 'zustand';
 const KEY = 'maskwright.preferences';
 
 export type BoxDrawing = 'center' | 'corners';
+/**
+ * Where Local inference gets a photo's embedding: this device's encoder (free, offline), or the
+ * server's ("Server start": 1 credit per photo, then every click decodes here).
+ */
+export type EmbeddingSource = 'device' | 'server';
 
 interface Preferences {
   /** How the Box tool draws: from the center (the API's box) or corner to corner (CVAT, Label Studio). */
   boxDrawing: BoxDrawing;
   /** The status bar's timings and cache counters, for the curious. */
   statusDetails: boolean;
+  embeddingSource: EmbeddingSource;
 }
 
 function load(): Preferences {
-  const defaults: Preferences = { boxDrawing: 'center', statusDetails: false };
+  const defaults: Preferences = { boxDrawing: 'center', statusDetails: false, embeddingSource: 'device' };
   try {
     const saved = JSON.parse(localStorage.getItem(KEY) ?? '{}') as Partial<Preferences>;
-    return { boxDrawing: saved.boxDrawing === 'corners' ? 'corners' : 'center', statusDetails: saved.statusDetails === true };
+    return {
+      boxDrawing: saved.boxDrawing === 'corners' ? 'corners' : 'center',
+      statusDetails: saved.statusDetails === true,
+      embeddingSource: saved.embeddingSource === 'server' ? 'server' : 'device',
+    };
   } catch {
     return defaults;
   }
@@ -26,7 +36,7 @@ export const usePreferences = create<Preferences & { set(change: Partial<Prefere
   ...load(),
   set: (change) => {
     set(change);
-    const { boxDrawing, statusDetails } = get();
-    localStorage.setItem(KEY, JSON.stringify({ boxDrawing, statusDetails }));
+    const { boxDrawing, statusDetails, embeddingSource } = get();
+    localStorage.setItem(KEY, JSON.stringify({ boxDrawing, statusDetails, embeddingSource }));
   },
 }));
