@@ -4,12 +4,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeImage } from './adapters/node-image';
-import { createNodeRuntime, defaultModelDir, modelFileNames } from './adapters/ort-node';
+import { decodeImage } from './adapters/nodeImage';
+import { createNodeRuntime, defaultModelDir, modelFileNames } from './adapters/ortNode';
 import { SegmentationEngine } from './engine';
 import { dequantizeEmbedding, quantizeEmbedding } from './embeddingCodec';
 import { maskIoU } from './iou';
-import { sharedPath } from '../../test/support/shared-data';
+import { sharedPath } from '../../test/support/sharedData';
 
 describe('embedding codec', () => {
   it('keeps each channel within half a step of its own scale, and a silent channel exactly zero', () => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EmbeddingResponse, isConsistentEmbedding } from '../contract/embeddings';
 import { LIMITS } from '../contract/limits';
-import { defaultModelDir } from '../engine/adapters/ort-node';
+import { defaultModelDir } from '../engine/adapters/ortNode';
 import { dequantizeEmbedding } from '../engine/embeddingCodec';
 import {
   closeSharedEngine,
@@ -25,7 +25,7 @@ import {
   type TestServer,
   type TestUser,
 } from '../../test/support/server/harness';
-import { sharedPath } from '../../test/support/shared-data';
+import { sharedPath } from '../../test/support/sharedData';
 
 const COFFEE = readFileSync(sharedPath('samples/coffee.png')).toString('base64');
 const ROCKET = readFileSync(sharedPath('samples/rocket.jpg')).toString('base64');
