@@ -37,3 +37,34 @@ export async function waitForEncoder(page: Page): Promise<void> {
 export async function objectRows(page: Page) {
   return page.getByTestId('object-row');
 }
+
+export const PASSWORD = 'correct horse battery';
+export const uniqueEmail = (tag: string) => `studio-${tag}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
+
+/**
+ * Signs up in the studio, creates an API key, uses it in this browser and picks the inference
+ * choice that pays with it; ends on the studio page. Returns the key.
+ */
+export async function signUpAndUseNewKey(page: Page, tag: string, choice: 'Remote' | 'Server start' = 'Remote'): Promise<string> {
+  await page.goto('/#/account');
+  await page.evaluate(() => localStorage.clear());
+  await page.getByLabel('Email').fill(uniqueEmail(tag));
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await expect(page.getByTestId('balance')).toContainText('5 credits');
+  await screenshot(page, `remote-${tag}-01-signed-up`);
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
+  await page.getByRole('button', { name: 'Generate API key' }).click();
+  const key = (await page.getByTestId('new-api-key').textContent())!.trim();
+  expect(key.length).toBeGreaterThan(16);
+  await expect(page.getByRole('button', { name: 'Copy' })).toBeVisible();
+  await expect(page.getByRole('row').filter({ hasText: key.slice(0, 8) })).toHaveCount(1);
+  await screenshot(page, `remote-${tag}-02-key-created`);
+  await page.getByRole('button', { name: 'Use in this browser' }).click();
+  await expect(page.getByRole('button', { name: 'Used in this browser' })).toBeDisabled();
+
+  await page.getByRole('radiogroup', { name: 'Inference' }).getByRole('radio', { name: choice }).check();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Studio' }).click();
+  return key;
+}

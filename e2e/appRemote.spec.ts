@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
-import { clickImage, openSample, screenshot } from './appHelpers';
+import { clickImage, openSample, PASSWORD, screenshot, signUpAndUseNewKey, uniqueEmail } from './appHelpers';
 
 /**
  * Remote mode against the real API server (src/server/main.ts, started by playwright.config.ts,
@@ -9,33 +9,6 @@ import { clickImage, openSample, screenshot } from './appHelpers';
  */
 const API_URL = process.env.E2E_API_URL ?? 'http://127.0.0.1:4180';
 test.use({ baseURL: API_URL });
-
-const PASSWORD = 'correct horse battery';
-const uniqueEmail = (tag: string) => `studio-${tag}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
-
-async function signUpAndUseNewKey(page: Page, tag: string): Promise<string> {
-  await page.goto('/#/account');
-  await page.evaluate(() => localStorage.clear());
-  await page.getByLabel('Email').fill(uniqueEmail(tag));
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign up' }).click();
-  await expect(page.getByTestId('balance')).toContainText('5 credits');
-  await screenshot(page, `remote-${tag}-01-signed-up`);
-
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
-  await page.getByRole('button', { name: 'Generate API key' }).click();
-  const key = (await page.getByTestId('new-api-key').textContent())!.trim();
-  expect(key.length).toBeGreaterThan(16);
-  await expect(page.getByRole('button', { name: 'Copy' })).toBeVisible();
-  await expect(page.getByRole('row').filter({ hasText: key.slice(0, 8) })).toHaveCount(1);
-  await screenshot(page, `remote-${tag}-02-key-created`);
-  await page.getByRole('button', { name: 'Use in this browser' }).click();
-  await expect(page.getByRole('button', { name: 'Used in this browser' })).toBeDisabled();
-
-  await page.getByRole('radiogroup', { name: 'Inference' }).getByRole('radio', { name: 'Remote' }).check();
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Studio' }).click();
-  return key;
-}
 
 test('remote: sign up, create a key, segment, the balance goes down by one', async ({ page }) => {
   await signUpAndUseNewKey(page, 'segment');
