@@ -17,7 +17,7 @@ export function RemoteSettings() {
       <section className="card remote-settings compact" aria-label="Remote settings">
         <div className="row spread">
           <span>
-            Remote · key <code>{remote.apiKey.slice(0, 12)}…</code>
+            API key <code>{remote.apiKey.slice(0, 12)}…</code>
             <span className="muted"> · {remote.baseUrl || 'same origin'}</span>
           </span>
           <button type="button" className="small" onClick={() => setEditing(true)}>
