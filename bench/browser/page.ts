@@ -8,6 +8,7 @@ import { probeWebGpu } from '../../src/engine/adapters/ortWeb';
 import type { BackendInfo } from '../../src/engine/runtime';
 import type { PolygonWithHoles, RgbaImage } from '../../src/engine/types';
 import { loadEmbedding, saveEmbedding } from '../../src/app/inference/embeddingStore';
+import { fetchServerEmbedding } from '../../src/app/inference/serverEmbedding';
 import { EngineWorkerClient, type DecoderPrecision, type EncoderPrecision, type ModelProgress } from '../../src/engine/worker/client';
 
 export interface BenchClick {
@@ -119,14 +120,40 @@ const oursApi = {
     const totalMs = since(t0);
     return { totalMs, ...predicted.timings, candidates: predicted.candidates.length };
   },
-  /** A new photo as a person meets it: encoder, then the first click's masks and polygons. */
-  async firstMask(name: string, click: BenchClick): Promise<{ totalMs: number }> {
+  /**
+   * A new photo as a person meets it in Local mode: encoder, then the first click's masks and
+   * polygons. `photoUrl`: another photo than the slot's, decoded before the clock starts (the studio
+   * has the pixels when the photo opens).
+   */
+  async firstMask(name: string, click: BenchClick, photoUrl?: string): Promise<{ totalMs: number }> {
     const s = slot(name);
+    const image = photoUrl ? await loadRgba(photoUrl) : s.image;
     await s.client.forget();
     const t0 = performance.now();
-    const { imageKey } = await s.client.embed(s.image, 'bench-image');
+    const { imageKey } = await s.client.embed(image, 'bench-image');
     await s.client.predict(imageKey, { points: [click] }, { multimask: true });
     s.imageKey = imageKey;
+    return { totalMs: since(t0) };
+  },
+  /**
+   * The same in Server start: the photo's file to POST /api/v1/embeddings (as the studio sends it,
+   * Base64 in JSON), the served embedding into the worker, then the first click decoded here.
+   * `photoUrl` must name a photo the server has not seen, or its answer is a replay.
+   */
+  async firstMaskServer(name: string, click: BenchClick, photoUrl: string, apiKey: string): Promise<{ totalMs: number }> {
+    const s = slot(name);
+    const response = await fetch(photoUrl);
+    const type = response.headers.get('content-type') ?? 'image/jpeg';
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const image = await loadRgba(photoUrl);
+    await s.client.forget();
+    const t0 = performance.now();
+    let binary = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    const { record } = await fetchServerEmbedding({ baseUrl: '', apiKey }, `data:${type};base64,${btoa(binary)}`, s.client.encoderModel);
+    await s.client.importEmbedding(image, 'bench-image', record);
+    await s.client.predict('bench-image', { points: [click] }, { multimask: true });
+    s.imageKey = 'bench-image';
     return { totalMs: since(t0) };
   },
   /** Keeps the slot's embedding in IndexedDB, as the studio does after an encoder run. */
