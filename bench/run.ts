@@ -351,9 +351,10 @@ async function firstMaskLocalVsServer(
   await server(1);
   const figures = { models: slot, local: [] as number[], serverStart: [] as number[] };
   for (let round = 0; round < firstMaskRuns; round++) {
-    const [l, s] = await rotate(round, [() => local(2 + 2 * round), () => server(3 + 2 * round)]);
+    const [l, s] = await rotate<{ totalMs: number; serverMs?: number; importMs?: number; clickMs?: number }>(round, [() => local(2 + 2 * round), () => server(3 + 2 * round)]);
     figures.local.push(l.totalMs);
     figures.serverStart.push(s.totalMs);
+    log(`server start, round ${round}: server ${s.serverMs?.toFixed(0)} ms, to the worker ${s.importMs?.toFixed(0)} ms, first click ${s.clickMs?.toFixed(0)} ms`);
   }
   log(`first mask, new 1024 px photo: Local ${JSON.stringify(figures.local.map(Math.round))}, Server start ${JSON.stringify(figures.serverStart.map(Math.round))}`);
   return figures;

@@ -37,7 +37,7 @@ export async function startBenchApi(): Promise<BenchApi> {
   const signup = await postJson(`${server.url}/api/v1/auth/signup`, { email: `bench-${Date.now()}@example.test`, password: 'bench password 1234' });
   const cookies = signup.headers.getSetCookie().map((c) => c.split(';')[0]);
   const csrf = cookies.find((c) => c.startsWith('mw_csrf='))!.slice('mw_csrf='.length);
-  const created = await postJson(`${server.url}/api/v1/api-keys`, undefined, { cookie: cookies.join('; '), 'x-csrf-token': csrf });
+  const created = await postJson(`${server.url}/api/v1/api-keys`, {}, { cookie: cookies.join('; '), 'x-csrf-token': csrf });
   const { key } = (await created.json()) as { key: string };
   // Demo payment mode (no Stripe, loopback listener): credits for every run.
   await postJson(`${server.url}/api/v1/credit-purchases`, { packageId: 'lite' }, { authorization: `Bearer ${key}` });

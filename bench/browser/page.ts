@@ -140,7 +140,7 @@ const oursApi = {
    * Base64 in JSON), the served embedding into the worker, then the first click decoded here.
    * `photoUrl` must name a photo the server has not seen, or its answer is a replay.
    */
-  async firstMaskServer(name: string, click: BenchClick, photoUrl: string, apiKey: string): Promise<{ totalMs: number }> {
+  async firstMaskServer(name: string, click: BenchClick, photoUrl: string, apiKey: string): Promise<{ totalMs: number; serverMs: number; importMs: number; clickMs: number }> {
     const s = slot(name);
     const response = await fetch(photoUrl);
     const type = response.headers.get('content-type') ?? 'image/jpeg';
@@ -151,10 +151,13 @@ const oursApi = {
     let binary = '';
     for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
     const { record } = await fetchServerEmbedding({ baseUrl: '', apiKey }, `data:${type};base64,${btoa(binary)}`, s.client.encoderModel);
+    const t1 = performance.now();
     await s.client.importEmbedding(image, 'bench-image', record);
+    const t2 = performance.now();
     await s.client.predict('bench-image', { points: [click] }, { multimask: true });
     s.imageKey = 'bench-image';
-    return { totalMs: since(t0) };
+    // Upload + server + answer (Base64 in JSON, dequantized) / hand-over to the worker / the first click.
+    return { totalMs: since(t0), serverMs: t1 - t0, importMs: t2 - t1, clickMs: since(t2) };
   },
   /** Keeps the slot's embedding in IndexedDB, as the studio does after an encoder run. */
   async store(name: string): Promise<void> {
