@@ -18,7 +18,7 @@ interface UiState {
 
 export const useUi = create<UiState>((set) => ({
   helpOpen: false,
-  page: pageFromHash(location.hash),
+  page: pageFromHash(globalThis.location?.hash ?? ''),
   notice: null,
   setHelpOpen: (helpOpen) => set({ helpOpen }),
   setPage: (page) => {
