@@ -3,7 +3,7 @@
  * after each, and one box-prompt prediction. Refinements beyond the protocol baseline are switched
  * by `EvalOptions` so each can be measured with and without.
  */
-import { DEFAULT_SEGMENTATION_OPTIONS, type ClickConsistency } from '../../src/engine/options';
+import { DEFAULT_SEGMENTATION_OPTIONS, type ClickConsistency, type MaskUpsampling } from '../../src/engine/options';
 import type { MaskCandidate, RgbaImage, VisualPrompt } from '../../src/engine/types';
 import { nextClick, type Click, type GroundTruth } from './clicker';
 import { iou, type ImageResult } from './metrics';
@@ -27,7 +27,7 @@ export interface InteractiveSegmenter {
   predict(
     imageKey: string,
     prompt: VisualPrompt,
-    options?: { multimask?: boolean; clickConsistency?: ClickConsistency },
+    options?: { multimask?: boolean; clickConsistency?: ClickConsistency; upsampling?: MaskUpsampling; alignMaskPrompt?: boolean },
   ): Promise<{ candidates: MaskCandidate[]; timings: { decoderMs: number } }>;
 }
 
@@ -67,6 +67,10 @@ export interface EvalOptions {
   readonly boxMode: 'single' | 'best-score' | 'off';
   /** The engine's click-consistency rule (src/engine/consistency.ts); 'off' = SAM's answer. */
   readonly clickConsistency: ClickConsistency;
+  /** How the engine turns the 256² logits into the mask: 'bilinear' (SAM) or 'edge-aware' (photo-guided). */
+  readonly upsampling: MaskUpsampling;
+  /** Make the fed-back previous mask agree with the clicks before decoding (src/engine/clickAlignedMaskPrompt.ts). */
+  readonly alignMaskPrompt: boolean;
 }
 
 export const PROTOCOL_OPTIONS: EvalOptions = {
@@ -77,13 +81,15 @@ export const PROTOCOL_OPTIONS: EvalOptions = {
   zoom: null,
   boxMode: 'single',
   clickConsistency: 'off',
+  upsampling: 'bilinear',
+  alignMaskPrompt: false,
 };
 
 /**
  * Named rules the eval can run side by side on the same embeddings. 'protocol' is the published
  * protocol; 'product-before' is the engine's rule before click consistency (its single-mask answer
- * from click 1 on, previous logits fed back); 'engine' is the engine's default now (the same rule
- * while click consistency stays off by default, see src/engine/engine.ts).
+ * from click 1 on, previous logits fed back); 'engine' is the engine's default now (the same plus the
+ * click-aligned mask prompt, see src/engine/options.ts).
  */
 export const RULES = {
   protocol: PROTOCOL_OPTIONS,
@@ -91,7 +97,15 @@ export const RULES = {
   'choose-tokens': { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: 'tokens' },
   'choose-fresh': { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: 'tokens-and-fresh' },
   'local-correction': { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: 'local' },
-  engine: { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: DEFAULT_SEGMENTATION_OPTIONS.clickConsistency },
+  'edge-aware': { ...PROTOCOL_OPTIONS, firstClick: 'single', upsampling: 'edge-aware' },
+  'aligned-mask-prompt': { ...PROTOCOL_OPTIONS, firstClick: 'single', alignMaskPrompt: true },
+  engine: {
+    ...PROTOCOL_OPTIONS,
+    firstClick: 'single',
+    clickConsistency: DEFAULT_SEGMENTATION_OPTIONS.clickConsistency,
+    upsampling: DEFAULT_SEGMENTATION_OPTIONS.upsampling,
+    alignMaskPrompt: DEFAULT_SEGMENTATION_OPTIONS.alignMaskPrompt,
+  },
 } as const satisfies Record<string, EvalOptions>;
 export type RuleName = keyof typeof RULES | 'custom';
 
@@ -178,7 +192,11 @@ export async function evaluateSample(
   // The box prompt runs first, while the whole image's embedding is certainly cached.
   let boxIou: number | undefined;
   if (options.boxMode !== 'off') {
-    const result = await engine.predict(imageKey, { box: tightObjectBox(truth) }, { multimask: options.boxMode === 'best-score' });
+    const result = await engine.predict(
+      imageKey,
+      { box: tightObjectBox(truth) },
+      { multimask: options.boxMode === 'best-score', upsampling: options.upsampling },
+    );
     decoderMs += result.timings.decoderMs;
     const chosen = options.boxMode === 'best-score' ? highestScore(result.candidates) : result.candidates[0];
     boxIou = iou(truth, chosen ? chosen.mask.data : new Uint8Array(width * height));
@@ -223,7 +241,12 @@ export async function evaluateSample(
           ? mostStable(candidates)
           : highestScore(candidates);
     const decode = async (prompt: VisualPrompt) => {
-      const result = await engine.predict(imageKey, prompt, { multimask, clickConsistency: options.clickConsistency });
+      const result = await engine.predict(imageKey, prompt, {
+        multimask,
+        clickConsistency: options.clickConsistency,
+        upsampling: options.upsampling,
+        alignMaskPrompt: options.alignMaskPrompt,
+      });
       decoderMs += result.timings.decoderMs;
       return choose(result.candidates);
     };

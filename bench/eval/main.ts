@@ -50,6 +50,8 @@ refinements (protocol baseline = none of these):
   --zoom-recompute T    re-crop when ROI IoU with the current crop < T (default 0.5)
   --zoom-min-gain G     zoom only if the crop enlarges the object ≥ G× (default 1: always)
   --consistency MODE    engine click consistency: off (protocol), tokens, tokens-and-fresh, local
+  --upsampling MODE     logits → mask: bilinear (protocol, SAM) or edge-aware (photo-guided, engine)
+  --align-mask-prompt on|off   make the fed-back previous mask agree with the clicks first
   --box single|best-score|off   box prompt: engine's single mask (default) or best predicted IoU`;
 
 function fail(message: string): never {
@@ -109,6 +111,8 @@ function parse() {
         'zoom-min-gain': { type: 'string' },
         box: { type: 'string' },
         consistency: { type: 'string' },
+        upsampling: { type: 'string' },
+        'align-mask-prompt': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -137,7 +141,21 @@ function parse() {
   if (!['off', 'tokens', 'tokens-and-fresh', 'local'].includes(clickConsistency)) {
     fail('--consistency must be off, tokens, tokens-and-fresh or local');
   }
-  const refinementFlags = ['first-click', 'no-feedback', 'feedback', 'later-multimask', 'zoom', 'consistency', 'box'] as const;
+  const upsampling = parsed.upsampling ?? PROTOCOL_OPTIONS.upsampling;
+  if (upsampling !== 'bilinear' && upsampling !== 'edge-aware') fail('--upsampling must be bilinear or edge-aware');
+  const align = parsed['align-mask-prompt'] ?? (PROTOCOL_OPTIONS.alignMaskPrompt ? 'on' : 'off');
+  if (align !== 'on' && align !== 'off') fail('--align-mask-prompt must be on or off');
+  const refinementFlags = [
+    'first-click',
+    'no-feedback',
+    'feedback',
+    'later-multimask',
+    'zoom',
+    'consistency',
+    'box',
+    'upsampling',
+    'align-mask-prompt',
+  ] as const;
   const custom = refinementFlags.some((flag) => parsed[flag] !== undefined);
   const rules = (parsed.rules?.split(',').filter(Boolean) ?? (custom ? ['custom'] : ['protocol', 'engine'])) as RuleName[];
   for (const rule of rules) if (rule !== 'custom' && !(rule in RULES)) fail(`unknown rule "${rule}"`);
@@ -160,6 +178,8 @@ function parse() {
       : null,
     boxMode,
     clickConsistency: clickConsistency as EvalOptions['clickConsistency'],
+    upsampling,
+    alignMaskPrompt: align === 'on',
   };
   return {
     dataset,
@@ -221,6 +241,8 @@ function describeOptions(options: EvalOptions): string {
     parts.push(`zoom-in after ${z.skipClicks} click(s), ×${z.expansion}, min ${z.minCropSize}px, recompute IoU<${z.recomputeIou}, min gain ×${z.minGain}`);
   }
   if (options.clickConsistency !== 'off') parts.push(`click consistency: ${options.clickConsistency}`);
+  if (options.upsampling !== 'bilinear') parts.push(`${options.upsampling} upsampling`);
+  if (options.alignMaskPrompt) parts.push('mask prompt aligned with the clicks');
   parts.push(`box: ${options.boxMode}`);
   return parts.join('; ');
 }

@@ -126,6 +126,19 @@ describe('SegmentationEngine on coffee.png', () => {
     }
   });
 
+  it('with the click-aligned mask prompt, a fed-back mask that contradicts the clicks does not overrule them', async () => {
+    const { imageKey } = await engine.embed(image);
+    // A previous mask that confidently says "nothing here" and one that holds the spoon the user excludes.
+    const nothing = new Float32Array(256 * 256).fill(-20);
+    const [found] = (await engine.predict(imageKey, { points: [CUP], maskInput: nothing }, { multimask: false, alignMaskPrompt: true })).candidates;
+    expect(at(found.mask, CUP)).toBe(1);
+    const [spoonAndCup] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false })).candidates;
+    const points = [CUP, { ...SPOON, positive: false }];
+    const [aligned] = (await engine.predict(imageKey, { points, maskInput: spoonAndCup.lowResLogits }, { multimask: false, alignMaskPrompt: true })).candidates;
+    expect(at(aligned.mask, SPOON)).toBe(0);
+    expect(at(aligned.mask, CUP)).toBe(1);
+  });
+
   it('segments inside a center-anchored box', async () => {
     const { imageKey } = await engine.embed(image);
     const box = { x: 290, y: 160, width: 240, height: 300 }; // the cup with its handle

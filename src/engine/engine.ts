@@ -13,6 +13,8 @@ import type { BackendInfo, ModelSession, Runtime, Tensor } from './runtime';
 import type { MaskCandidate, PointPrompt, RgbaImage, VisualPrompt } from './types';
 import { maskArea, upsampleLogitsToMask } from './upsample';
 import { segmentationOptions, type SegmentationOptions } from './options';
+import { cellColours, edgeAwareLogitsToMask, type CellColours } from './edgeAwareUpsample';
+import { clickAlignedMaskPrompt } from './clickAlignedMaskPrompt';
 
 /** Tensors appended to the decoder's outputs at provisioning time (scripts/onnxMultimask.mjs). */
 export const DECODER_MULTIMASK_OUTPUTS = {
@@ -81,6 +83,10 @@ interface CachedEmbedding {
   readonly frame: ModelFrame;
   /** Sampled-pixel fingerprint: catches an imageId reused for a different picture of the same size. */
   readonly fingerprint: string;
+  /** The photo itself (a reference, not a copy): the guide of edge-aware upsampling. */
+  readonly image: RgbaImage;
+  /** Mean colour per logit cell, computed on the first edge-aware upsample of this image. */
+  colours?: CellColours;
 }
 
 const now = (): number => performance.now();
@@ -161,7 +167,7 @@ export class SegmentationEngine {
       const contentKey = this.store && (imageId === undefined ? imageKey : imageContentKey(image));
       const stored = contentKey ? await this.store?.load(contentKey) : undefined;
       if (stored) {
-        this.cache.set(imageKey, { embedding: stored, frame: modelFrame(image.width, image.height), fingerprint });
+        this.cache.set(imageKey, { embedding: stored, frame: modelFrame(image.width, image.height), fingerprint, image });
         return;
       }
       const t0 = now();
@@ -171,7 +177,7 @@ export class SegmentationEngine {
       const embedding = outputs[this.encoder.outputNames[0]];
       timings.preprocessMs = t1 - t0;
       timings.encoderMs = now() - t1;
-      this.cache.set(imageKey, { embedding, frame, fingerprint });
+      this.cache.set(imageKey, { embedding, frame, fingerprint, image });
       if (contentKey) await this.store?.save(contentKey, embedding);
     })();
     this.pending.set(imageKey, run);
@@ -198,7 +204,7 @@ export class SegmentationEngine {
    * encoder variant (the model identity travels with stored and served embeddings).
    */
   adoptEmbedding(image: RgbaImage, imageKey: string, embedding: Tensor): void {
-    this.cache.set(imageKey, { embedding, frame: modelFrame(image.width, image.height), fingerprint: imageFingerprint(image) });
+    this.cache.set(imageKey, { embedding, frame: modelFrame(image.width, image.height), fingerprint: imageFingerprint(image), image });
   }
 
   /**
@@ -237,14 +243,17 @@ export class SegmentationEngine {
   async predict(
     imageKey: string,
     prompt: VisualPrompt,
-    options: Partial<Pick<SegmentationOptions, 'multimask' | 'clickConsistency'>> = {},
+    options: Partial<Pick<SegmentationOptions, 'multimask' | 'clickConsistency' | 'upsampling' | 'alignMaskPrompt'>> = {},
   ): Promise<PredictResult> {
     const entry = this.cache.get(imageKey);
     if (!entry) throw new EmbeddingMissingError(imageKey);
     const { frame } = entry;
-    const { multimask, clickConsistency: consistency } = segmentationOptions(options);
+    const { multimask, clickConsistency: consistency, upsampling, alignMaskPrompt } = segmentationOptions(options);
     const timings = { decoderMs: 0, postprocessMs: 0 };
 
+    if (alignMaskPrompt && prompt.maskInput && prompt.points?.length) {
+      prompt = { ...prompt, maskInput: clickAlignedMaskPrompt(prompt.maskInput, frame, prompt.points) };
+    }
     const decoded = await this.decode(entry, prompt, timings);
     const t1 = now();
     const kind = this.promptKind(prompt, frame);
@@ -287,7 +296,10 @@ export class SegmentationEngine {
     for (const token of order) {
       // Copy: the runtime may reuse its output buffers, and callers keep these for mask feedback.
       const lowResLogits = token === chosen.token && corrected ? corrected : tokenLogits(chosen.outputs, token).slice();
-      const mask = upsampleLogitsToMask(lowResLogits, frame);
+      const mask =
+        upsampling === 'edge-aware'
+          ? edgeAwareLogitsToMask(lowResLogits, frame, entry.image, (entry.colours ??= cellColours(entry.image, frame)))
+          : upsampleLogitsToMask(lowResLogits, frame);
       const maskPixels = maskArea(mask);
       if (maskPixels === 0) continue;
       const score = Math.min(1, Math.max(0, chosen.outputs.iou[token]));
