@@ -7,12 +7,24 @@ describe('segmentation options', () => {
   it('fills every field left out, or given as undefined, from the one set of defaults', () => {
     expect(segmentationOptions()).toEqual(DEFAULT_SEGMENTATION_OPTIONS);
     expect(segmentationOptions({ tolerance: undefined, multimask: undefined })).toEqual(DEFAULT_SEGMENTATION_OPTIONS);
-    expect(segmentationOptions({ tolerance: 0, multimask: false, clickConsistency: 'local', speckFraction: 0 })).toEqual({
+    expect(
+      segmentationOptions({
+        tolerance: 0,
+        multimask: false,
+        clickConsistency: 'local',
+        speckFraction: 0,
+        upsampling: 'edge-aware',
+        alignMaskPrompt: false,
+      }),
+    ).toEqual({
       tolerance: 0,
       multimask: false,
       clickConsistency: 'local',
       speckFraction: 0,
+      upsampling: 'edge-aware',
+      alignMaskPrompt: false,
     });
+    expect(segmentationOptions({ alignMaskPrompt: undefined }).alignMaskPrompt).toBe(DEFAULT_SEGMENTATION_OPTIONS.alignMaskPrompt);
   });
 
   it('cannot be changed by a caller that holds the defaults', () => {
