@@ -64,6 +64,17 @@ export function parseNumberList(text: string, what: string, count: number): numb
   return parts.map((p) => parseNumber(p, what));
 }
 
+/** `--tolerance PX` (≥ 0) and `--threads N` (a positive integer), which every command takes. */
+export function parseEngineFlags(flags: ParsedFlags): { tolerance?: number; threads?: number } {
+  const toleranceText = flags.get('tolerance')?.[0];
+  const tolerance = toleranceText === undefined ? undefined : parseNumber(toleranceText, '--tolerance');
+  if (tolerance !== undefined && tolerance < 0) throw new UsageError('--tolerance must be ≥ 0');
+  const threadsText = flags.get('threads')?.[0];
+  const threads = threadsText === undefined ? undefined : parseNumber(threadsText, '--threads');
+  if (threads !== undefined && !(Number.isInteger(threads) && threads >= 1)) throw new UsageError('--threads must be a positive integer');
+  return { tolerance, threads };
+}
+
 /** The image named by `--image`, decoded; what cannot be read or decoded is an InputError. */
 export async function readImageArgument(path: string): Promise<RgbaImage> {
   try {

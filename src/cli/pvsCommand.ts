@@ -5,7 +5,7 @@
 import { Box, Point, PvsResponse } from '../contract';
 import { loadNodeEngine } from '../engine/adapters/ortNode';
 import { DEFAULT_SEGMENTATION_OPTIONS, runPvs, type PvsEngineRequest, type SegmentationOptions } from '../engine';
-import { readImageArgument, parseFlags, parseNumber, parseNumberList, UsageError } from './args';
+import { readImageArgument, parseEngineFlags, parseFlags, parseNumber, parseNumberList, UsageError } from './args';
 
 export const PVS_USAGE = `usage: pvs --image FILE [--point X,Y[,neg]]... [--box CX,CY,W,H] [--image-id ID] [--no-multimask]
                   [--tolerance PX] [--threads N] [--timings]
@@ -75,12 +75,7 @@ export function parsePvsArgs(argv: readonly string[]): PvsCommandOptions {
   }
   const imageId = flags.get('image-id')?.[0];
   if (imageId !== undefined && imageId.length === 0) throw new UsageError('--image-id must not be empty');
-  const toleranceText = flags.get('tolerance')?.[0];
-  const tolerance = toleranceText === undefined ? undefined : parseNumber(toleranceText, '--tolerance');
-  if (tolerance !== undefined && tolerance < 0) throw new UsageError('--tolerance must be ≥ 0');
-  const threadsText = flags.get('threads')?.[0];
-  const threads = threadsText === undefined ? undefined : parseNumber(threadsText, '--threads');
-  if (threads !== undefined && !(Number.isInteger(threads) && threads >= 1)) throw new UsageError('--threads must be a positive integer');
+  const { tolerance, threads } = parseEngineFlags(flags);
   return {
     imagePath,
     request: {

@@ -7,7 +7,7 @@ import { loadNodeEngine } from '../engine/adapters/ortNode';
 import { loadNodeDetector } from '../engine/adapters/textNode';
 import { TextPipeline, toSegmentResponse } from '../engine/text/pipeline';
 import { DEFAULT_SEGMENTATION_OPTIONS } from '../engine/options';
-import { readImageArgument, parseFlags, parseNumber, UsageError } from './args';
+import { readImageArgument, parseEngineFlags, parseFlags, UsageError } from './args';
 
 export const SEGMENT_USAGE = `usage: segment --image FILE --prompt TEXT [--prompt TEXT]... [--tolerance PX] [--threads N] [--explain]
 
@@ -44,12 +44,7 @@ export function parseSegmentArgs(argv: readonly string[]): SegmentCommandOptions
       prompts.length === 0 ? 'at least one --prompt TEXT is required' : `--prompt: ${checked.error.issues.map((i) => i.message).join('; ')}`,
     );
   }
-  const toleranceText = flags.get('tolerance')?.[0];
-  const tolerance = toleranceText === undefined ? undefined : parseNumber(toleranceText, '--tolerance');
-  if (tolerance !== undefined && tolerance < 0) throw new UsageError('--tolerance must be ≥ 0');
-  const threadsText = flags.get('threads')?.[0];
-  const threads = threadsText === undefined ? undefined : parseNumber(threadsText, '--threads');
-  if (threads !== undefined && !(Number.isInteger(threads) && threads >= 1)) throw new UsageError('--threads must be a positive integer');
+  const { tolerance, threads } = parseEngineFlags(flags);
   return { imagePath, prompts, tolerance, threads, explain: flags.has('explain') };
 }
 
