@@ -2,6 +2,7 @@ import { useEffect, useRef, type RefObject } from 'react';
 import type { Vertex } from '../../engine/types';
 import { panBy, zoomAt } from '../geometry/camera';
 import { useCamera } from '../state/cameraStore';
+import { punctualTimer } from '../tools/punctualTimer';
 import { initialTouch, LONG_PRESS_MS, touchTransition, type TouchEvent, type TouchOutput, type TouchState } from '../tools/touchGesture';
 
 export interface TouchHandlers {
@@ -21,7 +22,7 @@ export function useCanvasTouch(host: RefObject<HTMLElement | null>, handlers: To
     const node = host.current;
     if (!node) return;
     let state: TouchState = initialTouch;
-    let timer: ReturnType<typeof setTimeout> | null = null;
+    const longPressTimer = punctualTimer(() => apply({ type: 'tick', time: performance.now() }));
     const apply = (event: TouchEvent) => {
       const result = touchTransition(state, event);
       state = result.state;
@@ -43,16 +44,19 @@ export function useCanvasTouch(host: RefObject<HTMLElement | null>, handlers: To
       e.preventDefault();
       node.setPointerCapture?.(e.pointerId);
       apply({ type: 'down', id: e.pointerId, at: local(e), time: e.timeStamp });
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(() => apply({ type: 'tick', time: performance.now() }), LONG_PRESS_MS + 10);
+      longPressTimer.start(LONG_PRESS_MS + 10);
     };
     const move = (e: PointerEvent) => {
-      if (e.pointerType === 'touch') apply({ type: 'move', id: e.pointerId, at: local(e), time: e.timeStamp });
+      if (e.pointerType !== 'touch') return;
+      // A page that was busy gets several moves merged into one event stamped with the last of them:
+      // each one counts, at its own time, or a drag begun in time would look like a long press.
+      const moves = e.getCoalescedEvents?.() ?? [];
+      for (const m of moves.length ? moves : [e]) apply({ type: 'move', id: e.pointerId, at: local(m), time: m.timeStamp });
     };
     const up = (e: PointerEvent) => {
       if (e.pointerType !== 'touch') return;
       apply({ type: 'up', id: e.pointerId, at: local(e), time: e.timeStamp });
-      if (state.phase === 'idle' && timer) clearTimeout(timer);
+      if (state.phase === 'idle') longPressTimer.stop();
     };
     const cancel = (e: PointerEvent) => {
       if (e.pointerType === 'touch') apply({ type: 'cancel', id: e.pointerId });
@@ -62,7 +66,7 @@ export function useCanvasTouch(host: RefObject<HTMLElement | null>, handlers: To
     node.addEventListener('pointerup', up);
     node.addEventListener('pointercancel', cancel);
     return () => {
-      if (timer) clearTimeout(timer);
+      longPressTimer.stop();
       node.removeEventListener('pointerdown', down);
       node.removeEventListener('pointermove', move);
       node.removeEventListener('pointerup', up);
@@ -70,3 +74,4 @@ export function useCanvasTouch(host: RefObject<HTMLElement | null>, handlers: To
     };
   }, [host]);
 }
+

@@ -49,6 +49,23 @@ describe('touch gestures on the canvas', () => {
     ]);
   });
 
+  it('held still past the long-press time, then moved or lifted before the tick came: still a long press, never a tap or a box', () => {
+    const moved = run([
+      { type: 'down', id: 1, at: [10, 10], time: 0 },
+      { type: 'move', id: 1, at: [80, 60], time: LONG_PRESS_MS + 5 },
+      { type: 'move', id: 1, at: [90, 70], time: LONG_PRESS_MS + 20 },
+      { type: 'tick', time: LONG_PRESS_MS + 30 },
+      { type: 'up', id: 1, at: [90, 70], time: LONG_PRESS_MS + 40 },
+    ]);
+    expect(moved.outputs).toEqual([{ type: 'longPress', at: [10, 10] }]);
+    const lifted = run([
+      { type: 'down', id: 1, at: [10, 10], time: 0 },
+      { type: 'up', id: 1, at: [12, 11], time: LONG_PRESS_MS + 5 },
+    ]);
+    expect(lifted.outputs).toEqual([{ type: 'longPress', at: [10, 10] }]);
+    expect(lifted.state).toEqual(initialTouch);
+  });
+
   it('two fingers pan by their midpoint and zoom by their spread; no point or box comes of it', () => {
     const { outputs, state } = run([
       { type: 'down', id: 1, at: [100, 100], time: 0 },

@@ -17,12 +17,19 @@ export type TouchState =
   /** After a pinch, until every finger is up: nothing is placed. */
   | { readonly phase: 'settling'; readonly remaining: number };
 
+/**
+ * `time` is when the finger did it (the event's timestamp), not when the page got round to it: a
+ * busy page receives a drag's moves late, and a press is long or short by the finger's clock.
+ */
 export type TouchEvent =
   | { type: 'down'; id: number; at: Vertex; time: number }
   | { type: 'move'; id: number; at: Vertex; time: number }
   | { type: 'up'; id: number; at: Vertex; time: number }
   | { type: 'cancel'; id: number }
-  /** The long-press timer fired (the caller runs one timer per press). */
+  /**
+   * The long-press timer fired (the caller runs one timer per press, a punctual one, so the moves a
+   * busy page received late are seen before the tick).
+   */
   | { type: 'tick'; time: number };
 
 export type TouchOutput =
@@ -67,6 +74,11 @@ export function touchTransition(state: TouchState, event: TouchEvent): { state: 
         return { state: { phase: 'held', id: state.id }, outputs: [{ type: 'longPress', at: state.start }] };
       }
       if (!('id' in event) || event.id !== state.id) return none;
+      // Held still past the long-press time, then lifted or moved before the tick came: a long press all the same.
+      const heldLongEnough = event.type !== 'cancel' && event.time - state.startTime >= LONG_PRESS_MS;
+      const longPress: TouchOutput[] = [{ type: 'longPress', at: state.start }];
+      if (heldLongEnough && event.type === 'up') return { state: initialTouch, outputs: longPress };
+      if (heldLongEnough && distance(event.at, state.start) > TAP_SLOP_PX) return { state: { phase: 'held', id: state.id }, outputs: longPress };
       if (event.type === 'move') {
         if (distance(event.at, state.start) <= TAP_SLOP_PX) return none;
         return {
