@@ -12,8 +12,11 @@ export interface TouchHandlers {
 
 /**
  * Wires finger input on the canvas host to the pure touch state machine. Mouse and pen keep going
- * through the canvas's own mouse handlers; the default of a touch press is prevented so the
- * browser neither scrolls nor sends the emulated mouse events that would place a second point.
+ * through the canvas's own mouse handlers. The page takes every touch on the canvas for itself:
+ * the pointerdown's default is prevented so no emulated mouse events place a second point, and the
+ * touchstart's so the browser makes no gesture of its own out of it. touch-action alone was not
+ * enough on a page slow to answer: after a drag on the canvas, Chromium swallowed the next tap
+ * (the one on the Selection button) and sent it no click.
  */
 export function useCanvasTouch(host: RefObject<HTMLElement | null>, handlers: TouchHandlers): void {
   const latest = useRef(handlers);
@@ -61,12 +64,17 @@ export function useCanvasTouch(host: RefObject<HTMLElement | null>, handlers: To
     const cancel = (e: PointerEvent) => {
       if (e.pointerType === 'touch') apply({ type: 'cancel', id: e.pointerId });
     };
+    const keepTouchSequence = (e: globalThis.TouchEvent) => {
+      if (e.cancelable) e.preventDefault();
+    };
+    node.addEventListener('touchstart', keepTouchSequence, { passive: false });
     node.addEventListener('pointerdown', down);
     node.addEventListener('pointermove', move);
     node.addEventListener('pointerup', up);
     node.addEventListener('pointercancel', cancel);
     return () => {
       longPressTimer.stop();
+      node.removeEventListener('touchstart', keepTouchSequence);
       node.removeEventListener('pointerdown', down);
       node.removeEventListener('pointermove', move);
       node.removeEventListener('pointerup', up);
