@@ -48,8 +48,9 @@ class Fingers {
   static async on(page: Page): Promise<Fingers> {
     return new Fingers(await page.context().newCDPSession(page));
   }
-  private send(type: 'touchStart' | 'touchMove' | 'touchEnd', points: Array<{ x: number; y: number }>) {
-    return this.cdp.send('Input.dispatchTouchEvent', { type, touchPoints: points.map((p, id) => ({ x: p.x, y: p.y, id })) });
+  /** `at` (seconds since the epoch) is when the finger did it; CDP stamps the time it is sent otherwise. */
+  private send(type: 'touchStart' | 'touchMove' | 'touchEnd', points: Array<{ x: number; y: number }>, at?: number) {
+    return this.cdp.send('Input.dispatchTouchEvent', { type, touchPoints: points.map((p, id) => ({ x: p.x, y: p.y, id })), ...(at ? { timestamp: at } : {}) });
   }
   async tap(at: { x: number; y: number }) {
     await this.send('touchStart', [at]);
@@ -60,10 +61,16 @@ class Fingers {
     await new Promise((r) => setTimeout(r, 900));
     await this.send('touchEnd', []);
   }
+  /**
+   * A finger moving every 16 ms, by its own clock: CDP sends each move only once the page has taken
+   * the one before, and a real finger does not wait for a busy page, so each event carries the time
+   * the finger made it.
+   */
   async drag(from: { x: number; y: number }, to: { x: number; y: number }, steps = 8) {
-    await this.send('touchStart', [from]);
-    for (let i = 1; i <= steps; i++) await this.send('touchMove', [{ x: from.x + ((to.x - from.x) * i) / steps, y: from.y + ((to.y - from.y) * i) / steps }]);
-    await this.send('touchEnd', []);
+    const start = Date.now() / 1000;
+    await this.send('touchStart', [from], start);
+    for (let i = 1; i <= steps; i++) await this.send('touchMove', [{ x: from.x + ((to.x - from.x) * i) / steps, y: from.y + ((to.y - from.y) * i) / steps }], start + i * 0.016);
+    await this.send('touchEnd', [], start + (steps + 1) * 0.016);
   }
   async pinch(center: { x: number; y: number }, fromSpread: number, toSpread: number, steps = 6) {
     const at = (spread: number) => [
@@ -232,6 +239,18 @@ test.describe('tablet, touch', () => {
     await screenshot(page, 'everyone-tablet-02-candidates');
     await panel.getByRole('button', { name: 'Accept object' }).tap();
     await expect(page.getByTestId('object-row')).toHaveCount(1);
+
+    // The other gestures, as on the phone: long-press excludes, a drag is a box, two fingers zoom and pan.
+    const fingers = await Fingers.on(page);
+    await fingers.longPress(await imageToPage(page, 150, 330));
+    await expect(panel.locator('.chip.negative')).toHaveText('1 negative');
+    await fingers.drag(await imageToPage(page, 300, 230), await imageToPage(page, 380, 300));
+    await expect(panel.locator('.chip.box')).toHaveText(/box 1[56]\d×1[34]\d/);
+    await expect(panel.locator('.chip.positive')).toHaveCount(0);
+    await expectPinchZooms(page, fingers);
+    await expectTwoFingersPan(page, fingers);
+    await expect(panel.locator('.chip.negative')).toHaveText('1 negative');
+    await expect(panel.locator('.chip.positive')).toHaveCount(0);
   });
 });
 

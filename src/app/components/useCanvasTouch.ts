@@ -2,7 +2,7 @@ import { useEffect, useRef, type RefObject } from 'react';
 import type { Vertex } from '../../engine/types';
 import { panBy, zoomAt } from '../geometry/camera';
 import { useCamera } from '../state/cameraStore';
-import { punctualTimer } from '../tools/punctualTimer';
+import { LATE_AFTER_MS, punctualTimer } from '../tools/punctualTimer';
 import { initialTouch, LONG_PRESS_MS, touchTransition, type TouchEvent, type TouchOutput, type TouchState } from '../tools/touchGesture';
 
 export interface TouchHandlers {
@@ -25,8 +25,14 @@ export function useCanvasTouch(host: RefObject<HTMLElement | null>, handlers: To
     const node = host.current;
     if (!node) return;
     let state: TouchState = initialTouch;
-    const longPressTimer = punctualTimer(() => apply({ type: 'tick', time: performance.now() }));
+    // How late the last touch event reached us: moves still arriving late mean more may be queued.
+    let inputLag = 0;
+    const longPressTimer = punctualTimer(
+      () => apply({ type: 'tick', time: performance.now() }),
+      () => inputLag > LATE_AFTER_MS,
+    );
     const apply = (event: TouchEvent) => {
+      if (event.type !== 'tick' && event.type !== 'cancel') inputLag = performance.now() - event.time;
       const result = touchTransition(state, event);
       state = result.state;
       for (const output of result.outputs) {

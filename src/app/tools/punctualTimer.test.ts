@@ -50,7 +50,7 @@ describe('punctualTimer', () => {
   it('runs the callback at its time when the page is free, once', () => {
     const hand = handClock();
     let runs = 0;
-    punctualTimer(() => runs++, hand.clock).start(550);
+    punctualTimer(() => runs++, undefined, hand.clock).start(550);
     hand.advance(549);
     expect(runs).toBe(0);
     hand.advance(1);
@@ -62,9 +62,21 @@ describe('punctualTimer', () => {
   it('a timer that fires late waits for a check on time before running the callback', () => {
     const hand = handClock();
     let runs = 0;
-    punctualTimer(() => runs++, hand.clock).start(550);
+    punctualTimer(() => runs++, undefined, hand.clock).start(550);
     hand.busy(550 + LATE_AFTER_MS + 300);
     expect(runs).toBe(0);
+    hand.advance(RECHECK_MS);
+    expect(runs).toBe(1);
+  });
+
+  it('while the caller says its input still arrives late, the callback waits; then it runs', () => {
+    const hand = handClock();
+    let runs = 0;
+    let inputLate = true;
+    punctualTimer(() => runs++, () => inputLate, hand.clock).start(550);
+    hand.advance(550 + RECHECK_MS);
+    expect(runs).toBe(0);
+    inputLate = false;
     hand.advance(RECHECK_MS);
     expect(runs).toBe(1);
   });
@@ -72,7 +84,7 @@ describe('punctualTimer', () => {
   it('a page that stays busy still gets the callback after a few checks', () => {
     const hand = handClock();
     let runs = 0;
-    punctualTimer(() => runs++, hand.clock).start(550);
+    punctualTimer(() => runs++, undefined, hand.clock).start(550);
     hand.busy(1000);
     for (let i = 0; i < MAX_RECHECKS; i++) hand.busy(RECHECK_MS + LATE_AFTER_MS + 1);
     expect(runs).toBe(1);
@@ -81,7 +93,7 @@ describe('punctualTimer', () => {
   it('stop and a new start cancel what was pending', () => {
     const hand = handClock();
     let runs = 0;
-    const timer = punctualTimer(() => runs++, hand.clock);
+    const timer = punctualTimer(() => runs++, undefined, hand.clock);
     timer.start(550);
     hand.advance(300);
     timer.start(550);
