@@ -46,8 +46,8 @@ export const MIN_SPECK_PIXELS = 4;
  * upsampling 'bilinear': on the measured subsets the photo-guided boundary did not lower the clicks
  * needed, and on the same logits it mostly removed boundary pixels (antialiased, mixed-colour ones)
  * that the ground truth counts as object.
- * alignMaskPrompt true: on the measured subsets it lowered the clicks needed and the objects never
- * reaching the target without making GrabCut worse, and costs no extra decoder run.
+ * alignMaskPrompt false: it helped on a subset of the harder set, but on the whole of GrabCut it
+ * made the clicks needed for 90 % IoU worse, and no dataset may get worse (docs/RESULTS.md).
  */
 export const DEFAULT_SEGMENTATION_OPTIONS: SegmentationOptions = Object.freeze({
   tolerance: 0.7,
@@ -55,7 +55,7 @@ export const DEFAULT_SEGMENTATION_OPTIONS: SegmentationOptions = Object.freeze({
   multimask: true,
   clickConsistency: 'off',
   upsampling: 'bilinear',
-  alignMaskPrompt: true,
+  alignMaskPrompt: false,
 });
 
 /** The options a caller chose, the rest from the defaults. A field given as `undefined` counts as left out. */
