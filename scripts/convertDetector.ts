@@ -92,7 +92,7 @@ export function convertCocoSsd(root = projectRoot): Uint8Array {
   const { onnx } = convertTfjsGraphModel(cutCocoSsdGraph(model), weights, {
     outputs: COCO_SSD_SOURCE.outputs,
     docString: `COCO-SSD (SSDLite-MobileNetV2), converted from the TF.js graph in ${COCO_SSD_SOURCE.npmPackage}. ${COCO_SSD_SOURCE.upstream}`,
-    metadata: { source_sha256: COCO_SSD_SOURCE.sha256['models/cocoSsd/model.json'] },
+    metadata: { source_sha256: COCO_SSD_SOURCE.sha256['models/coco-ssd/model.json'] },
   });
   return onnx;
 }

