@@ -16,7 +16,7 @@ export function Header() {
     <header className="app-header">
       <div className="brand">
         <span className="brand-mark" aria-hidden="true" />
-        Maskwright
+        <span className="brand-name">Maskwright</span>
       </div>
       <nav className="nav" aria-label="Main">
         {link('studio', 'Studio')}
