@@ -147,7 +147,7 @@ test.describe('phone, touch only', () => {
     await expect(canvas).toHaveAttribute('data-camera', /\d/);
     const canvasBox = (await canvas.boundingBox())!;
     expect(canvasBox.width).toBeGreaterThanOrEqual(PHONE.width - 1);
-    expect(canvasBox.height).toBeGreaterThan(PHONE.height * 0.6);
+    expect(canvasBox.height).toBeGreaterThan(PHONE.height * 0.55);
     // The panels are sheets, closed until asked for.
     await expect(page.getByRole('complementary', { name: 'Selection and objects' })).toBeHidden();
     await expectNoSidewaysScroll(page);
