@@ -14,7 +14,7 @@ describe('segmentation options', () => {
         clickConsistency: 'local',
         speckFraction: 0,
         upsampling: 'edge-aware',
-        alignMaskPrompt: false,
+        alignMaskPrompt: true,
       }),
     ).toEqual({
       tolerance: 0,
@@ -22,7 +22,7 @@ describe('segmentation options', () => {
       clickConsistency: 'local',
       speckFraction: 0,
       upsampling: 'edge-aware',
-      alignMaskPrompt: false,
+      alignMaskPrompt: true,
     });
     expect(segmentationOptions({ alignMaskPrompt: undefined }).alignMaskPrompt).toBe(DEFAULT_SEGMENTATION_OPTIONS.alignMaskPrompt);
   });
