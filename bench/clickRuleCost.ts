@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const resize = values.width ? { width: Number(values.width) } : {};
   const { data, info } = await sharp(readFileSync(values.image!)).resize(resize).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   const image = { width: info.width, height: info.height, data: new Uint8Array(data) };
-  const engine = await loadNodeEngine({ threads: values.threads ? Number(values.threads) : undefined });
+  const engine = await loadNodeEngine({ threads: values.threads ? Number(values.threads) : undefined, keepImages: true });
   const { imageKey } = await engine.embed(image, 'upsampling-cost');
   const rules = [
     { name: 'before: bilinear, mask prompt as fed back', options: { upsampling: 'bilinear', alignMaskPrompt: false } },

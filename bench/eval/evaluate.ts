@@ -3,7 +3,7 @@
  * after each, and one box-prompt prediction. Refinements beyond the protocol baseline are switched
  * by `EvalOptions` so each can be measured with and without.
  */
-import { DEFAULT_SEGMENTATION_OPTIONS, type ClickConsistency, type MaskUpsampling } from '../../src/engine/options';
+import { DEFAULT_SEGMENTATION_OPTIONS, type ClickConsistency, type MaskUpsampling, type SegmentationOptions } from '../../src/engine/options';
 import type { MaskCandidate, RgbaImage, VisualPrompt } from '../../src/engine/types';
 import { nextClick, type Click, type GroundTruth } from './clicker';
 import { iou, type ImageResult } from './metrics';
@@ -27,7 +27,7 @@ export interface InteractiveSegmenter {
   predict(
     imageKey: string,
     prompt: VisualPrompt,
-    options?: { multimask?: boolean; clickConsistency?: ClickConsistency; upsampling?: MaskUpsampling; alignMaskPrompt?: boolean },
+    options?: Partial<Pick<SegmentationOptions, 'multimask' | 'clickConsistency' | 'upsampling' | 'alignMaskPrompt' | 'progressiveMerge'>>,
   ): Promise<{ candidates: MaskCandidate[]; timings: { decoderMs: number } }>;
 }
 
@@ -71,6 +71,8 @@ export interface EvalOptions {
   readonly upsampling: MaskUpsampling;
   /** Make the fed-back previous mask agree with the clicks before decoding (src/engine/clickAlignedMaskPrompt.ts). */
   readonly alignMaskPrompt: boolean;
+  /** The newest click changes only the region it lies in (src/engine/options.ts, FocalClick's progressive merge). */
+  readonly progressiveMerge: boolean;
 }
 
 export const PROTOCOL_OPTIONS: EvalOptions = {
@@ -83,6 +85,7 @@ export const PROTOCOL_OPTIONS: EvalOptions = {
   clickConsistency: 'off',
   upsampling: 'bilinear',
   alignMaskPrompt: false,
+  progressiveMerge: false,
 };
 
 /**
@@ -99,12 +102,14 @@ export const RULES = {
   'local-correction': { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: 'local' },
   'edge-aware': { ...PROTOCOL_OPTIONS, firstClick: 'single', upsampling: 'edge-aware' },
   'aligned-mask-prompt': { ...PROTOCOL_OPTIONS, firstClick: 'single', alignMaskPrompt: true },
+  'progressive-merge': { ...PROTOCOL_OPTIONS, firstClick: 'single', progressiveMerge: true },
   engine: {
     ...PROTOCOL_OPTIONS,
     firstClick: 'single',
     clickConsistency: DEFAULT_SEGMENTATION_OPTIONS.clickConsistency,
     upsampling: DEFAULT_SEGMENTATION_OPTIONS.upsampling,
     alignMaskPrompt: DEFAULT_SEGMENTATION_OPTIONS.alignMaskPrompt,
+    progressiveMerge: DEFAULT_SEGMENTATION_OPTIONS.progressiveMerge,
   },
 } as const satisfies Record<string, EvalOptions>;
 export type RuleName = keyof typeof RULES | 'custom';
@@ -246,6 +251,7 @@ export async function evaluateSample(
         clickConsistency: options.clickConsistency,
         upsampling: options.upsampling,
         alignMaskPrompt: options.alignMaskPrompt,
+        progressiveMerge: options.progressiveMerge,
       });
       decoderMs += result.timings.decoderMs;
       return choose(result.candidates);

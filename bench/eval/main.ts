@@ -52,6 +52,7 @@ refinements (protocol baseline = none of these):
   --consistency MODE    engine click consistency: off (protocol), tokens, tokens-and-fresh, local
   --upsampling MODE     logits → mask: bilinear (protocol, SAM) or edge-aware (photo-guided, engine)
   --align-mask-prompt on|off   make the fed-back previous mask agree with the clicks first
+  --progressive-merge on|off   the newest click changes only the region it lies in (FocalClick)
   --box single|best-score|off   box prompt: engine's single mask (default) or best predicted IoU`;
 
 function fail(message: string): never {
@@ -113,6 +114,7 @@ function parse() {
         consistency: { type: 'string' },
         upsampling: { type: 'string' },
         'align-mask-prompt': { type: 'string' },
+        'progressive-merge': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -145,6 +147,8 @@ function parse() {
   if (upsampling !== 'bilinear' && upsampling !== 'edge-aware') fail('--upsampling must be bilinear or edge-aware');
   const align = parsed['align-mask-prompt'] ?? (PROTOCOL_OPTIONS.alignMaskPrompt ? 'on' : 'off');
   if (align !== 'on' && align !== 'off') fail('--align-mask-prompt must be on or off');
+  const merge = parsed['progressive-merge'] ?? (PROTOCOL_OPTIONS.progressiveMerge ? 'on' : 'off');
+  if (merge !== 'on' && merge !== 'off') fail('--progressive-merge must be on or off');
   const refinementFlags = [
     'first-click',
     'no-feedback',
@@ -155,6 +159,7 @@ function parse() {
     'box',
     'upsampling',
     'align-mask-prompt',
+    'progressive-merge',
   ] as const;
   const custom = refinementFlags.some((flag) => parsed[flag] !== undefined);
   const rules = (parsed.rules?.split(',').filter(Boolean) ?? (custom ? ['custom'] : ['protocol', 'engine'])) as RuleName[];
@@ -180,6 +185,7 @@ function parse() {
     clickConsistency: clickConsistency as EvalOptions['clickConsistency'],
     upsampling,
     alignMaskPrompt: align === 'on',
+    progressiveMerge: merge === 'on',
   };
   return {
     dataset,
@@ -243,6 +249,7 @@ function describeOptions(options: EvalOptions): string {
   if (options.clickConsistency !== 'off') parts.push(`click consistency: ${options.clickConsistency}`);
   if (options.upsampling !== 'bilinear') parts.push(`${options.upsampling} upsampling`);
   if (options.alignMaskPrompt) parts.push('mask prompt aligned with the clicks');
+  if (options.progressiveMerge) parts.push('progressive merge (the newest click changes only its region)');
   parts.push(`box: ${options.boxMode}`);
   return parts.join('; ');
 }
@@ -314,6 +321,8 @@ async function main(): Promise<void> {
     embeddingStore,
     encoderPrecision: args.encoderPrecision,
     decoderPrecision: args.decoderPrecision,
+    // Any rule may upsample edge-aware, which needs the photo.
+    keepImages: true,
   });
   const maxClicks = args.options.maxClicks;
   const rules = args.rules.map((name) => ({

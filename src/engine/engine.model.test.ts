@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { PvsResponse } from '../contract';
 import { decodeImage } from './adapters/nodeImage';
 import { createNodeRuntime, defaultModelDir } from './adapters/ortNode';
-import { EmbeddingMissingError, SegmentationEngine } from './engine';
+import { EmbeddingMissingError, PROGRESSIVE_MERGE_FROM_CLICK, SegmentationEngine } from './engine';
 import { maskIoU, maskToPolygons, rasterizePolygons } from './polygons';
 import { runPvs } from './pvs';
 import type { Runtime } from './runtime';
@@ -139,6 +139,26 @@ describe('SegmentationEngine on coffee.png', () => {
     expect(at(aligned.mask, CUP)).toBe(1);
   });
 
+  it('with progressive merge, a late click changes only its own region and keeps the rest of the previous mask', async () => {
+    const { imageKey } = await engine.embed(image);
+    const [spoonAndCup] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false })).candidates;
+    // The previous mask: cup and spoon, plus a part far from every click that earlier clicks are taken to have added.
+    const previous = spoonAndCup.lowResLogits.slice();
+    const far = { x: 40, y: 40 };
+    for (let r = 9; r <= 25; r++) for (let c = 9; c <= 25; c++) previous[r * 256 + c] = 10;
+    const positives = Array.from({ length: PROGRESSIVE_MERGE_FROM_CLICK - 1 }, (_, i) => ({ x: CUP.x + (i % 3) * 4, y: CUP.y + Math.floor(i / 3) * 4 }));
+    const points = [...positives, { ...SPOON, positive: false }];
+    const [merged] = (await engine.predict(imageKey, { points, maskInput: previous }, { multimask: false, progressiveMerge: true })).candidates;
+    expect(at(merged.mask, SPOON)).toBe(0);
+    expect(at(merged.mask, CUP)).toBe(1);
+    expect(at(merged.mask, far)).toBe(1);
+    // Before the merge's first click the option changes nothing.
+    const early = points.slice(-2);
+    const [plain] = (await engine.predict(imageKey, { points: early, maskInput: previous }, { multimask: false })).candidates;
+    const [earlyMerged] = (await engine.predict(imageKey, { points: early, maskInput: previous }, { multimask: false, progressiveMerge: true })).candidates;
+    expect(maskIoU(earlyMerged.mask, plain.mask)).toBe(1);
+  });
+
   it('segments inside a center-anchored box', async () => {
     const { imageKey } = await engine.embed(image);
     const box = { x: 290, y: 160, width: 240, height: 300 }; // the cup with its handle
@@ -197,6 +217,22 @@ describe('SegmentationEngine on coffee.png', () => {
     await engine.warmUpDecoder(3);
     expect(encoderRuns).toBe(runsBefore);
     expect(engine.hasEmbedding('__maskwright-decoder-warm-up__')).toBe(false);
+  });
+
+  it('keeps no photo unless asked: edge-aware upsampling then says how to get it, and works on an engine that keeps photos', async () => {
+    const { imageKey } = await engine.embed(image, 'coffee-guide');
+    await expect(engine.predict(imageKey, { points: [CUP] }, { upsampling: 'edge-aware' })).rejects.toThrow(/keepImages/);
+    const dir = defaultModelDir();
+    const keeping = await SegmentationEngine.create(createNodeRuntime(), { encoder: `${dir}/sam-encoder.onnx`, decoder: `${dir}/sam-decoder.onnx` }, { keepImages: true });
+    try {
+      keeping.adoptEmbedding(image, imageKey, engine.getEmbedding(imageKey)!.embedding);
+      const [guided] = (await keeping.predict(imageKey, { points: [CUP] }, { multimask: false, upsampling: 'edge-aware' })).candidates;
+      const [plain] = (await keeping.predict(imageKey, { points: [CUP] }, { multimask: false })).candidates;
+      expect(at(guided.mask, CUP)).toBe(1);
+      expect(maskIoU(guided.mask, plain.mask)).toBeGreaterThan(0.9);
+    } finally {
+      await keeping.release();
+    }
   });
 
   it('refuses to predict on an image it has not embedded', async () => {

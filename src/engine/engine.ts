@@ -27,6 +27,13 @@ export const DECODER_SINGLE_OUTPUTS = { lowResLogits: 'low_res_masks', iouPredic
 export const DEFAULT_EMBEDDING_CACHE_SIZE = 8;
 
 /**
+ * From this click on, progressive merge keeps the previous mask outside the newest click's region:
+ * early clicks still reshape the whole object, late ones fine-tune it (the click count at which
+ * FocalClick's evaluation switches it on).
+ */
+export const PROGRESSIVE_MERGE_FROM_CLICK = 10;
+
+/**
  * Local correction of every click the answer violates, latest click first: the first alternative
  * (in the engine's order) that respects the click replaces the answer only in the region around the
  * click where the two disagree, and only if that makes the answer agree with more clicks.
@@ -83,8 +90,12 @@ interface CachedEmbedding {
   readonly frame: ModelFrame;
   /** Sampled-pixel fingerprint: catches an imageId reused for a different picture of the same size. */
   readonly fingerprint: string;
-  /** The photo itself (a reference, not a copy): the guide of edge-aware upsampling. */
-  readonly image: RgbaImage;
+  /**
+   * The photo itself (a reference, not a copy), the guide of edge-aware upsampling; kept only by an
+   * engine created with `keepImages`, so the cache of a server or a browser tab holds embeddings, not
+   * photos (whose decoded size callers budget for separately).
+   */
+  readonly image?: RgbaImage;
   /** Mean colour per logit cell, computed on the first edge-aware upsample of this image. */
   colours?: CellColours;
 }
@@ -114,6 +125,7 @@ export class SegmentationEngine {
     private readonly decoder: ModelSession,
     embeddingCacheSize: number,
     private readonly store?: EmbeddingStore,
+    private readonly keepImages = false,
   ) {
     this.cache = new LruCache(embeddingCacheSize);
     const names = new Set(decoder.outputNames);
@@ -126,7 +138,12 @@ export class SegmentationEngine {
   static async create(
     runtime: Runtime,
     models: { encoder: string | Uint8Array; decoder: string | Uint8Array },
-    options: { embeddingCacheSize?: number; embeddingStore?: EmbeddingStore } = {},
+    options: {
+      embeddingCacheSize?: number;
+      embeddingStore?: EmbeddingStore;
+      /** Keep each embedded photo, which edge-aware upsampling needs as its guide (default false). */
+      keepImages?: boolean;
+    } = {},
   ): Promise<SegmentationEngine> {
     const encoder = await runtime.createSession('encoder', models.encoder);
     const decoder = await runtime.createSession('decoder', models.decoder);
@@ -136,6 +153,7 @@ export class SegmentationEngine {
       decoder,
       options.embeddingCacheSize ?? DEFAULT_EMBEDDING_CACHE_SIZE,
       options.embeddingStore,
+      options.keepImages,
     );
   }
 
@@ -167,7 +185,7 @@ export class SegmentationEngine {
       const contentKey = this.store && (imageId === undefined ? imageKey : imageContentKey(image));
       const stored = contentKey ? await this.store?.load(contentKey) : undefined;
       if (stored) {
-        this.cache.set(imageKey, { embedding: stored, frame: modelFrame(image.width, image.height), fingerprint, image });
+        this.cache.set(imageKey, { embedding: stored, frame: modelFrame(image.width, image.height), fingerprint, image: this.guide(image) });
         return;
       }
       const t0 = now();
@@ -177,7 +195,7 @@ export class SegmentationEngine {
       const embedding = outputs[this.encoder.outputNames[0]];
       timings.preprocessMs = t1 - t0;
       timings.encoderMs = now() - t1;
-      this.cache.set(imageKey, { embedding, frame, fingerprint, image });
+      this.cache.set(imageKey, { embedding, frame, fingerprint, image: this.guide(image) });
       if (contentKey) await this.store?.save(contentKey, embedding);
     })();
     this.pending.set(imageKey, run);
@@ -204,7 +222,16 @@ export class SegmentationEngine {
    * encoder variant (the model identity travels with stored and served embeddings).
    */
   adoptEmbedding(image: RgbaImage, imageKey: string, embedding: Tensor): void {
-    this.cache.set(imageKey, { embedding, frame: modelFrame(image.width, image.height), fingerprint: imageFingerprint(image), image });
+    this.cache.set(imageKey, {
+      embedding,
+      frame: modelFrame(image.width, image.height),
+      fingerprint: imageFingerprint(image),
+      image: this.guide(image),
+    });
+  }
+
+  private guide(image: RgbaImage): RgbaImage | undefined {
+    return this.keepImages ? image : undefined;
   }
 
   /**
@@ -243,13 +270,18 @@ export class SegmentationEngine {
   async predict(
     imageKey: string,
     prompt: VisualPrompt,
-    options: Partial<Pick<SegmentationOptions, 'multimask' | 'clickConsistency' | 'upsampling' | 'alignMaskPrompt'>> = {},
+    options: Partial<Pick<SegmentationOptions, 'multimask' | 'clickConsistency' | 'upsampling' | 'alignMaskPrompt' | 'progressiveMerge'>> = {},
   ): Promise<PredictResult> {
     const entry = this.cache.get(imageKey);
     if (!entry) throw new EmbeddingMissingError(imageKey);
     const { frame } = entry;
-    const { multimask, clickConsistency: consistency, upsampling, alignMaskPrompt } = segmentationOptions(options);
+    const { multimask, clickConsistency: consistency, upsampling, alignMaskPrompt, progressiveMerge } = segmentationOptions(options);
+    const guide = entry.image;
+    if (upsampling === 'edge-aware' && !guide) {
+      throw new Error('edge-aware upsampling needs the photo: create the engine with keepImages: true');
+    }
     const timings = { decoderMs: 0, postprocessMs: 0 };
+    const previousLogits = prompt.maskInput;
 
     if (alignMaskPrompt && prompt.maskInput && prompt.points?.length) {
       prompt = { ...prompt, maskInput: clickAlignedMaskPrompt(prompt.maskInput, frame, prompt.points) };
@@ -287,6 +319,12 @@ export class SegmentationEngine {
         }
       }
     }
+    const newest = points[points.length - 1];
+    if (progressiveMerge && previousLogits && newest && points.length >= PROGRESSIVE_MERGE_FROM_CLICK) {
+      // The newest click changes the region it lies in; when the answer did not change there (the
+      // click had no effect), SAM's answer stands, so the click is not lost.
+      corrected = correctAround(previousLogits, corrected ?? tokenLogits(chosen.outputs, chosen.token), frame, newest) ?? corrected;
+    }
     const t2 = now();
 
     const order = multimask
@@ -297,8 +335,8 @@ export class SegmentationEngine {
       // Copy: the runtime may reuse its output buffers, and callers keep these for mask feedback.
       const lowResLogits = token === chosen.token && corrected ? corrected : tokenLogits(chosen.outputs, token).slice();
       const mask =
-        upsampling === 'edge-aware'
-          ? edgeAwareLogitsToMask(lowResLogits, frame, entry.image, (entry.colours ??= cellColours(entry.image, frame)))
+        upsampling === 'edge-aware' && guide
+          ? edgeAwareLogitsToMask(lowResLogits, frame, guide, (entry.colours ??= cellColours(guide, frame)))
           : upsampleLogitsToMask(lowResLogits, frame);
       const maskPixels = maskArea(mask);
       if (maskPixels === 0) continue;

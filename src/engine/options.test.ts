@@ -15,6 +15,7 @@ describe('segmentation options', () => {
         speckFraction: 0,
         upsampling: 'edge-aware',
         alignMaskPrompt: true,
+        progressiveMerge: !DEFAULT_SEGMENTATION_OPTIONS.progressiveMerge,
       }),
     ).toEqual({
       tolerance: 0,
@@ -23,6 +24,7 @@ describe('segmentation options', () => {
       speckFraction: 0,
       upsampling: 'edge-aware',
       alignMaskPrompt: true,
+      progressiveMerge: !DEFAULT_SEGMENTATION_OPTIONS.progressiveMerge,
     });
     expect(segmentationOptions({ alignMaskPrompt: undefined }).alignMaskPrompt).toBe(DEFAULT_SEGMENTATION_OPTIONS.alignMaskPrompt);
   });

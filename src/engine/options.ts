@@ -32,6 +32,12 @@ export interface SegmentationOptions {
   readonly upsampling: MaskUpsampling;
   /** Make a fed-back previous mask agree with the clicks before decoding (`clickAlignedMaskPrompt.ts`). */
   readonly alignMaskPrompt: boolean;
+  /**
+   * Progressive merge (FocalClick): from the tenth click on, the newest click (the last point) changes
+   * only the connected region it lies in; the rest of the previous mask, which earlier clicks fixed,
+   * is kept (`SegmentationEngine.predict`).
+   */
+  readonly progressiveMerge: boolean;
 }
 
 /** Speck removal never drops parts of this many pixels or more, however small the share. */
@@ -56,6 +62,7 @@ export const DEFAULT_SEGMENTATION_OPTIONS: SegmentationOptions = Object.freeze({
   clickConsistency: 'off',
   upsampling: 'bilinear',
   alignMaskPrompt: false,
+  progressiveMerge: false,
 });
 
 /** The options a caller chose, the rest from the defaults. A field given as `undefined` counts as left out. */
@@ -67,6 +74,7 @@ export function segmentationOptions(chosen: Partial<SegmentationOptions> = {}): 
     clickConsistency: chosen.clickConsistency ?? DEFAULT_SEGMENTATION_OPTIONS.clickConsistency,
     upsampling: chosen.upsampling ?? DEFAULT_SEGMENTATION_OPTIONS.upsampling,
     alignMaskPrompt: chosen.alignMaskPrompt ?? DEFAULT_SEGMENTATION_OPTIONS.alignMaskPrompt,
+    progressiveMerge: chosen.progressiveMerge ?? DEFAULT_SEGMENTATION_OPTIONS.progressiveMerge,
   };
 }
 

@@ -81,6 +81,8 @@ export interface LoadNodeEngineOptions extends NodeRuntimeOptions {
   encoderPrecision?: ModelPrecision;
   /** 'int8': sam-decoder-int8.onnx. Default 'fp32'. */
   decoderPrecision?: ModelPrecision;
+  /** Keep embedded photos for edge-aware upsampling (tools that measure it; the service does not). */
+  keepImages?: boolean;
 }
 
 /** The model files of a precision choice, by the names scripts/provisionModels.mjs writes. */
@@ -105,5 +107,6 @@ export async function loadNodeEngine(options: LoadNodeEngineOptions = {}): Promi
   return SegmentationEngine.create(runtime, { encoder, decoder }, {
     embeddingCacheSize: options.embeddingCacheSize,
     embeddingStore: options.embeddingStore,
+    keepImages: options.keepImages,
   });
 }
