@@ -124,9 +124,14 @@ export function bestToken(outputs: TokenOutputs, frame: ModelFrame, kind: Prompt
   return stable ? 0 : bestMultimask();
 }
 
-/** Tokens to return, best first. */
-export function rankTokens(outputs: TokenOutputs, frame: ModelFrame, kind: PromptKind, multimask: boolean): number[] {
-  const best = bestToken(outputs, frame, kind);
+/** Tokens to return, `best` first (by default the engine's single answer; a caller that already chose passes its choice). */
+export function rankTokens(
+  outputs: TokenOutputs,
+  frame: ModelFrame,
+  kind: PromptKind,
+  multimask: boolean,
+  best: number = bestToken(outputs, frame, kind),
+): number[] {
   if (!multimask) return [best];
   const region = validLowResRegion(frame);
   const score = [...Array(outputs.tokens).keys()].map((t) => rankingScore(outputs, t, region));

@@ -301,8 +301,8 @@ export class SegmentationEngine {
         const first: TokenOutputs = { ...decoded, logits: decoded.logits.slice(), iou: decoded.iou.slice() };
         const pool = [
           { outputs: first, token: chosen.token },
-          ...rankTokens(first, frame, kind, true)
-            .filter((t) => t !== chosen.token)
+          ...rankTokens(first, frame, kind, true, chosen.token)
+            .slice(1)
             .map((token) => ({ outputs: first, token })),
         ];
         if (consistency !== 'tokens' && prompt.maskInput) {
@@ -328,7 +328,7 @@ export class SegmentationEngine {
     const t2 = now();
 
     const order = multimask
-      ? [chosen.token, ...rankTokens(chosen.outputs, frame, kind, true).filter((t) => t !== chosen.token)]
+      ? rankTokens(chosen.outputs, frame, kind, true, chosen.token)
       : [chosen.token];
     const candidates: MaskCandidate[] = [];
     for (const token of order) {
