@@ -6,6 +6,9 @@
 import { DEFAULT_SEGMENTATION_OPTIONS, type ClickConsistency, type MaskUpsampling, type SegmentationOptions } from '../../src/engine/options';
 import type { MaskCandidate, RgbaImage, VisualPrompt } from '../../src/engine/types';
 import { nextClick, type Click, type GroundTruth } from './clicker';
+import { averageLogits, mirrorImage, mirrorLowResLogits, mirrorPoint } from './flip';
+import { modelFrame } from '../../src/engine/frame';
+import { upsampleLogitsToMask } from '../../src/engine/upsample';
 import { iou, type ImageResult } from './metrics';
 import {
   containsPositiveClicks,
@@ -73,6 +76,8 @@ export interface EvalOptions {
   readonly alignMaskPrompt: boolean;
   /** The newest click changes only the region it lies in (src/engine/options.ts, FocalClick's progressive merge). */
   readonly progressiveMerge: boolean;
+  /** Also segment the photo mirrored and average the two answers' logits (flip.ts). */
+  readonly flipAverage: boolean;
 }
 
 export const PROTOCOL_OPTIONS: EvalOptions = {
@@ -86,6 +91,7 @@ export const PROTOCOL_OPTIONS: EvalOptions = {
   upsampling: 'bilinear',
   alignMaskPrompt: false,
   progressiveMerge: false,
+  flipAverage: false,
 };
 
 /**
@@ -103,6 +109,7 @@ export const RULES = {
   'edge-aware': { ...PROTOCOL_OPTIONS, firstClick: 'single', upsampling: 'edge-aware' },
   'aligned-mask-prompt': { ...PROTOCOL_OPTIONS, firstClick: 'single', alignMaskPrompt: true },
   'progressive-merge': { ...PROTOCOL_OPTIONS, firstClick: 'single', progressiveMerge: true },
+  'flip-average': { ...PROTOCOL_OPTIONS, firstClick: 'single', flipAverage: true },
   engine: {
     ...PROTOCOL_OPTIONS,
     firstClick: 'single',
@@ -110,6 +117,7 @@ export const RULES = {
     upsampling: DEFAULT_SEGMENTATION_OPTIONS.upsampling,
     alignMaskPrompt: DEFAULT_SEGMENTATION_OPTIONS.alignMaskPrompt,
     progressiveMerge: DEFAULT_SEGMENTATION_OPTIONS.progressiveMerge,
+    flipAverage: false,
   },
 } as const satisfies Record<string, EvalOptions>;
 export type RuleName = keyof typeof RULES | 'custom';
@@ -194,6 +202,17 @@ export async function evaluateSample(
 
   let region = wholeImage(width, height);
   let imageKey = await embedRegion(region);
+  const flip = options.flipAverage && !options.zoom;
+  const frame = modelFrame(width, height);
+  let mirroredKey = '';
+  if (flip) {
+    const result = await engine.embed(mirrorImage(image), `${name}#mirrored`);
+    if (!result.cacheHit) {
+      encodings++;
+      encoderMs += result.timings.encoderMs;
+    }
+    mirroredKey = result.imageKey;
+  }
   // The box prompt runs first, while the whole image's embedding is certainly cached.
   let boxIou: number | undefined;
   if (options.boxMode !== 'off') {
@@ -245,8 +264,8 @@ export async function evaluateSample(
         : first && options.firstClick === 'stability'
           ? mostStable(candidates)
           : highestScore(candidates);
-    const decode = async (prompt: VisualPrompt) => {
-      const result = await engine.predict(imageKey, prompt, {
+    const decode = async (prompt: VisualPrompt, key = imageKey) => {
+      const result = await engine.predict(key, prompt, {
         multimask,
         clickConsistency: options.clickConsistency,
         upsampling: options.upsampling,
@@ -261,6 +280,17 @@ export async function evaluateSample(
     if (feedback && options.logitsFeedback === 'best-score') {
       const fresh = await decode({ points });
       if (fresh && (!chosen || fresh.score > chosen.score)) chosen = fresh;
+    }
+    if (flip && chosen) {
+      const mirroredPrompt = {
+        points: points.map((p) => mirrorPoint(p, frame)),
+        maskInput: feedback && mirrorLowResLogits(feedback, frame),
+      };
+      const other = await decode(mirroredPrompt, mirroredKey);
+      if (other) {
+        const averaged = averageLogits(chosen.lowResLogits, mirrorLowResLogits(other.lowResLogits, frame));
+        chosen = { ...chosen, lowResLogits: averaged, mask: upsampleLogitsToMask(averaged, frame) };
+      }
     }
     if (chosen) {
       logits = chosen.lowResLogits;

@@ -53,6 +53,7 @@ refinements (protocol baseline = none of these):
   --upsampling MODE     logits → mask: bilinear (protocol, SAM) or edge-aware (photo-guided, engine)
   --align-mask-prompt on|off   make the fed-back previous mask agree with the clicks first
   --progressive-merge on|off   the newest click changes only the region it lies in (FocalClick)
+  --flip                also decode the mirrored photo and average the logits (test-time flip)
   --box single|best-score|off   box prompt: engine's single mask (default) or best predicted IoU`;
 
 function fail(message: string): never {
@@ -115,6 +116,7 @@ function parse() {
         upsampling: { type: 'string' },
         'align-mask-prompt': { type: 'string' },
         'progressive-merge': { type: 'string' },
+        flip: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -160,6 +162,7 @@ function parse() {
     'upsampling',
     'align-mask-prompt',
     'progressive-merge',
+    'flip',
   ] as const;
   const custom = refinementFlags.some((flag) => parsed[flag] !== undefined);
   const rules = (parsed.rules?.split(',').filter(Boolean) ?? (custom ? ['custom'] : ['protocol', 'engine'])) as RuleName[];
@@ -186,6 +189,7 @@ function parse() {
     upsampling,
     alignMaskPrompt: align === 'on',
     progressiveMerge: merge === 'on',
+    flipAverage: Boolean(parsed.flip),
   };
   return {
     dataset,
@@ -249,6 +253,7 @@ function describeOptions(options: EvalOptions): string {
   if (options.clickConsistency !== 'off') parts.push(`click consistency: ${options.clickConsistency}`);
   if (options.upsampling !== 'bilinear') parts.push(`${options.upsampling} upsampling`);
   if (options.alignMaskPrompt) parts.push('mask prompt aligned with the clicks');
+  if (options.flipAverage) parts.push('flip averaging (the mirrored photo decoded too, logits averaged)');
   if (options.progressiveMerge) parts.push('progressive merge (the newest click changes only its region)');
   parts.push(`box: ${options.boxMode}`);
   return parts.join('; ');

@@ -1,0 +1,66 @@
+/**
+ * Test-time flip averaging (RITM's and FocalClick's evaluation use it): the photo is also segmented
+ * mirrored left–right, and the two answers' low-resolution logits are averaged, so the decoder's
+ * errors that do not follow the object (they change with its orientation) partly cancel. One more
+ * encoder run per photo and one more decoder run per click. Pure geometry here; evaluate.ts runs it.
+ */
+import { LOW_RES_SIZE, MODEL_SIZE, type ModelFrame } from '../../src/engine/frame';
+import type { PointPrompt, RgbaImage } from '../../src/engine/types';
+import { OUTSIDE_LOGIT } from './zoom';
+
+export function mirrorImage(image: RgbaImage): RgbaImage {
+  const { width, height } = image;
+  const data = new Uint8Array(image.data.length);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const from = (y * width + x) * 4;
+      const to = (y * width + (width - 1 - x)) * 4;
+      data[to] = image.data[from];
+      data[to + 1] = image.data[from + 1];
+      data[to + 2] = image.data[from + 2];
+      data[to + 3] = image.data[from + 3];
+    }
+  }
+  return { width, height, data };
+}
+
+/**
+ * A click's position in the mirrored photo: its model-frame position (x·scale + ½, the +½ the
+ * decoder graph adds) mirrored about the resized image's centre.
+ */
+export function mirrorPoint(point: PointPrompt, frame: ModelFrame): PointPrompt {
+  return { ...point, x: (frame.resizedWidth - 1) / frame.scaleX - point.x };
+}
+
+/**
+ * Low-resolution logits of one frame, mirrored: cell c (centre 4c + 2 model pixels) goes to the cell
+ * whose centre is its mirror image about the resized width's centre; between cells it is linear,
+ * and cells that fall in the padding are background. Its own inverse.
+ */
+export function mirrorLowResLogits(logits: Float32Array, frame: ModelFrame): Float32Array {
+  const cell = MODEL_SIZE / LOW_RES_SIZE;
+  const mirror = frame.resizedWidth / cell - 1;
+  const valid = Math.ceil(frame.resizedWidth / cell);
+  const out = new Float32Array(logits.length);
+  for (let r = 0; r < LOW_RES_SIZE; r++) {
+    const row = r * LOW_RES_SIZE;
+    for (let c = 0; c < LOW_RES_SIZE; c++) {
+      const source = mirror - c;
+      if (c >= valid || source < 0 || source > LOW_RES_SIZE - 1) {
+        out[row + c] = OUTSIDE_LOGIT;
+        continue;
+      }
+      const c0 = Math.floor(source);
+      const c1 = Math.min(LOW_RES_SIZE - 1, c0 + 1);
+      const f = source - c0;
+      out[row + c] = logits[row + c0] * (1 - f) + logits[row + c1] * f;
+    }
+  }
+  return out;
+}
+
+export function averageLogits(a: Float32Array, b: Float32Array): Float32Array {
+  const out = new Float32Array(a.length);
+  for (let i = 0; i < a.length; i++) out[i] = (a[i] + b[i]) / 2;
+  return out;
+}
