@@ -6,9 +6,6 @@
 import { DEFAULT_SEGMENTATION_OPTIONS, type ClickConsistency, type MaskUpsampling, type SegmentationOptions } from '../../src/engine/options';
 import type { MaskCandidate, RgbaImage, VisualPrompt } from '../../src/engine/types';
 import { nextClick, type Click, type GroundTruth } from './clicker';
-import { averageLogits, mirrorImage, mirrorLowResLogits, mirrorPoint } from './flip';
-import { modelFrame } from '../../src/engine/frame';
-import { upsampleLogitsToMask } from '../../src/engine/upsample';
 import { iou, type ImageResult } from './metrics';
 import {
   containsPositiveClicks,
@@ -26,11 +23,17 @@ import {
 
 /** The part of SegmentationEngine (src/engine) the evaluation uses. */
 export interface InteractiveSegmenter {
-  embed(image: RgbaImage, imageId?: string): Promise<{ imageKey: string; cacheHit: boolean; timings: { encoderMs: number } }>;
+  embed(
+    image: RgbaImage,
+    imageId?: string,
+    options?: { mirrored?: boolean },
+  ): Promise<{ imageKey: string; cacheHit: boolean; timings: { encoderMs: number } }>;
   predict(
     imageKey: string,
     prompt: VisualPrompt,
-    options?: Partial<Pick<SegmentationOptions, 'multimask' | 'clickConsistency' | 'upsampling' | 'alignMaskPrompt' | 'progressiveMerge'>>,
+    options?: Partial<
+      Pick<SegmentationOptions, 'multimask' | 'clickConsistency' | 'upsampling' | 'alignMaskPrompt' | 'progressiveMerge' | 'mirrorAverage'>
+    >,
   ): Promise<{ candidates: MaskCandidate[]; timings: { decoderMs: number } }>;
 }
 
@@ -76,8 +79,8 @@ export interface EvalOptions {
   readonly alignMaskPrompt: boolean;
   /** The newest click changes only the region it lies in (src/engine/options.ts, FocalClick's progressive merge). */
   readonly progressiveMerge: boolean;
-  /** Also segment the photo mirrored and average the two answers' logits (flip.ts). */
-  readonly flipAverage: boolean;
+  /** Also segment the photo's mirror image and average the two answers (the engine's `mirrorAverage`). */
+  readonly mirrorAverage: boolean;
 }
 
 export const PROTOCOL_OPTIONS: EvalOptions = {
@@ -91,7 +94,7 @@ export const PROTOCOL_OPTIONS: EvalOptions = {
   upsampling: 'bilinear',
   alignMaskPrompt: false,
   progressiveMerge: false,
-  flipAverage: false,
+  mirrorAverage: false,
 };
 
 /**
@@ -109,7 +112,7 @@ export const RULES = {
   'edge-aware': { ...PROTOCOL_OPTIONS, firstClick: 'single', upsampling: 'edge-aware' },
   'aligned-mask-prompt': { ...PROTOCOL_OPTIONS, firstClick: 'single', alignMaskPrompt: true },
   'progressive-merge': { ...PROTOCOL_OPTIONS, firstClick: 'single', progressiveMerge: true },
-  'flip-average': { ...PROTOCOL_OPTIONS, firstClick: 'single', flipAverage: true },
+  'mirror-average': { ...PROTOCOL_OPTIONS, firstClick: 'single', mirrorAverage: true },
   engine: {
     ...PROTOCOL_OPTIONS,
     firstClick: 'single',
@@ -117,7 +120,7 @@ export const RULES = {
     upsampling: DEFAULT_SEGMENTATION_OPTIONS.upsampling,
     alignMaskPrompt: DEFAULT_SEGMENTATION_OPTIONS.alignMaskPrompt,
     progressiveMerge: DEFAULT_SEGMENTATION_OPTIONS.progressiveMerge,
-    flipAverage: false,
+    mirrorAverage: DEFAULT_SEGMENTATION_OPTIONS.mirrorAverage,
   },
 } as const satisfies Record<string, EvalOptions>;
 export type RuleName = keyof typeof RULES | 'custom';
@@ -192,7 +195,7 @@ export async function evaluateSample(
   const embedRegion = async (region: Region): Promise<string> => {
     const whole = sameRegion(region, wholeImage(width, height));
     const id = whole ? name : `${name}@${region.x0},${region.y0},${region.x1},${region.y1}`;
-    const result = await engine.embed(whole ? image : cropImage(image, region), id);
+    const result = await engine.embed(whole ? image : cropImage(image, region), id, { mirrored: options.mirrorAverage });
     if (!result.cacheHit) {
       encodings++;
       encoderMs += result.timings.encoderMs;
@@ -202,24 +205,13 @@ export async function evaluateSample(
 
   let region = wholeImage(width, height);
   let imageKey = await embedRegion(region);
-  const flip = options.flipAverage && !options.zoom;
-  const frame = modelFrame(width, height);
-  let mirroredKey = '';
-  if (flip) {
-    const result = await engine.embed(mirrorImage(image), `${name}#mirrored`);
-    if (!result.cacheHit) {
-      encodings++;
-      encoderMs += result.timings.encoderMs;
-    }
-    mirroredKey = result.imageKey;
-  }
   // The box prompt runs first, while the whole image's embedding is certainly cached.
   let boxIou: number | undefined;
   if (options.boxMode !== 'off') {
     const result = await engine.predict(
       imageKey,
       { box: tightObjectBox(truth) },
-      { multimask: options.boxMode === 'best-score', upsampling: options.upsampling },
+      { multimask: options.boxMode === 'best-score', upsampling: options.upsampling, mirrorAverage: options.mirrorAverage },
     );
     decoderMs += result.timings.decoderMs;
     const chosen = options.boxMode === 'best-score' ? highestScore(result.candidates) : result.candidates[0];
@@ -264,13 +256,14 @@ export async function evaluateSample(
         : first && options.firstClick === 'stability'
           ? mostStable(candidates)
           : highestScore(candidates);
-    const decode = async (prompt: VisualPrompt, key = imageKey) => {
-      const result = await engine.predict(key, prompt, {
+    const decode = async (prompt: VisualPrompt) => {
+      const result = await engine.predict(imageKey, prompt, {
         multimask,
         clickConsistency: options.clickConsistency,
         upsampling: options.upsampling,
         alignMaskPrompt: options.alignMaskPrompt,
         progressiveMerge: options.progressiveMerge,
+        mirrorAverage: options.mirrorAverage,
       });
       decoderMs += result.timings.decoderMs;
       return choose(result.candidates);
@@ -281,17 +274,7 @@ export async function evaluateSample(
       const fresh = await decode({ points });
       if (fresh && (!chosen || fresh.score > chosen.score)) chosen = fresh;
     }
-    if (flip && chosen) {
-      const mirroredPrompt = {
-        points: points.map((p) => mirrorPoint(p, frame)),
-        maskInput: feedback && mirrorLowResLogits(feedback, frame),
-      };
-      const other = await decode(mirroredPrompt, mirroredKey);
-      if (other) {
-        const averaged = averageLogits(chosen.lowResLogits, mirrorLowResLogits(other.lowResLogits, frame));
-        chosen = { ...chosen, lowResLogits: averaged, mask: upsampleLogitsToMask(averaged, frame) };
-      }
-    }
+
     if (chosen) {
       logits = chosen.lowResLogits;
       prediction = sameRegion(region, wholeImage(width, height))

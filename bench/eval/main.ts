@@ -53,7 +53,7 @@ refinements (protocol baseline = none of these):
   --upsampling MODE     logits → mask: bilinear (protocol, SAM) or edge-aware (photo-guided, engine)
   --align-mask-prompt on|off   make the fed-back previous mask agree with the clicks first
   --progressive-merge on|off   the newest click changes only the region it lies in (FocalClick)
-  --flip                also decode the mirrored photo and average the logits (test-time flip)
+  --mirror-average      also decode the photo's mirror image and average the answers (test-time flip)
   --box single|best-score|off   box prompt: engine's single mask (default) or best predicted IoU`;
 
 function fail(message: string): never {
@@ -116,7 +116,7 @@ function parse() {
         upsampling: { type: 'string' },
         'align-mask-prompt': { type: 'string' },
         'progressive-merge': { type: 'string' },
-        flip: { type: 'boolean' },
+        'mirror-average': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -162,7 +162,7 @@ function parse() {
     'upsampling',
     'align-mask-prompt',
     'progressive-merge',
-    'flip',
+    'mirror-average',
   ] as const;
   const custom = refinementFlags.some((flag) => parsed[flag] !== undefined);
   const rules = (parsed.rules?.split(',').filter(Boolean) ?? (custom ? ['custom'] : ['protocol', 'engine'])) as RuleName[];
@@ -189,7 +189,7 @@ function parse() {
     upsampling,
     alignMaskPrompt: align === 'on',
     progressiveMerge: merge === 'on',
-    flipAverage: Boolean(parsed.flip),
+    mirrorAverage: Boolean(parsed['mirror-average']),
   };
   return {
     dataset,
@@ -253,7 +253,7 @@ function describeOptions(options: EvalOptions): string {
   if (options.clickConsistency !== 'off') parts.push(`click consistency: ${options.clickConsistency}`);
   if (options.upsampling !== 'bilinear') parts.push(`${options.upsampling} upsampling`);
   if (options.alignMaskPrompt) parts.push('mask prompt aligned with the clicks');
-  if (options.flipAverage) parts.push('flip averaging (the mirrored photo decoded too, logits averaged)');
+  if (options.mirrorAverage) parts.push('mirror averaging (the mirror image decoded too, answers averaged)');
   if (options.progressiveMerge) parts.push('progressive merge (the newest click changes only its region)');
   parts.push(`box: ${options.boxMode}`);
   return parts.join('; ');

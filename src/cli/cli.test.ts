@@ -40,6 +40,15 @@ describe('cli pvs', () => {
     expect(stderr).toMatch(/encoderMs=/);
   });
 
+  it('with --mirror-average runs the encoder on the photo and on its mirror image, and still answers the click', async () => {
+    const { code, stdout, stderr } = await cli('pvs', '--image', COFFEE, '--point', '250,230', '--mirror-average', '--no-multimask', '--timings');
+    expect(code, stderr).toBe(0);
+    const [prediction] = PvsResponse.parse(JSON.parse(stdout)).prompts[0].predictions;
+    const [x0, x1] = [Math.min(...prediction.masks[0].map(([x]) => x)), Math.max(...prediction.masks[0].map(([x]) => x))];
+    expect(x0).toBeLessThan(250);
+    expect(x1).toBeGreaterThan(250);
+  });
+
   const notAnImage = join(mkdtempSync(join(tmpdir(), 'mw-cli-')), 'notes.png');
   writeFileSync(notAnImage, 'this is text, not a PNG');
 

@@ -159,6 +159,21 @@ describe('SegmentationEngine on coffee.png', () => {
     expect(maskIoU(earlyMerged.mask, plain.mask)).toBe(1);
   });
 
+  it('with mirror averaging, decodes the photo and its mirror image (embedded on request) and averages the answers', async () => {
+    const { imageKey } = await engine.embed(image, 'coffee-mirror');
+    await expect(engine.predict(imageKey, { points: [CUP] }, { mirrorAverage: true })).rejects.toThrow(/mirrored: true/);
+    const runsBefore = encoderRuns;
+    const embedded = await engine.embed(image, 'coffee-mirror', { mirrored: true });
+    expect(encoderRuns).toBe(runsBefore + 1); // the photo itself was cached: only its mirror image ran
+    expect(embedded.cacheHit).toBe(false);
+    const [plain] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false })).candidates;
+    const [averaged] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false, mirrorAverage: true })).candidates;
+    expect(at(averaged.mask, CUP)).toBe(1);
+    expect(maskIoU(averaged.mask, plain.mask)).toBeGreaterThan(0.8);
+    expect(averaged.lowResLogits).not.toEqual(plain.lowResLogits);
+    expect(await engine.embed(image, 'coffee-mirror', { mirrored: true })).toMatchObject({ cacheHit: true });
+  });
+
   it('segments inside a center-anchored box', async () => {
     const { imageKey } = await engine.embed(image);
     const box = { x: 290, y: 160, width: 240, height: 300 }; // the cup with its handle

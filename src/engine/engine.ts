@@ -15,6 +15,7 @@ import { maskArea, upsampleLogitsToMask } from './upsample';
 import { segmentationOptions, type SegmentationOptions } from './options';
 import { cellColours, edgeAwareLogitsToMask, type CellColours } from './edgeAwareUpsample';
 import { clickAlignedMaskPrompt } from './clickAlignedMaskPrompt';
+import { average, mirrorImage, mirrorPrompt, mirrorTokenLogits } from './mirror';
 
 /** Tensors appended to the decoder's outputs at provisioning time (scripts/onnxMultimask.mjs). */
 export const DECODER_MULTIMASK_OUTPUTS = {
@@ -98,6 +99,15 @@ interface CachedEmbedding {
   readonly image?: RgbaImage;
   /** Mean colour per logit cell, computed on the first edge-aware upsample of this image. */
   colours?: CellColours;
+  /** The mirror image's embedding, once `embed(…, { mirrored: true })` computed it (mirror averaging). */
+  mirror?: Tensor;
+}
+
+/** What one prediction decodes on: the photo's embedding and, for mirror averaging, its mirror image's. */
+interface DecodeSource {
+  readonly embedding: Tensor;
+  readonly frame: ModelFrame;
+  readonly mirror?: Tensor;
 }
 
 const now = (): number => performance.now();
@@ -166,7 +176,29 @@ export class SegmentationEngine {
     return this.decoderOutputs === DECODER_MULTIMASK_OUTPUTS;
   }
 
-  async embed(image: RgbaImage, imageId?: string): Promise<EmbedResult> {
+  /**
+   * Computes (or finds cached) the photo's embedding; with `mirrored`, its mirror image's too, which
+   * `mirrorAverage` decodes beside it (the timings then add both encoder runs).
+   */
+  async embed(image: RgbaImage, imageId?: string, options: { mirrored?: boolean } = {}): Promise<EmbedResult> {
+    const own = await this.embedOne(image, imageId);
+    const entry = this.cache.peek(own.imageKey);
+    if (!options.mirrored || !entry || entry.mirror) return own;
+    // Kept inside the photo's own entry, so the two are evicted together and never found apart.
+    const timings = { preprocessMs: 0, encoderMs: 0 };
+    const mirrored = mirrorImage(image);
+    entry.mirror = await this.computeEmbedding(mirrored, this.store && imageContentKey(mirrored), timings);
+    return {
+      imageKey: own.imageKey,
+      cacheHit: false,
+      timings: {
+        preprocessMs: own.timings.preprocessMs + timings.preprocessMs,
+        encoderMs: own.timings.encoderMs + timings.encoderMs,
+      },
+    };
+  }
+
+  private async embedOne(image: RgbaImage, imageId?: string): Promise<EmbedResult> {
     const imageKey = imageId ?? imageContentKey(image);
     // An id reused for another image is a client mistake; recompute rather than mis-segment. With a
     // content-hash key the fingerprint always matches, so this costs one cheap sample.
@@ -183,20 +215,8 @@ export class SegmentationEngine {
     const timings = { preprocessMs: 0, encoderMs: 0 };
     const run = (async () => {
       const contentKey = this.store && (imageId === undefined ? imageKey : imageContentKey(image));
-      const stored = contentKey ? await this.store?.load(contentKey) : undefined;
-      if (stored) {
-        this.cache.set(imageKey, { embedding: stored, frame: modelFrame(image.width, image.height), fingerprint, image: this.guide(image) });
-        return;
-      }
-      const t0 = now();
-      const { tensor, frame } = preprocessImage(image);
-      const t1 = now();
-      const outputs = await this.encoder.run({ [this.encoder.inputNames[0]]: tensor });
-      const embedding = outputs[this.encoder.outputNames[0]];
-      timings.preprocessMs = t1 - t0;
-      timings.encoderMs = now() - t1;
-      this.cache.set(imageKey, { embedding, frame, fingerprint, image: this.guide(image) });
-      if (contentKey) await this.store?.save(contentKey, embedding);
+      const embedding = await this.computeEmbedding(image, contentKey, timings);
+      this.cache.set(imageKey, { embedding, frame: modelFrame(image.width, image.height), fingerprint, image: this.guide(image) });
     })();
     this.pending.set(imageKey, run);
     try {
@@ -205,6 +225,25 @@ export class SegmentationEngine {
       this.pending.delete(imageKey);
     }
     return { imageKey, cacheHit: false, timings };
+  }
+
+  /** The encoder's output for `image`, from the store when it has it (then `timings` stay 0). */
+  private async computeEmbedding(
+    image: RgbaImage,
+    contentKey: string | undefined,
+    timings: { preprocessMs: number; encoderMs: number },
+  ): Promise<Tensor> {
+    const stored = contentKey ? await this.store?.load(contentKey) : undefined;
+    if (stored) return stored;
+    const t0 = now();
+    const { tensor } = preprocessImage(image);
+    const t1 = now();
+    const outputs = await this.encoder.run({ [this.encoder.inputNames[0]]: tensor });
+    const embedding = outputs[this.encoder.outputNames[0]];
+    timings.preprocessMs += t1 - t0;
+    timings.encoderMs += now() - t1;
+    if (contentKey) await this.store?.save(contentKey, embedding);
+    return embedding;
   }
 
   hasEmbedding(imageKey: string): boolean {
@@ -270,13 +309,21 @@ export class SegmentationEngine {
   async predict(
     imageKey: string,
     prompt: VisualPrompt,
-    options: Partial<Pick<SegmentationOptions, 'multimask' | 'clickConsistency' | 'upsampling' | 'alignMaskPrompt' | 'progressiveMerge'>> = {},
+    options: Partial<
+      Pick<SegmentationOptions, 'multimask' | 'clickConsistency' | 'upsampling' | 'alignMaskPrompt' | 'progressiveMerge' | 'mirrorAverage'>
+    > = {},
   ): Promise<PredictResult> {
-    const entry = this.cache.get(imageKey);
-    if (!entry) throw new EmbeddingMissingError(imageKey);
-    const { frame } = entry;
-    const { multimask, clickConsistency: consistency, upsampling, alignMaskPrompt, progressiveMerge } = segmentationOptions(options);
-    const guide = entry.image;
+    const own = this.cache.get(imageKey);
+    if (!own) throw new EmbeddingMissingError(imageKey);
+    const { multimask, clickConsistency: consistency, upsampling, alignMaskPrompt, progressiveMerge, mirrorAverage } =
+      segmentationOptions(options);
+    if (mirrorAverage && !own.mirror) {
+      throw new Error(`mirror averaging needs the mirror image's embedding: embed "${imageKey}" with { mirrored: true } first`);
+    }
+    // Every decode of this prediction goes through here: with the mirror image, both answers averaged.
+    const source: DecodeSource = { embedding: own.embedding, frame: own.frame, mirror: mirrorAverage ? own.mirror : undefined };
+    const { frame } = own;
+    const guide = own.image;
     if (upsampling === 'edge-aware' && !guide) {
       throw new Error('edge-aware upsampling needs the photo: create the engine with keepImages: true');
     }
@@ -286,7 +333,7 @@ export class SegmentationEngine {
     if (alignMaskPrompt && prompt.maskInput && prompt.points?.length) {
       prompt = { ...prompt, maskInput: clickAlignedMaskPrompt(prompt.maskInput, frame, prompt.points) };
     }
-    const decoded = await this.decode(entry, prompt, timings);
+    const decoded = await this.decode(source, prompt, timings);
     const t1 = now();
     const kind = this.promptKind(prompt, frame);
     let chosen = { outputs: decoded, token: bestToken(decoded, frame, kind) };
@@ -308,7 +355,7 @@ export class SegmentationEngine {
         if (consistency !== 'tokens' && prompt.maskInput) {
           timings.postprocessMs += now() - t1;
           const withoutMask = { ...prompt, maskInput: undefined };
-          const fresh = await this.decode(entry, withoutMask, timings);
+          const fresh = await this.decode(source, withoutMask, timings);
           pool.push(...rankTokens(fresh, frame, this.promptKind(withoutMask, frame), true).map((token) => ({ outputs: fresh, token })));
         }
         if (consistency === 'local') {
@@ -336,7 +383,7 @@ export class SegmentationEngine {
       const lowResLogits = token === chosen.token && corrected ? corrected : tokenLogits(chosen.outputs, token).slice();
       const mask =
         upsampling === 'edge-aware' && guide
-          ? edgeAwareLogitsToMask(lowResLogits, frame, guide, (entry.colours ??= cellColours(guide, frame)))
+          ? edgeAwareLogitsToMask(lowResLogits, frame, guide, (own.colours ??= cellColours(guide, frame)))
           : upsampleLogitsToMask(lowResLogits, frame);
       const maskPixels = maskArea(mask);
       if (maskPixels === 0) continue;
@@ -356,7 +403,20 @@ export class SegmentationEngine {
     };
   }
 
-  private async decode(entry: CachedEmbedding, prompt: VisualPrompt, timings: { decoderMs: number }): Promise<TokenOutputs> {
+  private async decode(source: DecodeSource, prompt: VisualPrompt, timings: { decoderMs: number }): Promise<TokenOutputs> {
+    const own = await this.decodeOne(source, prompt, timings);
+    if (!source.mirror) return own;
+    // A copy: the second run may reuse the first one's output buffers.
+    const first = { ...own, logits: own.logits.slice(), iou: own.iou.slice() };
+    const mirrored = await this.decodeOne({ embedding: source.mirror, frame: source.frame }, mirrorPrompt(prompt, source.frame), timings);
+    return {
+      tokens: first.tokens,
+      logits: average(first.logits, mirrorTokenLogits(mirrored.logits, source.frame)),
+      iou: average(first.iou, mirrored.iou),
+    };
+  }
+
+  private async decodeOne(entry: Omit<DecodeSource, 'mirror'>, prompt: VisualPrompt, timings: { decoderMs: number }): Promise<TokenOutputs> {
     const feeds = encodePrompt(prompt, entry.frame);
     const t0 = now();
     const outputs = await this.decoder.run({ image_embeddings: entry.embedding, ...feeds }, [

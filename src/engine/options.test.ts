@@ -16,6 +16,7 @@ describe('segmentation options', () => {
         upsampling: 'edge-aware',
         alignMaskPrompt: true,
         progressiveMerge: !DEFAULT_SEGMENTATION_OPTIONS.progressiveMerge,
+        mirrorAverage: !DEFAULT_SEGMENTATION_OPTIONS.mirrorAverage,
       }),
     ).toEqual({
       tolerance: 0,
@@ -25,6 +26,7 @@ describe('segmentation options', () => {
       upsampling: 'edge-aware',
       alignMaskPrompt: true,
       progressiveMerge: !DEFAULT_SEGMENTATION_OPTIONS.progressiveMerge,
+      mirrorAverage: !DEFAULT_SEGMENTATION_OPTIONS.mirrorAverage,
     });
     expect(segmentationOptions({ alignMaskPrompt: undefined }).alignMaskPrompt).toBe(DEFAULT_SEGMENTATION_OPTIONS.alignMaskPrompt);
   });

@@ -38,6 +38,12 @@ export interface SegmentationOptions {
    * is kept (`SegmentationEngine.predict`).
    */
   readonly progressiveMerge: boolean;
+  /**
+   * Decode the prompt on the photo and on its mirror image and average the two answers (`mirror.ts`):
+   * steadier masks for one more encoder run per photo (`embed(…, { mirrored: true })`) and one more
+   * decoder run per prompt.
+   */
+  readonly mirrorAverage: boolean;
 }
 
 /** Speck removal never drops parts of this many pixels or more, however small the share. */
@@ -63,6 +69,7 @@ export const DEFAULT_SEGMENTATION_OPTIONS: SegmentationOptions = Object.freeze({
   upsampling: 'bilinear',
   alignMaskPrompt: false,
   progressiveMerge: false,
+  mirrorAverage: false,
 });
 
 /** The options a caller chose, the rest from the defaults. A field given as `undefined` counts as left out. */
@@ -75,6 +82,7 @@ export function segmentationOptions(chosen: Partial<SegmentationOptions> = {}): 
     upsampling: chosen.upsampling ?? DEFAULT_SEGMENTATION_OPTIONS.upsampling,
     alignMaskPrompt: chosen.alignMaskPrompt ?? DEFAULT_SEGMENTATION_OPTIONS.alignMaskPrompt,
     progressiveMerge: chosen.progressiveMerge ?? DEFAULT_SEGMENTATION_OPTIONS.progressiveMerge,
+    mirrorAverage: chosen.mirrorAverage ?? DEFAULT_SEGMENTATION_OPTIONS.mirrorAverage,
   };
 }
 

@@ -32,7 +32,7 @@ export async function runPvs(
 ): Promise<{ response: PvsResponse; timings: PvsTimings }> {
   const options = segmentationOptions(chosen);
   const t0 = performance.now();
-  const embedded = await engine.embed(image, request.imageId);
+  const embedded = await engine.embed(image, request.imageId, { mirrored: options.mirrorAverage });
   const predicted = await engine.predict(embedded.imageKey, { points: request.points, box: request.box }, options);
   const t1 = performance.now();
   const predictions = predicted.candidates

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { modelFrame } from '../../src/engine/frame';
-import { logitAtPixel } from '../../src/engine/consistency';
-import { mirrorImage, mirrorLowResLogits, mirrorPoint } from './flip';
+import { modelFrame } from './frame';
+import { logitAtPixel } from './consistency';
+import { mirrorImage, mirrorLowResLogits, mirrorPoint, mirrorTokenLogits } from './mirror';
 
-describe('test-time flip geometry', () => {
+describe('mirror geometry', () => {
   it('mirrors a photo left–right, and twice gives it back', () => {
     const image = { width: 3, height: 2, data: Uint8Array.from({ length: 24 }, (_, i) => i) };
     const mirrored = mirrorImage(image);
@@ -26,5 +26,9 @@ describe('test-time flip geometry', () => {
     const back = mirrorLowResLogits(mirrored, frame);
     expect(back[10 * 256 + 40]).toBeCloseTo(logits[10 * 256 + 40], 5);
     expect(mirrored[10 * 256 + 255]).toBeLessThan(0);
+    // Stacked tokens are mirrored one by one.
+    const twoTokens = new Float32Array(2 * 256 * 256);
+    twoTokens.set(logits, 256 * 256);
+    expect(mirrorTokenLogits(twoTokens, frame).subarray(256 * 256)).toEqual(mirrored);
   });
 });

@@ -1,12 +1,14 @@
 /**
- * Test-time flip averaging (RITM's and FocalClick's evaluation use it): the photo is also segmented
- * mirrored left–right, and the two answers' low-resolution logits are averaged, so the decoder's
- * errors that do not follow the object (they change with its orientation) partly cancel. One more
- * encoder run per photo and one more decoder run per click. Pure geometry here; evaluate.ts runs it.
+ * Mirror averaging (test-time flip, as RITM's and FocalClick's evaluations use it): the photo is also
+ * segmented mirrored left–right and the two answers are averaged, so the decoder's errors that do
+ * not follow the object (they change with its orientation) partly cancel. It costs one more encoder
+ * run per photo and one more decoder run per prompt. The geometry is here; the engine runs it.
  */
-import { LOW_RES_SIZE, MODEL_SIZE, type ModelFrame } from '../../src/engine/frame';
-import type { PointPrompt, RgbaImage } from '../../src/engine/types';
-import { OUTSIDE_LOGIT } from './zoom';
+import { LOW_RES_SIZE, MODEL_SIZE, type ModelFrame } from './frame';
+import type { PointPrompt, RgbaImage, VisualPrompt } from './types';
+
+/** The logit of low-resolution cells that fall in the frame's padding once mirrored: background. */
+const OUTSIDE_LOGIT = -20;
 
 export function mirrorImage(image: RgbaImage): RgbaImage {
   const { width, height } = image;
@@ -59,7 +61,26 @@ export function mirrorLowResLogits(logits: Float32Array, frame: ModelFrame): Flo
   return out;
 }
 
-export function averageLogits(a: Float32Array, b: Float32Array): Float32Array {
+/** The same prompt on the mirrored photo: clicks, box centre and fed-back mask mirrored. */
+export function mirrorPrompt(prompt: VisualPrompt, frame: ModelFrame): VisualPrompt {
+  return {
+    points: prompt.points?.map((p) => mirrorPoint(p, frame)),
+    box: prompt.box && { ...prompt.box, x: mirrorPoint(prompt.box, frame).x },
+    maskInput: prompt.maskInput && mirrorLowResLogits(prompt.maskInput, frame),
+  };
+}
+
+/** Every token's logits of the mirrored answer, mirrored back (tokens stacked, 256² each). */
+export function mirrorTokenLogits(logits: Float32Array, frame: ModelFrame): Float32Array {
+  const size = LOW_RES_SIZE * LOW_RES_SIZE;
+  const out = new Float32Array(logits.length);
+  for (let start = 0; start < logits.length; start += size) {
+    out.set(mirrorLowResLogits(logits.subarray(start, start + size), frame), start);
+  }
+  return out;
+}
+
+export function average(a: Float32Array, b: Float32Array): Float32Array {
   const out = new Float32Array(a.length);
   for (let i = 0; i < a.length; i++) out[i] = (a[i] + b[i]) / 2;
   return out;
