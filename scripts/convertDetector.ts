@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BLAZEFACE_SOURCE } from './convertDetector/blazeFace';
 import { COCO_SSD_SOURCE, cutCocoSsdGraph } from './convertDetector/cocoSsd';
 import { convertTfjsGraphModel, type TfjsGraphModelJson } from './convertDetector/tfjsToOnnx';
 
@@ -97,6 +98,16 @@ export function convertCocoSsd(root = projectRoot): Uint8Array {
   return onnx;
 }
 
+export function convertBlazeFace(root = projectRoot): Uint8Array {
+  const { model, weights } = readTfjsSource(BLAZEFACE_SOURCE, root);
+  const { onnx } = convertTfjsGraphModel(model, weights, {
+    outputs: BLAZEFACE_SOURCE.outputs,
+    docString: `BlazeFace face detector, converted from the TF.js graph in ${BLAZEFACE_SOURCE.npmPackage}. ${BLAZEFACE_SOURCE.upstream}`,
+    metadata: { source_sha256: BLAZEFACE_SOURCE.sha256['models/blazeface.bin'] },
+  });
+  return onnx;
+}
+
 export interface DetectorManifestEntry {
   file: string;
   size: number;
@@ -132,6 +143,7 @@ function recordInManifest(modelPath: string, key: string): void {
 const CONVERSIONS = [
   { key: 'detector', file: 'detector.onnx', source: DETECTOR_SOURCE, convert: convertDetector },
   { key: 'detectorCocoSsd', file: 'detector-coco-ssd.onnx', source: COCO_SSD_SOURCE, convert: convertCocoSsd },
+  { key: 'detectorFace', file: 'detector-face.onnx', source: BLAZEFACE_SOURCE, convert: convertBlazeFace },
 ] as const;
 
 async function main(): Promise<void> {

@@ -173,7 +173,8 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
   const unknownSupercategories = supercategories.filter((p) => interpretPrompt(p).classes.length === 0);
 
   const engine = await loadNodeEngine({ threads });
-  const detectors = await loadNodeDetectors({ threads });
+  // The COCO detectors only: the others have no class to be scored on here.
+  const detectors = (await loadNodeDetectors({ threads })).filter((d) => d.vocabulary.some((c) => (COCO_CLASSES as readonly string[]).includes(c)));
   const pipelineOptions = values.uncalibrated ? { calibration: {} } : {};
   // One SAM decoder run per distinct box: the single-detector pipelines ask for boxes the pooled one already decoded.
   const samEngine = memoizedPredict(engine);
@@ -230,8 +231,8 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
     for (const single of singles) {
       const singleRun = await single.pipeline.run(image, prompts, info.file_name, { minDetectorScore: poolMinScore });
       for (const result of singleRun.results) {
-        const name = result.interpretation.classes.length === 1 ? result.interpretation.classes[0] : undefined;
-        if (!name || name !== result.text) continue;
+        const name = cocoPromptClass(result);
+        if (!name) continue;
         const all = result.instances.map((t) => ({ region: toRegion(t.mask), score: t.confidence, detectorScore: t.detectorScore }));
         const gts = gtByClass.get(name) ?? [];
         single.method.pool.get(name)!.push(matchImage(gts, all));
@@ -241,8 +242,8 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
     samEngine.forgetBoxes();
     engine.forget();
     for (const result of run.results) {
-      const name = result.interpretation.classes.length === 1 ? result.interpretation.classes[0] : undefined;
-      if (!name || name !== result.text) continue;
+      const name = cocoPromptClass(result);
+      if (!name) continue;
       const gts = gtByClass.get(name) ?? [];
       const all: (ScoredInstance & { detectorScore: number })[] = result.instances.map((t) => ({
         region: toRegion(t.mask),
@@ -369,6 +370,12 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
   await mkdir(dirname(out), { recursive: true });
   await writeFile(out, `${JSON.stringify(result, null, 2)}\n`);
   process.stderr.write(`eval coco: wrote ${out} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+}
+
+/** The COCO class a prompt asked for by its own name (the eval's prompts are the 80 class names). */
+function cocoPromptClass(result: { text: string; interpretation: { classes: readonly string[] } }): CocoClass | undefined {
+  const [only, ...rest] = result.interpretation.classes;
+  return rest.length === 0 && only === result.text && (COCO_CLASSES as readonly string[]).includes(only) ? (only as CocoClass) : undefined;
 }
 
 /** The engine with SAM's answer per (image, box) remembered until `forgetBoxes`. */

@@ -154,8 +154,8 @@ async function main(): Promise<void> {
 
   for (const [i, info] of images.entries()) {
     const image = await decodeImage(await readFile(join(dataDir, 'images', info.file_name)));
-    const gtMasks = new Map<CocoClass, GroundTruthInstance[]>();
-    const gtBoxes = new Map<CocoClass, GroundTruthInstance[]>();
+    const gtMasks = new Map<string, GroundTruthInstance[]>();
+    const gtBoxes = new Map<string, GroundTruthInstance[]>();
     for (const a of instances.annotations.filter((x) => x.image_id === info.id)) {
       const name = classOf.get(a.category_id)!;
       const crowd = a.iscrowd === 1;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareCocoSsdWithTfjs, compareWithTfjs } from './parity';
+import { compareBlazeFaceWithTfjs, compareCocoSsdWithTfjs, compareWithTfjs } from './parity';
 import { sharedPath } from '../../test/support/sharedData';
 
 /**
@@ -36,5 +36,16 @@ describe('TF.js → ONNX detector conversion', () => {
       expect(r.maxAbsDiff['Postprocessor/ExpandDims'], r.image).toBe(0);
       expect(r.maxAbsValue.concat_1).toBeGreaterThan(1);
     }
+  });
+
+  it('BlazeFace (face detector) matches the original graph on real photos', async () => {
+    const results = await compareBlazeFaceWithTfjs([sharedPath('samples/astronaut.png'), sharedPath('samples/chelsea.png')]);
+    for (const r of results) {
+      for (const output of ['Identity', 'Identity_1', 'Identity_2', 'Identity_3']) {
+        expect(r.maxAbsDiff[output] / r.maxAbsValue[output], `${r.image} ${output}`).toBeLessThanOrEqual(1e-5);
+      }
+    }
+    // Not vacuous: the regressors are in input pixels (box sizes of tens of pixels).
+    expect(results[0].maxAbsValue.Identity_2).toBeGreaterThan(10);
   });
 });

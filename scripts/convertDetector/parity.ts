@@ -7,6 +7,7 @@ import * as tf from '@tensorflow/tfjs';
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import { readDetectorSource, readTfjsSource, DETECTOR_SOURCE } from '../convertDetector';
+import { BLAZEFACE_SOURCE } from './blazeFace';
 import { COCO_SSD_ANCHORS, COCO_SSD_INPUT, COCO_SSD_INPUT_SIZE, COCO_SSD_SOURCE, cutCocoSsdGraph } from './cocoSsd';
 import { convertTfjsGraphModel, type TfjsGraphModelJson } from './tfjsToOnnx';
 
@@ -100,6 +101,31 @@ export async function compareCocoSsdWithTfjs(imagePaths: readonly string[]): Pro
       const actual = await session.run({ [COCO_SSD_INPUT]: new ort.Tensor('float32', input, [1, size, size, 3]) });
       const anchors = graph.weights[COCO_SSD_ANCHORS][0];
       results.push({ image: path, ...compareOutputs([...computed, COCO_SSD_ANCHORS], [...expected, anchors], actual) });
+      tf.dispose([tfInput, ...expected]);
+    }
+  } finally {
+    await session.release();
+    graph.dispose();
+  }
+  return results;
+}
+
+/** BlazeFace: both graphs get the same 256×256 image, scaled to [-1, 1] as the detector feeds it. */
+export async function compareBlazeFaceWithTfjs(imagePaths: readonly string[]): Promise<ParityResult[]> {
+  const { model, weights } = readTfjsSource(BLAZEFACE_SOURCE);
+  const graph = await loadTfjsGraph(model, weights);
+  const outputs = BLAZEFACE_SOURCE.outputs;
+  const { onnx } = convertTfjsGraphModel(model, weights, { outputs });
+  const session = await ort.InferenceSession.create(onnx, { intraOpNumThreads: 1 });
+  const size = 256;
+  const results: ParityResult[] = [];
+  try {
+    for (const path of imagePaths) {
+      const input = (await detectorInput(path, size)).map((v) => v / 127.5 - 1);
+      const tfInput = tf.tensor4d(input, [1, size, size, 3]);
+      const expected = (await graph.executeAsync(tfInput, [...outputs])) as tf.Tensor[];
+      const actual = await session.run({ input: new ort.Tensor('float32', input, [1, size, size, 3]) });
+      results.push({ image: path, ...compareOutputs(outputs, expected, actual) });
       tf.dispose([tfInput, ...expected]);
     }
   } finally {

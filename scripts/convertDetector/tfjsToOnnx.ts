@@ -596,6 +596,23 @@ export function convertTfjsGraphModel(model: TfjsGraphModelJson, weightBytes: Ui
         set({ name: y, shape: [x.shape[0], ph.output, pw.output, x.shape[3]], dtype: x.dtype, layout: 'nchw' });
         break;
       }
+      case 'Pad': {
+        // Zero padding; TF's paddings are [[before, after] per TF axis], ONNX's [all befores, all afters] in storage order.
+        const x = get(inputs[0]);
+        const paddings = constInts(inputs[1], `${hint} paddings`);
+        const rank = x.shape.length;
+        const storedAxisOf = (axis: number): number => (rank === 4 && x.layout === 'nchw' ? NCHW_AXIS_OF_NHWC_AXIS[axis] : axis);
+        const pads = new Array<number>(2 * rank).fill(0);
+        for (let axis = 0; axis < rank; axis++) {
+          pads[storedAxisOf(axis)] = paddings[2 * axis];
+          pads[rank + storedAxisOf(axis)] = paddings[2 * axis + 1];
+        }
+        const input = x.constant ? b.nhwc(x, hint) : x.name!;
+        const [y] = b.node('Pad', [input, b.int64s(`${hint}/pads`, pads)], hint);
+        const shape = x.shape.map((d, axis) => d + paddings[2 * axis] + paddings[2 * axis + 1]);
+        set({ name: y, shape, dtype: x.dtype, layout: x.constant ? 'nhwc' : x.layout });
+        break;
+      }
       case 'Reshape': {
         const x = get(inputs[0]);
         const target = constInts(inputs[1], `${hint} shape`);

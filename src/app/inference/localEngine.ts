@@ -43,8 +43,8 @@ export function startLocalEngine(): Promise<WorkerClient> {
       decoderPrecision: models.decoder,
       onProgress: (p) => {
         const current = useEngineStatus.getState();
-        if (p.model === 'detector' || p.model === 'detector-coco-ssd') {
-          // Loaded lazily after start: their own progress (both detectors as one download), the engine stays 'ready' meanwhile.
+        if (p.model === 'detector' || p.model === 'detector-coco-ssd' || p.model === 'detector-face') {
+          // Loaded lazily after start: their own progress (the detectors as one download), the engine stays 'ready' meanwhile.
           detectorDownloads.set(p.model, { loadedBytes: p.loadedBytes, totalBytes: p.totalBytes });
           const all = [...detectorDownloads.values()];
           current.update({ detector: { loadedBytes: all.reduce((n, d) => n + d.loadedBytes, 0), totalBytes: all.reduce((n, d) => n + d.totalBytes, 0) } });

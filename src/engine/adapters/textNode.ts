@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SegmentationEngine } from '../engine';
+import { FaceDetector } from '../text/blazeFace';
 import { CocoSsdDetector } from '../text/cocoSsd';
 import { ObjectDetector, type ConceptDetector } from '../text/detector';
 import { createTextSegmenter, type TextPipelineOptions } from '../text/pipeline';
@@ -12,6 +13,7 @@ import { createNodeRuntime, defaultModelDir, type NodeRuntimeOptions } from './o
 
 export const DETECTOR_FILE = 'detector.onnx';
 export const COCO_SSD_FILE = 'detector-coco-ssd.onnx';
+export const FACE_DETECTOR_FILE = 'detector-face.onnx';
 
 export async function loadNodeDetector(options: NodeRuntimeOptions & { modelDir?: string } = {}): Promise<ObjectDetector> {
   const file = join(options.modelDir ?? defaultModelDir(), DETECTOR_FILE);
@@ -29,9 +31,17 @@ export async function loadNodeCocoSsd(options: NodeRuntimeOptions & { modelDir?:
   return CocoSsdDetector.create(createNodeRuntime({ threads: options.threads }), file);
 }
 
-/** Every detector the text pipeline pools, CenterNet first. */
+export async function loadNodeFaceDetector(options: NodeRuntimeOptions & { modelDir?: string } = {}): Promise<FaceDetector> {
+  const file = join(options.modelDir ?? defaultModelDir(), FACE_DETECTOR_FILE);
+  if (!existsSync(file)) {
+    throw new Error(`model file ${file} is missing; run \`npm run models:detector\` to convert it from @vladmandic/human`);
+  }
+  return FaceDetector.create(createNodeRuntime({ threads: options.threads }), file);
+}
+
+/** Every detector the text pipeline pools, CenterNet first (the COCO ones first: the eval reads them). */
 export async function loadNodeDetectors(options: NodeRuntimeOptions & { modelDir?: string } = {}): Promise<ConceptDetector[]> {
-  return [await loadNodeDetector(options), await loadNodeCocoSsd(options)];
+  return [await loadNodeDetector(options), await loadNodeCocoSsd(options), await loadNodeFaceDetector(options)];
 }
 
 export async function loadNodeTextSegmenter(

@@ -2,17 +2,19 @@
  * Which detectors answer which concepts, for the studio's "known concepts" list and the README:
  * the names match ConceptDetector.name, the vocabularies the detectors' own.
  */
-import { COCO_CLASSES, type CocoClass } from './cocoClasses';
+import { COCO_CLASSES } from './cocoClasses';
+import type { Concept } from './concepts';
 
 export interface CatalogEntry {
   readonly name: string;
   readonly title: string;
-  readonly vocabulary: readonly CocoClass[];
+  readonly vocabulary: readonly Concept[];
 }
 
 export const DETECTOR_CATALOG: readonly CatalogEntry[] = [
   { name: 'centernet', title: 'CenterNet (COCO)', vocabulary: COCO_CLASSES },
   { name: 'coco-ssd', title: 'COCO-SSD (COCO)', vocabulary: COCO_CLASSES },
+  { name: 'blazeface', title: 'BlazeFace (faces)', vocabulary: ['face'] },
 ];
 
 /** The detectors that can find `concept`, by title. */

@@ -7,7 +7,8 @@
  */
 import type { ModelSession, Runtime } from '../runtime';
 import type { RgbaImage } from '../types';
-import { COCO_CLASSES, type CocoClass } from './cocoClasses';
+import { COCO_CLASSES } from './cocoClasses';
+import type { Concept } from './concepts';
 
 export const DETECTOR_INPUT_SIZE = 512;
 export const DETECTOR_INPUT = 'tower_0/images';
@@ -23,7 +24,7 @@ export interface CornerBox {
 
 export interface Detection {
   readonly classIndex: number;
-  readonly label: CocoClass;
+  readonly label: Concept;
   /** The detector's own score, in [0, 1] (CenterNet: the heat-map peak; SSD: the class sigmoid). */
   readonly score: number;
   readonly box: CornerBox;
@@ -39,7 +40,7 @@ export interface Detection {
  */
 export interface ConceptDetector {
   readonly name: string;
-  readonly vocabulary: readonly CocoClass[];
+  readonly vocabulary: readonly Concept[];
   detect(image: RgbaImage, options?: DetectOptions): Promise<Detection[]>;
   release(): Promise<void>;
 }

@@ -12,7 +12,7 @@ import type { SegmentationEngine } from '../engine';
 import { maskIoU, maskOutline, outerRings } from '../polygons';
 import type { OutlineOptions } from '../options';
 import type { BinaryMask, BoxPrompt, RgbaImage } from '../types';
-import type { CocoClass } from './cocoClasses';
+import type { Concept } from './concepts';
 import { maskColourHistogram, maskHasColour } from './colour';
 import { suppressOverlaps, type ConceptDetector, type CornerBox, type Detection } from './detector';
 import { poolDetections } from './pool';
@@ -20,7 +20,7 @@ import type { PlattParameters } from './calibration';
 import { interpretPrompt, type Extreme, type PromptInterpretation } from './promptParser';
 
 export interface TextInstance {
-  readonly label: CocoClass;
+  readonly label: Concept;
   /** The calibrated detector score, in [0, 1] (see the module comment). */
   readonly confidence: number;
   /** The detector's calibrated score (see calibration.ts). */

@@ -7,7 +7,7 @@
  */
 import type { RgbaImage } from '../types';
 import { calibrate, DETECTOR_CALIBRATION, type PlattParameters } from './calibration';
-import type { CocoClass } from './cocoClasses';
+import type { Concept } from './concepts';
 import { boxIoU, suppressOverlaps, type ConceptDetector, type Detection } from './detector';
 
 /** Raw scores below this are never considered: far below any calibrated threshold we use. */
@@ -37,7 +37,7 @@ export function mergeDetections(
 export async function poolDetections(
   detectors: readonly ConceptDetector[],
   image: RgbaImage,
-  wanted: ReadonlySet<CocoClass> | undefined,
+  wanted: ReadonlySet<Concept> | undefined,
   minScore: number,
   calibration?: Readonly<Record<string, PlattParameters>>,
 ): Promise<Detection[]> {

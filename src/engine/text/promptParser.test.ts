@@ -87,10 +87,24 @@ describe('interpretPrompt', () => {
   });
 
   it('exports the known concepts for the studio', () => {
-    expect(KNOWN_CONCEPTS.classes).toHaveLength(80);
+    // COCO's 80 classes and the face detector's one.
+    expect(KNOWN_CONCEPTS.classes).toHaveLength(81);
+    expect(KNOWN_CONCEPTS.classes).toContain('face');
     expect(KNOWN_CONCEPTS.synonyms.dog).toContain('puppy');
     expect(KNOWN_CONCEPTS.generalWords.vehicle).toContain('car');
     expect(KNOWN_CONCEPTS.colours).toContain('red');
+  });
+});
+
+describe('concepts beyond COCO', () => {
+  it.each([
+    ['face', 'face'], ['faces', 'face'], ['human faces', 'face'], ['the smiling face', 'face'], ['body part', 'face'],
+  ])('"%s" asks the face detector for %s', (prompt, concept) => {
+    expect(interpretPrompt(prompt).classes).toContain(concept);
+  });
+
+  it('still answers "not a concept it knows" for words no detector knows', () => {
+    for (const prompt of ['nose', 'elbow', 'spaceship']) expect(interpretPrompt(prompt).classes, prompt).toEqual([]);
   });
 });
 

@@ -7,7 +7,7 @@
  * Words after a preposition or relative clause ("cat on the sofa", "man holding a cup") describe
  * relations we cannot check: they are reported in `ignored`, and the head noun is answered.
  */
-import { COCO_CLASSES, type CocoClass } from './cocoClasses';
+import { ALL_CONCEPTS, type Concept } from './concepts';
 import { COLOUR_NAMES, type ColourName } from './colour';
 import { buildVocabulary, CLASS_SYNONYMS, HYPERNYMS, type VocabularyEntry } from './vocabulary';
 
@@ -16,7 +16,7 @@ export type Extreme = 'leftmost' | 'rightmost' | 'topmost' | 'bottommost' | 'lar
 export interface PromptInterpretation {
   readonly text: string;
   /** Empty when the prompt names nothing the local detector knows: then nothing is returned. */
-  readonly classes: readonly CocoClass[];
+  readonly classes: readonly Concept[];
   /** The words that named the classes, e.g. "puppies". */
   readonly matched?: string;
   /** Keep only instances whose pixels are mostly this colour. */
@@ -138,12 +138,12 @@ export function interpretPrompt(text: string): PromptInterpretation {
 }
 
 export interface KnownConcepts {
-  /** The 80 classes of the local detector. */
-  readonly classes: readonly CocoClass[];
+  /** The concepts of the local detectors (COCO's 80 classes and those beyond COCO). */
+  readonly classes: readonly Concept[];
   /** Other words understood for each class. */
-  readonly synonyms: Readonly<Record<CocoClass, readonly string[]>>;
+  readonly synonyms: Readonly<Record<Concept, readonly string[]>>;
   /** General words standing for several classes ("vehicle", "animal"). */
-  readonly generalWords: Readonly<Record<string, readonly CocoClass[]>>;
+  readonly generalWords: Readonly<Record<string, readonly Concept[]>>;
   /** Modifiers checked on the pixels. */
   readonly colours: readonly string[];
   readonly positions: readonly string[];
@@ -151,7 +151,7 @@ export interface KnownConcepts {
 
 /** What the local model knows, for the studio to explain. */
 export const KNOWN_CONCEPTS: KnownConcepts = {
-  classes: COCO_CLASSES,
+  classes: ALL_CONCEPTS,
   synonyms: CLASS_SYNONYMS,
   generalWords: HYPERNYMS,
   colours: [...COLOUR_NAMES, ...Object.keys(COLOUR_SYNONYMS)],

@@ -6,10 +6,11 @@
  * and "glass" to a material, while the detector knows only the COCO meanings; a short table whose
  * every entry is tested says exactly what we claim. Entries are singular; plurals are derived.
  */
-import { COCO_CLASSES, type CocoClass } from './cocoClasses';
+import { COCO_CLASSES } from './cocoClasses';
+import { ALL_CONCEPTS, type Concept } from './concepts';
 
 /** Words and phrases naming (a kind of) exactly one class. The class name itself is implied. */
-export const CLASS_SYNONYMS: Readonly<Record<CocoClass, readonly string[]>> = {
+export const CLASS_SYNONYMS: Readonly<Record<Concept, readonly string[]>> = {
   person: [
     'people', 'human', 'human being', 'man', 'woman', 'boy', 'girl', 'child', 'kid', 'baby', 'toddler', 'infant', 'adult',
     'guy', 'lady', 'gentleman', 'teenager', 'teen', 'someone', 'somebody', 'individual', 'pedestrian', 'player', 'athlete',
@@ -112,10 +113,11 @@ export const CLASS_SYNONYMS: Readonly<Record<CocoClass, readonly string[]>> = {
   'teddy bear': ['teddy', 'stuffed animal', 'plush toy', 'soft toy', 'stuffed toy', 'plushie'],
   'hair drier': ['hair dryer', 'hairdryer', 'blow dryer', 'blowdryer'],
   toothbrush: ['tooth brush'],
+  face: ['human face', 'visage'],
 };
 
 /** General words standing for several classes. */
-export const HYPERNYMS: Readonly<Record<string, readonly CocoClass[]>> = {
+export const HYPERNYMS: Readonly<Record<string, readonly Concept[]>> = {
   vehicle: ['bicycle', 'car', 'motorcycle', 'airplane', 'bus', 'train', 'truck', 'boat'],
   'motor vehicle': ['car', 'motorcycle', 'bus', 'truck'],
   'road vehicle': ['bicycle', 'car', 'motorcycle', 'bus', 'truck'],
@@ -161,6 +163,7 @@ export const HYPERNYMS: Readonly<Record<string, readonly CocoClass[]>> = {
   board: ['skateboard', 'surfboard', 'snowboard'],
   toy: ['teddy bear', 'kite', 'frisbee'],
   accessory: ['tie', 'handbag', 'backpack', 'umbrella'],
+  'body part': ['face'],
   object: [...COCO_CLASSES],
   thing: [...COCO_CLASSES],
   everything: [...COCO_CLASSES],
@@ -227,7 +230,7 @@ export function pluralOf(phrase: string): string {
 }
 
 export interface VocabularyEntry {
-  readonly classes: readonly CocoClass[];
+  readonly classes: readonly Concept[];
   /** The canonical phrase the entry came from (singular), for explanations. */
   readonly lemma: string;
 }
@@ -235,7 +238,7 @@ export interface VocabularyEntry {
 /** Phrase (singular or plural, lower case, single spaces) → classes. Built once. */
 export function buildVocabulary(): Map<string, VocabularyEntry> {
   const vocabulary = new Map<string, VocabularyEntry>();
-  const add = (lemma: string, classes: readonly CocoClass[]): void => {
+  const add = (lemma: string, classes: readonly Concept[]): void => {
     for (const form of new Set([lemma, pluralOf(lemma), lemma.replace(/-/g, ' '), pluralOf(lemma).replace(/-/g, ' ')])) {
       const existing = vocabulary.get(form);
       // A word may be both a class synonym and a hypernym form ("glass"): keep the union.
@@ -243,7 +246,7 @@ export function buildVocabulary(): Map<string, VocabularyEntry> {
       vocabulary.set(form, { classes: merged, lemma: existing?.lemma ?? lemma });
     }
   };
-  for (const name of COCO_CLASSES) {
+  for (const name of ALL_CONCEPTS) {
     add(name, [name]);
     for (const synonym of CLASS_SYNONYMS[name]) add(synonym, [name]);
   }

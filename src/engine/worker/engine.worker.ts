@@ -8,6 +8,7 @@ import { SegmentationEngine } from '../engine';
 import type { Runtime } from '../runtime';
 import { segmentationOptions } from '../options';
 import { maskOutline } from '../polygons';
+import { FaceDetector } from '../text/blazeFace';
 import { CocoSsdDetector } from '../text/cocoSsd';
 import { COCO_CLASSES } from '../text/cocoClasses';
 import { ObjectDetector, type ConceptDetector } from '../text/detector';
@@ -91,6 +92,7 @@ async function start(request: StartRequest): Promise<void> {
   text = new TextService(engine, [
     { name: 'centernet', vocabulary: COCO_CLASSES, load: () => loadDetector(runtime, base, manifest) },
     { name: 'coco-ssd', vocabulary: COCO_CLASSES, load: () => loadCocoSsd(runtime, base, manifest) },
+    { name: 'blazeface', vocabulary: ['face'], load: () => loadFaceDetector(runtime, base, manifest) },
   ]);
   // Written to the Cache API while the sessions were created; awaited so "ready" means "works offline next time".
   await Promise.all([encoder.stored, decoder.stored]);
@@ -122,6 +124,11 @@ function loadDetector(runtime: Runtime, base: string, manifest: ModelManifest | 
 /** The second COCO detector, fetched alongside the first on the first known prompt; it joins once ready. */
 function loadCocoSsd(runtime: Runtime, base: string, manifest: ModelManifest | undefined): Promise<ConceptDetector> {
   return loadDetectorModel(manifest?.detectorCocoSsd ?? { file: 'detector-coco-ssd.onnx' }, base, 'detector-coco-ssd', (bytes) => CocoSsdDetector.create(runtime, bytes));
+}
+
+/** The face detector, fetched on the first prompt that asks for a face. */
+function loadFaceDetector(runtime: Runtime, base: string, manifest: ModelManifest | undefined): Promise<ConceptDetector> {
+  return loadDetectorModel(manifest?.detectorFace ?? { file: 'detector-face.onnx' }, base, 'detector-face', (bytes) => FaceDetector.create(runtime, bytes));
 }
 
 function modelIdentity(entry: { file: string; sha256?: string }): string {

@@ -24,6 +24,8 @@ export interface ModelManifest {
   detector?: ManifestEntry;
   /** The second COCO detector (COCO-SSD), loaded with the first and pooled once ready. */
   detectorCocoSsd?: ManifestEntry;
+  /** The face detector (BlazeFace), loaded on the first prompt that asks for a face. */
+  detectorFace?: ManifestEntry;
 }
 
 export class ModelIntegrityError extends Error {

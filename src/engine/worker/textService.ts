@@ -12,6 +12,7 @@ import { TextPipeline, type TextPipelineOptions } from '../text/pipeline';
 import { interpretPrompt } from '../text/promptParser';
 import { findSimilarReport, type SimilarOptions } from '../text/similar';
 import type { CocoClass } from '../text/cocoClasses';
+import type { Concept } from '../text/concepts';
 import type { ConceptDetector } from '../text/detector';
 import type { BinaryMask, RgbaImage } from '../types';
 import { COCO_CLASSES } from '../text/cocoClasses';
@@ -20,7 +21,7 @@ import type { FindSimilarResponse, SegmentTextResponse, TextPromptResult } from 
 /** A detector the service may load: what it can find, and how to fetch it (once, when first needed). */
 export interface DetectorLoader {
   readonly name: string;
-  readonly vocabulary: readonly CocoClass[];
+  readonly vocabulary: readonly Concept[];
   load(): Promise<ConceptDetector>;
 }
 
