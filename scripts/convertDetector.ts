@@ -15,7 +15,6 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BLAZEFACE_SOURCE } from './convertDetector/blazeFace';
 import { COCO_SSD_SOURCE, cutCocoSsdGraph } from './convertDetector/cocoSsd';
-import { cutHandTrackGraph, HANDTRACK_SOURCE } from './convertDetector/handTrack';
 import { convertTfjsGraphModel, type TfjsGraphModelJson } from './convertDetector/tfjsToOnnx';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -109,16 +108,6 @@ export function convertBlazeFace(root = projectRoot): Uint8Array {
   return onnx;
 }
 
-export function convertHandTrack(root = projectRoot): Uint8Array {
-  const { model, weights } = readTfjsSource(HANDTRACK_SOURCE, root);
-  const { onnx } = convertTfjsGraphModel(cutHandTrackGraph(model), weights, {
-    outputs: HANDTRACK_SOURCE.outputs,
-    docString: `HandTrack hand detector, converted from the TF.js graph in ${HANDTRACK_SOURCE.npmPackage}. ${HANDTRACK_SOURCE.upstream}`,
-    metadata: { source_sha256: HANDTRACK_SOURCE.sha256['models/handtrack.bin'] },
-  });
-  return onnx;
-}
-
 export interface DetectorManifestEntry {
   file: string;
   size: number;
@@ -155,7 +144,6 @@ const CONVERSIONS = [
   { key: 'detector', file: 'detector.onnx', source: DETECTOR_SOURCE, convert: convertDetector },
   { key: 'detectorCocoSsd', file: 'detector-coco-ssd.onnx', source: COCO_SSD_SOURCE, convert: convertCocoSsd },
   { key: 'detectorFace', file: 'detector-face.onnx', source: BLAZEFACE_SOURCE, convert: convertBlazeFace },
-  { key: 'detectorHand', file: 'detector-hand.onnx', source: HANDTRACK_SOURCE, convert: convertHandTrack },
 ] as const;
 
 async function main(): Promise<void> {

@@ -7,8 +7,7 @@
  * float) at the point the loop would hand it over, and returns the raw box encodings, the class
  * logits and the anchors. src/engine/text/cocoSsd.ts decodes, scores and suppresses them.
  */
-import { withFixedInput } from './cutGraph';
-import type { TfjsGraphModelJson } from './tfjsToOnnx';
+import type { TfjsGraphModelJson, TfNode } from './tfjsToOnnx';
 import type { TfjsSource } from '../convertDetector';
 
 export const COCO_SSD_INPUT = 'image';
@@ -38,5 +37,20 @@ const RESIZED_BATCH = 'Preprocessor/map/TensorArrayStack/TensorArrayGatherV3';
 
 /** The graph with a fixed-size float input in place of the resize loop's output. */
 export function cutCocoSsdGraph(model: TfjsGraphModelJson): TfjsGraphModelJson {
-  return withFixedInput(model, RESIZED_BATCH, { name: COCO_SSD_INPUT, shape: [1, COCO_SSD_INPUT_SIZE, COCO_SSD_INPUT_SIZE, 3] });
+  const input: TfNode = {
+    name: COCO_SSD_INPUT,
+    op: 'Placeholder',
+    attr: {
+      dtype: { type: 'DT_FLOAT' },
+      shape: { shape: { dim: [1, COCO_SSD_INPUT_SIZE, COCO_SSD_INPUT_SIZE, 3].map((size) => ({ size })) } },
+    },
+  };
+  let rewired = 0;
+  const nodes = model.modelTopology.node.map((node) => {
+    if (!node.input?.includes(RESIZED_BATCH)) return node;
+    rewired++;
+    return { ...node, input: node.input.map((i) => (i === RESIZED_BATCH ? COCO_SSD_INPUT : i)) };
+  });
+  if (rewired !== 1) throw new Error(`COCO-SSD graph: expected one consumer of ${RESIZED_BATCH}, found ${rewired}`);
+  return { ...model, modelTopology: { ...model.modelTopology, node: [input, ...nodes] } };
 }

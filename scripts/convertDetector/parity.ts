@@ -8,7 +8,6 @@ import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import { readDetectorSource, readTfjsSource, DETECTOR_SOURCE } from '../convertDetector';
 import { BLAZEFACE_SOURCE } from './blazeFace';
-import { cutHandTrackGraph, HANDTRACK_INPUT, HANDTRACK_INPUT_SIZE, HANDTRACK_OUTPUTS, HANDTRACK_SOURCE } from './handTrack';
 import { COCO_SSD_ANCHORS, COCO_SSD_INPUT, COCO_SSD_INPUT_SIZE, COCO_SSD_SOURCE, cutCocoSsdGraph } from './cocoSsd';
 import { convertTfjsGraphModel, type TfjsGraphModelJson } from './tfjsToOnnx';
 
@@ -127,38 +126,6 @@ export async function compareBlazeFaceWithTfjs(imagePaths: readonly string[]): P
       const expected = (await graph.executeAsync(tfInput, [...outputs])) as tf.Tensor[];
       const actual = await session.run({ input: new ort.Tensor('float32', input, [1, size, size, 3]) });
       results.push({ image: path, ...compareOutputs(outputs, expected, actual) });
-      tf.dispose([tfInput, ...expected]);
-    }
-  } finally {
-    await session.release();
-    graph.dispose();
-  }
-  return results;
-}
-
-/**
- * HandTrack: the original graph is fed the 320×320 image as integers (its own resize is then the
- * identity), the ONNX model the same pixels as floats after the cut; the anchors are constants of
- * the graph, read from its weights.
- */
-export async function compareHandTrackWithTfjs(imagePaths: readonly string[]): Promise<ParityResult[]> {
-  const { model, weights } = readTfjsSource(HANDTRACK_SOURCE);
-  const graph = await loadTfjsGraph(model, weights);
-  const outputs = HANDTRACK_SOURCE.outputs;
-  const { onnx } = convertTfjsGraphModel(cutHandTrackGraph(model), weights, { outputs });
-  const session = await ort.InferenceSession.create(onnx, { intraOpNumThreads: 1 });
-  const size = HANDTRACK_INPUT_SIZE;
-  const computed = [HANDTRACK_OUTPUTS.encodings, HANDTRACK_OUTPUTS.logits];
-  const anchors = outputs.filter((o) => !computed.includes(o as (typeof computed)[number]));
-  const results: ParityResult[] = [];
-  try {
-    for (const path of imagePaths) {
-      const input = await detectorInput(path, size);
-      const tfInput = tf.tensor4d(Int32Array.from(input), [1, size, size, 3], 'int32');
-      const expected = (await graph.executeAsync(tfInput, computed)) as tf.Tensor[];
-      const actual = await session.run({ [HANDTRACK_INPUT]: new ort.Tensor('float32', input, [1, size, size, 3]) });
-      const constants = anchors.map((name) => graph.weights[name][0]);
-      results.push({ image: path, ...compareOutputs([...computed, ...anchors], [...expected, ...constants], actual) });
       tf.dispose([tfInput, ...expected]);
     }
   } finally {

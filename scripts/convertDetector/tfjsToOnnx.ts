@@ -469,17 +469,7 @@ export function convertTfjsGraphModel(model: TfjsGraphModelJson, weightBytes: Ui
       case 'Pack': {
         const parts = inputs.map(get);
         if (!parts.every((p) => p.constant && p.shape.length === 0 && p.dtype === 'int32')) {
-          // Tensors stacked along a new axis (FPN's nearest-neighbour upsampling): unsqueeze each, concatenate, in TF's layout.
-          const rank = parts[0].shape.length;
-          let axis = numberOf(attr.axis, 0);
-          if (axis < 0) axis += rank + 1;
-          const axes = b.int64s(`${hint}/axes`, [axis]);
-          const expanded = parts.map((p, k) => b.node('Unsqueeze', [b.nhwc(p, `${hint}/${k}`), axes], `${hint}/unsqueeze${k}`)[0]);
-          const [y] = b.node('Concat', expanded, hint, { axis: { kind: 'int', value: axis } });
-          const shape = [...parts[0].shape];
-          shape.splice(axis, 0, parts.length);
-          set({ name: y, shape, dtype: parts[0].dtype, layout: 'nhwc' });
-          break;
+          throw new Error(`${hint}: only packs of constant int32 scalars are supported`);
         }
         const data = Int32Array.from(parts.map((p) => (p.constant!.data as Int32Array)[0]));
         set({ shape: [data.length], dtype: 'int32', layout: 'nhwc', constant: { dtype: 'int32', shape: [data.length], data } });

@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import type { SegmentationEngine } from '../engine';
 import { FaceDetector } from '../text/blazeFace';
 import { CocoSsdDetector } from '../text/cocoSsd';
-import { HandDetector } from '../text/handTrack';
 import { ObjectDetector, type ConceptDetector } from '../text/detector';
 import { createTextSegmenter, type TextPipelineOptions } from '../text/pipeline';
 import { createNodeRuntime, defaultModelDir, type NodeRuntimeOptions } from './ortNode';
@@ -15,7 +14,6 @@ import { createNodeRuntime, defaultModelDir, type NodeRuntimeOptions } from './o
 export const DETECTOR_FILE = 'detector.onnx';
 export const COCO_SSD_FILE = 'detector-coco-ssd.onnx';
 export const FACE_DETECTOR_FILE = 'detector-face.onnx';
-export const HAND_DETECTOR_FILE = 'detector-hand.onnx';
 
 export async function loadNodeDetector(options: NodeRuntimeOptions & { modelDir?: string } = {}): Promise<ObjectDetector> {
   const file = join(options.modelDir ?? defaultModelDir(), DETECTOR_FILE);
@@ -41,17 +39,9 @@ export async function loadNodeFaceDetector(options: NodeRuntimeOptions & { model
   return FaceDetector.create(createNodeRuntime({ threads: options.threads }), file);
 }
 
-export async function loadNodeHandDetector(options: NodeRuntimeOptions & { modelDir?: string } = {}): Promise<HandDetector> {
-  const file = join(options.modelDir ?? defaultModelDir(), HAND_DETECTOR_FILE);
-  if (!existsSync(file)) {
-    throw new Error(`model file ${file} is missing; run \`npm run models:detector\` to convert it from @vladmandic/human`);
-  }
-  return HandDetector.create(createNodeRuntime({ threads: options.threads }), file);
-}
-
 /** Every detector the text pipeline pools, CenterNet first (the COCO ones first: the eval reads them). */
 export async function loadNodeDetectors(options: NodeRuntimeOptions & { modelDir?: string } = {}): Promise<ConceptDetector[]> {
-  return [await loadNodeDetector(options), await loadNodeCocoSsd(options), await loadNodeFaceDetector(options), await loadNodeHandDetector(options)];
+  return [await loadNodeDetector(options), await loadNodeCocoSsd(options), await loadNodeFaceDetector(options)];
 }
 
 export async function loadNodeTextSegmenter(

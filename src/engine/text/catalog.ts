@@ -15,7 +15,6 @@ export const DETECTOR_CATALOG: readonly CatalogEntry[] = [
   { name: 'centernet', title: 'CenterNet (COCO)', vocabulary: COCO_CLASSES },
   { name: 'coco-ssd', title: 'COCO-SSD (COCO)', vocabulary: COCO_CLASSES },
   { name: 'blazeface', title: 'BlazeFace (faces)', vocabulary: ['face'] },
-  { name: 'handtrack', title: 'HandTrack (hands)', vocabulary: ['hand'] },
 ];
 
 /** The detectors that can find `concept`, by title. */

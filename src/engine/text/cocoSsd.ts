@@ -36,22 +36,12 @@ export function stretchedInputTensor(image: RgbaImage, size = COCO_SSD_INPUT_SIZ
 
 const sigmoid = (v: number): number => 1 / (1 + Math.exp(-v));
 
-/** Which concept an SSD class column stands for (undefined: not one we report). */
-export type SsdClassLabel = (column: number) => { classIndex: number; label: Detection['label'] } | undefined;
-
-const cocoLabelOf: SsdClassLabel = (column) => {
-  const classIndex = CLASS_INDEX_OF_LABEL_ID[column] ?? -1;
-  return classIndex < 0 ? undefined : { classIndex, label: COCO_CLASSES[classIndex] };
-};
-
 /**
- * Raw outputs of a TF object-detection-API SSD → boxes in image pixels: every (anchor, class) pair
- * scoring at least `minScore`, then per-class NMS, best first, at most 100.
- * `encodings` [n, 4] (ty, tx, th, tw); `logits` [n, classes] (column 0 = background);
- * `anchors` [n, 4] (ymin, xmin, ymax, xmax), 0..1; `labelOf` names the columns.
+ * Raw SSD outputs → boxes in image pixels: every (anchor, class) pair scoring at least `minScore`,
+ * then per-class NMS, best first, at most 100.
+ * `encodings` [n, 4] (ty, tx, th, tw); `logits` [n, 91]; `anchors` [n, 4] (ymin, xmin, ymax, xmax), 0..1.
  */
-export function decodeSsdWith(
-  labelOf: SsdClassLabel,
+export function decodeSsd(
   encodings: Float32Array,
   logits: Float32Array,
   anchors: Float32Array,
@@ -70,8 +60,8 @@ export function decodeSsdWith(
     for (let k = 1; k < classes; k++) {
       const logit = logits[i * classes + k];
       if (!(logit >= minLogit)) continue;
-      const named = labelOf(k);
-      if (!named) continue;
+      const classIndex = CLASS_INDEX_OF_LABEL_ID[k] ?? -1;
+      if (classIndex < 0) continue;
       if (!box) {
         const [ay0, ax0, ay1, ax1] = [anchors[i * 4], anchors[i * 4 + 1], anchors[i * 4 + 2], anchors[i * 4 + 3]];
         const ha = ay1 - ay0;
@@ -85,24 +75,12 @@ export function decodeSsdWith(
         box = { x0: clampX(xc - w / 2), y0: clampY(yc - h / 2), x1: clampX(xc + w / 2), y1: clampY(yc + h / 2) };
         if (box.x1 - box.x0 < 1 || box.y1 - box.y0 < 1) break;
       }
-      all.push({ ...named, score: sigmoid(logit), box });
+      all.push({ classIndex, label: COCO_CLASSES[classIndex], score: sigmoid(logit), box });
     }
   }
   all.sort((a, b) => b.score - a.score);
   const kept = suppressOverlaps(all, (a, b) => (a.classIndex === b.classIndex ? boxIoU(a.box, b.box) : 0), nmsIou);
   return kept.slice(0, MAX_DETECTIONS);
-}
-
-/** COCO-SSD's outputs (91 columns: background + TF's COCO label map) → COCO detections. */
-export function decodeSsd(
-  encodings: Float32Array,
-  logits: Float32Array,
-  anchors: Float32Array,
-  width: number,
-  height: number,
-  options: DetectOptions = {},
-): Detection[] {
-  return decodeSsdWith(cocoLabelOf, encodings, logits, anchors, width, height, options);
 }
 
 export class CocoSsdDetector implements ConceptDetector {

@@ -114,7 +114,6 @@ export const CLASS_SYNONYMS: Readonly<Record<Concept, readonly string[]>> = {
   'hair drier': ['hair dryer', 'hairdryer', 'blow dryer', 'blowdryer'],
   toothbrush: ['tooth brush'],
   face: ['human face', 'visage'],
-  hand: ['human hand', 'fist', 'palm'],
 };
 
 /** General words standing for several classes. */
@@ -164,7 +163,7 @@ export const HYPERNYMS: Readonly<Record<string, readonly Concept[]>> = {
   board: ['skateboard', 'surfboard', 'snowboard'],
   toy: ['teddy bear', 'kite', 'frisbee'],
   accessory: ['tie', 'handbag', 'backpack', 'umbrella'],
-  'body part': ['face', 'hand'],
+  'body part': ['face'],
   object: [...COCO_CLASSES],
   thing: [...COCO_CLASSES],
   everything: [...COCO_CLASSES],

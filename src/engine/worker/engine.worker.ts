@@ -10,7 +10,6 @@ import { segmentationOptions } from '../options';
 import { maskOutline } from '../polygons';
 import { FaceDetector } from '../text/blazeFace';
 import { CocoSsdDetector } from '../text/cocoSsd';
-import { HandDetector } from '../text/handTrack';
 import { COCO_CLASSES } from '../text/cocoClasses';
 import { ObjectDetector, type ConceptDetector } from '../text/detector';
 import { loadManifest, loadModel, type ManifestEntry, type ModelManifest } from './modelLoader';
@@ -94,7 +93,6 @@ async function start(request: StartRequest): Promise<void> {
     { name: 'centernet', vocabulary: COCO_CLASSES, load: () => loadDetector(runtime, base, manifest) },
     { name: 'coco-ssd', vocabulary: COCO_CLASSES, load: () => loadCocoSsd(runtime, base, manifest) },
     { name: 'blazeface', vocabulary: ['face'], load: () => loadFaceDetector(runtime, base, manifest) },
-    { name: 'handtrack', vocabulary: ['hand'], load: () => loadHandDetector(runtime, base, manifest) },
   ]);
   // Written to the Cache API while the sessions were created; awaited so "ready" means "works offline next time".
   await Promise.all([encoder.stored, decoder.stored]);
@@ -131,11 +129,6 @@ function loadCocoSsd(runtime: Runtime, base: string, manifest: ModelManifest | u
 /** The face detector, fetched on the first prompt that asks for a face. */
 function loadFaceDetector(runtime: Runtime, base: string, manifest: ModelManifest | undefined): Promise<ConceptDetector> {
   return loadDetectorModel(manifest?.detectorFace ?? { file: 'detector-face.onnx' }, base, 'detector-face', (bytes) => FaceDetector.create(runtime, bytes));
-}
-
-/** The hand detector, fetched on the first prompt that asks for a hand. */
-function loadHandDetector(runtime: Runtime, base: string, manifest: ModelManifest | undefined): Promise<ConceptDetector> {
-  return loadDetectorModel(manifest?.detectorHand ?? { file: 'detector-hand.onnx' }, base, 'detector-hand', (bytes) => HandDetector.create(runtime, bytes));
 }
 
 function modelIdentity(entry: { file: string; sha256?: string }): string {

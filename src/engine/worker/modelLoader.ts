@@ -26,8 +26,6 @@ export interface ModelManifest {
   detectorCocoSsd?: ManifestEntry;
   /** The face detector (BlazeFace), loaded on the first prompt that asks for a face. */
   detectorFace?: ManifestEntry;
-  /** The hand detector (HandTrack), loaded on the first prompt that asks for a hand. */
-  detectorHand?: ManifestEntry;
 }
 
 export class ModelIntegrityError extends Error {

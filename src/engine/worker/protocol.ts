@@ -9,7 +9,7 @@ import type { WebBackendPreference } from '../adapters/ortWeb';
 
 export interface ModelProgress {
   /** 'detector' arrives after start, when the first text prompt loads it. */
-  model: 'encoder' | 'decoder' | 'detector' | 'detector-coco-ssd' | 'detector-face' | 'detector-hand';
+  model: 'encoder' | 'decoder' | 'detector' | 'detector-coco-ssd' | 'detector-face';
   loadedBytes: number;
   totalBytes: number;
 }
