@@ -104,12 +104,14 @@ test('local: an unknown prompt is named as unknown, a known one that is absent a
   await expect(concepts).toBeHidden();
   await page.getByRole('button', { name: 'See the concepts it knows' }).click();
   await expect(concepts).toBeVisible();
-  await expect(concepts.getByRole('listitem')).toHaveCount(80);
+  // COCO's 80 classes and face, each with the detectors that find it.
+  await expect(concepts.getByRole('listitem')).toHaveCount(81);
   await expect(concepts).toContainText('cat · kitten, kitty, tabby');
+  await expect(concepts.getByRole('listitem').filter({ hasText: /^face/ })).toContainText('BlazeFace (faces)');
   await screenshot(page, 'text-02-unknown-concept');
 
   // The list stays reachable without an unknown prompt: the disclosure closes and opens again.
-  await page.getByText('Concepts the local model knows (80)').click();
+  await page.getByText('Concepts the local model knows (81)').click();
   await expect(concepts).toBeHidden();
 });
 

@@ -3,13 +3,13 @@ import { CONCEPT_MODIFIERS, conceptEntries, generalWordEntries } from '../infere
 const CONCEPTS = conceptEntries(3);
 const GENERAL_WORDS = generalWordEntries();
 
-/** A disclosure listing what the local model can find: its 80 classes, a few synonyms each, general words and modifiers. */
+/** A disclosure listing what the local detectors can find: each concept with a few synonyms and its detectors, general words and modifiers. */
 export function KnownConcepts({ open, onToggle }: { open: boolean; onToggle: (open: boolean) => void }) {
   return (
     <details className="known-concepts" open={open} onToggle={(e) => onToggle((e.currentTarget as HTMLDetailsElement).open)}>
       <summary>Concepts the local model knows ({CONCEPTS.length})</summary>
       <p className="hint small">
-        Two local detectors (CenterNet and COCO-SSD, pooled) know the {CONCEPTS.length} everyday object classes of COCO, with their plurals and synonyms (“kittens”); each concept shows which detectors find it.
+        Two local detectors (CenterNet and COCO-SSD, pooled) know the 80 everyday object classes of COCO, and a face detector (BlazeFace) knows faces; all with their plurals and synonyms (“kittens”), and each concept shows which detectors find it.
         Relations such as “on the sofa” are ignored. Other concepts need a server with an open-vocabulary (SAM 3) upstream, in Remote mode.
       </p>
       <ul className="concept-list" aria-label="Known concepts">

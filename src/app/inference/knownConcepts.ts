@@ -2,7 +2,7 @@ import { detectorsAnswering } from '../../engine/text/catalog';
 import { KNOWN_CONCEPTS } from '../../engine/text/promptParser';
 
 /**
- * The local detector's vocabulary as the studio lists it: each of the 80 classes with a few other
+ * The local detectors' vocabulary as the studio lists it: each concept (COCO's 80 classes, face) with a few other
  * words it understands, alphabetically (people scan for a word, not for the detector's order).
  */
 export interface ConceptEntry {
