@@ -14,13 +14,12 @@
  *                    [--no-node] [--no-browser] [--no-peer] [--no-int8] [--no-build] [--single-threaded]
  *                    [--no-server-start] [--first-mask-runs 4] [--first-mask-only]
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Page } from 'playwright-core';
 import { decodeImage } from '../src/engine/adapters/nodeImage';
 import { gridClicks } from './clicks';
 import { startNodeLeg } from './nodeBench';
@@ -30,6 +29,7 @@ import type { ClickSample, EmbedSample } from './browser/page';
 import { summarize } from './browser/stats';
 import type { BenchClick } from './clicks';
 import { sharedPath } from '../test/support/sharedData';
+import { buildBenchPage, openBenchPage, serveBenchPage } from './benchPage';
 import { newPhotos, startBenchApi } from './serverStart';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -73,20 +73,6 @@ const port = positiveInt('port', args.port);
 const firstMaskRuns = positiveInt('first-mask-runs', args['first-mask-runs']);
 const firstMaskOnly = args['first-mask-only'];
 
-async function waitForServer(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`vite preview exited with code ${child.exitCode}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`vite preview did not answer at ${url} within ${timeoutMs} ms`);
-}
-
 /** One column of the table: a pipeline the bench drives one step at a time. */
 interface Leg {
   label: string;
@@ -112,22 +98,6 @@ async function withCpu<T>(step: () => Promise<T>): Promise<{ value: T; cpuMs: nu
   const value = await step();
   const after = processTreeCpuMs();
   return { value, cpuMs: before === undefined || after === undefined ? undefined : after - before };
-}
-
-async function openBenchPage(browser: BrowserContext, base: string, routes: Record<string, { path?: string; body?: Buffer; contentType: string }>): Promise<Page> {
-  const page = await browser.newPage();
-  page.on('pageerror', (e) => log(`page error: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !m.text().includes('404')) log(`page console: ${m.text()}`);
-  });
-  for (const [path, content] of Object.entries(routes)) {
-    await page.route(`**${path}`, (route) =>
-      route.fulfill({ ...content, headers: { 'Cross-Origin-Resource-Policy': 'same-origin' } }),
-    );
-  }
-  await page.goto(`${base}/bench/browser/`);
-  await page.waitForFunction(() => document.body.dataset.ready === 'true');
-  return page;
 }
 
 /** Every leg takes a turn, the order rotating each round; a short pause lets the previous ORT instance's threads stop spinning. */
@@ -201,21 +171,11 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
     }
     if (!args['no-build']) {
       log('building the bench page (vite build --config bench/vite.config.ts)…');
-      const build = spawnSync('npx', ['vite', 'build', '--config', 'bench/vite.config.ts', '--logLevel', 'error'], {
-        cwd: repoRoot,
-        stdio: ['ignore', 'inherit', 'inherit'],
-        env: { ...process.env, VITE_CONFIG_NATIVE_IGNORE_WARNING: 'true' },
-      });
-      if (build.status !== 0) throw new Error('vite build of the bench page failed');
+      buildBenchPage(repoRoot);
     }
-    const preview = spawn(
-      'npx',
-      ['vite', 'preview', '--config', 'bench/vite.config.ts', '--port', String(port), '--strictPort', '--host', '127.0.0.1'],
-      { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'], detached: true, env: { ...process.env, VITE_CONFIG_NATIVE_IGNORE_WARNING: 'true' } },
-    );
-    cleanups.push(async () => void (preview.pid && process.kill(-preview.pid, 'SIGTERM')));
-    const base = `http://127.0.0.1:${port}`;
-    await waitForServer(`${base}/bench/browser/`, preview, 60_000);
+    const served = await serveBenchPage(repoRoot, port);
+    cleanups.push(served.stop);
+    const base = served.base;
     const { chromiumLaunch } = await import('../playwright.config');
     const chromiumProcess = await chromium.launch({ ...chromiumLaunch, headless: true });
     cleanups.push(() => chromiumProcess.close());
@@ -223,7 +183,7 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
     const browser = await chromiumProcess.newContext();
     const imageUrl = `/bench-input/${imageName}`;
     const imageRoute = { body: imageBytes, contentType: extname(imageName).toLowerCase() === '.png' ? 'image/png' : 'image/jpeg' };
-    const oursPage = await openBenchPage(browser, base, { [imageUrl]: imageRoute });
+    const oursPage = await openBenchPage(browser, base, { [imageUrl]: imageRoute }, log);
     environment = await oursPage.evaluate(() => window.maskwrightBench.environment());
     log(`chromium: ${JSON.stringify(environment)}`);
     const backendPreference = args['single-threaded'] ? ('wasm-single-threaded' as const) : ('auto' as const);
@@ -261,7 +221,7 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
         [imageUrl]: imageRoute,
         '/peer-models/encoder.onnx': { path: join(minisamDist, 'encoder.onnx'), contentType: 'application/octet-stream' },
         '/peer-models/sam.onnx': { path: join(minisamDist, 'sam.onnx'), contentType: 'application/octet-stream' },
-      });
+      }, log);
       const peerStarted = await peerPage.evaluate((o) => window.maskwrightBench.peer.start(o), {
         imageUrl,
         threads,
@@ -297,7 +257,7 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
         precisions.map((precision) => async () => {
           // A reload: a fresh page; the models come from the Cache API the first page filled.
           const t0 = performance.now();
-          const page = await openBenchPage(browser, base, { [imageUrl]: imageRoute });
+          const page = await openBenchPage(browser, base, { [imageUrl]: imageRoute }, log);
           await page.evaluate((o) => window.maskwrightBench.ours.start(o), { slot: 'reload', imageUrl, backend: backendPreference, encoderPrecision: precision, decoderPrecision: precision });
           const { restored } = await page.evaluate(() => window.maskwrightBench.ours.readyFromStore('reload'));
           (user.reloadToReady[precision] ??= []).push(performance.now() - t0);

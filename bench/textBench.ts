@@ -1,15 +1,19 @@
 /**
- * `npx tsx bench/textBench.ts [--image FILE] [--runs 5] [--prompt cup]`
+ * `npx tsx bench/textBench.ts [--image FILE] [--runs 5] [--prompt cup] [--browser [--port 4391] [--no-build]]`
  *
- * Text prompt speed in Node (onnxruntime-node), detectors and SAM warm, the embedding cached (as in
- * the studio after the first click): one detector (CenterNet, before issue 17) against the pooled
- * detectors (CenterNet + COCO-SSD), same photo scaled to 1024 px wide, same prompt, alternating.
- * Prints p50 per stage and writes bench/results/textBench.json.
+ * Text prompt speed, detectors and SAM warm, the embedding cached (as in the studio after the first
+ * click): one detector (CenterNet, before issue 17) against the pooled detectors (CenterNet +
+ * COCO-SSD), same photo scaled to 1024 px wide, same prompt, alternating. In Node (onnxruntime-node)
+ * by default; with --browser in headless Chromium through the studio's Local engine (our Web Worker,
+ * onnxruntime-web), two workers side by side, one allowed CenterNet only. Prints p50 per stage and
+ * writes bench/results/text-bench.json (text-bench-browser.json).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { chromium } from 'playwright-core';
 import sharp from 'sharp';
+import { buildBenchPage, openBenchPage, serveBenchPage } from './benchPage';
 import { loadNodeEngine } from '../src/engine/adapters/ortNode';
 import { loadNodeDetectors } from '../src/engine/adapters/textNode';
 import { TextPipeline } from '../src/engine/text/pipeline';
@@ -21,21 +25,99 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '5' },
     prompt: { type: 'string', default: 'cup' },
     threads: { type: 'string' },
+    browser: { type: 'boolean' },
+    port: { type: 'string', default: '4391' },
+    'no-build': { type: 'boolean' },
   },
 });
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+interface Row {
+  variant: string;
+  detectorsP50Ms: number;
+  samDecoderP50Ms: number;
+  totalP50Ms: number;
+  instances: number;
+}
+
+function report(title: string, rows: Row[], file: string, extra: Record<string, unknown>): void {
+  const table = [
+    title,
+    '',
+    '| variant | detectors p50 ms | SAM decoder p50 ms | total p50 ms | instances |',
+    '|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.variant} | ${r.detectorsP50Ms.toFixed(0)} | ${r.samDecoderP50Ms.toFixed(0)} | ${r.totalP50Ms.toFixed(0)} | ${r.instances} |`),
+  ].join('\n');
+  process.stdout.write(`${table}\n`);
+  mkdirSync('bench/results', { recursive: true });
+  writeFileSync(join('bench/results', file), `${JSON.stringify({ ...extra, rows }, null, 2)}\n`);
+}
+
+const VARIANTS = [
+  { name: 'CenterNet alone (before)', detectors: ['centernet'] },
+  { name: 'CenterNet + COCO-SSD pooled (after)', detectors: ['centernet', 'coco-ssd'] },
+] as const;
+
+/** The same in Chromium: the studio's Local engine, one worker per variant, taking turns. */
+async function browserMain(): Promise<void> {
+  const log = (line: string): void => void process.stderr.write(`[text-bench] ${line}\n`);
+  const repoRoot = process.cwd();
+  if (!values['no-build']) buildBenchPage(repoRoot);
+  const served = await serveBenchPage(repoRoot, Number(values.port));
+  const { chromiumLaunch } = await import('../playwright.config');
+  const chromiumProcess = await chromium.launch({ ...chromiumLaunch, headless: true });
+  try {
+    const context = await chromiumProcess.newContext();
+    const imageUrl = '/bench-input/text-photo';
+    const body = readFileSync(values.image!);
+    const page = await openBenchPage(context, served.base, { [imageUrl]: { body, contentType: values.image!.endsWith('.png') ? 'image/png' : 'image/jpeg' } }, log);
+    const prompt = values.prompt!;
+    let backend = '';
+    let size = '';
+    for (const [k, v] of VARIANTS.entries()) {
+      const started = await page.evaluate((o) => window.maskwrightBench.ours.start(o), { slot: `text${k}`, imageUrl, imageWidth: 1024, textDetectors: [...v.detectors], encoderPrecision: 'int8' as const, decoderPrecision: 'int8' as const });
+      backend = `${started.backend.name}, ${started.backend.threads} threads`;
+      // Warm: the first prompt downloads the detectors; the pooled one joins once its download is in.
+      await page.evaluate(({ slot, prompt }) => window.maskwrightBench.ours.textPrompt(slot, prompt), { slot: `text${k}`, prompt });
+      const wanted = v.detectors.length;
+      await page.waitForFunction(({ slot, wanted }) => window.maskwrightBench.ours.downloadedDetectors(slot).length >= wanted, { slot: `text${k}`, wanted }, { timeout: 300_000 });
+      for (let w = 0; w < 2; w++) await page.evaluate(({ slot, prompt }) => window.maskwrightBench.ours.textPrompt(slot, prompt), { slot: `text${k}`, prompt });
+      log(`${v.name}: warm`);
+    }
+    const samples = VARIANTS.map(() => ({ detectorMs: [] as number[], decoderMs: [] as number[], totalMs: [] as number[], instances: 0 }));
+    for (let r = 0; r < Number(values.runs); r++) {
+      for (let k = 0; k < VARIANTS.length; k++) {
+        const t = await page.evaluate(({ slot, prompt }) => window.maskwrightBench.ours.textPrompt(slot, prompt), { slot: `text${k}`, prompt });
+        samples[k].detectorMs.push(t.detectorMs);
+        samples[k].decoderMs.push(t.decoderMs);
+        samples[k].totalMs.push(t.totalMs);
+        samples[k].instances = t.found;
+        size = size || 'scaled to 1024 px wide';
+      }
+    }
+    const rows = VARIANTS.map((v, k) => ({
+      variant: v.name,
+      detectorsP50Ms: median(samples[k].detectorMs),
+      samDecoderP50Ms: median(samples[k].decoderMs),
+      totalP50Ms: median(samples[k].totalMs),
+      instances: samples[k].instances,
+    }));
+    report(`Text prompt "${prompt}" in Chromium (Local engine, int8 SAM), photo ${size}, embedding cached, detectors warm, ${values.runs} runs each, ${backend}`, rows, 'text-bench-browser.json', { image: values.image, backend });
+  } finally {
+    await chromiumProcess.close();
+    await served.stop();
+  }
+}
+
 async function main(): Promise<void> {
+  if (values.browser) return browserMain();
   const { data, info } = await sharp(readFileSync(values.image!)).resize({ width: 1024 }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   const image = { width: info.width, height: info.height, data: new Uint8Array(data) };
   const threads = values.threads ? Number(values.threads) : undefined;
   const engine = await loadNodeEngine({ threads });
   const detectors = await loadNodeDetectors({ threads });
-  const variants = [
-    { name: 'CenterNet alone (before)', pipeline: new TextPipeline(engine, detectors[0]) },
-    { name: 'CenterNet + COCO-SSD pooled (after)', pipeline: new TextPipeline(engine, detectors) },
-  ];
+  const variants = VARIANTS.map((v) => ({ name: v.name, pipeline: new TextPipeline(engine, detectors.filter((d) => (v.detectors as readonly string[]).includes(d.name))) }));
   await engine.embed(image, 'text-bench');
   for (const v of variants) await v.pipeline.run(image, [values.prompt!], 'text-bench'); // warm-up
   const samples = variants.map(() => ({ detectorMs: [] as number[], decoderMs: [] as number[], totalMs: [] as number[], instances: 0 }));
@@ -55,16 +137,11 @@ async function main(): Promise<void> {
     totalP50Ms: median(samples[k].totalMs),
     instances: samples[k].instances,
   }));
-  const table = [
-    `Text prompt "${values.prompt}" on ${image.width}×${image.height}, embedding cached, ${values.runs} runs each, ${engine.backend.name}`,
-    '',
-    '| variant | detectors p50 ms | SAM decoder p50 ms | total p50 ms | instances |',
-    '|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.variant} | ${r.detectorsP50Ms.toFixed(0)} | ${r.samDecoderP50Ms.toFixed(0)} | ${r.totalP50Ms.toFixed(0)} | ${r.instances} |`),
-  ].join('\n');
-  process.stdout.write(`${table}\n`);
-  mkdirSync('bench/results', { recursive: true });
-  writeFileSync(join('bench/results', 'text-bench.json'), `${JSON.stringify({ image: values.image, width: image.width, height: image.height, rows }, null, 2)}\n`);
+  report(`Text prompt "${values.prompt}" on ${image.width}×${image.height}, embedding cached, ${values.runs} runs each, ${engine.backend.name}`, rows, 'text-bench.json', {
+    image: values.image,
+    width: image.width,
+    height: image.height,
+  });
   await engine.release();
   for (const d of detectors) await d.release();
 }

@@ -50,15 +50,18 @@ const log = (line: string): void => {
   if (el) el.textContent += `${line}\n`;
 };
 
-async function loadRgba(url: string): Promise<RgbaImage> {
+/** The photo's pixels; scaled to `width` pixels wide (aspect kept) when given. */
+async function loadRgba(url: string, width?: number): Promise<RgbaImage> {
   const blob = await (await fetch(url)).blob();
   const bitmap = await createImageBitmap(blob, { colorSpaceConversion: 'none', premultiplyAlpha: 'none' });
-  const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+  const w = width ?? bitmap.width;
+  const h = width ? Math.round((bitmap.height * width) / bitmap.width) : bitmap.height;
+  const canvas = new OffscreenCanvas(w, h);
   const ctx = canvas.getContext('2d', { willReadFrequently: true });
   if (!ctx) throw new Error('no 2d context');
-  ctx.drawImage(bitmap, 0, 0);
-  const { data, width, height } = ctx.getImageData(0, 0, bitmap.width, bitmap.height);
-  return { width, height, data };
+  ctx.drawImage(bitmap, 0, 0, w, h);
+  const { data } = ctx.getImageData(0, 0, w, h);
+  return { width: w, height: h, data };
 }
 
 async function loadImageElement(url: string): Promise<HTMLImageElement> {
@@ -74,7 +77,7 @@ const since = (t0: number): number => performance.now() - t0;
  * Our engine, step by step, so the bench can interleave it with the peer: on a machine shared with
  * other work, alternating runs see the same load and the ratio stays fair.
  */
-type OursSlot = { client: EngineWorkerClient; image: RgbaImage; imageKey?: string };
+type OursSlot = { client: EngineWorkerClient; image: RgbaImage; imageKey?: string; detectorDownloads: Map<string, ModelProgress> };
 /** Engines by name, e.g. 'fp32' and 'int8' decoders side by side in one page. */
 const ours = new Map<string, OursSlot>();
 
@@ -92,14 +95,21 @@ const oursApi = {
     decoderPrecision?: DecoderPrecision;
     encoderPrecision?: EncoderPrecision;
     allowFallbackAdapter?: boolean;
+    /** Text-prompt detectors the worker may use (default all). */
+    textDetectors?: string[];
+    /** Scale the photo to this width first (the text bench's 1024 px photo). */
+    imageWidth?: number;
   }) {
+    const detectorDownloads = new Map<string, ModelProgress>();
     const client = await EngineWorkerClient.start({
       backend: options.backend ?? 'auto',
       decoderPrecision: options.decoderPrecision,
       encoderPrecision: options.encoderPrecision,
       allowFallbackAdapter: options.allowFallbackAdapter,
+      textDetectors: options.textDetectors,
+      onProgress: (p) => void (p.model.startsWith('detector') && detectorDownloads.set(p.model, p)),
     });
-    ours.set(options.slot, { client, image: await loadRgba(options.imageUrl) });
+    ours.set(options.slot, { client, image: await loadRgba(options.imageUrl, options.imageWidth), detectorDownloads });
     log(`ours/${options.slot}: backend ${client.backend.name} (${client.backend.threads} threads) ${client.backend.detail ?? ''}`);
     return { backend: client.backend, startTimings: client.startTimings };
   },
@@ -158,6 +168,21 @@ const oursApi = {
     s.imageKey = 'bench-image';
     // Upload + server + answer (Base64 in JSON, dequantized) / hand-over to the worker / the first click.
     return { totalMs: since(t0), serverMs: t1 - t0, importMs: t2 - t1, clickMs: since(t2) };
+  },
+  /**
+   * A text prompt as the studio sends it in Local mode, on the slot's photo (embedded first, so the
+   * encoder is not in the time): page-side wall time and the worker's stages.
+   */
+  async textPrompt(name: string, prompt: string): Promise<{ totalMs: number; detectorMs: number; decoderMs: number; found: number }> {
+    const s = slot(name);
+    s.imageKey ??= (await s.client.embed(s.image, 'bench-image')).imageKey;
+    const t0 = performance.now();
+    const { results, timings } = await s.client.segmentText(s.image, [prompt], { imageId: s.imageKey });
+    return { totalMs: since(t0), detectorMs: timings.detectorMs, decoderMs: timings.decoderMs, found: results[0]?.instances.length ?? 0 };
+  },
+  /** The detector models whose download has finished in this slot. */
+  downloadedDetectors(name: string): string[] {
+    return [...slot(name).detectorDownloads.values()].filter((p) => p.totalBytes > 0 && p.loadedBytes >= p.totalBytes).map((p) => p.model);
   },
   /** Keeps the slot's embedding in IndexedDB, as the studio does after an encoder run. */
   async store(name: string): Promise<void> {

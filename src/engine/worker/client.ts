@@ -71,6 +71,8 @@ export interface EngineWorkerStartOptions {
   decoderPrecision?: DecoderPrecision;
   /** Default 'fp32'; 'int8' is the faster encoder variant (scripts/onnxQuantize.mjs). */
   encoderPrecision?: EncoderPrecision;
+  /** Only these text-prompt detectors, by name ('centernet', 'coco-ssd', 'blazeface'); default all (a benchmark compares subsets). */
+  textDetectors?: readonly string[];
 }
 
 export class EngineWorkerError extends Error {
@@ -133,6 +135,7 @@ export class EngineWorkerClient {
       decoderPrecision: options.decoderPrecision ?? 'fp32',
       encoderPrecision: options.encoderPrecision ?? 'fp32',
       allowFallbackAdapter: options.allowFallbackAdapter,
+      textDetectors: options.textDetectors,
     };
     try {
       return await EngineWorkerClient.startOnce(request, options.onProgress);

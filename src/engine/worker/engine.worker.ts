@@ -13,7 +13,7 @@ import { CocoSsdDetector } from '../text/cocoSsd';
 import { COCO_CLASSES } from '../text/cocoClasses';
 import { ObjectDetector, type ConceptDetector } from '../text/detector';
 import { loadManifest, loadModel, type ManifestEntry, type ModelManifest } from './modelLoader';
-import { masksOf, TextService } from './textService';
+import { masksOf, TextService, type DetectorLoader } from './textService';
 import {
   serializeError,
   transferablesOf,
@@ -89,11 +89,13 @@ async function start(request: StartRequest): Promise<void> {
   }
   // The first decoder runs after load are slow while V8 optimises the JS around them: pay that now.
   await engine.warmUpDecoder(DECODER_WARM_UP_RUNS);
-  text = new TextService(engine, [
+  const detectorLoaders: DetectorLoader[] = [
     { name: 'centernet', vocabulary: COCO_CLASSES, load: () => loadDetector(runtime, base, manifest) },
     { name: 'coco-ssd', vocabulary: COCO_CLASSES, load: () => loadCocoSsd(runtime, base, manifest) },
     { name: 'blazeface', vocabulary: ['face'], load: () => loadFaceDetector(runtime, base, manifest) },
-  ]);
+  ];
+  const allowed = request.textDetectors;
+  text = new TextService(engine, allowed ? detectorLoaders.filter((l) => allowed.includes(l.name)) : detectorLoaders);
   // Written to the Cache API while the sessions were created; awaited so "ready" means "works offline next time".
   await Promise.all([encoder.stored, decoder.stored]);
   const modelSource = encoder.fromCache && decoder.fromCache ? 'cache' : !encoder.fromCache && !decoder.fromCache ? 'network' : 'mixed';

@@ -36,6 +36,8 @@ export interface StartRequest {
   decoderPrecision: DecoderPrecision;
   /** Default 'fp32' when absent (older callers). */
   encoderPrecision?: EncoderPrecision;
+  /** The text-prompt detectors the worker may use, by name (ConceptDetector.name); absent: all. */
+  textDetectors?: readonly string[];
 }
 
 /**
