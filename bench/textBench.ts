@@ -59,6 +59,24 @@ const VARIANTS = [
   { name: 'CenterNet + COCO-SSD pooled (after)', detectors: ['centernet', 'coco-ssd'] },
 ] as const;
 
+interface Samples {
+  detectorMs: number[];
+  decoderMs: number[];
+  totalMs: number[];
+  instances: number;
+}
+
+/** One row per variant (VARIANTS' order): p50 of each stage. */
+function rowsOf(samples: readonly Samples[]): Row[] {
+  return VARIANTS.map((v, k) => ({
+    variant: v.name,
+    detectorsP50Ms: median(samples[k].detectorMs),
+    samDecoderP50Ms: median(samples[k].decoderMs),
+    totalP50Ms: median(samples[k].totalMs),
+    instances: samples[k].instances,
+  }));
+}
+
 /** The same in Chromium: the studio's Local engine, one worker per variant, taking turns. */
 async function browserMain(): Promise<void> {
   const log = (line: string): void => void process.stderr.write(`[text-bench] ${line}\n`);
@@ -96,13 +114,7 @@ async function browserMain(): Promise<void> {
         size = size || 'scaled to 1024 px wide';
       }
     }
-    const rows = VARIANTS.map((v, k) => ({
-      variant: v.name,
-      detectorsP50Ms: median(samples[k].detectorMs),
-      samDecoderP50Ms: median(samples[k].decoderMs),
-      totalP50Ms: median(samples[k].totalMs),
-      instances: samples[k].instances,
-    }));
+    const rows = rowsOf(samples);
     report(`Text prompt "${prompt}" in Chromium (Local engine, int8 SAM), photo ${size}, embedding cached, detectors warm, ${values.runs} runs each, ${backend}`, rows, 'text-bench-browser.json', { image: values.image, backend });
   } finally {
     await chromiumProcess.close();
@@ -130,13 +142,7 @@ async function main(): Promise<void> {
       samples[k].instances = results[0].instances.length;
     }
   }
-  const rows = variants.map((v, k) => ({
-    variant: v.name,
-    detectorsP50Ms: median(samples[k].detectorMs),
-    samDecoderP50Ms: median(samples[k].decoderMs),
-    totalP50Ms: median(samples[k].totalMs),
-    instances: samples[k].instances,
-  }));
+  const rows = rowsOf(samples);
   report(`Text prompt "${values.prompt}" on ${image.width}×${image.height}, embedding cached, ${values.runs} runs each, ${engine.backend.name}`, rows, 'text-bench.json', {
     image: values.image,
     width: image.width,

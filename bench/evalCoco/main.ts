@@ -92,15 +92,8 @@ function rows(method: Method, gtCounts: Map<CocoClass, number>): ClassRow[] {
 }
 
 function summary(method: Method, classRows: ClassRow[]) {
-  let tp = 0;
-  let fp = 0;
-  let positives = 0;
-  for (const name of COCO_CLASSES) {
-    const c = countAt(method.operating.get(name)!);
-    tp += c.tp;
-    fp += c.fp;
-    positives += c.positives;
-  }
+  // Over every class's images at once: the sums over classes.
+  const { tp, fp, positives } = countAt([...method.operating.values()].flat());
   const apByThreshold = IOU_THRESHOLDS.map((_, ti) => mean(COCO_CLASSES.map((n) => averagePrecision(method.pool.get(n)!)[ti])));
   return {
     /** Over all instances (micro). */

@@ -117,15 +117,7 @@ interface Tally {
 const newTally = (): Tally => ({ pool: new Map(COCO_CLASSES.map((c) => [c, []])), operating: new Map(COCO_CLASSES.map((c) => [c, []])) });
 
 function summarize(t: Tally) {
-  let tp = 0;
-  let fp = 0;
-  let positives = 0;
-  for (const c of COCO_CLASSES) {
-    const x = countAt(t.operating.get(c)!);
-    tp += x.tp;
-    fp += x.fp;
-    positives += x.positives;
-  }
+  const { tp, fp, positives } = countAt([...t.operating.values()].flat());
   return {
     recall: positives ? tp / positives : NaN,
     precision: tp + fp ? tp / (tp + fp) : NaN,

@@ -58,17 +58,29 @@ function compareOutputs(outputs: readonly string[], expected: tf.Tensor[], actua
 
 export async function compareWithTfjs(imagePaths: readonly string[], outputs: readonly string[] = DETECTOR_SOURCE.outputs): Promise<ParityResult[]> {
   const { model, weights } = readDetectorSource();
+  const inputName = Object.keys(model.signature?.inputs ?? {})[0] ?? 'tower_0/images';
+  return compareSameInput(model, weights, imagePaths, { outputs, inputName, size: 512 });
+}
+
+/** A graph that takes the stretched image as floats, given to both runtimes alike (after `prepare`). */
+async function compareSameInput(
+  model: TfjsGraphModelJson,
+  weights: Uint8Array,
+  imagePaths: readonly string[],
+  options: { outputs: readonly string[]; inputName: string; size: number; prepare?: (pixels: Float32Array) => Float32Array },
+): Promise<ParityResult[]> {
+  const { outputs, inputName, size } = options;
   const graph = await loadTfjsGraph(model, weights);
   const { onnx } = convertTfjsGraphModel(model, weights, { outputs });
   const session = await ort.InferenceSession.create(onnx, { intraOpNumThreads: 1 });
-  const inputName = Object.keys(model.signature?.inputs ?? {})[0] ?? 'tower_0/images';
   const results: ParityResult[] = [];
   try {
     for (const path of imagePaths) {
-      const input = await detectorInput(path);
-      const tfInput = tf.tensor4d(input, [1, 512, 512, 3]);
+      const pixels = await detectorInput(path, size);
+      const input = options.prepare ? options.prepare(pixels) : pixels;
+      const tfInput = tf.tensor4d(input, [1, size, size, 3]);
       const expected = (await graph.executeAsync(tfInput, [...outputs])) as tf.Tensor[];
-      const actual = await session.run({ [inputName]: new ort.Tensor('float32', input, [1, 512, 512, 3]) });
+      const actual = await session.run({ [inputName]: new ort.Tensor('float32', input, [1, size, size, 3]) });
       results.push({ image: path, ...compareOutputs(outputs, expected, actual) });
       tf.dispose([tfInput, ...expected]);
     }
@@ -113,26 +125,12 @@ export async function compareCocoSsdWithTfjs(imagePaths: readonly string[]): Pro
 /** BlazeFace: both graphs get the same 256×256 image, scaled to [-1, 1] as the detector feeds it. */
 export async function compareBlazeFaceWithTfjs(imagePaths: readonly string[]): Promise<ParityResult[]> {
   const { model, weights } = readTfjsSource(BLAZEFACE_SOURCE);
-  const graph = await loadTfjsGraph(model, weights);
-  const outputs = BLAZEFACE_SOURCE.outputs;
-  const { onnx } = convertTfjsGraphModel(model, weights, { outputs });
-  const session = await ort.InferenceSession.create(onnx, { intraOpNumThreads: 1 });
-  const size = 256;
-  const results: ParityResult[] = [];
-  try {
-    for (const path of imagePaths) {
-      const input = (await detectorInput(path, size)).map((v) => v / 127.5 - 1);
-      const tfInput = tf.tensor4d(input, [1, size, size, 3]);
-      const expected = (await graph.executeAsync(tfInput, [...outputs])) as tf.Tensor[];
-      const actual = await session.run({ input: new ort.Tensor('float32', input, [1, size, size, 3]) });
-      results.push({ image: path, ...compareOutputs(outputs, expected, actual) });
-      tf.dispose([tfInput, ...expected]);
-    }
-  } finally {
-    await session.release();
-    graph.dispose();
-  }
-  return results;
+  return compareSameInput(model, weights, imagePaths, {
+    outputs: BLAZEFACE_SOURCE.outputs,
+    inputName: 'input',
+    size: 256,
+    prepare: (pixels) => pixels.map((v) => v / 127.5 - 1),
+  });
 }
 
 if (process.argv[1]?.endsWith('parity.ts')) {
