@@ -92,6 +92,24 @@ test('local: the detector downloads with progress on the first text prompt, once
   expect(detectorFetches).toHaveLength(1);
 });
 
+test('local: "face" on the astronaut finds her face with the face detector, fetched only for that prompt', async ({ page }) => {
+  const modelFetches: string[] = [];
+  page.on('request', (request) => {
+    const path = new URL(request.url()).pathname;
+    if (path.includes('/models/detector')) modelFetches.push(path.slice(path.lastIndexOf('/') + 1));
+  });
+  await openSample(page, 'Astronaut');
+  await waitForEncoder(page);
+  await findObjects(page, 'face');
+  await expect(textStatus(page)).toContainText('face: 1 found', { timeout: 120_000 });
+  const row = page.getByTestId('object-row');
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText('face');
+  await screenshot(page, 'text-03-local-face');
+  // Only the face detector: a face prompt fetches neither COCO detector.
+  expect(modelFetches).toEqual(['detector-face.onnx']);
+});
+
 test('local: an unknown prompt is named as unknown, a known one that is absent as not found; the known concepts can be listed', async ({ page }) => {
   await openSample(page, 'Chelsea the cat');
   await waitForEncoder(page);
