@@ -2,8 +2,9 @@
  * `npx tsx bench/clickRuleCost.ts [--image FILE] [--width 1024] [--clicks 12] [--threads 1]`
  *
  * Cost per click in Node of the engine's click rules, taking turns on the same clicks and the same
- * cached embedding: SAM's answer as it was, the click-aligned mask prompt, and the photo-guided
- * (edge-aware) upsampling. Each click pair is a first click and a second, negative one fed the first
+ * cached embedding: SAM's answer as it was, the click-aligned mask prompt, the photo-guided
+ * (edge-aware) upsampling and mirror averaging (its second encoder run, for the mirror image, is paid
+ * once before the clicks and reported apart). Each click pair is a first click and a second, negative one fed the first
  * answer's logits, as in the studio; single-mask answers. Prints p50/p90 of the decoder, of what
  * follows it (logits → mask, ranking), and of the whole `predict` call (which includes the mask
  * prompt's alignment before the decoder).
@@ -32,10 +33,12 @@ async function main(): Promise<void> {
   const image = { width: info.width, height: info.height, data: new Uint8Array(data) };
   const engine = await loadNodeEngine({ threads: values.threads ? Number(values.threads) : undefined, keepImages: true });
   const { imageKey } = await engine.embed(image, 'upsampling-cost');
+  const mirrorEncoder = await engine.embed(image, 'upsampling-cost', { mirrored: true });
   const rules = [
     { name: 'before: bilinear, mask prompt as fed back', options: { upsampling: 'bilinear', alignMaskPrompt: false } },
     { name: 'click-aligned mask prompt', options: { upsampling: 'bilinear', alignMaskPrompt: true } },
     { name: 'edge-aware upsampling', options: { upsampling: 'edge-aware', alignMaskPrompt: false } },
+    { name: 'mirror averaging', options: { upsampling: 'bilinear', mirrorAverage: true } },
   ] as const;
   const samples = new Map(rules.map((r) => [r.name, { decoderMs: [] as number[], postprocessMs: [] as number[], predictMs: [] as number[] }]));
   const clicks = gridClicks(image.width, image.height, Number(values.clicks));
@@ -60,7 +63,8 @@ async function main(): Promise<void> {
   }
   await engine.release();
   process.stdout.write(
-    `${image.width}×${image.height}, ${clicks.length * 2} decodes per rule, ${engine.backend.name} × ${engine.backend.threads} threads\n\n` +
+    `${image.width}×${image.height}, ${clicks.length * 2} decodes per rule, ${engine.backend.name} × ${engine.backend.threads} threads; ` +
+      `mirror image's encoder run (once per photo): ${mirrorEncoder.timings.encoderMs.toFixed(0)} ms\n\n` +
       '| rule | decoder p50 / p90 ms | logits → masks p50 / p90 ms | whole predict p50 / p90 ms |\n|---|---:|---:|---:|\n' +
       rules
         .map((r) => {
