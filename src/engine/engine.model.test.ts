@@ -20,19 +20,21 @@ const SPOON = { x: 370, y: 285 }; // on the spoon's bowl
 let image: RgbaImage;
 let engine: SegmentationEngine;
 let encoderRuns = 0;
+let precomputeRuns = 0;
 
-/** The real Node runtime, counting encoder runs to observe the embedding cache. */
+/** The real Node runtime, counting encoder and decoder-precompute runs to observe the caches. */
 function countingRuntime(inner: Runtime): Runtime {
   return {
     backend: inner.backend,
     async createSession(name, model) {
       const session = await inner.createSession(name, model);
-      if (name !== 'encoder') return session;
+      if (name !== 'encoder' && name !== 'decoder-precompute') return session;
       return {
         inputNames: session.inputNames,
         outputNames: session.outputNames,
         run: (feeds, fetches) => {
-          encoderRuns++;
+          if (name === 'encoder') encoderRuns++;
+          else precomputeRuns++;
           return session.run(feeds, fetches);
         },
         release: () => session.release(),
@@ -48,7 +50,9 @@ beforeAll(async () => {
   const dir = defaultModelDir();
   engine = await SegmentationEngine.create(countingRuntime(createNodeRuntime()), {
     encoder: `${dir}/sam-encoder.onnx`,
-    decoder: `${dir}/sam-decoder.onnx`,
+    // The split decoder, as every runtime loads it by default (scripts/onnxDecoderSplit.mjs).
+    decoder: `${dir}/sam-decoder-click.onnx`,
+    decoderPrecompute: `${dir}/sam-decoder-precompute.onnx`,
   }, { embeddingCacheSize: 2 });
 });
 
@@ -65,6 +69,19 @@ describe('SegmentationEngine on coffee.png', () => {
     expect(second).toMatchObject({ imageKey: first.imageKey, cacheHit: true });
     expect(encoderRuns).toBe(1);
     expect(engine.getEmbedding(first.imageKey)?.embedding.dims).toEqual([1, 256, 64, 64]);
+  });
+
+  it("runs the split decoder's image-only part once per image, beside the embedding, not once per click", async () => {
+    const { imageKey } = await engine.embed(image);
+    const before = precomputeRuns;
+    for (const point of [CUP, SPOON, CUP]) await engine.predict(imageKey, { points: [point] });
+    expect(precomputeRuns).toBe(before);
+    // An embedding made elsewhere (a server, IndexedDB) gets its own, once.
+    engine.adoptEmbedding(image, 'adopted', engine.getEmbedding(imageKey)!.embedding);
+    await engine.predict('adopted', { points: [CUP] });
+    await engine.predict('adopted', { points: [SPOON] });
+    expect(precomputeRuns).toBe(before + 1);
+    engine.forget('adopted');
   });
 
   it('offers several distinct candidates for a click on the cup, best first, each plausible', async () => {

@@ -128,6 +128,8 @@ export class SegmentationEngine {
   /** Encoder runs in flight, so concurrent requests for one image share a single run. */
   private readonly pending = new Map<string, Promise<void>>();
   private readonly decoderOutputs: { lowResLogits: string; iouPredictions: string };
+  /** The split decoder's precompute outputs, by the embedding they were computed from. */
+  private readonly precomputed = new WeakMap<Tensor, Promise<Record<string, Tensor>>>();
 
   private constructor(
     private readonly runtime: Runtime,
@@ -136,6 +138,8 @@ export class SegmentationEngine {
     embeddingCacheSize: number,
     private readonly store?: EmbeddingStore,
     private readonly keepImages = false,
+    /** When set, `decoder` is the per-click half of a split decoder (scripts/onnxDecoderSplit.mjs). */
+    private readonly decoderPrecompute?: ModelSession,
   ) {
     this.cache = new LruCache(embeddingCacheSize);
     const names = new Set(decoder.outputNames);
@@ -145,9 +149,13 @@ export class SegmentationEngine {
         : DECODER_SINGLE_OUTPUTS;
   }
 
+  /**
+   * `decoderPrecompute` with `decoder`: a split decoder — the precompute model runs once per image
+   * (its outputs are cached beside the embedding) and `decoder` is the per-click model that takes them.
+   */
   static async create(
     runtime: Runtime,
-    models: { encoder: string | Uint8Array; decoder: string | Uint8Array },
+    models: { encoder: string | Uint8Array; decoder: string | Uint8Array; decoderPrecompute?: string | Uint8Array },
     options: {
       embeddingCacheSize?: number;
       embeddingStore?: EmbeddingStore;
@@ -157,6 +165,7 @@ export class SegmentationEngine {
   ): Promise<SegmentationEngine> {
     const encoder = await runtime.createSession('encoder', models.encoder);
     const decoder = await runtime.createSession('decoder', models.decoder);
+    const decoderPrecompute = models.decoderPrecompute ? await runtime.createSession('decoder-precompute', models.decoderPrecompute) : undefined;
     return new SegmentationEngine(
       runtime,
       encoder,
@@ -164,6 +173,7 @@ export class SegmentationEngine {
       options.embeddingCacheSize ?? DEFAULT_EMBEDDING_CACHE_SIZE,
       options.embeddingStore,
       options.keepImages,
+      decoderPrecompute,
     );
   }
 
@@ -188,6 +198,7 @@ export class SegmentationEngine {
     const timings = { preprocessMs: 0, encoderMs: 0 };
     const mirrored = mirrorImage(image);
     entry.mirror = await this.computeEmbedding(mirrored, this.store && imageContentKey(mirrored), timings);
+    await this.precomputedFor(entry.mirror);
     return {
       imageKey: own.imageKey,
       cacheHit: false,
@@ -216,6 +227,8 @@ export class SegmentationEngine {
     const run = (async () => {
       const contentKey = this.store && (imageId === undefined ? imageKey : imageContentKey(image));
       const embedding = await this.computeEmbedding(image, contentKey, timings);
+      // Part of making the image ready, so the first click does not pay for it.
+      await this.precomputedFor(embedding);
       this.cache.set(imageKey, { embedding, frame: modelFrame(image.width, image.height), fingerprint, image: this.guide(image) });
     })();
     this.pending.set(imageKey, run);
@@ -267,6 +280,25 @@ export class SegmentationEngine {
       fingerprint: imageFingerprint(image),
       image: this.guide(image),
     });
+    // Started now, awaited by the first decode; a failure surfaces there (and is retried).
+    this.precomputedFor(embedding).catch(() => undefined);
+  }
+
+  /**
+   * The split decoder's per-image tensors for an embedding, computed on first need and kept beside it
+   * (weakly: they go when the embedding leaves the cache). Keyed by the tensor, so a photo's mirror
+   * image (mirror averaging) has its own.
+   */
+  private precomputedFor(embedding: Tensor): Promise<Record<string, Tensor>> {
+    if (!this.decoderPrecompute) return Promise.resolve({});
+    let found = this.precomputed.get(embedding);
+    if (!found) {
+      const session = this.decoderPrecompute;
+      found = session.run({ [session.inputNames[0]]: embedding });
+      this.precomputed.set(embedding, found);
+      found.catch(() => this.precomputed.delete(embedding));
+    }
+    return found;
   }
 
   private guide(image: RgbaImage): RgbaImage | undefined {
@@ -419,7 +451,8 @@ export class SegmentationEngine {
   private async decodeOne(entry: Omit<DecodeSource, 'mirror'>, prompt: VisualPrompt, timings: { decoderMs: number }): Promise<TokenOutputs> {
     const feeds = encodePrompt(prompt, entry.frame);
     const t0 = now();
-    const outputs = await this.decoder.run({ image_embeddings: entry.embedding, ...feeds }, [
+    const precomputed = await this.precomputedFor(entry.embedding);
+    const outputs = await this.decoder.run({ image_embeddings: entry.embedding, ...feeds, ...precomputed }, [
       this.decoderOutputs.lowResLogits,
       this.decoderOutputs.iouPredictions,
     ]);
@@ -435,6 +468,6 @@ export class SegmentationEngine {
 
   async release(): Promise<void> {
     this.cache.clear();
-    await Promise.all([this.encoder.release(), this.decoder.release()]);
+    await Promise.all([this.encoder.release(), this.decoder.release(), this.decoderPrecompute?.release()]);
   }
 }

@@ -83,28 +83,39 @@ export interface LoadNodeEngineOptions extends NodeRuntimeOptions {
   decoderPrecision?: ModelPrecision;
   /** Keep embedded photos for edge-aware upsampling (tools that measure it; the service does not). */
   keepImages?: boolean;
+  /**
+   * Default true: the decoder split into its once-per-image and per-click models
+   * (scripts/onnxDecoderSplit.mjs; same masks, less work per click). False: the single decoder file.
+   */
+  splitDecoder?: boolean;
 }
 
 /** The model files of a precision choice, by the names scripts/provisionModels.mjs writes. */
-export function modelFileNames(encoder: ModelPrecision = 'fp32', decoder: ModelPrecision = 'fp32'): { encoder: string; decoder: string } {
+export function modelFileNames(
+  encoder: ModelPrecision = 'fp32',
+  decoder: ModelPrecision = 'fp32',
+): { encoder: string; decoder: string; decoderSplit: { precompute: string; click: string } } {
   return {
     encoder: encoder === 'int8' ? 'sam-encoder-int8.onnx' : 'sam-encoder.onnx',
     decoder: decoder === 'int8' ? 'sam-decoder-int8.onnx' : 'sam-decoder.onnx',
+    decoderSplit: { precompute: 'sam-decoder-precompute.onnx', click: decoder === 'int8' ? 'sam-decoder-click-int8.onnx' : 'sam-decoder-click.onnx' },
   };
 }
 
 export async function loadNodeEngine(options: LoadNodeEngineOptions = {}): Promise<SegmentationEngine> {
   const modelDir = options.modelDir ?? defaultModelDir();
   const files = modelFileNames(options.encoderPrecision, options.decoderPrecision);
+  const split = options.splitDecoder ?? true;
   const encoder = join(modelDir, files.encoder);
-  const decoder = join(modelDir, files.decoder);
-  for (const file of [encoder, decoder]) {
+  const decoder = join(modelDir, split ? files.decoderSplit.click : files.decoder);
+  const decoderPrecompute = split ? join(modelDir, files.decoderSplit.precompute) : undefined;
+  for (const file of [encoder, decoder, ...(decoderPrecompute ? [decoderPrecompute] : [])]) {
     if (!existsSync(file)) {
       throw new Error(`model file ${file} is missing; run \`npm run models\` to provision it`);
     }
   }
   const runtime = createNodeRuntime({ threads: options.threads });
-  return SegmentationEngine.create(runtime, { encoder, decoder }, {
+  return SegmentationEngine.create(runtime, { encoder, decoder, decoderPrecompute }, {
     embeddingCacheSize: options.embeddingCacheSize,
     embeddingStore: options.embeddingStore,
     keepImages: options.keepImages,

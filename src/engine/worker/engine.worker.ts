@@ -56,18 +56,23 @@ async function start(request: StartRequest): Promise<void> {
   const t0 = performance.now();
   const base = new URL(request.modelBaseUrl, self.location.href).href;
   const manifest = await loadManifest(base);
+  const split = manifest?.decoderSplit;
+  const splitClick = request.decoderPrecision === 'int8' ? split?.clickInt8 : split?.click;
   const files = {
     encoder: request.encoderPrecision === 'int8' ? manifest?.encoderInt8 : (manifest?.encoder ?? { file: 'sam-encoder.onnx' }),
-    decoder: request.decoderPrecision === 'int8' ? manifest?.decoderInt8 : (manifest?.decoder ?? { file: 'sam-decoder.onnx' }),
+    // The split decoder when the deployment has it: the same masks, less work per click.
+    decoder: splitClick ?? (request.decoderPrecision === 'int8' ? manifest?.decoderInt8 : (manifest?.decoder ?? { file: 'sam-decoder.onnx' })),
   };
   if (!files.encoder) throw new Error('this deployment has no int8 encoder (manifest.json lists no encoderInt8); run `npm run models`');
   if (!files.decoder) throw new Error('this deployment has no int8 decoder (manifest.json lists no decoderInt8); run `npm run models`');
-  const [encoder, decoder] = await Promise.all(
-    (['encoder', 'decoder'] as const).map((model) => {
-      const entry = files[model]!;
-      return loadModel(new URL(entry.file, base).href, 'sha256' in entry ? entry : undefined, progressReporter(model));
-    }),
-  );
+  const fetchModel = (entry: { file: string } | ManifestEntry, progress?: ModelProgress['model']) =>
+    loadModel(new URL(entry.file, base).href, 'sha256' in entry ? entry : undefined, progress && progressReporter(progress));
+  // The precompute model is small (under half a megabyte): its bytes are not worth a progress bar of their own.
+  const [encoder, decoder, decoderPrecompute] = await Promise.all([
+    fetchModel(files.encoder, 'encoder'),
+    fetchModel(files.decoder, 'decoder'),
+    splitClick && split ? fetchModel(split.precompute) : undefined,
+  ]);
   const t1 = performance.now();
   encoderModel = modelIdentity(files.encoder);
   const runtime = await createWebRuntime({
@@ -79,7 +84,7 @@ async function start(request: StartRequest): Promise<void> {
   });
   engine = await SegmentationEngine.create(
     runtime,
-    { encoder: encoder.bytes, decoder: decoder.bytes },
+    { encoder: encoder.bytes, decoder: decoder.bytes, decoderPrecompute: decoderPrecompute?.bytes },
     { embeddingCacheSize: request.embeddingCacheSize },
   );
   if (engine.backend.name === 'webgpu') {
@@ -97,7 +102,7 @@ async function start(request: StartRequest): Promise<void> {
   const allowed = request.textDetectors;
   text = new TextService(engine, allowed ? detectorLoaders.filter((l) => allowed.includes(l.name)) : detectorLoaders);
   // Written to the Cache API while the sessions were created; awaited so "ready" means "works offline next time".
-  await Promise.all([encoder.stored, decoder.stored]);
+  await Promise.all([encoder.stored, decoder.stored, decoderPrecompute?.stored]);
   const modelSource = encoder.fromCache && decoder.fromCache ? 'cache' : !encoder.fromCache && !decoder.fromCache ? 'network' : 'mixed';
   post({ type: 'ready', backend: engine.backend, timings: { downloadMs: t1 - t0, sessionMs: performance.now() - t1 }, modelSource, encoderModel });
 }

@@ -20,6 +20,11 @@ export interface ModelManifest {
   /** The decoder with its image-side projections in int8 (scripts/onnxQuantize.mjs). */
   decoderInt8?: ManifestEntry;
   encoderInt8?: ManifestEntry;
+  /**
+   * The decoder split into its once-per-image part and its per-click parts (scripts/onnxDecoderSplit.mjs):
+   * loaded in place of `decoder` / `decoderInt8` when listed.
+   */
+  decoderSplit?: { precompute: ManifestEntry; click: ManifestEntry; clickInt8?: ManifestEntry };
   /** The COCO-80 detector for text prompts (scripts/convertDetector.ts); loaded on the first text prompt. */
   detector?: ManifestEntry;
   /** The second COCO detector (COCO-SSD), loaded with the first and pooled once ready. */
