@@ -13,6 +13,10 @@
  *   npm run bench -- [--image FILE] [--clicks 20] [--warmup-clicks 8] [--encoder-runs 3]
  *                    [--no-node] [--no-browser] [--no-peer] [--no-int8] [--no-build] [--single-threaded]
  *                    [--no-server-start] [--first-mask-runs 4] [--first-mask-only]
+ *                    [--no-studio] [--studio-clicks 10] [--studio-only]
+ *
+ * The studio itself (bench/studioClicks.ts): perceived click latency — the cursor moves onto the spot,
+ * rests 150 ms, clicks — from the click to the mask on screen, beside clicks with no rest.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -31,6 +35,7 @@ import type { BenchClick } from './clicks';
 import { sharedPath } from '../test/support/sharedData';
 import { buildBenchPage, openBenchPage, serveBenchPage } from './benchPage';
 import { newPhotos, startBenchApi } from './serverStart';
+import { studioClickLatency, type StudioClickTimes } from './studioClicks';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const resultsDir = join(repoRoot, 'bench/results');
@@ -54,6 +59,10 @@ const { values: args } = parseArgs({
     'first-mask-runs': { type: 'string', default: '4' },
     // Only Local vs Server start, time to first mask (int8 models, the browser's default): minutes, not the whole bench.
     'first-mask-only': { type: 'boolean', default: false },
+    'no-studio': { type: 'boolean', default: false },
+    'studio-clicks': { type: 'string', default: '10' },
+    // Only the studio's perceived click latency: a few minutes.
+    'studio-only': { type: 'boolean', default: false },
   },
 });
 
@@ -72,6 +81,10 @@ const encoderRuns = positiveInt('encoder-runs', args['encoder-runs']);
 const port = positiveInt('port', args.port);
 const firstMaskRuns = positiveInt('first-mask-runs', args['first-mask-runs']);
 const firstMaskOnly = args['first-mask-only'];
+const studioOnly = args['studio-only'];
+const studioClicks = positiveInt('studio-clicks', args['studio-clicks']);
+/** How long the cursor rests on the spot before the click, as a person's hand does. */
+const CURSOR_REST_MS = 150;
 
 /** One column of the table: a pipeline the bench drives one step at a time. */
 interface Leg {
@@ -144,6 +157,8 @@ interface UserFigures {
   reloadToReady: Record<string, number[]>;
   /** A new 1024 px photo → first click's polygons, Local and Server start taking turns (ms). */
   firstMaskNewPhoto?: { models: string; local: number[]; serverStart: number[] };
+  /** The studio: click → mask on screen, after the cursor rested and with no rest (ms). */
+  studioClicks?: StudioClickTimes;
 }
 
 /**
@@ -156,7 +171,7 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
   const user: UserFigures = { firstMaskLocal: {}, reloadToReady: {} };
   let environment: unknown;
   try {
-    if (!args['no-node'] && !firstMaskOnly) {
+    if (!args['no-node'] && !firstMaskOnly && !studioOnly) {
       for (const precision of ['fp32', 'int8'] as const) {
         if (precision === 'int8' && args['no-int8']) continue;
         const node = await startNodeLeg({ image, multimask: true, encoderPrecision: precision, decoderPrecision: precision });
@@ -186,6 +201,15 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
     const oursPage = await openBenchPage(browser, base, { [imageUrl]: imageRoute }, log);
     environment = await oursPage.evaluate(() => window.maskwrightBench.environment());
     log(`chromium: ${JSON.stringify(environment)}`);
+    const measureStudio = async () => {
+      log(`studio: ${studioClicks} clicks, each rested ${CURSOR_REST_MS} ms and unrested, after ${warmupClicks} warm-up clicks`);
+      user.studioClicks = await studioClickLatency(browser, base, gridClicks(image.width, image.height, studioClicks), { warmup: warmupClicks, restMs: CURSOR_REST_MS });
+      log(`studio: click → mask on screen p50 rested ${summarize(user.studioClicks.rested).p50.toFixed(1)} ms, unrested ${summarize(user.studioClicks.unrested).p50.toFixed(1)} ms`);
+    };
+    if (studioOnly) {
+      await measureStudio();
+      return { legs, environment, user };
+    }
     const backendPreference = args['single-threaded'] ? ('wasm-single-threaded' as const) : ('auto' as const);
     const precisions = firstMaskOnly ? (['int8'] as const) : args['no-int8'] ? (['fp32'] as const) : (['fp32', 'int8'] as const);
     let threads = 2;
@@ -238,6 +262,7 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
 
     await runEncoders(legs);
     await runClicks(legs, clicks);
+    if (!args['no-studio']) await measureStudio();
 
     // User-level figures, the variants taking turns.
     for (let round = 0; round < 2; round++) {
@@ -397,19 +422,29 @@ async function main(): Promise<void> {
         ]
       : []),
     ...Object.entries(user.reloadToReady).map(([p, v]) => `| reload → ready to click (${p} models; models from the Cache API, embedding from IndexedDB) | ${fmtSummary(v)} |`),
-    ...[browserFp32, browserInt8].filter((r) => r?.stages.clickToPolygon).map((r) => `| click latency, ${r!.label} (a click with no hover before it: click → polygons; the studio's hover reuse is not measured here) | ${r!.stages.clickToPolygon!.p50.toFixed(1)} p50 |`),
+    ...[browserFp32, browserInt8].filter((r) => r?.stages.clickToPolygon).map((r) => `| click latency, ${r!.label} (bench page, a click with no hover before it: click → polygons) | ${r!.stages.clickToPolygon!.p50.toFixed(1)} p50 |`),
+    ...(user.studioClicks
+      ? [
+          `| perceived click latency, studio: cursor rests ${user.studioClicks.restMs} ms, click → mask on screen | ${fmtSummary(user.studioClicks.rested)} |`,
+          `| click → mask on screen, studio, no rest before the click | ${fmtSummary(user.studioClicks.unrested)} |`,
+        ]
+      : []),
   ];
   const loadAfter = loadavg();
   const table = markdownTable(runs, ratios);
   const clickGoal = (run: RunReport | undefined) => {
     const p50 = run?.stages.clickToPolygon?.p50;
-    return p50 === undefined ? undefined : `- ${run!.label}: click → polygons p50 ${p50.toFixed(1)} ms (goal ≤ 50 ms perceived): ${p50 <= 50 ? 'met' : 'NOT met'}`;
+    return p50 === undefined ? undefined : `- ${run!.label}: click → polygons p50 ${p50.toFixed(1)} ms (bench page, no hover before the click; the perceived-latency goal is the studio's row)`;
   };
+  const perceived = user.studioClicks && summarize(user.studioClicks.rested).p50;
   const firstMaskRatio = user.firstMaskNewPhoto && summarize(user.firstMaskNewPhoto.serverStart).p50 / summarize(user.firstMaskNewPhoto.local).p50;
   const goals = [
     firstMaskRatio === undefined
       ? undefined
       : `- time to first mask, new 1024 px photo, Server start / Local (p50, same run): ${firstMaskRatio.toFixed(2)} (goal ≤ 0.3): ${firstMaskRatio <= 0.3 ? 'met' : 'NOT met'}`,
+    perceived === undefined
+      ? undefined
+      : `- perceived click latency, studio (cursor rested ${user.studioClicks!.restMs} ms, click → mask on screen): p50 ${perceived.toFixed(1)} ms (goal ≤ 50 ms): ${perceived <= 50 ? 'met' : 'NOT met'}`,
     clickGoal(browserFp32),
     clickGoal(browserInt8),
     ...ratios.filter((r) => r.stage.endsWith('/ peer')).map((r) => `- ${r.stage}: ${r.ratio.toFixed(2)} (${verdict(r.ratio)})`),

@@ -1,7 +1,7 @@
 /**
- * Production build of the engine bench page alone (no app), for `npm run bench`: the app's
- * vite.config.ts (isolation headers, ORT handling) with only the bench page as input, output in the
- * gitignored bench/results.
+ * Production build of the engine bench page and the studio, for `npm run bench`: the app's
+ * vite.config.ts (isolation headers, ORT handling) with both pages as inputs (the studio for the
+ * perceived click latency, bench/studioClicks.ts), output in the gitignored bench/results.
  */
 import { mergeConfig } from 'vite';
 import appConfig from '../vite.config';
@@ -9,7 +9,7 @@ import appConfig from '../vite.config';
 const config = mergeConfig(appConfig, {
   build: { outDir: 'bench/results/site', emptyOutDir: true, sourcemap: false },
 });
-// mergeConfig would merge the app's inputs in; the bench page replaces them.
-config.build.rolldownOptions = { ...config.build.rolldownOptions, input: { 'engine-bench': 'bench/browser/index.html' } };
+// mergeConfig would merge the app's inputs in; these replace them.
+config.build.rolldownOptions = { ...config.build.rolldownOptions, input: { main: 'index.html', 'engine-bench': 'bench/browser/index.html' } };
 
 export default config;

@@ -1,7 +1,8 @@
-import type { VisualPrompt } from '../../src/engine/types';
+import type { BinaryMask, VisualPrompt } from '../../src/engine/types';
+import type { EarlyMask } from '../../src/app/state/earlyMaskStore';
 import type { HoverPreview } from '../../src/app/state/hoverPreviewStore';
 import type { LocalCandidate } from '../../src/app/inference/localEngine';
-import type { HoverPreviewSink, LocalDecoder, SchedulerClock } from '../../src/app/inference/schedulerPorts';
+import type { EarlyMaskSink, HoverPreviewSink, LocalDecoder, SchedulerClock } from '../../src/app/inference/schedulerPorts';
 import type { StudioDecodeOptions } from '../../src/app/inference/localDecodeRequest';
 
 /**
@@ -10,15 +11,23 @@ import type { StudioDecodeOptions } from '../../src/app/inference/localDecodeReq
  * which answers arrive — the behaviour under test.
  */
 export class HeldDecoder implements LocalDecoder {
-  readonly calls: { imageId: string; prompt: VisualPrompt; options: StudioDecodeOptions; answer(candidates: LocalCandidate[]): void; fail(error: Error): void }[] = [];
+  readonly calls: {
+    imageId: string;
+    prompt: VisualPrompt;
+    options: StudioDecodeOptions;
+    /** The decoder has answered; the outlines are still being traced (the worker's early mask). */
+    mask(mask: BinaryMask): void;
+    answer(candidates: LocalCandidate[]): void;
+    fail(error: Error): void;
+  }[] = [];
   embedded = true;
 
   isEmbedded(): boolean {
     return this.embedded;
   }
 
-  predict(imageId: string, prompt: VisualPrompt, options: StudioDecodeOptions): Promise<LocalCandidate[]> {
-    return new Promise((resolve, reject) => this.calls.push({ imageId, prompt, options, answer: resolve, fail: reject }));
+  predict(imageId: string, prompt: VisualPrompt, options: StudioDecodeOptions, onMask?: (mask: BinaryMask) => void): Promise<LocalCandidate[]> {
+    return new Promise((resolve, reject) => this.calls.push({ imageId, prompt, options, mask: (m) => onMask?.(m), answer: resolve, fail: reject }));
   }
 }
 
@@ -65,6 +74,19 @@ export class PreviewShown implements HoverPreviewSink {
   }
   show(preview: HoverPreview | null): void {
     this.preview = preview;
+  }
+}
+
+/** Records what the scheduler draws ahead of the polygons, in order. */
+export class EarlyMasksShown implements EarlyMaskSink {
+  current: EarlyMask | null = null;
+  readonly shown: EarlyMask[] = [];
+  show(early: EarlyMask): void {
+    this.current = early;
+    this.shown.push(early);
+  }
+  clear(imageId: string, revision: number): void {
+    if (this.current?.imageId === imageId && this.current.revision === revision) this.current = null;
   }
 }
 

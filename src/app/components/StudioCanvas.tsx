@@ -10,6 +10,10 @@ import { emptyPrompt, type ImageEntry } from '../state/model';
 import { studio, useStudio } from '../state/studioStore';
 import { useCamera } from '../state/cameraStore';
 import { useHoverPreview } from '../state/hoverPreviewStore';
+import { useEarlyMask } from '../state/earlyMaskStore';
+import { maskPixels } from './maskPixels';
+import { MASK_ON_SCREEN_MARK } from './maskOnScreenMark';
+import type { BinaryMask } from '../../engine/types';
 import { useTool } from '../state/toolStore';
 import { crosshairKey, crosshairStart, type CrosshairState } from '../tools/keyboardCrosshair';
 import { usePreferences } from '../state/preferences';
@@ -51,6 +55,9 @@ export function StudioCanvas() {
   const tool = useTool((s) => s.tool);
   const camera = useCamera((s) => s.camera);
   const hoverPreview = useHoverPreview((s) => s.preview);
+  const earlyMask = useEarlyMask((s) => s.early);
+  const earlyMaskShown = earlyMask && image && earlyMask.imageId === image.id && earlyMask.revision === prompt.revision && prompt.status === 'pending' ? earlyMask.mask : null;
+  const earlyMaskImage = useMemo(() => earlyMaskShown && maskCanvas(earlyMaskShown), [earlyMaskShown]);
   const [keptSession, setToolSession] = useState<ToolSession | null>(null);
   const panRef = useRef<PanState>({ phase: 'idle' });
   const [panPhase, setPanPhase] = useState<PanState['phase']>('idle');
@@ -253,6 +260,7 @@ export function StudioCanvas() {
 
   const scale = camera?.scale ?? 1;
   const selected = prompt.candidates[prompt.selected];
+  useMaskOnScreenMark(earlyMaskImage ?? selected);
   const cursor = panPhase === 'panning' ? 'grabbing' : panPhase === 'ready' ? 'grab' : tool === 'select' ? 'default' : tool === 'brush' || tool === 'eraser' ? 'none' : image ? 'crosshair' : 'default';
 
   return (
@@ -284,6 +292,7 @@ export function StudioCanvas() {
       data-camera={camera ? `${camera.scale.toFixed(4)},${camera.x.toFixed(1)},${camera.y.toFixed(1)}` : ''}
       data-selection={selection.join(',')}
       data-hover-preview={hoverPreview && image && hoverPreview.imageId === image.id ? 'visible' : 'none'}
+      data-early-mask={earlyMaskImage ? 'visible' : 'none'}
       onContextMenu={(e) => e.preventDefault()}
       onMouseLeave={() => {
         setCursorAt(null);
@@ -311,6 +320,7 @@ export function StudioCanvas() {
                 {hoverPreview && hoverPreview.imageId === image.id && !selected && (
                   <PolygonShape name="hover-preview" polygons={hoverPreview.polygons} fill="rgba(255,255,255,0.22)" stroke="#ffffff" dash={[6, 4]} scale={scale} strokePx={1.5} />
                 )}
+                {earlyMaskImage && <KonvaImage name="early-mask" image={earlyMaskImage} width={image.width} height={image.height} listening={false} />}
                 {selected && <PolygonShape name="candidate" polygons={selected.polygons} fill="rgba(56,189,248,0.38)" stroke="#38bdf8" scale={scale} strokePx={2.5} />}
                 {prompt.box && <BoxMarker box={prompt.box} scale={scale} />}
                 {boxDrag && <BoxMarker box={boxDrag} scale={scale} dragging />}
@@ -331,6 +341,29 @@ export function StudioCanvas() {
       )}
     </div>
   );
+}
+
+/**
+ * A performance mark when a click's answer (its early mask, or its polygons) is drawn — in the animation
+ * frame that paints it — so the bench can time click → mask as a person sees it.
+ */
+function useMaskOnScreenMark(drawn: unknown): void {
+  useEffect(() => {
+    if (!drawn) return;
+    const frame = requestAnimationFrame(() => performance.mark(MASK_ON_SCREEN_MARK));
+    return () => cancelAnimationFrame(frame);
+  }, [drawn]);
+}
+
+/** The candidate's fill colour (as drawn for its polygons), for a mask drawn before them. */
+const EARLY_MASK_RGBA = [56, 189, 248, 97] as const;
+
+function maskCanvas(mask: BinaryMask): HTMLCanvasElement {
+  const canvas = document.createElement('canvas');
+  canvas.width = mask.width;
+  canvas.height = mask.height;
+  canvas.getContext('2d')?.putImageData(new ImageData(maskPixels(mask, EARLY_MASK_RGBA), mask.width, mask.height), 0, 0);
+  return canvas;
 }
 
 /** The keyboard's pointer: a ring with a gap, visible over light and dark photos alike. */

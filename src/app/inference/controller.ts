@@ -1,5 +1,6 @@
 import { edits } from '../state/editActions';
 import { useDetail } from '../state/detailStore';
+import { useEarlyMask } from '../state/earlyMaskStore';
 import { useHoverPreview } from '../state/hoverPreviewStore';
 import { useInferenceMode } from '../state/inferenceModeStore';
 import { studioPromptDocument, writePromptEdit } from '../state/promptEdits';
@@ -29,6 +30,10 @@ export const scheduler = new InferenceScheduler({
   preview: {
     current: () => useHoverPreview.getState().preview,
     show: (preview) => useHoverPreview.getState().setPreview(preview),
+  },
+  earlyMask: {
+    show: (early) => useEarlyMask.getState().show(early),
+    clear: (imageId, revision) => useEarlyMask.getState().clear(imageId, revision),
   },
 });
 

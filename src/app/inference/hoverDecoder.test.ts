@@ -27,7 +27,7 @@ beforeEach(() => {
   preview = new PreviewShown();
   settings = { mode: 'local', tool: 'positive', tolerance: 1, remote: { baseUrl: '', apiKey: '' } };
   rested = new RestedDecode();
-  hover = new HoverDecoder({ document: studioPromptDocument, decoder, settings: () => settings, preview, clock, rested });
+  hover = new HoverDecoder({ document: studioPromptDocument, decoder, settings: () => settings, preview, clock, rested, restedMask: new RestedDecode() });
 });
 
 describe('HoverDecoder', () => {

@@ -1,4 +1,4 @@
-import type { PolygonWithHoles, Vertex } from '../../engine/types';
+import type { BinaryMask, PolygonWithHoles, Vertex } from '../../engine/types';
 import type { LocalCandidate } from './localEngine';
 import { localDecodeRequest, selectedLogits } from './localDecodeRequest';
 import type { RestedDecode } from './restedDecode';
@@ -33,6 +33,8 @@ export class HoverDecoder {
       readonly preview: HoverPreviewSink;
       readonly clock: SchedulerClock;
       readonly rested: RestedDecode<LocalCandidate[]>;
+      /** The same decode's early mask (before its outlines), for the click that reuses it. */
+      readonly restedMask: RestedDecode<BinaryMask>;
     },
   ) {}
 
@@ -62,7 +64,7 @@ export class HoverDecoder {
 
   private pump(): void {
     if (this.inFlight || !this.target || this.cancelWait) return;
-    const { clock, settings, document, decoder, rested, preview } = this.deps;
+    const { clock, settings, document, decoder, rested, restedMask, preview } = this.deps;
     const wait = this.lastSent + HOVER_INTERVAL_MS - clock.now();
     if (wait > 0) {
       this.cancelWait = clock.later(() => {
@@ -81,8 +83,12 @@ export class HoverDecoder {
     this.inFlight = true;
     this.lastSent = clock.now();
     const request = localDecodeRequest({ points, box: prompt.box }, selectedLogits(prompt), tolerance);
-    const decode = decoder.predict(target.imageId, request.prompt, request.options);
-    rested.remember({ imageId: target.imageId, revision: target.revision, x: target.at[0], y: target.at[1], positive, multimask: request.options.multimask, tolerance }, decode);
+    let maskArrived: (mask: BinaryMask) => void = () => undefined;
+    const mask = new Promise<BinaryMask>((resolve) => (maskArrived = resolve));
+    const decode = decoder.predict(target.imageId, request.prompt, request.options, (m) => maskArrived(m));
+    const key = { imageId: target.imageId, revision: target.revision, x: target.at[0], y: target.at[1], positive, multimask: request.options.multimask, tolerance };
+    rested.remember(key, decode);
+    restedMask.remember(key, mask);
     decode
       .then((candidates) => {
         const current = this.target;

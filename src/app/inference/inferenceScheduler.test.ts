@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { HeldDecoder, ManualClock, PreviewShown, settled, squareCandidate } from '../../../test/support/schedulerTestKit';
+import { EarlyMasksShown, HeldDecoder, ManualClock, PreviewShown, settled, squareCandidate } from '../../../test/support/schedulerTestKit';
 import { emptyDocument, type PromptState } from '../state/model';
 import { studioPromptDocument, writePromptEdit } from '../state/promptEdits';
 import { studio, currentDocument, useStudio } from '../state/studioStore';
@@ -19,6 +19,7 @@ interface Setup {
   decoder: HeldDecoder;
   clock: ManualClock;
   preview: PreviewShown;
+  early: EarlyMasksShown;
   settings: { -readonly [K in keyof SchedulerSettings]: SchedulerSettings[K] };
   remoteKeys: string[];
   remoteAnswers: Array<() => Promise<{ candidates: []; requestId: string; refunded: boolean } | never>>;
@@ -31,6 +32,7 @@ function setup(): Setup {
   const decoder = new HeldDecoder();
   const clock = new ManualClock();
   const preview = new PreviewShown();
+  const early = new EarlyMasksShown();
   const settings: Setup['settings'] = { mode: 'local', tool: 'positive', tolerance: 1, remote: { baseUrl: '', apiKey: 'mw_test_key' } };
   const remoteKeys: string[] = [];
   const remoteAnswers: Setup['remoteAnswers'] = [];
@@ -45,8 +47,8 @@ function setup(): Setup {
     },
     finished: () => void finished.count++,
   };
-  const scheduler = new InferenceScheduler({ document: studioPromptDocument, decoder, remote, settings: () => settings, preview, clock });
-  return { scheduler, decoder, clock, preview, settings, remoteKeys, remoteAnswers, finished };
+  const scheduler = new InferenceScheduler({ document: studioPromptDocument, decoder, remote, settings: () => settings, preview, earlyMask: early, clock });
+  return { scheduler, decoder, clock, preview, early, settings, remoteKeys, remoteAnswers, finished };
 }
 
 const prompt = (): PromptState => studioPromptDocument.prompt(IMAGE.id);
@@ -144,6 +146,54 @@ describe('hover preview and the click that follows it', () => {
     s.decoder.calls[1].answer([squareCandidate(8)]);
     await run;
     expect(areas()).toEqual([64]);
+  });
+});
+
+describe('the mask is drawn before its polygons', () => {
+  const MASK = { width: 2, height: 1, data: new Uint8Array([1, 0]) };
+
+  it('a click shows the decoder’s mask while the outlines are traced; the polygons replace it', async () => {
+    const edit = click(100, 120);
+    const run = s.scheduler.promptEdited(edit);
+    s.decoder.calls[0].mask(MASK);
+    expect(s.early.current).toEqual({ imageId: IMAGE.id, revision: edit.revision, mask: MASK });
+    expect(prompt().status).toBe('pending');
+    expect(prompt().candidates).toEqual([]);
+    s.decoder.calls[0].answer([squareCandidate(10)]);
+    await run;
+    expect(areas()).toEqual([100]);
+    expect(s.early.current).toBeNull();
+  });
+
+  it('a click at the rested hover spot shows the hover decode’s mask, without a second decode', async () => {
+    s.scheduler.hoverAt(IMAGE.id, [300, 200]);
+    const edit = click(300, 200);
+    const run = s.scheduler.promptEdited(edit);
+    expect(s.decoder.calls).toHaveLength(1);
+    s.decoder.calls[0].mask(MASK);
+    await settled();
+    expect(s.early.current).toEqual({ imageId: IMAGE.id, revision: edit.revision, mask: MASK });
+    s.decoder.calls[0].answer([squareCandidate(30)]);
+    await run;
+    expect(areas()).toEqual([900]);
+    expect(s.early.current).toBeNull();
+  });
+
+  it('an early mask for a revision the prompt has left is not drawn', async () => {
+    const first = s.scheduler.promptEdited(click(100, 120));
+    const second = click(200, 150);
+    const run = s.scheduler.promptEdited(second);
+    s.decoder.calls[0].mask(MASK);
+    expect(s.early.shown).toEqual([]);
+    s.decoder.calls[1].mask(MASK);
+    expect(s.early.current?.revision).toBe(second.revision);
+    s.decoder.calls[0].answer([squareCandidate(10)]);
+    await first;
+    // The older answer's end leaves the newer early mask in place.
+    expect(s.early.current?.revision).toBe(second.revision);
+    s.decoder.calls[1].answer([squareCandidate(20)]);
+    await run;
+    expect(s.early.current).toBeNull();
   });
 });
 

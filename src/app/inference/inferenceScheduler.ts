@@ -1,11 +1,11 @@
-import type { PointPrompt, Vertex } from '../../engine/types';
+import type { BinaryMask, PointPrompt, Vertex } from '../../engine/types';
 import { hasPrompt, type PromptState } from '../state/model';
 import { HoverDecoder } from './hoverDecoder';
 import type { LocalCandidate } from './localEngine';
 import { localDecodeRequest, selectedLogits, wantsMultimask } from './localDecodeRequest';
 import { RemoteCallError } from './remoteClient';
 import { RestedDecode } from './restedDecode';
-import { realClock, type HoverPreviewSink, type LocalDecoder, type PromptDocument, type RemoteSegmenter, type SchedulerClock, type SchedulerSettings } from './schedulerPorts';
+import { realClock, type EarlyMaskSink, type HoverPreviewSink, type LocalDecoder, type PromptDocument, type RemoteSegmenter, type SchedulerClock, type SchedulerSettings } from './schedulerPorts';
 import { UnsettledKeys } from './unsettledKeys';
 
 /** A prompt edit just written to the document (see state/promptEdits.ts). */
@@ -31,6 +31,7 @@ export const EMBEDDING_FIRST = 'Analysing the image first (once per image)…';
 export class InferenceScheduler {
   /** The hover decode asks exactly what a click there would, so the click can reuse its answer. */
   private readonly rested = new RestedDecode<LocalCandidate[]>();
+  private readonly restedMask = new RestedDecode<BinaryMask>();
   private readonly hover: HoverDecoder;
   /** Pressing Segment again after a dropped connection replays the same Idempotency-Key. */
   private readonly unsettledKeys: UnsettledKeys;
@@ -42,12 +43,14 @@ export class InferenceScheduler {
       readonly remote: RemoteSegmenter;
       readonly settings: () => SchedulerSettings;
       readonly preview: HoverPreviewSink;
+      /** Where a local answer's mask is drawn before its polygons land. */
+      readonly earlyMask?: EarlyMaskSink;
       readonly clock?: SchedulerClock;
       readonly unsettledKeys?: UnsettledKeys;
     },
   ) {
     this.unsettledKeys = deps.unsettledKeys ?? new UnsettledKeys();
-    this.hover = new HoverDecoder({ ...deps, clock: deps.clock ?? realClock, rested: this.rested });
+    this.hover = new HoverDecoder({ ...deps, clock: deps.clock ?? realClock, rested: this.rested, restedMask: this.restedMask });
   }
 
   /** The cursor rests at `at` (null: it left the image). */
@@ -66,18 +69,18 @@ export class InferenceScheduler {
     const { mode, tolerance } = this.deps.settings();
     if (mode !== 'local') return Promise.resolve();
     const { before, point } = edit;
-    const rested = point
-      ? this.rested.take({
-          imageId: edit.imageId,
-          revision: before.revision,
-          x: point.x,
-          y: point.y,
-          positive: point.positive !== false,
-          multimask: wantsMultimask({ box: before.box, points: [...before.points, point] }),
-          tolerance,
-        })
-      : undefined;
-    return this.runLocal(edit.imageId, edit.revision, selectedLogits(before), rested);
+    const key = point && {
+      imageId: edit.imageId,
+      revision: before.revision,
+      x: point.x,
+      y: point.y,
+      positive: point.positive !== false,
+      multimask: wantsMultimask({ box: before.box, points: [...before.points, point] }),
+      tolerance,
+    };
+    const rested = key && this.rested.take(key);
+    const restedMask = key && this.restedMask.take(key);
+    return this.runLocal(edit.imageId, edit.revision, selectedLogits(before), rested && { candidates: rested, mask: restedMask });
   }
 
   /** Answers the current prompt again (after switching mode, or a failure). */
@@ -87,19 +90,36 @@ export class InferenceScheduler {
     return this.deps.settings().mode === 'local' ? this.runLocal(imageId, prompt.revision) : this.runRemote(imageId);
   }
 
-  /** `rested`: the decode the resting cursor already started for exactly this prompt. */
-  private async runLocal(imageId: string, revision: number, previousLogits?: Float32Array, rested?: Promise<LocalCandidate[]>): Promise<void> {
-    const { document, decoder, settings } = this.deps;
+  /**
+   * `rested`: the decode the resting cursor already started for exactly this prompt (and its early
+   * mask). The mask is drawn as soon as the decoder answers; the polygons replace it when traced.
+   */
+  private async runLocal(
+    imageId: string,
+    revision: number,
+    previousLogits?: Float32Array,
+    rested?: { candidates: Promise<LocalCandidate[]>; mask?: Promise<BinaryMask> },
+  ): Promise<void> {
+    const { document, decoder, settings, earlyMask } = this.deps;
     const prompt = document.prompt(imageId);
     if (prompt.revision !== revision || !hasPrompt(prompt)) return;
     document.markPending(imageId, revision, 'pending', decoder.isEmbedded(imageId) ? null : EMBEDDING_FIRST);
+    let landed = false;
+    const showEarly = (mask: BinaryMask) => {
+      if (!landed && document.prompt(imageId).revision === revision) earlyMask?.show({ imageId, revision, mask });
+    };
     try {
       const request = localDecodeRequest(prompt, previousLogits, settings().tolerance);
-      const decode = () => decoder.predict(imageId, request.prompt, request.options);
-      const candidates = rested ? await rested.catch(decode) : await decode();
+      const decode = () => decoder.predict(imageId, request.prompt, request.options, showEarly);
+      rested?.mask?.then(showEarly, () => undefined);
+      const candidates = rested ? await rested.candidates.catch(decode) : await decode();
+      landed = true;
       document.resolve(imageId, revision, candidates);
     } catch (error) {
+      landed = true;
       document.fail(imageId, revision, error instanceof Error ? error.message : String(error));
+    } finally {
+      earlyMask?.clear(imageId, revision);
     }
   }
 

@@ -140,11 +140,19 @@ export function isEmbedded(imageId: string): boolean {
   return embedded.has(imageId);
 }
 
-/** Candidates with their outlines, traced once in the worker at `options.tolerance` (the Detail slider's). */
-export async function predictLocal(imageId: string, prompt: VisualPrompt, options: Partial<SegmentationOptions> & { tolerance: number }): Promise<LocalCandidate[]> {
+/**
+ * Candidates with their outlines, traced once in the worker at `options.tolerance` (the Detail slider's).
+ * `onMask`: the best mask as soon as the decoder answers, before the outlines are traced.
+ */
+export async function predictLocal(
+  imageId: string,
+  prompt: VisualPrompt,
+  options: Partial<SegmentationOptions> & { tolerance: number },
+  onMask?: (mask: BinaryMask) => void,
+): Promise<LocalCandidate[]> {
   const client = await startLocalEngine();
   const imageKey = await ensureEmbedding(imageId);
-  const result = await client.predict(imageKey, prompt, options);
+  const result = await client.predict(imageKey, prompt, options, onMask);
   useEngineStatus.getState().update({ lastDecoder: result.timings });
   return result.candidates.map((c) => ({ polygons: c.polygons, score: c.score, area: c.area, lowResLogits: c.lowResLogits, mask: c.mask, outlineTolerance: options.tolerance }));
 }

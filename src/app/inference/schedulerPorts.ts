@@ -1,4 +1,5 @@
-import type { VisualPrompt } from '../../engine/types';
+import type { BinaryMask, VisualPrompt } from '../../engine/types';
+import type { EarlyMask } from '../state/earlyMaskStore';
 import type { HoverPreview } from '../state/hoverPreviewStore';
 import type { InferenceMode } from '../state/inferenceModeStore';
 import type { Candidate, ImageEntry, PromptState } from '../state/model';
@@ -21,7 +22,14 @@ export interface PromptDocument {
 export interface LocalDecoder {
   /** True once the image's embedding is ready, so a decode answers at once. */
   isEmbedded(imageId: string): boolean;
-  predict(imageId: string, prompt: VisualPrompt, options: StudioDecodeOptions): Promise<LocalCandidate[]>;
+  /** `onMask`: the best mask as soon as the decoder answers, before its outlines are traced. */
+  predict(imageId: string, prompt: VisualPrompt, options: StudioDecodeOptions, onMask?: (mask: BinaryMask) => void): Promise<LocalCandidate[]>;
+}
+
+/** Where a click's mask is drawn before its polygons are ready. */
+export interface EarlyMaskSink {
+  show(early: EarlyMask): void;
+  clear(imageId: string, revision: number): void;
 }
 
 export interface RemoteAnswer {

@@ -82,7 +82,7 @@ export class EngineWorkerError extends Error {
   }
 }
 
-type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
+type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void; onMask?: (mask: BinaryMask) => void };
 type RequestBody = WorkerRequest extends infer R ? (R extends WorkerRequest ? Omit<R, 'id'> : never) : never;
 
 function spawnWorker(): Worker {
@@ -112,6 +112,7 @@ export class EngineWorkerClient {
     worker.onmessage = (event: MessageEvent<WorkerMessage>) => {
       const message = event.data;
       if (message.type === 'progress') onProgress?.(message.progress);
+      if (message.type === 'mask') this.pending.get(message.id)?.onMask?.(message.mask);
       if (message.type !== 'result') return;
       const waiter = this.pending.get(message.id);
       if (!waiter) return;
@@ -182,10 +183,11 @@ export class EngineWorkerClient {
 
   /**
    * Candidates best first, each with polygons in image pixels traced at `options.tolerance`; buffers
-   * arrive transferred, not copied. Options left out take DEFAULT_SEGMENTATION_OPTIONS.
+   * arrive transferred, not copied. Options left out take DEFAULT_SEGMENTATION_OPTIONS. `onMask` gets
+   * the best candidate's mask as soon as the decoder has answered, before the polygons are traced.
    */
-  predict(imageKey: string, prompt: VisualPrompt, options: Partial<SegmentationOptions> = {}): Promise<PredictResponse> {
-    return this.request<PredictResponse>({ type: 'predict', imageKey, prompt, options });
+  predict(imageKey: string, prompt: VisualPrompt, options: Partial<SegmentationOptions> = {}, onMask?: (mask: BinaryMask) => void): Promise<PredictResponse> {
+    return this.request<PredictResponse>({ type: 'predict', imageKey, prompt, options, earlyMask: onMask !== undefined }, [], onMask);
   }
 
   /**
@@ -243,11 +245,11 @@ export class EngineWorkerClient {
     this.failAll(new Error('the engine worker was terminated'));
   }
 
-  private request<T>(body: RequestBody, transfer: Transferable[] = []): Promise<T> {
+  private request<T>(body: RequestBody, transfer: Transferable[] = [], onMask?: (mask: BinaryMask) => void): Promise<T> {
     if (this.terminated) return Promise.reject(new Error('the engine worker was terminated'));
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, onMask });
       this.worker.postMessage({ ...body, id } as WorkerRequest, transfer);
     });
   }

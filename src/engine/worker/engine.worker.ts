@@ -153,6 +153,11 @@ async function warmUp(active: SegmentationEngine): Promise<void> {
 async function predict(request: Extract<WorkerRequest, { type: 'predict' }>, active: SegmentationEngine): Promise<[PredictResponse, ArrayBufferView[]]> {
   const options = segmentationOptions(request.options);
   const predicted = await active.predict(request.imageKey, request.prompt, options);
+  const best = predicted.candidates[0];
+  if (request.earlyMask && best) {
+    // A copy: the candidate's own buffer moves to the page with the result.
+    post({ type: 'mask', id: request.id, mask: { width: best.mask.width, height: best.mask.height, data: best.mask.data.slice() } });
+  }
   const t0 = performance.now();
   // Traced here, once, beside the mask: the page draws these and re-traces only through `retrace`.
   const candidates: PolygonCandidate[] = predicted.candidates.map((c) => ({

@@ -146,7 +146,8 @@ export type WorkerRequest =
   | { id: number; type: 'embed'; image: RgbaImage; imageId?: string }
   | { id: number; type: 'segmentText'; image: RgbaImage; imageId?: string; prompts: string[]; outline?: Partial<OutlineOptions> }
   | { id: number; type: 'findSimilar'; imageKey: string; mask: BinaryMask; outline?: Partial<OutlineOptions> }
-  | { id: number; type: 'predict'; imageKey: string; prompt: VisualPrompt; options?: Partial<SegmentationOptions> }
+  /** `earlyMask`: post the best candidate's mask (a 'mask' message) before tracing its polygons. */
+  | { id: number; type: 'predict'; imageKey: string; prompt: VisualPrompt; options?: Partial<SegmentationOptions>; earlyMask?: boolean }
   | { id: number; type: 'retrace'; masks: BinaryMask[]; outline: Partial<OutlineOptions> }
   | { id: number; type: 'hasEmbedding'; imageKey: string }
   | { id: number; type: 'exportEmbedding'; imageKey: string }
@@ -162,6 +163,8 @@ export type WorkerMessage =
   | { type: 'progress'; progress: ModelProgress }
   | { type: 'ready'; backend: BackendInfo; timings: StartTimings; modelSource: ModelSource; encoderModel: string }
   | { type: 'start-failed'; error: SerializedError; backendTimedOut: boolean }
+  /** A predict's best mask, ahead of its result: the page can draw it while the polygons are traced. */
+  | { type: 'mask'; id: number; mask: BinaryMask }
   | { type: 'result'; id: number; ok: true; value: unknown }
   | { type: 'result'; id: number; ok: false; error: SerializedError };
 
