@@ -4,8 +4,12 @@ import { localDecodeRequest, selectedLogits } from './localDecodeRequest';
 import type { RestedDecode } from './restedDecode';
 import type { HoverPreviewSink, LocalDecoder, PromptDocument, SchedulerClock, SchedulerSettings } from './schedulerPorts';
 
-/** The least time between two preview decodes: the cursor moves faster than the decoder answers. */
-export const HOVER_INTERVAL_MS = 90;
+/**
+ * How long the cursor must stay put before its spot is decoded. A decode cannot be cancelled once
+ * started, so decoding spots the cursor only passes over would make the spot where it comes to rest
+ * (and the click that usually follows there) wait behind them.
+ */
+export const HOVER_REST_MS = 40;
 
 interface HoverTarget {
   readonly imageId: string;
@@ -14,15 +18,17 @@ interface HoverTarget {
 }
 
 /**
- * The live preview under the cursor (local mode, point tools only: remote calls cost credits). At
- * most one decode in flight; the latest cursor position wins; an answer for a cursor or revision
- * that has moved on is dropped. Each decode asks exactly what a click there would, and is remembered
- * in `rested` so that click can reuse it.
+ * The live preview under the resting cursor (local mode, point tools only: remote calls cost
+ * credits). A spot is decoded once the cursor has stayed on it for HOVER_REST_MS; at most one decode
+ * in flight, the latest resting spot wins; an answer for a cursor or revision that has moved on is
+ * dropped. Each decode asks exactly what a click there would, and is remembered in `rested` so that
+ * click can reuse it.
  */
 export class HoverDecoder {
   private target: HoverTarget | null = null;
+  /** The target the cursor is resting on long enough to decode (null while it moves). */
+  private rested: HoverTarget | null = null;
   private inFlight = false;
-  private lastSent = Number.NEGATIVE_INFINITY;
   private cancelWait: (() => void) | null = null;
 
   constructor(
@@ -45,13 +51,20 @@ export class HoverDecoder {
       this.stop();
       return;
     }
-    this.target = { imageId, at, revision: this.deps.document.prompt(imageId).revision };
-    this.pump();
+    const target = { imageId, at, revision: this.deps.document.prompt(imageId).revision };
+    this.target = target;
+    this.cancelWait?.();
+    this.cancelWait = this.deps.clock.later(() => {
+      this.cancelWait = null;
+      this.rested = target;
+      this.pump();
+    }, HOVER_REST_MS);
   }
 
   /** Forgets the cursor and hides the preview (the cursor left, the tool or the mode switched). */
   stop(): void {
     this.target = null;
+    this.rested = null;
     this.cancelWait?.();
     this.cancelWait = null;
     this.hidePreview();
@@ -63,17 +76,10 @@ export class HoverDecoder {
   }
 
   private pump(): void {
-    if (this.inFlight || !this.target || this.cancelWait) return;
-    const { clock, settings, document, decoder, rested, restedMask, preview } = this.deps;
-    const wait = this.lastSent + HOVER_INTERVAL_MS - clock.now();
-    if (wait > 0) {
-      this.cancelWait = clock.later(() => {
-        this.cancelWait = null;
-        this.pump();
-      }, wait);
-      return;
-    }
-    const target = this.target;
+    const target = this.rested;
+    if (this.inFlight || !target || target !== this.target) return;
+    this.rested = null;
+    const { settings, document, decoder, rested, restedMask, preview } = this.deps;
     const prompt = document.prompt(target.imageId);
     const { tool, tolerance } = settings();
     const positive = tool === 'positive';
@@ -81,7 +87,6 @@ export class HoverDecoder {
     // Negative points alone select nothing: no preview until something is included.
     if (!points.some((p) => p.positive !== false) && !prompt.box) return;
     this.inFlight = true;
-    this.lastSent = clock.now();
     const request = localDecodeRequest({ points, box: prompt.box }, selectedLogits(prompt), tolerance);
     let maskArrived: (mask: BinaryMask) => void = () => undefined;
     const mask = new Promise<BinaryMask>((resolve) => (maskArrived = resolve));
@@ -100,7 +105,8 @@ export class HoverDecoder {
       .catch(() => undefined)
       .finally(() => {
         this.inFlight = false;
-        if (this.target && this.target !== target) this.pump();
+        // The cursor came to rest elsewhere while this decode ran.
+        this.pump();
       });
   }
 }

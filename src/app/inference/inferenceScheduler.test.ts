@@ -3,6 +3,7 @@ import { EarlyMasksShown, HeldDecoder, ManualClock, PreviewShown, settled, squar
 import { emptyDocument, type PromptState } from '../state/model';
 import { studioPromptDocument, writePromptEdit } from '../state/promptEdits';
 import { studio, currentDocument, useStudio } from '../state/studioStore';
+import { HOVER_REST_MS } from './hoverDecoder';
 import { EMBEDDING_FIRST, InferenceScheduler, NEEDS_API_KEY } from './inferenceScheduler';
 import { RemoteCallError } from './remoteClient';
 import type { RemoteSegmenter, SchedulerSettings } from './schedulerPorts';
@@ -122,6 +123,7 @@ describe('local mode: every prompt edit is decoded', () => {
 describe('hover preview and the click that follows it', () => {
   it('a click at the rested hover spot reuses the hover decode instead of decoding again', async () => {
     s.scheduler.hoverAt(IMAGE.id, [300, 200]);
+    s.clock.advance(HOVER_REST_MS);
     expect(s.decoder.calls).toHaveLength(1);
     const run = s.scheduler.promptEdited(click(300.4, 199.6));
     expect(s.decoder.calls).toHaveLength(1);
@@ -132,6 +134,7 @@ describe('hover preview and the click that follows it', () => {
 
   it('a click elsewhere, or of the other label, decodes anew', () => {
     s.scheduler.hoverAt(IMAGE.id, [300, 200]);
+    s.clock.advance(HOVER_REST_MS);
     void s.scheduler.promptEdited(click(310, 200));
     expect(s.decoder.calls).toHaveLength(2);
     expect(s.decoder.calls[1].prompt.points).toEqual([{ x: 310, y: 200, positive: true }]);
@@ -139,6 +142,7 @@ describe('hover preview and the click that follows it', () => {
 
   it('when the hover decode failed, the click decodes for itself', async () => {
     s.scheduler.hoverAt(IMAGE.id, [300, 200]);
+    s.clock.advance(HOVER_REST_MS);
     const run = s.scheduler.promptEdited(click(300, 200));
     s.decoder.calls[0].fail(new Error('preview dropped'));
     await settled();
@@ -167,6 +171,7 @@ describe('the mask is drawn before its polygons', () => {
 
   it('a click at the rested hover spot shows the hover decode’s mask, without a second decode', async () => {
     s.scheduler.hoverAt(IMAGE.id, [300, 200]);
+    s.clock.advance(HOVER_REST_MS);
     const edit = click(300, 200);
     const run = s.scheduler.promptEdited(edit);
     expect(s.decoder.calls).toHaveLength(1);
@@ -205,6 +210,7 @@ describe('remote mode: a credit is spent only on Segment', () => {
   it('remote mode does not run inference on click, nor on hover', () => {
     void s.scheduler.promptEdited(click(100, 120));
     s.scheduler.hoverAt(IMAGE.id, [100, 120]);
+    s.clock.advance(HOVER_REST_MS);
     expect(s.decoder.calls).toHaveLength(0);
     expect(s.remoteKeys).toHaveLength(0);
     expect(prompt().status).toBe('idle');
