@@ -13,7 +13,7 @@
  *   npm run bench -- [--image FILE] [--clicks 20] [--warmup-clicks 8] [--encoder-runs 3]
  *                    [--no-node] [--no-browser] [--no-peer] [--no-int8] [--no-build] [--single-threaded]
  *                    [--no-server-start] [--first-mask-runs 4] [--first-mask-only]
- *                    [--no-studio] [--studio-clicks 10] [--studio-only]
+ *                    [--no-studio] [--studio-clicks 10] [--studio-only] [--no-reference-decoder]
  *
  * The studio itself (bench/studioClicks.ts): perceived click latency — the cursor moves onto the spot,
  * rests 150 ms, clicks — from the click to the mask on screen, beside clicks with no rest.
@@ -60,6 +60,8 @@ const { values: args } = parseArgs({
     // Only Local vs Server start, time to first mask (int8 models, the browser's default): minutes, not the whole bench.
     'first-mask-only': { type: 'boolean', default: false },
     'no-studio': { type: 'boolean', default: false },
+    // A Chromium column with the single fp32 decoder file, as before the split: the per-click reference.
+    'no-reference-decoder': { type: 'boolean', default: false },
     'studio-clicks': { type: 'string', default: '10' },
     // Only the studio's perceived click latency: a few minutes.
     'studio-only': { type: 'boolean', default: false },
@@ -83,6 +85,7 @@ const firstMaskRuns = positiveInt('first-mask-runs', args['first-mask-runs']);
 const firstMaskOnly = args['first-mask-only'];
 const studioOnly = args['studio-only'];
 const studioClicks = positiveInt('studio-clicks', args['studio-clicks']);
+const REFERENCE_DECODER_LABEL = 'Chromium, ours, single fp32 decoder file (before the split; int8 encoder) (worker)';
 /** How long the cursor rests on the spot before the click, as a person's hand does. */
 const CURSOR_REST_MS = 150;
 
@@ -234,6 +237,23 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
         ),
       );
     }
+    if (!firstMaskOnly && !args['no-reference-decoder']) {
+      // The decoder as it was before the split (one fp32 file); the int8 encoder only to save time.
+      const started = await oursPage.evaluate((o) => window.maskwrightBench.ours.start(o), {
+        slot: 'reference-decoder',
+        imageUrl,
+        backend: backendPreference,
+        encoderPrecision: 'int8' as const,
+        decoderPrecision: 'fp32' as const,
+        splitDecoder: false,
+      });
+      legs.push(
+        leg(REFERENCE_DECODER_LABEL, `${started.backend.name}, ${started.backend.threads} threads`, {
+          embed: () => oursPage.evaluate((slot) => window.maskwrightBench.ours.embed(slot), 'reference-decoder'),
+          click: (c) => oursPage.evaluate(({ slot, c }) => window.maskwrightBench.ours.click(slot, c), { slot: 'reference-decoder', c }),
+        }),
+      );
+    }
     if (firstMaskOnly) {
       user.firstMaskNewPhoto = await firstMaskLocalVsServer(oursPage, (precisions as readonly string[]).includes('int8') ? 'int8' : 'fp32', imageBytes, image, clicks[0], cleanups);
       return { legs, environment, user };
@@ -275,7 +295,7 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
       );
     }
     for (const precision of precisions) await oursPage.evaluate((slot) => window.maskwrightBench.ours.store(slot), precision);
-    await oursPage.evaluate(() => ['fp32', 'int8'].forEach((slot) => window.maskwrightBench.ours.stop(slot)));
+    await oursPage.evaluate(() => ['fp32', 'int8', 'reference-decoder'].forEach((slot) => window.maskwrightBench.ours.stop(slot)));
     for (let round = 0; round < 2; round++) {
       await rotate(
         round,
@@ -402,6 +422,12 @@ async function main(): Promise<void> {
       ratioOf('Chromium encoder, int8 / fp32', browserInt8.stages.encoder, browserFp32.stages.encoder),
       ratioOf('Chromium decoder per click, int8 / fp32', browserInt8.stages.decoder, browserFp32.stages.decoder),
     ]) if (r) ratios.push(r);
+  }
+  const referenceDecoder = find(REFERENCE_DECODER_LABEL);
+  for (const [name, run] of [['fp32', browserFp32], ['int8', browserInt8]] as const) {
+    if (!run || !referenceDecoder) continue;
+    const r = ratioOf(`Chromium decoder per click, split ${name} / single fp32 file (before the split)`, run.stages.decoder, referenceDecoder.stages.decoder);
+    if (r) ratios.push(r);
   }
   const nodeFp32 = find('Node, ours');
   const nodeInt8 = find('Node, ours, int8 models');

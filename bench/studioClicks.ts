@@ -41,21 +41,18 @@ async function timedClick(page: Page, click: BenchClick, restMs: number): Promis
   if (restMs > 0) await page.waitForTimeout(restMs);
   await page.mouse.down();
   await page.mouse.up();
-  return page.evaluate(
-    (mark) =>
-      new Promise<number>((resolve, reject) => {
-        const deadline = performance.now() + 60_000;
-        const look = () => {
-          const down = (window as unknown as { benchPointerDown?: number }).benchPointerDown;
-          const drawn = down === undefined ? undefined : performance.getEntriesByName(mark).find((e) => e.startTime >= down);
-          if (drawn && down !== undefined) resolve(drawn.startTime - down);
-          else if (performance.now() > deadline) reject(new Error('no mask on screen within 60 s of the click'));
-          else setTimeout(look, 2);
-        };
-        look();
-      }),
-    MASK_ON_SCREEN_MARK,
-  );
+  // A string, not a function: tsx's name-keeping helper does not exist in the page.
+  return page.evaluate(`new Promise((resolve, reject) => {
+    const deadline = performance.now() + 60000;
+    const look = () => {
+      const down = window.benchPointerDown;
+      const drawn = down === undefined ? undefined : performance.getEntriesByName(${JSON.stringify(MASK_ON_SCREEN_MARK)}).find((e) => e.startTime >= down);
+      if (drawn) resolve(drawn.startTime - down);
+      else if (performance.now() > deadline) reject(new Error('no mask on screen within 60 s of the click'));
+      else setTimeout(look, 2);
+    };
+    look();
+  })`) as Promise<number>;
 }
 
 /**

@@ -94,6 +94,7 @@ const oursApi = {
     backend?: WebBackendPreference;
     decoderPrecision?: DecoderPrecision;
     encoderPrecision?: EncoderPrecision;
+    splitDecoder?: boolean;
     allowFallbackAdapter?: boolean;
     /** Text-prompt detectors the worker may use (default all). */
     textDetectors?: string[];
@@ -105,6 +106,7 @@ const oursApi = {
       backend: options.backend ?? 'auto',
       decoderPrecision: options.decoderPrecision,
       encoderPrecision: options.encoderPrecision,
+      splitDecoder: options.splitDecoder,
       allowFallbackAdapter: options.allowFallbackAdapter,
       textDetectors: options.textDetectors,
       onProgress: (p) => void (p.model.startsWith('detector') && detectorDownloads.set(p.model, p)),

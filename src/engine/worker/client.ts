@@ -73,6 +73,8 @@ export interface EngineWorkerStartOptions {
   encoderPrecision?: EncoderPrecision;
   /** Only these text-prompt detectors, by name ('centernet', 'coco-ssd', 'blazeface'); default all (a benchmark compares subsets). */
   textDetectors?: readonly string[];
+  /** Default true: the split decoder where the deployment has it; false: the single decoder file (the bench's reference). */
+  splitDecoder?: boolean;
 }
 
 export class EngineWorkerError extends Error {
@@ -135,6 +137,7 @@ export class EngineWorkerClient {
       webGpuStartupTimeoutMs: options.webGpuStartupTimeoutMs,
       decoderPrecision: options.decoderPrecision ?? 'fp32',
       encoderPrecision: options.encoderPrecision ?? 'fp32',
+      splitDecoder: options.splitDecoder,
       allowFallbackAdapter: options.allowFallbackAdapter,
       textDetectors: options.textDetectors,
     };

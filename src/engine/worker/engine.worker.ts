@@ -56,7 +56,7 @@ async function start(request: StartRequest): Promise<void> {
   const t0 = performance.now();
   const base = new URL(request.modelBaseUrl, self.location.href).href;
   const manifest = await loadManifest(base);
-  const split = manifest?.decoderSplit;
+  const split = request.splitDecoder === false ? undefined : manifest?.decoderSplit;
   const splitClick = request.decoderPrecision === 'int8' ? split?.clickInt8 : split?.click;
   const files = {
     encoder: request.encoderPrecision === 'int8' ? manifest?.encoderInt8 : (manifest?.encoder ?? { file: 'sam-encoder.onnx' }),

@@ -38,6 +38,8 @@ export interface StartRequest {
   encoderPrecision?: EncoderPrecision;
   /** The text-prompt detectors the worker may use, by name (ConceptDetector.name); absent: all. */
   textDetectors?: readonly string[];
+  /** Default true: the decoder split into its per-image and per-click models, when the manifest lists them. */
+  splitDecoder?: boolean;
 }
 
 /**
