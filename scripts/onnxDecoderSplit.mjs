@@ -20,6 +20,7 @@
  */
 import onnxProto from 'onnx-proto';
 import { pruneToOutputs } from './onnxMultimask.mjs';
+import { floatsOf } from './onnxQuantize.mjs';
 
 const { onnx } = onnxProto;
 const T = onnx.TensorProto.DataType;
@@ -41,15 +42,6 @@ export class DecoderSplitError extends Error {
     super(message);
     this.name = 'DecoderSplitError';
   }
-}
-
-function floatsOf(tensor) {
-  if (tensor.dataType !== T.FLOAT) throw new DecoderSplitError(`initializer ${tensor.name} is not float32`);
-  if (tensor.rawData && tensor.rawData.length > 0) {
-    const copy = new Uint8Array(tensor.rawData);
-    return new Float32Array(copy.buffer, 0, copy.length / 4);
-  }
-  return Float32Array.from(tensor.floatData);
 }
 
 const floatTensor = (name, dims, values) =>

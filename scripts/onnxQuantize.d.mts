@@ -1,6 +1,8 @@
 /** Matches the names of the decoder's image-side projections, the ones worth quantizing. */
 export declare const IMAGE_SIDE_PROJECTIONS: RegExp;
 export declare class QuantizationError extends Error {}
+/** The float32 values of an initializer or a Constant's tensor. */
+export declare function floatsOf(tensor: unknown): Float32Array;
 /** Symmetric per-column int8: W[k, n] ≈ q[k, n] · scale[n]. */
 export declare function quantizePerColumn(weights: Float32Array, rows: number, cols: number): { q: Int8Array; scale: Float32Array };
 /** Rewrites the image-side projections of a decoder graph as dynamically quantized int8 matrix products. */

@@ -26,7 +26,8 @@ export class QuantizationError extends Error {
   }
 }
 
-function floatsOf(tensor) {
+/** The float32 values of an initializer or a Constant's tensor (raw or repeated field). */
+export function floatsOf(tensor) {
   if (tensor.dataType !== T.FLOAT) throw new QuantizationError(`initializer ${tensor.name} is not float32`);
   if (tensor.rawData && tensor.rawData.length > 0) {
     const copy = new Uint8Array(tensor.rawData); // aligned copy
