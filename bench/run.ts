@@ -314,7 +314,10 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
     }
     log(`first mask (Local): ${JSON.stringify(user.firstMaskLocal)}; reload → ready: ${JSON.stringify(user.reloadToReady)}`);
     if (!args['no-server-start']) {
-      user.firstMaskNewPhoto = await firstMaskLocalVsServer(oursPage, (precisions as readonly string[]).includes('int8') ? 'int8' : 'fp32', imageBytes, image, clicks[0], cleanups);
+      const slot = (precisions as readonly string[]).includes('int8') ? ('int8' as const) : ('fp32' as const);
+      // The slots were stopped for the reload figures: the Local side needs its worker again.
+      await oursPage.evaluate((o) => window.maskwrightBench.ours.start(o), { slot, imageUrl, backend: backendPreference, encoderPrecision: slot, decoderPrecision: slot });
+      user.firstMaskNewPhoto = await firstMaskLocalVsServer(oursPage, slot, imageBytes, image, clicks[0], cleanups);
     }
     return { legs, environment, user };
   } finally {
