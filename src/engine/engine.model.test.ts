@@ -77,7 +77,8 @@ describe('SegmentationEngine on coffee.png', () => {
     for (const point of [CUP, SPOON, CUP]) await engine.predict(imageKey, { points: [point] });
     expect(precomputeRuns).toBe(before);
     // An embedding made elsewhere (a server, IndexedDB) gets its own, once.
-    engine.adoptEmbedding(image, 'adopted', engine.getEmbedding(imageKey)!.embedding);
+    const { embedding } = engine.getEmbedding(imageKey)!;
+    engine.adoptEmbedding(image, 'adopted', { data: embedding.data.slice(), dims: embedding.dims });
     await engine.predict('adopted', { points: [CUP] });
     await engine.predict('adopted', { points: [SPOON] });
     expect(precomputeRuns).toBe(before + 1);
