@@ -123,7 +123,7 @@ async function main(): Promise<void> {
       },
     );
   });
-  port!.postMessage({ ready: true, backend: `${engine.backend.name} x${engine.backend.threads}, encoder ${init.encoderPrecision ?? 'fp32'}, decoder ${init.decoderPrecision ?? 'fp32'}`, encoder } satisfies WorkerReply);
+  port!.postMessage({ ready: true, backend: `${engine.backend.name} x${engine.backend.threads}, encoder ${init.encoderPrecision ?? 'fp32'}, decoder ${init.decoderPrecision ?? 'fp32'} (split: once per image + per click)`, encoder } satisfies WorkerReply);
 }
 
 main().catch((error: unknown) => {
