@@ -117,6 +117,23 @@ test('open a sample, click the cup, get a polygon, accept it; undo and redo', as
   await expect(page.getByTestId('object-row')).toContainText('cup');
 });
 
+test('a click shows its mask as soon as the decoder answers; the polygons then replace it', async ({ page }) => {
+  await openSample(page, 'Coffee cup');
+  await waitForEncoder(page);
+  // Every change of the canvas's early-mask state, in order (a MutationObserver misses none).
+  await page.evaluate(() => {
+    const host = document.querySelector('[data-testid="canvas"]')!;
+    const seen: string[] = [];
+    (window as unknown as { earlyMaskStates: string[] }).earlyMaskStates = seen;
+    new MutationObserver(() => seen.push(host.getAttribute('data-early-mask') ?? '')).observe(host, { attributes: true, attributeFilter: ['data-early-mask'] });
+  });
+  // A click with no rest before it: no hover decode to reuse, the click decodes for itself.
+  await clickImage(page, 300, 235);
+  await expect(page.getByRole('radiogroup', { name: 'Mask candidates' }).getByRole('radio').first()).toBeVisible();
+  await expect(page.getByTestId('canvas')).toHaveAttribute('data-early-mask', 'none');
+  expect(await page.evaluate(() => (window as unknown as { earlyMaskStates: string[] }).earlyMaskStates)).toEqual(['visible', 'none']);
+});
+
 test('draw a center-anchored box around the spoon and export COCO', async ({ page }) => {
   await openSample(page, 'Coffee cup');
   await waitForEncoder(page);
