@@ -174,8 +174,7 @@ async function provisionModels() {
       clickInt8: { ...fileEntry('sam-decoder-click-int8.onnx', clickInt8.bytes), quantized: clickInt8.quantized, fastGelus: clickInt8.fastGelus },
     },
     // Written by scripts/convertDetector.ts (which runs after this script and refreshes it).
-    ...(previous?.detector ? { detector: previous.detector } : {}),
-    ...(previous?.detectorCocoSsd ? { detectorCocoSsd: previous.detectorCocoSsd } : {}),
+    ...Object.fromEntries(Object.entries(previous ?? {}).filter(([key]) => key.startsWith('detector'))),
   };
   writeAtomic(join(modelsDir, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
   log(`wrote ${encoderPath} and ${decoderPath} (+ manifest.json)`);
