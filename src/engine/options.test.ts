@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SEGMENTATION_OPTIONS, MIN_SPECK_PIXELS, segmentationOptions, speckArea } from './options';
+import { DEFAULT_SEGMENTATION_OPTIONS, MIN_SPECK_PIXELS, segmentationOptions, speckArea, type SegmentationOptions } from './options';
 import { maskOutline } from './polygons';
 import type { BinaryMask } from './types';
 
@@ -7,18 +7,8 @@ describe('segmentation options', () => {
   it('fills every field left out, or given as undefined, from the one set of defaults', () => {
     expect(segmentationOptions()).toEqual(DEFAULT_SEGMENTATION_OPTIONS);
     expect(segmentationOptions({ tolerance: undefined, multimask: undefined })).toEqual(DEFAULT_SEGMENTATION_OPTIONS);
-    expect(
-      segmentationOptions({
-        tolerance: 0,
-        multimask: false,
-        clickConsistency: 'local',
-        speckFraction: 0,
-        upsampling: 'edge-aware',
-        alignMaskPrompt: true,
-        progressiveMerge: !DEFAULT_SEGMENTATION_OPTIONS.progressiveMerge,
-        mirrorAverage: !DEFAULT_SEGMENTATION_OPTIONS.mirrorAverage,
-      }),
-    ).toEqual({
+    // Every field chosen, each away from its default: the caller's choice is what comes back.
+    const chosen: SegmentationOptions = {
       tolerance: 0,
       multimask: false,
       clickConsistency: 'local',
@@ -27,7 +17,8 @@ describe('segmentation options', () => {
       alignMaskPrompt: true,
       progressiveMerge: !DEFAULT_SEGMENTATION_OPTIONS.progressiveMerge,
       mirrorAverage: !DEFAULT_SEGMENTATION_OPTIONS.mirrorAverage,
-    });
+    };
+    expect(segmentationOptions({ ...chosen })).toEqual(chosen);
     expect(segmentationOptions({ alignMaskPrompt: undefined }).alignMaskPrompt).toBe(DEFAULT_SEGMENTATION_OPTIONS.alignMaskPrompt);
   });
 
