@@ -3,7 +3,8 @@
  * after each, and one box-prompt prediction. Refinements beyond the protocol baseline are switched
  * by `EvalOptions` so each can be measured with and without.
  */
-import { DEFAULT_SEGMENTATION_OPTIONS, type ClickConsistency, type MaskUpsampling, type SegmentationOptions } from '../../src/engine/options';
+import { DEFAULT_SEGMENTATION_OPTIONS, type ClickConsistency, type MaskUpsampling } from '../../src/engine/options';
+import type { PredictOptions } from '../../src/engine/engine';
 import type { MaskCandidate, RgbaImage, VisualPrompt } from '../../src/engine/types';
 import { nextClick, type Click, type GroundTruth } from './clicker';
 import { iou, type ImageResult } from './metrics';
@@ -31,9 +32,7 @@ export interface InteractiveSegmenter {
   predict(
     imageKey: string,
     prompt: VisualPrompt,
-    options?: Partial<
-      Pick<SegmentationOptions, 'multimask' | 'clickConsistency' | 'upsampling' | 'alignMaskPrompt' | 'progressiveMerge' | 'mirrorAverage'>
-    >,
+    options?: PredictOptions,
   ): Promise<{ candidates: MaskCandidate[]; timings: { decoderMs: number } }>;
 }
 

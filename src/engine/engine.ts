@@ -118,6 +118,11 @@ export interface EmbedResult {
   timings: { preprocessMs: number; encoderMs: number };
 }
 
+/** The options that decide how a prompt becomes masks (the rest of SegmentationOptions shape polygons). */
+export type PredictOptions = Partial<
+  Pick<SegmentationOptions, 'multimask' | 'clickConsistency' | 'upsampling' | 'alignMaskPrompt' | 'progressiveMerge' | 'mirrorAverage'>
+>;
+
 export interface PredictResult {
   candidates: MaskCandidate[];
   timings: { decoderMs: number; postprocessMs: number };
@@ -341,9 +346,7 @@ export class SegmentationEngine {
   async predict(
     imageKey: string,
     prompt: VisualPrompt,
-    options: Partial<
-      Pick<SegmentationOptions, 'multimask' | 'clickConsistency' | 'upsampling' | 'alignMaskPrompt' | 'progressiveMerge' | 'mirrorAverage'>
-    > = {},
+    options: PredictOptions = {},
   ): Promise<PredictResult> {
     const own = this.cache.get(imageKey);
     if (!own) throw new EmbeddingMissingError(imageKey);
