@@ -134,6 +134,26 @@ test('a click shows its mask as soon as the decoder answers; the polygons then r
   expect(await page.evaluate(() => (window as unknown as { earlyMaskStates: string[] }).earlyMaskStates)).toEqual(['visible', 'none']);
 });
 
+test('when the user pauses, the mask gets the mirror pass and the next click continues from it', async ({ page }) => {
+  await openSample(page, 'Coffee cup');
+  await waitForEncoder(page);
+  const passed = page.getByTestId('mirror-passed');
+  await clickImage(page, 300, 235);
+  const candidates = page.getByRole('radiogroup', { name: 'Mask candidates' }).getByRole('radio');
+  await expect(candidates.first()).toBeVisible();
+  // The first pause on a photo also embeds its mirror image: one more encoder run, in the worker.
+  await expect(passed).toBeVisible();
+  await page.getByTestId('status-bar').getByRole('button', { name: 'Details' }).click();
+  await expect(page.getByTestId('mirror-pass-timing')).toContainText(/Mirror pass \d+ ms/);
+
+  // A new click is answered at once (the note goes with the answer it described), then passed again.
+  await clickImage(page, 150, 330, 'right');
+  await expect(page.locator('.chip.negative')).toHaveText('1 negative');
+  await expect(candidates.first()).toBeVisible();
+  await expect(passed).toBeVisible();
+  await screenshot(page, '04b-mirror-pass');
+});
+
 test('draw a center-anchored box around the spoon and export COCO', async ({ page }) => {
   await openSample(page, 'Coffee cup');
   await waitForEncoder(page);

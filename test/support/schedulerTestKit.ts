@@ -26,8 +26,15 @@ export class HeldDecoder implements LocalDecoder {
     return this.embedded;
   }
 
+  /** The mirror passes asked for, answered (or failed) when the test says. */
+  readonly mirrorPasses: { imageId: string; prompt: VisualPrompt; options: StudioDecodeOptions; answer(candidates: LocalCandidate[]): void; fail(error: Error): void }[] = [];
+
   predict(imageId: string, prompt: VisualPrompt, options: StudioDecodeOptions, onMask?: (mask: BinaryMask) => void): Promise<LocalCandidate[]> {
     return new Promise((resolve, reject) => this.calls.push({ imageId, prompt, options, mask: (m) => onMask?.(m), answer: resolve, fail: reject }));
+  }
+
+  mirrorPass(imageId: string, prompt: VisualPrompt, options: StudioDecodeOptions): Promise<LocalCandidate[]> {
+    return new Promise((resolve, reject) => this.mirrorPasses.push({ imageId, prompt, options, answer: resolve, fail: reject }));
   }
 }
 

@@ -73,6 +73,11 @@ export function PromptPanel() {
           </span>
         )}
         {prompt.status === 'done' && prompt.message && <span className="muted">{prompt.message}</span>}
+        {prompt.status === 'done' && prompt.mirrorPassed && (
+          <span className="muted" data-testid="mirror-passed" title="While you paused, the photo's mirror image was segmented with the same clicks and the two answers averaged: a steadier mask, computed when it cannot slow a click.">
+            Mask checked against the mirror image while you paused.
+          </span>
+        )}
       </div>
       {mode === 'remote' && hasPrompt(prompt) && prompt.candidates.length === 0 && (
         <button type="button" className="primary wide" disabled={busy} onClick={() => void runRemote(image.id)}>

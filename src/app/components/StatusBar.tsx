@@ -83,6 +83,7 @@ export function StatusBar() {
             </span>
           )}
           {details && engine.lastDecoder && <span>Decoder {Math.round(engine.lastDecoder.decoderMs)} ms</span>}
+          {details && engine.lastMirrorPass && <span data-testid="mirror-pass-timing">Mirror pass {Math.round(engine.lastMirrorPass.decoderMs)} ms</span>}
           {details && engine.embeddings > 0 && (
             <span>
               Cache hits {engine.cacheHits}/{engine.embeddings}

@@ -3,13 +3,14 @@ import { useDetail } from '../state/detailStore';
 import { useEarlyMask } from '../state/earlyMaskStore';
 import { useHoverPreview } from '../state/hoverPreviewStore';
 import { useInferenceMode } from '../state/inferenceModeStore';
+import { usePreferences } from '../state/preferences';
 import { studioPromptDocument, writePromptEdit } from '../state/promptEdits';
 import { useRemoteSettings } from '../state/remoteSettingsStore';
 import { currentDocument } from '../state/studioStore';
 import { useTool } from '../state/toolStore';
 import type { ToolOutput } from '../tools/types';
 import { InferenceScheduler } from './inferenceScheduler';
-import { isEmbedded, predictLocal } from './localEngine';
+import { isEmbedded, mirrorPassLocal, predictLocal } from './localEngine';
 import { apiSegmenter } from './remoteSegmenter';
 
 /**
@@ -19,13 +20,15 @@ import { apiSegmenter } from './remoteSegmenter';
 
 export const scheduler = new InferenceScheduler({
   document: studioPromptDocument,
-  decoder: { isEmbedded, predict: predictLocal },
+  decoder: { isEmbedded, predict: predictLocal, mirrorPass: mirrorPassLocal },
   remote: apiSegmenter,
   settings: () => ({
     mode: useInferenceMode.getState().mode,
     tool: useTool.getState().tool,
     tolerance: useDetail.getState().tolerance,
     remote: useRemoteSettings.getState().remote,
+    // Server start is for devices too slow to run the encoder, which the mirror image would need.
+    mirrorPass: usePreferences.getState().embeddingSource === 'device',
   }),
   preview: {
     current: () => useHoverPreview.getState().preview,

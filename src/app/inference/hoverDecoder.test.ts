@@ -25,7 +25,7 @@ beforeEach(() => {
   decoder = new HeldDecoder();
   clock = new ManualClock();
   preview = new PreviewShown();
-  settings = { mode: 'local', tool: 'positive', tolerance: 1, remote: { baseUrl: '', apiKey: '' } };
+  settings = { mode: 'local', tool: 'positive', tolerance: 1, remote: { baseUrl: '', apiKey: '' }, mirrorPass: false };
   rested = new RestedDecode();
   hover = new HoverDecoder({ document: studioPromptDocument, decoder, settings: () => settings, preview, clock, rested, restedMask: new RestedDecode() });
 });
@@ -104,7 +104,7 @@ describe('HoverDecoder', () => {
     clock.advance(HOVER_REST_MS);
     expect(decoder.calls[0].prompt.points).toEqual([{ x: 50, y: 50, positive: true }, { x: 60, y: 70, positive: false }]);
     expect(decoder.calls[0].options).toEqual({ multimask: false, tolerance: 1 });
-    expect(rested.take({ imageId: IMAGE.id, revision, x: 60, y: 70, positive: false, multimask: false, tolerance: 1 })).toBeDefined();
+    expect(rested.take({ imageId: IMAGE.id, revision, x: 60, y: 70, positive: false, multimask: false, previous: undefined, tolerance: 1 })).toBeDefined();
   });
 
   it('negative points alone select nothing: no decode', () => {

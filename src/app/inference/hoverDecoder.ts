@@ -91,7 +91,16 @@ export class HoverDecoder {
     let maskArrived: (mask: BinaryMask) => void = () => undefined;
     const mask = new Promise<BinaryMask>((resolve) => (maskArrived = resolve));
     const decode = decoder.predict(target.imageId, request.prompt, request.options, (m) => maskArrived(m));
-    const key = { imageId: target.imageId, revision: target.revision, x: target.at[0], y: target.at[1], positive, multimask: request.options.multimask, tolerance };
+    const key = {
+      imageId: target.imageId,
+      revision: target.revision,
+      x: target.at[0],
+      y: target.at[1],
+      positive,
+      multimask: request.options.multimask,
+      previous: request.prompt.maskInput,
+      tolerance,
+    };
     rested.remember(key, decode);
     restedMask.remember(key, mask);
     decode

@@ -5,6 +5,7 @@ import { studioPromptDocument, writePromptEdit } from '../state/promptEdits';
 import { studio, currentDocument, useStudio } from '../state/studioStore';
 import { HOVER_REST_MS } from './hoverDecoder';
 import { EMBEDDING_FIRST, InferenceScheduler, NEEDS_API_KEY } from './inferenceScheduler';
+import { MIRROR_PASS_PAUSE_MS } from './mirrorPass';
 import { RemoteCallError } from './remoteClient';
 import type { RemoteSegmenter, SchedulerSettings } from './schedulerPorts';
 
@@ -34,7 +35,7 @@ function setup(): Setup {
   const clock = new ManualClock();
   const preview = new PreviewShown();
   const early = new EarlyMasksShown();
-  const settings: Setup['settings'] = { mode: 'local', tool: 'positive', tolerance: 1, remote: { baseUrl: '', apiKey: 'mw_test_key' } };
+  const settings: Setup['settings'] = { mode: 'local', tool: 'positive', tolerance: 1, remote: { baseUrl: '', apiKey: 'mw_test_key' }, mirrorPass: false };
   const remoteKeys: string[] = [];
   const remoteAnswers: Setup['remoteAnswers'] = [];
   const finished = { count: 0 };
@@ -199,6 +200,92 @@ describe('the mask is drawn before its polygons', () => {
     s.decoder.calls[1].answer([squareCandidate(20)]);
     await run;
     expect(s.early.current).toBeNull();
+  });
+});
+
+describe('the mirror pass when the user pauses', () => {
+  beforeEach(() => {
+    s.settings.mirrorPass = true;
+  });
+
+  async function answeredClick(x: number, y: number, ...candidates: ReturnType<typeof squareCandidate>[]) {
+    const run = s.scheduler.promptEdited(click(x, y));
+    s.decoder.calls[s.decoder.calls.length - 1].answer(candidates);
+    await run;
+  }
+
+  it('after a pause the same prompt is decoded with mirror averaging; its answer replaces the quick one and the next click continues from it', async () => {
+    await answeredClick(100, 120, squareCandidate(10));
+    s.clock.advance(MIRROR_PASS_PAUSE_MS - 1);
+    expect(s.decoder.mirrorPasses).toHaveLength(0);
+    s.clock.advance(1);
+    expect(s.decoder.mirrorPasses).toHaveLength(1);
+    expect(s.decoder.mirrorPasses[0].prompt).toEqual(s.decoder.calls[0].prompt);
+    expect(s.decoder.mirrorPasses[0].options).toEqual(s.decoder.calls[0].options);
+    s.decoder.mirrorPasses[0].answer([squareCandidate(12)]);
+    await settled();
+    expect(areas()).toEqual([144]);
+    expect(prompt().mirrorPassed).toBe(true);
+    void s.scheduler.promptEdited(click(150, 130, false));
+    expect(s.decoder.calls[1].prompt.maskInput).toEqual(new Float32Array([12]));
+    expect(prompt().mirrorPassed).toBe(false);
+  });
+
+  it('a click before the pause is over means no pass for the answer it replaces', async () => {
+    await answeredClick(100, 120, squareCandidate(10));
+    s.clock.advance(MIRROR_PASS_PAUSE_MS / 2);
+    void s.scheduler.promptEdited(click(150, 130));
+    s.clock.advance(MIRROR_PASS_PAUSE_MS);
+    expect(s.decoder.mirrorPasses).toHaveLength(0);
+  });
+
+  it('a pass that answers after a new click, or after the user picked another candidate, changes nothing', async () => {
+    await answeredClick(100, 120, squareCandidate(10, 0.5), squareCandidate(12, 0.8));
+    s.clock.advance(MIRROR_PASS_PAUSE_MS);
+    studio.selectCandidate(IMAGE.id, 0);
+    s.decoder.mirrorPasses[0].answer([squareCandidate(20)]);
+    await settled();
+    expect(areas()).toEqual([100, 144]);
+    expect(prompt().selected).toBe(0);
+    expect(prompt().mirrorPassed).toBeFalsy();
+
+    const second = s.scheduler.promptEdited(click(150, 130));
+    s.decoder.calls[1].answer([squareCandidate(14)]);
+    await second;
+    s.clock.advance(MIRROR_PASS_PAUSE_MS);
+    void s.scheduler.promptEdited(click(160, 130));
+    s.decoder.mirrorPasses[1].answer([squareCandidate(30)]);
+    await settled();
+    expect(prompt().points).toHaveLength(3);
+    expect(prompt().candidates).toEqual([]);
+  });
+
+  it('a hover decode made before the pass landed is not reused by a click after it: the click continues from the averaged mask', async () => {
+    await answeredClick(100, 120, squareCandidate(10));
+    s.scheduler.hoverAt(IMAGE.id, [300, 200]);
+    s.clock.advance(HOVER_REST_MS);
+    expect(s.decoder.calls[1].prompt.maskInput).toEqual(new Float32Array([10]));
+    s.decoder.calls[1].answer([squareCandidate(11)]);
+    s.clock.advance(MIRROR_PASS_PAUSE_MS);
+    s.decoder.mirrorPasses[0].answer([squareCandidate(12)]);
+    await settled();
+    void s.scheduler.promptEdited(click(300, 200));
+    expect(s.decoder.calls).toHaveLength(3);
+    expect(s.decoder.calls[2].prompt.maskInput).toEqual(new Float32Array([12]));
+  });
+
+  it('a failed pass leaves the quick answer; with the pass switched off (Server start) none is asked', async () => {
+    await answeredClick(100, 120, squareCandidate(10));
+    s.clock.advance(MIRROR_PASS_PAUSE_MS);
+    s.decoder.mirrorPasses[0].fail(new Error('photo evicted'));
+    await settled();
+    expect(areas()).toEqual([100]);
+    expect(prompt().status).toBe('done');
+
+    s.settings.mirrorPass = false;
+    await answeredClick(150, 130, squareCandidate(12));
+    s.clock.advance(MIRROR_PASS_PAUSE_MS);
+    expect(s.decoder.mirrorPasses).toHaveLength(1);
   });
 });
 

@@ -4,6 +4,7 @@ import { HoverDecoder } from './hoverDecoder';
 import type { LocalCandidate } from './localEngine';
 import { localDecodeRequest, selectedLogits, wantsMultimask } from './localDecodeRequest';
 import { RemoteCallError } from './remoteClient';
+import { MirrorPass } from './mirrorPass';
 import { RestedDecode } from './restedDecode';
 import { realClock, type EarlyMaskSink, type HoverPreviewSink, type LocalDecoder, type PromptDocument, type RemoteSegmenter, type SchedulerClock, type SchedulerSettings } from './schedulerPorts';
 import { UnsettledKeys } from './unsettledKeys';
@@ -33,6 +34,7 @@ export class InferenceScheduler {
   private readonly rested = new RestedDecode<LocalCandidate[]>();
   private readonly restedMask = new RestedDecode<BinaryMask>();
   private readonly hover: HoverDecoder;
+  private readonly mirrorPass: MirrorPass;
   /** Pressing Segment again after a dropped connection replays the same Idempotency-Key. */
   private readonly unsettledKeys: UnsettledKeys;
 
@@ -50,7 +52,9 @@ export class InferenceScheduler {
     },
   ) {
     this.unsettledKeys = deps.unsettledKeys ?? new UnsettledKeys();
-    this.hover = new HoverDecoder({ ...deps, clock: deps.clock ?? realClock, rested: this.rested, restedMask: this.restedMask });
+    const clock = deps.clock ?? realClock;
+    this.hover = new HoverDecoder({ ...deps, clock, rested: this.rested, restedMask: this.restedMask });
+    this.mirrorPass = new MirrorPass({ ...deps, clock });
   }
 
   /** The cursor rests at `at` (null: it left the image). */
@@ -66,16 +70,19 @@ export class InferenceScheduler {
   /** A click or a box just changed the prompt. Resolves when the local answer has landed. */
   promptEdited(edit: PromptEdit): Promise<void> {
     this.hover.hidePreview();
+    this.mirrorPass.stop();
     const { mode, tolerance } = this.deps.settings();
     if (mode !== 'local') return Promise.resolve();
     const { before, point } = edit;
+    const multimask = point && wantsMultimask({ box: before.box, points: [...before.points, point] });
     const key = point && {
       imageId: edit.imageId,
       revision: before.revision,
       x: point.x,
       y: point.y,
       positive: point.positive !== false,
-      multimask: wantsMultimask({ box: before.box, points: [...before.points, point] }),
+      multimask: multimask === true,
+      previous: multimask ? undefined : selectedLogits(before),
       tolerance,
     };
     const rested = key && this.rested.take(key);
@@ -115,6 +122,7 @@ export class InferenceScheduler {
       const candidates = rested ? await rested.candidates.catch(decode) : await decode();
       landed = true;
       document.resolve(imageId, revision, candidates);
+      this.mirrorPass.landed({ imageId, revision, request, candidates: document.prompt(imageId).candidates });
     } catch (error) {
       landed = true;
       document.fail(imageId, revision, error instanceof Error ? error.message : String(error));

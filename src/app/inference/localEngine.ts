@@ -157,6 +157,51 @@ export async function predictLocal(
   return result.candidates.map((c) => ({ polygons: c.polygons, score: c.score, area: c.area, lowResLogits: c.lowResLogits, mask: c.mask, outlineTolerance: options.tolerance }));
 }
 
+const mirrorEmbeddings = new Map<string, Promise<string>>();
+
+/**
+ * The photo's mirror-image embedding beside its own (once per photo), which mirror averaging decodes
+ * on: one more encoder run, so it is asked for only when the user first pauses on this photo.
+ */
+function ensureMirrorEmbedding(imageId: string): Promise<string> {
+  const existing = mirrorEmbeddings.get(imageId);
+  if (existing) return existing;
+  const promise = (async () => {
+    const client = await startLocalEngine();
+    const imageKey = await ensureEmbedding(imageId);
+    const rgba = rgbaOf(imageId);
+    if (!rgba) throw new Error('image not loaded');
+    await client.embed(rgba, imageKey, { mirrored: true });
+    return imageKey;
+  })();
+  mirrorEmbeddings.set(imageId, promise);
+  promise.catch(() => mirrorEmbeddings.delete(imageId));
+  return promise;
+}
+
+/**
+ * The same decode with mirror averaging (the photo and its mirror image decoded, answers averaged):
+ * the studio's mirror pass when the user pauses (mirrorPass.ts), since it costs a second decoder run
+ * (and, the first time on a photo, an encoder run) that a click must not wait for.
+ */
+export async function mirrorPassLocal(
+  imageId: string,
+  prompt: VisualPrompt,
+  options: Partial<SegmentationOptions> & { tolerance: number },
+): Promise<LocalCandidate[]> {
+  const client = await startLocalEngine();
+  const imageKey = await ensureMirrorEmbedding(imageId);
+  try {
+    const result = await client.predict(imageKey, prompt, { ...options, mirrorAverage: true });
+    useEngineStatus.getState().update({ lastMirrorPass: result.timings });
+    return result.candidates.map((c) => ({ polygons: c.polygons, score: c.score, area: c.area, lowResLogits: c.lowResLogits, mask: c.mask, outlineTolerance: options.tolerance }));
+  } catch (error) {
+    // The worker's cache may have dropped the photo (and its mirror with it): embed both again next time.
+    mirrorEmbeddings.delete(imageId);
+    throw error;
+  }
+}
+
 /**
  * The outlines of masks this page holds, at `outline`, traced in the engine worker. Where no worker
  * was ever started (Remote mode: masks painted or imported here), the page traces them itself with

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RestedDecode, type DecodeKey } from './restedDecode';
 
-const key: DecodeKey = { imageId: 'img-1', revision: 3, x: 100, y: 50, positive: true, multimask: true, tolerance: 1 };
+const key: DecodeKey = { imageId: 'img-1', revision: 3, x: 100, y: 50, positive: true, multimask: true, previous: undefined, tolerance: 1 };
 
 describe('RestedDecode', () => {
   it('hands the rested decode to a click at the same spot, once', async () => {
@@ -13,10 +13,11 @@ describe('RestedDecode', () => {
     expect(rested.take(key)).toBeUndefined();
   });
 
-  it('does not answer a click elsewhere, on another revision, label, tolerance or candidate mode', () => {
+  it('does not answer a click elsewhere, on another revision, label, tolerance, candidate mode or fed-back mask', () => {
     const rested = new RestedDecode<string>();
     rested.remember(key, Promise.resolve('masks'));
-    for (const other of [{ x: 102 }, { revision: 4 }, { positive: false }, { tolerance: 2 }, { multimask: false }, { imageId: 'img-2' }]) {
+    const others: Partial<DecodeKey>[] = [{ x: 102 }, { revision: 4 }, { positive: false }, { tolerance: 2 }, { multimask: false }, { imageId: 'img-2' }, { previous: new Float32Array(1) }];
+    for (const other of others) {
       expect(rested.take({ ...key, ...other })).toBeUndefined();
     }
     expect(rested.take(key)).toBeDefined();

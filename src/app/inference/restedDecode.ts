@@ -11,6 +11,8 @@ export interface DecodeKey {
   y: number;
   positive: boolean;
   multimask: boolean;
+  /** The mask fed back (by identity): a mirror pass that lands in between changes it. */
+  previous: Float32Array | undefined;
   tolerance: number;
 }
 
@@ -23,6 +25,7 @@ function sameDecode(a: DecodeKey, b: DecodeKey): boolean {
     a.revision === b.revision &&
     a.positive === b.positive &&
     a.multimask === b.multimask &&
+    a.previous === b.previous &&
     a.tolerance === b.tolerance &&
     Math.abs(a.x - b.x) <= SAME_SPOT_PX &&
     Math.abs(a.y - b.y) <= SAME_SPOT_PX

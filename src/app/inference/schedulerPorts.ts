@@ -15,6 +15,11 @@ export interface PromptDocument {
   markPending(imageId: string, revision: number, status: 'pending' | 'waiting', message?: string | null): void;
   /** Lands only on snapshots still at `revision`: a later edit is never overwritten by an older answer. */
   resolve(imageId: string, revision: number, candidates: readonly Candidate[], emptyMessage?: string): void;
+  /**
+   * The mirror pass's candidates replace `basis` — only if the prompt still shows exactly those, at
+   * `revision`, with the candidate the answer chose still selected (the user's own pick stands).
+   */
+  applyMirrorPass(imageId: string, revision: number, basis: readonly Candidate[], candidates: readonly Candidate[]): void;
   fail(imageId: string, revision: number, message: string): void;
 }
 
@@ -24,6 +29,8 @@ export interface LocalDecoder {
   isEmbedded(imageId: string): boolean;
   /** `onMask`: the best mask as soon as the decoder answers, before its outlines are traced. */
   predict(imageId: string, prompt: VisualPrompt, options: StudioDecodeOptions, onMask?: (mask: BinaryMask) => void): Promise<LocalCandidate[]>;
+  /** The same decode with mirror averaging (the pause step, mirrorPass.ts); absent: no mirror pass. */
+  mirrorPass?(imageId: string, prompt: VisualPrompt, options: StudioDecodeOptions): Promise<LocalCandidate[]>;
 }
 
 /** Where a click's mask is drawn before its polygons are ready. */
@@ -59,6 +66,8 @@ export interface SchedulerSettings {
   readonly tool: ToolId;
   readonly tolerance: number;
   readonly remote: RemoteSettings;
+  /** Whether local answers get the mirror pass when the user pauses (it runs this device's encoder once per photo). */
+  readonly mirrorPass: boolean;
 }
 
 export interface HoverPreviewSink {

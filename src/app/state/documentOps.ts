@@ -47,7 +47,7 @@ function withPrompt(doc: StudioDocument, imageId: string, prompt: PromptState): 
 
 /** A new prompt revision: earlier answers no longer apply, so candidates are cleared. */
 function revise(prompt: PromptState, revision: number, change: Partial<PromptState>): PromptState {
-  return { ...prompt, ...change, revision, candidates: [], selected: 0, status: 'idle', message: null };
+  return { ...prompt, ...change, revision, candidates: [], selected: 0, status: 'idle', message: null, mirrorPassed: false };
 }
 
 export function addPoint(doc: StudioDocument, imageId: string, point: PointPrompt, revision: number): StudioDocument {
@@ -83,8 +83,30 @@ export function applyCandidates(
 ): StudioDocument {
   const prompt = doc.prompts[imageId];
   if (!prompt || prompt.revision !== revision || prompt.status === 'done') return doc;
-  const best = candidates.reduce((bestIndex, c, i) => (c.score > candidates[bestIndex].score ? i : bestIndex), 0);
-  return withPrompt(doc, imageId, { ...prompt, candidates, selected: candidates.length ? best : 0, status: 'done', message: candidates.length ? null : emptyMessage });
+  return withPrompt(doc, imageId, { ...prompt, candidates, selected: bestCandidate(candidates), status: 'done', message: candidates.length ? null : emptyMessage, mirrorPassed: false });
+}
+
+/** The candidate an answer selects: the highest predicted quality (0 when there is none). */
+function bestCandidate(candidates: readonly Candidate[]): number {
+  return candidates.reduce((bestIndex, c, i) => (c.score > candidates[bestIndex].score ? i : bestIndex), 0);
+}
+
+/**
+ * The mirror pass's answer to the prompt replaces the one it was asked for (not an undo step: the
+ * same prompt, answered better) — only while the prompt still shows exactly `basis`, with the
+ * candidate the answer chose still selected, so neither a newer edit nor the user's own pick is undone.
+ */
+export function applyMirrorPass(
+  doc: StudioDocument,
+  imageId: string,
+  revision: number,
+  basis: readonly Candidate[],
+  candidates: readonly Candidate[],
+): StudioDocument {
+  const prompt = doc.prompts[imageId];
+  if (!prompt || prompt.revision !== revision || prompt.status !== 'done' || prompt.candidates !== basis) return doc;
+  if (candidates.length === 0 || prompt.selected !== bestCandidate(basis)) return doc;
+  return withPrompt(doc, imageId, { ...prompt, candidates, selected: bestCandidate(candidates), mirrorPassed: true });
 }
 
 export function applyFailure(doc: StudioDocument, imageId: string, revision: number, message: string): StudioDocument {

@@ -20,6 +20,8 @@ interface EngineStatusState {
   embedding: { imageId: string; state: 'running' | 'ready' | 'error' } | null;
   lastEncoder: { preprocessMs: number; encoderMs: number; cacheHit: boolean } | null;
   lastDecoder: { decoderMs: number; postprocessMs: number; polygonMs: number } | null;
+  /** The last mirror pass on a pause (mirror averaging: both decoder runs). */
+  lastMirrorPass: { decoderMs: number; postprocessMs: number; polygonMs: number } | null;
   cacheHits: number;
   embeddings: number;
   /** Embeddings restored from IndexedDB instead of running the encoder (embeddingStore.ts). */
@@ -39,6 +41,7 @@ export const useEngineStatus = create<EngineStatusState>((set) => ({
   embedding: null,
   lastEncoder: null,
   lastDecoder: null,
+  lastMirrorPass: null,
   cacheHits: 0,
   embeddings: 0,
   storedEmbeddingsUsed: 0,

@@ -76,6 +76,8 @@ export interface PromptState {
   readonly message: string | null;
   /** Set while an accepted object is being refined: accepting replaces that object. */
   readonly targetObjectId?: string | null;
+  /** The candidates are the mirror pass's (averaged with the mirror image's answer while the user paused). */
+  readonly mirrorPassed?: boolean;
 }
 
 export interface StudioDocument {

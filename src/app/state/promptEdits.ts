@@ -39,5 +39,6 @@ export const studioPromptDocument: PromptDocument = {
   image: (imageId) => currentDocument().images.find((i) => i.id === imageId),
   markPending: studio.markPending,
   resolve: studio.resolve,
+  applyMirrorPass: studio.applyMirrorPass,
   fail: studio.fail,
 };

@@ -64,6 +64,8 @@ export const studio = {
     useStudio.getState().settle((d) => ops.markPending(d, imageId, revision, status, message)),
   resolve: (imageId: string, revision: number, candidates: readonly Candidate[], emptyMessage?: string) =>
     useStudio.getState().settle((d) => ops.applyCandidates(d, imageId, revision, candidates, emptyMessage)),
+  applyMirrorPass: (imageId: string, revision: number, basis: readonly Candidate[], candidates: readonly Candidate[]) =>
+    useStudio.getState().settle((d) => ops.applyMirrorPass(d, imageId, revision, basis, candidates)),
   fail: (imageId: string, revision: number, message: string) => useStudio.getState().settle((d) => ops.applyFailure(d, imageId, revision, message)),
   undo: () => useStudio.getState().undo(),
   redo: () => useStudio.getState().redo(),

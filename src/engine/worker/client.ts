@@ -176,12 +176,12 @@ export class EngineWorkerClient {
   /**
    * Computes (or finds cached) the image embedding. The pixels are copied to the worker, so the
    * caller's buffer stays usable; pass `{ transfer: true }` to hand the buffer over instead (it is
-   * detached here afterwards).
+   * detached here afterwards). `mirrored`: the mirror image's embedding too (for `mirrorAverage`).
    */
-  embed(image: RgbaImage, imageId?: string, options: { transfer?: boolean } = {}): Promise<EmbedResponse> {
+  embed(image: RgbaImage, imageId?: string, options: { transfer?: boolean; mirrored?: boolean } = {}): Promise<EmbedResponse> {
     const plain: RgbaImage = { width: image.width, height: image.height, data: image.data };
     const transfer = options.transfer && image.data.buffer instanceof ArrayBuffer ? [image.data.buffer] : [];
-    return this.request<EmbedResponse>({ type: 'embed', image: plain, imageId }, transfer);
+    return this.request<EmbedResponse>({ type: 'embed', image: plain, imageId, mirrored: options.mirrored }, transfer);
   }
 
   /**

@@ -187,7 +187,7 @@ async function handle(request: WorkerRequest): Promise<void> {
     if (!engine) throw new Error('the engine is not started yet');
     switch (request.type) {
       case 'embed': {
-        const value = await engine.embed(request.image, request.imageId);
+        const value = await engine.embed(request.image, request.imageId, { mirrored: request.mirrored });
         post({ type: 'result', id: request.id, ok: true, value });
         return;
       }

@@ -145,7 +145,8 @@ export interface FindSimilarResponse {
 }
 
 export type WorkerRequest =
-  | { id: number; type: 'embed'; image: RgbaImage; imageId?: string }
+  /** `mirrored`: also embed the photo's mirror image, which `mirrorAverage` predictions decode beside it. */
+  | { id: number; type: 'embed'; image: RgbaImage; imageId?: string; mirrored?: boolean }
   | { id: number; type: 'segmentText'; image: RgbaImage; imageId?: string; prompts: string[]; outline?: Partial<OutlineOptions> }
   | { id: number; type: 'findSimilar'; imageKey: string; mask: BinaryMask; outline?: Partial<OutlineOptions> }
   /** `earlyMask`: post the best candidate's mask (a 'mask' message) before tracing its polygons. */
