@@ -69,7 +69,7 @@ beforeEach(() => {
 });
 
 describe('local mode: every prompt edit is decoded', () => {
-  it('a click decodes once and lands its candidates on the prompt', async () => {
+  it('a click decodes once and lands its candidates on the prompt, the engine’s answer (listed first) selected', async () => {
     const run = s.scheduler.promptEdited(click(100, 120));
     expect(prompt().status).toBe('pending');
     expect(s.decoder.calls).toHaveLength(1);
@@ -79,7 +79,7 @@ describe('local mode: every prompt edit is decoded', () => {
     await run;
     expect(prompt().status).toBe('done');
     expect(areas()).toEqual([100, 144]);
-    expect(prompt().selected).toBe(1);
+    expect(prompt().selected).toBe(0);
   });
 
   it('a stale decode result never overwrites a newer revision; undo shows the older answer', async () => {
@@ -240,13 +240,13 @@ describe('the mirror pass when the user pauses', () => {
   });
 
   it('a pass that answers after a new click, or after the user picked another candidate, changes nothing', async () => {
-    await answeredClick(100, 120, squareCandidate(10, 0.5), squareCandidate(12, 0.8));
+    await answeredClick(100, 120, squareCandidate(10, 0.8), squareCandidate(12, 0.5));
     s.clock.advance(MIRROR_PASS_PAUSE_MS);
-    studio.selectCandidate(IMAGE.id, 0);
+    studio.selectCandidate(IMAGE.id, 1);
     s.decoder.mirrorPasses[0].answer([squareCandidate(20)]);
     await settled();
     expect(areas()).toEqual([100, 144]);
-    expect(prompt().selected).toBe(0);
+    expect(prompt().selected).toBe(1);
     expect(prompt().mirrorPassed).toBeFalsy();
 
     const second = s.scheduler.promptEdited(click(150, 130));

@@ -25,13 +25,13 @@ describe('document operations', () => {
     expect(removeImage(doc, 'img').activeImageId).toBeNull();
   });
 
-  it('applies a prediction only to the revision it was asked for and selects the best candidate', () => {
+  it('applies a prediction only to the revision it was asked for and selects the engine’s answer, listed first, whatever the scores', () => {
     let doc = addPoint(addImage(emptyDocument(), image), 'img', { x: 5, y: 5, positive: true }, 1);
     doc = markPending(doc, 'img', 1, 'pending');
     expect(applyCandidates(doc, 'img', 99, [candidate(0.9)])).toBe(doc);
     doc = applyCandidates(doc, 'img', 1, [candidate(0.5), candidate(0.9), candidate(0.7)]);
     expect(doc.prompts.img.status).toBe('done');
-    expect(doc.prompts.img.selected).toBe(1);
+    expect(doc.prompts.img.selected).toBe(0);
   });
 
   it('a new click or box clears the old candidates', () => {

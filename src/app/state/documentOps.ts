@@ -83,13 +83,16 @@ export function applyCandidates(
 ): StudioDocument {
   const prompt = doc.prompts[imageId];
   if (!prompt || prompt.revision !== revision || prompt.status === 'done') return doc;
-  return withPrompt(doc, imageId, { ...prompt, candidates, selected: bestCandidate(candidates), status: 'done', message: candidates.length ? null : emptyMessage, mirrorPassed: false });
+  return withPrompt(doc, imageId, { ...prompt, candidates, selected: ANSWER, status: 'done', message: candidates.length ? null : emptyMessage, mirrorPassed: false });
 }
 
-/** The candidate an answer selects: the highest predicted quality (0 when there is none). */
-function bestCandidate(candidates: readonly Candidate[]): number {
-  return candidates.reduce((bestIndex, c, i) => (c.score > candidates[bestIndex].score ? i : bestIndex), 0);
-}
+/**
+ * The candidate an answer selects: the first. The engine (local or behind the API) lists its
+ * single-mask answer first, chosen by predicted IoU and stability and by the kind of prompt
+ * (candidates.ts), so selecting the highest predicted IoU instead would step off the rule the clicks
+ * were measured with.
+ */
+const ANSWER = 0;
 
 /**
  * The mirror pass's answer to the prompt replaces the one it was asked for (not an undo step: the
@@ -105,8 +108,8 @@ export function applyMirrorPass(
 ): StudioDocument {
   const prompt = doc.prompts[imageId];
   if (!prompt || prompt.revision !== revision || prompt.status !== 'done' || prompt.candidates !== basis) return doc;
-  if (candidates.length === 0 || prompt.selected !== bestCandidate(basis)) return doc;
-  return withPrompt(doc, imageId, { ...prompt, candidates, selected: bestCandidate(candidates), mirrorPassed: true });
+  if (candidates.length === 0 || prompt.selected !== ANSWER) return doc;
+  return withPrompt(doc, imageId, { ...prompt, candidates, selected: ANSWER, mirrorPassed: true });
 }
 
 export function applyFailure(doc: StudioDocument, imageId: string, revision: number, message: string): StudioDocument {
