@@ -15,6 +15,8 @@ export interface NodeLegOptions {
   threads?: number;
   encoderPrecision?: ModelPrecision;
   decoderPrecision?: ModelPrecision;
+  /** Mirror averaging (the studio's mirror pass): the mirror image embedded too, each click decoded on both. */
+  mirrorAverage?: boolean;
 }
 
 export interface NodeLeg {
@@ -34,14 +36,14 @@ export async function startNodeLeg(options: NodeLegOptions): Promise<NodeLeg> {
     async embed() {
       engine.forget();
       const t0 = performance.now();
-      const embedded = await engine.embed(options.image, 'bench-image');
+      const embedded = await engine.embed(options.image, 'bench-image', { mirrored: options.mirrorAverage });
       imageKey = embedded.imageKey;
       return { totalMs: performance.now() - t0, preprocessMs: embedded.timings.preprocessMs, encoderMs: embedded.timings.encoderMs };
     },
     async click(click) {
       if (!imageKey) throw new Error('embed() first');
       const t0 = performance.now();
-      const predicted = await engine.predict(imageKey, { points: [click] }, { multimask: options.multimask });
+      const predicted = await engine.predict(imageKey, { points: [click] }, { multimask: options.multimask, mirrorAverage: options.mirrorAverage });
       const t1 = performance.now();
       for (const candidate of predicted.candidates) maskToPolygons(candidate.mask);
       const t2 = performance.now();

@@ -13,7 +13,7 @@
  *   npm run bench -- [--image FILE] [--clicks 20] [--warmup-clicks 8] [--encoder-runs 3]
  *                    [--no-node] [--no-browser] [--no-peer] [--no-int8] [--no-build] [--single-threaded]
  *                    [--no-server-start] [--first-mask-runs 4] [--first-mask-only]
- *                    [--no-studio] [--studio-clicks 10] [--studio-only] [--no-reference-decoder]
+ *                    [--no-studio] [--studio-clicks 10] [--studio-only] [--no-reference-decoder] [--no-mirror-pass]
  *
  * The studio itself (bench/studioClicks.ts): perceived click latency — the cursor moves onto the spot,
  * rests 150 ms, clicks — from the click to the mask on screen, beside clicks with no rest.
@@ -63,6 +63,8 @@ const { values: args } = parseArgs({
     // A Chromium column with the single fp32 decoder file, as before the split: the per-click reference.
     'no-reference-decoder': { type: 'boolean', default: false },
     'studio-clicks': { type: 'string', default: '10' },
+    // Columns for the studio's mirror pass (mirror averaging: both photos embedded, each click decoded on both).
+    'no-mirror-pass': { type: 'boolean', default: false },
     // Only the studio's perceived click latency: a few minutes.
     'studio-only': { type: 'boolean', default: false },
   },
@@ -86,6 +88,8 @@ const firstMaskOnly = args['first-mask-only'];
 const studioOnly = args['studio-only'];
 const studioClicks = positiveInt('studio-clicks', args['studio-clicks']);
 const REFERENCE_DECODER_LABEL = 'Chromium, ours, single fp32 decoder file (before the split; int8 encoder) (worker)';
+const MIRROR_PASS_NODE_LABEL = 'Node, ours, mirror pass';
+const MIRROR_PASS_BROWSER_LABEL = 'Chromium, ours, int8 models, mirror pass (worker)';
 /** How long the cursor rests on the spot before the click, as a person's hand does. */
 const CURSOR_REST_MS = 150;
 
@@ -181,6 +185,11 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
         cleanups.push(() => node.release());
         legs.push(leg(`Node, ours${precision === 'int8' ? ', int8 models' : ''}`, `${node.backend.name}, ${node.backend.threads} threads`, { embed: () => node.embed(), click: (c) => node.click(c) }));
       }
+      if (!args['no-mirror-pass']) {
+        const node = await startNodeLeg({ image, multimask: true, mirrorAverage: true });
+        cleanups.push(() => node.release());
+        legs.push(leg(MIRROR_PASS_NODE_LABEL, `${node.backend.name}, ${node.backend.threads} threads`, { embed: () => node.embed(), click: (c) => node.click(c) }));
+      }
     }
     if (args['no-browser']) {
       await runEncoders(legs);
@@ -235,6 +244,23 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
           },
           started.backend.detail ? [started.backend.detail] : [],
         ),
+      );
+    }
+    if (!firstMaskOnly && !args['no-mirror-pass'] && (precisions as readonly string[]).includes('int8')) {
+      // The studio's pause step on its default models: both photos embedded, every click decoded on both.
+      const started = await oursPage.evaluate((o) => window.maskwrightBench.ours.start(o), {
+        slot: 'mirror-pass',
+        imageUrl,
+        backend: backendPreference,
+        encoderPrecision: 'int8' as const,
+        decoderPrecision: 'int8' as const,
+        mirrorAverage: true,
+      });
+      legs.push(
+        leg(MIRROR_PASS_BROWSER_LABEL, `${started.backend.name}, ${started.backend.threads} threads`, {
+          embed: () => oursPage.evaluate((slot) => window.maskwrightBench.ours.embed(slot), 'mirror-pass'),
+          click: (c) => oursPage.evaluate(({ slot, c }) => window.maskwrightBench.ours.click(slot, c), { slot: 'mirror-pass', c }),
+        }),
       );
     }
     if (!firstMaskOnly && !args['no-reference-decoder']) {
@@ -431,6 +457,17 @@ async function main(): Promise<void> {
     if (!run || !referenceDecoder) continue;
     const r = ratioOf(`Chromium decoder per click, split ${name} / single fp32 file (before the split)`, run.stages.decoder, referenceDecoder.stages.decoder);
     if (r) ratios.push(r);
+  }
+  for (const [pass, quick] of [
+    [find(MIRROR_PASS_BROWSER_LABEL), browserInt8],
+    [find(MIRROR_PASS_NODE_LABEL), find('Node, ours')],
+  ] as const) {
+    if (!pass || !quick) continue;
+    const where = pass.label.startsWith('Chromium') ? 'Chromium, int8' : 'Node, fp32';
+    for (const r of [
+      ratioOf(`${where}: mirror pass / quick answer, click → polygons (the pass runs on a pause, not on the click)`, pass.stages.clickToPolygon, quick.stages.clickToPolygon),
+      ratioOf(`${where}: mirror pass / quick answer, image → embeddings (the mirror image once per photo)`, pass.stages.imageToEmbedding, quick.stages.imageToEmbedding),
+    ]) if (r) ratios.push(r);
   }
   const nodeFp32 = find('Node, ours');
   const nodeInt8 = find('Node, ours, int8 models');

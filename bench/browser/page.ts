@@ -77,7 +77,14 @@ const since = (t0: number): number => performance.now() - t0;
  * Our engine, step by step, so the bench can interleave it with the peer: on a machine shared with
  * other work, alternating runs see the same load and the ratio stays fair.
  */
-type OursSlot = { client: EngineWorkerClient; image: RgbaImage; imageKey?: string; detectorDownloads: Map<string, ModelProgress> };
+type OursSlot = {
+  client: EngineWorkerClient;
+  image: RgbaImage;
+  imageKey?: string;
+  detectorDownloads: Map<string, ModelProgress>;
+  /** The studio's mirror pass: the mirror image embedded too, every click decoded on both and averaged. */
+  mirrorAverage: boolean;
+};
 /** Engines by name, e.g. 'fp32' and 'int8' decoders side by side in one page. */
 const ours = new Map<string, OursSlot>();
 
@@ -100,6 +107,7 @@ const oursApi = {
     textDetectors?: string[];
     /** Scale the photo to this width first (the text bench's 1024 px photo). */
     imageWidth?: number;
+    mirrorAverage?: boolean;
   }) {
     const detectorDownloads = new Map<string, ModelProgress>();
     const client = await EngineWorkerClient.start({
@@ -111,7 +119,7 @@ const oursApi = {
       textDetectors: options.textDetectors,
       onProgress: (p) => void (p.model.startsWith('detector') && detectorDownloads.set(p.model, p)),
     });
-    ours.set(options.slot, { client, image: await loadRgba(options.imageUrl, options.imageWidth), detectorDownloads });
+    ours.set(options.slot, { client, image: await loadRgba(options.imageUrl, options.imageWidth), detectorDownloads, mirrorAverage: options.mirrorAverage === true });
     log(`ours/${options.slot}: backend ${client.backend.name} (${client.backend.threads} threads) ${client.backend.detail ?? ''}`);
     return { backend: client.backend, startTimings: client.startTimings };
   },
@@ -119,7 +127,7 @@ const oursApi = {
     const s = slot(name);
     await s.client.forget();
     const t0 = performance.now();
-    const embedded = await s.client.embed(s.image, 'bench-image');
+    const embedded = await s.client.embed(s.image, 'bench-image', { mirrored: s.mirrorAverage });
     const totalMs = since(t0);
     s.imageKey = embedded.imageKey;
     return { totalMs, preprocessMs: embedded.timings.preprocessMs, encoderMs: embedded.timings.encoderMs };
@@ -128,7 +136,7 @@ const oursApi = {
     const s = slot(name);
     if (!s.imageKey) throw new Error('ours.embed() first');
     const t0 = performance.now();
-    const predicted = await s.client.predict(s.imageKey, { points: [click] }, { multimask });
+    const predicted = await s.client.predict(s.imageKey, { points: [click] }, { multimask, mirrorAverage: s.mirrorAverage });
     const totalMs = since(t0);
     return { totalMs, ...predicted.timings, candidates: predicted.candidates.length };
   },
