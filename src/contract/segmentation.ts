@@ -41,6 +41,13 @@ export const PvsRequest = z
     imageId: z.string().min(1).max(256).optional(),
     /** Left out: the engine's default (several candidates, as the service specification says). */
     multimaskOutput: z.boolean().default(DEFAULT_SEGMENTATION_OPTIONS.multimask),
+    /**
+     * Not in the service specification (an extension): also segment the photo's mirror image with the
+     * mirrored prompt and average the two answers — steadier masks (docs/RESULTS.md, issue 12), the
+     * rule the studio applies when the user pauses. Costs one more encoder run per photo (kept with
+     * `imageId`) and twice the decoder time; the price is the same.
+     */
+    mirrorAverage: z.boolean().default(DEFAULT_SEGMENTATION_OPTIONS.mirrorAverage),
   })
   .superRefine((req, ctx) => {
     const hasPositive = req.points?.some((p) => p.positive) ?? false;

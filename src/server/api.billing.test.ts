@@ -17,6 +17,10 @@ import { fingerprintBody } from './domain/segmentation';
 import { FaultInjector } from './domain/faults';
 import { bodyDigest, requestFingerprint } from './domain/fingerprint';
 import { WorkerPool } from './inference/pool';
+import { PNG } from 'pngjs';
+import { modelFrame } from '../engine/frame';
+import { mirrorImage, mirrorPoint } from '../engine/mirror';
+import { signedArea2 } from '../engine/polygons';
 import {
   closeSharedEngine,
   countingJobs,
@@ -118,6 +122,33 @@ describe.each(DATABASES)('metered calls and billing (%s)', (dbKind) => {
     const body = await plain.json();
     expect(body.prompts[0].predictions.length).toBeGreaterThan(1);
     expect(await creditsOf(server, user)).toBe(4);
+  });
+
+  it('mirrorAverage (an extension of the spec): the mirrored photo with the mirrored click gets the mirror image of the answer; one credit per call', async () => {
+    const photo = PNG.sync.read(Buffer.from(CAT, 'base64'));
+    const flipped = new PNG({ width: photo.width, height: photo.height });
+    const mirroredPixels = mirrorImage({ width: photo.width, height: photo.height, data: new Uint8Array(photo.data) });
+    flipped.data = Buffer.from(mirroredPixels.data);
+    const flippedImage = `data:image/png;base64,${PNG.sync.write(flipped).toString('base64')}`;
+    const click = { x: 220, y: 160, positive: true };
+    const flippedClick = mirrorPoint(click, modelFrame(photo.width, photo.height));
+    const answer = async (body: Record<string, unknown>) => {
+      const response = await post('/api/v1/pvs', body);
+      expect(response.status).toBe(200);
+      const [best] = (await response.json()).prompts[0].predictions as { masks: [number, number][][]; confidence: number }[];
+      return { confidence: best.confidence, area: best.masks.reduce((sum, ring) => sum + Math.abs(signedArea2(ring)) / 2, 0), left: Math.min(...best.masks.flat().map(([x]) => x)), right: Math.max(...best.masks.flat().map(([x]) => x)) };
+    };
+    const averaged = await answer(pvs(click.x, click.y, { mirrorAverage: true }));
+    const averagedFlipped = await answer({ ...pvs(flippedClick.x, click.y, { mirrorAverage: true }), image: flippedImage });
+    // Both answers average the same two decodes, in the other order: the same score, the mask mirrored.
+    expect(averagedFlipped.confidence).toBeCloseTo(averaged.confidence, 6);
+    expect(Math.abs(averagedFlipped.area - averaged.area) / averaged.area).toBeLessThan(0.01);
+    expect(Math.abs(photo.width - averagedFlipped.right - averaged.left)).toBeLessThanOrEqual(1.5);
+    // Without it the two are different decodes (SAM is not mirror-symmetric): the flag is what did it.
+    const quick = await answer(pvs(click.x, click.y));
+    const quickFlipped = await answer({ ...pvs(flippedClick.x, click.y), image: flippedImage });
+    expect(Math.abs(quick.confidence - quickFlipped.confidence)).toBeGreaterThan(1e-6);
+    expect(await creditsOf(server, user)).toBe(1);
   });
 
   it('answers a byte-identical keyed retry from the digest of its bytes; the same request written differently is replayed by its fingerprint', async () => {
@@ -724,3 +755,4 @@ describe('worker pool: saturation and time limits', () => {
     expect(await creditsOf(server, user)).toBe(4);
   });
 });
+

@@ -131,8 +131,8 @@ export class Segmentation {
           request.image,
           upload,
           async (slot, image) => {
-            const { points, box, multimaskOutput } = request;
-            const options = { multimask: multimaskOutput };
+            const { points, box, multimaskOutput, mirrorAverage } = request;
+            const options = { multimask: multimaskOutput, mirrorAverage };
             const result = await runJob(slot, { kind: 'pvs', ...image.job, points, box, options }, image.load, ctx.timings);
             if (result.kind !== 'pvs') throw new Error('worker answered the wrong job kind');
             return request.imageId ? { ...result.response, imageId: request.imageId } : result.response;

@@ -23,7 +23,7 @@ export type InferenceJob =
       cacheKey?: string;
       points?: PointPrompt[];
       box?: BoxPrompt;
-      /** From the request (`multimaskOutput` → `multimask`); the engine's defaults fill the rest. */
+      /** From the request (`multimaskOutput` → `multimask`, `mirrorAverage`); the engine's defaults fill the rest. */
       options: Partial<SegmentationOptions>;
     }
   | { kind: 'segment'; image?: ImageBytes; imageDigest?: string; prompts: string[]; cacheKey?: string }
