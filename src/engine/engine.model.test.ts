@@ -181,9 +181,14 @@ describe('SegmentationEngine on coffee.png', () => {
     const { imageKey } = await engine.embed(image, 'coffee-mirror');
     await expect(engine.predict(imageKey, { points: [CUP] }, { mirrorAverage: true })).rejects.toThrow(/mirrored: true/);
     const runsBefore = encoderRuns;
-    const embedded = await engine.embed(image, 'coffee-mirror', { mirrored: true });
+    // Two requests at once (two tabs, two API calls) share the mirror image's one encoder run.
+    const [embedded, alongside] = await Promise.all([
+      engine.embed(image, 'coffee-mirror', { mirrored: true }),
+      engine.embed(image, 'coffee-mirror', { mirrored: true }),
+    ]);
     expect(encoderRuns).toBe(runsBefore + 1); // the photo itself was cached: only its mirror image ran
     expect(embedded.cacheHit).toBe(false);
+    expect(alongside.imageKey).toBe(imageKey);
     const [plain] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false })).candidates;
     const [averaged] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false, mirrorAverage: true })).candidates;
     expect(at(averaged.mask, CUP)).toBe(1);

@@ -132,6 +132,8 @@ export class SegmentationEngine {
   private readonly cache: LruCache<string, CachedEmbedding>;
   /** Encoder runs in flight, so concurrent requests for one image share a single run. */
   private readonly pending = new Map<string, Promise<void>>();
+  /** Mirror-image encoder runs in flight, by the photo's cache entry. */
+  private readonly pendingMirrors = new Map<CachedEmbedding, Promise<void>>();
   private readonly decoderOutputs: { lowResLogits: string; iouPredictions: string };
   /** The split decoder's precompute outputs, by the embedding they were computed from. */
   private readonly precomputed = new WeakMap<Tensor, Promise<Record<string, Tensor>>>();
@@ -199,11 +201,26 @@ export class SegmentationEngine {
     const own = await this.embedOne(image, imageId);
     const entry = this.cache.peek(own.imageKey);
     if (!options.mirrored || !entry || entry.mirror) return own;
-    // Kept inside the photo's own entry, so the two are evicted together and never found apart.
+    // Concurrent requests for one photo's mirror image share a single encoder run, as for the photo.
+    const inFlight = this.pendingMirrors.get(entry);
+    if (inFlight) {
+      await inFlight;
+      return own;
+    }
     const timings = { preprocessMs: 0, encoderMs: 0 };
-    const mirrored = mirrorImage(image);
-    entry.mirror = await this.computeEmbedding(mirrored, this.store && imageContentKey(mirrored), timings);
-    await this.precomputedFor(entry.mirror);
+    const run = (async () => {
+      const mirrored = mirrorImage(image);
+      const embedding = await this.computeEmbedding(mirrored, this.store && imageContentKey(mirrored), timings);
+      await this.precomputedFor(embedding);
+      // Kept inside the photo's own entry, so the two are evicted together and never found apart.
+      entry.mirror = embedding;
+    })();
+    this.pendingMirrors.set(entry, run);
+    try {
+      await run;
+    } finally {
+      this.pendingMirrors.delete(entry);
+    }
     return {
       imageKey: own.imageKey,
       cacheHit: false,
