@@ -27,7 +27,7 @@ export interface InteractiveSegmenter {
   embed(
     image: RgbaImage,
     imageId?: string,
-    options?: { mirrored?: boolean },
+    options?: { mirrored?: boolean; shifted?: boolean },
   ): Promise<{ imageKey: string; cacheHit: boolean; timings: { encoderMs: number } }>;
   predict(
     imageKey: string,
@@ -80,6 +80,8 @@ export interface EvalOptions {
   readonly progressiveMerge: boolean;
   /** Also segment the photo's mirror image and average the two answers (the engine's `mirrorAverage`). */
   readonly mirrorAverage: boolean;
+  /** Also segment the frame moved by half an encoder patch and average (the engine's `shiftAverage`). */
+  readonly shiftAverage: boolean;
 }
 
 export const PROTOCOL_OPTIONS: EvalOptions = {
@@ -94,6 +96,7 @@ export const PROTOCOL_OPTIONS: EvalOptions = {
   alignMaskPrompt: false,
   progressiveMerge: false,
   mirrorAverage: false,
+  shiftAverage: false,
 };
 
 /**
@@ -112,6 +115,8 @@ export const RULES = {
   'aligned-mask-prompt': { ...PROTOCOL_OPTIONS, firstClick: 'single', alignMaskPrompt: true },
   'progressive-merge': { ...PROTOCOL_OPTIONS, firstClick: 'single', progressiveMerge: true },
   'mirror-average': { ...PROTOCOL_OPTIONS, firstClick: 'single', mirrorAverage: true },
+  'shift-average': { ...PROTOCOL_OPTIONS, firstClick: 'single', shiftAverage: true },
+  'mirror-shift-average': { ...PROTOCOL_OPTIONS, firstClick: 'single', mirrorAverage: true, shiftAverage: true },
   engine: {
     ...PROTOCOL_OPTIONS,
     firstClick: 'single',
@@ -120,6 +125,7 @@ export const RULES = {
     alignMaskPrompt: DEFAULT_SEGMENTATION_OPTIONS.alignMaskPrompt,
     progressiveMerge: DEFAULT_SEGMENTATION_OPTIONS.progressiveMerge,
     mirrorAverage: DEFAULT_SEGMENTATION_OPTIONS.mirrorAverage,
+    shiftAverage: DEFAULT_SEGMENTATION_OPTIONS.shiftAverage,
   },
 } as const satisfies Record<string, EvalOptions>;
 export type RuleName = keyof typeof RULES | 'custom';
@@ -194,7 +200,7 @@ export async function evaluateSample(
   const embedRegion = async (region: Region): Promise<string> => {
     const whole = sameRegion(region, wholeImage(width, height));
     const id = whole ? name : `${name}@${region.x0},${region.y0},${region.x1},${region.y1}`;
-    const result = await engine.embed(whole ? image : cropImage(image, region), id, { mirrored: options.mirrorAverage });
+    const result = await engine.embed(whole ? image : cropImage(image, region), id, { mirrored: options.mirrorAverage, shifted: options.shiftAverage });
     if (!result.cacheHit) {
       encodings++;
       encoderMs += result.timings.encoderMs;
@@ -210,7 +216,7 @@ export async function evaluateSample(
     const result = await engine.predict(
       imageKey,
       { box: tightObjectBox(truth) },
-      { multimask: options.boxMode === 'best-score', upsampling: options.upsampling, mirrorAverage: options.mirrorAverage },
+      { multimask: options.boxMode === 'best-score', upsampling: options.upsampling, mirrorAverage: options.mirrorAverage, shiftAverage: options.shiftAverage },
     );
     decoderMs += result.timings.decoderMs;
     const chosen = options.boxMode === 'best-score' ? highestScore(result.candidates) : result.candidates[0];
@@ -263,6 +269,7 @@ export async function evaluateSample(
         alignMaskPrompt: options.alignMaskPrompt,
         progressiveMerge: options.progressiveMerge,
         mirrorAverage: options.mirrorAverage,
+        shiftAverage: options.shiftAverage,
       });
       decoderMs += result.timings.decoderMs;
       return choose(result.candidates);

@@ -54,6 +54,7 @@ refinements (protocol baseline = none of these):
   --align-mask-prompt on|off   make the fed-back previous mask agree with the clicks first
   --progressive-merge on|off   the newest click changes only the region it lies in (FocalClick)
   --mirror-average      also decode the photo's mirror image and average the answers (test-time flip)
+  --shift-average       also decode the frame moved by half an encoder patch and average the answers
   --box single|best-score|off   box prompt: engine's single mask (default) or best predicted IoU`;
 
 function fail(message: string): never {
@@ -117,6 +118,7 @@ function parse() {
         'align-mask-prompt': { type: 'string' },
         'progressive-merge': { type: 'string' },
         'mirror-average': { type: 'boolean' },
+        'shift-average': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -163,6 +165,7 @@ function parse() {
     'align-mask-prompt',
     'progressive-merge',
     'mirror-average',
+    'shift-average',
   ] as const;
   const custom = refinementFlags.some((flag) => parsed[flag] !== undefined);
   const rules = (parsed.rules?.split(',').filter(Boolean) ?? (custom ? ['custom'] : ['protocol', 'engine'])) as RuleName[];
@@ -190,6 +193,7 @@ function parse() {
     alignMaskPrompt: align === 'on',
     progressiveMerge: merge === 'on',
     mirrorAverage: Boolean(parsed['mirror-average']),
+    shiftAverage: Boolean(parsed['shift-average']),
   };
   return {
     dataset,
@@ -254,6 +258,7 @@ function describeOptions(options: EvalOptions): string {
   if (options.upsampling !== 'bilinear') parts.push(`${options.upsampling} upsampling`);
   if (options.alignMaskPrompt) parts.push('mask prompt aligned with the clicks');
   if (options.mirrorAverage) parts.push('mirror averaging (the mirror image decoded too, answers averaged)');
+  if (options.shiftAverage) parts.push('shift averaging (the frame moved by half a patch decoded too, answers averaged)');
   if (options.progressiveMerge) parts.push('progressive merge (the newest click changes only its region)');
   parts.push(`box: ${options.boxMode}`);
   return parts.join('; ');

@@ -197,6 +197,23 @@ describe('SegmentationEngine on coffee.png', () => {
     expect(await engine.embed(image, 'coffee-mirror', { mirrored: true })).toMatchObject({ cacheHit: true });
   });
 
+  it('with shift averaging, also decodes the frame moved by half a patch; with mirror averaging too, three views', async () => {
+    const { imageKey } = await engine.embed(image, 'coffee-shift');
+    await expect(engine.predict(imageKey, { points: [CUP] }, { shiftAverage: true })).rejects.toThrow(/shifted: true/);
+    const runsBefore = encoderRuns;
+    await engine.embed(image, 'coffee-shift', { shifted: true, mirrored: true });
+    expect(encoderRuns).toBe(runsBefore + 2);
+    const [plain] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false })).candidates;
+    const [shifted] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false, shiftAverage: true })).candidates;
+    const [both] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false, shiftAverage: true, mirrorAverage: true })).candidates;
+    for (const answer of [shifted, both]) {
+      expect(at(answer.mask, CUP)).toBe(1);
+      expect(maskIoU(answer.mask, plain.mask)).toBeGreaterThan(0.8);
+      expect(answer.lowResLogits).not.toEqual(plain.lowResLogits);
+    }
+    expect(both.lowResLogits).not.toEqual(shifted.lowResLogits);
+  });
+
   it('segments inside a center-anchored box', async () => {
     const { imageKey } = await engine.embed(image);
     const box = { x: 290, y: 160, width: 240, height: 300 }; // the cup with its handle

@@ -15,7 +15,8 @@ import { maskArea, upsampleLogitsToMask } from './upsample';
 import { segmentationOptions, type SegmentationOptions } from './options';
 import { cellColours, edgeAwareLogitsToMask, type CellColours } from './edgeAwareUpsample';
 import { clickAlignedMaskPrompt } from './clickAlignedMaskPrompt';
-import { average, mirrorImage, mirrorPrompt, mirrorTokenLogits } from './mirror';
+import { meanOf, mirrorImage, mirrorPrompt, mirrorTokenLogits } from './mirror';
+import { shiftFrameTensor, shiftPrompt, unshiftTokenLogits } from './shift';
 
 /** Tensors appended to the decoder's outputs at provisioning time (scripts/onnxMultimask.mjs). */
 export const DECODER_MULTIMASK_OUTPUTS = {
@@ -101,13 +102,16 @@ interface CachedEmbedding {
   colours?: CellColours;
   /** The mirror image's embedding, once `embed(…, { mirrored: true })` computed it (mirror averaging). */
   mirror?: Tensor;
+  /** The embedding of the frame moved by half a patch, once `embed(…, { shifted: true })` computed it. */
+  shifted?: Tensor;
 }
 
-/** What one prediction decodes on: the photo's embedding and, for mirror averaging, its mirror image's. */
+/** What one prediction decodes on: the photo's embedding and those of the views averaged with it. */
 interface DecodeSource {
   readonly embedding: Tensor;
   readonly frame: ModelFrame;
   readonly mirror?: Tensor;
+  readonly shifted?: Tensor;
 }
 
 const now = (): number => performance.now();
@@ -120,7 +124,7 @@ export interface EmbedResult {
 
 /** The options that decide how a prompt becomes masks (the rest of SegmentationOptions shape polygons). */
 export type PredictOptions = Partial<
-  Pick<SegmentationOptions, 'multimask' | 'clickConsistency' | 'upsampling' | 'alignMaskPrompt' | 'progressiveMerge' | 'mirrorAverage'>
+  Pick<SegmentationOptions, 'multimask' | 'clickConsistency' | 'upsampling' | 'alignMaskPrompt' | 'progressiveMerge' | 'mirrorAverage' | 'shiftAverage'>
 >;
 
 export interface PredictResult {
@@ -132,8 +136,8 @@ export class SegmentationEngine {
   private readonly cache: LruCache<string, CachedEmbedding>;
   /** Encoder runs in flight, so concurrent requests for one image share a single run. */
   private readonly pending = new Map<string, Promise<void>>();
-  /** Mirror-image encoder runs in flight, by the photo's cache entry. */
-  private readonly pendingMirrors = new Map<CachedEmbedding, Promise<void>>();
+  /** Encoder runs of a photo's other views (mirror image, shifted frame) in flight, by its cache entry. */
+  private readonly pendingViews = new Map<CachedEmbedding, Promise<void>>();
   private readonly decoderOutputs: { lowResLogits: string; iouPredictions: string };
   /** The split decoder's precompute outputs, by the embedding they were computed from. */
   private readonly precomputed = new WeakMap<Tensor, Promise<Record<string, Tensor>>>();
@@ -197,29 +201,34 @@ export class SegmentationEngine {
    * Computes (or finds cached) the photo's embedding; with `mirrored`, its mirror image's too, which
    * `mirrorAverage` decodes beside it (the timings then add both encoder runs).
    */
-  async embed(image: RgbaImage, imageId?: string, options: { mirrored?: boolean } = {}): Promise<EmbedResult> {
+  async embed(image: RgbaImage, imageId?: string, options: { mirrored?: boolean; shifted?: boolean } = {}): Promise<EmbedResult> {
     const own = await this.embedOne(image, imageId);
     const entry = this.cache.peek(own.imageKey);
-    if (!options.mirrored || !entry || entry.mirror) return own;
-    // Concurrent requests for one photo's mirror image share a single encoder run, as for the photo.
-    const inFlight = this.pendingMirrors.get(entry);
-    if (inFlight) {
-      await inFlight;
-      return own;
-    }
+    if (!entry) return own;
+    // Concurrent requests for one photo's other views share their encoder runs, as for the photo.
+    for (let inFlight = this.pendingViews.get(entry); inFlight; inFlight = this.pendingViews.get(entry)) await inFlight;
+    const wantsMirror = options.mirrored && !entry.mirror;
+    const wantsShift = options.shifted && !entry.shifted;
+    if (!wantsMirror && !wantsShift) return own;
     const timings = { preprocessMs: 0, encoderMs: 0 };
     const run = (async () => {
-      const mirrored = mirrorImage(image);
-      const embedding = await this.computeEmbedding(mirrored, this.store && imageContentKey(mirrored), timings);
-      await this.precomputedFor(embedding);
-      // Kept inside the photo's own entry, so the two are evicted together and never found apart.
-      entry.mirror = embedding;
+      // Kept inside the photo's own entry, so they are evicted together and never found apart.
+      if (wantsMirror) {
+        const mirrored = mirrorImage(image);
+        entry.mirror = await this.computeEmbedding(mirrored, this.store && imageContentKey(mirrored), timings);
+        await this.precomputedFor(entry.mirror);
+      }
+      if (wantsShift) {
+        const key = this.store && `${imageContentKey(image)}:shifted`;
+        entry.shifted = await this.computeEmbedding(image, key, timings, shiftFrameTensor);
+        await this.precomputedFor(entry.shifted);
+      }
     })();
-    this.pendingMirrors.set(entry, run);
+    this.pendingViews.set(entry, run);
     try {
       await run;
     } finally {
-      this.pendingMirrors.delete(entry);
+      this.pendingViews.delete(entry);
     }
     return {
       imageKey: own.imageKey,
@@ -267,11 +276,14 @@ export class SegmentationEngine {
     image: RgbaImage,
     contentKey: string | undefined,
     timings: { preprocessMs: number; encoderMs: number },
+    /** Applied to the preprocessed frame before the encoder (a view of the photo). */
+    view?: (frame: Tensor) => Tensor,
   ): Promise<Tensor> {
     const stored = contentKey ? await this.store?.load(contentKey) : undefined;
     if (stored) return stored;
     const t0 = now();
-    const { tensor } = preprocessImage(image);
+    const preprocessed = preprocessImage(image).tensor;
+    const tensor = view ? view(preprocessed) : preprocessed;
     const t1 = now();
     const outputs = await this.encoder.run({ [this.encoder.inputNames[0]]: tensor });
     const embedding = outputs[this.encoder.outputNames[0]];
@@ -367,13 +379,21 @@ export class SegmentationEngine {
   ): Promise<PredictResult> {
     const own = this.cache.get(imageKey);
     if (!own) throw new EmbeddingMissingError(imageKey);
-    const { multimask, clickConsistency: consistency, upsampling, alignMaskPrompt, progressiveMerge, mirrorAverage } =
+    const { multimask, clickConsistency: consistency, upsampling, alignMaskPrompt, progressiveMerge, mirrorAverage, shiftAverage } =
       segmentationOptions(options);
     if (mirrorAverage && !own.mirror) {
       throw new Error(`mirror averaging needs the mirror image's embedding: embed "${imageKey}" with { mirrored: true } first`);
     }
-    // Every decode of this prediction goes through here: with the mirror image, both answers averaged.
-    const source: DecodeSource = { embedding: own.embedding, frame: own.frame, mirror: mirrorAverage ? own.mirror : undefined };
+    if (shiftAverage && !own.shifted) {
+      throw new Error(`shift averaging needs the shifted frame's embedding: embed "${imageKey}" with { shifted: true } first`);
+    }
+    // Every decode of this prediction goes through here: with other views, all answers averaged.
+    const source: DecodeSource = {
+      embedding: own.embedding,
+      frame: own.frame,
+      mirror: mirrorAverage ? own.mirror : undefined,
+      shifted: shiftAverage ? own.shifted : undefined,
+    };
     const { frame } = own;
     const guide = own.image;
     if (upsampling === 'edge-aware' && !guide) {
@@ -457,15 +477,19 @@ export class SegmentationEngine {
 
   private async decode(source: DecodeSource, prompt: VisualPrompt, timings: { decoderMs: number }): Promise<TokenOutputs> {
     const own = await this.decodeOne(source, prompt, timings);
-    if (!source.mirror) return own;
-    // A copy: the second run may reuse the first one's output buffers.
-    const first = { ...own, logits: own.logits.slice(), iou: own.iou.slice() };
-    const mirrored = await this.decodeOne({ embedding: source.mirror, frame: source.frame }, mirrorPrompt(prompt, source.frame), timings);
-    return {
-      tokens: first.tokens,
-      logits: average(first.logits, mirrorTokenLogits(mirrored.logits, source.frame)),
-      iou: average(first.iou, mirrored.iou),
-    };
+    if (!source.mirror && !source.shifted) return own;
+    const { frame } = source;
+    // Copies throughout: the next run may reuse the previous one's output buffers.
+    const views: { logits: Float32Array; iou: Float32Array }[] = [{ logits: own.logits.slice(), iou: own.iou.slice() }];
+    if (source.mirror) {
+      const mirrored = await this.decodeOne({ embedding: source.mirror, frame }, mirrorPrompt(prompt, frame), timings);
+      views.push({ logits: mirrorTokenLogits(mirrored.logits, frame), iou: mirrored.iou.slice() });
+    }
+    if (source.shifted) {
+      const shifted = await this.decodeOne({ embedding: source.shifted, frame }, shiftPrompt(prompt, frame), timings);
+      views.push({ logits: unshiftTokenLogits(shifted.logits, views[0].logits), iou: shifted.iou.slice() });
+    }
+    return { tokens: own.tokens, logits: meanOf(views.map((v) => v.logits)), iou: meanOf(views.map((v) => v.iou)) };
   }
 
   private async decodeOne(entry: Omit<DecodeSource, 'mirror'>, prompt: VisualPrompt, timings: { decoderMs: number }): Promise<TokenOutputs> {

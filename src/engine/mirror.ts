@@ -80,8 +80,10 @@ export function mirrorTokenLogits(logits: Float32Array, frame: ModelFrame): Floa
   return out;
 }
 
-export function average(a: Float32Array, b: Float32Array): Float32Array {
-  const out = new Float32Array(a.length);
-  for (let i = 0; i < a.length; i++) out[i] = (a[i] + b[i]) / 2;
+/** The element-wise mean of arrays of one length (the views' answers of test-time averaging). */
+export function meanOf(arrays: readonly Float32Array[]): Float32Array {
+  const out = new Float32Array(arrays[0].length);
+  for (const array of arrays) for (let i = 0; i < out.length; i++) out[i] += array[i];
+  for (let i = 0; i < out.length; i++) out[i] /= arrays.length;
   return out;
 }

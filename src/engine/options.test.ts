@@ -17,6 +17,7 @@ describe('segmentation options', () => {
       alignMaskPrompt: true,
       progressiveMerge: !DEFAULT_SEGMENTATION_OPTIONS.progressiveMerge,
       mirrorAverage: !DEFAULT_SEGMENTATION_OPTIONS.mirrorAverage,
+      shiftAverage: !DEFAULT_SEGMENTATION_OPTIONS.shiftAverage,
     };
     expect(segmentationOptions({ ...chosen })).toEqual(chosen);
     expect(segmentationOptions({ alignMaskPrompt: undefined }).alignMaskPrompt).toBe(DEFAULT_SEGMENTATION_OPTIONS.alignMaskPrompt);

@@ -44,6 +44,12 @@ export interface SegmentationOptions {
    * decoder run per prompt.
    */
   readonly mirrorAverage: boolean;
+  /**
+   * Decode the prompt also on the photo moved by half an encoder patch and average the answers
+   * (`shift.ts`): one more encoder run per photo (`embed(…, { shifted: true })`), one more decoder run
+   * per prompt. Combines with `mirrorAverage` (then three views).
+   */
+  readonly shiftAverage: boolean;
 }
 
 /** Speck removal never drops parts of this many pixels or more, however small the share. */
@@ -70,6 +76,7 @@ export const DEFAULT_SEGMENTATION_OPTIONS: SegmentationOptions = Object.freeze({
   alignMaskPrompt: false,
   progressiveMerge: false,
   mirrorAverage: false,
+  shiftAverage: false,
 });
 
 /** The options a caller chose, the rest from the defaults. A field given as `undefined` counts as left out. */
@@ -83,6 +90,7 @@ export function segmentationOptions(chosen: Partial<SegmentationOptions> = {}): 
     alignMaskPrompt: chosen.alignMaskPrompt ?? DEFAULT_SEGMENTATION_OPTIONS.alignMaskPrompt,
     progressiveMerge: chosen.progressiveMerge ?? DEFAULT_SEGMENTATION_OPTIONS.progressiveMerge,
     mirrorAverage: chosen.mirrorAverage ?? DEFAULT_SEGMENTATION_OPTIONS.mirrorAverage,
+    shiftAverage: chosen.shiftAverage ?? DEFAULT_SEGMENTATION_OPTIONS.shiftAverage,
   };
 }
 
