@@ -225,60 +225,34 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
     const backendPreference = args['single-threaded'] ? ('wasm-single-threaded' as const) : ('auto' as const);
     const precisions = firstMaskOnly ? (['int8'] as const) : args['no-int8'] ? (['fp32'] as const) : (['fp32', 'int8'] as const);
     let threads = 2;
-    for (const precision of precisions) {
-      const started = await oursPage.evaluate((o) => window.maskwrightBench.ours.start(o), {
-        slot: precision,
-        imageUrl,
-        backend: backendPreference,
-        encoderPrecision: precision,
-        decoderPrecision: precision,
-      });
+    type SlotOptions = Omit<Parameters<typeof window.maskwrightBench.ours.start>[0], 'imageUrl' | 'backend'>;
+    /** One engine worker of ours in the bench page, driven as a column of the table. */
+    const browserLeg = async (label: string, options: SlotOptions) => {
+      const started = await oursPage.evaluate((o) => window.maskwrightBench.ours.start(o), { ...options, imageUrl, backend: backendPreference });
       threads = started.backend.threads;
+      const { slot } = options;
       legs.push(
         leg(
-          `Chromium, ours${precision === 'int8' ? ', int8 models' : ''} (worker)`,
+          label,
           `${started.backend.name}, ${started.backend.threads} threads`,
           {
-            embed: () => oursPage.evaluate((slot) => window.maskwrightBench.ours.embed(slot), precision),
-            click: (c) => oursPage.evaluate(({ slot, c }) => window.maskwrightBench.ours.click(slot, c), { slot: precision, c }),
+            embed: () => oursPage.evaluate((name) => window.maskwrightBench.ours.embed(name), slot),
+            click: (c) => oursPage.evaluate(({ name, c }) => window.maskwrightBench.ours.click(name, c), { name: slot, c }),
           },
           started.backend.detail ? [started.backend.detail] : [],
         ),
       );
+    };
+    for (const precision of precisions) {
+      await browserLeg(`Chromium, ours${precision === 'int8' ? ', int8 models' : ''} (worker)`, { slot: precision, encoderPrecision: precision, decoderPrecision: precision });
     }
     if (!firstMaskOnly && !args['no-mirror-pass'] && (precisions as readonly string[]).includes('int8')) {
       // The studio's pause step on its default models: both photos embedded, every click decoded on both.
-      const started = await oursPage.evaluate((o) => window.maskwrightBench.ours.start(o), {
-        slot: 'mirror-pass',
-        imageUrl,
-        backend: backendPreference,
-        encoderPrecision: 'int8' as const,
-        decoderPrecision: 'int8' as const,
-        mirrorAverage: true,
-      });
-      legs.push(
-        leg(MIRROR_PASS_BROWSER_LABEL, `${started.backend.name}, ${started.backend.threads} threads`, {
-          embed: () => oursPage.evaluate((slot) => window.maskwrightBench.ours.embed(slot), 'mirror-pass'),
-          click: (c) => oursPage.evaluate(({ slot, c }) => window.maskwrightBench.ours.click(slot, c), { slot: 'mirror-pass', c }),
-        }),
-      );
+      await browserLeg(MIRROR_PASS_BROWSER_LABEL, { slot: 'mirror-pass', encoderPrecision: 'int8', decoderPrecision: 'int8', mirrorAverage: true });
     }
     if (!firstMaskOnly && !args['no-reference-decoder']) {
       // The decoder as it was before the split (one fp32 file); the int8 encoder only to save time.
-      const started = await oursPage.evaluate((o) => window.maskwrightBench.ours.start(o), {
-        slot: 'reference-decoder',
-        imageUrl,
-        backend: backendPreference,
-        encoderPrecision: 'int8' as const,
-        decoderPrecision: 'fp32' as const,
-        splitDecoder: false,
-      });
-      legs.push(
-        leg(REFERENCE_DECODER_LABEL, `${started.backend.name}, ${started.backend.threads} threads`, {
-          embed: () => oursPage.evaluate((slot) => window.maskwrightBench.ours.embed(slot), 'reference-decoder'),
-          click: (c) => oursPage.evaluate(({ slot, c }) => window.maskwrightBench.ours.click(slot, c), { slot: 'reference-decoder', c }),
-        }),
-      );
+      await browserLeg(REFERENCE_DECODER_LABEL, { slot: 'reference-decoder', encoderPrecision: 'int8', decoderPrecision: 'fp32', splitDecoder: false });
     }
     if (firstMaskOnly) {
       user.firstMaskNewPhoto = await firstMaskLocalVsServer(oursPage, (precisions as readonly string[]).includes('int8') ? 'int8' : 'fp32', imageBytes, image, clicks[0], cleanups);
