@@ -9,6 +9,7 @@ import { decodeImage } from './adapters/nodeImage';
 import { createNodeRuntime, defaultModelDir } from './adapters/ortNode';
 import { EmbeddingMissingError, PROGRESSIVE_MERGE_FROM_CLICK, SegmentationEngine } from './engine';
 import { maskIoU, maskToPolygons, rasterizePolygons } from './polygons';
+import { mirrorImage } from './mirror';
 import { runPvs } from './pvs';
 import type { Runtime } from './runtime';
 import type { BinaryMask, PointPrompt, RgbaImage } from './types';
@@ -195,6 +196,18 @@ describe('SegmentationEngine on coffee.png', () => {
     expect(maskIoU(averaged.mask, plain.mask)).toBeGreaterThan(0.8);
     expect(averaged.lowResLogits).not.toEqual(plain.lowResLogits);
     expect(await engine.embed(image, 'coffee-mirror', { mirrored: true })).toMatchObject({ cacheHit: true });
+  });
+
+  it('takes a mirror image embedding made elsewhere (the studio\'s mirror worker): the same averaged answer as one made here', async () => {
+    await expect(engine.adoptMirrorEmbedding('not-embedded', { data: new Float32Array(4), dims: [1, 1, 2, 2] })).rejects.toThrow(EmbeddingMissingError);
+    const elsewhere = await engine.embed(mirrorImage(image), 'coffee-mirrored-photo');
+    const { imageKey: adopted } = await engine.embed(image, 'coffee-mirror-adopted');
+    await engine.adoptMirrorEmbedding(adopted, engine.getEmbedding(elsewhere.imageKey)!.embedding);
+    const { imageKey: madeHere } = await engine.embed(image, 'coffee-mirror-here', { mirrored: true });
+    const prompt = { points: [CUP, { x: 150, y: 330, positive: false }] };
+    const [here] = (await engine.predict(madeHere, prompt, { multimask: false, mirrorAverage: true })).candidates;
+    const [there] = (await engine.predict(adopted, prompt, { multimask: false, mirrorAverage: true })).candidates;
+    expect(there.lowResLogits).toEqual(here.lowResLogits);
   });
 
   it('with shift averaging, also decodes the frame moved by half a patch; with mirror averaging too, three views', async () => {

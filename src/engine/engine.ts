@@ -319,6 +319,17 @@ export class SegmentationEngine {
   }
 
   /**
+   * Takes the mirror image's embedding, computed elsewhere (another worker, so no click waits behind
+   * its encoder run), for the photo cached under `imageKey`; same vouching as `adoptEmbedding`.
+   */
+  async adoptMirrorEmbedding(imageKey: string, embedding: Tensor): Promise<void> {
+    const entry = this.cache.peek(imageKey);
+    if (!entry) throw new EmbeddingMissingError(imageKey);
+    await this.precomputedFor(embedding);
+    entry.mirror = embedding;
+  }
+
+  /**
    * The split decoder's per-image tensors for an embedding, computed on first need and kept beside it
    * (weakly: they go when the embedding leaves the cache). Keyed by the tensor, so a photo's mirror
    * image (mirror averaging) has its own.

@@ -1,4 +1,5 @@
 import type { OutlineOptions, SegmentationOptions } from '../../engine/options';
+import { mirrorImage } from '../../engine/mirror';
 import { maskOutline } from '../../engine/polygons';
 import type { BinaryMask, PolygonWithHoles, VisualPrompt } from '../../engine/types';
 import { useEngineStatus } from '../state/engineStatus';
@@ -158,20 +159,50 @@ export async function predictLocal(
 }
 
 const mirrorEmbeddings = new Map<string, Promise<string>>();
+let mirrorWorker: Promise<WorkerClient> | null = null;
+
+/**
+ * A second engine worker, on one thread, that only embeds mirror images: its encoder run takes one
+ * core while clicks keep the click worker, instead of queueing behind the encoder there.
+ */
+function startMirrorWorker(): Promise<WorkerClient> {
+  mirrorWorker ??= (async () => {
+    const { EngineWorkerClient } = await import('../../engine/worker/client');
+    const models = browserModelVariants();
+    // The models are in the Cache API by now (the click worker fetched them): no download to show.
+    return EngineWorkerClient.start({
+      modelBaseUrl: `${import.meta.env.BASE_URL}models/`,
+      encoderPrecision: models.encoder,
+      decoderPrecision: models.decoder,
+      maxThreads: 1,
+      embeddingCacheSize: 1,
+      textDetectors: [],
+    });
+  })();
+  mirrorWorker.catch(() => (mirrorWorker = null));
+  return mirrorWorker;
+}
+
+const MIRROR_KEY = 'mirror-image';
 
 /**
  * The photo's mirror-image embedding beside its own (once per photo), which mirror averaging decodes
- * on: one more encoder run, so it is asked for only when the user first pauses on this photo.
+ * on: one more encoder run, so it is asked for only when the user first pauses on this photo, and
+ * made in the mirror worker.
  */
 function ensureMirrorEmbedding(imageId: string): Promise<string> {
   const existing = mirrorEmbeddings.get(imageId);
   if (existing) return existing;
   const promise = (async () => {
-    const client = await startLocalEngine();
+    const [client, helper] = await Promise.all([startLocalEngine(), startMirrorWorker()]);
     const imageKey = await ensureEmbedding(imageId);
     const rgba = rgbaOf(imageId);
     if (!rgba) throw new Error('image not loaded');
-    await client.embed(rgba, imageKey, { mirrored: true });
+    await helper.embed(mirrorImage(rgba), MIRROR_KEY, { transfer: true });
+    const record = await helper.exportEmbedding(MIRROR_KEY);
+    await helper.forget(MIRROR_KEY);
+    if (!record) throw new Error('the mirror worker kept no embedding');
+    await client.importMirrorEmbedding(imageKey, record);
     return imageKey;
   })();
   mirrorEmbeddings.set(imageId, promise);

@@ -17,6 +17,7 @@ export interface LandedAnswer {
   readonly candidates: readonly Candidate[];
 }
 
+
 /**
  * The studio's mirror pass: once the user pauses on a local answer, the same prompt is decoded again
  * with mirror averaging (the engine's `mirrorAverage`, the rule the eval measures as

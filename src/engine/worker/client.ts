@@ -73,6 +73,8 @@ export interface EngineWorkerStartOptions {
   encoderPrecision?: EncoderPrecision;
   /** Only these text-prompt detectors, by name ('centernet', 'coco-ssd', 'blazeface'); default all (a benchmark compares subsets). */
   textDetectors?: readonly string[];
+  /** At most this many WASM threads (default: up to 4, as many as the cores). */
+  maxThreads?: number;
   /** Default true: the split decoder where the deployment has it; false: the single decoder file (the bench's reference). */
   splitDecoder?: boolean;
 }
@@ -140,6 +142,7 @@ export class EngineWorkerClient {
       splitDecoder: options.splitDecoder,
       allowFallbackAdapter: options.allowFallbackAdapter,
       textDetectors: options.textDetectors,
+      maxThreads: options.maxThreads,
     };
     try {
       return await EngineWorkerClient.startOnce(request, options.onProgress);
@@ -230,6 +233,11 @@ export class EngineWorkerClient {
   importEmbedding(image: RgbaImage, imageId: string, record: EmbeddingRecord): Promise<void> {
     const plain: RgbaImage = { width: image.width, height: image.height, data: image.data };
     return this.request<void>({ type: 'importEmbedding', image: plain, imageId, record });
+  }
+
+  /** The mirror image's embedding (made by another worker) for the photo cached under `imageKey`. */
+  importMirrorEmbedding(imageKey: string, record: EmbeddingRecord): Promise<void> {
+    return this.request<void>({ type: 'importMirrorEmbedding', imageKey, record }, record.data.buffer instanceof ArrayBuffer ? [record.data.buffer] : []);
   }
 
   hasEmbedding(imageKey: string): Promise<boolean> {

@@ -81,6 +81,7 @@ async function start(request: StartRequest): Promise<void> {
     fallbackReason: request.fallbackReason,
     webGpuStartupTimeoutMs: request.webGpuStartupTimeoutMs,
     allowFallbackAdapter: request.allowFallbackAdapter,
+    maxThreads: request.maxThreads,
   });
   engine = await SegmentationEngine.create(
     runtime,
@@ -217,6 +218,13 @@ async function handle(request: WorkerRequest): Promise<void> {
         const { record } = request;
         if (record.model !== encoderModel) throw new Error(`the embedding is from ${record.model}, this engine runs ${encoderModel}`);
         engine.adoptEmbedding(request.image, request.imageId, { data: record.data, dims: record.dims });
+        post({ type: 'result', id: request.id, ok: true, value: null });
+        return;
+      }
+      case 'importMirrorEmbedding': {
+        const { record } = request;
+        if (record.model !== encoderModel) throw new Error(`the embedding is from ${record.model}, this engine runs ${encoderModel}`);
+        await engine.adoptMirrorEmbedding(request.imageKey, { data: record.data, dims: record.dims });
         post({ type: 'result', id: request.id, ok: true, value: null });
         return;
       }

@@ -40,6 +40,8 @@ export interface StartRequest {
   textDetectors?: readonly string[];
   /** Default true: the decoder split into its per-image and per-click models, when the manifest lists them. */
   splitDecoder?: boolean;
+  /** At most this many WASM threads (a background worker takes one, leaving the other cores to clicks). */
+  maxThreads?: number;
 }
 
 /**
@@ -155,6 +157,8 @@ export type WorkerRequest =
   | { id: number; type: 'hasEmbedding'; imageKey: string }
   | { id: number; type: 'exportEmbedding'; imageKey: string }
   | { id: number; type: 'importEmbedding'; image: RgbaImage; imageId: string; record: EmbeddingRecord }
+  /** The mirror image's embedding, made elsewhere, for the photo cached under `imageKey` (mirror averaging). */
+  | { id: number; type: 'importMirrorEmbedding'; imageKey: string; record: EmbeddingRecord }
   | { id: number; type: 'forget'; imageKey?: string };
 
 export interface SerializedError {
