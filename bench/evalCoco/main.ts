@@ -17,7 +17,11 @@ import { loadNodeEngine } from '../../src/engine/adapters/ortNode';
 import { loadNodeDetectors } from '../../src/engine/adapters/textNode';
 import type { SegmentationEngine } from '../../src/engine/engine';
 import { COCO_CLASSES, type CocoClass } from '../../src/engine/text/cocoClasses';
-import { DEFAULT_MIN_DETECTOR_SCORE, TextPipeline } from '../../src/engine/text/pipeline';
+import { imageContentKey } from '../../src/engine/hash';
+import type { ConceptDetector, DetectOptions, Detection } from '../../src/engine/text/detector';
+import type { DetectionPasses } from '../../src/engine/text/passes';
+import { DEFAULT_DETECTION_PASSES, DEFAULT_DETECTOR_FUSION, DEFAULT_MIN_DETECTOR_SCORE, TextPipeline, type TextPipelineOptions } from '../../src/engine/text/pipeline';
+import { detectEach, mergeDetections } from '../../src/engine/text/pool';
 import { interpretPrompt } from '../../src/engine/text/promptParser';
 import {
   averagePrecision,
@@ -50,7 +54,24 @@ const USAGE = `usage: npm run eval -- --dataset coco [options]
   --boxes-only           detectors only, judged by box IoU against COCO's boxes (no SAM: fast)
   --threads N            onnxruntime intra-op threads (default: all cores)
   --pool-min-score S     detections kept for the AP ranking (default 0.05)
-  --operating-score S    detector score for recall/precision (default ${DEFAULT_MIN_DETECTOR_SCORE}, the service's)`;
+  --operating-score S    detector score for recall/precision (default ${DEFAULT_MIN_DETECTOR_SCORE}, the service's)
+  --calibration JSON     per-detector Platt table as fitCalibration.ts prints it (default: the service's)
+  --passes LIST          each detector's looks at the photo: single, or mirror and/or tiles joined by +
+                         (default: the service's, ${passesName(DEFAULT_DETECTION_PASSES)})
+  --pass-fusion F        suppress|wbf: how the passes of one detector fuse (default ${DEFAULT_DETECTION_PASSES.fusion})
+  --detector-fusion F    suppress|wbf: how the detectors' boxes fuse (default ${DEFAULT_DETECTOR_FUSION})`;
+
+function passesName(p: DetectionPasses): string {
+  return [p.mirror && 'mirror', p.tiles && 'tiles'].filter(Boolean).join('+') || 'single';
+}
+
+function parsePasses(list: string | undefined, fusion: string | undefined): DetectionPasses {
+  const names = list === undefined ? passesName(DEFAULT_DETECTION_PASSES).split('+') : list.split('+');
+  if (!names.every((n) => ['single', 'mirror', 'tiles'].includes(n))) fail('--passes: single, mirror, tiles or mirror+tiles');
+  const f = fusion ?? DEFAULT_DETECTION_PASSES.fusion;
+  if (f !== 'suppress' && f !== 'wbf') fail('--pass-fusion must be suppress or wbf');
+  return { mirror: names.includes('mirror'), tiles: names.includes('tiles'), fusion: f };
+}
 
 function fail(message: string): never {
   process.stderr.write(`eval coco: ${message}\n\n${USAGE}\n`);
@@ -129,6 +150,10 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
         split: { type: 'string' },
         uncalibrated: { type: 'boolean' },
         'boxes-only': { type: 'boolean' },
+        passes: { type: 'string' },
+        calibration: { type: 'string' },
+        'pass-fusion': { type: 'string' },
+        'detector-fusion': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -167,8 +192,15 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
 
   const engine = await loadNodeEngine({ threads });
   // The COCO detectors only: the others have no class to be scored on here.
-  const detectors = (await loadNodeDetectors({ threads })).filter((d) => d.vocabulary.some((c) => (COCO_CLASSES as readonly string[]).includes(c)));
-  const pipelineOptions = values.uncalibrated ? { calibration: {} } : {};
+  // Memoized: the pooled and the single-detector pipelines ask each detector the same looks at the same photo.
+  const detectors = (await loadNodeDetectors({ threads }))
+    .filter((d) => d.vocabulary.some((c) => (COCO_CLASSES as readonly string[]).includes(c)))
+    .map(memoizedDetect);
+  const detectorFusion = (values['detector-fusion'] ?? DEFAULT_DETECTOR_FUSION) as 'suppress' | 'wbf';
+  if (detectorFusion !== 'suppress' && detectorFusion !== 'wbf') fail('--detector-fusion must be suppress or wbf');
+  const passes = parsePasses(values.passes, values['pass-fusion']);
+  const calibration = values.uncalibrated ? {} : values.calibration ? (JSON.parse(values.calibration) as TextPipelineOptions['calibration']) : undefined;
+  const pipelineOptions: TextPipelineOptions = { calibration, passes, detectorFusion };
   // One SAM decoder run per distinct box: the single-detector pipelines ask for boxes the pooled one already decoded.
   const samEngine = memoizedPredict(engine);
   const pipeline = new TextPipeline(samEngine, detectors, pipelineOptions);
@@ -199,8 +231,10 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
 
     if (values['boxes-only']) {
       // Detectors only (no SAM): pooled and each alone, judged against COCO's boxes.
-      const pooled = await pipeline.detect(image, poolMinScore);
-      const perDetector = await Promise.all(singles.map((x) => x.pipeline.detect(image, poolMinScore)));
+      const perDetectorRaw = await detectEach(detectors, image, undefined, passes);
+      const mergeOptions = { calibration: pipelineOptions.calibration, fusion: detectorFusion };
+      const pooled = mergeDetections(perDetectorRaw, poolMinScore, mergeOptions);
+      const perDetector = perDetectorRaw.map((list) => mergeDetections([list], poolMinScore, mergeOptions));
       for (const name of COCO_CLASSES) {
         const gtBoxes = gtBoxesByClass.get(name) ?? [];
         const scored = (list: typeof pooled) => list.filter((d) => d.label === name).map((d) => ({ region: boxRegion(d.box, info.width, info.height), score: d.score, d }));
@@ -208,6 +242,7 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
         const match = matchImage(gtBoxes, boxes);
         boxMethod.pool.get(name)!.push(match);
         boxMethod.operating.get(name)!.push(matchImage(gtBoxes, boxes.filter((b) => b.score >= operatingScore)));
+        // The pooled answers with their outcomes, as the service reports them: what the calibration is fitted on (fitCalibration.ts).
         [...boxes].sort((a, b) => b.score - a.score).slice(0, match.scores.length).forEach(({ d }, k) =>
           answers.push({ image: info.file_name, prompt: name, detector: d.detector, rawScore: d.rawScore ?? d.score, score: d.score, maskScore: NaN, matched50: match.matched[0][k], ignored50: match.ignored[0][k] }),
         );
@@ -300,6 +335,8 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
       prompts: 'the 80 COCO class names, each asked on every image',
       operatingDetectorScore: operatingScore,
       apPoolMinDetectorScore: poolMinScore,
+      passes,
+      detectorFusion,
       pipelineScore: 'confidence = calibrated detector score (src/engine/text/calibration.ts)',
       baseline: "the detector's boxes as filled rectangles, scored by the detector score",
       detectorBoxes: "the detector's boxes against COCO's boxes (box IoU)",
@@ -369,6 +406,21 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
 function cocoPromptClass(result: { text: string; interpretation: { classes: readonly string[] } }): CocoClass | undefined {
   const [only, ...rest] = result.interpretation.classes;
   return rest.length === 0 && only === result.text && (COCO_CLASSES as readonly string[]).includes(only) ? (only as CocoClass) : undefined;
+}
+
+/** The detector with its answer per (photo content, options) remembered (photos are few per run). */
+function memoizedDetect(detector: ConceptDetector): ConceptDetector {
+  const memo = new Map<string, Promise<Detection[]>>();
+  return Object.assign(Object.create(detector) as ConceptDetector, {
+    detect(image: Parameters<ConceptDetector['detect']>[0], options?: DetectOptions) {
+      const key = `${imageContentKey(image)} ${JSON.stringify(options ?? {})}`;
+      // One photo at a time here (a handful of looks each): a small memo is enough.
+      if (memo.size > 32) memo.clear();
+      let answer = memo.get(key);
+      if (!answer) memo.set(key, (answer = detector.detect(image, options)));
+      return answer;
+    },
+  });
 }
 
 /** The engine with SAM's answer per (image, box) remembered until `forgetBoxes`. */

@@ -91,6 +91,7 @@ export function decodeBlazeFace(
 export class FaceDetector implements ConceptDetector {
   readonly name = 'blazeface';
   readonly vocabulary = ['face'] as const;
+  readonly inputSize = BLAZEFACE_INPUT_SIZE;
   private constructor(private readonly session: ModelSession) {}
 
   static async create(runtime: Runtime, model: string | Uint8Array): Promise<FaceDetector> {

@@ -86,6 +86,7 @@ export function decodeSsd(
 export class CocoSsdDetector implements ConceptDetector {
   readonly name = 'coco-ssd';
   readonly vocabulary = COCO_CLASSES;
+  readonly inputSize = COCO_SSD_INPUT_SIZE;
   private constructor(private readonly session: ModelSession) {}
 
   static async create(runtime: Runtime, model: string | Uint8Array): Promise<CocoSsdDetector> {

@@ -41,6 +41,8 @@ export interface Detection {
 export interface ConceptDetector {
   readonly name: string;
   readonly vocabulary: readonly Concept[];
+  /** The side of the square the network sees the photo at (decides whether tiling adds detail: passes.ts). */
+  readonly inputSize: number;
   detect(image: RgbaImage, options?: DetectOptions): Promise<Detection[]>;
   release(): Promise<void>;
 }
@@ -152,6 +154,7 @@ export function decodeDetections(
 export class ObjectDetector implements ConceptDetector {
   readonly name = 'centernet';
   readonly vocabulary = COCO_CLASSES;
+  readonly inputSize = DETECTOR_INPUT_SIZE;
   private constructor(private readonly session: ModelSession) {}
 
   static async create(runtime: Runtime, model: string | Uint8Array): Promise<ObjectDetector> {

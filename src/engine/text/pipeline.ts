@@ -17,6 +17,7 @@ import { maskColourHistogram, maskHasColour } from './colour';
 import { suppressOverlaps, type ConceptDetector, type CornerBox, type Detection } from './detector';
 import { poolDetections } from './pool';
 import type { PlattParameters } from './calibration';
+import type { DetectionPasses } from './passes';
 import { interpretPrompt, type Extreme, type PromptInterpretation } from './promptParser';
 
 export interface TextInstance {
@@ -54,6 +55,10 @@ export interface TextPipelineOptions {
   readonly outline?: Partial<OutlineOptions>;
   /** Per-detector score calibration; default the fitted table (calibration.ts); `{}` = raw scores. */
   readonly calibration?: Readonly<Record<string, PlattParameters>>;
+  /** How many looks each detector takes at the photo and how they fuse (passes.ts); default DEFAULT_DETECTION_PASSES. */
+  readonly passes?: DetectionPasses;
+  /** How the detectors' boxes of one object become one (pool.ts); default DEFAULT_DETECTOR_FUSION. */
+  readonly detectorFusion?: 'suppress' | 'wbf';
 }
 
 export interface TextRunTimings {
@@ -66,6 +71,9 @@ export interface TextRunTimings {
 
 export const DEFAULT_MIN_DETECTOR_SCORE = 0.3;
 export const DEFAULT_MASK_NMS_IOU = 0.8;
+/** Chosen on the fit half of coco-tiny at box level (docs/RESULTS.md, issue 17 third pass). */
+export const DEFAULT_DETECTION_PASSES: DetectionPasses = { mirror: true, tiles: true, fusion: 'wbf' };
+export const DEFAULT_DETECTOR_FUSION: 'suppress' | 'wbf' = 'suppress';
 
 export function cornerToCenterBox(box: CornerBox): BoxPrompt {
   return { x: (box.x0 + box.x1) / 2, y: (box.y0 + box.y1) / 2, width: box.x1 - box.x0, height: box.y1 - box.y0 };
@@ -123,7 +131,15 @@ export class TextPipeline {
 
   /** Pooled detections of every class at or above `minScore` (calibrated), best first. */
   detect(image: RgbaImage, minScore: number): Promise<Detection[]> {
-    return poolDetections(this.detectors, image, undefined, minScore, this.options.calibration);
+    return poolDetections(this.detectors, image, undefined, minScore, this.poolOptions());
+  }
+
+  private poolOptions() {
+    return {
+      calibration: this.options.calibration,
+      passes: this.options.passes ?? DEFAULT_DETECTION_PASSES,
+      fusion: this.options.detectorFusion ?? DEFAULT_DETECTOR_FUSION,
+    };
   }
 
   async run(
@@ -147,7 +163,7 @@ export class TextPipeline {
       };
     }
 
-    const detections = await poolDetections(this.detectors, image, wanted, minScore, this.options.calibration);
+    const detections = await poolDetections(this.detectors, image, wanted, minScore, this.poolOptions());
     const t1 = performance.now();
     timings.detectorMs = t1 - t0;
     let imageKey: string | undefined;
