@@ -2,10 +2,11 @@
  * `npx tsx bench/textBench.ts [--image FILE] [--runs 5] [--prompt cup] [--browser [--port 4391] [--no-build]]`
  *
  * Text prompt speed, detectors and SAM warm, the embedding cached (as in the studio after the first
- * click): one detector (CenterNet, before issue 17) against the pooled detectors (CenterNet +
- * COCO-SSD), same photo scaled to 1024 px wide, same prompt, alternating. In Node (onnxruntime-node)
- * by default; with --browser in headless Chromium through the studio's Local engine (our Web Worker,
- * onnxruntime-web), two workers side by side, one allowed CenterNet only. Prints p50 per stage and
+ * click): the pooled detectors (CenterNet + COCO-SSD) with one look at the photo (before issue 17's
+ * third pass), with the mirrored photo too, and with the mirrored photo and tiles (the service's
+ * default, text/passes.ts); same photo scaled to 1024 px wide, same prompt, alternating. In Node
+ * (onnxruntime-node) by default; with --browser in headless Chromium through the studio's Local
+ * engine (our Web Worker, onnxruntime-web), one worker per variant. Prints p50 per stage and
  * writes bench/results/text-bench.json (text-bench-browser.json).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,7 +17,8 @@ import sharp from 'sharp';
 import { buildBenchPage, openBenchPage, serveBenchPage } from './benchPage';
 import { loadNodeEngine } from '../src/engine/adapters/ortNode';
 import { loadNodeDetectors } from '../src/engine/adapters/textNode';
-import { TextPipeline } from '../src/engine/text/pipeline';
+import { SINGLE_PASS, type DetectionPasses } from '../src/engine/text/passes';
+import { DEFAULT_DETECTION_PASSES, TextPipeline } from '../src/engine/text/pipeline';
 import { sharedPath } from '../test/support/sharedData';
 
 const { values } = parseArgs({
@@ -54,10 +56,12 @@ function report(title: string, rows: Row[], file: string, extra: Record<string, 
   writeFileSync(join('bench/results', file), `${JSON.stringify({ ...extra, rows }, null, 2)}\n`);
 }
 
-const VARIANTS = [
-  { name: 'CenterNet alone (before)', detectors: ['centernet'] },
-  { name: 'CenterNet + COCO-SSD pooled (after)', detectors: ['centernet', 'coco-ssd'] },
-] as const;
+const POOLED = ['centernet', 'coco-ssd'] as const;
+const VARIANTS: readonly { name: string; detectors: readonly string[]; passes: DetectionPasses }[] = [
+  { name: 'pooled, one look (before)', detectors: POOLED, passes: SINGLE_PASS },
+  { name: 'pooled, + mirrored photo', detectors: POOLED, passes: { ...DEFAULT_DETECTION_PASSES, tiles: false } },
+  { name: 'pooled, + mirrored photo + tiles (after)', detectors: POOLED, passes: DEFAULT_DETECTION_PASSES },
+];
 
 interface Samples {
   detectorMs: number[];
@@ -94,7 +98,7 @@ async function browserMain(): Promise<void> {
     let backend = '';
     let size = '';
     for (const [k, v] of VARIANTS.entries()) {
-      const started = await page.evaluate((o) => window.maskwrightBench.ours.start(o), { slot: `text${k}`, imageUrl, imageWidth: 1024, textDetectors: [...v.detectors], encoderPrecision: 'int8' as const, decoderPrecision: 'int8' as const });
+      const started = await page.evaluate((o) => window.maskwrightBench.ours.start(o), { slot: `text${k}`, imageUrl, imageWidth: 1024, textDetectors: [...v.detectors], textPasses: v.passes, encoderPrecision: 'int8' as const, decoderPrecision: 'int8' as const });
       backend = `${started.backend.name}, ${started.backend.threads} threads`;
       // Warm: the first prompt downloads the detectors; the pooled one joins once its download is in.
       await page.evaluate(({ slot, prompt }) => window.maskwrightBench.ours.textPrompt(slot, prompt), { slot: `text${k}`, prompt });
@@ -129,7 +133,7 @@ async function main(): Promise<void> {
   const threads = values.threads ? Number(values.threads) : undefined;
   const engine = await loadNodeEngine({ threads });
   const detectors = await loadNodeDetectors({ threads });
-  const variants = VARIANTS.map((v) => ({ name: v.name, pipeline: new TextPipeline(engine, detectors.filter((d) => (v.detectors as readonly string[]).includes(d.name))) }));
+  const variants = VARIANTS.map((v) => ({ name: v.name, pipeline: new TextPipeline(engine, detectors.filter((d) => v.detectors.includes(d.name)), { passes: v.passes }) }));
   await engine.embed(image, 'text-bench');
   for (const v of variants) await v.pipeline.run(image, [values.prompt!], 'text-bench'); // warm-up
   const samples = variants.map(() => ({ detectorMs: [] as number[], decoderMs: [] as number[], totalMs: [] as number[], instances: 0 }));

@@ -4,7 +4,7 @@
  */
 import { LIMITS, SegmentRequest, SegmentResponse } from '../contract';
 import { loadNodeEngine } from '../engine/adapters/ortNode';
-import { loadNodeDetector } from '../engine/adapters/textNode';
+import { loadNodeDetectors } from '../engine/adapters/textNode';
 import { TextPipeline, toSegmentResponse } from '../engine/text/pipeline';
 import { DEFAULT_SEGMENTATION_OPTIONS } from '../engine/options';
 import { readImageArgument, parseEngineFlags, parseFlags, UsageError } from './args';
@@ -53,9 +53,10 @@ export async function segmentCommand(argv: readonly string[], io: { stdout: (s: 
   const options = parseSegmentArgs(argv);
   const image = await readImageArgument(options.imagePath);
   const engine = await loadNodeEngine({ threads: options.threads, embeddingCacheSize: 1 });
-  const detector = await loadNodeDetector({ threads: options.threads });
+  // The same detectors and pipeline defaults as the API's /segment: the CLI is its reference.
+  const detectors = await loadNodeDetectors({ threads: options.threads });
   try {
-    const pipeline = new TextPipeline(engine, detector);
+    const pipeline = new TextPipeline(engine, detectors);
     const { results, timings } = await pipeline.run(image, options.prompts);
     // The CLI is a reference for the API: never print anything the contract would reject.
     const response = SegmentResponse.parse(toSegmentResponse(results, { tolerance: options.tolerance }));
@@ -80,7 +81,7 @@ export async function segmentCommand(argv: readonly string[], io: { stdout: (s: 
     }
     return 0;
   } finally {
-    await detector.release();
+    for (const detector of detectors) await detector.release();
     await engine.release();
   }
 }

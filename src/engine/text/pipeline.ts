@@ -71,8 +71,12 @@ export interface TextRunTimings {
 
 export const DEFAULT_MIN_DETECTOR_SCORE = 0.3;
 export const DEFAULT_MASK_NMS_IOU = 0.8;
-/** Chosen on the fit half of coco-tiny at box level (docs/RESULTS.md, issue 17 third pass). */
-export const DEFAULT_DETECTION_PASSES: DetectionPasses = { mirror: true, tiles: true, fusion: 'wbf' };
+/**
+ * The photo and its mirror, the best-scored box kept: on the fit half of coco-tiny (box level) the
+ * variants with tiles or WBF were no better beyond noise, and tiles cost up to four more detector
+ * runs per detector where the mirror costs one (docs/RESULTS.md, issue 17 third pass).
+ */
+export const DEFAULT_DETECTION_PASSES: DetectionPasses = { mirror: true, tiles: false, fusion: 'suppress' };
 export const DEFAULT_DETECTOR_FUSION: 'suppress' | 'wbf' = 'suppress';
 
 export function cornerToCenterBox(box: CornerBox): BoxPrompt {

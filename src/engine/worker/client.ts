@@ -14,6 +14,7 @@
 import type { WebBackendPreference } from '../adapters/ortWeb';
 import type { OutlineOptions, SegmentationOptions } from '../options';
 import type { BackendInfo } from '../runtime';
+import type { DetectionPasses } from '../text/passes';
 import type { BinaryMask, RgbaImage, VisualPrompt } from '../types';
 import type {
   DecoderPrecision,
@@ -75,6 +76,8 @@ export interface EngineWorkerStartOptions {
   textDetectors?: readonly string[];
   /** At most this many WASM threads (default: up to 4, as many as the cores). */
   maxThreads?: number;
+  /** The detectors' looks at the photo (text/passes.ts); default the service's (a benchmark compares). */
+  textPasses?: DetectionPasses;
   /** Default true: the split decoder where the deployment has it; false: the single decoder file (the bench's reference). */
   splitDecoder?: boolean;
 }
@@ -143,6 +146,7 @@ export class EngineWorkerClient {
       allowFallbackAdapter: options.allowFallbackAdapter,
       textDetectors: options.textDetectors,
       maxThreads: options.maxThreads,
+      textPasses: options.textPasses,
     };
     try {
       return await EngineWorkerClient.startOnce(request, options.onProgress);

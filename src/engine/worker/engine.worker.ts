@@ -101,7 +101,8 @@ async function start(request: StartRequest): Promise<void> {
     { name: 'blazeface', vocabulary: ['face'], load: () => loadFaceDetector(runtime, base, manifest) },
   ];
   const allowed = request.textDetectors;
-  text = new TextService(engine, allowed ? detectorLoaders.filter((l) => allowed.includes(l.name)) : detectorLoaders);
+  const textOptions = request.textPasses ? { passes: request.textPasses } : {};
+  text = new TextService(engine, allowed ? detectorLoaders.filter((l) => allowed.includes(l.name)) : detectorLoaders, textOptions);
   // Written to the Cache API while the sessions were created; awaited so "ready" means "works offline next time".
   await Promise.all([encoder.stored, decoder.stored, decoderPrecompute?.stored]);
   const modelSource = encoder.fromCache && decoder.fromCache ? 'cache' : !encoder.fromCache && !decoder.fromCache ? 'network' : 'mixed';

@@ -6,6 +6,7 @@ import type { OutlineOptions, SegmentationOptions } from '../options';
 import type { BackendInfo } from '../runtime';
 import type { BinaryMask, PolygonWithHoles, RgbaImage, VisualPrompt } from '../types';
 import type { WebBackendPreference } from '../adapters/ortWeb';
+import type { DetectionPasses } from '../text/passes';
 
 export interface ModelProgress {
   /** 'detector' arrives after start, when the first text prompt loads it. */
@@ -38,6 +39,8 @@ export interface StartRequest {
   encoderPrecision?: EncoderPrecision;
   /** The text-prompt detectors the worker may use, by name (ConceptDetector.name); absent: all. */
   textDetectors?: readonly string[];
+  /** The detectors' looks at the photo (text/passes.ts); absent: the service's default (a benchmark compares). */
+  textPasses?: DetectionPasses;
   /** Default true: the decoder split into its per-image and per-click models, when the manifest lists them. */
   splitDecoder?: boolean;
   /** At most this many WASM threads (a background worker takes one, leaving the other cores to clicks). */
