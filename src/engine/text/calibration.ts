@@ -16,12 +16,12 @@ export interface PlattParameters {
 /**
  * Fitted values (see the module comment); a detector missing here is left as it scores.
  * Fitted against box matches (box IoU ≥ 0.5 with an object of the class; the detectors alone, no SAM),
- * for the service's detection passes (pipeline.ts DEFAULT_DETECTION_PASSES: the photo and its
- * mirror, suppression): other passes give other score distributions and need their own fit.
+ * for the service's detection passes (pipeline.ts DEFAULT_DETECTION_PASSES: one look at the photo).
+ * Other passes give other score distributions and need their own fit (the eval's --calibration).
  */
 export const DETECTOR_CALIBRATION: Readonly<Record<string, PlattParameters>> = {
-  centernet: { a: 2.5703, b: 0.653 },
-  'coco-ssd': { a: 1.6172, b: -0.7184 },
+  centernet: { a: 2.7093, b: 1.0872 },
+  'coco-ssd': { a: 1.6048, b: -0.4493 },
 };
 
 const EPSILON = 1e-6;

@@ -17,7 +17,7 @@ import { maskColourHistogram, maskHasColour } from './colour';
 import { suppressOverlaps, type ConceptDetector, type CornerBox, type Detection } from './detector';
 import { poolDetections } from './pool';
 import type { PlattParameters } from './calibration';
-import type { DetectionPasses } from './passes';
+import { SINGLE_PASS, type DetectionPasses } from './passes';
 import { interpretPrompt, type Extreme, type PromptInterpretation } from './promptParser';
 
 export interface TextInstance {
@@ -72,11 +72,12 @@ export interface TextRunTimings {
 export const DEFAULT_MIN_DETECTOR_SCORE = 0.3;
 export const DEFAULT_MASK_NMS_IOU = 0.8;
 /**
- * The photo and its mirror, the best-scored box kept: on the fit half of coco-tiny (box level) the
- * variants with tiles or WBF were no better beyond noise, and tiles cost up to four more detector
- * runs per detector where the mirror costs one (docs/RESULTS.md, issue 17 third pass).
+ * One look per detector. The mirrored photo (with suppression) was the variant chosen on the fit half
+ * of coco-tiny, but its gain there did not hold on the held-out half while it doubles the detector
+ * time, so the service does not use it (docs/RESULTS.md, issue 17 third pass). The calibration table
+ * (calibration.ts) is fitted for these passes: change both together.
  */
-export const DEFAULT_DETECTION_PASSES: DetectionPasses = { mirror: true, tiles: false, fusion: 'suppress' };
+export const DEFAULT_DETECTION_PASSES: DetectionPasses = SINGLE_PASS;
 export const DEFAULT_DETECTOR_FUSION: 'suppress' | 'wbf' = 'suppress';
 
 export function cornerToCenterBox(box: CornerBox): BoxPrompt {
