@@ -1,6 +1,7 @@
 import { expect, type Page } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { SAMPLES } from '../src/app/images/imageLibrary';
 
 export const SCREENSHOT_DIR = path.join('test-results', 'screenshots');
 
@@ -24,8 +25,11 @@ export async function clickImage(page: Page, x: number, y: number, button: 'left
   await page.mouse.click(at.x, at.y, { button });
 }
 
-export async function openSample(page: Page, title: string): Promise<void> {
+export async function openSample(page: Page, title: (typeof SAMPLES)[number]['title']): Promise<void> {
   await page.getByRole('button', { name: `Sample: ${title}` }).click();
+  // The sample loads asynchronously: the photo shown before it already has a camera, so wait for this one to be current.
+  const file = SAMPLES.find((s) => s.title === title)!.file;
+  await expect(page.locator('.thumb[aria-current="true"]')).toContainText(file);
   await expect(page.getByTestId('canvas')).toHaveAttribute('data-camera', /\d/);
 }
 
