@@ -2,6 +2,7 @@ import type { OutlineOptions, SegmentationOptions } from '../../engine/options';
 import { mirrorImage } from '../../engine/mirror';
 import { maskOutline } from '../../engine/polygons';
 import type { BinaryMask, PolygonWithHoles, VisualPrompt } from '../../engine/types';
+import type { PredictResponse } from '../../engine/worker/protocol';
 import { useEngineStatus } from '../state/engineStatus';
 import { rgbaOf } from '../images/imageLibrary';
 import { browserModelVariants } from './modelVariants';
@@ -155,7 +156,11 @@ export async function predictLocal(
   const imageKey = await ensureEmbedding(imageId);
   const result = await client.predict(imageKey, prompt, options, onMask);
   useEngineStatus.getState().update({ lastDecoder: result.timings });
-  return result.candidates.map((c) => ({ polygons: c.polygons, score: c.score, area: c.area, lowResLogits: c.lowResLogits, mask: c.mask, outlineTolerance: options.tolerance }));
+  return localCandidates(result, options.tolerance);
+}
+
+function localCandidates(result: PredictResponse, tolerance: number): LocalCandidate[] {
+  return result.candidates.map((c) => ({ polygons: c.polygons, score: c.score, area: c.area, lowResLogits: c.lowResLogits, mask: c.mask, outlineTolerance: tolerance }));
 }
 
 const mirrorEmbeddings = new Map<string, Promise<string>>();
@@ -183,8 +188,6 @@ function startMirrorWorker(): Promise<WorkerClient> {
   return mirrorWorker;
 }
 
-const MIRROR_KEY = 'mirror-image';
-
 /**
  * The photo's mirror-image embedding beside its own (once per photo), which mirror averaging decodes
  * on: one more encoder run, so it is asked for only when the user first pauses on this photo, and
@@ -198,9 +201,11 @@ function ensureMirrorEmbedding(imageId: string): Promise<string> {
     const imageKey = await ensureEmbedding(imageId);
     const rgba = rgbaOf(imageId);
     if (!rgba) throw new Error('image not loaded');
-    await helper.embed(mirrorImage(rgba), MIRROR_KEY, { transfer: true });
-    const record = await helper.exportEmbedding(MIRROR_KEY);
-    await helper.forget(MIRROR_KEY);
+    // Keyed by photo: passes on two photos at once never swap their mirror images (the worker keeps one).
+    const key = `mirror:${imageId}`;
+    await helper.embed(mirrorImage(rgba), key, { transfer: true });
+    const record = await helper.exportEmbedding(key);
+    await helper.forget(key);
     if (!record) throw new Error('the mirror worker kept no embedding');
     await client.importMirrorEmbedding(imageKey, record);
     return imageKey;
@@ -225,7 +230,7 @@ export async function mirrorPassLocal(
   try {
     const result = await client.predict(imageKey, prompt, { ...options, mirrorAverage: true });
     useEngineStatus.getState().update({ lastMirrorPass: result.timings });
-    return result.candidates.map((c) => ({ polygons: c.polygons, score: c.score, area: c.area, lowResLogits: c.lowResLogits, mask: c.mask, outlineTolerance: options.tolerance }));
+    return localCandidates(result, options.tolerance);
   } catch (error) {
     // The worker's cache may have dropped the photo (and its mirror with it): embed both again next time.
     mirrorEmbeddings.delete(imageId);
