@@ -8,6 +8,7 @@
  * expansion ratio around its centre but never below the minimum crop size, clamped to the image.
  */
 import type { RgbaImage } from '../../src/engine/types';
+import { cropImage as cropPixels } from '../../src/engine/crop';
 import { LOW_RES_SIZE, MODEL_SIZE, modelFrame } from '../../src/engine/frame';
 import type { Click } from './clicker';
 
@@ -83,15 +84,9 @@ export function containsPositiveClicks(region: Region, clicks: readonly Click[])
   return clicks.every((c) => !c.positive || (c.x >= region.x0 && c.x <= region.x1 && c.y >= region.y0 && c.y <= region.y1));
 }
 
+/** The region's pixels (its x1 and y1 are inclusive, the engine's crop box's exclusive). */
 export function cropImage(image: RgbaImage, region: Region): RgbaImage {
-  const width = regionWidth(region);
-  const height = regionHeight(region);
-  const data = new Uint8Array(width * height * 4);
-  for (let y = 0; y < height; y++) {
-    const start = ((region.y0 + y) * image.width + region.x0) * 4;
-    data.set(image.data.subarray(start, start + width * 4), y * width * 4);
-  }
-  return { width, height, data };
+  return cropPixels(image, { x0: region.x0, y0: region.y0, x1: region.x1 + 1, y1: region.y1 + 1 });
 }
 
 /** A crop's mask pasted into a full-size mask; outside the crop nothing is predicted (as in RITM). */

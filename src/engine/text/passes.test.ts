@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RgbaImage } from '../types';
 import type { ConceptDetector, CornerBox, Detection } from './detector';
-import { cropImage, cutByInnerEdge, detectWithPasses, mirrorBox, passCount, tileRegions, tilingAddsDetail } from './passes';
+import { cropImage } from '../crop';
+import { cutByInnerEdge, detectWithPasses, mirrorBox, passCount, tileRegions, tilingAddsDetail } from './passes';
 
 /** A photo, black but for white rectangles. */
 function photo(width: number, height: number, whites: readonly CornerBox[]): RgbaImage {

@@ -14,6 +14,7 @@
  * or by Weighted Box Fusion (fusion.ts). The scores stay the detector's own kind (calibration.ts maps
  * them; its parameters are fitted for the passes in use).
  */
+import { cropImage } from '../crop';
 import { mirrorImage } from '../mirror';
 import type { RgbaImage } from '../types';
 import { boxIoU, suppressOverlaps, type ConceptDetector, type CornerBox, type DetectOptions, type Detection } from './detector';
@@ -46,17 +47,6 @@ export function tileRegions(width: number, height: number, overlap = TILE_OVERLA
 /** Whether tiling gives the detector more pixels of the photo: a tile's longer side is at least its input size. */
 export function tilingAddsDetail(width: number, height: number, detectorInputSize: number, overlap = TILE_OVERLAP): boolean {
   return Math.max(width, height) / (2 - overlap) >= detectorInputSize;
-}
-
-export function cropImage(image: RgbaImage, region: CornerBox): RgbaImage {
-  const width = region.x1 - region.x0;
-  const height = region.y1 - region.y0;
-  const data = new Uint8Array(width * height * 4);
-  for (let y = 0; y < height; y++) {
-    const from = ((region.y0 + y) * image.width + region.x0) * 4;
-    data.set(image.data.subarray(from, from + width * 4), y * width * 4);
-  }
-  return { width, height, data };
 }
 
 export function mirrorBox(box: CornerBox, width: number): CornerBox {
