@@ -503,7 +503,7 @@ export class SegmentationEngine {
     return { tokens: own.tokens, logits: meanOf(views.map((v) => v.logits)), iou: meanOf(views.map((v) => v.iou)) };
   }
 
-  private async decodeOne(entry: Omit<DecodeSource, 'mirror'>, prompt: VisualPrompt, timings: { decoderMs: number }): Promise<TokenOutputs> {
+  private async decodeOne(entry: Pick<DecodeSource, 'embedding' | 'frame'>, prompt: VisualPrompt, timings: { decoderMs: number }): Promise<TokenOutputs> {
     const feeds = encodePrompt(prompt, entry.frame);
     const t0 = now();
     const precomputed = await this.precomputedFor(entry.embedding);
