@@ -5,7 +5,7 @@
  */
 import { BackendStartupTimeoutError, createWebRuntime, DEFAULT_WEBGPU_TIMEOUT_MS, withTimeout } from '../adapters/ortWeb';
 import { SegmentationEngine } from '../engine';
-import type { Runtime } from '../runtime';
+import type { Runtime, Tensor } from '../runtime';
 import { segmentationOptions } from '../options';
 import { maskOutline } from '../polygons';
 import { FaceDetector } from '../text/blazeFace';
@@ -180,6 +180,12 @@ function retrace(request: Extract<WorkerRequest, { type: 'retrace' }>): RetraceR
   return { polygons, timings: { polygonMs: performance.now() - t0 } };
 }
 
+/** The tensor of an embedding made elsewhere, refused unless this worker's encoder made it. */
+function fromThisEncoder(record: EmbeddingRecord): Tensor {
+  if (record.model !== encoderModel) throw new Error(`the embedding is from ${record.model}, this engine runs ${encoderModel}`);
+  return { data: record.data, dims: record.dims };
+}
+
 async function handle(request: WorkerRequest): Promise<void> {
   try {
     if (request.type === 'retrace') {
@@ -216,16 +222,12 @@ async function handle(request: WorkerRequest): Promise<void> {
         return;
       }
       case 'importEmbedding': {
-        const { record } = request;
-        if (record.model !== encoderModel) throw new Error(`the embedding is from ${record.model}, this engine runs ${encoderModel}`);
-        engine.adoptEmbedding(request.image, request.imageId, { data: record.data, dims: record.dims });
+        engine.adoptEmbedding(request.image, request.imageId, fromThisEncoder(request.record));
         post({ type: 'result', id: request.id, ok: true, value: null });
         return;
       }
       case 'importMirrorEmbedding': {
-        const { record } = request;
-        if (record.model !== encoderModel) throw new Error(`the embedding is from ${record.model}, this engine runs ${encoderModel}`);
-        await engine.adoptMirrorEmbedding(request.imageKey, { data: record.data, dims: record.dims });
+        await engine.adoptMirrorEmbedding(request.imageKey, fromThisEncoder(request.record));
         post({ type: 'result', id: request.id, ok: true, value: null });
         return;
       }
