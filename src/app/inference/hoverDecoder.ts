@@ -1,7 +1,7 @@
 import type { BinaryMask, PolygonWithHoles, Vertex } from '../../engine/types';
 import type { LocalCandidate } from './localEngine';
 import { localDecodeRequest, selectedLogits } from './localDecodeRequest';
-import type { RestedDecode } from './restedDecode';
+import { decodeKeyOf, type RestedDecode } from './restedDecode';
 import type { HoverPreviewSink, LocalDecoder, PromptDocument, SchedulerClock, SchedulerSettings } from './schedulerPorts';
 
 /**
@@ -91,16 +91,7 @@ export class HoverDecoder {
     let maskArrived: (mask: BinaryMask) => void = () => undefined;
     const mask = new Promise<BinaryMask>((resolve) => (maskArrived = resolve));
     const decode = decoder.predict(target.imageId, request.prompt, request.options, (m) => maskArrived(m));
-    const key = {
-      imageId: target.imageId,
-      revision: target.revision,
-      x: target.at[0],
-      y: target.at[1],
-      positive,
-      multimask: request.options.multimask,
-      previous: request.prompt.maskInput,
-      tolerance,
-    };
+    const key = decodeKeyOf(target.imageId, target.revision, points[points.length - 1], request);
     rested.remember(key, decode);
     restedMask.remember(key, mask);
     decode

@@ -2,10 +2,10 @@ import type { BinaryMask, PointPrompt, Vertex } from '../../engine/types';
 import { hasPrompt, type PromptState } from '../state/model';
 import { HoverDecoder } from './hoverDecoder';
 import type { LocalCandidate } from './localEngine';
-import { localDecodeRequest, selectedLogits, wantsMultimask } from './localDecodeRequest';
+import { localDecodeRequest, selectedLogits } from './localDecodeRequest';
 import { RemoteCallError } from './remoteClient';
 import { MirrorPass } from './mirrorPass';
-import { RestedDecode } from './restedDecode';
+import { decodeKeyOf, RestedDecode } from './restedDecode';
 import { realClock, type EarlyMaskSink, type HoverPreviewSink, type LocalDecoder, type PromptDocument, type RemoteSegmenter, type SchedulerClock, type SchedulerSettings } from './schedulerPorts';
 import { UnsettledKeys } from './unsettledKeys';
 
@@ -74,17 +74,7 @@ export class InferenceScheduler {
     const { mode, tolerance } = this.deps.settings();
     if (mode !== 'local') return Promise.resolve();
     const { before, point } = edit;
-    const multimask = point && wantsMultimask({ box: before.box, points: [...before.points, point] });
-    const key = point && {
-      imageId: edit.imageId,
-      revision: before.revision,
-      x: point.x,
-      y: point.y,
-      positive: point.positive !== false,
-      multimask: multimask === true,
-      previous: multimask ? undefined : selectedLogits(before),
-      tolerance,
-    };
+    const key = point && decodeKeyOf(edit.imageId, before.revision, point, localDecodeRequest({ box: before.box, points: [...before.points, point] }, selectedLogits(before), tolerance));
     const rested = key && this.rested.take(key);
     const restedMask = key && this.restedMask.take(key);
     return this.runLocal(edit.imageId, edit.revision, selectedLogits(before), rested && { candidates: rested, mask: restedMask });

@@ -1,3 +1,6 @@
+import type { PointPrompt } from '../../engine/types';
+import type { LocalDecodeRequest } from './localDecodeRequest';
+
 /**
  * The decode a resting cursor started, kept for the click that usually follows at the same spot:
  * that click then shows the answer already computed (or in flight) instead of decoding again.
@@ -14,6 +17,23 @@ export interface DecodeKey {
   /** The mask fed back (by identity): a mirror pass that lands in between changes it. */
   previous: Float32Array | undefined;
   tolerance: number;
+}
+
+/**
+ * The key of the decode a click at `point` asks for (`request`, built by localDecodeRequest): the
+ * hover decoder remembers under it, the click takes under it, so the two cannot describe it apart.
+ */
+export function decodeKeyOf(imageId: string, revision: number, point: PointPrompt, request: LocalDecodeRequest): DecodeKey {
+  return {
+    imageId,
+    revision,
+    x: point.x,
+    y: point.y,
+    positive: point.positive !== false,
+    multimask: request.options.multimask,
+    previous: request.prompt.maskInput,
+    tolerance: request.options.tolerance,
+  };
 }
 
 /** A click within this many image pixels of the rested cursor counts as the same spot. */
