@@ -41,6 +41,8 @@ export interface ZoomOptions {
   readonly skipClicks: number;
   readonly expansion: number;
   readonly minCropSize: number;
+  /** The crop's sides are at least this share of the photo's longer side (context kept). */
+  readonly minCropFraction?: number;
   /** Re-crop when the new ROI's IoU with the current one falls below this (RITM: recompute_thresh_iou). */
   readonly recomputeIou: number;
   /**
@@ -82,6 +84,8 @@ export interface EvalOptions {
   readonly mirrorAverage: boolean;
   /** Also segment the frame moved by half an encoder patch and average (the engine's `shiftAverage`). */
   readonly shiftAverage: boolean;
+  /** Decode once more with the answer's box and logits as prompts (the engine's `cascadeRefine`). */
+  readonly cascadeRefine: boolean;
 }
 
 export const PROTOCOL_OPTIONS: EvalOptions = {
@@ -97,6 +101,7 @@ export const PROTOCOL_OPTIONS: EvalOptions = {
   progressiveMerge: false,
   mirrorAverage: false,
   shiftAverage: false,
+  cascadeRefine: false,
 };
 
 /**
@@ -105,6 +110,8 @@ export const PROTOCOL_OPTIONS: EvalOptions = {
  * from click 1 on, previous logits fed back); 'engine' is the engine's default now (the same plus the
  * click-aligned mask prompt, see src/engine/options.ts).
  */
+const CONTEXT_ZOOM: ZoomOptions = { skipClicks: 1, expansion: 1.4, minCropSize: 0, minCropFraction: 0.5, recomputeIou: 0.5, minGain: 1.5 };
+
 export const RULES = {
   protocol: PROTOCOL_OPTIONS,
   'product-before': { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: 'off' },
@@ -117,6 +124,12 @@ export const RULES = {
   'mirror-average': { ...PROTOCOL_OPTIONS, firstClick: 'single', mirrorAverage: true },
   'shift-average': { ...PROTOCOL_OPTIONS, firstClick: 'single', shiftAverage: true },
   'mirror-shift-average': { ...PROTOCOL_OPTIONS, firstClick: 'single', mirrorAverage: true, shiftAverage: true },
+  // Zoom-in that keeps context: crops of at least half the photo's longer side (a quarter of the photo
+  // or more), only where that magnifies the object by 1.5× or more.
+  'zoom-context': { ...PROTOCOL_OPTIONS, firstClick: 'single', zoom: CONTEXT_ZOOM },
+  'mirror-zoom-context': { ...PROTOCOL_OPTIONS, firstClick: 'single', zoom: CONTEXT_ZOOM, mirrorAverage: true },
+  'cascade-refine': { ...PROTOCOL_OPTIONS, firstClick: 'single', cascadeRefine: true },
+  'mirror-cascade': { ...PROTOCOL_OPTIONS, firstClick: 'single', mirrorAverage: true, cascadeRefine: true },
   engine: {
     ...PROTOCOL_OPTIONS,
     firstClick: 'single',
@@ -126,6 +139,7 @@ export const RULES = {
     progressiveMerge: DEFAULT_SEGMENTATION_OPTIONS.progressiveMerge,
     mirrorAverage: DEFAULT_SEGMENTATION_OPTIONS.mirrorAverage,
     shiftAverage: DEFAULT_SEGMENTATION_OPTIONS.shiftAverage,
+    cascadeRefine: DEFAULT_SEGMENTATION_OPTIONS.cascadeRefine,
   },
 } as const satisfies Record<string, EvalOptions>;
 export type RuleName = keyof typeof RULES | 'custom';
@@ -216,7 +230,7 @@ export async function evaluateSample(
     const result = await engine.predict(
       imageKey,
       { box: tightObjectBox(truth) },
-      { multimask: options.boxMode === 'best-score', upsampling: options.upsampling, mirrorAverage: options.mirrorAverage, shiftAverage: options.shiftAverage },
+      { multimask: options.boxMode === 'best-score', upsampling: options.upsampling, mirrorAverage: options.mirrorAverage, shiftAverage: options.shiftAverage, cascadeRefine: options.cascadeRefine },
     );
     decoderMs += result.timings.decoderMs;
     const chosen = options.boxMode === 'best-score' ? highestScore(result.candidates) : result.candidates[0];
@@ -270,6 +284,7 @@ export async function evaluateSample(
         progressiveMerge: options.progressiveMerge,
         mirrorAverage: options.mirrorAverage,
         shiftAverage: options.shiftAverage,
+        cascadeRefine: options.cascadeRefine,
       });
       decoderMs += result.timings.decoderMs;
       return choose(result.candidates);

@@ -49,12 +49,14 @@ refinements (protocol baseline = none of these):
   --zoom-min N          minimum crop side in pixels (default 200)
   --zoom-recompute T    re-crop when ROI IoU with the current crop < T (default 0.5)
   --zoom-min-gain G     zoom only if the crop enlarges the object ≥ G× (default 1: always)
+  --zoom-min-fraction F crop sides at least F × the photo's longer side (default 0)
   --consistency MODE    engine click consistency: off (protocol), tokens, tokens-and-fresh, local
   --upsampling MODE     logits → mask: bilinear (protocol, SAM) or edge-aware (photo-guided, engine)
   --align-mask-prompt on|off   make the fed-back previous mask agree with the clicks first
   --progressive-merge on|off   the newest click changes only the region it lies in (FocalClick)
   --mirror-average      also decode the photo's mirror image and average the answers (test-time flip)
   --shift-average       also decode the frame moved by half an encoder patch and average the answers
+  --cascade-refine      decode once more with the answer's box and logits as prompts (PerSAM)
   --box single|best-score|off   box prompt: engine's single mask (default) or best predicted IoU`;
 
 function fail(message: string): never {
@@ -112,6 +114,7 @@ function parse() {
         'zoom-min': { type: 'string' },
         'zoom-recompute': { type: 'string' },
         'zoom-min-gain': { type: 'string' },
+        'zoom-min-fraction': { type: 'string' },
         box: { type: 'string' },
         consistency: { type: 'string' },
         upsampling: { type: 'string' },
@@ -119,6 +122,7 @@ function parse() {
         'progressive-merge': { type: 'string' },
         'mirror-average': { type: 'boolean' },
         'shift-average': { type: 'boolean' },
+        'cascade-refine': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -166,6 +170,7 @@ function parse() {
     'progressive-merge',
     'mirror-average',
     'shift-average',
+    'cascade-refine',
   ] as const;
   const custom = refinementFlags.some((flag) => parsed[flag] !== undefined);
   const rules = (parsed.rules?.split(',').filter(Boolean) ?? (custom ? ['custom'] : ['protocol', 'engine'])) as RuleName[];
@@ -183,6 +188,7 @@ function parse() {
           skipClicks: zoomSkip,
           expansion: positiveNumber('zoom-expand', parsed['zoom-expand'], 1.4),
           minCropSize: positiveNumber('zoom-min', parsed['zoom-min'], 200),
+          minCropFraction: parsed['zoom-min-fraction'] === undefined ? 0 : positiveNumber('zoom-min-fraction', parsed['zoom-min-fraction'], 0),
           recomputeIou: recompute,
           minGain: positiveNumber('zoom-min-gain', parsed['zoom-min-gain'], 1),
         }
@@ -194,6 +200,7 @@ function parse() {
     progressiveMerge: merge === 'on',
     mirrorAverage: Boolean(parsed['mirror-average']),
     shiftAverage: Boolean(parsed['shift-average']),
+    cascadeRefine: Boolean(parsed['cascade-refine']),
   };
   return {
     dataset,
@@ -252,12 +259,13 @@ function describeOptions(options: EvalOptions): string {
   ];
   if (options.zoom) {
     const z = options.zoom;
-    parts.push(`zoom-in after ${z.skipClicks} click(s), ×${z.expansion}, min ${z.minCropSize}px, recompute IoU<${z.recomputeIou}, min gain ×${z.minGain}`);
+    parts.push(`zoom-in after ${z.skipClicks} click(s), ×${z.expansion}, min ${z.minCropSize}px${z.minCropFraction ? ` and ${z.minCropFraction} of the photo` : ''}, recompute IoU<${z.recomputeIou}, min gain ×${z.minGain}`);
   }
   if (options.clickConsistency !== 'off') parts.push(`click consistency: ${options.clickConsistency}`);
   if (options.upsampling !== 'bilinear') parts.push(`${options.upsampling} upsampling`);
   if (options.alignMaskPrompt) parts.push('mask prompt aligned with the clicks');
   if (options.mirrorAverage) parts.push('mirror averaging (the mirror image decoded too, answers averaged)');
+  if (options.cascadeRefine) parts.push('cascaded refinement (decoded once more with the answer\'s box and logits)');
   if (options.shiftAverage) parts.push('shift averaging (the frame moved by half a patch decoded too, answers averaged)');
   if (options.progressiveMerge) parts.push('progressive merge (the newest click changes only its region)');
   parts.push(`box: ${options.boxMode}`);

@@ -28,6 +28,8 @@ export const sameRegion = (a: Region, b: Region): boolean => a.x0 === b.x0 && a.
 export interface ZoomSettings {
   readonly expansion: number;
   readonly minCropSize: number;
+  /** The crop's sides are at least this share of the photo's longer side, so it keeps that much context. */
+  readonly minCropFraction?: number;
 }
 
 /** The object's ROI, or null when there is neither a predicted pixel nor a positive click. */
@@ -60,9 +62,10 @@ export function objectRoi(
     y1 = Math.max(y1, c.y);
   }
   if (x1 < 0) return null;
+  const minSide = Math.max(settings.minCropSize, (settings.minCropFraction ?? 0) * Math.max(width, height));
   const expand = (lo: number, hi: number, limit: number): [number, number] => {
     const centre = (lo + hi) / 2;
-    const size = Math.max((hi - lo + 1) * settings.expansion, settings.minCropSize);
+    const size = Math.max((hi - lo + 1) * settings.expansion, minSide);
     const from = Math.max(0, Math.round(centre - size / 2));
     const to = Math.min(limit - 1, Math.round(centre + size / 2));
     return [from, to];

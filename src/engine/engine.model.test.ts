@@ -22,19 +22,21 @@ let image: RgbaImage;
 let engine: SegmentationEngine;
 let encoderRuns = 0;
 let precomputeRuns = 0;
+let decoderRuns = 0;
 
-/** The real Node runtime, counting encoder and decoder-precompute runs to observe the caches. */
+/** The real Node runtime, counting encoder and decoder runs to observe the caches. */
 function countingRuntime(inner: Runtime): Runtime {
   return {
     backend: inner.backend,
     async createSession(name, model) {
       const session = await inner.createSession(name, model);
-      if (name !== 'encoder' && name !== 'decoder-precompute') return session;
+      if (name !== 'encoder' && name !== 'decoder-precompute' && name !== 'decoder') return session;
       return {
         inputNames: session.inputNames,
         outputNames: session.outputNames,
         run: (feeds, fetches) => {
           if (name === 'encoder') encoderRuns++;
+          else if (name === 'decoder') decoderRuns++;
           else precomputeRuns++;
           return session.run(feeds, fetches);
         },
@@ -208,6 +210,27 @@ describe('SegmentationEngine on coffee.png', () => {
     const [here] = (await engine.predict(madeHere, prompt, { multimask: false, mirrorAverage: true })).candidates;
     const [there] = (await engine.predict(adopted, prompt, { multimask: false, mirrorAverage: true })).candidates;
     expect(there.lowResLogits).toEqual(here.lowResLogits);
+  });
+
+  it("decodes again only the views a second pass adds: the mirror pass after a click reuses the click's own decode", async () => {
+    const { imageKey } = await engine.embed(image, 'coffee-pass', { mirrored: true });
+    const { imageKey: fresh } = await engine.embed(image, 'coffee-pass-fresh', { mirrored: true });
+    const [quick] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false })).candidates;
+    const prompt = { points: [CUP, SPOON], maskInput: quick.lowResLogits };
+    await engine.predict(imageKey, prompt);
+    let before = decoderRuns;
+    const [passed] = (await engine.predict(imageKey, prompt, { mirrorAverage: true })).candidates;
+    expect(decoderRuns).toBe(before + 1); // the mirror image's view only
+    before = decoderRuns;
+    const [whole] = (await engine.predict(fresh, prompt, { mirrorAverage: true })).candidates;
+    expect(decoderRuns).toBe(before + 2);
+    expect(passed.lowResLogits).toEqual(whole.lowResLogits);
+    // Another fed-back mask is another prompt: decoded, not taken from the last decode.
+    const changed = quick.lowResLogits.slice();
+    changed[0] += 1;
+    before = decoderRuns;
+    await engine.predict(imageKey, { ...prompt, maskInput: changed });
+    expect(decoderRuns).toBe(before + 1);
   });
 
   it('with shift averaging, also decodes the frame moved by half a patch; with mirror averaging too, three views', async () => {

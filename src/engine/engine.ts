@@ -5,7 +5,7 @@
 import { bestToken, rankTokens, tokenLogits, type PromptKind, type TokenOutputs } from './candidates';
 import { clickAgreement, compareAgreement, correctAround, logitAtPixel, mostConsistent, violatesNone } from './consistency';
 import { LOW_RES_SIZE, modelFrame, type ModelFrame } from './frame';
-import { imageContentKey, imageFingerprint } from './hash';
+import { hashBytes, imageContentKey, imageFingerprint } from './hash';
 import { LruCache } from './lru';
 import { preprocessImage } from './preprocess';
 import { encodePrompt, LABEL_POSITIVE, promptPoints } from './prompt';
@@ -15,6 +15,7 @@ import { maskArea, upsampleLogitsToMask } from './upsample';
 import { segmentationOptions, type SegmentationOptions } from './options';
 import { cellColours, edgeAwareLogitsToMask, type CellColours } from './edgeAwareUpsample';
 import { clickAlignedMaskPrompt } from './clickAlignedMaskPrompt';
+import { cascadePrompt } from './cascade';
 import { meanOf, mirrorImage, mirrorPrompt, mirrorTokenLogits } from './mirror';
 import { shiftFrameTensor, shiftPrompt, unshiftTokenLogits } from './shift';
 
@@ -124,7 +125,7 @@ export interface EmbedResult {
 
 /** The options that decide how a prompt becomes masks (the rest of SegmentationOptions shape polygons). */
 export type PredictOptions = Partial<
-  Pick<SegmentationOptions, 'multimask' | 'clickConsistency' | 'upsampling' | 'alignMaskPrompt' | 'progressiveMerge' | 'mirrorAverage' | 'shiftAverage'>
+  Pick<SegmentationOptions, 'multimask' | 'clickConsistency' | 'upsampling' | 'alignMaskPrompt' | 'progressiveMerge' | 'mirrorAverage' | 'shiftAverage' | 'cascadeRefine'>
 >;
 
 export interface PredictResult {
@@ -141,6 +142,12 @@ export class SegmentationEngine {
   private readonly decoderOutputs: { lowResLogits: string; iouPredictions: string };
   /** The split decoder's precompute outputs, by the embedding they were computed from. */
   private readonly precomputed = new WeakMap<Tensor, Promise<Record<string, Tensor>>>();
+  /**
+   * The last few decodes of each view (keyed by its embedding), so a pass that decodes a prompt again
+   * with other views beside it (the studio's mirror pass, after the click's quick answer and any
+   * hover decodes in between) runs the decoder only for the views it adds.
+   */
+  private readonly recentDecodes = new WeakMap<Tensor, { prompt: string; outputs: TokenOutputs }[]>();
 
   private constructor(
     private readonly runtime: Runtime,
@@ -390,7 +397,7 @@ export class SegmentationEngine {
   ): Promise<PredictResult> {
     const own = this.cache.get(imageKey);
     if (!own) throw new EmbeddingMissingError(imageKey);
-    const { multimask, clickConsistency: consistency, upsampling, alignMaskPrompt, progressiveMerge, mirrorAverage, shiftAverage } =
+    const { multimask, clickConsistency: consistency, upsampling, alignMaskPrompt, progressiveMerge, mirrorAverage, shiftAverage, cascadeRefine } =
       segmentationOptions(options);
     if (mirrorAverage && !own.mirror) {
       throw new Error(`mirror averaging needs the mirror image's embedding: embed "${imageKey}" with { mirrored: true } first`);
@@ -416,9 +423,18 @@ export class SegmentationEngine {
     if (alignMaskPrompt && prompt.maskInput && prompt.points?.length) {
       prompt = { ...prompt, maskInput: clickAlignedMaskPrompt(prompt.maskInput, frame, prompt.points) };
     }
-    const decoded = await this.decode(source, prompt, timings);
+    let decoded = await this.decode(source, prompt, timings);
+    let kind = this.promptKind(prompt, frame);
+    if (cascadeRefine) {
+      const token = bestToken(decoded, frame, kind);
+      const answer = tokenLogits(decoded, token);
+      const refining = cascadePrompt(prompt, upsampleLogitsToMask(answer, frame), answer);
+      if (refining) {
+        decoded = await this.decode(source, refining, timings);
+        kind = this.promptKind(refining, frame);
+      }
+    }
     const t1 = now();
-    const kind = this.promptKind(prompt, frame);
     let chosen = { outputs: decoded, token: bestToken(decoded, frame, kind) };
 
     const points = prompt.points ?? [];
@@ -427,13 +443,11 @@ export class SegmentationEngine {
     if (consistency !== 'off' && points.length > 0 && this.multimaskAvailable) {
       const agreementOf = (logits: Float32Array) => clickAgreement(logits, frame, points);
       if (!violatesNone(agreementOf(tokenLogits(chosen.outputs, chosen.token)), points)) {
-        // A copy, since a second run may reuse the first one's output buffers.
-        const first: TokenOutputs = { ...decoded, logits: decoded.logits.slice(), iou: decoded.iou.slice() };
         const pool = [
-          { outputs: first, token: chosen.token },
-          ...rankTokens(first, frame, kind, true, chosen.token)
+          { outputs: decoded, token: chosen.token },
+          ...rankTokens(decoded, frame, kind, true, chosen.token)
             .slice(1)
-            .map((token) => ({ outputs: first, token })),
+            .map((token) => ({ outputs: decoded, token })),
         ];
         if (consistency !== 'tokens' && prompt.maskInput) {
           timings.postprocessMs += now() - t1;
@@ -462,7 +476,7 @@ export class SegmentationEngine {
       : [chosen.token];
     const candidates: MaskCandidate[] = [];
     for (const token of order) {
-      // Copy: the runtime may reuse its output buffers, and callers keep these for mask feedback.
+      // Copy: callers keep (and may change) these for mask feedback; the decode itself is kept too.
       const lowResLogits = token === chosen.token && corrected ? corrected : tokenLogits(chosen.outputs, token).slice();
       const mask =
         upsampling === 'edge-aware' && guide
@@ -490,20 +504,23 @@ export class SegmentationEngine {
     const own = await this.decodeOne(source, prompt, timings);
     if (!source.mirror && !source.shifted) return own;
     const { frame } = source;
-    // Copies throughout: the next run may reuse the previous one's output buffers.
-    const views: { logits: Float32Array; iou: Float32Array }[] = [{ logits: own.logits.slice(), iou: own.iou.slice() }];
+    const views: { logits: Float32Array; iou: Float32Array }[] = [{ logits: own.logits, iou: own.iou }];
     if (source.mirror) {
       const mirrored = await this.decodeOne({ embedding: source.mirror, frame }, mirrorPrompt(prompt, frame), timings);
-      views.push({ logits: mirrorTokenLogits(mirrored.logits, frame), iou: mirrored.iou.slice() });
+      views.push({ logits: mirrorTokenLogits(mirrored.logits, frame), iou: mirrored.iou });
     }
     if (source.shifted) {
       const shifted = await this.decodeOne({ embedding: source.shifted, frame }, shiftPrompt(prompt, frame), timings);
-      views.push({ logits: unshiftTokenLogits(shifted.logits, views[0].logits), iou: shifted.iou.slice() });
+      views.push({ logits: unshiftTokenLogits(shifted.logits, views[0].logits), iou: shifted.iou });
     }
     return { tokens: own.tokens, logits: meanOf(views.map((v) => v.logits)), iou: meanOf(views.map((v) => v.iou)) };
   }
 
   private async decodeOne(entry: Pick<DecodeSource, 'embedding' | 'frame'>, prompt: VisualPrompt, timings: { decoderMs: number }): Promise<TokenOutputs> {
+    const key = promptKey(prompt);
+    const recent = this.recentDecodes.get(entry.embedding) ?? [];
+    const known = recent.find((d) => d.prompt === key);
+    if (known) return known.outputs;
     const feeds = encodePrompt(prompt, entry.frame);
     const t0 = now();
     const precomputed = await this.precomputedFor(entry.embedding);
@@ -514,10 +531,12 @@ export class SegmentationEngine {
     timings.decoderMs += now() - t0;
     const logits = outputs[this.decoderOutputs.lowResLogits];
     const iou = outputs[this.decoderOutputs.iouPredictions];
-    const tokens: TokenOutputs = { logits: logits.data, iou: iou.data, tokens: iou.data.length };
+    // Copies: the runtime may reuse its output buffers on the next run, and this answer is kept.
+    const tokens: TokenOutputs = { logits: logits.data.slice(), iou: iou.data.slice(), tokens: iou.data.length };
     if (logits.data.length !== tokens.tokens * LOW_RES_SIZE * LOW_RES_SIZE) {
       throw new Error(`decoder returned logits of shape [${logits.dims.join(', ')}] for ${tokens.tokens} IoU predictions`);
     }
+    this.recentDecodes.set(entry.embedding, [{ prompt: key, outputs: tokens }, ...recent.slice(0, RECENT_DECODES_PER_VIEW - 1)]);
     return tokens;
   }
 
@@ -525,4 +544,14 @@ export class SegmentationEngine {
     this.cache.clear();
     await Promise.all([this.encoder.release(), this.decoder.release(), this.decoderPrecompute?.release()]);
   }
+}
+
+/** A click, the hover decodes that may follow it before the user pauses, and one more. */
+const RECENT_DECODES_PER_VIEW = 4;
+
+/** Everything a decode depends on besides the embedding, as a string (the fed-back mask as a hash). */
+function promptKey(prompt: VisualPrompt): string {
+  const mask = prompt.maskInput;
+  const maskKey = mask ? hashBytes(new Uint8Array(mask.buffer, mask.byteOffset, mask.byteLength)) : '';
+  return JSON.stringify([prompt.points ?? [], prompt.box ?? null, maskKey]);
 }

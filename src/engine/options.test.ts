@@ -18,6 +18,7 @@ describe('segmentation options', () => {
       progressiveMerge: !DEFAULT_SEGMENTATION_OPTIONS.progressiveMerge,
       mirrorAverage: !DEFAULT_SEGMENTATION_OPTIONS.mirrorAverage,
       shiftAverage: !DEFAULT_SEGMENTATION_OPTIONS.shiftAverage,
+      cascadeRefine: !DEFAULT_SEGMENTATION_OPTIONS.cascadeRefine,
     };
     expect(segmentationOptions({ ...chosen })).toEqual(chosen);
     expect(segmentationOptions({ alignMaskPrompt: undefined }).alignMaskPrompt).toBe(DEFAULT_SEGMENTATION_OPTIONS.alignMaskPrompt);

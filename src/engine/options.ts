@@ -50,6 +50,11 @@ export interface SegmentationOptions {
    * per prompt. Combines with `mirrorAverage` (then three views).
    */
   readonly shiftAverage: boolean;
+  /**
+   * Decode once more with the answer's box and logits as prompts, the clicks kept (`cascade.ts`):
+   * one more decoder run per prompt.
+   */
+  readonly cascadeRefine: boolean;
 }
 
 /** Speck removal never drops parts of this many pixels or more, however small the share. */
@@ -77,6 +82,7 @@ export const DEFAULT_SEGMENTATION_OPTIONS: SegmentationOptions = Object.freeze({
   progressiveMerge: false,
   mirrorAverage: false,
   shiftAverage: false,
+  cascadeRefine: false,
 });
 
 /** The options a caller chose, the rest from the defaults. A field given as `undefined` counts as left out. */
@@ -91,6 +97,7 @@ export function segmentationOptions(chosen: Partial<SegmentationOptions> = {}): 
     progressiveMerge: chosen.progressiveMerge ?? DEFAULT_SEGMENTATION_OPTIONS.progressiveMerge,
     mirrorAverage: chosen.mirrorAverage ?? DEFAULT_SEGMENTATION_OPTIONS.mirrorAverage,
     shiftAverage: chosen.shiftAverage ?? DEFAULT_SEGMENTATION_OPTIONS.shiftAverage,
+    cascadeRefine: chosen.cascadeRefine ?? DEFAULT_SEGMENTATION_OPTIONS.cascadeRefine,
   };
 }
 
