@@ -35,9 +35,9 @@ async function main(): Promise<void> {
   const { imageKey } = await engine.embed(image, 'upsampling-cost');
   const mirrorEncoder = await engine.embed(image, 'upsampling-cost', { mirrored: true });
   const rules = [
-    { name: 'before: bilinear, mask prompt as fed back', options: { upsampling: 'bilinear', alignMaskPrompt: false } },
-    { name: 'click-aligned mask prompt', options: { upsampling: 'bilinear', alignMaskPrompt: true } },
-    { name: 'edge-aware upsampling', options: { upsampling: 'edge-aware', alignMaskPrompt: false } },
+    { name: 'before: bilinear, mask prompt as fed back', options: { upsampling: 'bilinear', alignMaskPrompt: false, mirrorAverage: false } },
+    { name: 'click-aligned mask prompt', options: { upsampling: 'bilinear', alignMaskPrompt: true, mirrorAverage: false } },
+    { name: 'edge-aware upsampling', options: { upsampling: 'edge-aware', alignMaskPrompt: false, mirrorAverage: false } },
     { name: 'mirror averaging', options: { upsampling: 'bilinear', mirrorAverage: true } },
   ] as const;
   const samples = new Map(rules.map((r) => [r.name, { decoderMs: [] as number[], postprocessMs: [] as number[], predictMs: [] as number[] }]));

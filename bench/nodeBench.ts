@@ -43,9 +43,9 @@ export async function startNodeLeg(options: NodeLegOptions): Promise<NodeLeg> {
     async click(click) {
       if (!imageKey) throw new Error('embed() first');
       // The studio's mirror pass follows the click's quick answer to the same prompt (untimed here).
-      if (options.mirrorAverage) await engine.predict(imageKey, { points: [click] }, { multimask: options.multimask });
+      if (options.mirrorAverage) await engine.predict(imageKey, { points: [click] }, { multimask: options.multimask, mirrorAverage: false });
       const t0 = performance.now();
-      const predicted = await engine.predict(imageKey, { points: [click] }, { multimask: options.multimask, mirrorAverage: options.mirrorAverage });
+      const predicted = await engine.predict(imageKey, { points: [click] }, { multimask: options.multimask, mirrorAverage: options.mirrorAverage === true });
       const t1 = performance.now();
       for (const candidate of predicted.candidates) maskToPolygons(candidate.mask);
       const t2 = performance.now();

@@ -140,7 +140,7 @@ const oursApi = {
     const s = slot(name);
     if (!s.imageKey) throw new Error('ours.embed() first');
     // The studio's mirror pass follows the click's quick answer to the same prompt (untimed here).
-    if (s.mirrorAverage) await s.client.predict(s.imageKey, { points: [click] }, { multimask });
+    if (s.mirrorAverage) await s.client.predict(s.imageKey, { points: [click] }, { multimask, mirrorAverage: false });
     const t0 = performance.now();
     const predicted = await s.client.predict(s.imageKey, { points: [click] }, { multimask, mirrorAverage: s.mirrorAverage });
     const totalMs = since(t0);
@@ -157,7 +157,7 @@ const oursApi = {
     await s.client.forget();
     const t0 = performance.now();
     const { imageKey } = await s.client.embed(image, 'bench-image');
-    await s.client.predict(imageKey, { points: [click] }, { multimask: true });
+    await s.client.predict(imageKey, { points: [click] }, { multimask: true, mirrorAverage: false });
     s.imageKey = imageKey;
     return { totalMs: since(t0) };
   },
@@ -180,7 +180,7 @@ const oursApi = {
     const t1 = performance.now();
     await s.client.importEmbedding(image, 'bench-image', record);
     const t2 = performance.now();
-    await s.client.predict('bench-image', { points: [click] }, { multimask: true });
+    await s.client.predict('bench-image', { points: [click] }, { multimask: true, mirrorAverage: false });
     s.imageKey = 'bench-image';
     // Upload + server + answer (Base64 in JSON, dequantized) / hand-over to the worker / the first click.
     return { totalMs: since(t0), serverMs: t1 - t0, importMs: t2 - t1, clickMs: since(t2) };
@@ -283,7 +283,7 @@ async function segmentOnce(imageUrl: string, click: BenchClick): Promise<Segment
   try {
     const image = await loadRgba(imageUrl);
     const { imageKey } = await client.embed(image);
-    const { candidates } = await client.predict(imageKey, { points: [click] }, { multimask: false });
+    const { candidates } = await client.predict(imageKey, { points: [click] }, { multimask: false, mirrorAverage: false });
     const best = candidates[0];
     if (!best) throw new Error('no mask for the click');
     return {

@@ -161,7 +161,7 @@ async function main(): Promise<void> {
     for (const detection of detections) {
       const gts = gtMasks.get(detection.label) ?? [];
       const prompt = { box: cornerToCenterBox(detection.box) };
-      const { candidates } = await engine.predict(imageKey, prompt, { multimask: true });
+      const { candidates } = await engine.predict(imageKey, prompt, { multimask: true, mirrorAverage: false });
       if (candidates.length === 0) continue;
       const described = candidates.map((c) => describe(toRegion(c.mask), c.score, detection.box, gts));
       const cx = (detection.box.x0 + detection.box.x1) / 2;
@@ -169,7 +169,7 @@ async function main(): Promise<void> {
       let withCentre: Candidate | undefined;
       const first = candidates[0].mask as BinaryMask;
       if (first.data[Math.min(first.height - 1, Math.floor(cy)) * first.width + Math.min(first.width - 1, Math.floor(cx))]) {
-        const answer = await engine.predict(imageKey, { ...prompt, points: [{ x: cx, y: cy }] }, { multimask: false });
+        const answer = await engine.predict(imageKey, { ...prompt, points: [{ x: cx, y: cy }] }, { multimask: false, mirrorAverage: false });
         if (answer.candidates[0]) withCentre = describe(toRegion(answer.candidates[0].mask), answer.candidates[0].score, detection.box, gts);
       }
       const box = boxRegion(detection.box, info.width, info.height);

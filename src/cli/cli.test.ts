@@ -40,13 +40,18 @@ describe('cli pvs', () => {
     expect(stderr).toMatch(/encoderMs=/);
   });
 
-  it('with --mirror-average runs the encoder on the photo and on its mirror image, and still answers the click', async () => {
-    const { code, stdout, stderr } = await cli('pvs', '--image', COFFEE, '--point', '250,230', '--mirror-average', '--no-multimask', '--timings');
-    expect(code, stderr).toBe(0);
-    const [prediction] = PvsResponse.parse(JSON.parse(stdout)).prompts[0].predictions;
-    const [x0, x1] = [Math.min(...prediction.masks[0].map(([x]) => x)), Math.max(...prediction.masks[0].map(([x]) => x))];
-    expect(x0).toBeLessThan(250);
-    expect(x1).toBeGreaterThan(250);
+  it('averages with the mirror image by default (the engine\'s rule); --no-mirror-average takes one look', async () => {
+    const run = (...extra: string[]) => cli('pvs', '--image', COFFEE, '--point', '250,230', '--no-multimask', ...extra);
+    const [averaged, oneLook] = await Promise.all([run(), run('--no-mirror-average')]);
+    const outline = ({ code, stdout, stderr }: { code: number; stdout: string; stderr: string }) => {
+      expect(code, stderr).toBe(0);
+      const [prediction] = PvsResponse.parse(JSON.parse(stdout)).prompts[0].predictions;
+      const xs = prediction.masks[0].map(([x]) => x);
+      expect(Math.min(...xs)).toBeLessThan(250); // both answer the click on the cup
+      expect(Math.max(...xs)).toBeGreaterThan(250);
+      return prediction.masks[0];
+    };
+    expect(outline(averaged)).not.toEqual(outline(oneLook));
   });
 
   const notAnImage = join(mkdtempSync(join(tmpdir(), 'mw-cli-')), 'notes.png');

@@ -8,15 +8,15 @@ import { DEFAULT_SEGMENTATION_OPTIONS, runPvs, type PvsEngineRequest, type Segme
 import { readImageArgument, parseEngineFlags, parseFlags, parseNumber, parseNumberList, UsageError } from './args';
 
 export const PVS_USAGE = `usage: pvs --image FILE [--point X,Y[,neg]]... [--box CX,CY,W,H] [--image-id ID] [--no-multimask]
-                  [--mirror-average] [--tolerance PX] [--threads N] [--timings]
+                  [--no-mirror-average] [--tolerance PX] [--threads N] [--timings]
 
   --image FILE       PNG, JPEG, WebP, GIF, AVIF or TIFF
   --point X,Y[,neg]  a click in image pixels; "neg" (or "-", "0", "negative") excludes the area. Repeatable.
   --box CX,CY,W,H    a box given by its CENTER, width and height, in image pixels
   --image-id ID      cache key echoed as "imageId" (default: a content hash of the pixels)
   --no-multimask     return only the single best mask
-  --mirror-average   also segment the photo's mirror image and average the answers (steadier masks,
-                     one more encoder and decoder run)
+  --no-mirror-average  one look: skip the photo's mirror image (by default it is segmented too and
+                     the answers averaged: fewer clicks needed, one more encoder and decoder run)
   --tolerance PX     polygon simplification tolerance in pixels (default ${DEFAULT_SEGMENTATION_OPTIONS.tolerance})
   --threads N        inference threads (default: all cores)
   --timings          print timings to stderr
@@ -63,7 +63,7 @@ export function parsePvsArgs(argv: readonly string[]): PvsCommandOptions {
     box: { value: true },
     'image-id': { value: true },
     'no-multimask': { value: false },
-    'mirror-average': { value: false },
+    'no-mirror-average': { value: false },
     tolerance: { value: true },
     threads: { value: true },
     timings: { value: false },
@@ -86,7 +86,7 @@ export function parsePvsArgs(argv: readonly string[]): PvsCommandOptions {
       ...(box ? { box } : {}),
       ...(imageId !== undefined ? { imageId } : {}),
     },
-    segmentation: { multimask: !flags.has('no-multimask'), mirrorAverage: flags.has('mirror-average') || undefined, tolerance },
+    segmentation: { multimask: !flags.has('no-multimask'), mirrorAverage: !flags.has('no-mirror-average'), tolerance },
     threads,
     timings: flags.has('timings'),
   };

@@ -43,9 +43,10 @@ export const PvsRequest = z
     multimaskOutput: z.boolean().default(DEFAULT_SEGMENTATION_OPTIONS.multimask),
     /**
      * Not in the service specification (an extension): also segment the photo's mirror image with the
-     * mirrored prompt and average the two answers — steadier masks (docs/RESULTS.md, issue 12), the
-     * rule the studio applies when the user pauses. Costs one more encoder run per photo (kept with
-     * `imageId`) and twice the decoder time; the price is the same.
+     * mirrored prompt and average the two answers — fewer clicks needed (docs/RESULTS.md, issue 12),
+     * the engine's rule, which the studio applies when the user pauses. On by default; `false` is one
+     * look, for callers that want speed: it saves one encoder run per photo (kept with `imageId`) and
+     * half the decoder time. The price is the same either way.
      */
     mirrorAverage: z.boolean().default(DEFAULT_SEGMENTATION_OPTIONS.mirrorAverage),
   })

@@ -44,8 +44,8 @@ describe('embedding codec', () => {
     const clicks = [{ x: 250, y: 230 }, { x: 370, y: 285 }, { x: 120, y: 60 }, { x: 300, y: 330 }];
     const ious: number[] = [];
     for (const click of clicks) {
-      const a = (await engine.predict('fp32', { points: [click] }, { multimask: false })).candidates[0].mask;
-      const b = (await engine.predict('int8', { points: [click] }, { multimask: false })).candidates[0].mask;
+      const a = (await engine.predict('fp32', { points: [click] }, { multimask: false, mirrorAverage: false })).candidates[0].mask;
+      const b = (await engine.predict('int8', { points: [click] }, { multimask: false, mirrorAverage: false })).candidates[0].mask;
       ious.push(maskIoU(a, b));
     }
     console.log(`int8 wire embedding vs fp32, mask IoU per click: ${ious.map((v) => v.toFixed(4)).join(' ')}`);

@@ -46,6 +46,9 @@ function countingRuntime(inner: Runtime): Runtime {
   };
 }
 
+/** One look at the photo (the engine's rule also decodes the mirror image, which most tests here do not embed). */
+const ONE_LOOK = { mirrorAverage: false } as const;
+
 const at = (mask: BinaryMask, p: { x: number; y: number }) => mask.data[p.y * mask.width + p.x];
 
 beforeAll(async () => {
@@ -77,20 +80,20 @@ describe('SegmentationEngine on coffee.png', () => {
   it("runs the split decoder's image-only part once per image, beside the embedding, not once per click", async () => {
     const { imageKey } = await engine.embed(image);
     const before = precomputeRuns;
-    for (const point of [CUP, SPOON, CUP]) await engine.predict(imageKey, { points: [point] });
+    for (const point of [CUP, SPOON, CUP]) await engine.predict(imageKey, { points: [point] }, ONE_LOOK);
     expect(precomputeRuns).toBe(before);
     // An embedding made elsewhere (a server, IndexedDB) gets its own, once.
     const { embedding } = engine.getEmbedding(imageKey)!;
     engine.adoptEmbedding(image, 'adopted', { data: embedding.data.slice(), dims: embedding.dims });
-    await engine.predict('adopted', { points: [CUP] });
-    await engine.predict('adopted', { points: [SPOON] });
+    await engine.predict('adopted', { points: [CUP] }, ONE_LOOK);
+    await engine.predict('adopted', { points: [SPOON] }, ONE_LOOK);
     expect(precomputeRuns).toBe(before + 1);
     engine.forget('adopted');
   });
 
   it('offers several distinct candidates for a click on the cup, best first, each plausible', async () => {
     const { imageKey } = await engine.embed(image);
-    const { candidates } = await engine.predict(imageKey, { points: [CUP] });
+    const { candidates } = await engine.predict(imageKey, { points: [CUP] }, ONE_LOOK);
     expect(candidates.length).toBeGreaterThan(1);
     // One positive click is ambiguous: SAM's answer is a multimask token (1..3), never token 0.
     expect(candidates[0].token).toBeGreaterThanOrEqual(1);
@@ -106,7 +109,7 @@ describe('SegmentationEngine on coffee.png', () => {
     for (let i = 0; i < candidates.length; i++) {
       for (let j = i + 1; j < candidates.length; j++) expect(maskIoU(candidates[i].mask, candidates[j].mask)).toBeLessThan(0.9);
     }
-    const single = await engine.predict(imageKey, { points: [CUP] }, { multimask: false });
+    const single = await engine.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, multimask: false });
     expect(single.candidates).toHaveLength(1);
     expect(maskIoU(single.candidates[0].mask, candidates[0].mask)).toBe(1);
 
@@ -119,12 +122,12 @@ describe('SegmentationEngine on coffee.png', () => {
 
   it('shrinks the mask when a negative point is added, and refines with mask feedback', async () => {
     const { imageKey } = await engine.embed(image);
-    const [spoonAndCup] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false })).candidates;
+    const [spoonAndCup] = (await engine.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, multimask: false })).candidates;
     expect(at(spoonAndCup.mask, SPOON)).toBe(1); // the best guess for one click includes the spoon
     const refined = await engine.predict(
       imageKey,
       { points: [CUP, { ...SPOON, positive: false }], maskInput: spoonAndCup.lowResLogits },
-      { multimask: false },
+      { ...ONE_LOOK, multimask: false },
     );
     const [withoutSpoon] = refined.candidates;
     expect(at(withoutSpoon.mask, SPOON)).toBe(0);
@@ -140,8 +143,8 @@ describe('SegmentationEngine on coffee.png', () => {
     let previous: Float32Array | undefined;
     for (let n = 1; n <= sequence.length; n++) {
       const points = sequence.slice(0, n);
-      const [off] = (await engine.predict(imageKey, { points, maskInput: previous }, { multimask: false, clickConsistency: 'off' })).candidates;
-      const [ours] = (await engine.predict(imageKey, { points, maskInput: previous }, { multimask: false, clickConsistency: 'local' })).candidates;
+      const [off] = (await engine.predict(imageKey, { points, maskInput: previous }, { ...ONE_LOOK, multimask: false, clickConsistency: 'off' })).candidates;
+      const [ours] = (await engine.predict(imageKey, { points, maskInput: previous }, { ...ONE_LOOK, multimask: false, clickConsistency: 'local' })).candidates;
       expect(respected(ours.mask, points)).toBeGreaterThanOrEqual(respected(off.mask, points));
       previous = off.lowResLogits;
     }
@@ -151,38 +154,40 @@ describe('SegmentationEngine on coffee.png', () => {
     const { imageKey } = await engine.embed(image);
     // A previous mask that confidently says "nothing here" and one that holds the spoon the user excludes.
     const nothing = new Float32Array(256 * 256).fill(-20);
-    const [found] = (await engine.predict(imageKey, { points: [CUP], maskInput: nothing }, { multimask: false, alignMaskPrompt: true })).candidates;
+    const [found] = (await engine.predict(imageKey, { points: [CUP], maskInput: nothing }, { ...ONE_LOOK, multimask: false, alignMaskPrompt: true })).candidates;
     expect(at(found.mask, CUP)).toBe(1);
-    const [spoonAndCup] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false })).candidates;
+    const [spoonAndCup] = (await engine.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, multimask: false })).candidates;
     const points = [CUP, { ...SPOON, positive: false }];
-    const [aligned] = (await engine.predict(imageKey, { points, maskInput: spoonAndCup.lowResLogits }, { multimask: false, alignMaskPrompt: true })).candidates;
+    const [aligned] = (await engine.predict(imageKey, { points, maskInput: spoonAndCup.lowResLogits }, { ...ONE_LOOK, multimask: false, alignMaskPrompt: true })).candidates;
     expect(at(aligned.mask, SPOON)).toBe(0);
     expect(at(aligned.mask, CUP)).toBe(1);
   });
 
   it('with progressive merge, a late click changes only its own region and keeps the rest of the previous mask', async () => {
     const { imageKey } = await engine.embed(image);
-    const [spoonAndCup] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false })).candidates;
+    const [spoonAndCup] = (await engine.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, multimask: false })).candidates;
     // The previous mask: cup and spoon, plus a part far from every click that earlier clicks are taken to have added.
     const previous = spoonAndCup.lowResLogits.slice();
     const far = { x: 40, y: 40 };
     for (let r = 9; r <= 25; r++) for (let c = 9; c <= 25; c++) previous[r * 256 + c] = 10;
     const positives = Array.from({ length: PROGRESSIVE_MERGE_FROM_CLICK - 1 }, (_, i) => ({ x: CUP.x + (i % 3) * 4, y: CUP.y + Math.floor(i / 3) * 4 }));
     const points = [...positives, { ...SPOON, positive: false }];
-    const [merged] = (await engine.predict(imageKey, { points, maskInput: previous }, { multimask: false, progressiveMerge: true })).candidates;
+    const [merged] = (await engine.predict(imageKey, { points, maskInput: previous }, { ...ONE_LOOK, multimask: false, progressiveMerge: true })).candidates;
     expect(at(merged.mask, SPOON)).toBe(0);
     expect(at(merged.mask, CUP)).toBe(1);
     expect(at(merged.mask, far)).toBe(1);
     // Before the merge's first click the option changes nothing.
     const early = points.slice(-2);
-    const [plain] = (await engine.predict(imageKey, { points: early, maskInput: previous }, { multimask: false })).candidates;
-    const [earlyMerged] = (await engine.predict(imageKey, { points: early, maskInput: previous }, { multimask: false, progressiveMerge: true })).candidates;
+    const [plain] = (await engine.predict(imageKey, { points: early, maskInput: previous }, { ...ONE_LOOK, multimask: false })).candidates;
+    const [earlyMerged] = (await engine.predict(imageKey, { points: early, maskInput: previous }, { ...ONE_LOOK, multimask: false, progressiveMerge: true })).candidates;
     expect(maskIoU(earlyMerged.mask, plain.mask)).toBe(1);
   });
 
   it('with mirror averaging, decodes the photo and its mirror image (embedded on request) and averages the answers', async () => {
     const { imageKey } = await engine.embed(image, 'coffee-mirror');
     await expect(engine.predict(imageKey, { points: [CUP] }, { mirrorAverage: true })).rejects.toThrow(/mirrored: true/);
+    // Mirror averaging is the engine's rule: left out, it is asked for.
+    await expect(engine.predict(imageKey, { points: [CUP] })).rejects.toThrow(/mirrored: true/);
     const runsBefore = encoderRuns;
     // Two requests at once (two tabs, two API calls) share the mirror image's one encoder run.
     const [embedded, alongside] = await Promise.all([
@@ -192,7 +197,7 @@ describe('SegmentationEngine on coffee.png', () => {
     expect(encoderRuns).toBe(runsBefore + 1); // the photo itself was cached: only its mirror image ran
     expect(embedded.cacheHit).toBe(false);
     expect(alongside.imageKey).toBe(imageKey);
-    const [plain] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false })).candidates;
+    const [plain] = (await engine.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, multimask: false })).candidates;
     const [averaged] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false, mirrorAverage: true })).candidates;
     expect(at(averaged.mask, CUP)).toBe(1);
     expect(maskIoU(averaged.mask, plain.mask)).toBeGreaterThan(0.8);
@@ -215,9 +220,9 @@ describe('SegmentationEngine on coffee.png', () => {
   it("decodes again only the views a second pass adds: the mirror pass after a click reuses the click's own decode", async () => {
     const { imageKey } = await engine.embed(image, 'coffee-pass', { mirrored: true });
     const { imageKey: fresh } = await engine.embed(image, 'coffee-pass-fresh', { mirrored: true });
-    const [quick] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false })).candidates;
+    const [quick] = (await engine.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, multimask: false })).candidates;
     const prompt = { points: [CUP, SPOON], maskInput: quick.lowResLogits };
-    await engine.predict(imageKey, prompt);
+    await engine.predict(imageKey, prompt, ONE_LOOK);
     let before = decoderRuns;
     const [passed] = (await engine.predict(imageKey, prompt, { mirrorAverage: true })).candidates;
     expect(decoderRuns).toBe(before + 1); // the mirror image's view only
@@ -229,18 +234,18 @@ describe('SegmentationEngine on coffee.png', () => {
     const changed = quick.lowResLogits.slice();
     changed[0] += 1;
     before = decoderRuns;
-    await engine.predict(imageKey, { ...prompt, maskInput: changed });
+    await engine.predict(imageKey, { ...prompt, maskInput: changed }, ONE_LOOK);
     expect(decoderRuns).toBe(before + 1);
   });
 
   it('with shift averaging, also decodes the frame moved by half a patch; with mirror averaging too, three views', async () => {
     const { imageKey } = await engine.embed(image, 'coffee-shift');
-    await expect(engine.predict(imageKey, { points: [CUP] }, { shiftAverage: true })).rejects.toThrow(/shifted: true/);
+    await expect(engine.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, shiftAverage: true })).rejects.toThrow(/shifted: true/);
     const runsBefore = encoderRuns;
     await engine.embed(image, 'coffee-shift', { shifted: true, mirrored: true });
     expect(encoderRuns).toBe(runsBefore + 2);
-    const [plain] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false })).candidates;
-    const [shifted] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false, shiftAverage: true })).candidates;
+    const [plain] = (await engine.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, multimask: false })).candidates;
+    const [shifted] = (await engine.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, multimask: false, shiftAverage: true })).candidates;
     const [both] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false, shiftAverage: true, mirrorAverage: true })).candidates;
     for (const answer of [shifted, both]) {
       expect(at(answer.mask, CUP)).toBe(1);
@@ -253,7 +258,7 @@ describe('SegmentationEngine on coffee.png', () => {
   it('segments inside a center-anchored box', async () => {
     const { imageKey } = await engine.embed(image);
     const box = { x: 290, y: 160, width: 240, height: 300 }; // the cup with its handle
-    const [best] = (await engine.predict(imageKey, { box }, { multimask: false })).candidates;
+    const [best] = (await engine.predict(imageKey, { box }, { ...ONE_LOOK, multimask: false })).candidates;
     let inside = 0;
     for (let y = 0; y < 400; y++) {
       for (let x = 0; x < 600; x++) {
@@ -272,11 +277,15 @@ describe('SegmentationEngine on coffee.png', () => {
     expect(response.prompts).toHaveLength(1);
     expect(response.prompts[0].predictions.length).toBeGreaterThan(0);
     expect(timings.cacheHit).toBe(false);
-    expect(encoderRuns).toBe(before + 1);
+    expect(encoderRuns).toBe(before + 2); // the photo and its mirror image: the engine's rule
     const again = await runPvs(engine, image, { points: [SPOON], imageId: 'coffee-1' }, { multimask: false });
     expect(again.timings.cacheHit).toBe(true);
     expect(again.response.prompts[0].predictions).toHaveLength(1);
-    expect(encoderRuns).toBe(before + 1);
+    expect(encoderRuns).toBe(before + 2);
+    // One look, asked for, on a photo not seen before: its encoder run only.
+    const oneLook = await runPvs(engine, mirrorImage(image), { points: [SPOON], imageId: 'coffee-2' }, ONE_LOOK);
+    expect(oneLook.timings.cacheHit).toBe(false);
+    expect(encoderRuns).toBe(before + 3);
   });
 
   it('re-embeds when an imageId is reused for a different picture of the same size', async () => {
@@ -294,8 +303,8 @@ describe('SegmentationEngine on coffee.png', () => {
     const own = engine.getEmbedding(imageKey)!.embedding;
     const runsBefore = encoderRuns;
     engine.adoptEmbedding(image, 'coffee-adopted', { data: new Float32Array(own.data), dims: own.dims });
-    const adopted = await engine.predict('coffee-adopted', { points: [CUP] });
-    const reference = await engine.predict(imageKey, { points: [CUP] });
+    const adopted = await engine.predict('coffee-adopted', { points: [CUP] }, ONE_LOOK);
+    const reference = await engine.predict(imageKey, { points: [CUP] }, ONE_LOOK);
     expect(encoderRuns).toBe(runsBefore);
     expect(maskIoU(adopted.candidates[0].mask, reference.candidates[0].mask)).toBe(1);
     // The adopted entry answers embed() for the same picture as a cache hit.
@@ -312,13 +321,13 @@ describe('SegmentationEngine on coffee.png', () => {
 
   it('keeps no photo unless asked: edge-aware upsampling then says how to get it, and works on an engine that keeps photos', async () => {
     const { imageKey } = await engine.embed(image, 'coffee-guide');
-    await expect(engine.predict(imageKey, { points: [CUP] }, { upsampling: 'edge-aware' })).rejects.toThrow(/keepImages/);
+    await expect(engine.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, upsampling: 'edge-aware' })).rejects.toThrow(/keepImages/);
     const dir = defaultModelDir();
     const keeping = await SegmentationEngine.create(createNodeRuntime(), { encoder: `${dir}/sam-encoder.onnx`, decoder: `${dir}/sam-decoder.onnx` }, { keepImages: true });
     try {
       keeping.adoptEmbedding(image, imageKey, engine.getEmbedding(imageKey)!.embedding);
-      const [guided] = (await keeping.predict(imageKey, { points: [CUP] }, { multimask: false, upsampling: 'edge-aware' })).candidates;
-      const [plain] = (await keeping.predict(imageKey, { points: [CUP] }, { multimask: false })).candidates;
+      const [guided] = (await keeping.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, multimask: false, upsampling: 'edge-aware' })).candidates;
+      const [plain] = (await keeping.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, multimask: false })).candidates;
       expect(at(guided.mask, CUP)).toBe(1);
       expect(maskIoU(guided.mask, plain.mask)).toBeGreaterThan(0.9);
     } finally {

@@ -370,7 +370,7 @@ export class SegmentationEngine {
     this.adoptEmbedding(blank, key, { data: new Float32Array(count), dims: embeddingDims });
     try {
       for (let i = 0; i < runs; i++) {
-        await this.predict(key, { points: [{ x: (i * 13) % size, y: (i * 29) % size }] }, { multimask: true });
+        await this.predict(key, { points: [{ x: (i * 13) % size, y: (i * 29) % size }] }, { multimask: true, mirrorAverage: false });
       }
     } finally {
       this.cache.delete(key);

@@ -2,8 +2,12 @@ import type { SegmentationOptions } from '../../engine/options';
 import type { PointPrompt, VisualPrompt } from '../../engine/types';
 import type { PromptState } from '../state/model';
 
-/** What the studio chooses per decode: the slider's tolerance, and one or several candidates. */
-export type StudioDecodeOptions = Readonly<Pick<SegmentationOptions, 'multimask' | 'tolerance'>>;
+/**
+ * What the studio chooses per decode: the slider's tolerance, one or several candidates, and no
+ * mirror averaging on the click itself: the click shows SAM's quick answer, and the mirror pass
+ * (`mirrorPass.ts`) brings the engine's rule once the user pauses.
+ */
+export type StudioDecodeOptions = Readonly<Pick<SegmentationOptions, 'multimask' | 'tolerance' | 'mirrorAverage'>>;
 
 /** The decode the local engine is asked for one prompt: the click and the hover preview build it alike. */
 export interface LocalDecodeRequest {
@@ -29,7 +33,7 @@ export function localDecodeRequest(
   const multimask = wantsMultimask(prompt);
   return {
     prompt: { points: prompt.points, box: prompt.box ?? undefined, maskInput: multimask ? undefined : previousLogits },
-    options: { multimask, tolerance },
+    options: { multimask, tolerance, mirrorAverage: false },
   };
 }
 

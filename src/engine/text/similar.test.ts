@@ -35,7 +35,7 @@ async function instancesOf(fileName: string, className: string) {
 /** The user's accepted object: SAM's mask for the ground-truth box of the largest instance. */
 async function acceptLargest(imageKey: string, bbox: number[]): Promise<BinaryMask> {
   const [x, y, w, h] = bbox;
-  const { candidates } = await engine.predict(imageKey, { box: { x: x + w / 2, y: y + h / 2, width: w, height: h } }, { multimask: false });
+  const { candidates } = await engine.predict(imageKey, { box: { x: x + w / 2, y: y + h / 2, width: w, height: h } }, { multimask: false, mirrorAverage: false });
   return candidates[0].mask;
 }
 

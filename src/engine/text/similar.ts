@@ -260,7 +260,7 @@ export async function findSimilarReport(
     };
     // A seed inside an instance already found would only find it again.
     if (found.some((f) => f.mask.data[Math.floor(seed.y) * entry.width + Math.floor(seed.x)])) continue;
-    const { candidates } = await engine.predict(imageKey, { points: [{ ...seed, positive: true }] }, { multimask: true });
+    const { candidates } = await engine.predict(imageKey, { points: [{ ...seed, positive: true }] }, { multimask: true, mirrorAverage: false });
     let best: SimilarInstance | undefined;
     for (const candidate of candidates) {
       if (candidate.area > maxArea) continue;

@@ -148,7 +148,7 @@ async function warmUp(active: SegmentationEngine): Promise<void> {
   const size = 64;
   const blank = { width: size, height: size, data: new Uint8Array(size * size * 4) };
   const { imageKey } = await active.embed(blank, '__maskwright-warm-up__');
-  await active.predict(imageKey, { points: [{ x: size / 2, y: size / 2 }] }, { multimask: false });
+  await active.predict(imageKey, { points: [{ x: size / 2, y: size / 2 }] }, { multimask: false, mirrorAverage: false });
   active.forget(imageKey);
 }
 
