@@ -130,6 +130,8 @@ export const RULES = {
   'mirror-zoom-context': { ...PROTOCOL_OPTIONS, firstClick: 'single', zoom: CONTEXT_ZOOM, mirrorAverage: true },
   'cascade-refine': { ...PROTOCOL_OPTIONS, firstClick: 'single', cascadeRefine: true },
   'mirror-cascade': { ...PROTOCOL_OPTIONS, firstClick: 'single', mirrorAverage: true, cascadeRefine: true },
+  // The engine's rule without the mirror image: the studio's quick answer on the click.
+  'one-look': { ...PROTOCOL_OPTIONS, firstClick: 'single' },
   engine: {
     ...PROTOCOL_OPTIONS,
     firstClick: 'single',
