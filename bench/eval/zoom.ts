@@ -8,6 +8,7 @@
  * expansion ratio around its centre but never below the minimum crop size, clamped to the image.
  */
 import type { RgbaImage } from '../../src/engine/types';
+import { maskBounds } from '../../src/engine/bounds';
 import { cropImage as cropPixels } from '../../src/engine/crop';
 import { LOW_RES_SIZE, MODEL_SIZE, modelFrame } from '../../src/engine/frame';
 import type { Click } from './clicker';
@@ -40,20 +41,11 @@ export function objectRoi(
   clicks: readonly Click[],
   settings: ZoomSettings,
 ): Region | null {
-  let x0 = width;
-  let y0 = height;
-  let x1 = -1;
-  let y1 = -1;
-  for (let y = 0; y < height; y++) {
-    const row = y * width;
-    for (let x = 0; x < width; x++) {
-      if (!prediction[row + x]) continue;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-    }
-  }
+  const predicted = maskBounds(prediction, width, height);
+  let x0 = predicted?.x0 ?? width;
+  let y0 = predicted?.y0 ?? height;
+  let x1 = predicted?.x1 ?? -1;
+  let y1 = predicted?.y1 ?? -1;
   for (const c of clicks) {
     if (!c.positive) continue;
     x0 = Math.min(x0, c.x);

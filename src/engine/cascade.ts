@@ -4,30 +4,17 @@
  * box tells the decoder the object's extent in the form it was trained on, so the second answer fills
  * the box's object instead of spilling past it or leaving parts out, at one more decoder run.
  */
+import { maskBounds } from './bounds';
 import type { BinaryMask, BoxPrompt, VisualPrompt } from './types';
 
 /** The center-anchored box around a mask's set pixels; undefined for an empty mask. */
 export function maskBox(mask: BinaryMask): BoxPrompt | undefined {
-  const { width, height, data } = mask;
-  let x0 = width;
-  let y0 = height;
-  let x1 = -1;
-  let y1 = -1;
-  for (let y = 0; y < height; y++) {
-    const row = y * width;
-    for (let x = 0; x < width; x++) {
-      if (!data[row + x]) continue;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      y1 = y;
-    }
-  }
-  if (x1 < 0) return undefined;
+  const bounds = maskBounds(mask.data, mask.width, mask.height);
+  if (!bounds) return undefined;
   // Pixel (x, y) covers [x, x + 1): the box runs from the first pixel's left edge to the last one's right edge.
-  const boxWidth = x1 + 1 - x0;
-  const boxHeight = y1 + 1 - y0;
-  return { x: x0 + boxWidth / 2, y: y0 + boxHeight / 2, width: boxWidth, height: boxHeight };
+  const width = bounds.x1 + 1 - bounds.x0;
+  const height = bounds.y1 + 1 - bounds.y0;
+  return { x: bounds.x0 + width / 2, y: bounds.y0 + height / 2, width, height };
 }
 
 /**
