@@ -14,9 +14,12 @@ test.beforeEach(async ({ page }) => {
   await page.reload();
 });
 
-test('a reload restores the photo’s embedding from IndexedDB: no encoder run, clicks still segment', async ({ page }) => {
+test('a reload restores the photo’s embedding (and its mirror image’s) from IndexedDB: no encoder run, clicks still segment', async ({ page }) => {
   await openSample(page, 'Coffee cup');
   await waitForEncoder(page);
+  // A click and a pause: the mirror pass embeds the photo's mirror image, which is stored too.
+  await clickImage(page, 300, 235);
+  await expect(page.getByTestId('mirror-passed')).toBeVisible();
   const status = page.getByTestId('status-bar');
   // Timings live behind the status bar's Details toggle (issue 18); the choice survives the reload.
   await status.getByRole('button', { name: 'Details' }).click();
@@ -40,7 +43,7 @@ test('a reload restores the photo’s embedding from IndexedDB: no encoder run, 
           }),
       ),
     )
-    .toBeGreaterThanOrEqual(2); // the embedding and the index
+    .toBeGreaterThanOrEqual(3); // the photo's embedding, its mirror image's, and the index
 
   await page.reload();
   await waitForEncoder(page);
@@ -50,6 +53,9 @@ test('a reload restores the photo’s embedding from IndexedDB: no encoder run, 
   await clickImage(page, 300, 235);
   const candidates = page.getByRole('radiogroup', { name: 'Mask candidates' }).getByRole('radio');
   await expect(candidates.first()).toBeVisible();
+  // The pause finds the mirror image's embedding in storage as well.
+  await expect(page.getByTestId('mirror-passed')).toBeVisible();
+  await expect(page.getByTestId('stored-embeddings')).toHaveText(/2 from storage/);
 });
 
 test('the worker refuses an embedding made by another encoder', async ({ page }) => {

@@ -3,8 +3,9 @@ import type { EmbeddingRecord } from '../../engine/worker/protocol';
 
 /**
  * Image embeddings kept in IndexedDB, so a reload or a return to a photo costs no encoder run.
- * Keyed by the photo's content id (a SHA-256 of its bytes, see imageLibrary) and the encoder's
- * identity (`file@sha256`): another model variant never reads them.
+ * Keyed by the photo's content id (a SHA-256 of its bytes, see imageLibrary; `mirror:<id>` for its
+ * mirror image, which the mirror pass decodes on) and the encoder's identity (`file@sha256`): another
+ * model variant never reads them.
  */
 const MAX_EMBEDDINGS = 24; // 4 MB each: about 100 MB at most
 const INDEX_KEY = 'index';

@@ -191,23 +191,33 @@ function startMirrorWorker(): Promise<WorkerClient> {
 /**
  * The photo's mirror-image embedding beside its own (once per photo), which mirror averaging decodes
  * on: one more encoder run, so it is asked for only when the user first pauses on this photo, and
- * made in the mirror worker.
+ * made in the mirror worker; stored in IndexedDB like the photo's own, so a later visit skips it.
  */
 function ensureMirrorEmbedding(imageId: string): Promise<string> {
   const existing = mirrorEmbeddings.get(imageId);
   if (existing) return existing;
   const promise = (async () => {
-    const [client, helper] = await Promise.all([startLocalEngine(), startMirrorWorker()]);
+    const client = await startLocalEngine();
     const imageKey = await ensureEmbedding(imageId);
-    const rgba = rgbaOf(imageId);
-    if (!rgba) throw new Error('image not loaded');
     // Keyed by photo: passes on two photos at once never swap their mirror images (the worker keeps one).
     const key = `mirror:${imageId}`;
-    await helper.embed(mirrorImage(rgba), key, { transfer: true });
-    const record = await helper.exportEmbedding(key);
-    await helper.forget(key);
-    if (!record) throw new Error('the mirror worker kept no embedding');
+    const stored = await loadEmbedding(key, client.encoderModel);
+    let record = stored;
+    if (!record) {
+      const rgba = rgbaOf(imageId);
+      if (!rgba) throw new Error('image not loaded');
+      const helper = await startMirrorWorker();
+      await helper.embed(mirrorImage(rgba), key, { transfer: true });
+      record = (await helper.exportEmbedding(key)) ?? undefined;
+      await helper.forget(key);
+      if (!record) throw new Error('the mirror worker kept no embedding');
+      void saveEmbedding(key, record);
+    }
     await client.importMirrorEmbedding(imageKey, record);
+    if (stored) {
+      const s = useEngineStatus.getState();
+      s.update({ storedEmbeddingsUsed: s.storedEmbeddingsUsed + 1 });
+    }
     return imageKey;
   })();
   mirrorEmbeddings.set(imageId, promise);
