@@ -58,7 +58,7 @@ export interface TfjsGraphModelJson {
 type DType = 'float32' | 'int32' | 'int64' | 'bool';
 type TypedData = Float32Array | Int32Array | BigInt64Array | Uint8Array;
 
-interface ConstData {
+export interface ConstData {
   readonly dtype: DType;
   readonly shape: readonly number[];
   readonly data: TypedData;
@@ -96,7 +96,7 @@ const NCHW_AXIS_OF_NHWC_AXIS = [0, 2, 3, 1];
 
 // ---------- weights ----------
 
-function float16ToFloat32(h: number): number {
+export function float16ToFloat32(h: number): number {
   const sign = h & 0x8000 ? -1 : 1;
   const exponent = (h >> 10) & 0x1f;
   const fraction = h & 0x03ff;
@@ -174,7 +174,7 @@ function permute(shape: readonly number[], perm: readonly number[]): number[] {
   return perm.map((p) => shape[p]);
 }
 
-function transposeData(c: ConstData, perm: readonly number[]): ConstData {
+export function transposeData(c: ConstData, perm: readonly number[]): ConstData {
   const shape = permute(c.shape, perm);
   const size = shape.reduce((a, b) => a * b, 1);
   const srcStrides = stridesOf(c.shape);
