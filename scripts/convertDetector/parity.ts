@@ -9,7 +9,10 @@ import sharp from 'sharp';
 import { readDetectorSource, readTfjsSource, DETECTOR_SOURCE } from '../convertDetector';
 import { BLAZEFACE_SOURCE } from './blazeFace';
 import { COCO_SSD_ANCHORS, COCO_SSD_INPUT, COCO_SSD_INPUT_SIZE, COCO_SSD_SOURCE, cutCocoSsdGraph } from './cocoSsd';
+import { OPEN_IMAGES_SSD_INPUT, OPEN_IMAGES_SSD_OUTPUTS, readOpenImagesSsdSource } from './openImagesSsd';
 import { convertTfjsGraphModel, type TfjsGraphModelJson } from './tfjsToOnnx';
+import { createTfliteInterpreter } from './tfliteRuntime';
+import { convertTfliteModel } from './tfliteToOnnx';
 
 export interface ParityResult {
   readonly image: string;
@@ -37,11 +40,11 @@ async function loadTfjsGraph(model: TfjsGraphModelJson, weights: Uint8Array): Pr
   );
 }
 
-function compareOutputs(outputs: readonly string[], expected: tf.Tensor[], actual: ort.InferenceSession.OnnxValueMapType): Omit<ParityResult, 'image'> {
+function compareOutputs(outputs: readonly string[], expected: readonly ArrayLike<number>[], actual: ort.InferenceSession.OnnxValueMapType): Omit<ParityResult, 'image'> {
   const maxAbsDiff: Record<string, number> = {};
   const maxAbsValue: Record<string, number> = {};
   outputs.forEach((name, i) => {
-    const e = expected[i].dataSync();
+    const e = expected[i];
     const a = actual[name].data as Float32Array;
     if (a.length !== e.length) throw new Error(`${name}: ${a.length} values from ONNX, ${e.length} from TF.js`);
     let diff = 0;
@@ -81,7 +84,7 @@ async function compareSameInput(
       const tfInput = tf.tensor4d(input, [1, size, size, 3]);
       const expected = (await graph.executeAsync(tfInput, [...outputs])) as tf.Tensor[];
       const actual = await session.run({ [inputName]: new ort.Tensor('float32', input, [1, size, size, 3]) });
-      results.push({ image: path, ...compareOutputs(outputs, expected, actual) });
+      results.push({ image: path, ...compareOutputs(outputs, expected.map((t) => t.dataSync()), actual) });
       tf.dispose([tfInput, ...expected]);
     }
   } finally {
@@ -112,7 +115,7 @@ export async function compareCocoSsdWithTfjs(imagePaths: readonly string[]): Pro
       const expected = (await graph.executeAsync({ image_tensor: tfInput }, computed)) as tf.Tensor[];
       const actual = await session.run({ [COCO_SSD_INPUT]: new ort.Tensor('float32', input, [1, size, size, 3]) });
       const anchors = graph.weights[COCO_SSD_ANCHORS][0];
-      results.push({ image: path, ...compareOutputs([...computed, COCO_SSD_ANCHORS], [...expected, anchors], actual) });
+      results.push({ image: path, ...compareOutputs([...computed, COCO_SSD_ANCHORS], [...expected, anchors].map((t) => t.dataSync()), actual) });
       tf.dispose([tfInput, ...expected]);
     }
   } finally {
@@ -131,6 +134,31 @@ export async function compareBlazeFaceWithTfjs(imagePaths: readonly string[]): P
     size: 256,
     prepare: (pixels) => pixels.map((v) => v / 127.5 - 1),
   });
+}
+
+/**
+ * The Open Images SSD: the original .tflite on TFLite's own interpreter (tfliteRuntime.ts) against
+ * our ONNX on onnxruntime-node, both fed the same 300×300 image scaled to [-1, 1] as MediaPipe feeds it.
+ */
+export async function compareOpenImagesSsdWithTflite(imagePaths: readonly string[]): Promise<ParityResult[]> {
+  const { tflite } = readOpenImagesSsdSource();
+  const interpreter = await createTfliteInterpreter(tflite);
+  const { onnx } = convertTfliteModel(tflite, { outputs: OPEN_IMAGES_SSD_OUTPUTS });
+  const session = await ort.InferenceSession.create(onnx, { intraOpNumThreads: 1 });
+  const size = 300;
+  const results: ParityResult[] = [];
+  try {
+    for (const path of imagePaths) {
+      const input = (await detectorInput(path, size)).map((v) => v / 127.5 - 1);
+      const expected = interpreter.run(input);
+      const actual = await session.run({ [OPEN_IMAGES_SSD_INPUT]: new ort.Tensor('float32', input, [1, size, size, 3]) });
+      results.push({ image: path, ...compareOutputs(OPEN_IMAGES_SSD_OUTPUTS, OPEN_IMAGES_SSD_OUTPUTS.map((name) => expected[name].data), actual) });
+    }
+  } finally {
+    await session.release();
+    interpreter.release();
+  }
+  return results;
 }
 
 if (process.argv[1]?.endsWith('parity.ts')) {
