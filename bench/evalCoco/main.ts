@@ -14,7 +14,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { decodeImage } from '../../src/engine/adapters/nodeImage';
 import { loadNodeEngine } from '../../src/engine/adapters/ortNode';
-import { loadNodeDetectors } from '../../src/engine/adapters/textNode';
+import { loadNodeDetectors, loadNodeOpenImagesDetector } from '../../src/engine/adapters/textNode';
 import type { SegmentationEngine } from '../../src/engine/engine';
 import { COCO_CLASSES, type CocoClass } from '../../src/engine/text/cocoClasses';
 import { imageContentKey } from '../../src/engine/hash';
@@ -59,7 +59,9 @@ const USAGE = `usage: npm run eval -- --dataset coco [options]
   --passes LIST          each detector's looks at the photo: single, or mirror and/or tiles joined by +
                          (default: the service's, ${passesName(DEFAULT_DETECTION_PASSES)})
   --pass-fusion F        suppress|wbf: how the passes of one detector fuse (default ${DEFAULT_DETECTION_PASSES.fusion})
-  --detector-fusion F    suppress|wbf: how the detectors' boxes fuse (default ${DEFAULT_DETECTOR_FUSION})`;
+  --detector-fusion F    suppress|wbf: how the detectors' boxes fuse (default ${DEFAULT_DETECTOR_FUSION})
+  --open-images          also pool the Open Images SSD on the COCO classes it shares (person, car, cup …);
+                         the service asks it only for the concepts COCO lacks`;
 
 function passesName(p: DetectionPasses): string {
   return [p.mirror && 'mirror', p.tiles && 'tiles'].filter(Boolean).join('+') || 'single';
@@ -154,6 +156,7 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
         calibration: { type: 'string' },
         'pass-fusion': { type: 'string' },
         'detector-fusion': { type: 'string' },
+        'open-images': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -193,9 +196,9 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
   const engine = await loadNodeEngine({ threads });
   // The COCO detectors only: the others have no class to be scored on here.
   // Memoized: the pooled and the single-detector pipelines ask each detector the same looks at the same photo.
-  const detectors = (await loadNodeDetectors({ threads }))
-    .filter((d) => d.vocabulary.some((c) => (COCO_CLASSES as readonly string[]).includes(c)))
-    .map(memoizedDetect);
+  const cocoDetectors = (await loadNodeDetectors({ threads })).filter((d) => d.vocabulary.some((c) => (COCO_CLASSES as readonly string[]).includes(c)));
+  if (values['open-images']) cocoDetectors.push(await loadNodeOpenImagesDetector({ threads, answers: 'coco-shared' }));
+  const detectors = cocoDetectors.map(memoizedDetect);
   const detectorFusion = (values['detector-fusion'] ?? DEFAULT_DETECTOR_FUSION) as 'suppress' | 'wbf';
   if (detectorFusion !== 'suppress' && detectorFusion !== 'wbf') fail('--detector-fusion must be suppress or wbf');
   const passes = parsePasses(values.passes, values['pass-fusion']);

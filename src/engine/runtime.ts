@@ -12,7 +12,7 @@ export interface Tensor {
   readonly dims: readonly number[];
 }
 
-export type ModelName = 'encoder' | 'decoder' | 'decoder-precompute' | 'detector' | 'detector-coco-ssd' | 'detector-face';
+export type ModelName = 'encoder' | 'decoder' | 'decoder-precompute' | 'detector' | 'detector-coco-ssd' | 'detector-face' | 'detector-open-images';
 
 export interface ModelSession {
   readonly inputNames: readonly string[];

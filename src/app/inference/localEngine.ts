@@ -45,7 +45,7 @@ export function startLocalEngine(): Promise<WorkerClient> {
       decoderPrecision: models.decoder,
       onProgress: (p) => {
         const current = useEngineStatus.getState();
-        if (p.model === 'detector' || p.model === 'detector-coco-ssd' || p.model === 'detector-face') {
+        if (p.model.startsWith('detector')) {
           // Loaded lazily after start: their own progress (the detectors as one download), the engine stays 'ready' meanwhile.
           detectorDownloads.set(p.model, { loadedBytes: p.loadedBytes, totalBytes: p.totalBytes });
           const all = [...detectorDownloads.values()];

@@ -10,7 +10,7 @@
  */
 import type { ModelSession, Runtime } from '../runtime';
 import type { RgbaImage } from '../types';
-import { boxIoU, resizeRgbInto, suppressOverlaps, type ConceptDetector, type DetectOptions, type Detection } from './detector';
+import { boxIoU, stretchedSignedRgbTensor, suppressOverlaps, type ConceptDetector, type DetectOptions, type Detection } from './detector';
 
 export const BLAZEFACE_INPUT_SIZE = 256;
 export const BLAZEFACE_INPUT = 'input';
@@ -52,9 +52,7 @@ export function blazeFaceAnchors(size = BLAZEFACE_INPUT_SIZE): Float32Array[] {
 
 /** The image stretched to 256×256 RGB in [-1, 1]. */
 export function blazeFaceInputTensor(image: RgbaImage, size = BLAZEFACE_INPUT_SIZE): Float32Array {
-  const tensor = resizeRgbInto(image, new Float32Array(size * size * 3), size, size, size, 0, 0);
-  for (let i = 0; i < tensor.length; i++) tensor[i] = tensor[i] / 127.5 - 1;
-  return tensor;
+  return stretchedSignedRgbTensor(image, size);
 }
 
 /** Raw outputs of both grids → face boxes in image pixels (at or above BLAZEFACE_MIN_SCORE), best first. */

@@ -4,6 +4,7 @@
  */
 import { COCO_CLASSES } from './cocoClasses';
 import type { Concept } from './concepts';
+import { OPEN_IMAGES_CONCEPTS } from './openImagesSsd';
 
 export interface CatalogEntry {
   readonly name: string;
@@ -15,6 +16,7 @@ export const DETECTOR_CATALOG: readonly CatalogEntry[] = [
   { name: 'centernet', title: 'CenterNet (COCO)', vocabulary: COCO_CLASSES },
   { name: 'coco-ssd', title: 'COCO-SSD (COCO)', vocabulary: COCO_CLASSES },
   { name: 'blazeface', title: 'BlazeFace (faces)', vocabulary: ['face'] },
+  { name: 'open-images-ssd', title: 'Open Images SSD (MediaPipe Objectron)', vocabulary: OPEN_IMAGES_CONCEPTS },
 ];
 
 /** The detectors that can find `concept`, by title. */

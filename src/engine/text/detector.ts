@@ -102,6 +102,13 @@ export function resizeRgbInto(image: RgbaImage, out: Float32Array, size: number,
   return out;
 }
 
+/** The image stretched over the whole size×size input, RGB scaled to [-1, 1] (as MediaPipe's detectors take it). */
+export function stretchedSignedRgbTensor(image: RgbaImage, size: number): Float32Array {
+  const tensor = resizeRgbInto(image, new Float32Array(size * size * 3), size, size, size, 0, 0);
+  for (let i = 0; i < tensor.length; i++) tensor[i] = tensor[i] / 127.5 - 1;
+  return tensor;
+}
+
 /** Letterboxed bilinear resize: size×size RGB float32 in 0..255, NHWC, zero padding. */
 export function detectorInputTensor(image: RgbaImage, size = DETECTOR_INPUT_SIZE): { tensor: Float32Array; letterbox: Letterbox } {
   const letterbox = letterboxFor(image.width, image.height, size);

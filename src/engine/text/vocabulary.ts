@@ -114,6 +114,15 @@ export const CLASS_SYNONYMS: Readonly<Record<Concept, readonly string[]>> = {
   'hair drier': ['hair dryer', 'hairdryer', 'blow dryer', 'blowdryer'],
   toothbrush: ['tooth brush'],
   face: ['human face', 'visage'],
+  // The Open Images SSD's labels that COCO lacks (openImagesSsd.ts). Open Images files boots and
+  // high heels under footwear (its label hierarchy), so "footwear" and "shoe" also ask for those (HYPERNYMS).
+  footwear: ['sneaker', 'running shoe', 'tennis shoe', 'athletic shoe', 'sandal', 'slipper', 'loafer', 'moccasin', 'clog', 'flip-flop', 'footgear'],
+  boot: ['ankle boot', 'rain boot', 'rubber boot', 'wellington', 'cowboy boot', 'hiking boot', 'ski boot', 'combat boot'],
+  'high heels': ['high heel', 'high-heeled shoe', 'stiletto', 'stiletto heel', 'heels', 'pumps'],
+  desk: ['writing desk', 'office desk', 'computer desk', 'school desk', 'standing desk'],
+  box: ['cardboard box', 'carton', 'crate', 'parcel', 'package', 'shoebox', 'gift box'],
+  camera: ['digital camera', 'video camera', 'camcorder', 'dslr', 'film camera', 'movie camera', 'webcam'],
+  'stationary bicycle': ['stationary bike', 'exercise bike', 'exercise bicycle', 'spin bike', 'spinning bike'],
 };
 
 /** General words standing for several classes. */
@@ -138,14 +147,16 @@ export const HYPERNYMS: Readonly<Record<string, readonly Concept[]>> = {
   veggie: ['broccoli', 'carrot'],
   dessert: ['donut', 'cake'],
   pastry: ['donut', 'cake'],
-  furniture: ['chair', 'couch', 'bed', 'dining table', 'bench'],
+  furniture: ['chair', 'couch', 'bed', 'dining table', 'bench', 'desk'],
   seat: ['chair', 'couch', 'bench'],
   appliance: ['microwave', 'oven', 'toaster', 'refrigerator'],
   'kitchen appliance': ['microwave', 'oven', 'toaster', 'refrigerator'],
-  electronics: ['tv', 'laptop', 'mouse', 'remote', 'keyboard', 'cell phone'],
-  'electronic device': ['tv', 'laptop', 'mouse', 'remote', 'keyboard', 'cell phone'],
-  device: ['tv', 'laptop', 'mouse', 'remote', 'keyboard', 'cell phone'],
-  gadget: ['laptop', 'mouse', 'remote', 'keyboard', 'cell phone'],
+  electronics: ['tv', 'laptop', 'mouse', 'remote', 'keyboard', 'cell phone', 'camera'],
+  'electronic device': ['tv', 'laptop', 'mouse', 'remote', 'keyboard', 'cell phone', 'camera'],
+  device: ['tv', 'laptop', 'mouse', 'remote', 'keyboard', 'cell phone', 'camera'],
+  gadget: ['laptop', 'mouse', 'remote', 'keyboard', 'cell phone', 'camera'],
+  footwear: ['footwear', 'boot', 'high heels'],
+  shoe: ['footwear', 'boot', 'high heels'],
   screen: ['tv', 'laptop'],
   utensil: ['fork', 'knife', 'spoon'],
   cutlery: ['fork', 'knife', 'spoon'],
@@ -156,7 +167,7 @@ export const HYPERNYMS: Readonly<Record<string, readonly Concept[]>> = {
   glass: ['wine glass', 'cup'],
   drink: ['bottle', 'cup', 'wine glass'],
   beverage: ['bottle', 'cup', 'wine glass'],
-  container: ['bottle', 'cup', 'bowl', 'vase'],
+  container: ['bottle', 'cup', 'bowl', 'vase', 'box'],
   bag: ['handbag', 'backpack', 'suitcase'],
   'sports equipment': ['frisbee', 'skis', 'snowboard', 'sports ball', 'kite', 'baseball bat', 'baseball glove', 'skateboard', 'surfboard', 'tennis racket'],
   'sports gear': ['frisbee', 'skis', 'snowboard', 'sports ball', 'kite', 'baseball bat', 'baseball glove', 'skateboard', 'surfboard', 'tennis racket'],
@@ -164,6 +175,7 @@ export const HYPERNYMS: Readonly<Record<string, readonly Concept[]>> = {
   toy: ['teddy bear', 'kite', 'frisbee'],
   accessory: ['tie', 'handbag', 'backpack', 'umbrella'],
   'body part': ['face'],
+  'exercise equipment': ['stationary bicycle'],
   object: [...COCO_CLASSES],
   thing: [...COCO_CLASSES],
   everything: [...COCO_CLASSES],
@@ -210,6 +222,12 @@ const IRREGULAR_PLURALS: Readonly<Record<string, string>> = {
   'sports equipment': 'sports equipment',
   'sports gear': 'sports gear',
   'slice of pizza': 'slices of pizza',
+  footwear: 'footwear',
+  footgear: 'footgear',
+  'high heels': 'high heels',
+  heels: 'heels',
+  pumps: 'pumps',
+  'exercise equipment': 'exercise equipment',
 };
 
 /** English plural of a word or phrase (the last word is inflected). */

@@ -12,6 +12,7 @@ import { FaceDetector } from '../text/blazeFace';
 import { CocoSsdDetector } from '../text/cocoSsd';
 import { COCO_CLASSES } from '../text/cocoClasses';
 import { ObjectDetector, type ConceptDetector } from '../text/detector';
+import { OPEN_IMAGES_CONCEPTS, OpenImagesDetector } from '../text/openImagesSsd';
 import { loadManifest, loadModel, type ManifestEntry, type ModelManifest } from './modelLoader';
 import { masksOf, TextService, type DetectorLoader } from './textService';
 import {
@@ -99,6 +100,7 @@ async function start(request: StartRequest): Promise<void> {
     { name: 'centernet', vocabulary: COCO_CLASSES, load: () => loadDetector(runtime, base, manifest) },
     { name: 'coco-ssd', vocabulary: COCO_CLASSES, load: () => loadCocoSsd(runtime, base, manifest) },
     { name: 'blazeface', vocabulary: ['face'], load: () => loadFaceDetector(runtime, base, manifest) },
+    { name: 'open-images-ssd', vocabulary: OPEN_IMAGES_CONCEPTS, load: () => loadOpenImagesDetector(runtime, base, manifest) },
   ];
   const allowed = request.textDetectors;
   const textOptions = request.textPasses ? { passes: request.textPasses } : {};
@@ -138,6 +140,11 @@ function loadCocoSsd(runtime: Runtime, base: string, manifest: ModelManifest | u
 /** The face detector, fetched on the first prompt that asks for a face. */
 function loadFaceDetector(runtime: Runtime, base: string, manifest: ModelManifest | undefined): Promise<ConceptDetector> {
   return loadDetectorModel(manifest?.detectorFace ?? { file: 'detector-face.onnx' }, base, 'detector-face', (bytes) => FaceDetector.create(runtime, bytes));
+}
+
+/** The Open Images SSD, fetched on the first prompt that asks for one of its concepts (footwear, box …). */
+function loadOpenImagesDetector(runtime: Runtime, base: string, manifest: ModelManifest | undefined): Promise<ConceptDetector> {
+  return loadDetectorModel(manifest?.detectorOpenImages ?? { file: 'detector-open-images.onnx' }, base, 'detector-open-images', (bytes) => OpenImagesDetector.create(runtime, bytes));
 }
 
 function modelIdentity(entry: { file: string; sha256?: string }): string {

@@ -31,6 +31,8 @@ export interface ModelManifest {
   detectorCocoSsd?: ManifestEntry;
   /** The face detector (BlazeFace), loaded on the first prompt that asks for a face. */
   detectorFace?: ManifestEntry;
+  /** The Open Images SSD (footwear, boot, desk, box, camera …), loaded on the first prompt that asks for one of its concepts. */
+  detectorOpenImages?: ManifestEntry;
 }
 
 export class ModelIntegrityError extends Error {

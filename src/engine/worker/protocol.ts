@@ -10,7 +10,7 @@ import type { DetectionPasses } from '../text/passes';
 
 export interface ModelProgress {
   /** 'detector' arrives after start, when the first text prompt loads it. */
-  model: 'encoder' | 'decoder' | 'detector' | 'detector-coco-ssd' | 'detector-face';
+  model: 'encoder' | 'decoder' | 'detector' | 'detector-coco-ssd' | 'detector-face' | 'detector-open-images';
   loadedBytes: number;
   totalBytes: number;
 }
