@@ -61,7 +61,9 @@ const USAGE = `usage: npm run eval -- --dataset coco [options]
   --pass-fusion F        suppress|wbf: how the passes of one detector fuse (default ${DEFAULT_DETECTION_PASSES.fusion})
   --detector-fusion F    suppress|wbf: how the detectors' boxes fuse (default ${DEFAULT_DETECTOR_FUSION})
   --open-images          also pool the Open Images SSD on the COCO classes it shares (person, car, cup …);
-                         the service asks it only for the concepts COCO lacks`;
+                         the service asks it only for the concepts COCO lacks
+  --only NAME            pool only this detector (centernet, coco-ssd, open-images-ssd): its answers alone,
+                         e.g. to fit its calibration without the others' duplicates removed`;
 
 function passesName(p: DetectionPasses): string {
   return [p.mirror && 'mirror', p.tiles && 'tiles'].filter(Boolean).join('+') || 'single';
@@ -157,6 +159,7 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
         'pass-fusion': { type: 'string' },
         'detector-fusion': { type: 'string' },
         'open-images': { type: 'boolean' },
+        only: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -198,7 +201,9 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
   // Memoized: the pooled and the single-detector pipelines ask each detector the same looks at the same photo.
   const cocoDetectors = (await loadNodeDetectors({ threads })).filter((d) => d.vocabulary.some((c) => (COCO_CLASSES as readonly string[]).includes(c)));
   if (values['open-images']) cocoDetectors.push(await loadNodeOpenImagesDetector({ threads, answers: 'coco-shared' }));
-  const detectors = cocoDetectors.map(memoizedDetect);
+  const only = values.only;
+  if (only !== undefined && !cocoDetectors.some((d) => d.name === only)) fail(`--only: no detector ${only} (${cocoDetectors.map((d) => d.name).join(', ')})`);
+  const detectors = cocoDetectors.filter((d) => only === undefined || d.name === only).map(memoizedDetect);
   const detectorFusion = (values['detector-fusion'] ?? DEFAULT_DETECTOR_FUSION) as 'suppress' | 'wbf';
   if (detectorFusion !== 'suppress' && detectorFusion !== 'wbf') fail('--detector-fusion must be suppress or wbf');
   const passes = parsePasses(values.passes, values['pass-fusion']);

@@ -42,14 +42,17 @@ describe('text prompt outcomes', () => {
 });
 
 describe('known concepts list', () => {
-  it("lists COCO's 80 classes and face alphabetically, each with at most a few other words and its detectors", () => {
+  it("lists COCO's 80 classes, face and the Open Images concepts alphabetically, each with at most a few other words and its detectors", () => {
     const entries = conceptEntries(3);
-    expect(entries).toHaveLength(81);
+    expect(entries).toHaveLength(88);
     expect(entries.map((e) => e.name)).toEqual([...entries.map((e) => e.name)].sort((a, b) => a.localeCompare(b)));
     expect(entries.find((e) => e.name === 'cat')?.examples).toEqual(['kitten', 'kitty', 'tabby']);
     expect(entries.every((e) => e.examples.length <= 3)).toBe(true);
     expect(entries.find((e) => e.name === 'cat')?.sources).toEqual(['CenterNet (COCO)', 'COCO-SSD (COCO)']);
     expect(entries.find((e) => e.name === 'face')?.sources).toEqual(['BlazeFace (faces)']);
+    for (const name of ['footwear', 'boot', 'high heels', 'desk', 'box', 'camera', 'stationary bicycle']) {
+      expect(entries.find((e) => e.name === name)?.sources, name).toEqual(['Open Images SSD (MediaPipe Objectron)']);
+    }
     // Every word shown is one the parser really understands as that class.
     for (const entry of entries) for (const word of [entry.name, ...entry.examples]) expect(interpretPrompt(word).classes).toContain(entry.name);
   });

@@ -22,6 +22,13 @@ export interface PlattParameters {
 export const DETECTOR_CALIBRATION: Readonly<Record<string, PlattParameters>> = {
   centernet: { a: 2.7093, b: 1.0872 },
   'coco-ssd': { a: 1.6048, b: -0.4493 },
+  /**
+   * The Open Images SSD answers only concepts coco-tiny has no labels for (footwear, desk, box …).
+   * Its scores are fitted on the labels it shares with COCO (person, car, chair, cup …: `--open-images
+   * --only open-images-ssd`), alone as it answers in the service, and applied to all its labels:
+   * one network, one score head, so a score is assumed to mean the same across its classes.
+   */
+  'open-images-ssd': { a: 2.2069, b: 0.8118 },
 };
 
 const EPSILON = 1e-6;

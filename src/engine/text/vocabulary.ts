@@ -226,6 +226,7 @@ const IRREGULAR_PLURALS: Readonly<Record<string, string>> = {
   footgear: 'footgear',
   'high heels': 'high heels',
   heels: 'heels',
+  stiletto: 'stilettos',
   pumps: 'pumps',
   'exercise equipment': 'exercise equipment',
 };
