@@ -1,10 +1,11 @@
 /**
- * `npx tsx bench/textBench.ts [--image FILE] [--runs 5] [--prompt cup] [--browser [--port 4391] [--no-build]]`
+ * `npx tsx bench/textBench.ts [--image FILE] [--runs 5] [--prompt cup] [--open-images-prompt shoes] [--browser [--port 4391] [--no-build]]`
  *
  * Text prompt speed, detectors and SAM warm, the embedding cached (as in the studio after the first
  * click): the pooled detectors (CenterNet + COCO-SSD) with one look at the photo (before issue 17's
  * third pass, and still the service's default), with the mirrored photo too, and with the mirrored
- * photo and 2×2 tiles as well (text/passes.ts); same photo scaled to 1024 px wide, same prompt, alternating. In Node
+ * photo and 2×2 tiles as well (text/passes.ts); and the Open Images SSD alone, for a prompt only it answers
+ * (--open-images-prompt); same photo scaled to 1024 px wide, same prompt, alternating. In Node
  * (onnxruntime-node) by default; with --browser in headless Chromium through the studio's Local
  * engine (our Web Worker, onnxruntime-web), one worker per variant. Prints p50 per stage and
  * writes bench/results/text-bench.json (text-bench-browser.json).
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     image: { type: 'string', default: sharedPath('samples/coffee.png') },
     runs: { type: 'string', default: '5' },
     prompt: { type: 'string', default: 'cup' },
+    'open-images-prompt': { type: 'string', default: 'shoes' },
     threads: { type: 'string' },
     browser: { type: 'boolean' },
     port: { type: 'string', default: '4391' },
@@ -57,11 +59,13 @@ function report(title: string, rows: Row[], file: string, extra: Record<string, 
 }
 
 const POOLED = ['centernet', 'coco-ssd'] as const;
-const VARIANTS: readonly { name: string; detectors: readonly string[]; passes: DetectionPasses }[] = [
+const VARIANTS: readonly { name: string; detectors: readonly string[]; passes: DetectionPasses; prompt?: string }[] = [
   { name: 'pooled, one look (the service)', detectors: POOLED, passes: SINGLE_PASS },
   { name: 'pooled, + mirrored photo', detectors: POOLED, passes: { mirror: true, tiles: false, fusion: 'suppress' } },
   { name: 'pooled, + mirrored photo + 2×2 tiles, WBF', detectors: POOLED, passes: { mirror: true, tiles: true, fusion: 'wbf' } },
+  { name: `Open Images SSD, "${values['open-images-prompt']}"`, detectors: ['open-images-ssd'], passes: SINGLE_PASS, prompt: values['open-images-prompt'] },
 ];
+const promptOf = (k: number): string => VARIANTS[k].prompt ?? values.prompt!;
 
 interface Samples {
   detectorMs: number[];
@@ -94,23 +98,22 @@ async function browserMain(): Promise<void> {
     const imageUrl = '/bench-input/text-photo';
     const body = readFileSync(values.image!);
     const page = await openBenchPage(context, served.base, { [imageUrl]: { body, contentType: values.image!.endsWith('.png') ? 'image/png' : 'image/jpeg' } }, log);
-    const prompt = values.prompt!;
     let backend = '';
     let size = '';
     for (const [k, v] of VARIANTS.entries()) {
       const started = await page.evaluate((o) => window.maskwrightBench.ours.start(o), { slot: `text${k}`, imageUrl, imageWidth: 1024, textDetectors: [...v.detectors], textPasses: v.passes, encoderPrecision: 'int8' as const, decoderPrecision: 'int8' as const });
       backend = `${started.backend.name}, ${started.backend.threads} threads`;
       // Warm: the first prompt downloads the detectors; the pooled one joins once its download is in.
-      await page.evaluate(({ slot, prompt }) => window.maskwrightBench.ours.textPrompt(slot, prompt), { slot: `text${k}`, prompt });
+      await page.evaluate(({ slot, prompt }) => window.maskwrightBench.ours.textPrompt(slot, prompt), { slot: `text${k}`, prompt: promptOf(k) });
       const wanted = v.detectors.length;
       await page.waitForFunction(({ slot, wanted }) => window.maskwrightBench.ours.downloadedDetectors(slot).length >= wanted, { slot: `text${k}`, wanted }, { timeout: 300_000 });
-      for (let w = 0; w < 2; w++) await page.evaluate(({ slot, prompt }) => window.maskwrightBench.ours.textPrompt(slot, prompt), { slot: `text${k}`, prompt });
+      for (let w = 0; w < 2; w++) await page.evaluate(({ slot, prompt }) => window.maskwrightBench.ours.textPrompt(slot, prompt), { slot: `text${k}`, prompt: promptOf(k) });
       log(`${v.name}: warm`);
     }
     const samples = VARIANTS.map(() => ({ detectorMs: [] as number[], decoderMs: [] as number[], totalMs: [] as number[], instances: 0 }));
     for (let r = 0; r < Number(values.runs); r++) {
       for (let k = 0; k < VARIANTS.length; k++) {
-        const t = await page.evaluate(({ slot, prompt }) => window.maskwrightBench.ours.textPrompt(slot, prompt), { slot: `text${k}`, prompt });
+        const t = await page.evaluate(({ slot, prompt }) => window.maskwrightBench.ours.textPrompt(slot, prompt), { slot: `text${k}`, prompt: promptOf(k) });
         samples[k].detectorMs.push(t.detectorMs);
         samples[k].decoderMs.push(t.decoderMs);
         samples[k].totalMs.push(t.totalMs);
@@ -119,7 +122,7 @@ async function browserMain(): Promise<void> {
       }
     }
     const rows = rowsOf(samples);
-    report(`Text prompt "${prompt}" in Chromium (Local engine, int8 SAM), photo ${size}, embedding cached, detectors warm, ${values.runs} runs each, ${backend}`, rows, 'text-bench-browser.json', { image: values.image, backend });
+    report(`Text prompt "${values.prompt}" in Chromium (Local engine, int8 SAM), photo ${size}, embedding cached, detectors warm, ${values.runs} runs each, ${backend}`, rows, 'text-bench-browser.json', { image: values.image, backend });
   } finally {
     await chromiumProcess.close();
     await served.stop();
@@ -135,11 +138,11 @@ async function main(): Promise<void> {
   const detectors = await loadNodeDetectors({ threads });
   const variants = VARIANTS.map((v) => ({ name: v.name, pipeline: new TextPipeline(engine, detectors.filter((d) => v.detectors.includes(d.name)), { passes: v.passes }) }));
   await engine.embed(image, 'text-bench');
-  for (const v of variants) await v.pipeline.run(image, [values.prompt!], 'text-bench'); // warm-up
+  for (const [k, v] of variants.entries()) await v.pipeline.run(image, [promptOf(k)], 'text-bench'); // warm-up
   const samples = variants.map(() => ({ detectorMs: [] as number[], decoderMs: [] as number[], totalMs: [] as number[], instances: 0 }));
   for (let r = 0; r < Number(values.runs); r++) {
     for (const [k, v] of variants.entries()) {
-      const { timings, results } = await v.pipeline.run(image, [values.prompt!], 'text-bench');
+      const { timings, results } = await v.pipeline.run(image, [promptOf(k)], 'text-bench');
       samples[k].detectorMs.push(timings.detectorMs);
       samples[k].decoderMs.push(timings.decoderMs);
       samples[k].totalMs.push(timings.totalMs);

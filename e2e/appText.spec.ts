@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
+import { sharedPath } from '../test/support/sharedData';
 import { clickImage, openSample, screenshot, waitForEncoder } from './appHelpers';
 
 /**
@@ -110,6 +112,37 @@ test('local: "face" on the astronaut finds her face with the face detector, fetc
   expect(modelFetches).toEqual(['detector-face.onnx']);
 });
 
+test('local: "sneakers" on a tennis photo finds his two shoes with the Open Images SSD, fetched only for that prompt', async ({ page }) => {
+  const modelFetches: string[] = [];
+  page.on('request', (request) => {
+    const path = new URL(request.url()).pathname;
+    if (path.includes('/models/detector')) modelFetches.push(path.slice(path.lastIndexOf('/') + 1));
+  });
+  // A photo from the shared evaluation data, read at test time and pasted (never copied into the project).
+  await pastePhoto(page, readFileSync(sharedPath('eval/grabcut/images/tennis.jpg')), 'tennis.jpg');
+  await waitForEncoder(page);
+  await findObjects(page, 'sneakers');
+  await expect(textStatus(page)).toContainText(/sneakers: [2-9] found/, { timeout: 120_000 });
+  await expect(page.getByTestId('object-row').first()).toContainText('footwear');
+  await screenshot(page, 'text-04-local-sneakers');
+  // Only the Open Images SSD: a footwear prompt fetches neither COCO detector nor the face detector.
+  expect(modelFetches).toEqual(['detector-open-images.onnx']);
+});
+
+/** Pastes a photo (its file bytes) into the studio, as a user pasting from the clipboard. */
+async function pastePhoto(page: Page, bytes: Buffer, name: string): Promise<void> {
+  await page.evaluate(
+    async ({ base64, name }) => {
+      const file = new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name, { type: 'image/jpeg' });
+      const data = new DataTransfer();
+      data.items.add(file);
+      window.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data }));
+    },
+    { base64: bytes.toString('base64'), name },
+  );
+  await expect(page.getByTestId('canvas')).toHaveAttribute('data-camera', /\d/);
+}
+
 test('local: an unknown prompt is named as unknown, a known one that is absent as not found; the known concepts can be listed', async ({ page }) => {
   await openSample(page, 'Chelsea the cat');
   await waitForEncoder(page);
@@ -122,14 +155,15 @@ test('local: an unknown prompt is named as unknown, a known one that is absent a
   await expect(concepts).toBeHidden();
   await page.getByRole('button', { name: 'See the concepts it knows' }).click();
   await expect(concepts).toBeVisible();
-  // COCO's 80 classes and face, each with the detectors that find it.
-  await expect(concepts.getByRole('listitem')).toHaveCount(81);
+  // COCO's 80 classes, face and the Open Images SSD's seven, each with the detectors that find it.
+  await expect(concepts.getByRole('listitem')).toHaveCount(88);
   await expect(concepts).toContainText('cat · kitten, kitty, tabby');
   await expect(concepts.getByRole('listitem').filter({ hasText: /^face/ })).toContainText('BlazeFace (faces)');
+  await expect(concepts.getByRole('listitem').filter({ hasText: /^footwear/ })).toContainText('Open Images SSD (MediaPipe Objectron)');
   await screenshot(page, 'text-02-unknown-concept');
 
   // The list stays reachable without an unknown prompt: the disclosure closes and opens again.
-  await page.getByText('Concepts the local model knows (81)').click();
+  await page.getByText('Concepts the local model knows (88)').click();
   await expect(concepts).toBeHidden();
 });
 

@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SegmentationEngine } from '../engine';
 import { maskIoU } from '../polygons';
 import type { ObjectDetector } from '../text/detector';
 import type { RgbaImage } from '../types';
+import { decodeImage } from '../adapters/nodeImage';
 import { loadTextModels, releaseTextModels } from '../../../test/support/textModels';
+import { sharedPath } from '../../../test/support/sharedData';
 import { masksOf, TextService } from './textService';
 
 // What the engine worker answers for text prompts and "find similar", on the real models (Node runtime).
@@ -96,6 +99,48 @@ describe('TextService', () => {
     expect(pooled.results[0].instances.filter((t) => t.label === 'cat')).toHaveLength(1);
     engine.forget('chelsea');
     await cocoSsd.release();
+  });
+
+  it('never fetches the Open Images SSD for a COCO prompt; fetches it once for "shoes", which it outlines', async () => {
+    const { loadNodeOpenImagesDetector } = await import('../adapters/textNode');
+    const { OPEN_IMAGES_CONCEPTS } = await import('../text/openImagesSsd');
+    const openImages = await loadNodeOpenImagesDetector({ threads: 1 });
+    let fetches = 0;
+    const service = new TextService(engine, [
+      { name: 'centernet', vocabulary: detector.vocabulary, load: async () => detector },
+      {
+        name: 'open-images-ssd',
+        vocabulary: OPEN_IMAGES_CONCEPTS,
+        load: async () => {
+          fetches++;
+          return openImages;
+        },
+      },
+    ]);
+    await engine.embed(chelsea, 'chelsea');
+    const cat = await service.segment(chelsea, ['cat', 'people'], 'chelsea');
+    expect(cat.results[0].instances.map((t) => t.label)).toContain('cat');
+    expect(fetches).toBe(0);
+    engine.forget('chelsea');
+
+    const tennis = await decodeImage(readFileSync(sharedPath('eval/grabcut/images/tennis.jpg')));
+    await engine.embed(tennis, 'tennis');
+    const first = await service.segment(tennis, ['shoes'], 'tennis');
+    const again = await service.segment(tennis, ['sneakers', 'tennis racket'], 'tennis');
+    expect(fetches).toBe(1);
+    const shoes = first.results[0];
+    expect(shoes).toMatchObject({ known: true });
+    expect([...shoes.classes].sort()).toEqual(['boot', 'footwear', 'high heels']);
+    const footwear = shoes.instances.filter((t) => t.label === 'footwear');
+    expect(footwear.length).toBeGreaterThanOrEqual(2);
+    for (const shoe of footwear.slice(0, 2)) {
+      // A shoe-sized mask at the player's feet.
+      expect(shoe.area / (tennis.width * tennis.height)).toBeLessThan(0.02);
+      expect(Math.min(...shoe.polygons[0].outer.map(([, y]) => y))).toBeGreaterThan(0.8 * tennis.height);
+    }
+    expect(again.results[0].instances.filter((t) => t.label === 'footwear').length).toBe(footwear.length);
+    engine.forget('tennis');
+    await openImages.release();
   });
 
   it('finds the other cup in a picture of two, never the source', async () => {
