@@ -20,7 +20,7 @@ const OP_NAMES: Record<number, string> = Object.fromEntries(Object.entries(Tflit
 export interface TfGraphOfTflite {
   readonly model: TfjsGraphModelJson;
   readonly weights: Uint8Array;
-  /** TF node names of the TFLite graph's inputs and outputs (the TFLite tensor names). */
+  /** TF node names of the TFLite graph's inputs and outputs (their TFLite tensor names). */
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];
 }
@@ -86,18 +86,20 @@ export function tfliteToTfGraph(bytes: Uint8Array): TfGraphOfTflite {
     if (!c) throw new Error(`${what} (${model.tensors[index].name}) must be a constant`);
     return c;
   };
-  /** Appends the op's fused activation as its own node; returns the name its consumers read. */
-  const withActivation = (op: TfliteOperator, name: string): string => {
+  /**
+   * The TF name of the op's own node: the tensor's name, unless a fused activation follows as its own
+   * node, which then takes the tensor's name (so graph outputs keep their TFLite names).
+   */
+  const linearName = (op: TfliteOperator, name: string): string => {
     const code = op.options.activation ?? 0;
     if (!(code in FUSED_ACTIVATION)) throw new Error(`${name}: unsupported fused activation ${code}`);
-    const activation = FUSED_ACTIVATION[code];
-    if (!activation) return name;
-    nodes.push({ name: `${name}/${activation}`, op: activation, input: [name] });
-    return `${name}/${activation}`;
+    return FUSED_ACTIVATION[code] ? `${name}/linear` : name;
   };
-  /** TF node name standing for each TFLite tensor that has been computed. */
-  const produced = new Map<number, string>(model.tensors.map((t) => [t.index, names[t.index]]));
-  const input = (index: number): string => produced.get(index)!;
+  const addActivation = (op: TfliteOperator, name: string): void => {
+    const activation = FUSED_ACTIVATION[op.options.activation ?? 0];
+    if (activation) nodes.push({ name, op: activation, input: [`${name}/linear`] });
+  };
+  const input = (index: number): string => names[index];
 
   model.operators.forEach((op, opIndex) => {
     const out = op.outputs[0];
@@ -123,7 +125,7 @@ export function tfliteToTfGraph(bytes: Uint8Array): TfGraphOfTflite {
         const hasBias = op.inputs.length > 2 && op.inputs[2] >= 0;
         const { strideH = 1, strideW = 1, dilationH = 1, dilationW = 1, padding = 'SAME' } = op.options;
         nodes.push({
-          name,
+          name: linearName(op, name),
           op: depthwise ? 'FusedDepthwiseConv2dNative' : '_FusedConv2D',
           input: [input(op.inputs[0]), filterName, ...(hasBias ? [input(op.inputs[2])] : [])],
           attr: {
@@ -134,17 +136,17 @@ export function tfliteToTfGraph(bytes: Uint8Array): TfGraphOfTflite {
             fused_ops: { list: { s: hasBias ? [base64('BiasAdd')] : [] } },
           },
         });
-        produced.set(out, withActivation(op, name));
+        addActivation(op, name);
         return;
       }
       case TfliteOp.ADD:
-        nodes.push({ name, op: 'AddV2', input: [input(op.inputs[0]), input(op.inputs[1])] });
-        produced.set(out, withActivation(op, name));
+        nodes.push({ name: linearName(op, name), op: 'AddV2', input: [input(op.inputs[0]), input(op.inputs[1])] });
+        addActivation(op, name);
         return;
       case TfliteOp.CONCATENATION: {
         const axis = addConst(`${name}/axis`, { dtype: 'int32', shape: [], data: Int32Array.of(op.options.axis ?? 0) });
-        nodes.push({ name, op: 'ConcatV2', input: [...op.inputs.map(input), axis] });
-        produced.set(out, withActivation(op, name));
+        nodes.push({ name: linearName(op, name), op: 'ConcatV2', input: [...op.inputs.map(input), axis] });
+        addActivation(op, name);
         return;
       }
       case TfliteOp.RESHAPE: {
@@ -152,7 +154,6 @@ export function tfliteToTfGraph(bytes: Uint8Array): TfGraphOfTflite {
         const shape = model.tensors[out].shape;
         const target = addConst(`${name}/shape`, { dtype: 'int32', shape: [shape.length], data: Int32Array.from(shape) });
         nodes.push({ name, op: 'Reshape', input: [input(op.inputs[0]), target] });
-        produced.set(out, name);
         return;
       }
       default:
@@ -167,7 +168,7 @@ export function tfliteToTfGraph(bytes: Uint8Array): TfGraphOfTflite {
     model: { format: 'graph-model', modelTopology: { node: nodes }, weightsManifest: [{ paths: ['weights.bin'], weights: specs }] },
     weights,
     inputNames: model.inputs.map((i) => names[i]),
-    outputNames: model.outputs.map((i) => input(i)),
+    outputNames: model.outputs.map(input),
   };
 }
 
