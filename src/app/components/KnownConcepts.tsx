@@ -9,7 +9,7 @@ export function KnownConcepts({ open, onToggle }: { open: boolean; onToggle: (op
     <details className="known-concepts" open={open} onToggle={(e) => onToggle((e.currentTarget as HTMLDetailsElement).open)}>
       <summary>Concepts the local model knows ({CONCEPTS.length})</summary>
       <p className="hint small">
-        Two local detectors (CenterNet and COCO-SSD, pooled) know the 80 everyday object classes of COCO, a face detector (BlazeFace) knows faces, and an Open Images detector (MediaPipe Objectron's SSD) knows footwear, boots, high heels, desks, boxes, cameras and exercise bikes; all with their plurals and synonyms (“kittens”), and each concept shows which detectors find it.
+        Two local detectors (CenterNet and COCO-SSD, pooled) know the 80 everyday object classes of COCO, a face detector (BlazeFace) knows faces, and an Open Images detector (MediaPipe Objectron's SSD) knows footwear, high heels and desks; all with their plurals and synonyms (“kittens”), and each concept shows which detectors find it.
         Relations such as “on the sofa” are ignored. Other concepts need a server with an open-vocabulary (SAM 3) upstream, in Remote mode.
       </p>
       <ul className="concept-list" aria-label="Known concepts">

@@ -184,7 +184,7 @@ function TextPromptPanel() {
       {state.phase === 'editing' && state.error && <p className="error">{state.error}</p>}
       <p className="hint small">
         {local
-          ? 'Runs in this browser on the local model: free, no API key. It knows the 80 everyday object classes of COCO, faces, and footwear, desks, boxes and cameras.'
+          ? 'Runs in this browser on the local model: free, no API key. It knows the 80 everyday object classes of COCO, faces, and footwear (high heels too) and desks.'
           : 'Runs on the server with your API key. Each request costs 1 credit; an empty result is refunded.'}
       </p>
       <button type="submit" className="primary wide" disabled={state.phase === 'running'}>

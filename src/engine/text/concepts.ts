@@ -6,7 +6,7 @@
 import { COCO_CLASSES, type CocoClass } from './cocoClasses';
 
 /** Concepts outside COCO, each found by its own detector (see catalog.ts). */
-export const EXTRA_CONCEPTS = ['face', 'footwear', 'boot', 'high heels', 'desk', 'box', 'camera', 'stationary bicycle'] as const;
+export const EXTRA_CONCEPTS = ['face', 'footwear', 'high heels', 'desk'] as const;
 export type ExtraConcept = (typeof EXTRA_CONCEPTS)[number];
 
 export type Concept = CocoClass | ExtraConcept;

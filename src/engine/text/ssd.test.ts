@@ -32,14 +32,14 @@ describe('SSD anchors (MediaPipe SsdAnchorsCalculator)', () => {
 });
 
 describe('decodeSsdOutputs', () => {
-  const columns = [undefined, { classIndex: 0, label: 'footwear' as const }, { classIndex: 1, label: 'box' as const }];
+  const columns = [undefined, { classIndex: 0, label: 'footwear' as const }, { classIndex: 1, label: 'desk' as const }];
 
   it('decodes zero encodings to the anchor, scales by 10, 10, 5, 5 with an exponential size, and skips background', () => {
     const anchors = Float32Array.from([0.4, 0.4, 0.6, 0.6, 0.0, 0.0, 0.5, 0.5]);
     const encodings = Float32Array.from([0, 0, 0, 0, 10, 0, 5 * Math.log(2), 0]);
     const logits = Float32Array.from([5, 1, -9, /* anchor 2 */ 5, -9, 2]);
     const found = decodeSsdOutputs(encodings, logits, anchors, 200, 100, columns, { defaultNmsIou: 0.5 });
-    expect(found.map((d) => d.label)).toEqual(['box', 'footwear']);
+    expect(found.map((d) => d.label)).toEqual(['desk', 'footwear']);
     const footwear = found[1];
     expect(footwear.score).toBeCloseTo(1 / (1 + Math.exp(-1)));
     const { x0, y0, x1, y1 } = footwear.box;
@@ -58,7 +58,7 @@ describe('decodeSsdOutputs', () => {
     const found = decodeSsdOutputs(encodings, logits, anchors, 100, 100, columns, { defaultNmsIou: 0.5 });
     expect(found.map((d) => [d.label, d.score > 0.9])).toEqual([
       ['footwear', true],
-      ['box', false],
+      ['desk', false],
     ]);
     expect(decodeSsdOutputs(encodings, logits, anchors, 100, 100, columns, { defaultNmsIou: 0.5, nmsIou: 0.95 })).toHaveLength(3);
   });

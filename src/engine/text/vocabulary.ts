@@ -114,15 +114,12 @@ export const CLASS_SYNONYMS: Readonly<Record<Concept, readonly string[]>> = {
   'hair drier': ['hair dryer', 'hairdryer', 'blow dryer', 'blowdryer'],
   toothbrush: ['tooth brush'],
   face: ['human face', 'visage'],
-  // The Open Images SSD's labels that COCO lacks (openImagesSsd.ts). Open Images files boots and
-  // high heels under footwear (its label hierarchy), so "footwear" and "shoe" also ask for those (HYPERNYMS).
+  // The Open Images SSD's labels that COCO lacks and that it was shown to find (openImagesSsd.ts).
+  // Open Images files high heels under footwear (its label hierarchy), so "footwear" and "shoe" also
+  // ask for those (HYPERNYMS).
   footwear: ['sneaker', 'running shoe', 'tennis shoe', 'athletic shoe', 'sandal', 'slipper', 'loafer', 'moccasin', 'clog', 'flip-flop', 'footgear'],
-  boot: ['ankle boot', 'rain boot', 'rubber boot', 'wellington', 'cowboy boot', 'hiking boot', 'ski boot', 'combat boot'],
   'high heels': ['high heel', 'high-heeled shoe', 'stiletto', 'stiletto heel', 'heels', 'pumps'],
   desk: ['writing desk', 'office desk', 'computer desk', 'school desk', 'standing desk'],
-  box: ['cardboard box', 'carton', 'crate', 'parcel', 'package', 'shoebox', 'gift box'],
-  camera: ['digital camera', 'video camera', 'camcorder', 'dslr', 'film camera', 'movie camera', 'webcam'],
-  'stationary bicycle': ['stationary bike', 'exercise bike', 'exercise bicycle', 'spin bike', 'spinning bike'],
 };
 
 /** General words standing for several classes. */
@@ -151,12 +148,12 @@ export const HYPERNYMS: Readonly<Record<string, readonly Concept[]>> = {
   seat: ['chair', 'couch', 'bench'],
   appliance: ['microwave', 'oven', 'toaster', 'refrigerator'],
   'kitchen appliance': ['microwave', 'oven', 'toaster', 'refrigerator'],
-  electronics: ['tv', 'laptop', 'mouse', 'remote', 'keyboard', 'cell phone', 'camera'],
-  'electronic device': ['tv', 'laptop', 'mouse', 'remote', 'keyboard', 'cell phone', 'camera'],
-  device: ['tv', 'laptop', 'mouse', 'remote', 'keyboard', 'cell phone', 'camera'],
-  gadget: ['laptop', 'mouse', 'remote', 'keyboard', 'cell phone', 'camera'],
-  footwear: ['footwear', 'boot', 'high heels'],
-  shoe: ['footwear', 'boot', 'high heels'],
+  electronics: ['tv', 'laptop', 'mouse', 'remote', 'keyboard', 'cell phone'],
+  'electronic device': ['tv', 'laptop', 'mouse', 'remote', 'keyboard', 'cell phone'],
+  device: ['tv', 'laptop', 'mouse', 'remote', 'keyboard', 'cell phone'],
+  gadget: ['laptop', 'mouse', 'remote', 'keyboard', 'cell phone'],
+  footwear: ['footwear', 'high heels'],
+  shoe: ['footwear', 'high heels'],
   screen: ['tv', 'laptop'],
   utensil: ['fork', 'knife', 'spoon'],
   cutlery: ['fork', 'knife', 'spoon'],
@@ -167,7 +164,7 @@ export const HYPERNYMS: Readonly<Record<string, readonly Concept[]>> = {
   glass: ['wine glass', 'cup'],
   drink: ['bottle', 'cup', 'wine glass'],
   beverage: ['bottle', 'cup', 'wine glass'],
-  container: ['bottle', 'cup', 'bowl', 'vase', 'box'],
+  container: ['bottle', 'cup', 'bowl', 'vase'],
   bag: ['handbag', 'backpack', 'suitcase'],
   'sports equipment': ['frisbee', 'skis', 'snowboard', 'sports ball', 'kite', 'baseball bat', 'baseball glove', 'skateboard', 'surfboard', 'tennis racket'],
   'sports gear': ['frisbee', 'skis', 'snowboard', 'sports ball', 'kite', 'baseball bat', 'baseball glove', 'skateboard', 'surfboard', 'tennis racket'],
@@ -175,7 +172,6 @@ export const HYPERNYMS: Readonly<Record<string, readonly Concept[]>> = {
   toy: ['teddy bear', 'kite', 'frisbee'],
   accessory: ['tie', 'handbag', 'backpack', 'umbrella'],
   'body part': ['face'],
-  'exercise equipment': ['stationary bicycle'],
   object: [...COCO_CLASSES],
   thing: [...COCO_CLASSES],
   everything: [...COCO_CLASSES],
@@ -228,7 +224,6 @@ const IRREGULAR_PLURALS: Readonly<Record<string, string>> = {
   heels: 'heels',
   stiletto: 'stilettos',
   pumps: 'pumps',
-  'exercise equipment': 'exercise equipment',
 };
 
 /** English plural of a word or phrase (the last word is inflected). */

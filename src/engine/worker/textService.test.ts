@@ -130,7 +130,7 @@ describe('TextService', () => {
     expect(fetches).toBe(1);
     const shoes = first.results[0];
     expect(shoes).toMatchObject({ known: true });
-    expect([...shoes.classes].sort()).toEqual(['boot', 'footwear', 'high heels']);
+    expect([...shoes.classes].sort()).toEqual(['footwear', 'high heels']);
     const footwear = shoes.instances.filter((t) => t.label === 'footwear');
     expect(footwear.length).toBeGreaterThanOrEqual(2);
     for (const shoe of footwear.slice(0, 2)) {
