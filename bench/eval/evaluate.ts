@@ -3,7 +3,7 @@
  * after each, and one box-prompt prediction. Refinements beyond the protocol baseline are switched
  * by `EvalOptions` so each can be measured with and without.
  */
-import { DEFAULT_SEGMENTATION_OPTIONS, type ClickConsistency, type MaskUpsampling } from '../../src/engine/options';
+import { DEFAULT_SEGMENTATION_OPTIONS, type SegmentationOptions } from '../../src/engine/options';
 import type { PredictOptions } from '../../src/engine/engine';
 import type { MaskCandidate, RgbaImage, VisualPrompt } from '../../src/engine/types';
 import { nextClick, type Click, type GroundTruth } from './clicker';
@@ -53,7 +53,20 @@ export interface ZoomOptions {
   readonly minGain: number;
 }
 
-export interface EvalOptions {
+/** The engine's own options a rule chooses (src/engine/options.ts says what each does). */
+export type EngineRuleOptions = Pick<
+  SegmentationOptions,
+  'clickConsistency' | 'upsampling' | 'alignMaskPrompt' | 'progressiveMerge' | 'mirrorAverage' | 'shiftAverage' | 'cascadeRefine'
+>;
+
+const ENGINE_RULE_KEYS = ['clickConsistency', 'upsampling', 'alignMaskPrompt', 'progressiveMerge', 'mirrorAverage', 'shiftAverage', 'cascadeRefine'] as const satisfies readonly (keyof EngineRuleOptions)[];
+
+/** The engine's part of a rule, as passed to `predict`. */
+export function engineRuleOptions(options: EngineRuleOptions): EngineRuleOptions {
+  return Object.fromEntries(ENGINE_RULE_KEYS.map((key) => [key, options[key]])) as unknown as EngineRuleOptions;
+}
+
+export interface EvalOptions extends EngineRuleOptions {
   readonly maxClicks: number;
   /**
    * Click 1: 'score' = ask for multiple masks and keep the highest predicted IoU (protocol);
@@ -72,20 +85,6 @@ export interface EvalOptions {
   readonly zoom: ZoomOptions | null;
   /** Box prompt: 'single' = the engine's single-mask answer; 'best-score' = highest predicted IoU of all candidates. */
   readonly boxMode: 'single' | 'best-score' | 'off';
-  /** The engine's click-consistency rule (src/engine/consistency.ts); 'off' = SAM's answer. */
-  readonly clickConsistency: ClickConsistency;
-  /** How the engine turns the 256² logits into the mask: 'bilinear' (SAM) or 'edge-aware' (photo-guided). */
-  readonly upsampling: MaskUpsampling;
-  /** Make the fed-back previous mask agree with the clicks before decoding (src/engine/clickAlignedMaskPrompt.ts). */
-  readonly alignMaskPrompt: boolean;
-  /** The newest click changes only the region it lies in (src/engine/options.ts, FocalClick's progressive merge). */
-  readonly progressiveMerge: boolean;
-  /** Also segment the photo's mirror image and average the two answers (the engine's `mirrorAverage`). */
-  readonly mirrorAverage: boolean;
-  /** Also segment the frame moved by half an encoder patch and average (the engine's `shiftAverage`). */
-  readonly shiftAverage: boolean;
-  /** Decode once more with the answer's box and logits as prompts (the engine's `cascadeRefine`). */
-  readonly cascadeRefine: boolean;
 }
 
 export const PROTOCOL_OPTIONS: EvalOptions = {
@@ -132,17 +131,7 @@ export const RULES = {
   'mirror-cascade': { ...PROTOCOL_OPTIONS, firstClick: 'single', mirrorAverage: true, cascadeRefine: true },
   // The engine's rule without the mirror image: the studio's quick answer on the click.
   'one-look': { ...PROTOCOL_OPTIONS, firstClick: 'single' },
-  engine: {
-    ...PROTOCOL_OPTIONS,
-    firstClick: 'single',
-    clickConsistency: DEFAULT_SEGMENTATION_OPTIONS.clickConsistency,
-    upsampling: DEFAULT_SEGMENTATION_OPTIONS.upsampling,
-    alignMaskPrompt: DEFAULT_SEGMENTATION_OPTIONS.alignMaskPrompt,
-    progressiveMerge: DEFAULT_SEGMENTATION_OPTIONS.progressiveMerge,
-    mirrorAverage: DEFAULT_SEGMENTATION_OPTIONS.mirrorAverage,
-    shiftAverage: DEFAULT_SEGMENTATION_OPTIONS.shiftAverage,
-    cascadeRefine: DEFAULT_SEGMENTATION_OPTIONS.cascadeRefine,
-  },
+  engine: { ...PROTOCOL_OPTIONS, firstClick: 'single', ...engineRuleOptions(DEFAULT_SEGMENTATION_OPTIONS) },
 } as const satisfies Record<string, EvalOptions>;
 export type RuleName = keyof typeof RULES | 'custom';
 
@@ -232,7 +221,7 @@ export async function evaluateSample(
     const result = await engine.predict(
       imageKey,
       { box: tightObjectBox(truth) },
-      { multimask: options.boxMode === 'best-score', upsampling: options.upsampling, mirrorAverage: options.mirrorAverage, shiftAverage: options.shiftAverage, cascadeRefine: options.cascadeRefine },
+      { ...engineRuleOptions(options), multimask: options.boxMode === 'best-score' },
     );
     decoderMs += result.timings.decoderMs;
     const chosen = options.boxMode === 'best-score' ? highestScore(result.candidates) : result.candidates[0];
@@ -280,13 +269,7 @@ export async function evaluateSample(
     const decode = async (prompt: VisualPrompt) => {
       const result = await engine.predict(imageKey, prompt, {
         multimask,
-        clickConsistency: options.clickConsistency,
-        upsampling: options.upsampling,
-        alignMaskPrompt: options.alignMaskPrompt,
-        progressiveMerge: options.progressiveMerge,
-        mirrorAverage: options.mirrorAverage,
-        shiftAverage: options.shiftAverage,
-        cascadeRefine: options.cascadeRefine,
+        ...engineRuleOptions(options),
       });
       decoderMs += result.timings.decoderMs;
       return choose(result.candidates);

@@ -103,7 +103,7 @@ describe('HoverDecoder', () => {
     hover.at(IMAGE.id, [60, 70]);
     clock.advance(HOVER_REST_MS);
     expect(decoder.calls[0].prompt.points).toEqual([{ x: 50, y: 50, positive: true }, { x: 60, y: 70, positive: false }]);
-    expect(decoder.calls[0].options).toEqual({ multimask: false, tolerance: 1 });
+    expect(decoder.calls[0].options).toEqual({ multimask: false, tolerance: 1, mirrorAverage: false });
     expect(rested.take({ imageId: IMAGE.id, revision, x: 60, y: 70, positive: false, multimask: false, previous: undefined, tolerance: 1 })).toBeDefined();
   });
 

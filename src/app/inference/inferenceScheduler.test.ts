@@ -74,7 +74,7 @@ describe('local mode: every prompt edit is decoded', () => {
     expect(prompt().status).toBe('pending');
     expect(s.decoder.calls).toHaveLength(1);
     expect(s.decoder.calls[0].prompt.points).toEqual([{ x: 100, y: 120, positive: true }]);
-    expect(s.decoder.calls[0].options).toEqual({ multimask: true, tolerance: 1 });
+    expect(s.decoder.calls[0].options).toEqual({ multimask: true, tolerance: 1, mirrorAverage: false }); // one look on the click: the pause brings the rule
     s.decoder.calls[0].answer([squareCandidate(10, 0.5), squareCandidate(12, 0.8)]);
     await run;
     expect(prompt().status).toBe('done');

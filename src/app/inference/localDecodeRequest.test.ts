@@ -7,7 +7,7 @@ const point = (x: number, positive = true) => ({ x, y: 10, positive });
 describe('localDecodeRequest', () => {
   it('one click or a box alone: several candidates, no earlier mask fed back', () => {
     expect(wantsMultimask({ points: [point(1)], box: null })).toBe(true);
-    expect(localDecodeRequest({ points: [point(1)], box: null }, logits, 0.7)).toEqual({ prompt: { points: [point(1)], box: undefined, maskInput: undefined }, options: { multimask: true, tolerance: 0.7 } });
+    expect(localDecodeRequest({ points: [point(1)], box: null }, logits, 0.7)).toEqual({ prompt: { points: [point(1)], box: undefined, maskInput: undefined }, options: { multimask: true, tolerance: 0.7, mirrorAverage: false } });
     expect(localDecodeRequest({ points: [], box: { x: 5, y: 5, width: 4, height: 4 } }, logits, 1).options.multimask).toBe(true);
   });
 
