@@ -182,6 +182,7 @@ function startMirrorWorker(): Promise<WorkerClient> {
       maxThreads: 1,
       embeddingCacheSize: 1,
       textDetectors: [],
+      warmUpDecoder: false,
     });
   })();
   mirrorWorker.catch(() => (mirrorWorker = null));

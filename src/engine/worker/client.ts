@@ -80,6 +80,8 @@ export interface EngineWorkerStartOptions {
   textPasses?: DetectionPasses;
   /** Default true: the split decoder where the deployment has it; false: the single decoder file (the bench's reference). */
   splitDecoder?: boolean;
+  /** Default true; false for a worker that only embeds (the studio's mirror worker): it never decodes a click. */
+  warmUpDecoder?: boolean;
 }
 
 export class EngineWorkerError extends Error {
@@ -147,6 +149,7 @@ export class EngineWorkerClient {
       textDetectors: options.textDetectors,
       maxThreads: options.maxThreads,
       textPasses: options.textPasses,
+      warmUpDecoder: options.warmUpDecoder,
     };
     try {
       return await EngineWorkerClient.startOnce(request, options.onProgress);

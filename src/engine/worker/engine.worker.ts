@@ -95,7 +95,7 @@ async function start(request: StartRequest): Promise<void> {
     await withTimeout(warmUp(engine), request.webGpuStartupTimeoutMs ?? DEFAULT_WEBGPU_TIMEOUT_MS, 'WebGPU warm-up inference');
   }
   // The first decoder runs after load are slow while V8 optimises the JS around them: pay that now.
-  await engine.warmUpDecoder(DECODER_WARM_UP_RUNS);
+  if (request.warmUpDecoder !== false) await engine.warmUpDecoder(DECODER_WARM_UP_RUNS);
   const detectorLoaders: DetectorLoader[] = [
     { name: 'centernet', vocabulary: COCO_CLASSES, load: () => loadDetector(runtime, base, manifest) },
     { name: 'coco-ssd', vocabulary: COCO_CLASSES, load: () => loadCocoSsd(runtime, base, manifest) },

@@ -45,6 +45,8 @@ export interface StartRequest {
   splitDecoder?: boolean;
   /** At most this many WASM threads (a background worker takes one, leaving the other cores to clicks). */
   maxThreads?: number;
+  /** Default true: run the decoder a few times at start so the first click is fast; false for a worker that only embeds. */
+  warmUpDecoder?: boolean;
 }
 
 /**
