@@ -212,7 +212,8 @@ function ensureMirrorEmbedding(imageId: string): Promise<string> {
       record = (await helper.exportEmbedding(key)) ?? undefined;
       await helper.forget(key);
       if (!record) throw new Error('the mirror worker kept no embedding');
-      void saveEmbedding(key, record);
+      // A copy: handing the record to the click worker below moves its buffer there.
+      void saveEmbedding(key, { ...record, data: record.data.slice() });
     }
     await client.importMirrorEmbedding(imageKey, record);
     if (stored) {
