@@ -142,7 +142,7 @@ function loadFaceDetector(runtime: Runtime, base: string, manifest: ModelManifes
   return loadDetectorModel(manifest?.detectorFace ?? { file: 'detector-face.onnx' }, base, 'detector-face', (bytes) => FaceDetector.create(runtime, bytes));
 }
 
-/** The Open Images SSD, fetched on the first prompt that asks for one of its concepts (footwear, box …). */
+/** The Open Images SSD, fetched on the first prompt that asks for one of its concepts (footwear, high heels, desk). */
 function loadOpenImagesDetector(runtime: Runtime, base: string, manifest: ModelManifest | undefined): Promise<ConceptDetector> {
   return loadDetectorModel(manifest?.detectorOpenImages ?? { file: 'detector-open-images.onnx' }, base, 'detector-open-images', (bytes) => OpenImagesDetector.create(runtime, bytes));
 }

@@ -31,7 +31,7 @@ export interface ModelManifest {
   detectorCocoSsd?: ManifestEntry;
   /** The face detector (BlazeFace), loaded on the first prompt that asks for a face. */
   detectorFace?: ManifestEntry;
-  /** The Open Images SSD (footwear, boot, desk, box, camera …), loaded on the first prompt that asks for one of its concepts. */
+  /** The Open Images SSD (footwear, high heels, desk), loaded on the first prompt that asks for one of its concepts. */
   detectorOpenImages?: ManifestEntry;
 }
 
