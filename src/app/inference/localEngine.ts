@@ -2,7 +2,7 @@ import type { OutlineOptions, SegmentationOptions } from '../../engine/options';
 import { mirrorImage } from '../../engine/mirror';
 import { maskOutline } from '../../engine/polygons';
 import type { BinaryMask, PolygonWithHoles, VisualPrompt } from '../../engine/types';
-import type { PredictResponse } from '../../engine/worker/protocol';
+import type { EmbeddingRecord, PredictResponse } from '../../engine/worker/protocol';
 import { useEngineStatus } from '../state/engineStatus';
 import { rgbaOf } from '../images/imageLibrary';
 import { browserModelVariants } from './modelVariants';
@@ -189,6 +189,20 @@ function startMirrorWorker(): Promise<WorkerClient> {
   return mirrorWorker;
 }
 
+/** The mirror image's embedding made by the mirror worker under `key`, and stored in IndexedDB. */
+async function embedMirrorImage(imageId: string, key: string): Promise<EmbeddingRecord> {
+  const rgba = rgbaOf(imageId);
+  if (!rgba) throw new Error('image not loaded');
+  const helper = await startMirrorWorker();
+  await helper.embed(mirrorImage(rgba), key, { transfer: true });
+  const record = await helper.exportEmbedding(key);
+  await helper.forget(key);
+  if (!record) throw new Error('the mirror worker kept no embedding');
+  // A copy: handing the record to the click worker moves its buffer there.
+  void saveEmbedding(key, { ...record, data: record.data.slice() });
+  return record;
+}
+
 /**
  * The photo's mirror-image embedding beside its own (once per photo), which mirror averaging decodes
  * on: one more encoder run, so it is asked for only when the user first pauses on this photo, and
@@ -203,18 +217,7 @@ function ensureMirrorEmbedding(imageId: string): Promise<string> {
     // Keyed by photo: passes on two photos at once never swap their mirror images (the worker keeps one).
     const key = `mirror:${imageId}`;
     const stored = await loadEmbedding(key, client.encoderModel);
-    let record = stored;
-    if (!record) {
-      const rgba = rgbaOf(imageId);
-      if (!rgba) throw new Error('image not loaded');
-      const helper = await startMirrorWorker();
-      await helper.embed(mirrorImage(rgba), key, { transfer: true });
-      record = (await helper.exportEmbedding(key)) ?? undefined;
-      await helper.forget(key);
-      if (!record) throw new Error('the mirror worker kept no embedding');
-      // A copy: handing the record to the click worker below moves its buffer there.
-      void saveEmbedding(key, { ...record, data: record.data.slice() });
-    }
+    const record = stored ?? (await embedMirrorImage(imageId, key));
     await client.importMirrorEmbedding(imageKey, record);
     if (stored) {
       const s = useEngineStatus.getState();
