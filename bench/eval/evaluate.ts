@@ -103,17 +103,20 @@ export const PROTOCOL_OPTIONS: EvalOptions = {
   cascadeRefine: false,
 };
 
-/**
- * Named rules the eval can run side by side on the same embeddings. 'protocol' is the published
- * protocol; 'product-before' is the engine's rule before click consistency (its single-mask answer
- * from click 1 on, previous logits fed back); 'engine' is the engine's default now (the same plus the
- * click-aligned mask prompt, see src/engine/options.ts).
- */
+/** SAM's single-mask answer, the previous logits fed back as they are: one look at the photo. */
+const ONE_LOOK: EvalOptions = { ...PROTOCOL_OPTIONS, firstClick: 'single' };
+
 const CONTEXT_ZOOM: ZoomOptions = { skipClicks: 1, expansion: 1.4, minCropSize: 0, minCropFraction: 0.5, recomputeIou: 0.5, minGain: 1.5 };
 
+/**
+ * Named rules the eval can run side by side on the same embeddings. 'protocol' is the published
+ * protocol; 'product-before' is the engine's rule before issue 12 (its single-mask answer from click 1
+ * on, previous logits fed back), which is also 'one-look', the studio's quick answer on a click;
+ * 'engine' is the engine's default now (mirror averaging, see src/engine/options.ts).
+ */
 export const RULES = {
   protocol: PROTOCOL_OPTIONS,
-  'product-before': { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: 'off' },
+  'product-before': ONE_LOOK,
   'choose-tokens': { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: 'tokens' },
   'choose-fresh': { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: 'tokens-and-fresh' },
   'local-correction': { ...PROTOCOL_OPTIONS, firstClick: 'single', clickConsistency: 'local' },
@@ -129,8 +132,9 @@ export const RULES = {
   'mirror-zoom-context': { ...PROTOCOL_OPTIONS, firstClick: 'single', zoom: CONTEXT_ZOOM, mirrorAverage: true },
   'cascade-refine': { ...PROTOCOL_OPTIONS, firstClick: 'single', cascadeRefine: true },
   'mirror-cascade': { ...PROTOCOL_OPTIONS, firstClick: 'single', mirrorAverage: true, cascadeRefine: true },
-  // The engine's rule without the mirror image: the studio's quick answer on the click.
-  'one-look': { ...PROTOCOL_OPTIONS, firstClick: 'single' },
+  // The engine's rule without the mirror image: the studio's quick answer on the click (the same
+  // options as product-before, named for what it is now).
+  'one-look': ONE_LOOK,
   engine: { ...PROTOCOL_OPTIONS, firstClick: 'single', ...engineRuleOptions(DEFAULT_SEGMENTATION_OPTIONS) },
 } as const satisfies Record<string, EvalOptions>;
 export type RuleName = keyof typeof RULES | 'custom';
