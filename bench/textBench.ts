@@ -101,7 +101,7 @@ async function browserMain(): Promise<void> {
     let backend = '';
     let size = '';
     for (const [k, v] of VARIANTS.entries()) {
-      const started = await page.evaluate((o) => window.maskwrightBench.ours.start(o), { slot: `text${k}`, imageUrl, imageWidth: 1024, textDetectors: [...v.detectors], textPasses: v.passes, encoderPrecision: 'int8' as const, decoderPrecision: 'int8' as const });
+      const started = await page.evaluate((o) => window.maskwrightBench.ours.start(o), { slot: `text${k}`, imageUrl, imageWidth: 1024, textDetectors: [...v.detectors], encoderPrecision: 'int8' as const, decoderPrecision: 'int8' as const });
       backend = `${started.backend.name}, ${started.backend.threads} threads`;
       // Warm: the first prompt downloads the detectors; the pooled one joins once its download is in.
       await page.evaluate(({ slot, prompt }) => window.maskwrightBench.ours.textPrompt(slot, prompt), { slot: `text${k}`, prompt: promptOf(k) });

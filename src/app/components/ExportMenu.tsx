@@ -8,7 +8,7 @@ import { cutOutPng, pngMasksZip } from '../export/maskPng';
 import { sessionDataset } from '../export/sessionDataset';
 import { baseName, yoloZip } from '../export/yolo';
 import { imageBlob, rgbaOf } from '../images/imageLibrary';
-import { outlinesSettled } from '../inference/outlines';
+import { outlines } from '../studioEngine';
 import { liveSelection } from '../state/editActions';
 import { currentDocument, newId, useStudio } from '../state/studioStore';
 import { useDetail } from '../state/detailStore';
@@ -52,7 +52,7 @@ export function ExportMenu() {
 
   // The outlines follow the Detail slider in the worker: a file waits for them, so it matches the screen.
   const dataset = async () => {
-    await outlinesSettled();
+    await outlines.settled();
     return sessionDataset(currentDocument(), { includeHidden });
   };
   const exportCoco = async () => {

@@ -3,6 +3,7 @@ import { maskArea } from '../geometry/maskPaint';
 import { objectMask } from '../geometry/objectMask';
 import { countVertices } from '../geometry/svgPath';
 import { findSimilarObjects } from '../inference/similarObjects';
+import { engineSession } from '../studioEngine';
 import { similarMessage } from '../inference/similarMessage';
 import type { ImageEntry, SegObject } from '../state/model';
 import { studio, useStudio } from '../state/studioStore';
@@ -29,7 +30,7 @@ export function ObjectList() {
 
   const findSimilar = (target: ImageEntry, object: SegObject) => {
     setSearch({ running: object.id, message: `Looking for objects like “${object.label}”…` });
-    findSimilarObjects(target, object, tolerance)
+    findSimilarObjects(engineSession, target, object, tolerance)
       .then((outcome) => setSearch({ running: null, message: similarMessage(object.label, outcome) }))
       .catch((error: unknown) => setSearch({ running: null, message: `Find similar failed: ${error instanceof Error ? error.message : String(error)}` }));
   };

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useAccount } from '../account/useAccount';
 import { rerunActivePrompt, runRemote } from '../inference/controller';
 import { localTextSegmenter } from '../inference/localText';
+import { engineSession } from '../studioEngine';
 import { addWithoutDuplicates } from '../inference/objectDedupe';
 import { hasUnknown, outcomeMessage, outcomeSummary, type PromptOutcome } from '../inference/textOutcomes';
 import { remoteTextSegmenter } from '../inference/textSegmentation';
@@ -142,7 +143,7 @@ function TextPromptPanel() {
   const image = doc.images.find((i) => i.id === doc.activeImageId);
   if (!image) return null;
   const local = mode === 'local';
-  const segmenter = local ? localTextSegmenter(tolerance) : remoteTextSegmenter(remote);
+  const segmenter = local ? localTextSegmenter(engineSession, tolerance) : remoteTextSegmenter(remote);
 
   const submit = () => {
     const { state: next, run } = textToolTransition(state, { type: 'submit' });

@@ -2,7 +2,7 @@ import { formatBytes, useEngineStatus } from '../state/engineStatus';
 import { describeVariants } from '../inference/modelVariants';
 import { useInferenceMode } from '../state/inferenceModeStore';
 import { useStudio } from '../state/studioStore';
-import { isEmbedded } from '../inference/localEngine';
+import { engineSession } from '../studioEngine';
 import { usePreferences } from '../state/preferences';
 import { SERVER_START_LABEL } from '../inference/serverEmbedding';
 
@@ -41,7 +41,7 @@ export function StatusBar() {
   const doc = useStudio((s) => s.history.present);
   const active = doc.activeImageId;
   // An image analysed earlier in the session stays ready when the user comes back to it.
-  const embeddingHere = engine.embedding?.imageId === active ? engine.embedding.state : active && isEmbedded(active) ? 'ready' : null;
+  const embeddingHere = engine.embedding?.imageId === active ? engine.embedding.state : active && engineSession.isEmbedded(active) ? 'ready' : null;
   const details = usePreferences((s) => s.statusDetails);
   const serverStart = usePreferences((s) => s.embeddingSource === 'server');
   const setPreferences = usePreferences((s) => s.set);

@@ -10,8 +10,8 @@ import { currentDocument } from '../state/studioStore';
 import { useTool } from '../state/toolStore';
 import type { ToolOutput } from '../tools/types';
 import { InferenceScheduler } from './inferenceScheduler';
-import { isEmbedded, mirrorPassLocal, predictLocal } from './localEngine';
 import { apiSegmenter } from './remoteSegmenter';
+import { engineSession } from '../studioEngine';
 
 /**
  * The studio's wiring: tool outputs go to the document (state/promptEdits.ts, editActions) and
@@ -20,7 +20,7 @@ import { apiSegmenter } from './remoteSegmenter';
 
 export const scheduler = new InferenceScheduler({
   document: studioPromptDocument,
-  decoder: { isEmbedded, predict: predictLocal, mirrorPass: mirrorPassLocal },
+  decoder: engineSession,
   remote: apiSegmenter,
   settings: () => ({
     mode: useInferenceMode.getState().mode,

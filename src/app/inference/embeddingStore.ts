@@ -1,5 +1,5 @@
 import { createStore, del, get, set, type UseStore } from 'idb-keyval';
-import type { EmbeddingRecord } from '../../engine/worker/protocol';
+import type { EmbeddingRecord } from '../../engine/service/api';
 
 /**
  * Image embeddings kept in IndexedDB, so a reload or a return to a photo costs no encoder run.
