@@ -2,7 +2,6 @@ import { mirrorImage } from '../../engine/mirror';
 import type { OutlineOptions, SegmentationOptions } from '../../engine/options';
 import { maskOutline } from '../../engine/polygons';
 import type { EmbeddingRecord, ModelProgress, PredictResponse, SegmentTextResponse, FindSimilarResponse } from '../../engine/service/api';
-import { ServiceGoneError } from '../../engine/service/transport';
 import type { BinaryMask, PolygonWithHoles, RgbaImage, VisualPrompt } from '../../engine/types';
 import type { EngineWorker, EngineWorkerStartOptions } from '../../engine/worker/client';
 import type { useEngineStatus } from '../state/engineStatus';
@@ -92,15 +91,18 @@ export class EngineSession {
       background: Promise.resolve(),
     };
     this.run = run;
-    run.clicks.catch((error: unknown) => {
-      this.forgetRun(run);
-      this.ports.status().update({ phase: 'error', error: messageOf(error) });
-    });
+    run.clicks.then(
+      // A crashed worker: the next call starts a fresh engine (its caches went with the worker).
+      (worker) => void worker.gone.then((error) => this.lost(run, `the engine stopped (${error.message}); it starts again on the next request`)),
+      (error: unknown) => this.lost(run, messageOf(error)),
+    );
     return run;
   }
 
-  private forgetRun(run: EngineRun): void {
-    if (this.run === run) this.dispose();
+  private lost(run: EngineRun, error: string): void {
+    if (this.run !== run) return;
+    this.dispose();
+    this.ports.status().update({ phase: 'error', error, embedding: null });
   }
 
   private async startClickWorker(models: ModelVariants): Promise<EngineWorker> {
@@ -130,22 +132,6 @@ export class EngineSession {
     status.update({ progress, phase: downloaded ? 'starting' : 'downloading' });
   }
 
-  /**
-   * Runs `work` on the run's click worker; when that worker is gone (it crashed), the run is dropped,
-   * so the next call starts a fresh engine instead of failing for good.
-   */
-  private async onClicks<R>(run: EngineRun, work: (worker: EngineWorker) => Promise<R>): Promise<R> {
-    try {
-      return await work(await run.clicks);
-    } catch (error) {
-      if (error instanceof ServiceGoneError && this.run === run) {
-        this.dispose();
-        this.ports.status().update({ phase: 'off', embedding: null, error: null });
-      }
-      throw error;
-    }
-  }
-
   isEmbedded(imageId: string): boolean {
     return this.run?.embedded.has(imageId) ?? false;
   }
@@ -159,7 +145,7 @@ export class EngineSession {
     const run = this.current();
     const existing = run.embeddings.get(imageId);
     if (existing) return existing;
-    const promise = this.onClicks(run, (worker) => this.embed(run, worker, imageId));
+    const promise = run.clicks.then((worker) => this.embed(run, worker, imageId));
     run.embeddings.set(imageId, promise);
     promise.catch((error: unknown) => {
       run.embeddings.delete(imageId);
@@ -181,7 +167,8 @@ export class EngineSession {
       result = { imageKey: imageId, cacheHit: Boolean(stored), timings: { preprocessMs: 0, encoderMs: 0 } };
     } else {
       result = await api.embed({ image: rgba, imageId });
-      if (!result.cacheHit) void api.exportEmbedding({ imageKey: result.imageKey }).then((record) => record && ports.stored.save(imageId, record));
+      // Kept for later visits; an engine ended meanwhile (a model switch) just keeps nothing.
+      if (!result.cacheHit) void api.exportEmbedding({ imageKey: result.imageKey }).then((record) => record && ports.stored.save(imageId, record), () => undefined);
     }
     const s = ports.status();
     s.update({
@@ -217,7 +204,7 @@ export class EngineSession {
   async predict(imageId: string, prompt: VisualPrompt, options: Partial<SegmentationOptions> & { tolerance: number }, onMask?: (mask: BinaryMask) => void): Promise<LocalCandidate[]> {
     const run = this.current();
     const imageKey = await this.ensureEmbedding(imageId);
-    const result = await this.onClicks(run, ({ api }) => api.predict({ imageKey, prompt, options }, { onEvent: onMask }));
+    const result = await (await run.clicks).api.predict({ imageKey, prompt, options }, { onEvent: onMask });
     this.ports.status().update({ lastDecoder: result.timings });
     return localCandidates(result, options.tolerance);
   }
@@ -231,7 +218,7 @@ export class EngineSession {
     const run = this.current();
     const imageKey = await this.ensureMirrorEmbedding(run, imageId);
     try {
-      const result = await this.onClicks(run, ({ api }) => api.predict({ imageKey, prompt, options: { ...options, mirrorAverage: true } }));
+      const result = await (await run.clicks).api.predict({ imageKey, prompt, options: { ...options, mirrorAverage: true } });
       this.ports.status().update({ lastMirrorPass: result.timings });
       return localCandidates(result, options.tolerance);
     } catch (error) {
@@ -256,7 +243,7 @@ export class EngineSession {
       const key = `mirror:${imageId}`;
       const stored = await this.ports.stored.load(key, description.encoderModel);
       const record = stored ?? (await this.embedMirrorImage(run, imageId, key));
-      await this.onClicks(run, ({ api }) => api.importMirrorEmbedding({ imageKey, record }));
+      await (await run.clicks).api.importMirrorEmbedding({ imageKey, record });
       if (stored) {
         const s = this.ports.status();
         s.update({ storedEmbeddingsUsed: s.storedEmbeddingsUsed + 1 });
@@ -271,32 +258,36 @@ export class EngineSession {
   /** The mirror image's embedding made by the mirror worker under `key`, and stored. */
   private async embedMirrorImage(run: EngineRun, imageId: string, key: string): Promise<EmbeddingRecord> {
     const rgba = plainPixels(this.ports.pixels(imageId));
-    if (!run.mirror) {
-      const models = this.ports.models();
-      // One thread, so its encoder run leaves the other cores to the clicks; the models are in the Cache API by now.
-      run.mirror = this.ports.launch({
-          encoderPrecision: models.encoder,
-        decoderPrecision: models.decoder,
-        maxThreads: 1,
-        embeddingCacheSize: 1,
-        textDetectors: [],
-        warmUpDecoder: false,
-      });
-      run.mirror.catch(() => (run.mirror = undefined));
-    }
-    const { api } = await run.mirror;
-    try {
-      await api.embed({ image: mirrorImage(rgba), imageId: key, handOver: true });
-      const record = await api.exportEmbedding({ imageKey: key });
-      await api.forget({ imageKey: key });
-      if (!record) throw new Error('the mirror worker kept no embedding');
-      // A copy: handing the record to the click worker moves its buffer there.
-      void this.ports.stored.save(key, { ...record, data: record.data.slice() });
-      return record;
-    } catch (error) {
-      if (error instanceof ServiceGoneError) run.mirror = undefined;
-      throw error;
-    }
+    const { api } = await this.mirrorWorker(run);
+    await api.embed({ image: mirrorImage(rgba), imageId: key, handOver: true });
+    const record = await api.exportEmbedding({ imageKey: key });
+    await api.forget({ imageKey: key });
+    if (!record) throw new Error('the mirror worker kept no embedding');
+    // A copy: handing the record to the click worker moves its buffer there.
+    void this.ports.stored.save(key, { ...record, data: record.data.slice() });
+    return record;
+  }
+
+  /**
+   * A second engine worker, on one thread, that only embeds mirror images: its encoder run takes one
+   * core while clicks keep the click worker. One that failed to start or crashed starts again when next asked.
+   */
+  private mirrorWorker(run: EngineRun): Promise<EngineWorker> {
+    if (run.mirror) return run.mirror;
+    const models = this.ports.models();
+    // The models are in the Cache API by now (the click worker fetched them): no download to show.
+    const mirror = this.ports.launch({
+      encoderPrecision: models.encoder,
+      decoderPrecision: models.decoder,
+      maxThreads: 1,
+      embeddingCacheSize: 1,
+      textDetectors: [],
+      warmUpDecoder: false,
+    });
+    const forget = () => void (run.mirror === mirror && (run.mirror = undefined));
+    mirror.then((worker) => worker.gone.then(forget), forget);
+    run.mirror = mirror;
+    return mirror;
   }
 
   /** Text prompts on a loaded photo, on the embedding the point tools use (the worker's cache). */
@@ -304,14 +295,14 @@ export class EngineSession {
     const run = this.current();
     const rgba = plainPixels(this.ports.pixels(imageId));
     const imageKey = await this.ensureEmbedding(imageId);
-    return this.onClicks(run, ({ api }) => api.segmentText({ image: rgba, prompts: [...prompts], imageId: imageKey, outline }));
+    return (await run.clicks).api.segmentText({ image: rgba, prompts: [...prompts], imageId: imageKey, outline });
   }
 
   /** Other instances like the object `mask` covers on a photo. */
   async findSimilar(imageId: string, mask: BinaryMask, outline: Partial<OutlineOptions>): Promise<FindSimilarResponse> {
     const run = this.current();
     const imageKey = await this.ensureEmbedding(imageId);
-    return this.onClicks(run, ({ api }) => api.findSimilar({ imageKey, mask: plainMask(mask), outline }));
+    return (await run.clicks).api.findSimilar({ imageKey, mask: plainMask(mask), outline });
   }
 
   /**
@@ -324,7 +315,7 @@ export class EngineSession {
     const run = this.run;
     const worker = await run?.clicks.catch(() => null);
     if (!run || !worker) return masks.map((mask) => maskOutline(mask, outline));
-    return (await this.onClicks(run, ({ api }) => api.retrace({ masks: masks.map(plainMask), outline }))).polygons;
+    return (await (await run.clicks).api.retrace({ masks: masks.map(plainMask), outline })).polygons;
   }
 }
 

@@ -21,8 +21,11 @@ import type { Call, ErrorClasses, TransferTable } from './transport';
 export interface EngineApi {
   /** What this engine runs: its backend, the identity of its encoder, how it started. */
   describe(): Promise<EngineDescription>;
-  /** Computes (or finds cached) the image embedding; `mirrored`: the mirror image's too (mirror averaging). */
-  embed(request: EmbedRequest): Promise<EmbedResponse>;
+  /**
+   * Computes (or finds cached) the image embedding; `mirrored`: the mirror image's too (mirror
+   * averaging). Cancelled while it waits behind other requests, it never runs.
+   */
+  embed(request: EmbedRequest, call?: Call): Promise<EmbedResponse>;
   /**
    * Candidates best first, each with polygons traced at `options.tolerance`, beside the mask. With an
    * `onEvent`, the best candidate's mask arrives as an event as soon as the decoder has answered.

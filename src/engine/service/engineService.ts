@@ -53,8 +53,8 @@ export class EngineService implements EngineApi {
     return this.description;
   }
 
-  embed(request: EmbedRequest): Promise<EmbedResponse> {
-    return this.inTurn(() => this.engine.embed(request.image, request.imageId, { mirrored: request.mirrored }));
+  embed(request: EmbedRequest, call: Call = {}): Promise<EmbedResponse> {
+    return this.inTurn(() => this.engine.embed(request.image, request.imageId, { mirrored: request.mirrored }), call.signal);
   }
 
   predict(request: PredictRequest, call: Call<BinaryMask> = {}): Promise<PredictResponse> {

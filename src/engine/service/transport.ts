@@ -173,6 +173,8 @@ export interface Connection<T> {
   readonly api: T;
   /** Rejects every open call with ServiceGoneError and terminates the worker. */
   close(): void;
+  /** Resolves when the service is gone (its worker crashed or exited, or `close`): no call will be answered. */
+  readonly gone: Promise<ServiceGoneError>;
 }
 
 interface Waiter {
@@ -186,10 +188,13 @@ export function connect<T extends object, Init = undefined, E = never>(port: Cal
   const errors = { ServiceGoneError, ...options.errors };
   const waiters = new Map<number, Waiter>();
   let nextId = START_ID + 1;
-  let gone: Error | undefined;
+  let gone: ServiceGoneError | undefined;
+  let announceGone: (error: ServiceGoneError) => void = () => undefined;
+  const goneAnnounced = new Promise<ServiceGoneError>((resolve) => (announceGone = resolve));
 
-  const failAll = (error: Error) => {
+  const failAll = (error: ServiceGoneError) => {
     gone ??= error;
+    announceGone(gone);
     for (const waiter of waiters.values()) waiter.reject(gone);
     waiters.clear();
   };
@@ -242,6 +247,7 @@ export function connect<T extends object, Init = undefined, E = never>(port: Cal
   });
   const connection: Connection<T> = {
     api,
+    gone: goneAnnounced,
     close: () => {
       failAll(new ServiceGoneError('the service was closed'));
       port.terminate();

@@ -25,6 +25,8 @@ export interface EngineWorker {
   readonly description: EngineDescription;
   /** Ends the worker; calls still open reject with ServiceGoneError. */
   terminate(): void;
+  /** Resolves when the worker is gone: crashed, or terminated. */
+  readonly gone: Promise<Error>;
 }
 
 function absolute(url: string): string {
@@ -53,10 +55,10 @@ export async function startEngineWorker(options: EngineWorkerStartOptions = {}):
 
 async function startOnce(init: WebEngineOptions, onProgress?: (p: ModelProgress) => void): Promise<EngineWorker> {
   const worker = new Worker(new URL('./engine.worker.ts', import.meta.url), { type: 'module', name: 'maskwright-engine' });
-  const { api, close } = await connect<EngineApi, WebEngineOptions, ModelProgress>(webWorkerPort(worker), init, {
+  const { api, close, gone } = await connect<EngineApi, WebEngineOptions, ModelProgress>(webWorkerPort(worker), init, {
     transfers: ENGINE_TRANSFERS,
     errors: { ...ENGINE_ERRORS, BackendStartupTimeoutError },
     onEvent: onProgress,
   });
-  return { api, description: await api.describe(), terminate: close };
+  return { api, description: await api.describe(), terminate: close, gone };
 }
