@@ -7,7 +7,7 @@ import type { WebBackendPreference } from '../../src/engine/adapters/ortWeb';
 import { probeWebGpu } from '../../src/engine/adapters/ortWeb';
 import type { BackendInfo } from '../../src/engine/runtime';
 import type { PolygonWithHoles, RgbaImage } from '../../src/engine/types';
-import { loadEmbedding, saveEmbedding } from '../../src/app/inference/embeddingStore';
+import { indexedDbEmbeddings } from '../../src/app/inference/embeddingStore';
 import { fetchServerEmbedding } from '../../src/app/inference/serverEmbedding';
 import { startEngineWorker, type EngineWorker } from '../../src/engine/worker/client';
 import type { DecoderPrecision, EncoderPrecision, ModelProgress } from '../../src/engine/service/api';
@@ -73,6 +73,9 @@ async function loadImageElement(url: string): Promise<HTMLImageElement> {
 }
 
 const since = (t0: number): number => performance.now() - t0;
+
+/** The studio's IndexedDB store of embeddings (the reload figures read what the slots stored). */
+const storedEmbeddings = indexedDbEmbeddings();
 
 /**
  * Our engine, step by step, so the bench can interleave it with the peer: on a machine shared with
@@ -203,12 +206,12 @@ const oursApi = {
     const s = slot(name);
     const record = s.imageKey ? await s.client.api.exportEmbedding({ imageKey: s.imageKey }) : null;
     if (!record) throw new Error('nothing embedded to store');
-    await saveEmbedding('bench-image', record);
+    await storedEmbeddings.save('bench-image', record);
   },
   /** What a reload does in the studio: the stored embedding if there is one, else an encoder run. */
   async readyFromStore(name: string): Promise<{ restored: boolean }> {
     const s = slot(name);
-    const record = await loadEmbedding('bench-image', s.client.description.encoderModel);
+    const record = await storedEmbeddings.load('bench-image', s.client.description.encoderModel);
     if (record) {
       await s.client.api.importEmbedding({ image: s.image, imageId: 'bench-image', record });
       s.imageKey = 'bench-image';

@@ -15,7 +15,7 @@ import { StatusBar } from './components/StatusBar';
 import { StudioCanvas } from './components/StudioCanvas';
 import { Toolbar } from './components/Toolbar';
 import { openImageBlobs, openSample } from './images/openImages';
-import { engineSession } from './studioEngine';
+import { engineSession } from './studioServices';
 import { useSessionPersistence } from './persistence/useSessionPersistence';
 import { handleShortcut } from './shortcuts';
 import { useStudio } from './state/studioStore';

@@ -3,7 +3,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { queryClient } from './queryClient';
-import { outlines } from './studioEngine';
+import { outlines } from './studioServices';
 import './styles.css';
 import './layout.css';
 

@@ -8,7 +8,7 @@ import { cutOutPng, pngMasksZip } from '../export/maskPng';
 import { sessionDataset } from '../export/sessionDataset';
 import { baseName, yoloZip } from '../export/yolo';
 import { imageBlob, rgbaOf } from '../images/imageLibrary';
-import { outlines } from '../studioEngine';
+import { outlines } from '../studioServices';
 import { liveSelection } from '../state/editActions';
 import { currentDocument, newId, useStudio } from '../state/studioStore';
 import { useDetail } from '../state/detailStore';

@@ -3,7 +3,7 @@ import { maskArea } from '../geometry/maskPaint';
 import { objectMask } from '../geometry/objectMask';
 import { countVertices } from '../geometry/svgPath';
 import { findSimilarObjects } from '../inference/similarObjects';
-import { engineSession } from '../studioEngine';
+import { engineSession } from '../studioServices';
 import { similarMessage } from '../inference/similarMessage';
 import type { ImageEntry, SegObject } from '../state/model';
 import { studio, useStudio } from '../state/studioStore';

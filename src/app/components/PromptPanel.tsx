@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useAccount } from '../account/useAccount';
 import { rerunActivePrompt, runRemote } from '../inference/controller';
 import { localTextSegmenter } from '../inference/localText';
-import { engineSession } from '../studioEngine';
+import { engineSession } from '../studioServices';
 import { addWithoutDuplicates } from '../inference/objectDedupe';
 import { hasUnknown, outcomeMessage, outcomeSummary, type PromptOutcome } from '../inference/textOutcomes';
 import { remoteTextSegmenter } from '../inference/textSegmentation';

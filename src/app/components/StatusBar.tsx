@@ -2,7 +2,7 @@ import { formatBytes, useEngineStatus } from '../state/engineStatus';
 import { describeVariants } from '../inference/modelVariants';
 import { useInferenceMode } from '../state/inferenceModeStore';
 import { useStudio } from '../state/studioStore';
-import { engineSession } from '../studioEngine';
+import { engineSession } from '../studioServices';
 import { usePreferences } from '../state/preferences';
 import { SERVER_START_LABEL } from '../inference/serverEmbedding';
 

@@ -5,6 +5,7 @@ import type { EmbeddingRecord, ModelProgress, PredictResponse, SegmentTextRespon
 import type { BinaryMask, PolygonWithHoles, RgbaImage, VisualPrompt } from '../../engine/types';
 import type { EngineWorker, EngineWorkerStartOptions } from '../../engine/worker/client';
 import type { useEngineStatus } from '../state/engineStatus';
+import type { StoredEmbeddings } from './embeddingStore';
 import type { ModelVariants } from './modelVariants';
 
 export interface LocalCandidate {
@@ -28,10 +29,7 @@ export interface EngineSessionPorts {
   /** A loaded photo's pixels. */
   pixels(imageId: string): RgbaImage | null | undefined;
   /** Embeddings kept across visits (IndexedDB), by key and encoder identity. */
-  stored: {
-    load(key: string, model: string): Promise<EmbeddingRecord | undefined>;
-    save(key: string, record: EmbeddingRecord): Promise<void>;
-  };
+  stored: StoredEmbeddings;
   /** Server start: the photo's embedding from the server, or undefined (then this device's encoder runs). */
   serverEmbedding(imageId: string, encoderModel: string): Promise<EmbeddingRecord | undefined>;
   /** Whether Server start is chosen (it costs a credit per photo, so nothing is embedded ahead). */
