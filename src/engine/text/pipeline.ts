@@ -7,7 +7,7 @@
  * threshold (`minDetectorScore`) then means the same for every detector, and pooled answers rank
  * fairly. SAM's predicted IoU is reported beside it (`maskScore`) but does not change the ranking.
  */
-import type { SegmentResponse } from '../../contract';
+import type { SegmentAnswer } from '../answers';
 import type { SegmentationEngine } from '../engine';
 import { maskIoU, maskOutline, outerRings } from '../polygons';
 import type { OutlineOptions } from '../options';
@@ -227,7 +227,7 @@ export class TextPipeline {
 }
 
 /** The service's response: outer rings of each mask as [x, y] polygons, per prompt in order. */
-export function toSegmentResponse(results: readonly PromptResult[], outline: Partial<OutlineOptions> = {}): SegmentResponse {
+export function toSegmentResponse(results: readonly PromptResult[], outline: Partial<OutlineOptions> = {}): SegmentAnswer {
   return {
     prompt_results: results.map((r) => ({
       echo: { text: r.text },
@@ -244,7 +244,7 @@ export function toSegmentResponse(results: readonly PromptResult[], outline: Par
 
 /** What the server (and CLI) call: text prompts in, the specified response out. */
 export interface TextSegmenter {
-  segment(image: RgbaImage, prompts: string[], imageId?: string): Promise<SegmentResponse>;
+  segment(image: RgbaImage, prompts: string[], imageId?: string): Promise<SegmentAnswer>;
 }
 
 export function createTextSegmenter(
