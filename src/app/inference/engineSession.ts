@@ -1,22 +1,15 @@
 import { mirrorImage } from '../../engine/mirror';
 import type { OutlineOptions, SegmentationOptions } from '../../engine/options';
 import { maskOutline } from '../../engine/polygons';
-import type { EmbeddingRecord, ModelProgress, PredictResponse, SegmentTextResponse, FindSimilarResponse } from '../../engine/service/api';
+import type { EmbeddingRecord, FindSimilarResponse, ModelProgress, PolygonCandidate, PredictResponse, SegmentTextResponse } from '../../engine/service/api';
 import type { BinaryMask, PolygonWithHoles, RgbaImage, VisualPrompt } from '../../engine/types';
 import type { EngineWorker, EngineWorkerStartOptions } from '../../engine/worker/client';
 import type { useEngineStatus } from '../state/engineStatus';
 import type { StoredEmbeddings } from './embeddingStore';
 import type { ModelVariants } from './modelVariants';
 
-export interface LocalCandidate {
-  readonly polygons: PolygonWithHoles[];
-  readonly score: number;
-  readonly area: number;
-  readonly lowResLogits: Float32Array;
-  readonly mask: { width: number; height: number; data: Uint8Array };
-  /** The tolerance the worker traced `polygons` at. */
-  readonly outlineTolerance: number;
-}
+/** A candidate of a local decode, with the tolerance the worker traced its `polygons` at. */
+export type LocalCandidate = Readonly<PolygonCandidate> & { readonly outlineTolerance: number };
 
 /** What the session needs of the page, injected so that it reads no store and no preference itself. */
 export interface EngineSessionPorts {
@@ -24,9 +17,8 @@ export interface EngineSessionPorts {
   launch(options: Omit<EngineWorkerStartOptions, 'modelBaseUrl'>): Promise<EngineWorker>;
   /** The model variants wanted now; a change restarts the engine with empty caches. */
   models(): ModelVariants;
-  /** The status bar's store. */
+  /** The status bar's store; a loaded photo's pixels. */
   status(): ReturnType<typeof useEngineStatus.getState>;
-  /** A loaded photo's pixels. */
   pixels(imageId: string): RgbaImage | null | undefined;
   /** Embeddings kept across visits (IndexedDB), by key and encoder identity. */
   stored: StoredEmbeddings;
@@ -45,7 +37,7 @@ interface EngineRun {
   readonly embeddings: Map<string, Promise<string>>;
   readonly embedded: Set<string>;
   readonly mirrorEmbeddings: Map<string, Promise<string>>;
-  readonly detectorDownloads: Map<string, { loadedBytes: number; totalBytes: number }>;
+  readonly detectorDownloads: Map<string, ModelProgress>;
   background: Promise<unknown>;
 }
 
@@ -118,9 +110,7 @@ export class EngineSession {
     const status = this.ports.status();
     if (p.model.startsWith('detector')) {
       // Loaded lazily after start: their own progress (the detectors as one download), the engine stays 'ready' meanwhile.
-      const downloads = this.run?.detectorDownloads ?? new Map<string, { loadedBytes: number; totalBytes: number }>();
-      downloads.set(p.model, { loadedBytes: p.loadedBytes, totalBytes: p.totalBytes });
-      const all = [...downloads.values()];
+      const all = [...(this.run?.detectorDownloads.set(p.model, p).values() ?? [p])];
       status.update({ detector: { loadedBytes: all.reduce((n, d) => n + d.loadedBytes, 0), totalBytes: all.reduce((n, d) => n + d.totalBytes, 0) } });
       return;
     }
@@ -318,7 +308,7 @@ export class EngineSession {
 }
 
 function localCandidates(result: PredictResponse, tolerance: number): LocalCandidate[] {
-  return result.candidates.map((c) => ({ polygons: c.polygons, score: c.score, area: c.area, lowResLogits: c.lowResLogits, mask: c.mask, outlineTolerance: tolerance }));
+  return result.candidates.map((c) => ({ ...c, outlineTolerance: tolerance }));
 }
 
 /** The pixels as plain data (a canvas's ImageData would travel as one), copied to the worker, not moved. */
