@@ -145,6 +145,8 @@ test('when the user pauses, the mask gets the mirror pass and the next click con
   await expect(passed).toBeVisible();
   await page.getByTestId('status-bar').getByRole('button', { name: 'Details' }).click();
   await expect(page.getByTestId('mirror-pass-timing')).toContainText(/Mirror pass \d+ ms/);
+  // Read from the engine worker itself: the photo's embedding and its mirror image's are both held there.
+  await expect(page.getByTestId('engine-cache')).toHaveText(/Engine holds \d+ photos? · this one with its mirror image/);
 
   // A new click is answered at once (the note goes with the answer it described), then passed again.
   await clickImage(page, 150, 330, 'right');

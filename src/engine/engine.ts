@@ -117,6 +117,9 @@ interface DecodeSource {
 
 const now = (): number => performance.now();
 
+/** The photo's own embedding, and those of its mirror image and its half-patch shift (mirror and shift averaging). */
+export type EmbeddingView = 'photo' | 'mirror' | 'shifted';
+
 export interface EmbedResult {
   imageKey: string;
   cacheHit: boolean;
@@ -302,6 +305,14 @@ export class SegmentationEngine {
 
   hasEmbedding(imageKey: string): boolean {
     return this.cache.has(imageKey);
+  }
+
+  /** The photos whose embeddings are cached, least recently used first, each with the views kept beside it. */
+  cachedViews(): { imageKey: string; views: EmbeddingView[] }[] {
+    return this.cache.keys().map((imageKey) => {
+      const entry = this.cache.peek(imageKey)!;
+      return { imageKey, views: ['photo', ...(entry.mirror ? ['mirror' as const] : []), ...(entry.shifted ? ['shifted' as const] : [])] };
+    });
   }
 
   getEmbedding(imageKey: string): { embedding: Tensor; width: number; height: number } | undefined {

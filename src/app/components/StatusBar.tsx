@@ -1,3 +1,4 @@
+import { useEffect, useState } from 'react';
 import { formatBytes, useEngineStatus } from '../state/engineStatus';
 import { describeVariants } from '../inference/modelVariants';
 import { useInferenceMode } from '../state/inferenceModeStore';
@@ -45,6 +46,15 @@ export function StatusBar() {
   const details = usePreferences((s) => s.statusDetails);
   const serverStart = usePreferences((s) => s.embeddingSource === 'server');
   const setPreferences = usePreferences((s) => s.set);
+  // Asked of the engine itself when the details are open and what it may hold changed.
+  const [held, setHeld] = useState<Awaited<ReturnType<typeof engineSession.cachedEmbeddings>> | null>(null);
+  useEffect(() => {
+    if (!details || engine.phase !== 'ready') return setHeld(null);
+    let current = true;
+    void engineSession.cachedEmbeddings().then((cached) => current && setHeld(cached), () => current && setHeld(null));
+    return () => void (current = false);
+  }, [details, engine.phase, engine.embeddings, engine.lastMirrorPass, engine.embedding]);
+  const heldHere = held?.find((c) => c.imageKey === active)?.views;
   return (
     <footer className="status-bar" data-testid="status-bar" aria-label="Status">
       {mode === 'remote' ? (
@@ -87,6 +97,12 @@ export function StatusBar() {
           {details && engine.embeddings > 0 && (
             <span>
               Cache hits {engine.cacheHits}/{engine.embeddings}
+            </span>
+          )}
+          {details && held && (
+            <span data-testid="engine-cache">
+              Engine holds {held.length} {held.length === 1 ? 'photo' : 'photos'}
+              {heldHere && ` · this one${heldHere.includes('mirror') ? ' with its mirror image' : ''}`}
             </span>
           )}
           <ModelProgress />

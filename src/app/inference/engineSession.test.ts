@@ -84,7 +84,7 @@ describe('EngineSession', () => {
     expect(s.stored.get('coffee')?.model).toBe('sam-encoder-fp32@node-test');
   });
 
-  it('runs the mirror pass with the mirror image embedded by its own one-thread worker; dispose ends both workers', async () => {
+  it('runs the mirror pass with the mirror image embedded by its own one-thread worker, which the engine then holds; dispose ends both workers', async () => {
     const s = sessionOnThreads();
     session = s.session;
     const quick = await session.predict('coffee', CUP, OPTIONS);
@@ -93,8 +93,10 @@ describe('EngineSession', () => {
     expect(checked[0].mask).not.toEqual(quick[0].mask);
     expect(s.launched).toHaveLength(2);
     expect(s.stored.has('mirror:coffee')).toBe(true);
+    expect(await session.cachedEmbeddings()).toEqual([{ imageKey: 'coffee', views: ['photo', 'mirror'] }]);
     session.dispose();
     await Promise.all(s.launched.map((w) => w.gone));
     expect(session.isEmbedded('coffee')).toBe(false);
+    expect(await session.cachedEmbeddings()).toEqual([]);
   });
 });

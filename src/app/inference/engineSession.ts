@@ -1,3 +1,4 @@
+import type { EmbeddingView } from '../../engine/engine';
 import { mirrorImage } from '../../engine/mirror';
 import type { OutlineOptions, SegmentationOptions } from '../../engine/options';
 import { maskOutline } from '../../engine/polygons';
@@ -118,6 +119,12 @@ export class EngineSession {
     const downloaded = progress.encoder && progress.decoder && Object.values(progress).every((m) => m && m.loadedBytes >= m.totalBytes);
     // Both files in: what remains is creating the inference sessions.
     status.update({ progress, phase: downloaded ? 'starting' : 'downloading' });
+  }
+
+  /** What the click worker's engine holds now (the status bar's details): photos and their views; none before it starts. */
+  async cachedEmbeddings(): Promise<{ imageKey: string; views: EmbeddingView[] }[]> {
+    const worker = await this.run?.clicks.catch(() => undefined);
+    return worker ? worker.api.cachedEmbeddings() : [];
   }
 
   isEmbedded(imageId: string): boolean {

@@ -14,7 +14,7 @@
 import type { OutlineOptions, SegmentationOptions } from '../options';
 import type { BackendInfo } from '../runtime';
 import type { BinaryMask, PolygonWithHoles, RgbaImage, VisualPrompt } from '../types';
-import { EmbeddingMissingError } from '../engine';
+import { EmbeddingMissingError, type EmbeddingView } from '../engine';
 import { PromptError } from '../prompt';
 import type { Call, ErrorClasses, TransferTable } from './transport';
 
@@ -44,6 +44,8 @@ export interface EngineApi {
   /** The mirror image's embedding, made elsewhere, for the photo cached under `imageKey`. */
   importMirrorEmbedding(request: { imageKey: string; record: EmbeddingRecord }): Promise<void>;
   hasEmbedding(request: { imageKey: string }): Promise<boolean>;
+  /** The photos the engine holds embeddings of now, least recently used first, and which views of each. */
+  cachedEmbeddings(): Promise<{ imageKey: string; views: EmbeddingView[] }[]>;
   /** Drops one cached embedding (or all of them). */
   forget(request: { imageKey?: string }): Promise<void>;
 }

@@ -3,7 +3,7 @@
  * (text prompts, find similar) on that same engine, and polygon tracing beside every mask. The browser
  * worker serves one of these (worker/engine.worker.ts); Node code may call one directly.
  */
-import type { SegmentationEngine } from '../engine';
+import type { EmbeddingView, SegmentationEngine } from '../engine';
 import { segmentationOptions } from '../options';
 import { maskOutline } from '../polygons';
 import type { Tensor } from '../runtime';
@@ -109,6 +109,11 @@ export class EngineService implements EngineApi {
 
   hasEmbedding(request: { imageKey: string }): Promise<boolean> {
     return this.inTurn(() => this.engine.hasEmbedding(request.imageKey));
+  }
+
+  /** Not in turn: it reads the cache, no ORT session, so the status bar does not wait behind decodes. */
+  async cachedEmbeddings(): Promise<{ imageKey: string; views: EmbeddingView[] }[]> {
+    return this.engine.cachedViews();
   }
 
   forget(request: { imageKey?: string }): Promise<void> {
