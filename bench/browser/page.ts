@@ -7,7 +7,6 @@ import type { WebBackendPreference } from '../../src/engine/adapters/ortWeb';
 import { probeWebGpu } from '../../src/engine/adapters/ortWeb';
 import type { BackendInfo } from '../../src/engine/runtime';
 import type { PolygonWithHoles, RgbaImage } from '../../src/engine/types';
-import type { DetectionPasses } from '../../src/engine/text/passes';
 import { loadEmbedding, saveEmbedding } from '../../src/app/inference/embeddingStore';
 import { fetchServerEmbedding } from '../../src/app/inference/serverEmbedding';
 import { EngineWorkerClient, type DecoderPrecision, type EncoderPrecision, type ModelProgress } from '../../src/engine/worker/client';
@@ -106,8 +105,6 @@ const oursApi = {
     allowFallbackAdapter?: boolean;
     /** Text-prompt detectors the worker may use (default all). */
     textDetectors?: string[];
-    /** The detectors' looks at the photo (default the service's). */
-    textPasses?: DetectionPasses;
     /** Scale the photo to this width first (the text bench's 1024 px photo). */
     imageWidth?: number;
     mirrorAverage?: boolean;
@@ -120,7 +117,6 @@ const oursApi = {
       splitDecoder: options.splitDecoder,
       allowFallbackAdapter: options.allowFallbackAdapter,
       textDetectors: options.textDetectors,
-      textPasses: options.textPasses,
       onProgress: (p) => void (p.model.startsWith('detector') && detectorDownloads.set(p.model, p)),
     });
     ours.set(options.slot, { client, image: await loadRgba(options.imageUrl, options.imageWidth), detectorDownloads, mirrorAverage: options.mirrorAverage === true });

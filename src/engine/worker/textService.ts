@@ -8,6 +8,7 @@
 import type { SegmentationEngine } from '../engine';
 import type { OutlineOptions } from '../options';
 import { maskOutline } from '../polygons';
+import type { DetectionPasses } from '../text/passes';
 import { TextPipeline, type TextPipelineOptions } from '../text/pipeline';
 import { interpretPrompt } from '../text/promptParser';
 import { findSimilarReport, type SimilarOptions } from '../text/similar';
@@ -40,7 +41,8 @@ export class TextService {
   constructor(
     private readonly engine: SegmentationEngine,
     detectors: (() => Promise<ConceptDetector>) | readonly DetectorLoader[],
-    private readonly options: TextPipelineOptions = {},
+    // `passes`: the worker's transitional start option, which can carry nothing (text/passes.ts).
+    private readonly options: TextPipelineOptions & { readonly passes?: DetectionPasses } = {},
   ) {
     this.loaders = typeof detectors === 'function' ? [{ name: 'detector', vocabulary: ALL_COCO, load: detectors }] : detectors;
   }
