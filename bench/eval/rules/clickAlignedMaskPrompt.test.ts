@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CLICK_RADIUS_CELLS, CLICK_LOGIT, clickAlignedMaskPrompt } from './clickAlignedMaskPrompt';
-import { logitAtPixel } from './consistency';
-import { LOW_RES_SIZE, modelFrame } from './frame';
+import { logitAtPixel } from '../../../src/engine/upsample';
+import { LOW_RES_SIZE, modelFrame } from '../../../src/engine/frame';
 
 // 256×256: resized ×4 into the model frame, so pixel (x, y) sits exactly on the centre of cell (x, y).
 const frame = modelFrame(256, 256);

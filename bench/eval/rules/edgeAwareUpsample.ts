@@ -11,9 +11,10 @@
  * parts the logits hold are kept. Away from the boundary the bilinear answer is kept, so the cost
  * grows with the boundary's length, not the image's area.
  */
-import { LOW_RES_SIZE, MODEL_SIZE, type ModelFrame } from './frame';
-import type { BinaryMask, RgbaImage } from './types';
-import { upsampleLogitsToMask } from './upsample';
+import { LOW_RES_SIZE, MODEL_SIZE, type ModelFrame } from '../../../src/engine/frame';
+import type { BinaryMask, RgbaImage } from '../../../src/engine/types';
+import { upsampleLogitsToMask } from '../../../src/engine/upsample';
+import type { DecodeRule } from '../../../src/engine/decodeRule';
 
 /**
  * Colour fall-off (RGB distance, 0–255 per channel): about a tenth of the range, the usual setting for
@@ -120,4 +121,26 @@ export function edgeAwareLogitsToMask(logits: Float32Array, frame: ModelFrame, i
     }
   }
   return mask;
+}
+
+/**
+ * Edge-aware upsampling as a decoding rule (src/engine/decodeRule.ts): every mask of a prediction is
+ * made with the photo as the guide. The engine keeps embeddings, not photos, so the caller says where
+ * each embedded photo is (`photoOf`, by the key `embed` returned); each photo's cell colours are
+ * computed on its first mask and kept while the photo is.
+ */
+export function edgeAwareUpsampling(photoOf: (imageKey: string) => RgbaImage | undefined): DecodeRule {
+  const colours = new WeakMap<RgbaImage, CellColours>();
+  return {
+    toMask(logits, frame, imageKey) {
+      const photo = photoOf(imageKey);
+      if (!photo) throw new Error(`edge-aware upsampling needs the photo of "${imageKey}", which its caller did not keep`);
+      let known = colours.get(photo);
+      if (!known) {
+        known = cellColours(photo, frame);
+        colours.set(photo, known);
+      }
+      return edgeAwareLogitsToMask(logits, frame, photo, known);
+    },
+  };
 }

@@ -4,8 +4,11 @@
  * box tells the decoder the object's extent in the form it was trained on, so the second answer fills
  * the box's object instead of spilling past it or leaving parts out, at one more decoder run.
  */
-import { maskBounds } from './bounds';
-import type { BinaryMask, BoxPrompt, VisualPrompt } from './types';
+import { maskBounds } from '../../../src/engine/bounds';
+import type { BinaryMask, BoxPrompt, VisualPrompt } from '../../../src/engine/types';
+import { bestToken, tokenLogits } from '../../../src/engine/candidates';
+import type { Decoded, DecodeRule, DecodeStep } from '../../../src/engine/decodeRule';
+import { upsampleLogitsToMask } from '../../../src/engine/upsample';
 
 /** The center-anchored box around a mask's set pixels; undefined for an empty mask. */
 export function maskBox(mask: BinaryMask): BoxPrompt | undefined {
@@ -26,3 +29,12 @@ export function cascadePrompt(prompt: VisualPrompt, answer: BinaryMask, answerLo
   if (!box) return undefined;
   return { points: prompt.points, box, maskInput: answerLogits };
 }
+
+/** Cascaded refinement as a decoding rule (src/engine/decodeRule.ts): one more decoder run per prompt. */
+export const cascadeRefine: DecodeRule = Object.freeze({
+  async redecode(decoded: Decoded, step: DecodeStep): Promise<Decoded> {
+    const answer = tokenLogits(decoded.outputs, bestToken(decoded.outputs, step.frame, decoded.kind));
+    const refining = cascadePrompt(step.prompt, upsampleLogitsToMask(answer, step.frame), answer);
+    return refining ? step.decode(refining) : decoded;
+  },
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LOW_RES_SIZE, modelFrame, toModelCoords } from './frame';
+import { LOW_RES_SIZE, modelFrame, toModelCoords } from '../../../src/engine/frame';
 import { SHIFT_MODEL_PX, shiftFrameTensor, shiftLowResLogits, shiftPrompt, unshiftTokenLogits } from './shift';
 
 const CELLS = SHIFT_MODEL_PX / 4;

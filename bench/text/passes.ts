@@ -13,12 +13,16 @@
  * The passes' boxes become one list by suppression (the best-scored box of overlapping ones is kept)
  * or by Weighted Box Fusion (fusion.ts). The scores stay the detector's own kind (calibration.ts maps
  * them; its parameters are fitted for the passes in use).
+ *
+ * The service takes one look (SINGLE_PASS); these plug into the text pipeline through its detection
+ * rule hook (`detectionRule`, src/engine/text/pool.ts) for the bench and the COCO eval.
  */
-import { cropImage } from '../crop';
-import { mirrorImage } from '../mirror';
-import type { RgbaImage } from '../types';
-import { boxIoU, suppressOverlaps, type ConceptDetector, type CornerBox, type DetectOptions, type Detection } from './detector';
-import { DEFAULT_WBF_IOU, weightedBoxFusion, type PassDetections } from './fusion';
+import { cropImage } from '../../src/engine/crop';
+import { mirrorImage } from '../../src/engine/mirror';
+import type { RgbaImage } from '../../src/engine/types';
+import { boxIoU, suppressOverlaps, type ConceptDetector, type CornerBox, type DetectOptions, type Detection } from '../../src/engine/text/detector';
+import type { DetectionRule } from '../../src/engine/text/pool';
+import { DEFAULT_WBF_IOU, fuseDetectors, weightedBoxFusion, type PassDetections } from './fusion';
 
 export interface DetectionPasses {
   /** Also the photo mirrored left–right. */
@@ -29,7 +33,12 @@ export interface DetectionPasses {
   readonly fusion: 'suppress' | 'wbf';
 }
 
-/** One look: the whole photo as the detector's upstream feeds it. */
+/**
+ * One look: the whole photo as the detector's upstream feeds it — the service's. The mirrored photo
+ * (with suppression) was the variant chosen on the fit half of coco-tiny, but its gain there did not
+ * hold on the held-out half while it doubles the detector time (docs/RESULTS.md, issue 17 third pass),
+ * and the calibration table (calibration.ts) is fitted for one look.
+ */
 export const SINGLE_PASS: DetectionPasses = { mirror: false, tiles: false, fusion: 'suppress' };
 
 /** Each tile overlaps its neighbour by this share of a tile (SAHI's examples use 0.2–0.25). */
@@ -112,4 +121,16 @@ export async function detectWithPasses(
   if (passes.fusion === 'wbf') return weightedBoxFusion(all, DEFAULT_WBF_IOU);
   const sorted = all.flatMap((p) => p.detections).sort((a, b) => b.score - a.score);
   return suppressOverlaps(sorted, (a, b) => (a.label === b.label ? boxIoU(a.box, b.box) : 0), DEFAULT_WBF_IOU);
+}
+
+/** How the detectors' boxes of one object become one: the service's suppression, or WBF across detectors (fusion.ts). */
+export type DetectorFusion = 'suppress' | 'wbf';
+
+/** The text pipeline's detection rule (src/engine/text/pool.ts's hook) of these passes and detector fusion. */
+export function detectionRule(passes: DetectionPasses, detectorFusion: DetectorFusion = 'suppress'): DetectionRule {
+  const oneLook = !passes.mirror && !passes.tiles;
+  return {
+    detect: oneLook ? undefined : (detector, image, options) => detectWithPasses(detector, image, passes, options),
+    fuse: detectorFusion === 'wbf' ? fuseDetectors : undefined,
+  };
 }

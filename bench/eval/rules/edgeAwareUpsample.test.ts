@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { edgeAwareLogitsToMask } from './edgeAwareUpsample';
-import { modelFrame } from './frame';
-import type { RgbaImage } from './types';
-import { upsampleLogitsToMask } from './upsample';
+import { modelFrame } from '../../../src/engine/frame';
+import type { RgbaImage } from '../../../src/engine/types';
+import { upsampleLogitsToMask } from '../../../src/engine/upsample';
 
 // 1024×64: the model frame is the image itself, so one logit cell covers 4×4 pixels.
 const width = 1024;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Detection } from './detector';
+import type { Detection } from '../../src/engine/text/detector';
 import { weightedBoxFusion } from './fusion';
 
 const whole = { x0: 0, y0: 0, x1: 1000, y1: 1000 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cascadePrompt, maskBox } from './cascade';
-import type { BinaryMask } from './types';
+import type { BinaryMask } from '../../../src/engine/types';
 
 function maskWith(width: number, height: number, pixels: [number, number][]): BinaryMask {
   const data = new Uint8Array(width * height);

@@ -5,11 +5,13 @@
  * so the boundary between two patches is never the same in both views. Half a patch is two cells
  * of the decoder's 256² logits, so the answers map back cell for cell, without resampling. It costs
  * one more encoder run per photo and one more decoder run per prompt. The geometry is here; the
- * engine runs it.
+ * engine runs it as a view (SHIFT_VIEW).
  */
-import { LOW_RES_SIZE, MODEL_SIZE, type ModelFrame } from './frame';
-import type { Tensor } from './runtime';
-import type { VisualPrompt } from './types';
+import { LOW_RES_SIZE, MODEL_SIZE, type ModelFrame } from '../../../src/engine/frame';
+import type { Tensor } from '../../../src/engine/runtime';
+import type { RgbaImage, VisualPrompt } from '../../../src/engine/types';
+import type { DecodeRule, PhotoView } from '../../../src/engine/decodeRule';
+import { imageContentKey } from '../../../src/engine/hash';
 
 /** Half of the encoder's 16-px patch, in model-frame pixels. */
 export const SHIFT_MODEL_PX = 8;
@@ -71,3 +73,16 @@ export function unshiftTokenLogits(shifted: Float32Array, own: Float32Array): Fl
   }
   return out;
 }
+
+/** The frame moved by half a patch as a view of the photo (src/engine/decodeRule.ts). */
+export const SHIFT_VIEW: PhotoView = Object.freeze({
+  name: 'shifted',
+  frame: shiftFrameTensor,
+  // The same picture as the photo, seen otherwise: stored under the photo's key, marked.
+  storeKey: (photo: RgbaImage) => `${imageContentKey(photo)}:shifted`,
+  prompt: shiftPrompt,
+  logitsBack: (logits: Float32Array, own: Float32Array) => unshiftTokenLogits(logits, own),
+});
+
+/** Shift averaging as a decoding rule: the photo must be embedded with `{ views: [SHIFT_VIEW] }`. */
+export const shiftAverage: DecodeRule = Object.freeze({ views: [SHIFT_VIEW] });

@@ -11,8 +11,9 @@
  * The disk is one encoder patch across (16 model pixels), the finest detail the image embedding
  * resolves; everything else in the mask prompt is left as it was.
  */
-import { LOW_RES_SIZE, MODEL_SIZE, type ModelFrame } from './frame';
-import type { PointPrompt } from './types';
+import { LOW_RES_SIZE, MODEL_SIZE, type ModelFrame } from '../../../src/engine/frame';
+import type { PointPrompt, VisualPrompt } from '../../../src/engine/types';
+import type { DecodeRule } from '../../../src/engine/decodeRule';
 
 /** Radius in logit cells (4 model pixels each): half of one 16-pixel encoder patch. */
 export const CLICK_RADIUS_CELLS = 2;
@@ -43,3 +44,9 @@ export function clickAlignedMaskPrompt(maskInput: Float32Array, frame: ModelFram
   }
   return aligned;
 }
+
+/** The click-aligned mask prompt as a decoding rule (src/engine/decodeRule.ts): no extra decoder run. */
+export const alignMaskPrompt: DecodeRule = Object.freeze({
+  preparePrompt: (prompt: VisualPrompt, frame: ModelFrame): VisualPrompt =>
+    prompt.maskInput && prompt.points?.length ? { ...prompt, maskInput: clickAlignedMaskPrompt(prompt.maskInput, frame, prompt.points) } : prompt,
+});

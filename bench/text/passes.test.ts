@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { RgbaImage } from '../types';
-import type { ConceptDetector, CornerBox, Detection } from './detector';
-import { cropImage } from '../crop';
+import type { RgbaImage } from '../../src/engine/types';
+import type { ConceptDetector, CornerBox, Detection } from '../../src/engine/text/detector';
+import { cropImage } from '../../src/engine/crop';
 import { cutByInnerEdge, detectWithPasses, mirrorBox, passCount, tileRegions, tilingAddsDetail } from './passes';
 
 /** A photo, black but for white rectangles. */

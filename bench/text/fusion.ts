@@ -7,8 +7,8 @@
  * suppression, which keeps the best member as it is, agreement between views raises the score and
  * averaging the corners cancels part of each view's box error.
  */
-import type { CornerBox, Detection } from './detector';
-import { boxIoU } from './detector';
+import type { CornerBox, Detection } from '../../src/engine/text/detector';
+import { boxIoU } from '../../src/engine/text/detector';
 
 /** The boxes of one pass, and the part of the photo that pass saw (to count who could have found a box). */
 export interface PassDetections {
@@ -68,4 +68,13 @@ export function weightedBoxFusion(passes: readonly PassDetections[], iou = DEFAU
     }
   }
   return fused.sort((a, b) => b.score - a.score);
+}
+
+/**
+ * The calibrated boxes of several detectors fused by WBF, each detector counted as a pass that saw the
+ * whole photo: corners averaged by calibrated score, score summed over the detectors asked.
+ */
+export function fuseDetectors(perDetector: readonly (readonly Detection[])[], iou: number): Detection[] {
+  const whole: CornerBox = { x0: -Infinity, y0: -Infinity, x1: Infinity, y1: Infinity };
+  return weightedBoxFusion(perDetector.map((detections) => ({ detections, view: whole })), iou);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { cellAtPixel, clickAgreement, correctAround, logitAtPixel, mostConsistent } from './consistency';
-import { modelFrame } from './frame';
-import { upsampleLogitsToMask } from './upsample';
+import { modelFrame } from '../../../src/engine/frame';
+import { logitAtPixel } from '../../../src/engine/upsample';
+import { cellAtPixel, clickAgreement, correctAround, mostConsistent } from './consistency';
 
 const frame = modelFrame(1024, 1024); // 4 image pixels per low-res cell, no padding
 const AREA = 256 * 256;
@@ -11,19 +11,6 @@ function rect(x0: number, y0: number, x1: number, y1: number, into: Float32Array
   for (let y = y0; y < y1; y++) into.fill(10, y * 256 + x0, y * 256 + x1);
   return into;
 }
-
-describe('logitAtPixel', () => {
-  it('says the same as the upsampled mask at every pixel it is asked about', () => {
-    const odd = modelFrame(333, 517);
-    const logits = new Float32Array(AREA).map((_, i) => Math.sin(i / 97) * 3 + Math.cos(i / 13));
-    const mask = upsampleLogitsToMask(logits, odd);
-    for (let y = 0; y < odd.height; y += 7) {
-      for (let x = 0; x < odd.width; x += 5) {
-        expect(logitAtPixel(logits, odd, x, y) > 0).toBe(mask.data[y * odd.width + x] === 1);
-      }
-    }
-  });
-});
 
 describe('clickAgreement and mostConsistent', () => {
   const mask = rect(10, 10, 20, 20);

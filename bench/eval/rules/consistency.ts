@@ -8,31 +8,11 @@
  * taken instead. An answer that violates nothing is never replaced, so clicks that already work keep
  * exactly SAM's behaviour.
  */
-import { LOW_RES_SIZE, MODEL_SIZE, type ModelFrame } from './frame';
-import type { PointPrompt } from './types';
-
-/**
- * The low-res logit at an image pixel, interpolated exactly as `upsampleLogitsToMask` does, so
- * "logit > 0 here" is the same statement as "the returned mask covers this pixel".
- */
-export function logitAtPixel(logits: Float32Array, frame: ModelFrame, x: number, y: number): number {
-  const px = Math.min(frame.width - 1, Math.max(0, Math.floor(x)));
-  const py = Math.min(frame.height - 1, Math.max(0, Math.floor(y)));
-  const toLowRes = (resized: number, size: number) => resized / size / (MODEL_SIZE / LOW_RES_SIZE);
-  const axis = (p: number, resized: number, size: number): [number, number, number] => {
-    const u = Math.min(LOW_RES_SIZE - 1, Math.max(0, (p + 0.5) * toLowRes(resized, size) - 0.5));
-    const f = Math.floor(u);
-    return [f, Math.min(f + 1, LOW_RES_SIZE - 1), u - f];
-  };
-  const [x0, x1, wx] = axis(px, frame.resizedWidth, frame.width);
-  const [y0, y1, wy] = axis(py, frame.resizedHeight, frame.height);
-  const row = (r: number) => {
-    const a = logits[r * LOW_RES_SIZE + x0];
-    return a + (logits[r * LOW_RES_SIZE + x1] - a) * wx;
-  };
-  const top = row(y0);
-  return wy === 0 ? top : top + (row(y1) - top) * wy;
-}
+import { LOW_RES_SIZE, MODEL_SIZE, type ModelFrame } from '../../../src/engine/frame';
+import type { PointPrompt } from '../../../src/engine/types';
+import { logitAtPixel } from '../../../src/engine/upsample';
+import { rankTokens, tokenLogits, type TokenOutputs } from '../../../src/engine/candidates';
+import type { DecodeRule } from '../../../src/engine/decodeRule';
 
 export interface ClickAgreement {
   /** Clicks the mask agrees with. */
@@ -138,4 +118,74 @@ export function correctAround(base: Float32Array, alternative: Float32Array, fra
     if (y < height - 1) visit(i + LOW_RES_SIZE);
   }
   return out;
+}
+
+/**
+ * Local correction of every click the answer violates, latest click first: the first alternative
+ * (in the engine's order) that respects the click replaces the answer only in the region around the
+ * click where the two disagree, and only if that makes the answer agree with more clicks.
+ */
+export function correctViolations(
+  outputs: TokenOutputs,
+  token: number,
+  alternatives: readonly { outputs: TokenOutputs; token: number }[],
+  frame: ModelFrame,
+  points: readonly PointPrompt[],
+): Float32Array | undefined {
+  let current: Float32Array = tokenLogits(outputs, token).slice();
+  let agreement = clickAgreement(current, frame, points);
+  let changed = false;
+  for (let i = points.length - 1; i >= 0; i--) {
+    const click = points[i];
+    const wanted = click.positive ?? true;
+    if (logitAtPixel(current, frame, click.x, click.y) > 0 === wanted) continue;
+    for (const alternative of alternatives) {
+      const logits = tokenLogits(alternative.outputs, alternative.token);
+      if (logitAtPixel(logits, frame, click.x, click.y) > 0 !== wanted) continue;
+      const patched = correctAround(current, logits, frame, click);
+      if (!patched) continue;
+      const patchedAgreement = clickAgreement(patched, frame, points);
+      if (compareAgreement(patchedAgreement, agreement) <= 0) continue;
+      current = patched;
+      agreement = patchedAgreement;
+      changed = true;
+      break;
+    }
+  }
+  return changed ? current : undefined;
+}
+
+/**
+ * How an answer is kept consistent with the clicks: 'off' is SAM's answer; 'tokens' / 'tokens-and-fresh'
+ * replace an answer that leaves a positive click outside or a negative one inside by the candidate that
+ * agrees with the most clicks, of the four tokens ('tokens-and-fresh': and of the prompt decoded once
+ * more without the previous mask, only when the first answer violates a click); 'local' changes the
+ * answer only around each violated click (`correctViolations`).
+ */
+export type ClickConsistency = 'off' | 'tokens' | 'tokens-and-fresh' | 'local';
+
+/** The click-consistency rule as a decoding rule (the engine's hook: src/engine/decodeRule.ts). */
+export function clickConsistency(mode: Exclude<ClickConsistency, 'off'>): DecodeRule {
+  return {
+    async correct(chosen, step) {
+      const points = step.prompt.points ?? [];
+      if (points.length === 0 || !step.multimaskAvailable) return chosen;
+      const { frame } = step;
+      const agreementOf = (logits: Float32Array) => clickAgreement(logits, frame, points);
+      if (violatesNone(agreementOf(chosen.logits ?? tokenLogits(chosen.outputs, chosen.token)), points)) return chosen;
+      const pool = [
+        { outputs: chosen.outputs, token: chosen.token },
+        ...rankTokens(chosen.outputs, frame, chosen.kind, true, chosen.token)
+          .slice(1)
+          .map((token) => ({ outputs: chosen.outputs, token })),
+      ];
+      if (mode !== 'tokens' && step.prompt.maskInput) {
+        const fresh = await step.decode({ ...step.prompt, maskInput: undefined });
+        pool.push(...rankTokens(fresh.outputs, frame, fresh.kind, true).map((token) => ({ outputs: fresh.outputs, token })));
+      }
+      if (mode === 'local') return { ...chosen, logits: correctViolations(pool[0].outputs, pool[0].token, pool.slice(1), frame, points) };
+      const best = pool[mostConsistent(pool.map((c) => agreementOf(tokenLogits(c.outputs, c.token))))];
+      return { ...chosen, outputs: best.outputs, token: best.token, logits: undefined };
+    },
+  };
 }
