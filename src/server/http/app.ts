@@ -21,6 +21,7 @@ import { accountRoutes, type CookiePolicy } from './routes/account';
 import { docsRoutes } from './routes/docs';
 import { segmentationRoutes } from './routes/segmentation';
 import { RouteMethods } from './methodNotAllowed';
+import { apiRoute, guardApiRoutes } from './apiRoutes';
 import { isLoopbackHost } from '../domain/demoPayments';
 
 export interface AppOptions {
@@ -91,6 +92,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   const routeMethods = new RouteMethods();
   routeMethods.watch(app);
+  guardApiRoutes(app);
 
   await app.register(segmentationRoutes, { services });
   await app.register(accountRoutes, { services, cookies: options.cookies ?? { secure: 'auto' } });
@@ -98,7 +100,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Public: up or down, nothing else. Details (database, workers, instance) only on this machine
   // (loopback, or the client address behind a trusted proxy) or with the operator's HEALTH_TOKEN.
-  app.get('/api/v1/health', async (request, reply) => {
+  apiRoute(app, 'health', {}, async (request, reply) => {
     const detailed =
       isLoopbackHost(request.ip) || (options.healthToken !== undefined && request.headers.authorization === `Bearer ${options.healthToken}`);
     try {
