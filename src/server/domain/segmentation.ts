@@ -15,6 +15,7 @@ import type { InferenceJob, InferenceResult } from '../inference/protocol';
 import { DomainError } from './errors';
 import { decodeImageField, KnownImages, readUpload, RecentFields, type ImageField, type ImageSize, type Upload, type WithImageField } from './imageField';
 import { checkPromptsInside } from './promptBounds';
+import { checkImageLargeEnough, checkPromptsNotDegenerate } from './degeneratePrompts';
 import { timed, timedSync } from './timings';
 import { UpstreamError, type UpstreamTextSegmenter } from '../../engine/text/upstream';
 import type { Credits } from './metered/credits';
@@ -117,6 +118,7 @@ export class Segmentation {
   }
 
   private pvs(ctx: CallContext, request: WithImageField<PvsRequest>): MeteredCall<PvsResponse> {
+    checkPromptsNotDegenerate(request);
     // Only for accounts: the name picks which remembered field to compare with (the comparison
     // itself is what makes a hit safe), and an x402 call's payer is not known yet.
     const recent = request.imageId && ctx.accountId ? { fields: this.recentFields, name: `${ctx.accountId}\u0000${request.imageId}` } : undefined;
@@ -254,6 +256,7 @@ export class Segmentation {
     if (upload.error) throw upload.error;
     if (upload.bytes) {
       upload.size = await this.options.checkImage(upload.bytes);
+      checkImageLargeEnough(upload.size);
       this.knownImages.add(upload.fieldDigest, { digest: upload.digest, ...upload.size });
     }
     if (!upload.size) throw new Error('an upload without bytes must be a known image');

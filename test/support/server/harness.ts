@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
+import sharp from 'sharp';
 import { expect } from 'vitest';
 import { configFromEnv, type ServerConfig } from '../../../src/server/config';
 import type { OpenDatabaseOptions } from '../../../src/server/db/connect';
@@ -233,4 +234,34 @@ export function padPng(png: Buffer, size: number): Buffer {
   const crc = Buffer.alloc(4);
   crc.writeUInt32BE(crc32(Buffer.concat([type, data])) >>> 0);
   return Buffer.concat([png.subarray(0, iend), length, type, data, crc, png.subarray(iend)]);
+}
+
+/** JPEG markers: baseline start of frame, APP1 (EXIF), start of scan. */
+const SOF0 = 0xc0;
+const APP1 = 0xe1;
+const SOS = 0xda;
+
+/**
+ * A real JPEG stored 400 wide × 600 high whose EXIF says "rotate 90°" (orientation 6), with the
+ * APP1 (EXIF) segment moved to just after the frame header, where libjpeg still reads it: the
+ * decoder shows the photo 600 × 400.
+ */
+export async function jpegWithExifAfterFrameHeader(): Promise<Buffer> {
+  const stored = await sharp({ create: { width: 400, height: 600, channels: 3, background: { r: 200, g: 30, b: 30 } } })
+    .jpeg()
+    .withMetadata({ orientation: 6 })
+    .toBuffer();
+  const segments: { marker: number; bytes: Buffer }[] = [];
+  let i = 2;
+  while (i < stored.length) {
+    const marker = stored[i + 1];
+    const end = marker === SOS ? stored.length : i + 2 + stored.readUInt16BE(i + 2);
+    segments.push({ marker, bytes: stored.subarray(i, end) });
+    if (marker === SOS) break;
+    i = end;
+  }
+  const exif = segments.find((s) => s.marker === APP1);
+  if (!exif || !segments.some((s) => s.marker === SOF0)) throw new Error('sharp wrote no EXIF or no baseline frame header');
+  const reordered = segments.filter((s) => s !== exif).flatMap((s) => (s.marker === SOF0 ? [s.bytes, exif.bytes] : [s.bytes]));
+  return Buffer.concat([stored.subarray(0, 2), ...reordered]);
 }
