@@ -7,6 +7,7 @@ import { DEFAULT_AUTH_THROTTLES, type AuthThrottleSettings } from './domain/auth
 import type { X402Settings } from './domain/x402/gateway';
 import type { ModelPrecision } from '../engine/adapters/ortNode';
 import { parsePrices, type Prices } from './domain/pricing';
+import { DEFAULT_DEADLINES, checkDeadlines, type Deadlines } from './http/deadlines';
 
 export interface ServerConfig {
   port: number;
@@ -34,6 +35,8 @@ export interface ServerConfig {
     encoderPrecision: ModelPrecision;
     decoderPrecision: ModelPrecision;
   };
+  /** HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS: how long a client may take (http/deadlines.ts). */
+  deadlines: Deadlines;
   faults: FaultRates;
   stripe?: StripeSettings;
   /** DEMO_PAYMENTS=on: demo purchases (no Stripe) even on a non-loopback listener. */
@@ -121,6 +124,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
       encoderPrecision: precision(env, 'INFERENCE_ENCODER', SERVER_DEFAULT_PRECISION.encoder),
       decoderPrecision: precision(env, 'INFERENCE_DECODER', SERVER_DEFAULT_PRECISION.decoder),
     },
+    deadlines: checkDeadlines({
+      headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', DEFAULT_DEADLINES.headersTimeoutMs),
+      requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', DEFAULT_DEADLINES.requestTimeoutMs),
+      keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', DEFAULT_DEADLINES.keepAliveTimeoutMs),
+    }),
     faults: parseFaultInjection(env.FAULT_INJECTION),
     stripe,
     demoPaymentsEverywhere: env.DEMO_PAYMENTS === 'on',

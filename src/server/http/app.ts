@@ -22,6 +22,7 @@ import { docsRoutes } from './routes/docs';
 import { segmentationRoutes } from './routes/segmentation';
 import { RouteMethods } from './methodNotAllowed';
 import { isLoopbackHost } from '../domain/demoPayments';
+import { DEFAULT_DEADLINES, deadlineServerOptions, type Deadlines } from './deadlines';
 
 export interface AppOptions {
   services: Services;
@@ -33,7 +34,11 @@ export interface AppOptions {
   lifecycle?: Lifecycle;
   /** HEALTH_TOKEN: a Bearer token that shows health details to callers outside this machine. */
   healthToken?: string;
+  /** How long a client may take to send headers and body, and to stay idle between requests. */
+  deadlines?: Deadlines;
 }
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options;
@@ -51,6 +56,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: options.trustProxy ?? false,
     bodyLimit: 64 * 1024,
     return503OnClosing: true,
+    ...deadlineServerOptions(options.deadlines ?? DEFAULT_DEADLINES),
     // Router-level refusals skip the hooks: answer them as problems with our headers too. A path
     // parameter longer than any id we issue names nothing (404); an undecodable URL is malformed.
     frameworkErrors: (error, request, reply) => {
@@ -63,17 +69,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return sendProblem(request, reply, problem);
     },
     // Requests Node's HTTP parser rejects never reach Fastify's hooks: answer them in our format too.
+    // A deadline that ran out (http/deadlines.ts) is a 408; a socket that already carries an answer
+    // (a request answered before its body arrived, the body still trickling) is simply closed.
     clientErrorHandler: (error: Error & { code?: string }, socket) => {
-      if (!socket.writable || error.code === 'ECONNRESET') {
+      const answered = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+      if (!socket.writable || error.code === 'ECONNRESET' || answered) {
         socket.destroy();
         return;
       }
-      const slug = error.code === 'HPE_HEADER_OVERFLOW' ? 'headers-too-large' : 'malformed-request';
+      const slug =
+        error.code === 'HPE_HEADER_OVERFLOW' ? 'headers-too-large' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request-timeout' : 'malformed-request';
       const info = PROBLEM_TYPES[slug];
       const requestId = `req_${randomBytes(12).toString('base64url')}`;
       const body = JSON.stringify({ type: problemTypeUri(slug), title: info.title, status: info.status, requestId });
       socket.end(
-        `HTTP/1.1 ${info.status} ${info.status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+        `HTTP/1.1 ${info.status} ${STATUS_TEXT[info.status]}\r\n` +
           `Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
           `X-Service-Request-ID: ${requestId}\r\nCross-Origin-Opener-Policy: same-origin\r\n` +
           `Cross-Origin-Embedder-Policy: require-corp\r\nConnection: close\r\n\r\n${body}`,

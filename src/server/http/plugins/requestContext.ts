@@ -53,7 +53,9 @@ export const requestContextPlugin = fp<{ lifecycle: Lifecycle }>(async (app, { l
     reply.header('X-Service-Request-ID', request.id);
     for (const [name, value] of Object.entries(ISOLATION_HEADERS)) reply.header(name, value);
     reply.header('X-Content-Type-Options', 'nosniff');
-    if (closing) reply.header('Connection', 'close');
+    // Answered before its body was read (401, 413, 429 on arrival): the rest of the body is not
+    // wanted, so the connection closes after the answer instead of reading a trickle to its end.
+    if (closing || !request.raw.complete) reply.header('Connection', 'close');
     done(null, payload);
   });
 });
