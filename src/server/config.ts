@@ -23,7 +23,7 @@ export interface ServerConfig {
   rateLimitPerSecond: number;
   /** PRICES: credits per call by pricing key (domain/pricing.ts). */
   prices: Prices;
-  /** LOGIN_FREE_ATTEMPTS, LOGIN_FREE_ATTEMPTS_PER_ADDRESS, SIGNUP_FREE_PER_ADDRESS. */
+  /** LOGIN_FREE_ATTEMPTS, LOGIN_FREE_ATTEMPTS_PER_ADDRESS, LOGIN_FREE_ATTEMPTS_PER_ACCOUNT, SIGNUP_FREE_PER_ADDRESS. */
   authThrottles: AuthThrottleSettings;
   inference: {
     workers: number;
@@ -111,7 +111,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', LIMITS.requestsPerSecondPerUser),
     prices: parsePrices(env.PRICES),
     authThrottles: {
-      loginFreePerAccount: int(env, 'LOGIN_FREE_ATTEMPTS', DEFAULT_AUTH_THROTTLES.loginFreePerAccount),
+      loginFreePerAccountAndAddress: int(env, 'LOGIN_FREE_ATTEMPTS', DEFAULT_AUTH_THROTTLES.loginFreePerAccountAndAddress),
+      loginFreePerAccount: int(env, 'LOGIN_FREE_ATTEMPTS_PER_ACCOUNT', DEFAULT_AUTH_THROTTLES.loginFreePerAccount),
       loginFreePerAddress: int(env, 'LOGIN_FREE_ATTEMPTS_PER_ADDRESS', DEFAULT_AUTH_THROTTLES.loginFreePerAddress),
       signupFreePerAddress: int(env, 'SIGNUP_FREE_PER_ADDRESS', DEFAULT_AUTH_THROTTLES.signupFreePerAddress),
     },

@@ -89,6 +89,8 @@ export interface TestServer extends RunningServer {
   /** Asserts balance = sum of ledger entries (and never negative) for every account. */
   checkLedger(): Promise<void>;
   cleanup(): Promise<void>;
+  /** Where its data lives: pass it to another test server to run a second process on it. */
+  database: OpenDatabaseOptions;
 }
 
 export interface TestServerOptions {
@@ -97,13 +99,17 @@ export interface TestServerOptions {
   faults?: FaultRates;
   rateLimitPerSecond?: number;
   config?: Partial<ServerConfig>;
+  /** Another test server's database (`TestServer.database`): a second process on it; its cleanup leaves the database to the first. */
+  database?: OpenDatabaseOptions;
 }
 
 export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
   const clock = new TestClock();
   let database: OpenDatabaseOptions;
   let dir: string | undefined;
-  if (options.db === 'postgres') {
+  if (options.database) {
+    database = options.database;
+  } else if (options.db === 'postgres') {
     if (!TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is not set');
     database = { databaseUrl: TEST_DATABASE_URL, pgSchema: `t_${randomBytes(6).toString('hex')}` };
   } else {
@@ -143,8 +149,9 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     async checkLedger() {
       expect(await ledgerMismatches(server.services.db.kysely)).toEqual([]);
     },
+    database,
     async cleanup() {
-      const pgSchema = database.pgSchema;
+      const pgSchema = options.database ? undefined : database.pgSchema;
       await server.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
       if (pgSchema && TEST_DATABASE_URL) {

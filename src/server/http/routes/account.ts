@@ -33,7 +33,7 @@ export async function accountRoutes(
 
   app.post('/api/v1/auth/signup', small, async (request, reply) => {
     const { email, password } = parseBody(Credentials, request.body);
-    services.authThrottles.admitSignup(request.ip);
+    await services.authThrottles.admitSignup(request.ip);
     const { account, sessionToken } = await services.accounts.signup(email, password);
     const csrfToken = setSessionCookies(request, reply, sessionToken, cookies);
     return reply.code(201).send({ email: account.email, credits: account.credits, csrfToken });
@@ -41,9 +41,9 @@ export async function accountRoutes(
 
   app.post('/api/v1/auth/login', small, async (request, reply) => {
     const { email, password } = parseBody(Credentials, request.body);
-    services.authThrottles.admitLogin(email, request.ip);
+    await services.authThrottles.admitLogin(email, request.ip);
     const { account, sessionToken } = await services.accounts.login(email, password);
-    services.authThrottles.loginSucceeded(email);
+    await services.authThrottles.loginSucceeded(email, request.ip);
     const csrfToken = setSessionCookies(request, reply, sessionToken, cookies);
     return reply.send({ email: account.email, credits: account.credits, csrfToken });
   });
