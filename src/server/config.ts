@@ -37,6 +37,8 @@ export interface ServerConfig {
   };
   /** HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS: how long a client may take (http/deadlines.ts). */
   deadlines: Deadlines;
+  /** HSTS_MAX_AGE_SECONDS: Strict-Transport-Security for deployments behind TLS. */
+  hstsMaxAgeSeconds?: number;
   faults: FaultRates;
   stripe?: StripeSettings;
   /** DEMO_PAYMENTS=on: demo purchases (no Stripe) even on a non-loopback listener. */
@@ -130,6 +132,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
       requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', DEFAULT_DEADLINES.requestTimeoutMs),
       keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', DEFAULT_DEADLINES.keepAliveTimeoutMs),
     }),
+    hstsMaxAgeSeconds: env.HSTS_MAX_AGE_SECONDS ? int(env, 'HSTS_MAX_AGE_SECONDS', 0) : undefined,
     faults: parseFaultInjection(env.FAULT_INJECTION),
     stripe,
     demoPaymentsEverywhere: env.DEMO_PAYMENTS === 'on',

@@ -3,6 +3,7 @@
  * Web Worker hosting the segmentation engine on onnxruntime-web, so the page stays responsive while
  * the encoder runs for seconds. Speaks the protocol in ./protocol.ts; start it with EngineWorkerClient.
  */
+import '../../contract/jitlessZod';
 import { BackendStartupTimeoutError, createWebRuntime, DEFAULT_WEBGPU_TIMEOUT_MS, withTimeout } from '../adapters/ortWeb';
 import { SegmentationEngine } from '../engine';
 import type { Runtime, Tensor } from '../runtime';

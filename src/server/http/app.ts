@@ -23,6 +23,7 @@ import { segmentationRoutes } from './routes/segmentation';
 import { RouteMethods } from './methodNotAllowed';
 import { isLoopbackHost } from '../domain/demoPayments';
 import { DEFAULT_DEADLINES, deadlineServerOptions, type Deadlines } from './deadlines';
+import { securityHeaders, type SecurityHeaderSettings } from './securityHeaders';
 
 export interface AppOptions {
   services: Services;
@@ -36,12 +37,15 @@ export interface AppOptions {
   healthToken?: string;
   /** How long a client may take to send headers and body, and to stay idle between requests. */
   deadlines?: Deadlines;
+  /** HSTS (when served over TLS). */
+  security?: SecurityHeaderSettings;
 }
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options;
+  const responseHeaders = { ...ISOLATION_HEADERS, ...securityHeaders(options.security) };
   const app = Fastify({
     logger:
       options.logger === false || options.logger === undefined
@@ -61,7 +65,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // parameter longer than any id we issue names nothing (404); an undecodable URL is malformed.
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Service-Request-ID', request.id);
-      for (const [name, value] of Object.entries(ISOLATION_HEADERS)) reply.header(name, value);
+      for (const [name, value] of Object.entries(responseHeaders)) reply.header(name, value);
       const problem =
         error.code === 'FST_ERR_MAX_PARAM_LENGTH'
           ? new DomainError('not-found', 'a path parameter is longer than any id this API issues')
@@ -85,13 +89,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       socket.end(
         `HTTP/1.1 ${info.status} ${STATUS_TEXT[info.status]}\r\n` +
           `Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `X-Service-Request-ID: ${requestId}\r\nCross-Origin-Opener-Policy: same-origin\r\n` +
-          `Cross-Origin-Embedder-Policy: require-corp\r\nConnection: close\r\n\r\n${body}`,
+          `X-Service-Request-ID: ${requestId}\r\n` +
+          Object.entries(responseHeaders).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
+          `Connection: close\r\n\r\n${body}`,
       );
     },
   });
 
-  await app.register(requestContextPlugin, { lifecycle: options.lifecycle ?? { draining: false } });
+  await app.register(requestContextPlugin, { lifecycle: options.lifecycle ?? { draining: false }, headers: responseHeaders });
   await app.register(errorsPlugin);
   await app.register(cookie);
   await app.register(authPlugin, { services });
