@@ -235,7 +235,11 @@ export const Problem = z
     errors: z
       .array(z.object({ path: z.string(), message: z.string() }))
       .optional()
-      .describe('validation-failed only: one entry per violated rule.'),
+      .describe('validation-failed and degenerate-prompt: one entry per field that breaks a rule.'),
+    rule: z
+      .enum(['box-under-one-pixel', 'image-under-minimum-size', 'subnormal-number'])
+      .optional()
+      .describe('degenerate-prompt only: the rule the request breaks.'),
     retryAfterSeconds: z.number().int().optional(),
     refunded: z.boolean().optional().describe('engine-failure / invalid-result: whether the refund has completed.'),
     settled: z.boolean().optional().describe('x402 requests: whether the payment was settled (always false on an error).'),
