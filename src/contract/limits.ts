@@ -21,6 +21,12 @@ export const LIMITS = {
    * 1024 × 1024 (server README, "Limits").
    */
   imageMaxPixels: MAX_IMAGE_PIXELS,
+  /**
+   * Smallest image side, in pixels, checked with the pixel limit before any charge: a thumbnail
+   * under it holds no object to segment, and every call on one came back empty (and refunded)
+   * after a full encoder run.
+   */
+  imageMinSide: 16,
 } as const;
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -97,8 +97,12 @@ const meteredResponses = (success: string) => ({
     },
     content: json(success),
   },
-  '400': problem('Malformed request.', ['validation-failed', 'malformed-json', 'invalid-image', 'invalid-header']),
+  '400': problem(
+    `Malformed request, or one that can only come back empty (a box under one pixel, an image under ${LIMITS.imageMinSide} pixels a side, a subnormal number: \`degenerate-prompt\` with \`rule\`); nothing charged, no engine work.`,
+    ['validation-failed', 'malformed-json', 'invalid-image', 'invalid-header', 'degenerate-prompt'],
+  ),
   '401': problem('Missing, unknown, revoked or rotated-out API key. Carries `WWW-Authenticate: Bearer`.', ['unauthenticated']),
+  '408': problem('The headers or the body did not arrive within the server\'s deadlines (30 s by default); the connection is closed, nothing charged.', ['request-timeout']),
   '402': {
     ...problem(
       'No credit left (API key). With per-request payment (x402) enabled: no key and no payment (`payment-required`, instead of 401), a payment that is malformed, does not match or does not verify (`payment-invalid`, with `reason`), or a result processed but not settled (`payment-settlement-failed`: the result is withheld, `PAYMENT-RESPONSE` carries the failed settlement). The first two carry `PAYMENT-REQUIRED`.',
@@ -251,7 +255,7 @@ const OPERATIONS: Record<ApiRouteId, JsonObject> = {
       '400': problem('Malformed body: not JSON, or email/password missing or not strings.', ['validation-failed', 'malformed-json']),
       '401': problem('Wrong email or password.', ['invalid-credentials']),
       '415': problem('The body is not `application/json`.', ['unsupported-media-type']),
-      '429': problem('Too many login attempts for this account or from this client address: wait `Retry-After` seconds (the wait doubles with each further attempt; the password is not checked meanwhile).', ['rate-limited']),
+      '429': problem('Too many login attempts for this account from this client address, from this address over all accounts, or for this account over all addresses (a much higher ceiling): wait `Retry-After` seconds (the wait doubles with each further attempt; the password is not checked meanwhile).', ['rate-limited']),
     },
   },
   logout: { summary: 'Log out', security: sessionOnly, responses: { '204': { description: 'Logged out' }, ...accountProblems } },

@@ -34,7 +34,7 @@ export async function accountRoutes(
 
   apiRoute(app, 'signup', small, async (request, reply) => {
     const { email, password } = parseBody(Credentials, request.body);
-    services.authThrottles.admitSignup(request.ip);
+    await services.authThrottles.admitSignup(request.ip);
     const { account, sessionToken } = await services.accounts.signup(email, password);
     const csrfToken = setSessionCookies(request, reply, sessionToken, cookies);
     return reply.code(201).send({ email: account.email, credits: account.credits, csrfToken });
@@ -42,9 +42,9 @@ export async function accountRoutes(
 
   apiRoute(app, 'login', small, async (request, reply) => {
     const { email, password } = parseBody(Credentials, request.body);
-    services.authThrottles.admitLogin(email, request.ip);
+    await services.authThrottles.admitLogin(email, request.ip);
     const { account, sessionToken } = await services.accounts.login(email, password);
-    services.authThrottles.loginSucceeded(email);
+    await services.authThrottles.loginSucceeded(email, request.ip);
     const csrfToken = setSessionCookies(request, reply, sessionToken, cookies);
     return reply.send({ email: account.email, credits: account.credits, csrfToken });
   });
