@@ -9,6 +9,7 @@ import { fitToScreen, zoomAt } from '../geometry/camera';
 import { DETAIL_MAX, detailFromTolerance, toleranceFromDetail } from '../geometry/detailLevel';
 import { BoxDrawingSetting } from './BoxDrawingSetting';
 import { ExportMenu } from './ExportMenu';
+import { ImportMenu } from './ImportMenu';
 import { BrushSizeSlider } from './BrushSizeSlider';
 import { BrushIcon, EraserIcon, SelectIcon } from './editIcons';
 import { BoxIcon, NegativeIcon, PositiveIcon, RedoIcon, TextIcon, UndoIcon } from './icons';
@@ -98,6 +99,7 @@ export function Toolbar() {
         </output>
       </label>
       <div className="tool-group right">
+        <ImportMenu />
         <ExportMenu />
         <button type="button" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" onClick={() => setHelpOpen(true)}>
           ?

@@ -1,0 +1,12 @@
+import { cocoFormat } from './coco';
+import type { DatasetFormat } from './format';
+import { maskwrightFormat } from './maskwright';
+import { pngMasksFormat } from './pngMasks';
+import { yoloFormat } from './yolo';
+
+/** Every dataset format, in menu order. The Export and Import menus are generated from this list. */
+export const FORMATS: readonly DatasetFormat[] = [cocoFormat, yoloFormat, pngMasksFormat, maskwrightFormat];
+
+export const formatById = (id: string) => FORMATS.find((f) => f.id === id);
+export const IMPORTABLE = FORMATS.filter((f) => f.read);
+export type { DatasetFormat, ExportFile, FormatOption } from './format';
