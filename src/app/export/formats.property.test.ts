@@ -53,7 +53,7 @@ function buildSession(s: RandomSession): StudioDocument {
     const before = doc.objects[image.id]?.length ?? 0;
     doc = addPaintedObject({ ...doc, activeClassId: classId }, image.id, `o${n}`, mask, OUTLINE);
     const added = doc.objects[image.id]?.[before];
-    if (added && o.dragOut) {
+    if (added?.polygons.length && o.dragOut) {
       const [first, ...rest] = added.polygons[0].outer;
       doc = setObjectPolygons(doc, image.id, added.id, [{ outer: [[first[0] - 9.3, first[1] - 11.7], ...rest], holes: added.polygons[0].holes }, ...added.polygons.slice(1)]);
     }
@@ -62,8 +62,10 @@ function buildSession(s: RandomSession): StudioDocument {
 }
 
 const RUNS = { numRuns: 25, seed: 2027 };
+/** CVAT and LabelMe files name classes but carry no ids: onto a fresh session their ids follow the file's order. */
+const KEEPS_IDS = new Set(['coco', 'yolo', 'maskwright']);
 
-describe.each(['coco', 'yolo', 'maskwright'])('%s: random sessions round-trip', (formatId) => {
+describe.each(['coco', 'yolo', 'maskwright', 'cvat', 'labelme'])('%s: random sessions round-trip', (formatId) => {
   it('same objects (IoU ≥ 0.99), same class ids and names', async () => {
     const format = FORMATS.find((f) => f.id === formatId)!;
     await fc.assert(
@@ -81,7 +83,7 @@ describe.each(['coco', 'yolo', 'maskwright'])('%s: random sessions round-trip', 
           const name = dataset.categories.find((c) => c.id === categoryId)!.name;
           const backClass = back.classes.find((c) => c.id === imported[i].classId);
           expect(backClass?.name ?? UNLABELLED).toBe(name);
-          if (backClass) expect(backClass.id).toBe(categoryId);
+          if (backClass && KEEPS_IDS.has(formatId)) expect(backClass.id).toBe(categoryId);
           expect(maskIoU(geometry.mask, objectMask(imported[i], W, H))).toBeGreaterThanOrEqual(0.99);
         });
       }),

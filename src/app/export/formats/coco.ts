@@ -106,7 +106,7 @@ export function readCoco(json: unknown): ImportedDataset {
       visible: typeof attributes.visible === 'boolean' ? attributes.visible : undefined,
     };
     const segmentation = a.segmentation;
-    if (Array.isArray(segmentation) && segmentation.every((r) => Array.isArray(r))) {
+    if (Array.isArray(segmentation) && segmentation.length > 0 && segmentation.every((r) => Array.isArray(r))) {
       annotations.push({ ...kept, rings: (segmentation as number[][]).map(pairsToRing) });
     } else if (isRle(segmentation)) {
       try {

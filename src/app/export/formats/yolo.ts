@@ -123,7 +123,7 @@ export const yoloFormat: DatasetFormat = {
     return { name: 'maskwright-session.yolo.zip', bytes: yoloZip(dataset, withImages), mime: 'application/zip' };
   },
   async read(files: readonly InputFile[]) {
-    const labels = files.filter((e) => /\.txt$/i.test(e.name) && !/(^|\/)(classes|train|val|test)\.txt$/i.test(e.name) && !/ImageSets\//.test(e.name));
+    const labels = files.filter((e) => /\.txt$/i.test(e.name) && !/(^|\/)(classes|labelmap|train|val|test)\.txt$/i.test(e.name) && !/ImageSets\//.test(e.name));
     if (labels.length === 0) return undefined;
     const yaml = files.find((e) => /(^|\/)data\.ya?ml$/i.test(e.name));
     const read = readYoloLabels(labels.map((l) => ({ name: l.name, text: textOf(l) })), yaml ? readDataYamlNames(textOf(yaml)) : []);
