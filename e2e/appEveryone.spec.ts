@@ -356,9 +356,9 @@ test.describe('desktop', () => {
     const exportButton = page.getByRole('button', { name: 'Export', exact: true });
     await exportButton.focus();
     await page.keyboard.press('Enter');
-    const exportDialog = page.getByRole('dialog', { name: 'Export and import' });
+    const exportDialog = page.getByRole('dialog', { name: 'Export' });
     await expect(exportDialog).toBeVisible();
-    const focusInExport = () => page.evaluate(() => Boolean(document.activeElement?.closest('[aria-label="Export and import"]')));
+    const focusInExport = () => page.evaluate(() => Boolean(document.activeElement?.closest('[aria-label="Export"]')));
     await expect.poll(focusInExport).toBe(true);
     for (const key of ['ArrowDown', 'ArrowDown', 'ArrowUp', 'Tab', 'Shift+Tab', 'Shift+Tab', 'Shift+Tab']) {
       await page.keyboard.press(key);
