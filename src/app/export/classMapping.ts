@@ -20,7 +20,7 @@ export interface ClassMapping {
 const key = (name: string) => name.trim().toLowerCase();
 
 export function mapClasses(
-  sessionClasses: readonly ClassDef[],
+  session: { readonly classes: readonly ClassDef[]; readonly lastClassId?: number },
   fileCategories: readonly ImportedCategory[],
   usedNames: readonly string[],
   colorFor: (id: number) => string,
@@ -28,6 +28,7 @@ export function mapClasses(
   const idOf = new Map<string, number | null>();
   const created: ClassDef[] = [];
   const notes: string[] = [];
+  const sessionClasses = session.classes;
   const all = () => [...sessionClasses, ...created];
   const declared = [...fileCategories, ...usedNames.filter((n) => !fileCategories.some((c) => key(c.name) === key(n))).map((name) => ({ name }) as ImportedCategory)];
   for (const category of declared) {
@@ -43,8 +44,9 @@ export function mapClasses(
       if (category.id !== undefined && category.id !== existing.id) notes.push(`"${name}" (id ${category.id} in the file) is this session's class ${existing.id}`);
       continue;
     }
-    const free = category.id !== undefined && Number.isInteger(category.id) && category.id > 0 && !all().some((c) => c.id === category.id);
-    const id = free ? category.id! : nextClassId(all());
+    // An id this session handed out before (to a class since deleted) is not free: it meant another class.
+    const free = category.id !== undefined && Number.isInteger(category.id) && category.id > 0 && !all().some((c) => c.id === category.id) && category.id > (session.lastClassId ?? 0);
+    const id = free ? category.id! : nextClassId(all(), session.lastClassId);
     if (category.id !== undefined && !free) notes.push(`"${name}" (id ${category.id} in the file) became class ${id}: id ${category.id} is taken here`);
     created.push({ id, name, color: category.color ?? colorFor(id) });
     idOf.set(key(name), id);

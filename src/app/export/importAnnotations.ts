@@ -44,7 +44,7 @@ export function annotationMask(a: ImportedAnnotation, image: Pick<ImageEntry, 'w
 }
 
 export function importAnnotations(doc: StudioDocument, dataset: Pick<ImportedDataset, 'annotations' | 'categories'>, newId: () => string, outline: Outline): ImportResult {
-  const mapping = mapClasses(doc.classes, dataset.categories, dataset.annotations.map((a) => a.className), (id) => colorForIndex(id - 1));
+  const mapping = mapClasses(doc, dataset.categories, dataset.annotations.map((a) => a.className), (id) => colorForIndex(id - 1));
   let added = 0;
   let alreadyPresent = 0;
   const unmatched = new Map<string, number>();
@@ -90,6 +90,7 @@ export function importAnnotations(doc: StudioDocument, dataset: Pick<ImportedDat
   }
   const unmatchedList = [...unmatched].map(([reason, n]) => `${reason} (${n} annotation${n === 1 ? '' : 's'})`);
   const classes = [...doc.classes, ...mapping.created];
-  const next: StudioDocument = { ...doc, classes, activeClassId: doc.activeClassId ?? classes[0]?.id ?? null, objects: { ...doc.objects, ...objects } };
+  const lastClassId = classes.reduce((max, c) => Math.max(max, c.id), doc.lastClassId ?? 0);
+  const next: StudioDocument = { ...doc, classes, lastClassId, activeClassId: doc.activeClassId ?? classes[0]?.id ?? null, objects: { ...doc.objects, ...objects } };
   return { doc: next, added, alreadyPresent, unmatched: unmatchedList, classNotes: mapping.notes };
 }
