@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toCoco } from './formats/coco';
-import { decodeRunsString, maskToRle, maskToRuns } from './rle';
+import { decodeRunsString, maskToRle, maskToRuns } from '../../engine/rle';
 import { sessionDataset } from './sessionDataset';
 import { testSession } from './testSession';
 

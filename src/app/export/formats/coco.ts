@@ -1,7 +1,7 @@
 import { bridgeHoles, flattenRing } from '../../geometry/polygon';
 import type { ImportedAnnotation, ImportedCategory, ImportedDataset } from '../imported';
 import { fileNameOf, jsonFilesWhere, mergeImported, pairsToRing } from '../imported';
-import { maskToRle, rleToMask, type CocoRle } from '../rle';
+import { maskToRle, rleToMask, type CocoRle } from '../../../engine/rle';
 import type { Dataset } from '../sessionDataset';
 import { jsonFile, type DatasetFormat } from './format';
 

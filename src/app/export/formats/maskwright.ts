@@ -1,7 +1,7 @@
 import type { PolygonWithHoles } from '../../../engine/types';
 import type { ImportedAnnotation, ImportedDataset } from '../imported';
 import { fileNameOf, jsonFilesWhere, mergeImported } from '../imported';
-import { maskToRle, rleToMask, type CocoRle } from '../rle';
+import { maskToRle, rleToMask, type CocoRle } from '../../../engine/rle';
 import type { Dataset } from '../sessionDataset';
 import { jsonFile, type DatasetFormat } from './format';
 

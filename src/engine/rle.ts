@@ -1,4 +1,4 @@
-import type { BinaryMask } from '../../engine/types';
+import type { BinaryMask } from './types';
 
 /**
  * COCO run-length encoding, as pycocotools' mask API defines it: the mask read column by column
