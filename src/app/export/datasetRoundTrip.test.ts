@@ -183,3 +183,13 @@ describe('import onto a session with other classes', () => {
     expect(result.unmatched).toEqual(['b.jpg: no open image of that name (2 annotations)']);
   });
 });
+
+describe('a YOLO zip that carries its photos', () => {
+  it('hands the photos to the studio to open (annotations and images from one file)', async () => {
+    const dataset = sessionDataset(testSession(), { includeHidden: true });
+    const withBytes = { ...dataset, images: dataset.images.map((e) => ({ ...e, bytes: new Uint8Array([1, 2, 3]) })) };
+    const read = await readDatasetFiles([{ name: 'session.yolo.zip', bytes: yoloZip(withBytes, true) }]);
+    expect(read.images.map((f) => f.name)).toEqual(['images/a.png', 'images/b.jpg']);
+    expect(read.dataset.annotations).toHaveLength(5);
+  });
+});
