@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withoutDuplicates } from './objectDedupe';
+import { leftOutNote, withoutDuplicates } from './objectDedupe';
 
 const square = (x0: number, y0: number, x1: number, y1: number, label = 'cup') => ({
   label,
@@ -36,5 +36,12 @@ describe('withoutDuplicates', () => {
     const { added, reasons } = withoutDuplicates([], [both, left, right], image);
     expect(added).toEqual([left, right]);
     expect(reasons).toEqual(['group-of-instances']);
+  });
+});
+
+describe('leftOutNote', () => {
+  it('says how many were left out and why, in words', () => {
+    expect(leftOutNote([])).toBe('');
+    expect(leftOutNote(['repeats-accepted', 'group-of-instances', 'repeats-accepted'])).toBe(' · 3 not added: 2 already on the image, 1 several objects in one mask');
   });
 });

@@ -33,14 +33,30 @@ export function withoutDuplicates<T extends Proposal>(
   return { added: kept.map((k) => k.object), duplicates: dropped.length, reasons: dropped.map((d) => d.reason) };
 }
 
-/** Adds the objects to the image in one undo step, leaving out those already there; returns how many were left out. */
+const REASON_WORDS: Record<DropReason, string> = {
+  'repeats-accepted': 'already on the image',
+  'inside-accepted': 'part of an object already there',
+  'repeats-proposal': 'found twice',
+  'inside-proposal': 'part of another result',
+  'group-of-instances': 'several objects in one mask',
+};
+
+/** " · 2 not added: 1 already on the image, 1 several objects in one mask" (empty when nothing was left out). */
+export function leftOutNote(reasons: readonly DropReason[]): string {
+  if (reasons.length === 0) return '';
+  const counts = new Map<DropReason, number>();
+  for (const r of reasons) counts.set(r, (counts.get(r) ?? 0) + 1);
+  return ` · ${reasons.length} not added: ${[...counts].map(([r, n]) => `${n} ${REASON_WORDS[r]}`).join(', ')}`;
+}
+
+/** Adds the objects to the image in one undo step, leaving out those already there; returns how many were left out and why. */
 export function addWithoutDuplicates(
   image: Pick<ImageEntry, 'id' | 'width' | 'height'>,
   objects: ReadonlyArray<Omit<SegObject, 'color' | 'id'>>,
   action?: string,
-): { added: number; duplicates: number } {
+): { added: number; duplicates: number; reasons: DropReason[] } {
   const doc = useStudio.getState().history.present;
-  const { added, duplicates } = withoutDuplicates(doc.objects[image.id] ?? [], objects, image, doc.classes);
+  const { added, duplicates, reasons } = withoutDuplicates(doc.objects[image.id] ?? [], objects, image, doc.classes);
   if (added.length > 0) studio.addObjects(image.id, added, action);
-  return { added: added.length, duplicates };
+  return { added: added.length, duplicates, reasons };
 }
