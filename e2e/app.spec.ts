@@ -189,7 +189,7 @@ test('draw a center-anchored box around the spoon and export COCO', async ({ pag
   const coco = JSON.parse(readFileSync((await download.path())!, 'utf8'));
   expect(coco.images).toEqual([{ id: 1, file_name: 'coffee.png', width: 600, height: 400 }]);
   // No class list yet: the object is exported as "unlabelled", nothing is left out.
-  expect(coco.categories).toEqual([{ id: 1, name: 'unlabelled', supercategory: 'object' }]);
+  expect(coco.categories).toEqual([{ id: 1, name: 'unlabelled', supercategory: 'object', color: '#9e9e9e' }]);
   expect(coco.annotations).toHaveLength(1);
   const [annotation] = coco.annotations;
   const [bx, by, bw, bh] = annotation.bbox as number[];

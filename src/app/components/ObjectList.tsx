@@ -105,7 +105,16 @@ function ObjectRow({ image, object, selected, searching, onFindSimilar }: Object
         else useEdit.getState().select([object.id]);
       }}
     >
-      <input type="color" className="swatch" value={object.color} aria-label={`Colour of ${object.label}`} onChange={(e) => studio.setColor(imageId, object.id, e.target.value)} />
+      {/* The dot shows the colour the object is drawn in: its class's when it has one (recoloured in Classes). */}
+      <input
+        type="color"
+        className="swatch"
+        value={displayColor({ classes }, object)}
+        disabled={object.classId != null && classes.some((c) => c.id === object.classId)}
+        title={object.classId != null && classes.some((c) => c.id === object.classId) ? 'Drawn in its class colour: change it in Classes' : 'Object colour'}
+        aria-label={`Colour of ${object.label}`}
+        onChange={(e) => studio.setColor(imageId, object.id, e.target.value)}
+      />
       <button
         type="button"
         className="icon select-object"

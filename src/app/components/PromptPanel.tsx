@@ -3,7 +3,7 @@ import { useAccount } from '../account/useAccount';
 import { rerunActivePrompt, runRemote } from '../inference/controller';
 import { localTextSegmenter } from '../inference/localText';
 import { engineSession } from '../studioServices';
-import { addWithoutDuplicates } from '../inference/objectDedupe';
+import { addWithoutDuplicates, leftOutNote } from '../inference/objectDedupe';
 import { hasUnknown, outcomeMessage, outcomeSummary, type PromptOutcome } from '../inference/textOutcomes';
 import { remoteTextSegmenter } from '../inference/textSegmentation';
 import { formatBytes, useEngineStatus } from '../state/engineStatus';
@@ -153,8 +153,8 @@ function TextPromptPanel() {
     segmenter
       .segment(image, run, (waiting) => setAnswer({ kind: 'message', text: `Waiting — ${waiting}` }))
       .then((result) => {
-        const { duplicates } = addWithoutDuplicates(image, result.objects);
-        const again = duplicates > 0 ? ` · ${duplicates} already on the image, not added again` : '';
+        const { reasons } = addWithoutDuplicates(image, result.objects);
+        const again = leftOutNote(reasons);
         if (result.outcomes) setAnswer({ kind: 'local', summary: outcomeSummary(result.outcomes) + again, outcomes: result.outcomes });
         else setAnswer({ kind: 'message', text: `${result.objects.length} object${result.objects.length === 1 ? '' : 's'} found${again} · request ${result.requestId ?? 'n/a'}${result.refunded ? ' · refunded' : ''}` });
       })

@@ -8,6 +8,7 @@ import { fitToScreen, zoomAt } from '../geometry/camera';
 import { DETAIL_MAX, detailFromTolerance, toleranceFromDetail } from '../geometry/detailLevel';
 import { BoxDrawingSetting } from './BoxDrawingSetting';
 import { ExportMenu } from './ExportMenu';
+import { ImportMenu } from './ImportMenu';
 import { BrushSizeSlider } from './BrushSizeSlider';
 import { RedoIcon, UndoIcon } from './icons';
 
@@ -86,6 +87,7 @@ export function Toolbar() {
         </output>
       </label>
       <div className="tool-group right">
+        <ImportMenu />
         <ExportMenu />
         <button type="button" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" onClick={() => setHelpOpen(true)}>
           ?
