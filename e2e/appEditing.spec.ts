@@ -106,7 +106,9 @@ test('brush a missed part in and erase a leak: the exported area changes by what
   await page.keyboard.press('v');
   await clickImage(page, 300, 235);
   const start = (await exportCoco(page)).annotations[0].area;
-  expect(start).toBe(await areaOf(page));
+  // The export's area is the filled outline's (export/objectGeometry.ts: specks dropped, clipped to
+  // the image); the list shows the mask's own pixels, so the two agree to within the specks.
+  expect(Math.abs(start - (await areaOf(page))) / start).toBeLessThan(0.01);
 
   await page.keyboard.press('b');
   await expect(page.getByRole('button', { name: 'Brush', exact: true })).toHaveAttribute('aria-pressed', 'true');
@@ -318,7 +320,10 @@ test('whole-session COCO and YOLO exports read back; COCO imported into a fresh 
   for (const line of [...coffeeLabels, ...catLabels]) expect(line.split(' ').slice(1).map(Number).every((v) => v >= 0 && v <= 1)).toBe(true);
   await screenshot(page, 'edit-10-exported');
 
-  // The cut-out: the selected object alone on transparency, cropped to its box.
+  // The cut-out: the selected object alone on transparency, cropped to its box. The Export menu is
+  // closed first: a key typed while its checkbox has the focus belongs to the checkbox, not the tools.
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('dialog', { name: 'Export' })).toBeHidden();
   await page.keyboard.press('v');
   await clickImage(page, 205, 135);
   const cut = PNG.sync.read(await download(page, 'Cut-out of the selected object (PNG)'));
