@@ -1,6 +1,6 @@
 import { speckArea } from '../../engine/options';
 import type { BinaryMask, PolygonWithHoles, Ring, Vertex } from '../../engine/types';
-import { signedRingArea } from '../geometry/polygon';
+import { boundsOf, signedRingArea } from '../geometry/polygon';
 import type { SegObject } from '../state/model';
 import { fillPolygons } from './rasterize';
 
@@ -111,17 +111,7 @@ export function objectGeometry(object: Pick<SegObject, 'polygons'>, width: numbe
 }
 
 function polygonBox(polygons: readonly PolygonWithHoles[]): [number, number, number, number] {
-  let x0 = Infinity;
-  let y0 = Infinity;
-  let x1 = -Infinity;
-  let y1 = -Infinity;
-  for (const p of polygons) {
-    for (const [x, y] of p.outer) {
-      x0 = Math.min(x0, x);
-      y0 = Math.min(y0, y);
-      x1 = Math.max(x1, x);
-      y1 = Math.max(y1, y);
-    }
-  }
-  return [x0, y0, round(x1 - x0), round(y1 - y0)];
+  // Called only for outlines that filled at least one pixel, so there is a box.
+  const { left, top, width, height } = boundsOf(polygons)!;
+  return [left, top, round(width), round(height)];
 }
