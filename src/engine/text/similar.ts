@@ -20,7 +20,18 @@ import { suppressOverlaps } from './detector';
 const GRID = 64;
 const CELL = MODEL_SIZE / GRID;
 
+/**
+ * How candidates are found and judged. 'peaks': find-similar before issue 26 (seeds at the similarity
+ * map's peaks, one decoder run each, kept on the prototype's cosine similarity).
+ */
+export type SimilarRule = 'peaks';
+export const SIMILAR_RULES: readonly SimilarRule[] = ['peaks'];
+export const DEFAULT_SIMILAR_RULE: SimilarRule = 'peaks';
+
 export interface SimilarOptions {
+  readonly rule?: SimilarRule;
+  /** The example's class: every instance found carries it. */
+  readonly label?: string;
   /**
    * Seeds need a cosine similarity of at least this fraction of the source's own mean similarity to
    * its prototype (how alike the source's cells are to each other). Default 0.5.
@@ -47,6 +58,12 @@ export interface SimilarInstance {
   readonly maskScore: number;
   /** similarity (clamped to [0, 1]) × maskScore, for ranking; best first. */
   readonly score: number;
+  /** How sure the engine is that this is another instance of the example's kind, in [0, 1]. */
+  readonly confidence: number;
+  /** Where the proposal came from: an example the person gave. */
+  readonly source: 'exemplar';
+  /** The example's class, when the caller named it. */
+  readonly label?: string;
   /** The seed point (image pixels). */
   readonly seed: { x: number; y: number };
   readonly area: number;
@@ -268,7 +285,7 @@ export async function findSimilarReport(
       const similarity = candidateProto ? candidateProto.reduce((sum, v, c) => sum + v * proto[c], 0) : -1;
       const sizeRatio = Math.min(candidate.area, sourceArea) / Math.max(candidate.area, sourceArea);
       const score = Math.max(0, similarity) * candidate.score * Math.sqrt(sizeRatio);
-      if (!best || score > best.score) best = { mask: candidate.mask, similarity, maskScore: candidate.score, score, seed, area: candidate.area };
+      if (!best || score > best.score) best = { mask: candidate.mask, similarity, maskScore: candidate.score, score, confidence: Math.min(1, score), source: 'exemplar', label: options.label, seed, area: candidate.area };
     }
     if (!best || best.similarity < minSimilarity) {
       // A region SAM outlined that does not look like the source (appearance, not a class name).
