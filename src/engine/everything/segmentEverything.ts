@@ -108,8 +108,10 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
   objects: {
     gridSides: [8],
     skipCovered: true,
-    predIouThreshold: 0.88,
-    stabilityThreshold: 0.95,
+    // SAM's 0.88 / 0.95 were set for ViT-H: with this small decoder they keep almost no mask that
+    // matches an object (docs/RESULTS.md, issue 26), so the grid stage asks for less.
+    predIouThreshold: 0.7,
+    stabilityThreshold: 0.7,
     stabilityOffset: 1,
     boxNmsIou: 0.7,
     minRegionArea: 100,
