@@ -22,11 +22,21 @@ const CELL = MODEL_SIZE / GRID;
 
 /**
  * How candidates are found and judged. 'peaks': find-similar before issue 26 (seeds at the similarity
- * map's peaks, one decoder run each, kept on the prototype's cosine similarity).
+ * map's peaks, one decoder run each, kept on the prototype's cosine similarity). 'verified': the same
+ * candidates, then kept only when each is one whole instance like the example (`verify`).
  */
-export type SimilarRule = 'peaks';
-export const SIMILAR_RULES: readonly SimilarRule[] = ['peaks'];
+export type SimilarRule = 'peaks' | 'verified';
+export const SIMILAR_RULES: readonly SimilarRule[] = ['verified', 'peaks'];
 export const DEFAULT_SIMILAR_RULE: SimilarRule = 'peaks';
+
+/** The 'verified' rule's bounds (chosen on coco-tiny's exemplar answers, docs/RESULTS.md). */
+export const VERIFIED = {
+  /** An answer's area as a multiple of the example's. */
+  minAreaRatio: 0.1,
+  maxAreaRatio: 4,
+  /** An answer's similarity to the example's prototype, as a share of the example's own. */
+  minSimilarityShare: 0,
+} as const;
 
 export interface SimilarOptions {
   readonly rule?: SimilarRule;
@@ -297,5 +307,25 @@ export async function findSimilarReport(
     found.push(best);
   }
   found.sort((a, b) => b.score - a.score);
-  return { instances: suppressOverlaps(found, (a, b) => maskIoU(a.mask, b.mask), options.nmsIou ?? 0.5), rejected };
+  const kept = suppressOverlaps(found, (a, b) => maskIoU(a.mask, b.mask), options.nmsIou ?? 0.5);
+  if ((options.rule ?? DEFAULT_SIMILAR_RULE) === 'peaks') return { instances: kept, rejected };
+  const verified = verify(kept, source, sourceArea, selfSimilarity);
+  return { instances: verified, rejected: rejected + kept.length - verified.length };
+}
+
+/**
+ * The 'verified' rule's checks on what the peaks found, so that what is proposed is one whole
+ * instance like the example: about the example's size, not a part of it or of another answer, not a
+ * group (a mask that holds two other answers is a merge of them).
+ */
+function verify(found: readonly SimilarInstance[], source: BinaryMask, sourceArea: number, selfSimilarity: number): SimilarInstance[] {
+  const sized = found.filter((f) => {
+    const ratio = f.area / sourceArea;
+    return ratio >= VERIFIED.minAreaRatio && ratio <= VERIFIED.maxAreaRatio && f.similarity >= VERIFIED.minSimilarityShare * selfSimilarity;
+  });
+  const single = sized.filter((f) => overlapFraction(source, f.mask) < 0.5 && sized.filter((o) => o !== f && overlapFraction(o.mask, f.mask) > 0.8).length < 2);
+  // Inside another answer: a part of that instance, not an instance of its own.
+  return single
+    .filter((f) => !single.some((o) => o !== f && o.area > f.area && overlapFraction(f.mask, o.mask) > 0.8))
+    .map((f) => ({ ...f, confidence: Math.min(1, Math.max(0, f.similarity) * f.maskScore) }));
 }
