@@ -16,6 +16,7 @@ import { LIMITS } from './limits';
 import { Problem, PROBLEM_TYPES, problemTypeUri } from './problems';
 import { PvsRequest, PvsResponse, SegmentRequest, SegmentResponse } from './segmentation';
 import { EmbeddingRequest, EmbeddingResponse } from './embeddings';
+import { openApiPaths, type ApiRouteId } from './routes';
 
 type JsonObject = Record<string, unknown>;
 
@@ -96,8 +97,12 @@ const meteredResponses = (success: string) => ({
     },
     content: json(success),
   },
-  '400': problem('Malformed request.', ['validation-failed', 'malformed-json', 'invalid-image', 'invalid-header']),
+  '400': problem(
+    `Malformed request, or one that can only come back empty (a box under one pixel, an image under ${LIMITS.imageMinSide} pixels a side, a subnormal number: \`degenerate-prompt\` with \`rule\`); nothing charged, no engine work.`,
+    ['validation-failed', 'malformed-json', 'invalid-image', 'invalid-header', 'degenerate-prompt'],
+  ),
   '401': problem('Missing, unknown, revoked or rotated-out API key. Carries `WWW-Authenticate: Bearer`.', ['unauthenticated']),
+  '408': problem('The headers or the body did not arrive within the server\'s deadlines (30 s by default); the connection is closed, nothing charged.', ['request-timeout']),
   '402': {
     ...problem(
       'No credit left (API key). With per-request payment (x402) enabled: no key and no payment (`payment-required`, instead of 401), a payment that is malformed, does not match or does not verify (`payment-invalid`, with `reason`), or a result processed but not settled (`payment-settlement-failed`: the result is withheld, `PAYMENT-RESPONSE` carries the failed settlement). The first two carry `PAYMENT-REQUIRED`.',
@@ -140,6 +145,14 @@ const embeddingResponses = {
   '409': problem('The server runs another encoder than the one named in `model` (nothing charged), or the same photo is being embedded for this account right now (Retry-After), or its refund is pending.', ['model-mismatch', 'request-in-progress', 'refund-pending']),
 };
 
+const bearer = [{ bearerKey: [] }, { sessionCookie: [] }];
+const metered = [...bearer, { x402Payment: [] }];
+const sessionOnly = [{ sessionCookie: [] }];
+const accountProblems = {
+  '401': problem('Not logged in (or bad key).', ['unauthenticated']),
+  '403': problem('CSRF check failed.', ['csrf-token-invalid']),
+};
+
 export function buildOpenApiDocument(): JsonObject {
   const schemas: Record<string, JsonObject> = {
     PvsRequest: schemaOf(PvsRequest, 'input'),
@@ -157,13 +170,6 @@ export function buildOpenApiDocument(): JsonObject {
     CreditPurchaseRequest: schemaOf(CreditPurchaseRequest, 'input'),
     CreditPurchase: schemaOf(CreditPurchase, 'output'),
     Problem: schemaOf(Problem, 'output'),
-  };
-  const bearer = [{ bearerKey: [] }, { sessionCookie: [] }];
-  const metered = [...bearer, { x402Payment: [] }];
-  const sessionOnly = [{ sessionCookie: [] }];
-  const accountProblems = {
-    '401': problem('Not logged in (or bad key).', ['unauthenticated']),
-    '403': problem('CSRF check failed.', ['csrf-token-invalid']),
   };
   return {
     openapi: '3.1.0',
@@ -196,150 +202,130 @@ export function buildOpenApiDocument(): JsonObject {
     'x-problem-types': Object.fromEntries(
       Object.entries(PROBLEM_TYPES).map(([slug, info]) => [problemTypeUri(slug as keyof typeof PROBLEM_TYPES), info]),
     ),
-    paths: {
-      '/api/v1/pvs': {
-        post: {
-          summary: 'Segment one object from points and/or a center-anchored box',
-          security: metered,
-          parameters: meteredParameters,
-          requestBody: { required: true, content: json('PvsRequest') },
-          responses: meteredResponses('PvsResponse'),
-        },
-      },
-      '/api/v1/segment': {
-        post: {
-          summary: 'Segment objects named by text prompts',
-          security: metered,
-          parameters: meteredParameters,
-          requestBody: { required: true, content: json('SegmentRequest') },
-          responses: meteredResponses('SegmentResponse'),
-        },
-      },
-      '/api/v1/embeddings': {
-        post: {
-          summary: 'The image embedding of a photo, computed on the server, for decoding clicks locally',
-          description:
-            'Runs the server\'s SAM encoder (onnxruntime-node) on the photo and returns its embedding compactly (int8 with one scale per channel, about 1 MB for 1 × 256 × 64 × 64) with the encoder\'s identity. Costs the price of pricing key `service:embedding` (1 credit unless configured), once per photo and account: the same photo again is a free replay for 24 h. Failures are refunded (`X-Service-Refunded`). Credits only (API key or session).',
-          security: bearer,
-          parameters: embeddingParameters,
-          requestBody: { required: true, content: json('EmbeddingRequest') },
-          responses: embeddingResponses,
-        },
-      },
-      '/api/v1/auth/signup': {
-        post: {
-          summary: 'Create an account (5 free credits) and log in',
-          security: [],
-          requestBody: { required: true, content: json('Credentials') },
-          responses: {
-            '201': { description: 'Created; sets the `mw_session` (HttpOnly) and `mw_csrf` cookies.', content: json('SessionResponse') },
-            '400': problem('Invalid email or password (8 to 256 characters).', ['validation-failed', 'malformed-json']),
-            '409': problem('Email taken.', ['email-taken']),
-            '415': problem('The body is not `application/json`.', ['unsupported-media-type']),
-            '429': problem('Too many sign-ups from this client address: wait `Retry-After` seconds (the wait doubles with each further attempt).', ['rate-limited']),
-          },
-        },
-      },
-      '/api/v1/auth/login': {
-        post: {
-          summary: 'Log in',
-          security: [],
-          requestBody: { required: true, content: json('Credentials') },
-          responses: {
-            '200': { description: 'Logged in; sets the session cookies.', content: json('SessionResponse') },
-            '400': problem('Malformed body: not JSON, or email/password missing or not strings.', ['validation-failed', 'malformed-json']),
-            '401': problem('Wrong email or password.', ['invalid-credentials']),
-            '415': problem('The body is not `application/json`.', ['unsupported-media-type']),
-            '429': problem('Too many login attempts for this account or from this client address: wait `Retry-After` seconds (the wait doubles with each further attempt; the password is not checked meanwhile).', ['rate-limited']),
-          },
-        },
-      },
-      '/api/v1/auth/logout': {
-        post: { summary: 'Log out', security: sessionOnly, responses: { '204': { description: 'Logged out' }, ...accountProblems } },
-      },
-      '/api/v1/account': {
-        get: {
-          summary: 'The calling account and its credit balance',
-          security: bearer,
-          responses: { '200': { description: 'The account', content: json('Account') }, ...accountProblems },
-        },
-      },
-      '/api/v1/api-keys': {
-        get: {
-          summary: 'List active API keys (never the secret)',
-          security: sessionOnly,
-          responses: { '200': { description: 'Keys', content: json('ApiKeyList') }, ...accountProblems },
-        },
-        post: {
-          summary: 'Create an API key (the secret is shown only in this response)',
-          security: sessionOnly,
-          responses: {
-            '201': { description: 'Created', content: json('ApiKeyCreated') },
-            '400': problem('A body was sent and it is not JSON (the body is optional and ignored).', ['malformed-json']),
-            '415': problem('A body was sent and it is not `application/json`.', ['unsupported-media-type']),
-            ...accountProblems,
-          },
-        },
-      },
-      '/api/v1/api-keys/{id}/rotate': {
-        post: {
-          summary: 'Replace a key by a new one; the old one stops working at once',
-          security: sessionOnly,
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: {
-            '201': { description: 'The new key', content: json('ApiKeyCreated') },
-            '400': problem('The URL is not validly percent-encoded.', ['malformed-request', 'malformed-json']),
-            '404': problem('No such active key.', ['not-found']),
-            ...accountProblems,
-          },
-        },
-      },
-      '/api/v1/api-keys/{id}': {
-        delete: {
-          summary: 'Revoke a key',
-          security: sessionOnly,
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: {
-            '204': { description: 'Revoked' },
-            '400': problem('The URL is not validly percent-encoded.', ['malformed-request']),
-            '404': problem('No such active key.', ['not-found']),
-            ...accountProblems,
-          },
-        },
-      },
-      '/api/v1/credit-packages': {
-        get: {
-          summary: 'Credit packages (one-time purchases), the payment mode (`stripe` or `demo`) and per-request payment (x402), when offered',
-          security: [],
-          responses: { '200': { description: 'Packages', content: json('CreditPackageList') } },
-        },
-      },
-      '/api/v1/credit-purchases': {
-        post: {
-          summary: 'Buy a package: a Stripe Checkout session, or (demo mode, no Stripe configured) credited at once',
-          security: bearer,
-          requestBody: { required: true, content: json('CreditPurchaseRequest') },
-          responses: {
-            '201': { description: 'Purchase created', content: json('CreditPurchase') },
-            '400': problem('Unknown package, or a body that is not JSON.', ['validation-failed', 'malformed-json']),
-            '415': problem('The body is not `application/json`.', ['unsupported-media-type']),
-            '503': problem('Stripe unreachable.', ['payments-unavailable']),
-            ...accountProblems,
-          },
-        },
-      },
-      '/api/v1/stripe/webhook': {
-        post: {
-          summary: 'Stripe webhook (checkout.session.completed / async_payment_succeeded); verifies `Stripe-Signature`',
-          security: [],
-          responses: {
-            '200': { description: 'Received' },
-            '400': problem('Bad signature.', ['webhook-signature-invalid']),
-          },
-        },
-      },
-      '/api/v1/openapi.json': { get: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } } },
-      '/api/v1/health': { get: { summary: 'Liveness and readiness', security: [], responses: { '200': { description: 'OK' } } } },
-    },
+    paths: openApiPaths(OPERATIONS),
   };
 }
+
+/**
+ * What each route of the table (./routes.ts) does, by its id: a route the table gains is a type
+ * error here until it is described.
+ */
+const OPERATIONS: Record<ApiRouteId, JsonObject> = {
+  pvs: {
+    summary: 'Segment one object from points and/or a center-anchored box',
+    security: metered,
+    parameters: meteredParameters,
+    requestBody: { required: true, content: json('PvsRequest') },
+    responses: meteredResponses('PvsResponse'),
+  },
+  segment: {
+    summary: 'Segment objects named by text prompts',
+    security: metered,
+    parameters: meteredParameters,
+    requestBody: { required: true, content: json('SegmentRequest') },
+    responses: meteredResponses('SegmentResponse'),
+  },
+  embeddings: {
+    summary: 'The image embedding of a photo, computed on the server, for decoding clicks locally',
+    description:
+      'Runs the server\'s SAM encoder (onnxruntime-node) on the photo and returns its embedding compactly (int8 with one scale per channel, about 1 MB for 1 × 256 × 64 × 64) with the encoder\'s identity. Costs the price of pricing key `service:embedding` (1 credit unless configured), once per photo and account: the same photo again is a free replay for 24 h. Failures are refunded (`X-Service-Refunded`). Credits only (API key or session).',
+    security: bearer,
+    parameters: embeddingParameters,
+    requestBody: { required: true, content: json('EmbeddingRequest') },
+    responses: embeddingResponses,
+  },
+  signup: {
+    summary: 'Create an account (5 free credits) and log in',
+    security: [],
+    requestBody: { required: true, content: json('Credentials') },
+    responses: {
+      '201': { description: 'Created; sets the `mw_session` (HttpOnly) and `mw_csrf` cookies.', content: json('SessionResponse') },
+      '400': problem('Invalid email or password (8 to 256 characters).', ['validation-failed', 'malformed-json']),
+      '409': problem('Email taken.', ['email-taken']),
+      '415': problem('The body is not `application/json`.', ['unsupported-media-type']),
+      '429': problem('Too many sign-ups from this client address: wait `Retry-After` seconds (the wait doubles with each further attempt).', ['rate-limited']),
+    },
+  },
+  login: {
+    summary: 'Log in',
+    security: [],
+    requestBody: { required: true, content: json('Credentials') },
+    responses: {
+      '200': { description: 'Logged in; sets the session cookies.', content: json('SessionResponse') },
+      '400': problem('Malformed body: not JSON, or email/password missing or not strings.', ['validation-failed', 'malformed-json']),
+      '401': problem('Wrong email or password.', ['invalid-credentials']),
+      '415': problem('The body is not `application/json`.', ['unsupported-media-type']),
+      '429': problem('Too many login attempts for this account from this client address, from this address over all accounts, or for this account over all addresses (a much higher ceiling): wait `Retry-After` seconds (the wait doubles with each further attempt; the password is not checked meanwhile).', ['rate-limited']),
+    },
+  },
+  logout: { summary: 'Log out', security: sessionOnly, responses: { '204': { description: 'Logged out' }, ...accountProblems } },
+  account: {
+    summary: 'The calling account and its credit balance',
+    security: bearer,
+    responses: { '200': { description: 'The account', content: json('Account') }, ...accountProblems },
+  },
+  listApiKeys: {
+    summary: 'List active API keys (never the secret)',
+    security: sessionOnly,
+    responses: { '200': { description: 'Keys', content: json('ApiKeyList') }, ...accountProblems },
+  },
+  createApiKey: {
+    summary: 'Create an API key (the secret is shown only in this response)',
+    security: sessionOnly,
+    responses: {
+      '201': { description: 'Created', content: json('ApiKeyCreated') },
+      '400': problem('A body was sent and it is not JSON (the body is optional and ignored).', ['malformed-json']),
+      '415': problem('A body was sent and it is not `application/json`.', ['unsupported-media-type']),
+      ...accountProblems,
+    },
+  },
+  rotateApiKey: {
+    summary: 'Replace a key by a new one; the old one stops working at once',
+    security: sessionOnly,
+    parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+    responses: {
+      '201': { description: 'The new key', content: json('ApiKeyCreated') },
+      '400': problem('The URL is not validly percent-encoded.', ['malformed-request', 'malformed-json']),
+      '404': problem('No such active key.', ['not-found']),
+      ...accountProblems,
+    },
+  },
+  revokeApiKey: {
+    summary: 'Revoke a key',
+    security: sessionOnly,
+    parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+    responses: {
+      '204': { description: 'Revoked' },
+      '400': problem('The URL is not validly percent-encoded.', ['malformed-request']),
+      '404': problem('No such active key.', ['not-found']),
+      ...accountProblems,
+    },
+  },
+  creditPackages: {
+    summary: 'Credit packages (one-time purchases), the payment mode (`stripe` or `demo`) and per-request payment (x402), when offered',
+    security: [],
+    responses: { '200': { description: 'Packages', content: json('CreditPackageList') } },
+  },
+  creditPurchases: {
+    summary: 'Buy a package: a Stripe Checkout session, or (demo mode, no Stripe configured) credited at once',
+    security: bearer,
+    requestBody: { required: true, content: json('CreditPurchaseRequest') },
+    responses: {
+      '201': { description: 'Purchase created', content: json('CreditPurchase') },
+      '400': problem('Unknown package, or a body that is not JSON.', ['validation-failed', 'malformed-json']),
+      '415': problem('The body is not `application/json`.', ['unsupported-media-type']),
+      '503': problem('Stripe unreachable.', ['payments-unavailable']),
+      ...accountProblems,
+    },
+  },
+  stripeWebhook: {
+    summary: 'Stripe webhook (checkout.session.completed / async_payment_succeeded); verifies `Stripe-Signature`',
+    security: [],
+    responses: {
+      '200': { description: 'Received' },
+      '400': problem('Bad signature.', ['webhook-signature-invalid']),
+    },
+  },
+  openapi: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } },
+  health: { summary: 'Liveness and readiness', security: [], responses: { '200': { description: 'OK' } } },
+};

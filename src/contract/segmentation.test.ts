@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { PvsResponse, SegmentResponse } from './segmentation';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { EverythingAnswer, PvsAnswer, SegmentAnswer } from '../engine/answers';
+import { EverythingResponse, PvsResponse, SegmentResponse } from './segmentation';
 
 // The server relies on these schemas alone to refuse an engine result with non-finite numbers.
 describe('response schemas keep every number finite', () => {
@@ -20,5 +21,13 @@ describe('response schemas keep every number finite', () => {
     expect(PvsResponse.safeParse(pvs(bad)).success).toBe(false);
     expect(PvsResponse.safeParse(pvs(4, bad)).success).toBe(false);
     expect(SegmentResponse.safeParse(segment(bad)).success).toBe(false);
+  });
+});
+
+describe('the engine builds the answers this contract describes', () => {
+  it('PvsResponse, SegmentResponse and EverythingResponse are the engine’s PvsAnswer, SegmentAnswer and EverythingAnswer (checked by the type checker)', () => {
+    expectTypeOf<PvsResponse>().toEqualTypeOf<PvsAnswer>();
+    expectTypeOf<SegmentResponse>().toEqualTypeOf<SegmentAnswer>();
+    expectTypeOf<EverythingResponse>().toEqualTypeOf<EverythingAnswer>();
   });
 });

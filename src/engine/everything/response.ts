@@ -1,10 +1,10 @@
 /** Proposals as the service's everything response (outer rings; masks whose outline is empty are left out). */
-import type { EverythingResponse } from '../../contract';
+import type { EverythingAnswer } from '../answers';
 import type { OutlineOptions } from '../options';
 import { maskOutline, outerRings } from '../polygons';
 import type { Proposal } from './segmentEverything';
 
-export function toEverythingResponse(proposals: readonly Proposal[], outline: Partial<OutlineOptions> = {}): EverythingResponse {
+export function toEverythingResponse(proposals: readonly Proposal[], outline: Partial<OutlineOptions> = {}): EverythingAnswer {
   return {
     predictions: proposals
       .map((p) => ({

@@ -159,7 +159,26 @@ const bodyDigest: Migration = {
   },
 };
 
-const MIGRATIONS: Record<string, Migration> = { '0001_initial': initial, '0002_x402': x402, '0003_body_digest': bodyDigest };
+/** Login and sign-up throttles shared by every process (domain/attemptThrottle.ts). */
+const attemptCounters: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('attempt_counters')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('attempts', 'integer', (c) => c.notNull())
+      .addColumn('last_at', 'bigint', (c) => c.notNull())
+      .addColumn('blocked_until', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('attempt_counters_last_at').on('attempt_counters').column('last_at').execute();
+  },
+};
+
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_initial': initial,
+  '0002_x402': x402,
+  '0003_body_digest': bodyDigest,
+  '0004_attempt_counters': attemptCounters,
+};
 
 class InlineMigrations implements MigrationProvider {
   async getMigrations() {
