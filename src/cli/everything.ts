@@ -5,8 +5,8 @@
 import { EverythingResponse } from '../contract';
 import { loadNodeEngine } from '../engine/adapters/ortNode';
 import { loadNodeDetectors } from '../engine/adapters/textNode';
-import { toEverythingResponse } from '../engine/everything/response';
-import { DEFAULT_EVERYTHING_RULE, EVERYTHING_RULES, segmentEverything, type EverythingRule } from '../engine/everything/segmentEverything';
+import { runEverything } from '../engine/everything/response';
+import { DEFAULT_EVERYTHING_RULE, EVERYTHING_RULES, type EverythingRule } from '../engine/everything/segmentEverything';
 import { DEFAULT_SEGMENTATION_OPTIONS } from '../engine/options';
 import { parseEngineFlags, parseFlags, readImageArgument, UsageError } from './args';
 
@@ -50,12 +50,11 @@ export async function everythingCommand(argv: readonly string[], io: { stdout: (
   const engine = await loadNodeEngine({ threads: options.threads, embeddingCacheSize: 1 });
   const detectors = options.rule === 'objects' ? await loadNodeDetectors({ threads: options.threads }) : [];
   try {
-    const { imageKey } = await engine.embed(image);
     let shown = -1;
-    const result = await segmentEverything(engine, imageKey, {
+    const { response: answer, result } = await runEverything(engine, image, {
       rule: options.rule,
-      image,
       detectors,
+      outline: { tolerance: options.tolerance },
       onProgress: (p) => {
         const step = Math.floor((10 * p.decoded) / Math.max(1, p.planned));
         if (!options.progress || step === shown) return;
@@ -64,7 +63,7 @@ export async function everythingCommand(argv: readonly string[], io: { stdout: (
       },
     });
     // The CLI is a reference for the API: never print anything the contract would reject.
-    const response = EverythingResponse.parse(toEverythingResponse(result.proposals, { tolerance: options.tolerance }));
+    const response = EverythingResponse.parse(answer);
     io.stdout(JSON.stringify(response) + '\n');
     if (options.progress) {
       const t = result.timings;
