@@ -1,5 +1,5 @@
 /**
- * `npm run eval -- --dataset coco --mode everything [--data DIR] [--out FILE] [--rules objects,grid] [--limit N] [--every N] [--threads N]`
+ * `npm run eval -- --dataset coco --mode everything [--data DIR] [--out FILE] [--rules objects,grid] [--limit N] [--every N] [--threads N] [--encoder fp32|int8] [--decoder fp32|int8]`
  *
  * Segment everything on COCO photos: class-agnostic recall of the instances at mask IoU ≥ 0.5 with
  * at most 100 proposals per photo (AR@100; and for COCO's small / medium / large), and milliseconds
@@ -12,7 +12,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { decodeImage } from '../../src/engine/adapters/nodeImage';
-import { loadNodeEngine } from '../../src/engine/adapters/ortNode';
+import { loadNodeEngine, type ModelPrecision } from '../../src/engine/adapters/ortNode';
 import { loadNodeDetectors } from '../../src/engine/adapters/textNode';
 import {
   DEFAULT_EVERYTHING_RULE,
@@ -37,7 +37,9 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode everything [options]
   --rules LIST     rules to run, comma-separated (default objects,grid: the shipped rule and SAM's grid)
   --limit N        first N images only (sorted by file name)
   --every N        every Nth image (a spread-out subset)
-  --threads N      onnxruntime intra-op threads (default: all cores)`;
+  --threads N      onnxruntime intra-op threads (default: all cores)
+  --encoder P      fp32 (default) or int8 (the server's default encoder)
+  --decoder P      fp32 (default, also the server's) or int8`;
 
 function fail(message: string): never {
   process.stderr.write(`eval coco everything: ${message}\n\n${USAGE}\n`);
@@ -89,6 +91,8 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
         limit: { type: 'string' },
         every: { type: 'string' },
         threads: { type: 'string' },
+        encoder: { type: 'string' },
+        decoder: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -108,12 +112,19 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
   const instances = JSON.parse(await readFile(join(dataDir, 'instances.json'), 'utf8').catch(() => fail(`no instances.json in ${dataDir}`))) as CocoInstancesFile;
   const images = selectImages(instances.images, values.every ? Number(values.every) : undefined, values.limit ? Number(values.limit) : undefined);
 
-  const engine = await loadNodeEngine({ threads, embeddingCacheSize: 1 });
+  const precision = (name: 'encoder' | 'decoder'): ModelPrecision => {
+    const value = values[name] ?? 'fp32';
+    if (value !== 'fp32' && value !== 'int8') fail(`--${name} must be fp32 or int8`);
+    return value;
+  };
+  const models = { encoderPrecision: precision('encoder'), decoderPrecision: precision('decoder') };
+  const engine = await loadNodeEngine({ threads, embeddingCacheSize: 1, ...models });
   const detectors = await loadNodeDetectors({ threads });
   const totals = new Map<EverythingRule, RuleTotals>(rules.map((r) => [r, { counts: emptyRecallCounts(), ms: 0, cpuMs: 0, detectMs: 0, decodeMs: 0, decoderRuns: 0, proposals: 0 }]));
   let encoderMs = 0;
+  let encoderCpuMs = 0;
   const started = Date.now();
-  process.stderr.write(`eval coco everything: ${images.length} images from ${dataDir}; rules ${rules.join(', ')}; ${engine.backend.name}\n`);
+  process.stderr.write(`eval coco everything: ${images.length} images from ${dataDir}; rules ${rules.join(', ')}; ${engine.backend.name}, encoder ${models.encoderPrecision}, decoder ${models.decoderPrecision}\n`);
 
   for (const [i, info] of images.entries()) {
     const image = await decodeImage(await readFile(join(dataDir, 'images', info.file_name)));
@@ -124,6 +135,7 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
     const embedMs = performance.now() - t0;
     const embedCpuMs = cpuMsSince(c0);
     encoderMs += embedMs;
+    encoderCpuMs += embedCpuMs;
     const line: string[] = [];
     for (const rule of rules) {
       const t1 = performance.now();
@@ -173,7 +185,9 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
     images: images.length,
     commit: gitCommit(),
     backend: engine.backend,
+    models,
     encoderMsPerPhoto: encoderMs / images.length,
+    encoderCpuMsPerPhoto: encoderCpuMs / images.length,
     ...(rules.includes(DEFAULT_EVERYTHING_RULE) ? { everything: summaryOf(DEFAULT_EVERYTHING_RULE) } : {}),
     ...(rules.includes('grid') ? { baseline: summaryOf('grid') } : {}),
     rules: Object.fromEntries(rules.map((r) => [r, { ...summaryOf(r), settings: EVERYTHING_SETTINGS[r] }])),
@@ -189,7 +203,7 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
       return `| ${s.rule} | ${pct(s.ar100)} | ${pct(s.arSmall)} | ${pct(s.arMedium)} | ${pct(s.arLarge)} | ${s.msPerPhotoNode.toFixed(0)} | ${s.cpuMsPerPhotoNode.toFixed(0)} | ${s.decoderRunsPerPhoto.toFixed(0)} | ${s.proposalsPerPhoto.toFixed(0)} |`;
     }),
     '',
-    `encoder: ${(encoderMs / images.length).toFixed(0)} ms per photo (included in every rule's time)`,
+    `encoder: ${(encoderMs / images.length).toFixed(0)} ms (CPU ${(encoderCpuMs / images.length).toFixed(0)} ms) per photo (included in every rule's time)`,
   ].join('\n');
   process.stdout.write(`${table}\n`);
   await mkdir(dirname(out), { recursive: true });
