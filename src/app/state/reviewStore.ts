@@ -9,8 +9,9 @@ const THRESHOLD_KEY = 'maskwright.reviewThreshold';
 const DEFAULT_THRESHOLD = 0.8;
 
 function loadThreshold(): number {
-  const stored = Number(typeof localStorage === 'undefined' ? NaN : localStorage.getItem(THRESHOLD_KEY));
-  return Number.isFinite(stored) && stored >= 0 && stored <= 1 ? stored : DEFAULT_THRESHOLD;
+  const stored = typeof localStorage === 'undefined' ? null : localStorage.getItem(THRESHOLD_KEY);
+  const value = stored === null ? NaN : Number(stored);
+  return Number.isFinite(value) && value >= 0 && value <= 1 ? value : DEFAULT_THRESHOLD;
 }
 
 interface ReviewViewState {
