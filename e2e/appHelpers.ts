@@ -10,6 +10,14 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
 }
 
+/** A fresh studio: no saved session, no preferences. */
+export async function startFresh(page: Page): Promise<void> {
+  await page.goto('/');
+  await page.evaluate(() => indexedDB.deleteDatabase('maskwright'));
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+}
+
 /** The canvas publishes its camera (scale, x, y) so tests can click at image-pixel coordinates. */
 export async function imageToPage(page: Page, x: number, y: number): Promise<{ x: number; y: number }> {
   const host = page.getByTestId('canvas');

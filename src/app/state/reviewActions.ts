@@ -38,6 +38,16 @@ export function reviewDecision(imageId: string, objectId: string, state: 'accept
   apply(state === 'accepted' ? 'accept proposal' : 'reject proposal', (d) => setReviewState(d, imageId, [objectId], state));
 }
 
+/** A decision on the proposal shown, then the next one; false when none is shown. */
+function decide(decision: (item: QueueItem) => void): boolean {
+  const item = shownItem();
+  if (!item) return false;
+  decision(item);
+  useEdit.getState().select([]);
+  advanceFrom(item);
+  return true;
+}
+
 export const review = {
   open() {
     useReview.getState().setOpen(true);
@@ -62,28 +72,20 @@ export const review = {
    * Accepts the proposal shown — with the new shape when it is being fixed by a click (its refined
    * mask is accepted in its place) — and shows the next. False when there is nothing to accept.
    */
-  accept(): boolean {
-    const item = shownItem();
-    if (!item) return false;
-    const doc = currentDocument();
-    const prompt = promptOf(doc, item.imageId);
-    if (prompt.targetObjectId === item.objectId && prompt.candidates.length > 0) studio.acceptCandidate(item.imageId);
-    else apply('accept proposal', (d) => setReviewState(d, item.imageId, [item.objectId], 'accepted'));
-    useEdit.getState().select([]);
-    advanceFrom(item);
-    return true;
-  },
+  accept: () =>
+    decide((item) => {
+      const prompt = promptOf(currentDocument(), item.imageId);
+      if (prompt.targetObjectId === item.objectId && prompt.candidates.length > 0) studio.acceptCandidate(item.imageId);
+      else apply('accept proposal', (d) => setReviewState(d, item.imageId, [item.objectId], 'accepted'));
+    }),
 
-  reject(): boolean {
-    const item = shownItem();
-    if (!item) return false;
-    const fixing = promptOf(currentDocument(), item.imageId).targetObjectId === item.objectId;
-    apply('reject proposal', (d) => setReviewState(d, item.imageId, [item.objectId], 'rejected'));
-    if (fixing) studio.clearPrompt(item.imageId);
-    useEdit.getState().select([]);
-    advanceFrom(item);
-    return true;
-  },
+  /** Rejects the proposal shown (a fix under way is dropped) and shows the next. */
+  reject: () =>
+    decide((item) => {
+      const fixing = promptOf(currentDocument(), item.imageId).targetObjectId === item.objectId;
+      apply('reject proposal', (d) => setReviewState(d, item.imageId, [item.objectId], 'rejected'));
+      if (fixing) studio.clearPrompt(item.imageId);
+    }),
 
   /** Selects the proposal shown so a click (point or box tool) or the brush refines it; accepting then takes the fixed shape. */
   fix(): boolean {
