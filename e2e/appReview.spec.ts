@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { download, findObjects, pasteTwoCoffees, screenshot, waitForEncoder } from './appHelpers';
+import { download, findObjects, openSample, pasteTwoCoffees, screenshot, startFresh, waitForEncoder } from './appHelpers';
 
 /**
  * Review (issue 26): a text prompt's answer arrives as proposals, drawn and counted apart; the
@@ -7,12 +7,7 @@ import { download, findObjects, pasteTwoCoffees, screenshot, waitForEncoder } fr
  * with its review state; a reload keeps every state. Real model, production build, real Chromium.
  */
 
-test.beforeEach(async ({ page }) => {
-  await page.goto('/');
-  await page.evaluate(() => indexedDB.deleteDatabase('maskwright'));
-  await page.evaluate(() => localStorage.clear());
-  await page.reload();
-});
+test.beforeEach(async ({ page }) => startFresh(page));
 
 const rows = (page: Page) => page.getByTestId('object-row');
 const canvas = (page: Page) => page.getByTestId('canvas');
@@ -90,4 +85,34 @@ test('text prompt results are proposals; the keyboard accepts one and rejects on
   await expect(page.locator(`[data-object-id="${secondId}"]`)).toHaveCount(0);
   await expect(canvas(page)).toHaveAttribute('data-drawn-proposals', String(found - 2));
   await screenshot(page, 'review-04-after-reload');
+});
+
+test('label all: the prompt runs on every open image, current first, with progress; accept all at or above a confidence', async ({ page }) => {
+  await pasteTwoCoffees(page);
+  await openSample(page, 'Coffee cup');
+  await waitForEncoder(page);
+  await findObjects(page, 'cup');
+  await expect(page.getByRole('form', { name: 'Text prompt' }).getByRole('status').first()).toContainText('cup: 1 found', { timeout: 120_000 });
+  await expect(rows(page)).toHaveCount(1);
+
+  const labelAll = page.getByRole('group', { name: 'Label all images' });
+  await labelAll.getByRole('button', { name: /Label all 2 open images/ }).click();
+  await expect(labelAll.getByTestId('label-all-progress')).toContainText(/Done: 2 of 2 images · [2-9] proposals to review/, { timeout: 150_000 });
+  // The cup already on this photo is not proposed twice.
+  await expect(labelAll).toContainText('1 already on the image');
+  const thumb = (name: string) => page.locator('.thumb', { has: page.locator('.thumb-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }) });
+  await expect(thumb('coffee.png')).toContainText('0 objects · 1 to review');
+  await expect(thumb('two-coffees.png')).toContainText(/0 objects · [2-9] to review/);
+  await screenshot(page, 'review-05-label-all');
+
+  // Accept all at or above 0 %: every proposal of the session, one undo step.
+  await page.keyboard.press('r');
+  const panel = page.getByRole('region', { name: 'Review' });
+  await panel.getByRole('slider', { name: 'Accept-all confidence' }).fill('0');
+  await panel.getByRole('button', { name: /Accept all \d+ ≥ 0 %/ }).click();
+  await expect(page.getByTestId('review-count')).toHaveText('0 to review');
+  await expect(thumb('coffee.png')).toContainText('1 object');
+  await expect(thumb('two-coffees.png')).not.toContainText('to review');
+  await page.keyboard.press('Control+z');
+  await expect(thumb('two-coffees.png')).toContainText('to review');
 });
