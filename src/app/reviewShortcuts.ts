@@ -19,7 +19,7 @@ export const REVIEW_SHORTCUTS: readonly Shortcut[] = [
 /**
  * R opens and closes Review; while it is open, the review keys come before the editing ones. Enter
  * still accepts a new mask prompted meanwhile (one that is not fixing the proposal shown), Delete
- * still deletes a selected vertex.
+ * still deletes a selected vertex or other selected objects.
  */
 export function handleReviewShortcut(e: KeyboardEvent): boolean {
   if (e.ctrlKey || e.metaKey || e.altKey) return false;
@@ -44,9 +44,12 @@ export function handleReviewShortcut(e: KeyboardEvent): boolean {
       return promptingSomethingElse ? false : review.accept();
     }
     case 'Delete':
-    case 'Backspace':
-      if (useEdit.getState().selectedVertex) return false;
+    case 'Backspace': {
+      // A selected vertex, or objects other than the proposal shown, are deleted as usual.
+      const { selectedVertex, selection } = useEdit.getState();
+      if (selectedVertex || selection.some((id) => id !== current?.objectId)) return false;
       return review.reject();
+    }
     case 'j':
     case 'J':
       review.next();

@@ -1,45 +1,14 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { addImage, addObjects } from './documentOps';
 import { useEdit } from './editStore';
-import { emptyDocument, type SegObject, type StudioDocument } from './model';
+import type { SegObject } from './model';
 import { review, reviewDecision } from './reviewActions';
-import { proposedBy, reviewStateOf } from './reviewOps';
+import { loadReviewSession, shownProposal as shown, square, stateOf as state } from './reviewSession';
 import { useReview } from './reviewStore';
 import { currentDocument, studio, useStudio } from './studioStore';
 import { useTool } from './toolStore';
 
-const square = (x: number): SegObject['polygons'] => [{ outer: [[x, 0], [x + 10, 0], [x + 10, 10], [x, 10]], holes: [] }];
-const proposal = (id: string, confidence: number): Omit<SegObject, 'color'> => ({
-  id,
-  label: id,
-  classId: null,
-  confidence,
-  visible: true,
-  polygons: square(confidence * 50),
-  source: 'text',
-  review: proposedBy('text-prompt'),
-});
-
-function load(): StudioDocument {
-  let doc = addImage(addImage(emptyDocument(), { id: 'a', name: 'a.png', width: 100, height: 100 }), { id: 'b', name: 'b.png', width: 100, height: 100 });
-  doc = addObjects(doc, 'a', [proposal('p1', 0.9), proposal('p2', 0.5)]);
-  doc = addObjects(doc, 'b', [proposal('p3', 0.95)]);
-  doc = { ...doc, activeImageId: 'a' };
-  useStudio.getState().load(doc);
-  return doc;
-}
-
-const state = (imageId: string, id: string) => reviewStateOf(currentDocument().objects[imageId].find((o) => o.id === id)!);
-const shown = () => useReview.getState().current?.objectId ?? null;
-
 describe('review queue actions', () => {
-  beforeEach(() => {
-    load();
-    useReview.getState().setOpen(false);
-    useReview.getState().setThreshold(0.8);
-    useEdit.getState().select([]);
-    useTool.getState().setTool('select');
-  });
+  beforeEach(loadReviewSession);
 
   it('opens on the active image’s first proposal; accept and reject move on, across images; each is one undo step', () => {
     review.open();
