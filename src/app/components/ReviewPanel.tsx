@@ -11,7 +11,7 @@ export function ReviewButton() {
   const open = useReview((s) => s.open);
   const waiting = useStudio((s) => reviewQueue(s.history.present).length);
   return (
-    <button type="button" className="small" aria-pressed={open} aria-controls="review-panel" title="Walk the proposals one by one from the keyboard (R)" onClick={review.toggle} disabled={!open && waiting === 0}>
+    <button type="button" className="small" aria-pressed={open} aria-controls={open ? 'review-panel' : undefined} title="Walk the proposals one by one from the keyboard (R)" onClick={review.toggle} disabled={!open && waiting === 0}>
       Review{waiting ? ` ${waiting}` : ''}
     </button>
   );
