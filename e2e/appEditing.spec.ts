@@ -5,7 +5,7 @@ import type { Vertex } from '../src/engine/types';
 import { fillPolygons } from '../src/app/export/rasterize';
 import { readZip, writeZip } from '../src/app/export/zip';
 import { emptyMask, maskArea, maskIoU, paintStroke } from '../src/app/geometry/maskPaint';
-import { clickImage, imageToPage, openSample, screenshot, waitForEncoder } from './appHelpers';
+import { clickImage, download, imageToPage, openMenu, openSample, screenshot, waitForEncoder } from './appHelpers';
 
 /**
  * Finishing an annotation job by hand (issue 13): select and refine, brush and eraser, vertices,
@@ -29,21 +29,6 @@ type Coco = {
   annotations: Array<{ image_id: number; category_id: number; segmentation: number[][]; area: number; bbox: number[]; iscrowd: number }>;
   categories: Array<{ id: number; name: string }>;
 };
-
-async function openMenu(page: Page, name: 'Export' | 'Import') {
-  const dialog = page.getByRole('dialog', { name });
-  if (!(await dialog.isVisible())) await page.getByRole('button', { name, exact: true }).click();
-  return dialog;
-}
-const openExport = (page: Page) => openMenu(page, 'Export');
-
-async function download(page: Page, button: string): Promise<Buffer> {
-  const dialog = await openExport(page);
-  const pending = page.waitForEvent('download');
-  await dialog.getByRole('button', { name: button }).click();
-  const file = await pending;
-  return readFileSync((await file.path())!);
-}
 
 const exportCoco = async (page: Page): Promise<Coco> => JSON.parse((await download(page, 'COCO JSON (whole session)')).toString('utf8'));
 

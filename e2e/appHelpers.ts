@@ -1,5 +1,5 @@
 import { expect, type Page } from '@playwright/test';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SAMPLES } from '../src/app/images/imageLibrary';
 
@@ -8,6 +8,14 @@ export const SCREENSHOT_DIR = path.join('test-results', 'screenshots');
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+}
+
+/** A fresh studio: no saved session, no preferences. */
+export async function startFresh(page: Page): Promise<void> {
+  await page.goto('/');
+  await page.evaluate(() => indexedDB.deleteDatabase('maskwright'));
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
 }
 
 /** The canvas publishes its camera (scale, x, y) so tests can click at image-pixel coordinates. */
@@ -71,4 +79,43 @@ export async function signUpAndUseNewKey(page: Page, tag: string, choice: 'Remot
   await page.getByRole('radiogroup', { name: 'Inference' }).getByRole('radio', { name: choice }).check();
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Studio' }).click();
   return key;
+}
+
+/** Runs a text prompt from the Text prompt panel. */
+export async function findObjects(page: Page, prompts: string): Promise<void> {
+  await page.getByRole('button', { name: 'Text prompt', exact: true }).click();
+  const form = page.getByRole('form', { name: 'Text prompt' });
+  await form.getByRole('textbox').fill(prompts);
+  await form.getByRole('button', { name: /Find objects/ }).click();
+}
+
+/** Pastes a picture made of the coffee sample twice, side by side: two cups for "find similar". */
+export async function pasteTwoCoffees(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    const bitmap = await createImageBitmap(await (await fetch('/samples/coffee.png')).blob());
+    const canvas = new OffscreenCanvas(bitmap.width * 2, bitmap.height);
+    const context = canvas.getContext('2d')!;
+    context.drawImage(bitmap, 0, 0);
+    context.drawImage(bitmap, bitmap.width, 0);
+    const data = new DataTransfer();
+    data.items.add(new File([await canvas.convertToBlob({ type: 'image/png' })], 'two-coffees.png', { type: 'image/png' }));
+    window.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data }));
+  });
+  await expect(page.getByTestId('canvas')).toHaveAttribute('data-camera', /\d/);
+}
+
+/** The Export or Import menu, opened if it is not. */
+export async function openMenu(page: Page, name: 'Export' | 'Import') {
+  const dialog = page.getByRole('dialog', { name });
+  if (!(await dialog.isVisible())) await page.getByRole('button', { name, exact: true }).click();
+  return dialog;
+}
+
+/** Clicks an entry of the Export menu and returns the downloaded file. */
+export async function download(page: Page, button: string): Promise<Buffer> {
+  const dialog = await openMenu(page, 'Export');
+  const pending = page.waitForEvent('download');
+  await dialog.getByRole('button', { name: button }).click();
+  const file = await pending;
+  return readFileSync((await file.path())!);
 }

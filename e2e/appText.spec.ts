@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { sharedPath } from '../test/support/sharedData';
-import { clickImage, openSample, screenshot, waitForEncoder } from './appHelpers';
+import { clickImage, findObjects, openSample, pasteTwoCoffees, screenshot, waitForEncoder } from './appHelpers';
 
 /**
  * Text prompts and "find similar" running in the browser (Local mode): the engine worker runs the
@@ -23,13 +23,6 @@ function recordApiCalls(page: Page): string[] {
     if (url.pathname.startsWith('/api/') && url.pathname !== '/api/v1/account') calls.push(`${request.method()} ${url.pathname}`);
   });
   return calls;
-}
-
-async function findObjects(page: Page, prompts: string): Promise<void> {
-  await page.getByRole('button', { name: 'Text prompt', exact: true }).click();
-  const form = page.getByRole('form', { name: 'Text prompt' });
-  await form.getByRole('textbox').fill(prompts);
-  await form.getByRole('button', { name: /Find objects/ }).click();
 }
 
 const textStatus = (page: Page) => page.getByRole('form', { name: 'Text prompt' }).getByRole('status');
@@ -166,21 +159,6 @@ test('local: an unknown prompt is named as unknown, a known one that is absent a
   await page.getByText('Concepts the local model knows (84)').click();
   await expect(concepts).toBeHidden();
 });
-
-/** Pastes a picture made of the coffee sample twice, side by side: two cups for "find similar". */
-async function pasteTwoCoffees(page: Page): Promise<void> {
-  await page.evaluate(async () => {
-    const bitmap = await createImageBitmap(await (await fetch('/samples/coffee.png')).blob());
-    const canvas = new OffscreenCanvas(bitmap.width * 2, bitmap.height);
-    const context = canvas.getContext('2d')!;
-    context.drawImage(bitmap, 0, 0);
-    context.drawImage(bitmap, bitmap.width, 0);
-    const data = new DataTransfer();
-    data.items.add(new File([await canvas.convertToBlob({ type: 'image/png' })], 'two-coffees.png', { type: 'image/png' }));
-    window.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data }));
-  });
-  await expect(page.getByTestId('canvas')).toHaveAttribute('data-camera', /\d/);
-}
 
 test('local: find similar on an accepted cup adds the other cup; one undo removes it; disabled in Remote mode', async ({ page }) => {
   await pasteTwoCoffees(page);

@@ -6,6 +6,7 @@ import { Header } from './components/Header';
 import { HelpOverlay } from './components/HelpOverlay';
 import { ImageStrip } from './components/ImageStrip';
 import { ObjectList } from './components/ObjectList';
+import { ReviewPanel } from './components/ReviewPanel';
 import { ClassPanel } from './components/ClassPanel';
 import { ResultAnnouncer } from './components/ResultAnnouncer';
 import { SheetBar, type Sheet } from './components/SheetBar';
@@ -139,6 +140,7 @@ function Studio() {
         </div>
         <aside className="side-panel" id="selection-sheet" aria-label="Selection and objects">
           {(mode === 'remote' || embeddingSource === 'server') && <RemoteSettings />}
+          <ReviewPanel />
           <PromptPanel />
           <ClassPanel />
           <ObjectList />

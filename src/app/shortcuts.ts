@@ -6,6 +6,7 @@ import { useTool } from './state/toolStore';
 import { useUi } from './state/uiStore';
 import { useEdit } from './state/editStore';
 import { EDIT_SHORTCUTS, handleEditShortcut } from './editShortcuts';
+import { handleReviewShortcut, REVIEW_SHORTCUTS } from './reviewShortcuts';
 import { TOOLS, toolForKey } from './tools/registry';
 
 export interface Shortcut {
@@ -18,6 +19,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
   ...TOOLS.map((tool) => ({ keys: tool.key, action: tool.help })),
   { keys: 'Right-click / Alt+click', action: 'Opposite point (exclude with the positive tool)' },
   ...EDIT_SHORTCUTS,
+  ...REVIEW_SHORTCUTS,
   { keys: 'Enter', action: 'Accept the selected mask as an object' },
   { keys: 'Tab to the canvas, then arrows', action: 'Move the crosshair (Shift: larger steps)' },
   { keys: 'Enter / Space on the canvas', action: 'Positive point at the crosshair (Shift+Enter: negative); Box: center, then corner' },
@@ -61,6 +63,7 @@ export function handleShortcut(e: KeyboardEvent): boolean {
     studio.redo();
     return true;
   }
+  if (handleReviewShortcut(e)) return true;
   if (handleEditShortcut(e)) return true;
   if (mod || e.altKey) return false;
   const tool = toolForKey(key);

@@ -3,7 +3,8 @@ import { toApiJson } from '../export/apiJson';
 import { FORMATS, type DatasetFormat } from '../export/formats';
 import { cutOutPng } from '../export/formats/pngMasks';
 import { baseName } from '../export/imported';
-import { sessionDataset, withImageBytes } from '../export/sessionDataset';
+import { isExported, sessionDataset, withImageBytes } from '../export/sessionDataset';
+import { isAccepted, isProposal } from '../state/reviewOps';
 import { imageBlob, rgbaOf } from '../images/imageLibrary';
 import { outlines } from '../studioServices';
 import { liveSelection } from '../state/editActions';
@@ -14,6 +15,8 @@ import { download, PopupMenu } from './PopupMenu';
 /** Datasets out, whole session, one entry per registered format (export/formats). */
 export function ExportMenu() {
   const [includeHidden, setIncludeHidden] = useState(false);
+  const [includeProposals, setIncludeProposals] = useState(false);
+  const exportOptions = { includeHidden, includeProposals };
   const [withImages, setWithImages] = useState(false);
   const [options, setOptions] = useState<Record<string, boolean>>(() =>
     Object.fromEntries(FORMATS.flatMap((f) => f.options ?? []).map((o) => [o.id, o.defaultValue])),
@@ -28,7 +31,7 @@ export function ExportMenu() {
   const exportFormat = async (format: DatasetFormat) => {
     // The outlines follow the Detail slider in the worker: a file waits for them, so it matches the screen.
     await outlines.settled();
-    let dataset = sessionDataset(currentDocument(), { includeHidden });
+    let dataset = sessionDataset(currentDocument(), exportOptions);
     if (format.carriesImages && withImages) {
       const bytes = new Map(await Promise.all(dataset.images.map(async (e) => [e.image.id, new Uint8Array((await imageBlob(e.image.id)?.arrayBuffer()) ?? new ArrayBuffer(0))] as const)));
       dataset = withImageBytes(dataset, (i) => bytes.get(i.id));
@@ -51,13 +54,15 @@ export function ExportMenu() {
   const exportApiJson = async () => {
     if (!image) return;
     await outlines.settled();
-    const objects = (currentDocument().objects[image.id] ?? []).filter((o) => includeHidden || o.visible);
+    const objects = (currentDocument().objects[image.id] ?? []).filter((o) => isExported(o, exportOptions));
     download(`${baseName(image.name)}.maskwright.json`, JSON.stringify(toApiJson(objects), null, 2), 'application/json');
   };
 
-  const total = doc.images.reduce((n, i) => n + (doc.objects[i.id]?.length ?? 0), 0);
-  const hidden = doc.images.reduce((n, i) => n + (doc.objects[i.id]?.filter((o) => !o.visible).length ?? 0), 0);
-  const exported = includeHidden ? total : total - hidden;
+  const all = doc.images.flatMap((i) => doc.objects[i.id] ?? []);
+  const total = all.filter(isAccepted).length;
+  const hidden = all.filter((o) => isAccepted(o) && !o.visible).length;
+  const proposals = all.filter(isProposal).length;
+  const exported = all.filter((o) => isExported(o, exportOptions)).length;
   const run = (action: () => unknown) => () => void action();
 
   return (
@@ -65,9 +70,13 @@ export function ExportMenu() {
       <p className="muted small">
         Whole session: {doc.images.length} image{doc.images.length === 1 ? '' : 's'}, {total} object{total === 1 ? '' : 's'}
         {hidden ? ` (${hidden} hidden)` : ''}
+        {proposals ? ` · ${proposals} proposal${proposals === 1 ? '' : 's'} to review` : ''}
       </p>
       <label className="check">
         <input type="checkbox" checked={includeHidden} onChange={(e) => setIncludeHidden(e.target.checked)} /> Include hidden objects
+      </label>
+      <label className="check" title="Proposals (text prompts, find similar) not yet accepted; COCO and Maskwright JSON mark them review_state “proposed”. Rejected ones are never exported.">
+        <input type="checkbox" checked={includeProposals} onChange={(e) => setIncludeProposals(e.target.checked)} /> Include proposals not yet reviewed
       </label>
       {FORMATS.map((format) => (
         <div key={format.id} className="format-entry">
@@ -90,7 +99,7 @@ export function ExportMenu() {
       <button type="button" disabled={!selectedObject()} title="Select an object first" onClick={run(exportCutOut)}>
         Cut-out of the selected object (PNG)
       </button>
-      <button type="button" disabled={!image || !doc.objects[image.id]?.length} onClick={run(exportApiJson)}>
+      <button type="button" disabled={!image || !doc.objects[image.id]?.some((o) => isExported(o, exportOptions))} onClick={run(exportApiJson)}>
         API JSON (this image)
       </button>
       {note && (

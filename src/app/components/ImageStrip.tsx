@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { imageElement, SAMPLES, subscribeImages } from '../images/imageLibrary';
 import { openImageBlobs, openSample } from '../images/openImages';
 import { useStudio, studio } from '../state/studioStore';
+import { countsLine, reviewCounts } from '../state/reviewOps';
 
 export function ImageStrip() {
   const doc = useStudio((s) => s.history.present);
@@ -35,7 +36,7 @@ export function ImageStrip() {
                     {imageElement(image.id) && <img src={imageElement(image.id)!.src} alt="" />}
                     <span className="thumb-label">
                       <span className="thumb-name">{image.name}</span>
-                      <span className="muted">{objects === 1 ? '1 object' : `${objects} objects`}</span>
+                      <span className="muted">{countsLine(reviewCounts(doc.objects[image.id] ?? []))}</span>
                     </span>
                   </button>
                   <button type="button" className="icon close-image" aria-label={`Close ${image.name}`} title="Close (undoable)" onClick={() => (objects === 0 || window.confirm(`Close ${image.name} and its ${objects === 1 ? 'object' : `${objects} objects`}? (Undo brings it back until the page is reloaded.)`)) && studio.removeImage(image.id)}>

@@ -12,6 +12,9 @@ import { EyeIcon, TrashIcon } from './icons';
 import { displayColor } from '../state/classOps';
 import { classActions, edits, liveSelection } from '../state/editActions';
 import { useEdit } from '../state/editStore';
+import { countsLine, isProposal, isShown, reviewCounts, reviewStateOf } from '../state/reviewOps';
+import { reviewDecision } from '../state/reviewActions';
+import { ReviewButton } from './ReviewPanel';
 
 /** Where "find similar" stands: one search at a time, its answer shown under the list. */
 type SimilarSearch = { readonly running: string | null; readonly message: string | null };
@@ -19,7 +22,10 @@ type SimilarSearch = { readonly running: string | null; readonly message: string
 export function ObjectList() {
   const doc = useStudio((s) => s.history.present);
   const image = doc.images.find((i) => i.id === doc.activeImageId);
-  const objects = image ? (doc.objects[image.id] ?? []) : [];
+  const all = image ? (doc.objects[image.id] ?? []) : [];
+  // Rejected proposals are kept for undo and so they are not proposed again, but not listed.
+  const objects = all.filter(isShown);
+  const counts = reviewCounts(all);
   const tolerance = useDetail((s) => s.tolerance);
   const mode = useInferenceMode((s) => s.mode);
   const [search, setSearch] = useState<SimilarSearch>({ running: null, message: null });
@@ -37,8 +43,12 @@ export function ObjectList() {
   return (
     <section className="card objects" aria-label="Objects">
       <h2 className="section-title">
-        Objects <span className="muted">{objects.length}</span>
+        Objects{' '}
+        <span className="muted" data-testid="object-counts">
+          {countsLine(counts)}
+        </span>
       </h2>
+      <ReviewButton />
       {objects.length === 0 ? (
         <p className="hint">Accepted objects appear here.</p>
       ) : (
@@ -94,10 +104,12 @@ function ObjectRow({ image, object, selected, searching, onFindSimilar }: Object
     if (draft.trim() && draft.trim() !== object.label) studio.renameObject(imageId, object.id, draft.trim());
     else setDraft(object.label);
   };
+  const proposal = isProposal(object);
   return (
-    <li className={`object-row${object.visible ? '' : ' hidden-object'}${selected ? ' selected' : ''}`} data-testid="object-row"
+    <li className={`object-row${object.visible ? '' : ' hidden-object'}${selected ? ' selected' : ''}${proposal ? ' proposal' : ''}`} data-testid="object-row"
       data-area={area}
       data-object-id={object.id}
+      data-review={reviewStateOf(object)}
       // A click anywhere on the row but its controls selects the object (the square button is the keyboard way).
       onClick={(e) => {
         if ((e.target as HTMLElement).closest('button, input, select')) return;
@@ -156,7 +168,7 @@ function ObjectRow({ image, object, selected, searching, onFindSimilar }: Object
           ))}
         </select>
         <span className="muted small">
-          {(object.confidence * 100).toFixed(0)}% · {vertices} vertices · {object.source}
+          {proposal && <span className="chip to-review">to review</span>} {(object.confidence * 100).toFixed(0)}% · {vertices} vertices · {object.source}
           {object.receipt && (
             <>
               {' '}
@@ -179,6 +191,16 @@ function ObjectRow({ image, object, selected, searching, onFindSimilar }: Object
         >
           {searching === object.id ? 'Finding…' : 'Find similar'}
         </button>
+        {proposal && (
+          <span className="review-row-actions">
+            <button type="button" className="small" aria-label={`Accept ${object.label}`} title="Accept this proposal" onClick={() => reviewDecision(imageId, object.id, 'accepted')}>
+              Accept
+            </button>
+            <button type="button" className="small" aria-label={`Reject ${object.label}`} title="Reject this proposal" onClick={() => reviewDecision(imageId, object.id, 'rejected')}>
+              Reject
+            </button>
+          </span>
+        )}
       </div>
       <button type="button" className="icon" aria-pressed={!object.visible} aria-label={object.visible ? `Hide ${object.label}` : `Show ${object.label}`} title={object.visible ? 'Hide' : 'Show'} onClick={() => studio.setVisible(imageId, object.id, !object.visible)}>
         <EyeIcon open={object.visible} />

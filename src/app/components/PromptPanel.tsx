@@ -18,6 +18,7 @@ import { usePreferences } from '../state/preferences';
 import { textToolInitial, textToolTransition, type TextToolState } from '../tools/textTool';
 import { CandidateThumb } from './CandidateThumb';
 import { KnownConcepts } from './KnownConcepts';
+import { LabelAllControl } from './LabelAllControl';
 
 /** "1 credit · balance 42": shown on every button that spends a credit. */
 export function CostLabel() {
@@ -192,6 +193,7 @@ function TextPromptPanel() {
         {state.phase === 'running' ? 'Finding…' : 'Find objects'} · {local ? <span className="cost">free · local</span> : <CostLabel />}
       </button>
       {local && state.phase === 'running' && <DetectorProgress />}
+      {local && <LabelAllControl draft={state.phase === 'editing' ? state.draft : state.prompts.join(', ')} segmenter={segmenter} busy={state.phase === 'running'} />}
       {answer && (
         <div role="status" className="receipt text-answer">
           {answer.kind === 'message' ? (

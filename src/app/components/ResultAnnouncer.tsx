@@ -1,5 +1,6 @@
 import { describeMask } from '../a11y/describeMask';
 import { emptyPrompt } from '../state/model';
+import { countsLine, isShown, reviewCounts } from '../state/reviewOps';
 import { useStudio } from '../state/studioStore';
 
 /** Says each new result to screen readers ("Mask: 12 % of the image, 2 parts"); invisible on screen. */
@@ -12,7 +13,7 @@ export function ResultAnnouncer() {
   let message = '';
   if (image && selected) message = describeMask(selected.polygons, image.width, image.height, prompt.candidates.length);
   else if (image && prompt.status === 'done' && prompt.candidates.length === 0 && prompt.points.length > 0) message = 'No mask found.';
-  else if (image && objects.length > 0) message = `${objects.length} ${objects.length === 1 ? 'object' : 'objects'} on this image.`;
+  else if (image && objects.some(isShown)) message = `${countsLine(reviewCounts(objects))} on this image.`;
   return (
     <div className="visually-hidden" role="status" aria-live="polite" aria-atomic="true" data-testid="result-announcement">
       {message}

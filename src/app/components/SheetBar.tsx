@@ -1,4 +1,5 @@
 import { promptOf } from '../state/documentOps';
+import { isAccepted } from '../state/reviewOps';
 import { studio, useStudio } from '../state/studioStore';
 
 export type Sheet = 'images' | 'panel' | null;
@@ -13,7 +14,8 @@ export function SheetBar({ sheet, onChange }: { sheet: Sheet; onChange(sheet: Sh
   const imageId = doc.activeImageId;
   const prompt = imageId ? promptOf(doc, imageId) : null;
   const canAccept = Boolean(prompt && prompt.candidates[prompt.selected]);
-  const objects = imageId ? (doc.objects[imageId]?.length ?? 0) : 0;
+  // Accepted objects: proposals are not objects until reviewed (the object list counts them apart).
+  const objects = imageId ? (doc.objects[imageId]?.filter(isAccepted).length ?? 0) : 0;
   const toggle = (target: Exclude<Sheet, null>) => onChange(sheet === target ? null : target);
   return (
     <nav className="sheet-bar" aria-label="Panels">

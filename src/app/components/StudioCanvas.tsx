@@ -2,7 +2,8 @@ import type Konva from 'konva';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Circle, Group, Image as KonvaImage, Layer, Line, Rect, Stage } from 'react-konva';
 import type { Vertex } from '../../engine/types';
-import { fitToScreen, panBy, screenToImage, wheelZoomFactor, zoomAt, type Camera } from '../geometry/camera';
+import { fitRegion, fitToScreen, panBy, screenToImage, wheelZoomFactor, zoomAt, type Camera } from '../geometry/camera';
+import { boundsOf } from '../geometry/polygon';
 import { boxToCornerRect } from '../geometry/centerBox';
 import { imageElement, subscribeImages } from '../images/imageLibrary';
 import { handleToolOutputs } from '../inference/controller';
@@ -28,6 +29,8 @@ import { VertexHandles } from './VertexHandles';
 import { displayColor } from '../state/classOps';
 import { edits, liveSelection } from '../state/editActions';
 import { useEdit } from '../state/editStore';
+import { isProposal, isShown } from '../state/reviewOps';
+import { useReview } from '../state/reviewStore';
 import { insertVertex, nearestEdge } from '../geometry/vertexEdit';
 
 /** How close (screen pixels) a click must be to the selected outline to act on it. */
@@ -52,6 +55,10 @@ export function StudioCanvas() {
   const image = doc.images.find((i) => i.id === doc.activeImageId) ?? null;
   const prompt = (image && doc.prompts[image.id]) || emptyPrompt();
   const objects = (image && doc.objects[image.id]) || [];
+  // Rejected proposals stay in the document (undo, no second proposal) but are not drawn.
+  const drawn = objects.filter((o) => o.visible && isShown(o));
+  const reviewing = useReview((s) => (s.open ? s.current : null));
+  const reviewed = reviewing && image && reviewing.imageId === image.id ? drawn.find((o) => o.id === reviewing.objectId && isProposal(o)) : undefined;
   const element = useImageElement(image?.id);
   const tool = useTool((s) => s.tool);
   const camera = useCamera((s) => s.camera);
@@ -94,6 +101,13 @@ export function StudioCanvas() {
     // Fit on image switch and on resize only.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [image?.id, size.width, size.height]);
+
+  // Review zooms to the proposal it shows (after the fit above, on an image switch).
+  useEffect(() => {
+    const bounds = reviewed && boundsOf(reviewed.polygons);
+    if (bounds && image && size.width >= 10) useCamera.getState().setCamera(fitRegion(bounds, image, size));
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [reviewed?.id, image?.id, size.width, size.height]);
 
   // Coming back to a tool starts it fresh (toolSessionFor already ignores a session of another tool).
   useEffect(() => setToolSession(null), [tool, boxDrawing]);
@@ -291,6 +305,9 @@ export function StudioCanvas() {
       data-testid="canvas"
       data-camera={camera ? `${camera.scale.toFixed(4)},${camera.x.toFixed(1)},${camera.y.toFixed(1)}` : ''}
       data-selection={selection.join(',')}
+      data-drawn-objects={drawn.filter((o) => !isProposal(o)).length}
+      data-drawn-proposals={drawn.filter(isProposal).length}
+      data-review-current={reviewed?.id ?? ''}
       data-hover-preview={hoverPreview && image && hoverPreview.imageId === image.id ? 'visible' : 'none'}
       data-early-mask={earlyMaskImage ? 'visible' : 'none'}
       onContextMenu={(e) => e.preventDefault()}
@@ -305,11 +322,15 @@ export function StudioCanvas() {
             {camera && image && (
               <Group x={camera.x} y={camera.y} scaleX={camera.scale} scaleY={camera.scale}>
                 {element && <KonvaImage image={element} width={image.width} height={image.height} listening={false} />}
-                {objects
-                  .filter((o) => o.visible)
-                  .map((o) => (
+                {drawn.map((o) =>
+                  isProposal(o) ? (
+                    // A proposal: lighter fill, dashed outline, until someone accepts it.
+                    <PolygonShape key={o.id} name="proposal" polygons={o.polygons} fill={`${displayColor(doc, o)}2e`} stroke={displayColor(doc, o)} dash={[7, 4]} scale={scale} strokePx={1.75} />
+                  ) : (
                     <PolygonShape key={o.id} name="object" polygons={o.polygons} fill={`${displayColor(doc, o)}66`} stroke={displayColor(doc, o)} scale={scale} />
-                  ))}
+                  ),
+                )}
+                {reviewed && <PolygonShape name="review-current" polygons={reviewed.polygons} fill="rgba(255,255,255,0.08)" stroke="#fde047" dash={[10, 5]} scale={scale} strokePx={3} />}
                 {objects
                   .filter((o) => selection.includes(o.id))
                   .map((o) => (

@@ -3,6 +3,7 @@ import { maskIoU } from '../geometry/maskPaint';
 import { objectMask } from '../geometry/objectMask';
 import { addImage } from '../state/documentOps';
 import { emptyDocument, type StudioDocument } from '../state/model';
+import { reviewStateOf } from '../state/reviewOps';
 import { UNLABELLED } from './categories';
 import { FORMATS } from './formats';
 import { readCoco, toCoco } from './formats/coco';
@@ -10,7 +11,7 @@ import { yoloZip } from './formats/yolo';
 import { importAnnotations } from './importAnnotations';
 import { readDatasetFiles } from './readFiles';
 import { sessionDataset, type Dataset } from './sessionDataset';
-import { IMAGE_A, IMAGE_B, OUTLINE, testSession } from './testSession';
+import { IMAGE_A, IMAGE_B, OUTLINE, testSession, withReviews } from './testSession';
 import { readZip, textEntry, writeZip } from './zip';
 
 let ids = 0;
@@ -53,7 +54,10 @@ describe('zip', () => {
   });
 });
 
-describe.each(['coco', 'yolo', 'maskwright', 'cvat', 'labelme', 'voc'])('%s round trip of a session with holes, parts, specks, edges, hidden objects and a deleted class', (formatId) => {
+/** The formats the studio reads back (PNG masks are written only). */
+const ROUND_TRIP_FORMATS = ['coco', 'yolo', 'maskwright', 'cvat', 'labelme', 'voc'];
+
+describe.each(ROUND_TRIP_FORMATS)('%s round trip of a session with holes, parts, specks, edges, hidden objects and a deleted class', (formatId) => {
   it('gives back every object (IoU ≥ 0.99), its class name and id, nothing left over', async () => {
     const { dataset, read, result } = await roundTrip(formatId);
     expect(read.dataset.problems).toEqual([]);
@@ -90,6 +94,37 @@ describe('what the formats keep beyond the shape', () => {
       expect(back.map((o) => [o.label, o.color, o.visible])).toEqual(original.map((o) => [o.label, o.color, o.visible]));
       expect(result.doc.classes.find((c) => c.id === 3)!.color).toBe(doc.classes.find((c) => c.id === 3)!.color);
     }
+  });
+
+  it('COCO and Maskwright keep the review state and what proposed it; the others import as accepted', async () => {
+    // ring: accepted text-prompt proposal; pair: still proposed (find similar); edge: rejected; the rest made by hand.
+    const doc = withReviews(testSession());
+    for (const format of FORMATS.filter((f) => ROUND_TRIP_FORMATS.includes(f.id))) {
+      const dataset = sessionDataset(doc, { includeHidden: true, includeProposals: true });
+      expect(dataset.images.flatMap((e) => e.objects.map((o) => o.object.id)), 'rejected never exported').not.toContain('edge');
+      const file = await format.write(dataset, {});
+      const read = await readDatasetFiles([{ name: file.name, bytes: file.bytes }]);
+      const back = importAnnotations(fresh(IMAGE_A, IMAGE_B), read.dataset, newId, OUTLINE).doc;
+      const reviews = back.objects['img-a'].map((o) => [reviewStateOf(o), o.review?.source]);
+      if (format.id === 'coco' || format.id === 'maskwright') {
+        expect(reviews, format.id).toEqual([
+          ['accepted', 'text-prompt'],
+          ['proposed', 'find-similar'],
+          ['accepted', undefined],
+        ]);
+      } else expect(reviews.map((r) => r[0]), format.id).toEqual(['accepted', 'accepted', 'accepted']);
+    }
+  });
+
+  it('leaves proposals out unless asked, rejected objects always', () => {
+    const doc = withReviews(testSession());
+    const ids = (includeProposals: boolean) => sessionDataset(doc, { includeHidden: true, includeProposals }).images.map((e) => e.objects.map((o) => o.object.id));
+    expect(ids(false)).toEqual([['ring', 'hidden-cup'], ['blob']]);
+    expect(ids(true)).toEqual([['ring', 'pair', 'hidden-cup'], ['blob']]);
+    const coco = toCoco(sessionDataset(doc, { includeHidden: true }));
+    expect(coco.annotations.map((a) => a.attributes?.review_state)).toEqual(['accepted', 'accepted', 'accepted']);
+    expect(coco.annotations[0].attributes?.review_source).toBe('text-prompt');
+    expect(coco.annotations[1].attributes).not.toHaveProperty('review_source');
   });
 
   it('leaves hidden objects out unless asked', () => {

@@ -54,7 +54,7 @@ describe('COCO export', () => {
     expect(rings).toHaveLength(1);
     expect(rings[0].length % 2).toBe(0);
     expect(rings[0].length).toBeGreaterThanOrEqual(6);
-    expect(first.attributes).toEqual({ score: 0.93, label: 'cup', color: '#f00', visible: true });
+    expect(first.attributes).toEqual({ score: 0.93, label: 'cup', color: '#f00', visible: true, review_state: 'accepted' });
     expect(first).not.toHaveProperty('score');
     expect(first.iscrowd).toBe(0);
   });

@@ -2,7 +2,8 @@
  * Property-based round trips (fast-check): random sessions — discs and rings as parts, holes, specks,
  * outlines dragged past the edge, random class sets with deleted ids, unlabelled objects — written
  * by each format and read back give the same objects (IoU ≥ 0.99 against the exported geometry), the
- * same class ids and names; COCO boxes and areas agree with the polygons; YOLO has one line per object.
+ * same class ids and names, and — COCO and our JSON — the same review state (proposals exported only
+ * when asked, rejected objects never); COCO boxes and areas agree with the polygons.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -17,7 +18,9 @@ import { FORMATS } from './formats';
 import { toCoco } from './formats/coco';
 import { importAnnotations } from './importAnnotations';
 import { readDatasetFiles } from './readFiles';
+import { objectGeometry } from './objectGeometry';
 import { sessionDataset } from './sessionDataset';
+import { reviewStateOf } from '../state/reviewOps';
 import { OUTLINE } from './testSession';
 
 const W = 72;
@@ -31,11 +34,13 @@ const objectArb = fc.record({
   speck: fc.boolean(),
   dragOut: fc.boolean(),
   classIndex: fc.integer({ min: -1, max: 5 }),
+  review: fc.constantFrom(undefined, 'accepted' as const, 'proposed' as const, 'rejected' as const),
 });
 const sessionArb = fc.record({
   classNames: fc.uniqueArray(fc.constantFrom('person', 'frisbee', 'cup', 'dog', 'Car', 'traffic light', 'ünïcode'), { minLength: 1, maxLength: 5 }),
   deleted: fc.array(fc.integer({ min: 0, max: 4 }), { maxLength: 2 }),
   objects: fc.array(objectArb, { minLength: 1, maxLength: 4 }),
+  includeProposals: fc.boolean(),
 });
 
 type RandomSession = typeof sessionArb extends fc.Arbitrary<infer T> ? T : never;
@@ -52,6 +57,10 @@ function buildSession(s: RandomSession): StudioDocument {
     const classId = o.classIndex < 0 ? null : (doc.classes[o.classIndex % doc.classes.length]?.id ?? null);
     const before = doc.objects[image.id]?.length ?? 0;
     doc = addPaintedObject({ ...doc, activeClassId: classId }, image.id, `o${n}`, mask, OUTLINE);
+    if (o.review && doc.objects[image.id]?.[before]) {
+      const review = { state: o.review, source: 'text-prompt' as const };
+      doc = { ...doc, objects: { ...doc.objects, [image.id]: doc.objects[image.id].map((x, k) => (k === before ? { ...x, review } : x)) } };
+    }
     const added = doc.objects[image.id]?.[before];
     if (added?.polygons.length && o.dragOut) {
       const [first, ...rest] = added.polygons[0].outer;
@@ -64,6 +73,8 @@ function buildSession(s: RandomSession): StudioDocument {
 const RUNS = { numRuns: 25, seed: 2027 };
 /** CVAT and LabelMe files name classes but carry no ids: onto a fresh session their ids follow the file's order. */
 const KEEPS_IDS = new Set(['coco', 'yolo', 'maskwright']);
+/** The formats that hold an object's review state (COCO attributes, our JSON). */
+const KEEPS_REVIEW = new Set(['coco', 'maskwright']);
 
 describe.each(['coco', 'yolo', 'maskwright', 'cvat', 'labelme'])('%s: random sessions round-trip', (formatId) => {
   it('same objects (IoU ≥ 0.99), same class ids and names', async () => {
@@ -71,7 +82,10 @@ describe.each(['coco', 'yolo', 'maskwright', 'cvat', 'labelme'])('%s: random ses
     await fc.assert(
       fc.asyncProperty(sessionArb, async (s) => {
         const doc = buildSession(s);
-        const dataset = sessionDataset(doc, { includeHidden: true });
+        const dataset = sessionDataset(doc, { includeHidden: true, includeProposals: s.includeProposals });
+        // Accepted objects always, proposals only when asked, rejected ones never.
+        const wanted = (doc.objects[image.id] ?? []).filter((o) => reviewStateOf(o) === 'accepted' || (s.includeProposals && reviewStateOf(o) === 'proposed'));
+        expect(dataset.images[0].objects.map((o) => o.object.id)).toEqual(wanted.filter((o) => objectGeometry(o, W, H)).map((o) => o.id));
         const file = await format.write(dataset, {});
         const read = await readDatasetFiles([{ name: file.name, bytes: file.bytes }]);
         expect(read.dataset.problems).toEqual([]);
@@ -85,6 +99,8 @@ describe.each(['coco', 'yolo', 'maskwright', 'cvat', 'labelme'])('%s: random ses
           expect(backClass?.name ?? UNLABELLED).toBe(name);
           if (backClass && KEEPS_IDS.has(formatId)) expect(backClass.id).toBe(categoryId);
           expect(maskIoU(geometry.mask, objectMask(imported[i], W, H))).toBeGreaterThanOrEqual(0.99);
+          if (KEEPS_REVIEW.has(formatId)) expect(imported[i].review).toEqual(exported[i].object.review);
+          else expect(reviewStateOf(imported[i])).toBe('accepted');
         });
       }),
       RUNS,

@@ -85,6 +85,7 @@ export function importAnnotations(doc: StudioDocument, dataset: Pick<ImportedDat
       mask,
       outlineTolerance: outline.tolerance,
       source: 'local',
+      ...(a.review ? { review: a.review } : {}),
     });
     added++;
   }

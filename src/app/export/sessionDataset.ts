@@ -1,4 +1,5 @@
 import type { ImageEntry, SegObject, StudioDocument } from '../state/model';
+import { isAccepted, isShown } from '../state/reviewOps';
 import { categoryIdOf, datasetCategories, type DatasetCategory } from './categories';
 import { objectGeometry, type ObjectGeometry } from './objectGeometry';
 
@@ -29,11 +30,18 @@ export interface Dataset {
 export interface ExportOptions {
   /** Hidden objects are left out unless the user ticks "Include hidden objects". */
   readonly includeHidden: boolean;
+  /** Proposals not yet reviewed are left out unless the user ticks "Include proposals"; rejected ones never go. */
+  readonly includeProposals?: boolean;
+}
+
+/** Whether an object goes into a file written with these options. */
+export function isExported(object: SegObject, options: ExportOptions): boolean {
+  return (options.includeHidden || object.visible) && (options.includeProposals ? isShown(object) : isAccepted(object));
 }
 
 /** Every image of the session with the objects to export, and the categories they use. */
 export function sessionDataset(doc: Pick<StudioDocument, 'images' | 'objects' | 'classes'>, options: ExportOptions): Dataset {
-  const chosen = doc.images.map((image) => ({ image, objects: (doc.objects[image.id] ?? []).filter((o) => options.includeHidden || o.visible) }));
+  const chosen = doc.images.map((image) => ({ image, objects: (doc.objects[image.id] ?? []).filter((o) => isExported(o, options)) }));
   const categories = datasetCategories(doc.classes, chosen.flatMap((e) => e.objects));
   const outsideImage: string[] = [];
   const images = chosen.map(({ image, objects }) => ({

@@ -8,7 +8,8 @@ import { DEFAULT_SEGMENTATION_OPTIONS } from '../../engine/options';
 import { emptyMask, paintStroke } from '../geometry/maskPaint';
 import { addClass, deleteClass } from '../state/classOps';
 import { addImage } from '../state/documentOps';
-import { emptyDocument, type StudioDocument } from '../state/model';
+import { emptyDocument, type SegObject, type StudioDocument } from '../state/model';
+import { proposedBy } from '../state/reviewOps';
 import { addPaintedObject, setObjectPolygons } from '../state/objectOps';
 
 export const OUTLINE = { tolerance: DEFAULT_SEGMENTATION_OPTIONS.tolerance };
@@ -41,4 +42,15 @@ export function testSession(): StudioDocument {
   doc = as(null)(doc);
   doc = addPaintedObject(doc, 'img-b', 'blob', disc(80, 80, 60, 60, 10), OUTLINE);
   return as(1)(doc);
+}
+
+/** The session with review states: ring an accepted text-prompt proposal, pair a find-similar proposal, edge rejected. */
+export function withReviews(doc: StudioDocument): StudioDocument {
+  const reviews: Record<string, SegObject['review']> = {
+    ring: { state: 'accepted', source: 'text-prompt' },
+    pair: proposedBy('find-similar'),
+    edge: { state: 'rejected', source: 'text-prompt' },
+  };
+  const objects = Object.fromEntries(Object.entries(doc.objects).map(([id, list]) => [id, list.map((o) => (reviews[o.id] ? { ...o, review: reviews[o.id] } : o))]));
+  return { ...doc, objects };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitToScreen, imageToScreen, panBy, screenToImage, wheelZoomFactor, zoomAt } from './camera';
+import { fitRegion, fitToScreen, imageToScreen, panBy, screenToImage, wheelZoomFactor, zoomAt } from './camera';
 
 describe('camera', () => {
   it('round-trips between image and screen coordinates', () => {
@@ -33,5 +33,20 @@ describe('camera', () => {
     expect(panBy({ scale: 1, x: 0, y: 0 }, 5, -3)).toEqual({ scale: 1, x: 5, y: -3 });
     expect(wheelZoomFactor(-100)).toBeGreaterThan(1);
     expect(wheelZoomFactor(100)).toBeLessThan(1);
+  });
+});
+
+describe('fitRegion', () => {
+  const image = { width: 1000, height: 500 };
+  const view = { width: 800, height: 600 };
+  it('centres a small object, magnified to half the view at most', () => {
+    const camera = fitRegion({ left: 100, top: 100, width: 50, height: 20 }, image, view);
+    expect(camera.scale).toBe(8);
+    expect(imageToScreen(camera, [125, 110])).toEqual([400, 300]);
+    expect(fitRegion({ left: 100, top: 100, width: 100, height: 60 }, image, view).scale).toBe(4);
+  });
+  it('never shows a large object smaller than the whole image fitted', () => {
+    const camera = fitRegion({ left: 0, top: 0, width: 1000, height: 500 }, image, view);
+    expect(camera.scale).toBeCloseTo(fitToScreen(1000, 500, 800, 600).scale);
   });
 });

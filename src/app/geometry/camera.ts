@@ -41,3 +41,22 @@ export function fitToScreen(imageWidth: number, imageHeight: number, viewWidth: 
 export function wheelZoomFactor(deltaY: number): number {
   return Math.exp(-deltaY * 0.0015);
 }
+
+/**
+ * A region of the image (an object's bounds) centred in view with room around it: it fills at most
+ * `fill` of the view, never shown smaller than the whole image fitted, nor magnified beyond `maxScale`.
+ */
+export function fitRegion(
+  region: { left: number; top: number; width: number; height: number },
+  image: { width: number; height: number },
+  view: { width: number; height: number },
+  fill = 0.5,
+  maxScale = 8,
+): Camera {
+  const whole = fitToScreen(image.width, image.height, view.width, view.height).scale;
+  const wanted = Math.min((view.width * fill) / Math.max(1, region.width), (view.height * fill) / Math.max(1, region.height));
+  const scale = Math.min(Math.max(whole, Math.min(maxScale, wanted)), MAX_SCALE);
+  const cx = region.left + region.width / 2;
+  const cy = region.top + region.height / 2;
+  return { scale, x: view.width / 2 - cx * scale, y: view.height / 2 - cy * scale };
+}

@@ -2,6 +2,7 @@ import { interpretPrompt } from '../../engine/text/promptParser';
 import type { EngineSession } from './engineSession';
 import { outcomeOf } from './textOutcomes';
 import type { TextSegmenter } from './textSegmentation';
+import { proposedBy } from '../state/reviewOps';
 
 /**
  * Text prompts in the browser: the engine worker runs the same pipeline as the server (COCO
@@ -28,6 +29,7 @@ export function localTextSegmenter(session: EngineSession, tolerance: number): T
           mask: t.mask,
           outlineTolerance: tolerance,
           source: 'text' as const,
+          review: proposedBy('text-prompt'),
         })),
       );
       return { objects, requestId: null, refunded: false, outcomes: response.results.map(outcomeOf) };

@@ -37,6 +37,21 @@ describe('withoutDuplicates', () => {
     expect(added).toEqual([left, right]);
     expect(reasons).toEqual(['group-of-instances']);
   });
+
+  it('does not propose again what a person rejected, and a rejected object hides nothing else', () => {
+    const rejected = { ...square(0, 0, 50, 50), review: { state: 'rejected' as const, source: 'text-prompt' as const } };
+    const inside = square(10, 10, 30, 30);
+    // Inside a rejected object is no part of anything: a rejected mask is not on the image.
+    expect(withoutDuplicates([rejected], [inside], image).added).toEqual([inside]);
+    const other = square(60, 60, 90, 90);
+    const { added, reasons } = withoutDuplicates([rejected], [square(0, 0, 50, 50), other], image);
+    expect(added).toEqual([other]);
+    expect(reasons).toEqual(['rejected-before']);
+    expect(leftOutNote(reasons)).toBe(' · 1 not added: 1 rejected before');
+    // Still proposed: a proposal is on the image like an accepted object.
+    const proposed = { ...square(0, 0, 50, 50), review: { state: 'proposed' as const, source: 'text-prompt' as const } };
+    expect(withoutDuplicates([proposed], [square(0, 0, 50, 50)], image).reasons).toEqual(['repeats-accepted']);
+  });
 });
 
 describe('leftOutNote', () => {

@@ -2,6 +2,7 @@ import { objectMask } from '../geometry/objectMask';
 import type { ImageEntry, SegObject } from '../state/model';
 import type { EngineSession } from './engineSession';
 import { addWithoutDuplicates } from './objectDedupe';
+import { proposedBy } from '../state/reviewOps';
 
 /**
  * "Find similar" on an accepted object: the engine worker looks for other instances from SAM's
@@ -32,6 +33,7 @@ export async function findSimilarObjects(session: EngineSession, image: ImageEnt
       mask: f.mask,
       outlineTolerance: tolerance,
       source: 'local' as const,
+      review: proposedBy('find-similar'),
     })),
     'find similar',
   );

@@ -9,6 +9,7 @@ import type { RemoteSettings } from '../state/remoteSettingsStore';
 import { RemoteCallError, remoteSegment } from './remoteClient';
 import type { PromptOutcome } from './textOutcomes';
 import { UnsettledKeys } from './unsettledKeys';
+import { proposedBy } from '../state/reviewOps';
 
 /**
  * The seam for text prompts: the server (POST /api/v1/segment, paid) in Remote mode, the engine
@@ -54,6 +55,7 @@ export function remoteTextSegmenter(remote: RemoteSettings): TextSegmenter {
             visible: true,
             polygons: polygonsToOriginal(p.masks.map((ring) => ({ outer: ring as Vertex[], holes: [] })), scale),
             source: 'text' as const,
+            review: proposedBy('text-prompt'),
             receipt,
           })),
         );

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addImage, addPoint, applyCandidates, markPending } from '../state/documentOps';
+import { addImage, addObjects, addPoint, applyCandidates, markPending } from '../state/documentOps';
+import { proposedBy, reviewStateOf, setReviewState } from '../state/reviewOps';
 import { emptyDocument } from '../state/model';
 import { stripForStorage } from './session';
 
@@ -14,5 +15,18 @@ describe('session storage', () => {
 
     const pending = markPending(addPoint(doc, 'img', { x: 2, y: 2 }, 2), 'img', 2, 'pending');
     expect(stripForStorage(pending).prompts.img.status).toBe('idle');
+  });
+
+  it('keeps each object’s review state and source (a session from before review reads as accepted)', () => {
+    let doc = addImage(emptyDocument(), { id: 'img', name: 'a.png', width: 10, height: 10 });
+    const base = { label: 'cat', confidence: 0.8, visible: true, polygons: [], source: 'text' as const, classId: null };
+    doc = addObjects(doc, 'img', [{ ...base, id: 'p', review: proposedBy('text-prompt') }, { ...base, id: 'old' }]);
+    doc = setReviewState(doc, 'img', ['p'], 'rejected');
+    // What IndexedDB keeps is a structured clone of the stripped document.
+    const restored = structuredClone(stripForStorage(doc));
+    expect(restored.objects.img.map((o) => [o.id, reviewStateOf(o), o.review?.source])).toEqual([
+      ['p', 'rejected', 'text-prompt'],
+      ['old', 'accepted', undefined],
+    ]);
   });
 });

@@ -148,8 +148,9 @@ export function acceptCandidate(doc: StudioDocument, imageId: string, objectId: 
     lowResLogits: candidate.lowResLogits,
   };
   const target = prompt.targetObjectId ? objects.find((o) => o.id === prompt.targetObjectId) : undefined;
+  // A refined proposal is a person's answer: it is accepted with its new shape.
   const next = target
-    ? objects.map((o) => (o === target ? { ...o, ...shape } : o))
+    ? objects.map((o) => (o === target ? { ...o, ...shape, review: o.review && { ...o.review, state: 'accepted' as const } } : o))
     : [...objects, { id: objectId, label: label?.trim() || nextObjectLabel(objects), classId: doc.activeClassId, color: colorForIndex(objects.length), visible: true, ...shape }];
   return {
     ...doc,

@@ -8,6 +8,7 @@ import { useDetail } from './detailStore';
 import { useEdit } from './editStore';
 import type { SegObject, StudioDocument } from './model';
 import * as objectOps from './objectOps';
+import { isShown } from './reviewOps';
 import { currentDocument, newId, nextRevision, useStudio } from './studioStore';
 
 /** Named user actions for hand editing and classes; each is one undo step through the history. */
@@ -27,7 +28,7 @@ function activeImage() {
 export function objectAt(objects: readonly SegObject[], at: Vertex): SegObject | undefined {
   for (let i = objects.length - 1; i >= 0; i--) {
     const o = objects[i];
-    if (!o.visible) continue;
+    if (!o.visible || !isShown(o)) continue;
     const x = Math.floor(at[0]);
     const y = Math.floor(at[1]);
     const hit = o.mask ? o.mask.data[y * o.mask.width + x] === 1 : o.polygons.some((p) => containsPoint(p, at));

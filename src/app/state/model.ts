@@ -29,6 +29,22 @@ export interface ObjectPrompt {
   readonly box: BoxPrompt | null;
 }
 
+/**
+ * Where an object stands in review. Proposals (what a machine suggested) are drawn apart, counted
+ * apart and left out of exports until a person accepts them; a rejected one stays in the document,
+ * undrawn, so undo brings it back and the same proposal is not made again.
+ */
+export type ReviewState = 'proposed' | 'accepted' | 'rejected';
+
+/** What proposed an object. */
+export type ProposalSource = 'text-prompt' | 'find-similar' | 'segment-everything' | 'import';
+
+export interface ObjectReview {
+  readonly state: ReviewState;
+  /** What proposed it (kept after it is accepted or rejected); absent: made by hand. */
+  readonly source?: ProposalSource;
+}
+
 export interface SegObject {
   readonly id: string;
   readonly label: string;
@@ -48,6 +64,8 @@ export interface SegObject {
   readonly outlineTolerance?: number;
   readonly source: InferenceSource;
   readonly receipt?: RemoteReceipt;
+  /** Review state; absent = accepted (made by hand, or a session from before review existed). The proposal's confidence is `confidence`. */
+  readonly review?: ObjectReview;
 }
 
 export interface Candidate {

@@ -1,6 +1,8 @@
 import { bridgeHoles, flattenRing } from '../../geometry/polygon';
 import type { ImportedAnnotation, ImportedCategory, ImportedDataset } from '../imported';
-import { fileNameOf, jsonFilesWhere, mergeImported, pairsToRing } from '../imported';
+import { fileNameOf, jsonFilesWhere, mergeImported, pairsToRing, reviewFrom } from '../imported';
+import type { ProposalSource, ReviewState } from '../../state/model';
+import { reviewStateOf } from '../../state/reviewOps';
 import { maskToRle, rleToMask, type CocoRle } from '../../../engine/rle';
 import type { Dataset } from '../sessionDataset';
 import { jsonFile, type DatasetFormat } from './format';
@@ -11,8 +13,11 @@ import { jsonFile, type DatasetFormat } from './format';
  * outer ring by a keyhole cut (COCO polygons have no holes; see bridgeHoles), or — with the
  * "holes as RLE" option — a compressed RLE mask for objects with holes. `bbox` is the polygons' box
  * and `area` their pixel count (objectGeometry.ts). What COCO has no key for (the detector's
- * confidence, the object's own name, colour and visibility) is kept under `attributes`, the key CVAT
- * and Datumaro use for per-annotation extras; categories carry the class colour as `color`.
+ * confidence, the object's own name, colour and visibility, its review state) is kept under
+ * `attributes`, the key CVAT and Datumaro use for per-annotation extras, as flat scalar values:
+ * `review_state` ("accepted" or "proposed": proposals are written only when asked) and
+ * `review_source` (what proposed it: "text-prompt", "find-similar", "segment-everything", "import";
+ * absent for objects made by hand). Categories carry the class colour as `color`.
  */
 export interface CocoAnnotation {
   id: number;
@@ -22,7 +27,7 @@ export interface CocoAnnotation {
   area: number;
   bbox: [number, number, number, number];
   iscrowd: 0 | 1;
-  attributes?: { score?: number; label?: string; color?: string; visible?: boolean; [key: string]: unknown };
+  attributes?: { score?: number; label?: string; color?: string; visible?: boolean; review_state?: ReviewState; review_source?: ProposalSource; [key: string]: unknown };
 }
 
 export interface CocoDataset {
@@ -61,7 +66,14 @@ export function toCoco(dataset: Dataset, options: CocoOptions = { rleForHoles: f
         area: geometry.area,
         bbox: geometry.bbox,
         iscrowd: 0,
-        attributes: { score: round2(object.confidence), label: object.label, color: object.color, visible: object.visible },
+        attributes: {
+          score: round2(object.confidence),
+          label: object.label,
+          color: object.color,
+          visible: object.visible,
+          review_state: reviewStateOf(object),
+          ...(object.review?.source ? { review_source: object.review.source } : {}),
+        },
       });
     }
   });
@@ -104,6 +116,7 @@ export function readCoco(json: unknown): ImportedDataset {
       label: typeof attributes.label === 'string' ? attributes.label : undefined,
       color: typeof attributes.color === 'string' ? attributes.color : undefined,
       visible: typeof attributes.visible === 'boolean' ? attributes.visible : undefined,
+      review: reviewFrom(attributes.review_state, attributes.review_source),
     };
     const segmentation = a.segmentation;
     if (Array.isArray(segmentation) && segmentation.length > 0 && segmentation.every((r) => Array.isArray(r))) {

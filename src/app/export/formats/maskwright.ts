@@ -1,14 +1,17 @@
 import type { PolygonWithHoles } from '../../../engine/types';
 import type { ImportedAnnotation, ImportedDataset } from '../imported';
-import { fileNameOf, jsonFilesWhere, mergeImported } from '../imported';
+import { fileNameOf, jsonFilesWhere, mergeImported, reviewFrom } from '../imported';
+import type { ObjectReview } from '../../state/model';
 import { maskToRle, rleToMask, type CocoRle } from '../../../engine/rle';
 import type { Dataset } from '../sessionDataset';
 import { jsonFile, type DatasetFormat } from './format';
 
 /**
  * The studio's own file: everything an object is (its exported outline with holes apart, its mask as
- * compressed COCO RLE, name, class, colour, visibility, confidence, where it came from) and every
- * class with its id and colour, so ours → ours loses nothing the studio holds.
+ * compressed COCO RLE, name, class, colour, visibility, confidence, where it came from, its review
+ * state — `review: {state, source}`, absent for accepted objects made by hand; version 1 readers
+ * that predate it read such objects as accepted) and every class with its id and colour, so
+ * ours → ours loses nothing the studio holds.
  */
 export const MASKWRIGHT_FORMAT = 'maskwright-dataset';
 
@@ -29,6 +32,7 @@ export interface MaskwrightFile {
       source: string;
       polygons: PolygonWithHoles[];
       mask: CocoRle;
+      review?: ObjectReview;
     }>;
   }>;
 }
@@ -52,6 +56,7 @@ export function toMaskwright(dataset: Dataset): MaskwrightFile {
         source: object.source,
         polygons: geometry.polygons,
         mask: maskToRle(geometry.mask, true),
+        ...(object.review ? { review: object.review } : {}),
       })),
     })),
   };
@@ -66,7 +71,7 @@ export function readMaskwright(file: MaskwrightFile): ImportedDataset {
   const problems: string[] = [];
   for (const image of file.images) {
     image.objects.forEach((o, i) => {
-      const shared = { fileName: fileNameOf(image.name), className: o.classId == null ? 'unlabelled' : (names.get(o.classId) ?? `class ${o.classId}`), label: o.label, color: o.color, visible: o.visible, score: o.confidence };
+      const shared = { fileName: fileNameOf(image.name), className: o.classId == null ? 'unlabelled' : (names.get(o.classId) ?? `class ${o.classId}`), label: o.label, color: o.color, visible: o.visible, score: o.confidence, review: o.review ? reviewFrom(o.review.state, o.review.source) : undefined };
       try {
         annotations.push({ ...shared, mask: rleToMask(o.mask) });
       } catch {

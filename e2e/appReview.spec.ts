@@ -1,0 +1,118 @@
+import { expect, test, type Page } from '@playwright/test';
+import { download, findObjects, openSample, pasteTwoCoffees, screenshot, startFresh, waitForEncoder } from './appHelpers';
+
+/**
+ * Review (issue 26): a text prompt's answer arrives as proposals, drawn and counted apart; the
+ * keyboard review queue accepts one and rejects one; the COCO export holds only the accepted one,
+ * with its review state; a reload keeps every state. Real model, production build, real Chromium.
+ */
+
+test.beforeEach(async ({ page }) => startFresh(page));
+
+const rows = (page: Page) => page.getByTestId('object-row');
+const canvas = (page: Page) => page.getByTestId('canvas');
+const reviewStates = async (page: Page) => rows(page).evaluateAll((list) => list.map((row) => row.getAttribute('data-review')));
+const cameraScale = async (page: Page) => Number((await canvas(page).getAttribute('data-camera'))!.split(',')[0]);
+
+type Coco = { annotations: Array<{ attributes?: { label?: string; review_state?: string; review_source?: string } }> };
+
+test('text prompt results are proposals; the keyboard accepts one and rejects one; only the accepted one is exported; a reload keeps the states', async ({ page }) => {
+  await pasteTwoCoffees(page);
+  await waitForEncoder(page);
+  await findObjects(page, 'cup');
+  const status = page.getByRole('form', { name: 'Text prompt' }).getByRole('status');
+  await expect(status).toContainText(/cup: [2-9] found/, { timeout: 120_000 });
+  const found = await rows(page).count();
+  expect(found).toBeGreaterThanOrEqual(2);
+
+  // Proposals, not objects: listed as "to review", drawn dashed (the canvas counts what it draws as what).
+  expect(await reviewStates(page)).toEqual(Array(found).fill('proposed'));
+  await expect(rows(page).first()).toContainText('to review');
+  await expect(page.getByTestId('object-counts')).toHaveText(`0 objects · ${found} to review`);
+  await expect(canvas(page)).toHaveAttribute('data-drawn-proposals', String(found));
+  await expect(canvas(page)).toHaveAttribute('data-drawn-objects', '0');
+  await screenshot(page, 'review-01-proposals');
+
+  // The help lists the review keys.
+  await page.keyboard.press('?');
+  const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+  await expect(help).toContainText('Reject the proposal shown');
+  await expect(help).toContainText('Accept every proposal at or above');
+  await page.keyboard.press('Escape');
+  await expect(help).toBeHidden();
+
+  // R opens Review on the first proposal and zooms to it.
+  const fitted = await cameraScale(page);
+  await page.keyboard.press('r');
+  const panel = page.getByRole('region', { name: 'Review' });
+  await expect(panel).toBeVisible();
+  await expect(page.getByTestId('review-current')).toContainText(`1 of ${found}`);
+  const firstId = await rows(page).nth(0).getAttribute('data-object-id');
+  const secondId = await rows(page).nth(1).getAttribute('data-object-id');
+  await expect(canvas(page)).toHaveAttribute('data-review-current', firstId!);
+  await expect.poll(() => cameraScale(page)).toBeGreaterThan(fitted);
+  await screenshot(page, 'review-02-queue');
+
+  // Y accepts it and shows the next; Delete rejects that one (it leaves the list and the canvas).
+  await page.keyboard.press('y');
+  await expect(rows(page).nth(0)).toHaveAttribute('data-review', 'accepted');
+  await expect(canvas(page)).toHaveAttribute('data-review-current', secondId!);
+  await page.keyboard.press('Delete');
+  await expect(rows(page)).toHaveCount(found - 1);
+  await expect(page.locator(`[data-object-id="${secondId}"]`)).toHaveCount(0);
+  await expect(page.getByTestId('object-counts')).toHaveText(found > 2 ? `1 object · ${found - 2} to review` : '1 object');
+  await expect(canvas(page)).toHaveAttribute('data-drawn-objects', '1');
+  await expect(canvas(page)).toHaveAttribute('data-drawn-proposals', String(found - 2));
+
+  // Every decision is one undo step.
+  await page.keyboard.press('Control+z');
+  await expect(rows(page)).toHaveCount(found);
+  await page.keyboard.press('Control+Shift+z');
+  await expect(rows(page)).toHaveCount(found - 1);
+  await screenshot(page, 'review-03-decided');
+
+  // The export carries only the accepted cup, saying it was a text prompt's proposal.
+  const coco = JSON.parse((await download(page, 'COCO JSON (whole session)')).toString('utf8')) as Coco;
+  expect(coco.annotations).toHaveLength(1);
+  expect(coco.annotations[0].attributes).toMatchObject({ review_state: 'accepted', review_source: 'text-prompt' });
+  await page.keyboard.press('Escape');
+
+  // A reload restores the states: the accepted cup, the rejected one gone, the others still to review.
+  await page.waitForTimeout(1000); // the session is saved 400 ms after the last change
+  await page.reload();
+  await expect(rows(page)).toHaveCount(found - 1);
+  expect(await reviewStates(page)).toEqual(['accepted', ...Array(found - 2).fill('proposed')]);
+  await expect(page.locator(`[data-object-id="${secondId}"]`)).toHaveCount(0);
+  await expect(canvas(page)).toHaveAttribute('data-drawn-proposals', String(found - 2));
+  await screenshot(page, 'review-04-after-reload');
+});
+
+test('label all: the prompt runs on every open image, current first, with progress; accept all at or above a confidence', async ({ page }) => {
+  await pasteTwoCoffees(page);
+  await openSample(page, 'Coffee cup');
+  await waitForEncoder(page);
+  await findObjects(page, 'cup');
+  await expect(page.getByRole('form', { name: 'Text prompt' }).getByRole('status').first()).toContainText('cup: 1 found', { timeout: 120_000 });
+  await expect(rows(page)).toHaveCount(1);
+
+  const labelAll = page.getByRole('group', { name: 'Label all images' });
+  await labelAll.getByRole('button', { name: /Label all 2 open images/ }).click();
+  await expect(labelAll.getByTestId('label-all-progress')).toContainText(/Done: 2 of 2 images · [2-9] proposals to review/, { timeout: 150_000 });
+  // The cup already on this photo is not proposed twice.
+  await expect(labelAll).toContainText('1 already on the image');
+  const thumb = (name: string) => page.locator('.thumb', { has: page.locator('.thumb-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }) });
+  await expect(thumb('coffee.png')).toContainText('0 objects · 1 to review');
+  await expect(thumb('two-coffees.png')).toContainText(/0 objects · [2-9] to review/);
+  await screenshot(page, 'review-05-label-all');
+
+  // Accept all at or above 0 %: every proposal of the session, one undo step.
+  await page.keyboard.press('r');
+  const panel = page.getByRole('region', { name: 'Review' });
+  await panel.getByRole('slider', { name: 'Accept-all confidence' }).fill('0');
+  await panel.getByRole('button', { name: /Accept all \d+ ≥ 0 %/ }).click();
+  await expect(page.getByTestId('review-count')).toHaveText('0 to review');
+  await expect(thumb('coffee.png')).toContainText('1 object');
+  await expect(thumb('two-coffees.png')).not.toContainText('to review');
+  await page.keyboard.press('Control+z');
+  await expect(thumb('two-coffees.png')).toContainText('to review');
+});

@@ -1,0 +1,56 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { handleReviewShortcut } from './reviewShortcuts';
+import { useEdit } from './state/editStore';
+import { loadReviewSession, shownProposal, stateOf } from './state/reviewSession';
+import { useReview } from './state/reviewStore';
+
+/** The keys as the window's keydown handler passes them (only what the handler reads). */
+const press = (key: string, mods: { shiftKey?: boolean; ctrlKey?: boolean } = {}) =>
+  handleReviewShortcut({ key, shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, ...mods } as KeyboardEvent);
+
+describe('review keys', () => {
+  beforeEach(loadReviewSession);
+
+  it('R opens and closes Review; the review keys act only while it is open', () => {
+    expect(press('y')).toBe(false);
+    expect(press('r')).toBe(true);
+    expect(useReview.getState().open).toBe(true);
+    expect(shownProposal()).toBe('p1');
+    expect(press('r', { ctrlKey: true })).toBe(false);
+    press('R');
+    expect(useReview.getState().open).toBe(false);
+  });
+
+  it('Y and Enter accept, Delete rejects, J and K walk, Shift+Y accepts all at or above the threshold, Esc closes', () => {
+    press('r');
+    press('j');
+    expect(shownProposal()).toBe('p2');
+    press('k');
+    expect(shownProposal()).toBe('p1');
+    press('y');
+    expect(stateOf('a', 'p1')).toBe('accepted');
+    press('Delete');
+    expect(stateOf('a', 'p2')).toBe('rejected');
+    expect(shownProposal()).toBe('p3');
+    press('Enter');
+    expect(stateOf('b', 'p3')).toBe('accepted');
+    press('Escape');
+    expect(useReview.getState().open).toBe(false);
+
+    loadReviewSession();
+    press('r');
+    press('Y', { shiftKey: true });
+    expect([stateOf('a', 'p1'), stateOf('a', 'p2'), stateOf('b', 'p3')]).toEqual(['accepted', 'proposed', 'accepted']);
+  });
+
+  it('Delete still deletes other selected objects, and C selects the proposal shown for a fix', () => {
+    press('r');
+    useEdit.getState().select(['p2']);
+    expect(press('Delete')).toBe(false);
+    expect(stateOf('a', 'p1')).toBe('proposed');
+    press('c');
+    expect(useEdit.getState().selection).toEqual(['p1']);
+    expect(press('Delete')).toBe(true);
+    expect(stateOf('a', 'p1')).toBe('rejected');
+  });
+});
