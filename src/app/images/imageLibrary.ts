@@ -111,3 +111,10 @@ export async function fetchSample(file: string): Promise<Blob> {
   if (!response.ok) throw new Error(`sample ${file} not found`);
   return response.blob();
 }
+
+/** Another person's space opens: none of the previous space's photos stay in reach of the page. */
+export function forgetAllImages(): void {
+  for (const { element } of loaded.values()) URL.revokeObjectURL(element.src);
+  loaded.clear();
+  listeners.forEach((l) => l());
+}

@@ -1,4 +1,4 @@
-import { createStore, del, get, set, type UseStore } from 'idb-keyval';
+import { clear, createStore, del, get, set, type UseStore } from 'idb-keyval';
 import type { EmbeddingRecord } from '../../engine/worker/protocol';
 
 /**
@@ -41,4 +41,10 @@ export async function saveEmbedding(imageId: string, record: EmbeddingRecord): P
   } catch {
     // Out of quota or storage disabled: the embedding is simply computed again next time.
   }
+}
+
+/** Logging out: the embeddings of the photos seen here go too (a content id names a photo). */
+export async function forgetAllEmbeddings(): Promise<void> {
+  const target = db();
+  if (target) await clear(target);
 }
