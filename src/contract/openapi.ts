@@ -16,6 +16,7 @@ import { LIMITS } from './limits';
 import { Problem, PROBLEM_TYPES, problemTypeUri } from './problems';
 import { PvsRequest, PvsResponse, SegmentRequest, SegmentResponse } from './segmentation';
 import { EmbeddingRequest, EmbeddingResponse } from './embeddings';
+import { projectPaths, projectSchemas } from './openapiProjects';
 
 type JsonObject = Record<string, unknown>;
 
@@ -157,6 +158,7 @@ export function buildOpenApiDocument(): JsonObject {
     CreditPurchaseRequest: schemaOf(CreditPurchaseRequest, 'input'),
     CreditPurchase: schemaOf(CreditPurchase, 'output'),
     Problem: schemaOf(Problem, 'output'),
+    ...projectSchemas({ schemaOf, json, problem }),
   };
   const bearer = [{ bearerKey: [] }, { sessionCookie: [] }];
   const metered = [...bearer, { x402Payment: [] }];
@@ -338,6 +340,7 @@ export function buildOpenApiDocument(): JsonObject {
           },
         },
       },
+      ...projectPaths({ schemaOf, json, problem }, bearer),
       '/api/v1/openapi.json': { get: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } } },
       '/api/v1/health': { get: { summary: 'Liveness and readiness', security: [], responses: { '200': { description: 'OK' } } } },
     },

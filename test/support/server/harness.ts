@@ -83,6 +83,8 @@ export async function closeSharedEngine(): Promise<void> {
 export interface TestServer extends RunningServer {
   clock: TestClock;
   dbKind: 'sqlite' | 'postgres';
+  /** Where its database is: another server started with `shareDatabaseOf` this one uses the same. */
+  database: OpenDatabaseOptions;
   /** Fetch relative to the server. */
   fetch(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
   /** Asserts balance = sum of ledger entries (and never negative) for every account. */
@@ -96,13 +98,17 @@ export interface TestServerOptions {
   faults?: FaultRates;
   rateLimitPerSecond?: number;
   config?: Partial<ServerConfig>;
+  /** A second server on the first one's database (as a second process would be); the first one's cleanup removes it. */
+  shareDatabaseOf?: TestServer;
 }
 
 export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
   const clock = new TestClock();
   let database: OpenDatabaseOptions;
   let dir: string | undefined;
-  if (options.db === 'postgres') {
+  if (options.shareDatabaseOf) {
+    database = options.shareDatabaseOf.database;
+  } else if (options.db === 'postgres') {
     if (!TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is not set');
     database = { databaseUrl: TEST_DATABASE_URL, pgSchema: `t_${randomBytes(6).toString('hex')}` };
   } else {
@@ -138,13 +144,15 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     ...server,
     clock,
     dbKind: options.db,
+    database,
     fetch: fetchFrom,
     async checkLedger() {
       expect(await ledgerMismatches(server.services.db.kysely)).toEqual([]);
     },
     async cleanup() {
-      const pgSchema = database.pgSchema;
       await server.close();
+      if (options.shareDatabaseOf) return;
+      const pgSchema = database.pgSchema;
       if (dir) rmSync(dir, { recursive: true, force: true });
       if (pgSchema && TEST_DATABASE_URL) {
         const pg = (await import('pg')).default;

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import type { SegObject } from '../state/model';
+import { fromAnnotationObject, maskToRuns, runsToMask, toAnnotationObject } from './annotationMapping';
+
+describe('studio objects ↔ project annotations', () => {
+  it('keeps a mask bit for bit through run lengths, including one that starts set', () => {
+    const mask = { width: 5, height: 3, data: new Uint8Array([1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1]) };
+    const runs = maskToRuns(mask);
+    expect(runs).toEqual([0, 2, 2, 1, 5, 5]);
+    expect(Array.from(runsToMask(5, 3, runs).data)).toEqual(Array.from(mask.data));
+    expect(maskToRuns({ width: 2, height: 1, data: new Uint8Array(2) })).toEqual([2]);
+  });
+
+  it('gives back the object the studio exports: id, class, outlines, mask, visibility', () => {
+    const object: SegObject = {
+      id: 'obj-1',
+      label: 'cup',
+      classId: 2,
+      confidence: 0.87,
+      color: '#3fa7ff',
+      visible: false,
+      polygons: [{ outer: [[1, 1], [3, 1], [3, 2]], holes: [] }],
+      mask: { width: 4, height: 3, data: new Uint8Array([0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0]) },
+      source: 'local',
+    };
+    const back = fromAnnotationObject(toAnnotationObject(object), [{ id: 2, name: 'cup', color: '#3fa7ff' }], 0);
+    expect(back).toEqual(object);
+  });
+});
