@@ -3,6 +3,7 @@
  * Each subcommand is one module; stdout carries only the command's result.
  */
 import { InputError, UsageError } from './args';
+import { projectCommand, PROJECT_USAGE } from './projectCommand';
 import { pvsCommand, PVS_USAGE } from './pvsCommand';
 import { segmentCommand, SEGMENT_USAGE } from './segment';
 
@@ -17,6 +18,7 @@ type Command = { run: (argv: readonly string[], io: Io) => Promise<number>; usag
 export const COMMANDS: Record<string, Command> = {
   pvs: { run: pvsCommand, usage: PVS_USAGE, summary: 'segment one object from points and/or a center-anchored box' },
   segment: { run: segmentCommand, usage: SEGMENT_USAGE, summary: 'segment the objects named by text prompts' },
+  project: { run: projectCommand, usage: PROJECT_USAGE, summary: 'export a server project as a dataset (API key)' },
 };
 
 function mainUsage(): string {
