@@ -1,9 +1,9 @@
 /**
  * `npx tsx bench/clickRuleCost.ts [--image FILE] [--width 1024] [--clicks 12] [--threads 1]`
  *
- * Cost per click in Node of the engine's click rules, taking turns on the same clicks and the same
- * cached embedding: SAM's answer as it was, the click-aligned mask prompt, the photo-guided
- * (edge-aware) upsampling and mirror averaging (its second encoder run, for the mirror image, is paid
+ * Cost per click in Node of click rules, taking turns on the same clicks and the same cached
+ * embedding: SAM's answer as it was, the click-aligned mask prompt and the photo-guided (edge-aware)
+ * upsampling (the bench's rules, eval/rules/) and the engine's mirror averaging (its second encoder run, for the mirror image, is paid
  * once before the clicks and reported apart). Each click pair is a first click and a second, negative one fed the first
  * answer's logits, as in the studio; single-mask answers. Prints p50/p90 of the decoder, of what
  * follows it (logits → mask, ranking), and of the whole `predict` call (which includes the mask
@@ -13,6 +13,8 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { loadNodeEngine } from '../src/engine/adapters/ortNode';
+import { alignMaskPrompt } from './eval/rules/clickAlignedMaskPrompt';
+import { edgeAwareUpsampling } from './eval/rules/edgeAwareUpsample';
 import { sharedPath } from '../test/support/sharedData';
 import { gridClicks } from './clicks';
 
@@ -31,14 +33,14 @@ async function main(): Promise<void> {
   const resize = values.width ? { width: Number(values.width) } : {};
   const { data, info } = await sharp(readFileSync(values.image!)).resize(resize).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   const image = { width: info.width, height: info.height, data: new Uint8Array(data) };
-  const engine = await loadNodeEngine({ threads: values.threads ? Number(values.threads) : undefined, keepImages: true });
+  const engine = await loadNodeEngine({ threads: values.threads ? Number(values.threads) : undefined });
   const { imageKey } = await engine.embed(image, 'upsampling-cost');
   const mirrorEncoder = await engine.embed(image, 'upsampling-cost', { mirrored: true });
   const rules = [
-    { name: 'before: bilinear, mask prompt as fed back', options: { upsampling: 'bilinear', alignMaskPrompt: false, mirrorAverage: false } },
-    { name: 'click-aligned mask prompt', options: { upsampling: 'bilinear', alignMaskPrompt: true, mirrorAverage: false } },
-    { name: 'edge-aware upsampling', options: { upsampling: 'edge-aware', alignMaskPrompt: false, mirrorAverage: false } },
-    { name: 'mirror averaging', options: { upsampling: 'bilinear', mirrorAverage: true } },
+    { name: 'before: bilinear, mask prompt as fed back', options: { mirrorAverage: false } },
+    { name: 'click-aligned mask prompt', options: { mirrorAverage: false, rule: alignMaskPrompt } },
+    { name: 'edge-aware upsampling', options: { mirrorAverage: false, rule: edgeAwareUpsampling((key) => (key === imageKey ? image : undefined)) } },
+    { name: 'mirror averaging', options: { mirrorAverage: true } },
   ] as const;
   const samples = new Map(rules.map((r) => [r.name, { decoderMs: [] as number[], postprocessMs: [] as number[], predictMs: [] as number[] }]));
   const clicks = gridClicks(image.width, image.height, Number(values.clicks));

@@ -4,10 +4,12 @@
  * Text prompt speed, detectors and SAM warm, the embedding cached (as in the studio after the first
  * click): the pooled detectors (CenterNet + COCO-SSD) with one look at the photo (before issue 17's
  * third pass, and still the service's default), with the mirrored photo too, and with the mirrored
- * photo and 2×2 tiles as well (text/passes.ts); and the Open Images SSD alone, for a prompt only it answers
+ * photo and 2×2 tiles as well (bench/text/passes.ts, plugged into the text pipeline through its
+ * detection rule hook); and the Open Images SSD alone, for a prompt only it answers
  * (--open-images-prompt); same photo scaled to 1024 px wide, same prompt, alternating. In Node
  * (onnxruntime-node) by default; with --browser in headless Chromium through the studio's Local
- * engine (our Web Worker, onnxruntime-web), one worker per variant. Prints p50 per stage and
+ * engine (our Web Worker, onnxruntime-web), one worker per variant — there only the variants the
+ * service runs (one look per detector), since the worker ships no other. Prints p50 per stage and
  * writes bench/results/text-bench.json (text-bench-browser.json).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -18,8 +20,9 @@ import sharp from 'sharp';
 import { buildBenchPage, openBenchPage, serveBenchPage } from './benchPage';
 import { loadNodeEngine } from '../src/engine/adapters/ortNode';
 import { loadNodeDetectors } from '../src/engine/adapters/textNode';
-import { SINGLE_PASS, type DetectionPasses } from '../src/engine/text/passes';
+import type { DetectionRule } from '../src/engine/text/pool';
 import { TextPipeline } from '../src/engine/text/pipeline';
+import { detectionRule } from './text/passes';
 import { sharedPath } from '../test/support/sharedData';
 
 const { values } = parseArgs({
@@ -59,12 +62,14 @@ function report(title: string, rows: Row[], file: string, extra: Record<string, 
 }
 
 const POOLED = ['centernet', 'coco-ssd'] as const;
-const VARIANTS: readonly { name: string; detectors: readonly string[]; passes: DetectionPasses; prompt?: string }[] = [
-  { name: 'pooled, one look (the service)', detectors: POOLED, passes: SINGLE_PASS },
-  { name: 'pooled, + mirrored photo', detectors: POOLED, passes: { mirror: true, tiles: false, fusion: 'suppress' } },
-  { name: 'pooled, + mirrored photo + 2×2 tiles, WBF', detectors: POOLED, passes: { mirror: true, tiles: true, fusion: 'wbf' } },
-  { name: `Open Images SSD, "${values['open-images-prompt']}"`, detectors: ['open-images-ssd'], passes: SINGLE_PASS, prompt: values['open-images-prompt'] },
+/** `detection` left out: the service's own looks (one per detector). */
+const ALL_VARIANTS: readonly { name: string; detectors: readonly string[]; detection?: DetectionRule; prompt?: string }[] = [
+  { name: 'pooled, one look (the service)', detectors: POOLED },
+  { name: 'pooled, + mirrored photo', detectors: POOLED, detection: detectionRule({ mirror: true, tiles: false, fusion: 'suppress' }) },
+  { name: 'pooled, + mirrored photo + 2×2 tiles, WBF', detectors: POOLED, detection: detectionRule({ mirror: true, tiles: true, fusion: 'wbf' }) },
+  { name: `Open Images SSD, "${values['open-images-prompt']}"`, detectors: ['open-images-ssd'], prompt: values['open-images-prompt'] },
 ];
+const VARIANTS = values.browser ? ALL_VARIANTS.filter((v) => !v.detection) : ALL_VARIANTS;
 const promptOf = (k: number): string => VARIANTS[k].prompt ?? values.prompt!;
 
 interface Samples {
@@ -101,7 +106,7 @@ async function browserMain(): Promise<void> {
     let backend = '';
     let size = '';
     for (const [k, v] of VARIANTS.entries()) {
-      const started = await page.evaluate((o) => window.maskwrightBench.ours.start(o), { slot: `text${k}`, imageUrl, imageWidth: 1024, textDetectors: [...v.detectors], textPasses: v.passes, encoderPrecision: 'int8' as const, decoderPrecision: 'int8' as const });
+      const started = await page.evaluate((o) => window.maskwrightBench.ours.start(o), { slot: `text${k}`, imageUrl, imageWidth: 1024, textDetectors: [...v.detectors], encoderPrecision: 'int8' as const, decoderPrecision: 'int8' as const });
       backend = `${started.backend.name}, ${started.backend.threads} threads`;
       // Warm: the first prompt downloads the detectors; the pooled one joins once its download is in.
       await page.evaluate(({ slot, prompt }) => window.maskwrightBench.ours.textPrompt(slot, prompt), { slot: `text${k}`, prompt: promptOf(k) });
@@ -136,7 +141,7 @@ async function main(): Promise<void> {
   const threads = values.threads ? Number(values.threads) : undefined;
   const engine = await loadNodeEngine({ threads });
   const detectors = await loadNodeDetectors({ threads });
-  const variants = VARIANTS.map((v) => ({ name: v.name, pipeline: new TextPipeline(engine, detectors.filter((d) => v.detectors.includes(d.name)), { passes: v.passes }) }));
+  const variants = VARIANTS.map((v) => ({ name: v.name, pipeline: new TextPipeline(engine, detectors.filter((d) => v.detectors.includes(d.name)), { detection: v.detection }) }));
   await engine.embed(image, 'text-bench');
   for (const [k, v] of variants.entries()) await v.pipeline.run(image, [promptOf(k)], 'text-bench'); // warm-up
   const samples = variants.map(() => ({ detectorMs: [] as number[], decoderMs: [] as number[], totalMs: [] as number[], instances: 0 }));

@@ -7,10 +7,10 @@ import type { WebBackendPreference } from '../../src/engine/adapters/ortWeb';
 import { probeWebGpu } from '../../src/engine/adapters/ortWeb';
 import type { BackendInfo } from '../../src/engine/runtime';
 import type { PolygonWithHoles, RgbaImage } from '../../src/engine/types';
-import type { DetectionPasses } from '../../src/engine/text/passes';
-import { loadEmbedding, saveEmbedding } from '../../src/app/inference/embeddingStore';
+import { indexedDbEmbeddings } from '../../src/app/inference/embeddingStore';
 import { fetchServerEmbedding } from '../../src/app/inference/serverEmbedding';
-import { EngineWorkerClient, type DecoderPrecision, type EncoderPrecision, type ModelProgress } from '../../src/engine/worker/client';
+import { startEngineWorker, type EngineWorker } from '../../src/engine/worker/client';
+import type { DecoderPrecision, EncoderPrecision, ModelProgress } from '../../src/engine/service/api';
 
 export interface BenchClick {
   x: number;
@@ -74,12 +74,15 @@ async function loadImageElement(url: string): Promise<HTMLImageElement> {
 
 const since = (t0: number): number => performance.now() - t0;
 
+/** The studio's IndexedDB store of embeddings (the reload figures read what the slots stored). */
+const storedEmbeddings = indexedDbEmbeddings();
+
 /**
  * Our engine, step by step, so the bench can interleave it with the peer: on a machine shared with
  * other work, alternating runs see the same load and the ratio stays fair.
  */
 type OursSlot = {
-  client: EngineWorkerClient;
+  client: EngineWorker;
   image: RgbaImage;
   imageKey?: string;
   detectorDownloads: Map<string, ModelProgress>;
@@ -106,32 +109,30 @@ const oursApi = {
     allowFallbackAdapter?: boolean;
     /** Text-prompt detectors the worker may use (default all). */
     textDetectors?: string[];
-    /** The detectors' looks at the photo (default the service's). */
-    textPasses?: DetectionPasses;
     /** Scale the photo to this width first (the text bench's 1024 px photo). */
     imageWidth?: number;
     mirrorAverage?: boolean;
   }) {
     const detectorDownloads = new Map<string, ModelProgress>();
-    const client = await EngineWorkerClient.start({
+    const client = await startEngineWorker({
       backend: options.backend ?? 'auto',
       decoderPrecision: options.decoderPrecision,
       encoderPrecision: options.encoderPrecision,
       splitDecoder: options.splitDecoder,
       allowFallbackAdapter: options.allowFallbackAdapter,
       textDetectors: options.textDetectors,
-      textPasses: options.textPasses,
       onProgress: (p) => void (p.model.startsWith('detector') && detectorDownloads.set(p.model, p)),
     });
     ours.set(options.slot, { client, image: await loadRgba(options.imageUrl, options.imageWidth), detectorDownloads, mirrorAverage: options.mirrorAverage === true });
-    log(`ours/${options.slot}: backend ${client.backend.name} (${client.backend.threads} threads) ${client.backend.detail ?? ''}`);
-    return { backend: client.backend, startTimings: client.startTimings };
+    const { backend, startTimings } = client.description;
+    log(`ours/${options.slot}: backend ${backend.name} (${backend.threads} threads) ${backend.detail ?? ''}`);
+    return { backend, startTimings };
   },
   async embed(name: string): Promise<EmbedSample> {
     const s = slot(name);
-    await s.client.forget();
+    await s.client.api.forget({});
     const t0 = performance.now();
-    const embedded = await s.client.embed(s.image, 'bench-image', { mirrored: s.mirrorAverage });
+    const embedded = await s.client.api.embed({ image: s.image, imageId: 'bench-image', mirrored: s.mirrorAverage });
     const totalMs = since(t0);
     s.imageKey = embedded.imageKey;
     return { totalMs, preprocessMs: embedded.timings.preprocessMs, encoderMs: embedded.timings.encoderMs };
@@ -140,9 +141,9 @@ const oursApi = {
     const s = slot(name);
     if (!s.imageKey) throw new Error('ours.embed() first');
     // The studio's mirror pass follows the click's quick answer to the same prompt (untimed here).
-    if (s.mirrorAverage) await s.client.predict(s.imageKey, { points: [click] }, { multimask, mirrorAverage: false });
+    if (s.mirrorAverage) await s.client.api.predict({ imageKey: s.imageKey, prompt: { points: [click] }, options: { multimask, mirrorAverage: false } });
     const t0 = performance.now();
-    const predicted = await s.client.predict(s.imageKey, { points: [click] }, { multimask, mirrorAverage: s.mirrorAverage });
+    const predicted = await s.client.api.predict({ imageKey: s.imageKey, prompt: { points: [click] }, options: { multimask, mirrorAverage: s.mirrorAverage } });
     const totalMs = since(t0);
     return { totalMs, ...predicted.timings, candidates: predicted.candidates.length };
   },
@@ -154,10 +155,10 @@ const oursApi = {
   async firstMask(name: string, click: BenchClick, photoUrl?: string): Promise<{ totalMs: number }> {
     const s = slot(name);
     const image = photoUrl ? await loadRgba(photoUrl) : s.image;
-    await s.client.forget();
+    await s.client.api.forget({});
     const t0 = performance.now();
-    const { imageKey } = await s.client.embed(image, 'bench-image');
-    await s.client.predict(imageKey, { points: [click] }, { multimask: true, mirrorAverage: false });
+    const { imageKey } = await s.client.api.embed({ image, imageId: 'bench-image' });
+    await s.client.api.predict({ imageKey, prompt: { points: [click] }, options: { multimask: true, mirrorAverage: false } });
     s.imageKey = imageKey;
     return { totalMs: since(t0) };
   },
@@ -172,15 +173,15 @@ const oursApi = {
     const type = response.headers.get('content-type') ?? 'image/jpeg';
     const bytes = new Uint8Array(await response.arrayBuffer());
     const image = await loadRgba(photoUrl);
-    await s.client.forget();
+    await s.client.api.forget({});
     const t0 = performance.now();
     let binary = '';
     for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    const { record } = await fetchServerEmbedding({ baseUrl: '', apiKey }, `data:${type};base64,${btoa(binary)}`, s.client.encoderModel);
+    const { record } = await fetchServerEmbedding({ baseUrl: '', apiKey }, `data:${type};base64,${btoa(binary)}`, s.client.description.encoderModel);
     const t1 = performance.now();
-    await s.client.importEmbedding(image, 'bench-image', record);
+    await s.client.api.importEmbedding({ image, imageId: 'bench-image', record });
     const t2 = performance.now();
-    await s.client.predict('bench-image', { points: [click] }, { multimask: true, mirrorAverage: false });
+    await s.client.api.predict({ imageKey: 'bench-image', prompt: { points: [click] }, options: { multimask: true, mirrorAverage: false } });
     s.imageKey = 'bench-image';
     // Upload + server + answer (Base64 in JSON, dequantized) / hand-over to the worker / the first click.
     return { totalMs: since(t0), serverMs: t1 - t0, importMs: t2 - t1, clickMs: since(t2) };
@@ -191,9 +192,9 @@ const oursApi = {
    */
   async textPrompt(name: string, prompt: string): Promise<{ totalMs: number; detectorMs: number; decoderMs: number; found: number }> {
     const s = slot(name);
-    s.imageKey ??= (await s.client.embed(s.image, 'bench-image')).imageKey;
+    s.imageKey ??= (await s.client.api.embed({ image: s.image, imageId: 'bench-image' })).imageKey;
     const t0 = performance.now();
-    const { results, timings } = await s.client.segmentText(s.image, [prompt], { imageId: s.imageKey });
+    const { results, timings } = await s.client.api.segmentText({ image: s.image, prompts: [prompt], imageId: s.imageKey });
     return { totalMs: since(t0), detectorMs: timings.detectorMs, decoderMs: timings.decoderMs, found: results[0]?.instances.length ?? 0 };
   },
   /** The detector models whose download has finished in this slot. */
@@ -203,27 +204,27 @@ const oursApi = {
   /** Keeps the slot's embedding in IndexedDB, as the studio does after an encoder run. */
   async store(name: string): Promise<void> {
     const s = slot(name);
-    const record = s.imageKey ? await s.client.exportEmbedding(s.imageKey) : null;
+    const record = s.imageKey ? await s.client.api.exportEmbedding({ imageKey: s.imageKey }) : null;
     if (!record) throw new Error('nothing embedded to store');
-    await saveEmbedding('bench-image', record);
+    await storedEmbeddings.save('bench-image', record);
   },
   /** What a reload does in the studio: the stored embedding if there is one, else an encoder run. */
   async readyFromStore(name: string): Promise<{ restored: boolean }> {
     const s = slot(name);
-    const record = await loadEmbedding('bench-image', s.client.encoderModel);
+    const record = await storedEmbeddings.load('bench-image', s.client.description.encoderModel);
     if (record) {
-      await s.client.importEmbedding(s.image, 'bench-image', record);
+      await s.client.api.importEmbedding({ image: s.image, imageId: 'bench-image', record });
       s.imageKey = 'bench-image';
       return { restored: true };
     }
-    s.imageKey = (await s.client.embed(s.image, 'bench-image')).imageKey;
+    s.imageKey = (await s.client.api.embed({ image: s.image, imageId: 'bench-image' })).imageKey;
     return { restored: false };
   },
   /** Hands the worker an embedding labelled with another encoder's identity (it must refuse it). */
   async importForeign(name: string): Promise<void> {
     const s = slot(name);
     const dims = [1, 256, 64, 64];
-    await s.client.importEmbedding(s.image, 'foreign', { model: `other-encoder.onnx@${'0'.repeat(64)}`, dims, data: new Float32Array(256 * 64 * 64) });
+    await s.client.api.importEmbedding({ image: s.image, imageId: 'foreign', record: { model: `other-encoder.onnx@${'0'.repeat(64)}`, dims, data: new Float32Array(256 * 64 * 64) } });
   },
   stop(name: string): void {
     ours.get(name)?.client.terminate();
@@ -271,24 +272,25 @@ const peerApi = {
 /** Starts and stops the engine: which backend, where the models came from, the progress seen. */
 async function startEngine(options: { backend?: WebBackendPreference; allowFallbackAdapter?: boolean; webGpuStartupTimeoutMs?: number } = {}) {
   const progress: ModelProgress[] = [];
-  const client = await EngineWorkerClient.start({ ...options, onProgress: (p) => progress.push(p) });
+  const client = await startEngineWorker({ ...options, onProgress: (p) => progress.push(p) });
   client.terminate();
-  return { crossOriginIsolated, backend: client.backend, modelSource: client.modelSource, startTimings: client.startTimings, progress };
+  const { backend, modelSource, startTimings } = client.description;
+  return { crossOriginIsolated, backend, modelSource, startTimings, progress };
 }
 
 /** One image, one click, through the worker client: what the e2e test checks. */
 async function segmentOnce(imageUrl: string, click: BenchClick): Promise<SegmentOnceResult> {
   const progress: ModelProgress[] = [];
-  const client = await EngineWorkerClient.start({ onProgress: (p) => progress.push(p) });
+  const client = await startEngineWorker({ onProgress: (p) => progress.push(p) });
   try {
     const image = await loadRgba(imageUrl);
-    const { imageKey } = await client.embed(image);
-    const { candidates } = await client.predict(imageKey, { points: [click] }, { multimask: false, mirrorAverage: false });
+    const { imageKey } = await client.api.embed({ image });
+    const { candidates } = await client.api.predict({ imageKey, prompt: { points: [click] }, options: { multimask: false, mirrorAverage: false } });
     const best = candidates[0];
     if (!best) throw new Error('no mask for the click');
     return {
       crossOriginIsolated,
-      backend: client.backend,
+      backend: client.description.backend,
       progress,
       polygons: best.polygons,
       score: best.score,

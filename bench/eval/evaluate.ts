@@ -3,8 +3,10 @@
  * after each, and one box-prompt prediction. Refinements beyond the protocol baseline are switched
  * by `EvalOptions` so each can be measured with and without.
  */
-import { DEFAULT_SEGMENTATION_OPTIONS, type SegmentationOptions } from '../../src/engine/options';
+import { DEFAULT_SEGMENTATION_OPTIONS } from '../../src/engine/options';
 import type { PredictOptions } from '../../src/engine/engine';
+import type { PhotoView } from '../../src/engine/decodeRule';
+import { decodeRuleFor, NO_RULES, type RuleChoice } from './rules';
 import type { MaskCandidate, RgbaImage, VisualPrompt } from '../../src/engine/types';
 import { nextClick, type Click, type GroundTruth } from './clicker';
 import { iou, type ImageResult } from './metrics';
@@ -27,7 +29,7 @@ export interface InteractiveSegmenter {
   embed(
     image: RgbaImage,
     imageId?: string,
-    options?: { mirrored?: boolean; shifted?: boolean },
+    options?: { mirrored?: boolean; views?: readonly PhotoView[] },
   ): Promise<{ imageKey: string; cacheHit: boolean; timings: { encoderMs: number } }>;
   predict(
     imageKey: string,
@@ -53,17 +55,12 @@ export interface ZoomOptions {
   readonly minGain: number;
 }
 
-/** The engine's own options a rule chooses (src/engine/options.ts says what each does). */
-export type EngineRuleOptions = Pick<
-  SegmentationOptions,
-  'clickConsistency' | 'upsampling' | 'alignMaskPrompt' | 'progressiveMerge' | 'mirrorAverage' | 'shiftAverage' | 'cascadeRefine'
->;
-
-const ENGINE_RULE_KEYS = ['clickConsistency', 'upsampling', 'alignMaskPrompt', 'progressiveMerge', 'mirrorAverage', 'shiftAverage', 'cascadeRefine'] as const satisfies readonly (keyof EngineRuleOptions)[];
-
-/** The engine's part of a rule, as passed to `predict`. */
-export function engineRuleOptions(options: EngineRuleOptions): EngineRuleOptions {
-  return Object.fromEntries(ENGINE_RULE_KEYS.map((key) => [key, options[key]])) as unknown as EngineRuleOptions;
+/**
+ * What a rule asks of the engine: its own mirror averaging (src/engine/options.ts) and the bench's
+ * decoding rules (./rules), which plug into `predict` through its hook.
+ */
+export interface EngineRuleOptions extends RuleChoice {
+  readonly mirrorAverage: boolean;
 }
 
 export interface EvalOptions extends EngineRuleOptions {
@@ -94,13 +91,8 @@ export const PROTOCOL_OPTIONS: EvalOptions = {
   laterMultimask: false,
   zoom: null,
   boxMode: 'single',
-  clickConsistency: 'off',
-  upsampling: 'bilinear',
-  alignMaskPrompt: false,
-  progressiveMerge: false,
+  ...NO_RULES,
   mirrorAverage: false,
-  shiftAverage: false,
-  cascadeRefine: false,
 };
 
 /** SAM's single-mask answer, the previous logits fed back as they are: one look at the photo. */
@@ -135,7 +127,7 @@ export const RULES = {
   // The engine's rule without the mirror image: the studio's quick answer on the click (the same
   // options as product-before, named for what it is now).
   'one-look': ONE_LOOK,
-  engine: { ...PROTOCOL_OPTIONS, firstClick: 'single', ...engineRuleOptions(DEFAULT_SEGMENTATION_OPTIONS) },
+  engine: { ...PROTOCOL_OPTIONS, firstClick: 'single', mirrorAverage: DEFAULT_SEGMENTATION_OPTIONS.mirrorAverage },
 } as const satisfies Record<string, EvalOptions>;
 export type RuleName = keyof typeof RULES | 'custom';
 
@@ -206,10 +198,16 @@ export async function evaluateSample(
   let encodings = 0;
   let encoderMs = 0;
   let decoderMs = 0;
+  // The pictures embedded for this sample (the photo, zoom-in crops) by key: edge-aware upsampling's guide.
+  const pictures = new Map<string, RgbaImage>();
+  const rule = decodeRuleFor(options, (key) => pictures.get(key));
+  const ruleOptions: PredictOptions = { mirrorAverage: options.mirrorAverage, rule };
   const embedRegion = async (region: Region): Promise<string> => {
     const whole = sameRegion(region, wholeImage(width, height));
     const id = whole ? name : `${name}@${region.x0},${region.y0},${region.x1},${region.y1}`;
-    const result = await engine.embed(whole ? image : cropImage(image, region), id, { mirrored: options.mirrorAverage, shifted: options.shiftAverage });
+    const picture = whole ? image : cropImage(image, region);
+    const result = await engine.embed(picture, id, { mirrored: options.mirrorAverage, views: rule.views });
+    pictures.set(result.imageKey, picture);
     if (!result.cacheHit) {
       encodings++;
       encoderMs += result.timings.encoderMs;
@@ -225,7 +223,7 @@ export async function evaluateSample(
     const result = await engine.predict(
       imageKey,
       { box: tightObjectBox(truth) },
-      { ...engineRuleOptions(options), multimask: options.boxMode === 'best-score' },
+      { ...ruleOptions, multimask: options.boxMode === 'best-score' },
     );
     decoderMs += result.timings.decoderMs;
     const chosen = options.boxMode === 'best-score' ? highestScore(result.candidates) : result.candidates[0];
@@ -271,10 +269,7 @@ export async function evaluateSample(
           ? mostStable(candidates)
           : highestScore(candidates);
     const decode = async (prompt: VisualPrompt) => {
-      const result = await engine.predict(imageKey, prompt, {
-        multimask,
-        ...engineRuleOptions(options),
-      });
+      const result = await engine.predict(imageKey, prompt, { multimask, ...ruleOptions });
       decoderMs += result.timings.decoderMs;
       return choose(result.candidates);
     };

@@ -50,8 +50,8 @@ refinements (protocol baseline = none of these):
   --zoom-recompute T    re-crop when ROI IoU with the current crop < T (default 0.5)
   --zoom-min-gain G     zoom only if the crop enlarges the object ≥ G× (default 1: always)
   --zoom-min-fraction F crop sides at least F × the photo's longer side (default 0)
-  --consistency MODE    engine click consistency: off (protocol), tokens, tokens-and-fresh, local
-  --upsampling MODE     logits → mask: bilinear (protocol, SAM) or edge-aware (photo-guided, engine)
+  --consistency MODE    click consistency (rules/consistency.ts): off (protocol), tokens, tokens-and-fresh, local
+  --upsampling MODE     logits → mask: bilinear (protocol, SAM) or edge-aware (photo-guided, rules/)
   --align-mask-prompt on|off   make the fed-back previous mask agree with the clicks first
   --progressive-merge on|off   the newest click changes only the region it lies in (FocalClick)
   --mirror-average      also decode the photo's mirror image and average the answers (test-time flip)
@@ -341,8 +341,6 @@ async function main(): Promise<void> {
     embeddingStore,
     encoderPrecision: args.encoderPrecision,
     decoderPrecision: args.decoderPrecision,
-    // Any rule may upsample edge-aware, which needs the photo.
-    keepImages: true,
   });
   const maxClicks = args.options.maxClicks;
   const rules = args.rules.map((name) => ({

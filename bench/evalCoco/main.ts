@@ -19,8 +19,8 @@ import type { SegmentationEngine } from '../../src/engine/engine';
 import { COCO_CLASSES, type CocoClass } from '../../src/engine/text/cocoClasses';
 import { imageContentKey } from '../../src/engine/hash';
 import type { ConceptDetector, DetectOptions, Detection } from '../../src/engine/text/detector';
-import type { DetectionPasses } from '../../src/engine/text/passes';
-import { DEFAULT_DETECTION_PASSES, DEFAULT_DETECTOR_FUSION, DEFAULT_MIN_DETECTOR_SCORE, TextPipeline, type TextPipelineOptions } from '../../src/engine/text/pipeline';
+import { DEFAULT_MIN_DETECTOR_SCORE, TextPipeline, type TextPipelineOptions } from '../../src/engine/text/pipeline';
+import { detectionRule, SINGLE_PASS, type DetectionPasses, type DetectorFusion } from '../text/passes';
 import { detectEach, mergeDetections } from '../../src/engine/text/pool';
 import { interpretPrompt } from '../../src/engine/text/promptParser';
 import {
@@ -57,9 +57,9 @@ const USAGE = `usage: npm run eval -- --dataset coco [options]
   --operating-score S    detector score for recall/precision (default ${DEFAULT_MIN_DETECTOR_SCORE}, the service's)
   --calibration JSON     per-detector Platt table as fitCalibration.ts prints it (default: the service's)
   --passes LIST          each detector's looks at the photo: single, or mirror and/or tiles joined by +
-                         (default: the service's, ${passesName(DEFAULT_DETECTION_PASSES)})
-  --pass-fusion F        suppress|wbf: how the passes of one detector fuse (default ${DEFAULT_DETECTION_PASSES.fusion})
-  --detector-fusion F    suppress|wbf: how the detectors' boxes fuse (default ${DEFAULT_DETECTOR_FUSION})
+                         (default: the service's, ${passesName(SINGLE_PASS)}; bench/text/passes.ts)
+  --pass-fusion F        suppress|wbf: how the passes of one detector fuse (default ${SINGLE_PASS.fusion})
+  --detector-fusion F    suppress|wbf: how the detectors' boxes fuse (default suppress, the service's)
   --open-images          also pool the Open Images SSD on the COCO classes it shares (person, car, cup …);
                          the service asks it only for the concepts COCO lacks
   --only NAME            pool only this detector (centernet, coco-ssd, open-images-ssd): its answers alone,
@@ -70,9 +70,9 @@ function passesName(p: DetectionPasses): string {
 }
 
 function parsePasses(list: string | undefined, fusion: string | undefined): DetectionPasses {
-  const names = list === undefined ? passesName(DEFAULT_DETECTION_PASSES).split('+') : list.split('+');
+  const names = list === undefined ? passesName(SINGLE_PASS).split('+') : list.split('+');
   if (!names.every((n) => ['single', 'mirror', 'tiles'].includes(n))) fail('--passes: single, mirror, tiles or mirror+tiles');
-  const f = fusion ?? DEFAULT_DETECTION_PASSES.fusion;
+  const f = fusion ?? SINGLE_PASS.fusion;
   if (f !== 'suppress' && f !== 'wbf') fail('--pass-fusion must be suppress or wbf');
   return { mirror: names.includes('mirror'), tiles: names.includes('tiles'), fusion: f };
 }
@@ -204,11 +204,12 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
   const only = values.only;
   if (only !== undefined && !cocoDetectors.some((d) => d.name === only)) fail(`--only: no detector ${only} (${cocoDetectors.map((d) => d.name).join(', ')})`);
   const detectors = cocoDetectors.filter((d) => only === undefined || d.name === only).map(memoizedDetect);
-  const detectorFusion = (values['detector-fusion'] ?? DEFAULT_DETECTOR_FUSION) as 'suppress' | 'wbf';
+  const detectorFusion = (values['detector-fusion'] ?? 'suppress') as DetectorFusion;
   if (detectorFusion !== 'suppress' && detectorFusion !== 'wbf') fail('--detector-fusion must be suppress or wbf');
   const passes = parsePasses(values.passes, values['pass-fusion']);
   const calibration = values.uncalibrated ? {} : values.calibration ? (JSON.parse(values.calibration) as TextPipelineOptions['calibration']) : undefined;
-  const pipelineOptions: TextPipelineOptions = { calibration, passes, detectorFusion };
+  const detection = detectionRule(passes, detectorFusion);
+  const pipelineOptions: TextPipelineOptions = { calibration, detection };
   // One SAM decoder run per distinct box: the single-detector pipelines ask for boxes the pooled one already decoded.
   const samEngine = memoizedPredict(engine);
   const pipeline = new TextPipeline(samEngine, detectors, pipelineOptions);
@@ -239,8 +240,8 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
 
     if (values['boxes-only']) {
       // Detectors only (no SAM): pooled and each alone, judged against COCO's boxes.
-      const perDetectorRaw = await detectEach(detectors, image, undefined, passes);
-      const mergeOptions = { calibration: pipelineOptions.calibration, fusion: detectorFusion };
+      const perDetectorRaw = await detectEach(detectors, image, undefined, detection);
+      const mergeOptions = { calibration: pipelineOptions.calibration, fuse: detection.fuse };
       const pooled = mergeDetections(perDetectorRaw, poolMinScore, mergeOptions);
       const perDetector = perDetectorRaw.map((list) => mergeDetections([list], poolMinScore, mergeOptions));
       for (const name of COCO_CLASSES) {

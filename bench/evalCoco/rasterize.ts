@@ -49,27 +49,9 @@ export function rasterizeCocoPolygons(polygons: readonly (readonly number[])[], 
   return { width, height, data };
 }
 
-/** Decodes COCO's compressed RLE string (LEB128-like 6-bit groups, differences from the run two back). */
-export function decodeRleString(s: string): number[] {
-  const counts: number[] = [];
-  let p = 0;
-  while (p < s.length) {
-    let x = 0;
-    let k = 0;
-    let more = true;
-    while (more) {
-      const c = s.charCodeAt(p) - 48;
-      x |= (c & 0x1f) << (5 * k);
-      more = (c & 0x20) !== 0;
-      p++;
-      k++;
-      if (!more && c & 0x10) x |= -1 << (5 * k);
-    }
-    if (counts.length > 2) x += counts[counts.length - 2];
-    counts.push(x);
-  }
-  return counts;
-}
+/** Decodes COCO's compressed RLE string (the engine's codec, the one the exports use). */
+export { decodeRunsString as decodeRleString } from '../../src/engine/rle';
+import { decodeRunsString as decodeRleString } from '../../src/engine/rle';
 
 /** Runs alternate background/foreground, starting with background, over the image in column-major order. */
 export function rasterizeRle(counts: readonly number[] | string, height: number, width: number): BinaryMask {

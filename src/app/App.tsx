@@ -15,7 +15,7 @@ import { StatusBar } from './components/StatusBar';
 import { StudioCanvas } from './components/StudioCanvas';
 import { Toolbar } from './components/Toolbar';
 import { openImageBlobs, openSample } from './images/openImages';
-import { embedInBackground, ensureEmbedding, startLocalEngine } from './inference/localEngine';
+import { engineSession } from './studioServices';
 import { useSessionPersistence } from './persistence/useSessionPersistence';
 import { handleShortcut } from './shortcuts';
 import { useStudio } from './state/studioStore';
@@ -107,9 +107,9 @@ function Studio() {
   const imageIds = doc.images.map((image) => image.id).join(',');
   useEffect(() => {
     if (mode !== 'local') return;
-    void startLocalEngine().catch(() => undefined);
-    if (active) void ensureEmbedding(active).catch(() => undefined);
-    embedInBackground(active, imageIds ? imageIds.split(',') : []);
+    void engineSession.start().catch(() => undefined);
+    if (active) void engineSession.ensureEmbedding(active).catch(() => undefined);
+    engineSession.embedInBackground(active, imageIds ? imageIds.split(',') : []);
   }, [mode, active, imageIds]);
 
   return (

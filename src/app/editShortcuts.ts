@@ -6,8 +6,6 @@ import type { Shortcut } from './shortcuts';
 
 /** Keys of hand editing, classes and image navigation; listed in the help overlay with the others. */
 export const EDIT_SHORTCUTS: readonly Shortcut[] = [
-  { keys: 'V', action: 'Select tool (click an object; Shift+click adds)' },
-  { keys: 'B / E', action: 'Brush / eraser on the selected object' },
   { keys: 'Wheel while painting', action: 'Brush size' },
   { keys: 'Delete', action: 'Delete the selected vertex, else the selected objects' },
   { keys: 'Ctrl+D', action: 'Duplicate the selected object' },
@@ -24,7 +22,7 @@ function stepImage(offset: number): void {
 }
 
 export function handleEditShortcut(e: KeyboardEvent): boolean {
-  const { tool, setTool } = useTool.getState();
+  const { tool } = useTool.getState();
   const edit = useEdit.getState();
   const mod = e.ctrlKey || e.metaKey;
   if (mod && !e.altKey && !e.shiftKey && (e.key === 'd' || e.key === 'D')) return edits.duplicateSelected() || true;
@@ -32,18 +30,6 @@ export function handleEditShortcut(e: KeyboardEvent): boolean {
   const key = e.key;
   if (/^[1-9]$/.test(key)) return classActions.pickByKey(Number(key));
   switch (key) {
-    case 'v':
-    case 'V':
-      setTool('select');
-      return true;
-    case 'b':
-    case 'B':
-      setTool('brush');
-      return true;
-    case 'e':
-    case 'E':
-      setTool('eraser');
-      return true;
     case 'm':
     case 'M':
       edits.mergeSelected();

@@ -6,6 +6,7 @@ import { useTool } from './state/toolStore';
 import { useUi } from './state/uiStore';
 import { useEdit } from './state/editStore';
 import { EDIT_SHORTCUTS, handleEditShortcut } from './editShortcuts';
+import { TOOLS, toolForKey } from './tools/registry';
 
 export interface Shortcut {
   readonly keys: string;
@@ -14,12 +15,9 @@ export interface Shortcut {
 
 /** Listed in the help overlay; the handler below is the single place that implements them. */
 export const SHORTCUTS: readonly Shortcut[] = [
-  { keys: 'P', action: 'Positive point tool' },
-  { keys: 'N', action: 'Negative point tool' },
+  ...TOOLS.map((tool) => ({ keys: tool.key, action: tool.help })),
   { keys: 'Right-click / Alt+click', action: 'Opposite point (exclude with the positive tool)' },
-  { keys: 'X', action: 'Box tool (press at the center, drag out)' },
   ...EDIT_SHORTCUTS,
-  { keys: 'T', action: 'Text prompt' },
   { keys: 'Enter', action: 'Accept the selected mask as an object' },
   { keys: 'Tab to the canvas, then arrows', action: 'Move the crosshair (Shift: larger steps)' },
   { keys: 'Enter / Space on the canvas', action: 'Positive point at the crosshair (Shift+Enter: negative); Box: center, then corner' },
@@ -65,23 +63,12 @@ export function handleShortcut(e: KeyboardEvent): boolean {
   }
   if (handleEditShortcut(e)) return true;
   if (mod || e.altKey) return false;
+  const tool = toolForKey(key);
+  if (tool) {
+    useTool.getState().setTool(tool.id);
+    return true;
+  }
   switch (key) {
-    case 'p':
-    case 'P':
-      useTool.getState().setTool('positive');
-      return true;
-    case 'n':
-    case 'N':
-      useTool.getState().setTool('negative');
-      return true;
-    case 'x':
-    case 'X':
-      useTool.getState().setTool('box');
-      return true;
-    case 't':
-    case 'T':
-      useTool.getState().setTool('text');
-      return true;
     case '?':
     case 'h':
     case 'H':

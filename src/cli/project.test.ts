@@ -43,11 +43,15 @@ describe('cli project export', () => {
     expect(coco.categories.map((c) => c.name)).toEqual(['cup']);
   });
 
-  it('writes the YOLO zip to --out, and explains a project it cannot see', async () => {
+  it('writes the YOLO zip to --out, refuses a zip on the terminal, and explains a project it cannot see', async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'mw-cli-')), 'cups.zip');
     const ok = await cli({ MASKWRIGHT_API_URL: server.url }, 'project', 'export', '--project', projectId, '--format', 'yolo', '--out', out, '--api-key', owner.key);
     expect(ok.code, ok.stderr).toBe(0);
     expect((await readZip(new Uint8Array(readFileSync(out)))).map((f) => f.name).sort()).toEqual(['data.yaml', 'labels/coffee.txt']);
+    const toTerminal = await cli({ MASKWRIGHT_API_KEY: owner.key, MASKWRIGHT_API_URL: server.url }, 'project', 'export', '--project', projectId, '--format', 'voc');
+    expect(toTerminal.code).toBe(2);
+    expect(toTerminal.stdout).toBe('');
+    expect(toTerminal.stderr).toContain('give --out FILE');
     const stranger = await signupUser(server);
     const refused = await cli({ MASKWRIGHT_API_KEY: stranger.key, MASKWRIGHT_API_URL: server.url }, 'project', 'export', '--project', projectId, '--format', 'coco');
     expect(refused.code).toBe(1);
@@ -55,10 +59,9 @@ describe('cli project export', () => {
     expect(refused.stderr).toContain('404 /problems/not-found');
   });
 
-  it('refuses a command line without a key, a format or an output file for a zip', () => {
+  it('refuses a command line without a key or with an unknown format', () => {
     expect(() => parseProjectArgs(['export', '--project', 'p', '--format', 'coco'], {})).toThrow(/MASKWRIGHT_API_KEY/);
-    expect(() => parseProjectArgs(['export', '--project', 'p', '--format', 'voc'], { MASKWRIGHT_API_KEY: 'k' })).toThrow(/coco or yolo/);
-    expect(() => parseProjectArgs(['export', '--project', 'p', '--format', 'yolo'], { MASKWRIGHT_API_KEY: 'k' })).toThrow(/--out/);
+    expect(() => parseProjectArgs(['export', '--project', 'p', '--format', 'tfrecord'], { MASKWRIGHT_API_KEY: 'k' })).toThrow(/one of coco, yolo, png-masks/);
     expect(parseProjectArgs(['export', '--project', 'p', '--format', 'coco', '--server', 'http://h:1/'], { MASKWRIGHT_API_KEY: 'k' })).toEqual({ projectId: 'p', format: 'coco', out: undefined, server: 'http://h:1', apiKey: 'k' });
   });
 });

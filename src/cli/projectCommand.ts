@@ -3,14 +3,14 @@
  * key; the dataset is the server's export (the studio's own writers), byte for byte.
  */
 import { writeFileSync } from 'node:fs';
-import { ExportFormat } from '../contract/projects';
+import { EXPORT_FORMATS, ExportFormat } from '../contract/projects';
 import { parseFlags, UsageError } from './args';
 
-export const PROJECT_USAGE = `usage: project export --project ID --format coco|yolo [--out FILE] [--server URL] [--api-key KEY]
+export const PROJECT_USAGE = `usage: project export --project ID --format ${EXPORT_FORMATS.join('|')} [--out FILE] [--server URL] [--api-key KEY]
 
   --project ID     the project's id (GET /api/v1/projects lists yours)
-  --format F       coco (JSON) or yolo (a zip: data.yaml and labels/)
-  --out FILE       write the dataset to FILE (required for yolo; coco goes to stdout without it)
+  --format F       a format of the studio's Export menu: ${EXPORT_FORMATS.join(', ')}
+  --out FILE       write the dataset to FILE (required for the formats that are a zip; JSON and XML go to stdout without it)
   --server URL     the API server (default: $MASKWRIGHT_API_URL, else http://127.0.0.1:8080)
   --api-key KEY    an API key (default: $MASKWRIGHT_API_KEY); prefer the variable: a flag is visible in the process list`;
 
@@ -34,9 +34,8 @@ export function parseProjectArgs(argv: readonly string[], env: NodeJS.ProcessEnv
   const projectId = flags.get('project')?.[0];
   if (!projectId) throw new UsageError('--project is required');
   const format = ExportFormat.safeParse(flags.get('format')?.[0]);
-  if (!format.success) throw new UsageError('--format must be coco or yolo');
+  if (!format.success) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}`);
   const out = flags.get('out')?.[0];
-  if (format.data === 'yolo' && !out) throw new UsageError('--out FILE is required for yolo (a zip is not for a terminal)');
   const apiKey = flags.get('api-key')?.[0] ?? env.MASKWRIGHT_API_KEY;
   if (!apiKey) throw new UsageError('an API key is required: set MASKWRIGHT_API_KEY (or --api-key)');
   const server = (flags.get('server')?.[0] ?? env.MASKWRIGHT_API_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
@@ -58,6 +57,10 @@ export async function projectCommand(argv: readonly string[], io: Io): Promise<n
     }
     io.stderr(`error: the server answered ${response.status} ${detail}\n`);
     return 1;
+  }
+  if (!options.out && !/json|xml/.test(response.headers.get('content-type') ?? '')) {
+    io.stderr(`error: the ${options.format} export is a zip, not for a terminal: give --out FILE\n`);
+    return 2;
   }
   if (options.out) {
     writeFileSync(options.out, body);

@@ -47,11 +47,14 @@ export const CREDIT_PACKAGES = [
   { id: 'standard', name: 'Standard', credits: 550, priceCents: 2999, currency: 'usd' },
   { id: 'pro', name: 'Pro', credits: 1600, priceCents: 7999, currency: 'usd' },
 ] as const;
-export type CreditPackageId = (typeof CREDIT_PACKAGES)[number]['id'];
+
+/** The ids of CREDIT_PACKAGES, the only place they are written: a new package is one entry there. */
+export const CreditPackageId = z.enum(CREDIT_PACKAGES.map((p) => p.id));
+export type CreditPackageId = z.infer<typeof CreditPackageId>;
 
 export const CreditPackage = z
   .object({
-    id: z.enum(['lite', 'standard', 'pro']),
+    id: CreditPackageId,
     name: z.string(),
     credits: z.number().int().positive(),
     priceCents: z.number().int().positive(),
@@ -84,13 +87,13 @@ export const CreditPackageList = z.object({
 });
 export type CreditPackageList = z.infer<typeof CreditPackageList>;
 
-export const CreditPurchaseRequest = z.object({ packageId: z.enum(['lite', 'standard', 'pro']) });
+export const CreditPurchaseRequest = z.object({ packageId: CreditPackageId });
 export type CreditPurchaseRequest = z.infer<typeof CreditPurchaseRequest>;
 
 export const CreditPurchase = z
   .object({
     id: z.string(),
-    packageId: z.enum(['lite', 'standard', 'pro']),
+    packageId: CreditPackageId,
     credits: z.number().int(),
     status: z.enum(['pending', 'paid']),
     mode: z

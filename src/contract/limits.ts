@@ -1,3 +1,5 @@
+import { MAX_IMAGE_PIXELS } from '../engine/answers';
+
 /** Numeric limits of the service specification (../shared/spec/service-interface.md, "Limits"). */
 export const LIMITS = {
   imageMaxChars: 2_097_152,
@@ -18,7 +20,13 @@ export const LIMITS = {
    * size; decoding and mask upsampling grow with the pixel count, the model itself always sees
    * 1024 × 1024 (server README, "Limits").
    */
-  imageMaxPixels: 40_000_000,
+  imageMaxPixels: MAX_IMAGE_PIXELS,
+  /**
+   * Smallest image side, in pixels, checked with the pixel limit before any charge: a thumbnail
+   * under it holds no object to segment, and every call on one came back empty (and refunded)
+   * after a full encoder run.
+   */
+  imageMinSide: 16,
 } as const;
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;

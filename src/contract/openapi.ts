@@ -16,7 +16,22 @@ import { LIMITS } from './limits';
 import { Problem, PROBLEM_TYPES, problemTypeUri } from './problems';
 import { PvsRequest, PvsResponse, SegmentRequest, SegmentResponse } from './segmentation';
 import { EmbeddingRequest, EmbeddingResponse } from './embeddings';
-import { projectPaths, projectSchemas } from './openapiProjects';
+import {
+  EXPORT_FORMATS,
+  AddImageRequest,
+  AddMemberRequest,
+  CreateProjectRequest,
+  ImageAnnotations,
+  Member,
+  MemberList,
+  Project,
+  ProjectImage,
+  ProjectImageList,
+  ProjectList,
+  UpdateClassesRequest,
+  WriteAnnotationsRequest,
+} from './projects';
+import { openApiPaths, type ApiRouteId } from './routes';
 
 type JsonObject = Record<string, unknown>;
 
@@ -97,8 +112,12 @@ const meteredResponses = (success: string) => ({
     },
     content: json(success),
   },
-  '400': problem('Malformed request.', ['validation-failed', 'malformed-json', 'invalid-image', 'invalid-header']),
+  '400': problem(
+    `Malformed request, or one that can only come back empty (a box under one pixel, an image under ${LIMITS.imageMinSide} pixels a side, a subnormal number: \`degenerate-prompt\` with \`rule\`); nothing charged, no engine work.`,
+    ['validation-failed', 'malformed-json', 'invalid-image', 'invalid-header', 'degenerate-prompt'],
+  ),
   '401': problem('Missing, unknown, revoked or rotated-out API key. Carries `WWW-Authenticate: Bearer`.', ['unauthenticated']),
+  '408': problem('The headers or the body did not arrive within the server\'s deadlines (30 s by default); the connection is closed, nothing charged.', ['request-timeout']),
   '402': {
     ...problem(
       'No credit left (API key). With per-request payment (x402) enabled: no key and no payment (`payment-required`, instead of 401), a payment that is malformed, does not match or does not verify (`payment-invalid`, with `reason`), or a result processed but not settled (`payment-settlement-failed`: the result is withheld, `PAYMENT-RESPONSE` carries the failed settlement). The first two carry `PAYMENT-REQUIRED`.',
@@ -141,6 +160,30 @@ const embeddingResponses = {
   '409': problem('The server runs another encoder than the one named in `model` (nothing charged), or the same photo is being embedded for this account right now (Retry-After), or its refund is pending.', ['model-mismatch', 'request-in-progress', 'refund-pending']),
 };
 
+const bearer = [{ bearerKey: [] }, { sessionCookie: [] }];
+const metered = [...bearer, { x402Payment: [] }];
+const sessionOnly = [{ sessionCookie: [] }];
+const accountProblems = {
+  '401': problem('Not logged in (or bad key).', ['unauthenticated']),
+  '403': problem('CSRF check failed.', ['csrf-token-invalid']),
+};
+
+/** Projects (issue 28): key or session on every route; a project you may not see is 404, never 403. */
+const pathParameter = (name: string, description: string) => ({ name, in: 'path', required: true, description, schema: { type: 'string' } });
+const projectId = pathParameter('projectId', 'The project.');
+const imageId = pathParameter('imageId', 'An image of the project.');
+const projectReads = {
+  '401': problem('No API key or session (or a bad one).', ['unauthenticated']),
+  '404': problem('No such project, or it is neither yours nor shared with you (never 403: whether it exists is not told); or no such image or member in it.', ['not-found']),
+};
+const projectWrites = {
+  ...projectReads,
+  '400': problem('The body does not match the schema.', ['validation-failed', 'malformed-json']),
+  '403': problem('Your role does not allow this (members only), or the cookie request lacks the CSRF token.', ['role-forbidden', 'csrf-token-invalid']),
+  '415': problem('The body is not `application/json`.', ['unsupported-media-type']),
+};
+const revisionHeader = { ETag: { description: 'The revision of the annotations, quoted: `"<revision>"`.', schema: { type: 'string' } } };
+
 export function buildOpenApiDocument(): JsonObject {
   const schemas: Record<string, JsonObject> = {
     PvsRequest: schemaOf(PvsRequest, 'input'),
@@ -158,14 +201,18 @@ export function buildOpenApiDocument(): JsonObject {
     CreditPurchaseRequest: schemaOf(CreditPurchaseRequest, 'input'),
     CreditPurchase: schemaOf(CreditPurchase, 'output'),
     Problem: schemaOf(Problem, 'output'),
-    ...projectSchemas({ schemaOf, json, problem }),
-  };
-  const bearer = [{ bearerKey: [] }, { sessionCookie: [] }];
-  const metered = [...bearer, { x402Payment: [] }];
-  const sessionOnly = [{ sessionCookie: [] }];
-  const accountProblems = {
-    '401': problem('Not logged in (or bad key).', ['unauthenticated']),
-    '403': problem('CSRF check failed.', ['csrf-token-invalid']),
+    CreateProjectRequest: schemaOf(CreateProjectRequest, 'input'),
+    Project: schemaOf(Project, 'output'),
+    ProjectList: schemaOf(ProjectList, 'output'),
+    UpdateClassesRequest: schemaOf(UpdateClassesRequest, 'input'),
+    AddImageRequest: schemaOf(AddImageRequest, 'input'),
+    ProjectImage: schemaOf(ProjectImage, 'output'),
+    ProjectImageList: schemaOf(ProjectImageList, 'output'),
+    ImageAnnotations: schemaOf(ImageAnnotations, 'output'),
+    WriteAnnotationsRequest: schemaOf(WriteAnnotationsRequest, 'input'),
+    AddMemberRequest: schemaOf(AddMemberRequest, 'input'),
+    Member: schemaOf(Member, 'output'),
+    MemberList: schemaOf(MemberList, 'output'),
   };
   return {
     openapi: '3.1.0',
@@ -198,151 +245,208 @@ export function buildOpenApiDocument(): JsonObject {
     'x-problem-types': Object.fromEntries(
       Object.entries(PROBLEM_TYPES).map(([slug, info]) => [problemTypeUri(slug as keyof typeof PROBLEM_TYPES), info]),
     ),
-    paths: {
-      '/api/v1/pvs': {
-        post: {
-          summary: 'Segment one object from points and/or a center-anchored box',
-          security: metered,
-          parameters: meteredParameters,
-          requestBody: { required: true, content: json('PvsRequest') },
-          responses: meteredResponses('PvsResponse'),
-        },
-      },
-      '/api/v1/segment': {
-        post: {
-          summary: 'Segment objects named by text prompts',
-          security: metered,
-          parameters: meteredParameters,
-          requestBody: { required: true, content: json('SegmentRequest') },
-          responses: meteredResponses('SegmentResponse'),
-        },
-      },
-      '/api/v1/embeddings': {
-        post: {
-          summary: 'The image embedding of a photo, computed on the server, for decoding clicks locally',
-          description:
-            'Runs the server\'s SAM encoder (onnxruntime-node) on the photo and returns its embedding compactly (int8 with one scale per channel, about 1 MB for 1 × 256 × 64 × 64) with the encoder\'s identity. Costs the price of pricing key `service:embedding` (1 credit unless configured), once per photo and account: the same photo again is a free replay for 24 h. Failures are refunded (`X-Service-Refunded`). Credits only (API key or session).',
-          security: bearer,
-          parameters: embeddingParameters,
-          requestBody: { required: true, content: json('EmbeddingRequest') },
-          responses: embeddingResponses,
-        },
-      },
-      '/api/v1/auth/signup': {
-        post: {
-          summary: 'Create an account (5 free credits) and log in',
-          security: [],
-          requestBody: { required: true, content: json('Credentials') },
-          responses: {
-            '201': { description: 'Created; sets the `mw_session` (HttpOnly) and `mw_csrf` cookies.', content: json('SessionResponse') },
-            '400': problem('Invalid email or password (8 to 256 characters).', ['validation-failed', 'malformed-json']),
-            '409': problem('Email taken.', ['email-taken']),
-            '415': problem('The body is not `application/json`.', ['unsupported-media-type']),
-            '429': problem('Too many sign-ups from this client address: wait `Retry-After` seconds (the wait doubles with each further attempt).', ['rate-limited']),
-          },
-        },
-      },
-      '/api/v1/auth/login': {
-        post: {
-          summary: 'Log in',
-          security: [],
-          requestBody: { required: true, content: json('Credentials') },
-          responses: {
-            '200': { description: 'Logged in; sets the session cookies.', content: json('SessionResponse') },
-            '400': problem('Malformed body: not JSON, or email/password missing or not strings.', ['validation-failed', 'malformed-json']),
-            '401': problem('Wrong email or password.', ['invalid-credentials']),
-            '415': problem('The body is not `application/json`.', ['unsupported-media-type']),
-            '429': problem('Too many login attempts for this account or from this client address: wait `Retry-After` seconds (the wait doubles with each further attempt; the password is not checked meanwhile).', ['rate-limited']),
-          },
-        },
-      },
-      '/api/v1/auth/logout': {
-        post: { summary: 'Log out', security: sessionOnly, responses: { '204': { description: 'Logged out' }, ...accountProblems } },
-      },
-      '/api/v1/account': {
-        get: {
-          summary: 'The calling account and its credit balance',
-          security: bearer,
-          responses: { '200': { description: 'The account', content: json('Account') }, ...accountProblems },
-        },
-      },
-      '/api/v1/api-keys': {
-        get: {
-          summary: 'List active API keys (never the secret)',
-          security: sessionOnly,
-          responses: { '200': { description: 'Keys', content: json('ApiKeyList') }, ...accountProblems },
-        },
-        post: {
-          summary: 'Create an API key (the secret is shown only in this response)',
-          security: sessionOnly,
-          responses: {
-            '201': { description: 'Created', content: json('ApiKeyCreated') },
-            '400': problem('A body was sent and it is not JSON (the body is optional and ignored).', ['malformed-json']),
-            '415': problem('A body was sent and it is not `application/json`.', ['unsupported-media-type']),
-            ...accountProblems,
-          },
-        },
-      },
-      '/api/v1/api-keys/{id}/rotate': {
-        post: {
-          summary: 'Replace a key by a new one; the old one stops working at once',
-          security: sessionOnly,
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: {
-            '201': { description: 'The new key', content: json('ApiKeyCreated') },
-            '400': problem('The URL is not validly percent-encoded.', ['malformed-request', 'malformed-json']),
-            '404': problem('No such active key.', ['not-found']),
-            ...accountProblems,
-          },
-        },
-      },
-      '/api/v1/api-keys/{id}': {
-        delete: {
-          summary: 'Revoke a key',
-          security: sessionOnly,
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: {
-            '204': { description: 'Revoked' },
-            '400': problem('The URL is not validly percent-encoded.', ['malformed-request']),
-            '404': problem('No such active key.', ['not-found']),
-            ...accountProblems,
-          },
-        },
-      },
-      '/api/v1/credit-packages': {
-        get: {
-          summary: 'Credit packages (one-time purchases), the payment mode (`stripe` or `demo`) and per-request payment (x402), when offered',
-          security: [],
-          responses: { '200': { description: 'Packages', content: json('CreditPackageList') } },
-        },
-      },
-      '/api/v1/credit-purchases': {
-        post: {
-          summary: 'Buy a package: a Stripe Checkout session, or (demo mode, no Stripe configured) credited at once',
-          security: bearer,
-          requestBody: { required: true, content: json('CreditPurchaseRequest') },
-          responses: {
-            '201': { description: 'Purchase created', content: json('CreditPurchase') },
-            '400': problem('Unknown package, or a body that is not JSON.', ['validation-failed', 'malformed-json']),
-            '415': problem('The body is not `application/json`.', ['unsupported-media-type']),
-            '503': problem('Stripe unreachable.', ['payments-unavailable']),
-            ...accountProblems,
-          },
-        },
-      },
-      '/api/v1/stripe/webhook': {
-        post: {
-          summary: 'Stripe webhook (checkout.session.completed / async_payment_succeeded); verifies `Stripe-Signature`',
-          security: [],
-          responses: {
-            '200': { description: 'Received' },
-            '400': problem('Bad signature.', ['webhook-signature-invalid']),
-          },
-        },
-      },
-      ...projectPaths({ schemaOf, json, problem }, bearer),
-      '/api/v1/openapi.json': { get: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } } },
-      '/api/v1/health': { get: { summary: 'Liveness and readiness', security: [], responses: { '200': { description: 'OK' } } } },
-    },
+    paths: openApiPaths(OPERATIONS),
   };
 }
+
+/**
+ * What each route of the table (./routes.ts) does, by its id: a route the table gains is a type
+ * error here until it is described.
+ */
+const OPERATIONS: Record<ApiRouteId, JsonObject> = {
+  pvs: {
+    summary: 'Segment one object from points and/or a center-anchored box',
+    security: metered,
+    parameters: meteredParameters,
+    requestBody: { required: true, content: json('PvsRequest') },
+    responses: meteredResponses('PvsResponse'),
+  },
+  segment: {
+    summary: 'Segment objects named by text prompts',
+    security: metered,
+    parameters: meteredParameters,
+    requestBody: { required: true, content: json('SegmentRequest') },
+    responses: meteredResponses('SegmentResponse'),
+  },
+  embeddings: {
+    summary: 'The image embedding of a photo, computed on the server, for decoding clicks locally',
+    description:
+      'Runs the server\'s SAM encoder (onnxruntime-node) on the photo and returns its embedding compactly (int8 with one scale per channel, about 1 MB for 1 × 256 × 64 × 64) with the encoder\'s identity. Costs the price of pricing key `service:embedding` (1 credit unless configured), once per photo and account: the same photo again is a free replay for 24 h. Failures are refunded (`X-Service-Refunded`). Credits only (API key or session).',
+    security: bearer,
+    parameters: embeddingParameters,
+    requestBody: { required: true, content: json('EmbeddingRequest') },
+    responses: embeddingResponses,
+  },
+  signup: {
+    summary: 'Create an account (5 free credits) and log in',
+    security: [],
+    requestBody: { required: true, content: json('Credentials') },
+    responses: {
+      '201': { description: 'Created; sets the `mw_session` (HttpOnly) and `mw_csrf` cookies.', content: json('SessionResponse') },
+      '400': problem('Invalid email or password (8 to 256 characters).', ['validation-failed', 'malformed-json']),
+      '409': problem('Email taken.', ['email-taken']),
+      '415': problem('The body is not `application/json`.', ['unsupported-media-type']),
+      '429': problem('Too many sign-ups from this client address: wait `Retry-After` seconds (the wait doubles with each further attempt).', ['rate-limited']),
+    },
+  },
+  login: {
+    summary: 'Log in',
+    security: [],
+    requestBody: { required: true, content: json('Credentials') },
+    responses: {
+      '200': { description: 'Logged in; sets the session cookies.', content: json('SessionResponse') },
+      '400': problem('Malformed body: not JSON, or email/password missing or not strings.', ['validation-failed', 'malformed-json']),
+      '401': problem('Wrong email or password.', ['invalid-credentials']),
+      '415': problem('The body is not `application/json`.', ['unsupported-media-type']),
+      '429': problem('Too many login attempts for this account from this client address, from this address over all accounts, or for this account over all addresses (a much higher ceiling): wait `Retry-After` seconds (the wait doubles with each further attempt; the password is not checked meanwhile).', ['rate-limited']),
+    },
+  },
+  logout: { summary: 'Log out', security: sessionOnly, responses: { '204': { description: 'Logged out' }, ...accountProblems } },
+  account: {
+    summary: 'The calling account and its credit balance',
+    security: bearer,
+    responses: { '200': { description: 'The account', content: json('Account') }, ...accountProblems },
+  },
+  listApiKeys: {
+    summary: 'List active API keys (never the secret)',
+    security: sessionOnly,
+    responses: { '200': { description: 'Keys', content: json('ApiKeyList') }, ...accountProblems },
+  },
+  createApiKey: {
+    summary: 'Create an API key (the secret is shown only in this response)',
+    security: sessionOnly,
+    responses: {
+      '201': { description: 'Created', content: json('ApiKeyCreated') },
+      '400': problem('A body was sent and it is not JSON (the body is optional and ignored).', ['malformed-json']),
+      '415': problem('A body was sent and it is not `application/json`.', ['unsupported-media-type']),
+      ...accountProblems,
+    },
+  },
+  rotateApiKey: {
+    summary: 'Replace a key by a new one; the old one stops working at once',
+    security: sessionOnly,
+    parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+    responses: {
+      '201': { description: 'The new key', content: json('ApiKeyCreated') },
+      '400': problem('The URL is not validly percent-encoded.', ['malformed-request', 'malformed-json']),
+      '404': problem('No such active key.', ['not-found']),
+      ...accountProblems,
+    },
+  },
+  revokeApiKey: {
+    summary: 'Revoke a key',
+    security: sessionOnly,
+    parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+    responses: {
+      '204': { description: 'Revoked' },
+      '400': problem('The URL is not validly percent-encoded.', ['malformed-request']),
+      '404': problem('No such active key.', ['not-found']),
+      ...accountProblems,
+    },
+  },
+  creditPackages: {
+    summary: 'Credit packages (one-time purchases), the payment mode (`stripe` or `demo`) and per-request payment (x402), when offered',
+    security: [],
+    responses: { '200': { description: 'Packages', content: json('CreditPackageList') } },
+  },
+  creditPurchases: {
+    summary: 'Buy a package: a Stripe Checkout session, or (demo mode, no Stripe configured) credited at once',
+    security: bearer,
+    requestBody: { required: true, content: json('CreditPurchaseRequest') },
+    responses: {
+      '201': { description: 'Purchase created', content: json('CreditPurchase') },
+      '400': problem('Unknown package, or a body that is not JSON.', ['validation-failed', 'malformed-json']),
+      '415': problem('The body is not `application/json`.', ['unsupported-media-type']),
+      '503': problem('Stripe unreachable.', ['payments-unavailable']),
+      ...accountProblems,
+    },
+  },
+  stripeWebhook: {
+    summary: 'Stripe webhook (checkout.session.completed / async_payment_succeeded); verifies `Stripe-Signature`',
+    security: [],
+    responses: {
+      '200': { description: 'Received' },
+      '400': problem('Bad signature.', ['webhook-signature-invalid']),
+    },
+  },
+  createProject: {
+    summary: 'Create a project (you are its owner)',
+    security: bearer,
+    requestBody: { required: true, content: json('CreateProjectRequest') },
+    responses: { '201': { description: 'Created', content: json('Project') }, ...projectWrites },
+  },
+  listProjects: { summary: 'Projects you own and projects shared with you', security: bearer, responses: { '200': { description: 'Projects', content: json('ProjectList') }, ...projectReads } },
+  getProject: { summary: 'One project, with your role in it', security: bearer, parameters: [projectId], responses: { '200': { description: 'The project', content: json('Project') }, ...projectReads } },
+  updateProjectClasses: {
+    summary: "Replace the project's classes (owner); ids are stable and are what exports write",
+    security: bearer,
+    parameters: [projectId],
+    requestBody: { required: true, content: json('UpdateClassesRequest') },
+    responses: { '200': { description: 'The project', content: json('Project') }, ...projectWrites },
+  },
+  addProjectImage: {
+    summary: 'Add an image (owner, annotator); stored once per distinct file, counted against the owner quota',
+    security: bearer,
+    parameters: [projectId],
+    requestBody: { required: true, content: json('AddImageRequest') },
+    responses: {
+      '201': { description: 'Added', content: json('ProjectImage') },
+      '200': { description: 'The same file is in this project already: that image', content: json('ProjectImage') },
+      ...projectWrites,
+      '400': problem('The body does not match the schema, or the file is not an image.', ['validation-failed', 'malformed-json', 'invalid-image']),
+      '413': problem(`The image is over ${LIMITS.imageMaxChars} characters.`, ['image-too-large', 'payload-too-large']),
+      '507': problem("Storing it would take the owner's account over its storage quota; nothing was stored.", ['storage-quota-exceeded']),
+    },
+  },
+  listProjectImages: { summary: 'The images of the project with their revisions', security: bearer, parameters: [projectId], responses: { '200': { description: 'Images', content: json('ProjectImageList') }, ...projectReads } },
+  deleteProjectImage: { summary: 'Remove an image (owner, annotator; not a reviewer)', security: bearer, parameters: [projectId, imageId], responses: { '204': { description: 'Removed' }, ...projectWrites } },
+  projectImageFile: {
+    summary: "The image's file, byte for byte as uploaded",
+    security: bearer,
+    parameters: [projectId, imageId],
+    responses: { '200': { description: 'The file (`ETag` = its SHA-256)', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, ...projectReads },
+  },
+  readAnnotations: {
+    summary: "The image's objects and their revision",
+    security: bearer,
+    parameters: [projectId, imageId],
+    responses: { '200': { description: 'Annotations', headers: revisionHeader, content: json('ImageAnnotations') }, ...projectReads },
+  },
+  writeAnnotations: {
+    summary: "Replace the image's objects, if they are still at the revision you name (body `revision`, or `If-Match: \"<revision>\"`)",
+    security: bearer,
+    parameters: [projectId, imageId, { name: 'If-Match', in: 'header', required: false, description: 'The revision the edits were made on, when the body does not name it.', schema: { type: 'string' } }],
+    requestBody: { required: true, content: json('WriteAnnotationsRequest') },
+    responses: {
+      '200': { description: 'Written: the new revision; each changed object is stamped with who changed it and when', headers: revisionHeader, content: json('ImageAnnotations') },
+      ...projectWrites,
+      '409': problem('Stale revision: someone wrote first. Nothing was written; `currentRevision` and `current` carry what is stored, to merge into and write again.', ['revision-conflict']),
+    },
+  },
+  listProjectMembers: { summary: 'The owner and the members with their roles', security: bearer, parameters: [projectId], responses: { '200': { description: 'Members', content: json('MemberList') }, ...projectReads } },
+  addProjectMember: {
+    summary: 'Share the project with an account (owner): role `annotator` or `reviewer`; again with another role changes it',
+    security: bearer,
+    parameters: [projectId],
+    requestBody: { required: true, content: json('AddMemberRequest') },
+    responses: { '201': { description: 'Added', content: json('Member') }, '200': { description: 'Role changed', content: json('Member') }, ...projectWrites },
+  },
+  removeProjectMember: {
+    summary: 'Stop sharing with an account (owner)',
+    security: bearer,
+    parameters: [projectId, pathParameter('email', "The member's email.")],
+    responses: { '204': { description: 'Removed' }, ...projectWrites },
+  },
+  exportProject: {
+    summary: "The project as a dataset, written by the studio's format registry",
+    security: bearer,
+    parameters: [projectId, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: [...EXPORT_FORMATS] } }],
+    responses: {
+      '200': { description: 'The dataset file (`Content-Disposition: attachment`)', content: { 'application/json': {}, 'application/zip': { schema: { type: 'string', format: 'binary' } } } },
+      '400': problem('Unknown format.', ['validation-failed']),
+      ...projectReads,
+    },
+  },
+  openapi: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } },
+  health: { summary: 'Liveness and readiness', security: [], responses: { '200': { description: 'OK' } } },
+};

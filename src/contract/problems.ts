@@ -30,6 +30,12 @@ export const PROBLEM_TYPES = {
     description:
       'The `image` value is not valid Base64 (optionally behind a `data:<media_type>;base64,` prefix) or its bytes are not a PNG, JPEG, WebP, GIF, AVIF or TIFF image. Nothing is charged.',
   },
+  'degenerate-prompt': {
+    status: 400,
+    title: 'The prompt or image can give no mask',
+    description:
+      'The request is well-formed but can only come back empty, so it is refused before anything is charged or computed. `rule` names the rule broken: `box-under-one-pixel` (a box narrower or lower than one pixel), `image-under-minimum-size` (an image under 16 pixels on a side), `subnormal-number` (a coordinate or size between 0 and 2.2e-308, a subnormal float). `errors` lists the fields where that applies.',
+  },
   'malformed-request': {
     status: 400,
     title: 'Malformed HTTP request',
@@ -146,6 +152,12 @@ export const PROBLEM_TYPES = {
     title: 'Image too large',
     description: 'The `image` string is longer than 2,097,152 characters (prefix included).',
   },
+  'request-timeout': {
+    status: 408,
+    title: 'Request took too long to arrive',
+    description:
+      'The request headers or body did not arrive within the server\'s limits (`HEADERS_TIMEOUT_MS`, `REQUEST_TIMEOUT_MS`; 30 s by default). The connection is closed; nothing was charged.',
+  },
   'unsupported-media-type': {
     status: 415,
     title: 'Unsupported media type',
@@ -241,7 +253,11 @@ export const Problem = z
     errors: z
       .array(z.object({ path: z.string(), message: z.string() }))
       .optional()
-      .describe('validation-failed only: one entry per violated rule.'),
+      .describe('validation-failed and degenerate-prompt: one entry per field that breaks a rule.'),
+    rule: z
+      .enum(['box-under-one-pixel', 'image-under-minimum-size', 'subnormal-number'])
+      .optional()
+      .describe('degenerate-prompt only: the rule the request breaks.'),
     retryAfterSeconds: z.number().int().optional(),
     currentRevision: z.number().int().optional().describe('revision-conflict: the revision as stored now.'),
     current: z.unknown().optional().describe('revision-conflict: the annotations as stored now (ImageAnnotations).'),

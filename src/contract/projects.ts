@@ -79,6 +79,9 @@ export const AnnotationObject = z.object({
       counts: z.array(z.number().int().nonnegative()).describe('Uncompressed run lengths, row-major, starting with a run of 0s (COCO RLE order is column-major; this is not COCO).'),
     })
     .optional(),
+  label: z.string().max(200).optional().describe("The object's own name (a text prompt's words); a labelled object is named by its class."),
+  color: z.string().regex(/^#[0-9a-fA-F]{6}$/).optional().describe("Its colour when unlabelled; a labelled object takes its class's."),
+  source: z.enum(['local', 'remote', 'text']).default('local').describe('What made it: the in-browser engine, the API, or a text prompt.'),
   confidence: z.number().min(0).max(1).default(1),
   visible: z.boolean().default(true),
   review: ReviewState.default('unreviewed'),
@@ -105,5 +108,7 @@ export const AddMemberRequest = z.object({ email: z.string().trim().toLowerCase(
 export const Member = z.object({ email: z.string(), role: ProjectRole, addedAt: z.string().nullable() });
 export const MemberList = z.object({ members: z.array(Member) });
 
-export const ExportFormat = z.enum(['coco', 'yolo']);
+/** The ids of the studio's format registry (src/app/export/formats; a server test holds them equal). */
+export const EXPORT_FORMATS = ['coco', 'yolo', 'png-masks', 'voc', 'cvat', 'labelme', 'maskwright'] as const;
+export const ExportFormat = z.enum(EXPORT_FORMATS);
 export type ExportFormat = z.infer<typeof ExportFormat>;

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { PvsAnswer, SegmentAnswer } from '../engine/answers';
 import { PvsResponse, SegmentResponse } from './segmentation';
 
 // The server relies on these schemas alone to refuse an engine result with non-finite numbers.
@@ -20,5 +21,12 @@ describe('response schemas keep every number finite', () => {
     expect(PvsResponse.safeParse(pvs(bad)).success).toBe(false);
     expect(PvsResponse.safeParse(pvs(4, bad)).success).toBe(false);
     expect(SegmentResponse.safeParse(segment(bad)).success).toBe(false);
+  });
+});
+
+describe('the engine builds the answers this contract describes', () => {
+  it('PvsResponse and SegmentResponse are the engine’s PvsAnswer and SegmentAnswer (checked by the type checker)', () => {
+    expectTypeOf<PvsResponse>().toEqualTypeOf<PvsAnswer>();
+    expectTypeOf<SegmentResponse>().toEqualTypeOf<SegmentAnswer>();
   });
 });

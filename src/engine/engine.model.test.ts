@@ -7,7 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { PvsResponse } from '../contract';
 import { decodeImage } from './adapters/nodeImage';
 import { createNodeRuntime, defaultModelDir } from './adapters/ortNode';
-import { EmbeddingMissingError, PROGRESSIVE_MERGE_FROM_CLICK, SegmentationEngine } from './engine';
+import type { DecodeRule, PhotoView } from './decodeRule';
+import { EmbeddingMissingError, SegmentationEngine } from './engine';
 import { maskIoU, maskToPolygons, rasterizePolygons } from './polygons';
 import { mirrorImage } from './mirror';
 import { runPvs } from './pvs';
@@ -135,52 +136,38 @@ describe('SegmentationEngine on coffee.png', () => {
     expect(withoutSpoon.area).toBeLessThan(spoonAndCup.area);
   });
 
-  it('with local click consistency never answers a click sequence with a mask that respects fewer clicks than SAM’s own answer', async () => {
-    const { imageKey } = await engine.embed(image);
-    const sequence: PointPrompt[] = [CUP, { ...SPOON, positive: false }, { x: 300, y: 200 }, { x: 100, y: 100, positive: false }, { x: 240, y: 300 }];
-    const respected = (mask: BinaryMask, points: PointPrompt[]) =>
-      points.filter((p) => at(mask, p) === ((p.positive ?? true) ? 1 : 0)).length;
-    let previous: Float32Array | undefined;
-    for (let n = 1; n <= sequence.length; n++) {
-      const points = sequence.slice(0, n);
-      const [off] = (await engine.predict(imageKey, { points, maskInput: previous }, { ...ONE_LOOK, multimask: false, clickConsistency: 'off' })).candidates;
-      const [ours] = (await engine.predict(imageKey, { points, maskInput: previous }, { ...ONE_LOOK, multimask: false, clickConsistency: 'local' })).candidates;
-      expect(respected(ours.mask, points)).toBeGreaterThanOrEqual(respected(off.mask, points));
-      previous = off.lowResLogits;
-    }
-  });
-
-  it('with the click-aligned mask prompt, a fed-back mask that contradicts the clicks does not overrule them', async () => {
-    const { imageKey } = await engine.embed(image);
-    // A previous mask that confidently says "nothing here" and one that holds the spoon the user excludes.
-    const nothing = new Float32Array(256 * 256).fill(-20);
-    const [found] = (await engine.predict(imageKey, { points: [CUP], maskInput: nothing }, { ...ONE_LOOK, multimask: false, alignMaskPrompt: true })).candidates;
-    expect(at(found.mask, CUP)).toBe(1);
-    const [spoonAndCup] = (await engine.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, multimask: false })).candidates;
-    const points = [CUP, { ...SPOON, positive: false }];
-    const [aligned] = (await engine.predict(imageKey, { points, maskInput: spoonAndCup.lowResLogits }, { ...ONE_LOOK, multimask: false, alignMaskPrompt: true })).candidates;
-    expect(at(aligned.mask, SPOON)).toBe(0);
-    expect(at(aligned.mask, CUP)).toBe(1);
-  });
-
-  it('with progressive merge, a late click changes only its own region and keeps the rest of the previous mask', async () => {
-    const { imageKey } = await engine.embed(image);
-    const [spoonAndCup] = (await engine.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, multimask: false })).candidates;
-    // The previous mask: cup and spoon, plus a part far from every click that earlier clicks are taken to have added.
-    const previous = spoonAndCup.lowResLogits.slice();
-    const far = { x: 40, y: 40 };
-    for (let r = 9; r <= 25; r++) for (let c = 9; c <= 25; c++) previous[r * 256 + c] = 10;
-    const positives = Array.from({ length: PROGRESSIVE_MERGE_FROM_CLICK - 1 }, (_, i) => ({ x: CUP.x + (i % 3) * 4, y: CUP.y + Math.floor(i / 3) * 4 }));
-    const points = [...positives, { ...SPOON, positive: false }];
-    const [merged] = (await engine.predict(imageKey, { points, maskInput: previous }, { ...ONE_LOOK, multimask: false, progressiveMerge: true })).candidates;
-    expect(at(merged.mask, SPOON)).toBe(0);
-    expect(at(merged.mask, CUP)).toBe(1);
-    expect(at(merged.mask, far)).toBe(1);
-    // Before the merge's first click the option changes nothing.
-    const early = points.slice(-2);
-    const [plain] = (await engine.predict(imageKey, { points: early, maskInput: previous }, { ...ONE_LOOK, multimask: false })).candidates;
-    const [earlyMerged] = (await engine.predict(imageKey, { points: early, maskInput: previous }, { ...ONE_LOOK, multimask: false, progressiveMerge: true })).candidates;
-    expect(maskIoU(earlyMerged.mask, plain.mask)).toBe(1);
+  it("runs a decoding rule's stages (decodeRule.ts) in order, and refuses a view the photo was not embedded with", async () => {
+    const { imageKey } = await engine.embed(image, 'coffee-rule');
+    const [plain] = (await engine.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, multimask: false })).candidates;
+    const stages: string[] = [];
+    const everything = new Float32Array(256 * 256).fill(5);
+    const rule: DecodeRule = {
+      preparePrompt(prompt) {
+        stages.push('prepare');
+        return { ...prompt, points: [...(prompt.points ?? []), { ...SPOON, positive: false }] };
+      },
+      async redecode(decoded, step) {
+        stages.push('redecode');
+        expect(step.asked.points).toHaveLength(1);
+        expect(step.prompt.points).toHaveLength(2);
+        return decoded;
+      },
+      async correct(chosen) {
+        stages.push('correct');
+        return { ...chosen, logits: everything };
+      },
+      toMask(logits, frame, key) {
+        stages.push(`mask ${key}`);
+        return { width: frame.width, height: frame.height, data: new Uint8Array(frame.width * frame.height).fill(logits[0] > 0 ? 1 : 0) };
+      },
+    };
+    const [ruled] = (await engine.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, multimask: false, rule })).candidates;
+    expect(stages).toEqual(['prepare', 'redecode', 'correct', `mask ${imageKey}`]);
+    expect(ruled.lowResLogits).toBe(everything);
+    expect(ruled.area).toBe(600 * 400);
+    expect(plain.area).toBeLessThan(600 * 400);
+    const unseen: PhotoView = { name: 'unseen', storeKey: () => 'unseen', prompt: (p) => p, logitsBack: (l) => l };
+    await expect(engine.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, rule: { views: [unseen] } })).rejects.toThrow(/"unseen" needs its own embedding/);
   });
 
   it('with mirror averaging, decodes the photo and its mirror image (embedded on request) and averages the answers', async () => {
@@ -236,23 +223,6 @@ describe('SegmentationEngine on coffee.png', () => {
     before = decoderRuns;
     await engine.predict(imageKey, { ...prompt, maskInput: changed }, ONE_LOOK);
     expect(decoderRuns).toBe(before + 1);
-  });
-
-  it('with shift averaging, also decodes the frame moved by half a patch; with mirror averaging too, three views', async () => {
-    const { imageKey } = await engine.embed(image, 'coffee-shift');
-    await expect(engine.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, shiftAverage: true })).rejects.toThrow(/shifted: true/);
-    const runsBefore = encoderRuns;
-    await engine.embed(image, 'coffee-shift', { shifted: true, mirrored: true });
-    expect(encoderRuns).toBe(runsBefore + 2);
-    const [plain] = (await engine.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, multimask: false })).candidates;
-    const [shifted] = (await engine.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, multimask: false, shiftAverage: true })).candidates;
-    const [both] = (await engine.predict(imageKey, { points: [CUP] }, { multimask: false, shiftAverage: true, mirrorAverage: true })).candidates;
-    for (const answer of [shifted, both]) {
-      expect(at(answer.mask, CUP)).toBe(1);
-      expect(maskIoU(answer.mask, plain.mask)).toBeGreaterThan(0.8);
-      expect(answer.lowResLogits).not.toEqual(plain.lowResLogits);
-    }
-    expect(both.lowResLogits).not.toEqual(shifted.lowResLogits);
   });
 
   it('segments inside a center-anchored box', async () => {
@@ -317,22 +287,6 @@ describe('SegmentationEngine on coffee.png', () => {
     await engine.warmUpDecoder(3);
     expect(encoderRuns).toBe(runsBefore);
     expect(engine.hasEmbedding('__maskwright-decoder-warm-up__')).toBe(false);
-  });
-
-  it('keeps no photo unless asked: edge-aware upsampling then says how to get it, and works on an engine that keeps photos', async () => {
-    const { imageKey } = await engine.embed(image, 'coffee-guide');
-    await expect(engine.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, upsampling: 'edge-aware' })).rejects.toThrow(/keepImages/);
-    const dir = defaultModelDir();
-    const keeping = await SegmentationEngine.create(createNodeRuntime(), { encoder: `${dir}/sam-encoder.onnx`, decoder: `${dir}/sam-decoder.onnx` }, { keepImages: true });
-    try {
-      keeping.adoptEmbedding(image, imageKey, engine.getEmbedding(imageKey)!.embedding);
-      const [guided] = (await keeping.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, multimask: false, upsampling: 'edge-aware' })).candidates;
-      const [plain] = (await keeping.predict(imageKey, { points: [CUP] }, { ...ONE_LOOK, multimask: false })).candidates;
-      expect(at(guided.mask, CUP)).toBe(1);
-      expect(maskIoU(guided.mask, plain.mask)).toBeGreaterThan(0.9);
-    } finally {
-      await keeping.release();
-    }
   });
 
   it('refuses to predict on an image it has not embedded', async () => {

@@ -3,21 +3,17 @@
  * image embeddings. Runs unchanged in Node (onnxruntime-node) and in a browser worker (onnxruntime-web).
  */
 import { bestToken, rankTokens, tokenLogits, type PromptKind, type TokenOutputs } from './candidates';
-import { clickAgreement, compareAgreement, correctAround, logitAtPixel, mostConsistent, violatesNone } from './consistency';
+import type { Choice, DecodeRule, DecodeStep, PhotoView } from './decodeRule';
 import { LOW_RES_SIZE, modelFrame, type ModelFrame } from './frame';
 import { hashBytes, imageContentKey, imageFingerprint } from './hash';
 import { LruCache } from './lru';
 import { preprocessImage } from './preprocess';
 import { encodePrompt, LABEL_POSITIVE, promptPoints } from './prompt';
 import type { BackendInfo, ModelSession, Runtime, Tensor } from './runtime';
-import type { MaskCandidate, PointPrompt, RgbaImage, VisualPrompt } from './types';
+import type { MaskCandidate, RgbaImage, VisualPrompt } from './types';
 import { maskArea, upsampleLogitsToMask } from './upsample';
 import { segmentationOptions, type SegmentationOptions } from './options';
-import { cellColours, edgeAwareLogitsToMask, type CellColours } from './edgeAwareUpsample';
-import { clickAlignedMaskPrompt } from './clickAlignedMaskPrompt';
-import { cascadePrompt } from './cascade';
-import { meanOf, mirrorImage, mirrorPrompt, mirrorTokenLogits } from './mirror';
-import { shiftFrameTensor, shiftPrompt, unshiftTokenLogits } from './shift';
+import { meanOf, MIRROR_VIEW } from './mirror';
 
 /** Tensors appended to the decoder's outputs at provisioning time (scripts/onnxMultimask.mjs). */
 export const DECODER_MULTIMASK_OUTPUTS = {
@@ -28,48 +24,6 @@ export const DECODER_MULTIMASK_OUTPUTS = {
 export const DECODER_SINGLE_OUTPUTS = { lowResLogits: 'low_res_masks', iouPredictions: 'iou_predictions' } as const;
 
 export const DEFAULT_EMBEDDING_CACHE_SIZE = 8;
-
-/**
- * From this click on, progressive merge keeps the previous mask outside the newest click's region:
- * early clicks still reshape the whole object, late ones fine-tune it (the click count at which
- * FocalClick's evaluation switches it on).
- */
-export const PROGRESSIVE_MERGE_FROM_CLICK = 10;
-
-/**
- * Local correction of every click the answer violates, latest click first: the first alternative
- * (in the engine's order) that respects the click replaces the answer only in the region around the
- * click where the two disagree, and only if that makes the answer agree with more clicks.
- */
-function correctViolations(
-  outputs: TokenOutputs,
-  token: number,
-  alternatives: readonly { outputs: TokenOutputs; token: number }[],
-  frame: ModelFrame,
-  points: readonly PointPrompt[],
-): Float32Array | undefined {
-  let current: Float32Array = tokenLogits(outputs, token).slice();
-  let agreement = clickAgreement(current, frame, points);
-  let changed = false;
-  for (let i = points.length - 1; i >= 0; i--) {
-    const click = points[i];
-    const wanted = click.positive ?? true;
-    if (logitAtPixel(current, frame, click.x, click.y) > 0 === wanted) continue;
-    for (const alternative of alternatives) {
-      const logits = tokenLogits(alternative.outputs, alternative.token);
-      if (logitAtPixel(logits, frame, click.x, click.y) > 0 !== wanted) continue;
-      const patched = correctAround(current, logits, frame, click);
-      if (!patched) continue;
-      const patchedAgreement = clickAgreement(patched, frame, points);
-      if (compareAgreement(patchedAgreement, agreement) <= 0) continue;
-      current = patched;
-      agreement = patchedAgreement;
-      changed = true;
-      break;
-    }
-  }
-  return changed ? current : undefined;
-}
 
 /**
  * A second-level store of image embeddings behind the in-memory LRU, keyed by the image's pixel
@@ -94,28 +48,23 @@ interface CachedEmbedding {
   /** Sampled-pixel fingerprint: catches an imageId reused for a different picture of the same size. */
   readonly fingerprint: string;
   /**
-   * The photo itself (a reference, not a copy), the guide of edge-aware upsampling; kept only by an
-   * engine created with `keepImages`, so the cache of a server or a browser tab holds embeddings, not
-   * photos (whose decoded size callers budget for separately).
+   * The embeddings of the photo's other views, by view name, once `embed` computed them: the mirror
+   * image (`mirrored: true`, mirror averaging) and any a decoding rule brings (`views`).
    */
-  readonly image?: RgbaImage;
-  /** Mean colour per logit cell, computed on the first edge-aware upsample of this image. */
-  colours?: CellColours;
-  /** The mirror image's embedding, once `embed(…, { mirrored: true })` computed it (mirror averaging). */
-  mirror?: Tensor;
-  /** The embedding of the frame moved by half a patch, once `embed(…, { shifted: true })` computed it. */
-  shifted?: Tensor;
+  readonly views: Map<string, Tensor>;
 }
 
-/** What one prediction decodes on: the photo's embedding and those of the views averaged with it. */
+/** What one prediction decodes on: the photo's embedding and those of the views averaged with it, in order. */
 interface DecodeSource {
   readonly embedding: Tensor;
   readonly frame: ModelFrame;
-  readonly mirror?: Tensor;
-  readonly shifted?: Tensor;
+  readonly views: readonly { readonly view: PhotoView; readonly embedding: Tensor }[];
 }
 
 const now = (): number => performance.now();
+
+/** 'photo', or the name of a view embedded beside it ('mirror', or a decoding rule's). */
+export type EmbeddingView = string;
 
 export interface EmbedResult {
   imageKey: string;
@@ -123,10 +72,11 @@ export interface EmbedResult {
   timings: { preprocessMs: number; encoderMs: number };
 }
 
-/** The options that decide how a prompt becomes masks (the rest of SegmentationOptions shape polygons). */
-export type PredictOptions = Partial<
-  Pick<SegmentationOptions, 'multimask' | 'clickConsistency' | 'upsampling' | 'alignMaskPrompt' | 'progressiveMerge' | 'mirrorAverage' | 'shiftAverage' | 'cascadeRefine'>
->;
+/**
+ * The options that decide how a prompt becomes masks (the rest of SegmentationOptions shape polygons),
+ * and a decoding rule the product does not ship, plugged in by tools that measure one (decodeRule.ts).
+ */
+export type PredictOptions = Partial<Pick<SegmentationOptions, 'multimask' | 'mirrorAverage'>> & { readonly rule?: DecodeRule };
 
 export interface PredictResult {
   candidates: MaskCandidate[];
@@ -137,7 +87,7 @@ export class SegmentationEngine {
   private readonly cache: LruCache<string, CachedEmbedding>;
   /** Encoder runs in flight, so concurrent requests for one image share a single run. */
   private readonly pending = new Map<string, Promise<void>>();
-  /** Encoder runs of a photo's other views (mirror image, shifted frame) in flight, by its cache entry. */
+  /** Encoder runs of a photo's other views (mirror image, a rule's views) in flight, by its cache entry. */
   private readonly pendingViews = new Map<CachedEmbedding, Promise<void>>();
   private readonly decoderOutputs: { lowResLogits: string; iouPredictions: string };
   /** The split decoder's precompute outputs, by the embedding they were computed from. */
@@ -155,7 +105,6 @@ export class SegmentationEngine {
     private readonly decoder: ModelSession,
     embeddingCacheSize: number,
     private readonly store?: EmbeddingStore,
-    private readonly keepImages = false,
     /** When set, `decoder` is the per-click half of a split decoder (scripts/onnxDecoderSplit.mjs). */
     private readonly decoderPrecompute?: ModelSession,
   ) {
@@ -177,8 +126,6 @@ export class SegmentationEngine {
     options: {
       embeddingCacheSize?: number;
       embeddingStore?: EmbeddingStore;
-      /** Keep each embedded photo, which edge-aware upsampling needs as its guide (default false). */
-      keepImages?: boolean;
     } = {},
   ): Promise<SegmentationEngine> {
     const encoder = await runtime.createSession('encoder', models.encoder);
@@ -190,7 +137,6 @@ export class SegmentationEngine {
       decoder,
       options.embeddingCacheSize ?? DEFAULT_EMBEDDING_CACHE_SIZE,
       options.embeddingStore,
-      options.keepImages,
       decoderPrecompute,
     );
   }
@@ -206,29 +152,31 @@ export class SegmentationEngine {
 
   /**
    * Computes (or finds cached) the photo's embedding; with `mirrored`, its mirror image's too, which
-   * `mirrorAverage` decodes beside it (the timings then add both encoder runs).
+   * `mirrorAverage` decodes beside it, and with `views` those of a decoding rule's views (the timings
+   * then add every encoder run).
    */
-  async embed(image: RgbaImage, imageId?: string, options: { mirrored?: boolean; shifted?: boolean } = {}): Promise<EmbedResult> {
+  async embed(
+    image: RgbaImage,
+    imageId?: string,
+    options: { mirrored?: boolean; views?: readonly PhotoView[] } = {},
+  ): Promise<EmbedResult> {
     const own = await this.embedOne(image, imageId);
     const entry = this.cache.peek(own.imageKey);
     if (!entry) return own;
     // Concurrent requests for one photo's other views share their encoder runs, as for the photo.
     for (let inFlight = this.pendingViews.get(entry); inFlight; inFlight = this.pendingViews.get(entry)) await inFlight;
-    const wantsMirror = options.mirrored && !entry.mirror;
-    const wantsShift = options.shifted && !entry.shifted;
-    if (!wantsMirror && !wantsShift) return own;
+    const wanted = [...(options.mirrored ? [MIRROR_VIEW] : []), ...(options.views ?? [])].filter(
+      (view, i, all) => !entry.views.has(view.name) && all.findIndex((v) => v.name === view.name) === i,
+    );
+    if (wanted.length === 0) return own;
     const timings = { preprocessMs: 0, encoderMs: 0 };
     const run = (async () => {
       // Kept inside the photo's own entry, so they are evicted together and never found apart.
-      if (wantsMirror) {
-        const mirrored = mirrorImage(image);
-        entry.mirror = await this.computeEmbedding(mirrored, this.store && imageContentKey(mirrored), timings);
-        await this.precomputedFor(entry.mirror);
-      }
-      if (wantsShift) {
-        const key = this.store && `${imageContentKey(image)}:shifted`;
-        entry.shifted = await this.computeEmbedding(image, key, timings, shiftFrameTensor);
-        await this.precomputedFor(entry.shifted);
+      for (const view of wanted) {
+        const picture = view.picture ? view.picture(image) : image;
+        const embedding = await this.computeEmbedding(picture, this.store && view.storeKey(image, picture), timings, view.frame);
+        await this.precomputedFor(embedding);
+        entry.views.set(view.name, embedding);
       }
     })();
     this.pendingViews.set(entry, run);
@@ -267,7 +215,7 @@ export class SegmentationEngine {
       const embedding = await this.computeEmbedding(image, contentKey, timings);
       // Part of making the image ready, so the first click does not pay for it.
       await this.precomputedFor(embedding);
-      this.cache.set(imageKey, { embedding, frame: modelFrame(image.width, image.height), fingerprint, image: this.guide(image) });
+      this.cache.set(imageKey, { embedding, frame: modelFrame(image.width, image.height), fingerprint, views: new Map() });
     })();
     this.pending.set(imageKey, run);
     try {
@@ -304,6 +252,14 @@ export class SegmentationEngine {
     return this.cache.has(imageKey);
   }
 
+  /** The photos whose embeddings are cached, least recently used first, each with the views kept beside it. */
+  cachedViews(): { imageKey: string; views: EmbeddingView[] }[] {
+    return this.cache.keys().map((imageKey) => {
+      const entry = this.cache.peek(imageKey)!;
+      return { imageKey, views: ['photo', ...entry.views.keys()] };
+    });
+  }
+
   getEmbedding(imageKey: string): { embedding: Tensor; width: number; height: number } | undefined {
     const entry = this.cache.peek(imageKey);
     return entry && { embedding: entry.embedding, width: entry.frame.width, height: entry.frame.height };
@@ -319,7 +275,7 @@ export class SegmentationEngine {
       embedding,
       frame: modelFrame(image.width, image.height),
       fingerprint: imageFingerprint(image),
-      image: this.guide(image),
+      views: new Map(),
     });
     // Started now, awaited by the first decode; a failure surfaces there (and is retried).
     this.precomputedFor(embedding).catch(() => undefined);
@@ -333,7 +289,7 @@ export class SegmentationEngine {
     const entry = this.cache.peek(imageKey);
     if (!entry) throw new EmbeddingMissingError(imageKey);
     await this.precomputedFor(embedding);
-    entry.mirror = embedding;
+    entry.views.set(MIRROR_VIEW.name, embedding);
   }
 
   /**
@@ -351,10 +307,6 @@ export class SegmentationEngine {
       found.catch(() => this.precomputed.delete(embedding));
     }
     return found;
-  }
-
-  private guide(image: RgbaImage): RgbaImage | undefined {
-    return this.keepImages ? image : undefined;
   }
 
   /**
@@ -384,111 +336,63 @@ export class SegmentationEngine {
   }
 
   /**
-   * Decodes a prompt into mask candidates, best first (options left out: DEFAULT_SEGMENTATION_OPTIONS).
-   * With `clickConsistency` other than 'off', an answer that leaves a positive click outside or a negative click
-   * inside is replaced by the candidate that agrees with the most clicks (see `consistency.ts`):
-   * 'tokens' looks among the four mask tokens, 'tokens-and-fresh' also decodes the prompt once more
-   * without the previous mask (only when the first answer violates a click), 'off' is SAM's answer.
+   * Decodes a prompt into mask candidates, best first (options left out: DEFAULT_SEGMENTATION_OPTIONS):
+   * SAM's answer (candidates.ts), averaged with the mirror image's under `mirrorAverage`. A decoding
+   * rule (`options.rule`, decodeRule.ts) may add views, change the prompt, decode again, change the
+   * choice and make the masks; the product ships none.
    */
-  async predict(
-    imageKey: string,
-    prompt: VisualPrompt,
-    options: PredictOptions = {},
-  ): Promise<PredictResult> {
+  async predict(imageKey: string, prompt: VisualPrompt, options: PredictOptions = {}): Promise<PredictResult> {
     const own = this.cache.get(imageKey);
     if (!own) throw new EmbeddingMissingError(imageKey);
-    const { multimask, clickConsistency: consistency, upsampling, alignMaskPrompt, progressiveMerge, mirrorAverage, shiftAverage, cascadeRefine } =
-      segmentationOptions(options);
-    if (mirrorAverage && !own.mirror) {
-      throw new Error(`mirror averaging needs the mirror image's embedding: embed "${imageKey}" with { mirrored: true } first`);
-    }
-    if (shiftAverage && !own.shifted) {
-      throw new Error(`shift averaging needs the shifted frame's embedding: embed "${imageKey}" with { shifted: true } first`);
-    }
-    // Every decode of this prediction goes through here: with other views, all answers averaged.
-    const source: DecodeSource = {
-      embedding: own.embedding,
-      frame: own.frame,
-      mirror: mirrorAverage ? own.mirror : undefined,
-      shifted: shiftAverage ? own.shifted : undefined,
-    };
+    const { multimask, mirrorAverage } = segmentationOptions(options);
+    const rule: DecodeRule = options.rule ?? {};
+    const source = this.decodeSource(imageKey, own, [...(mirrorAverage ? [MIRROR_VIEW] : []), ...(rule.views ?? [])]);
     const { frame } = own;
-    const guide = own.image;
-    if (upsampling === 'edge-aware' && !guide) {
-      throw new Error('edge-aware upsampling needs the photo: create the engine with keepImages: true');
-    }
     const timings = { decoderMs: 0, postprocessMs: 0 };
-    const previousLogits = prompt.maskInput;
-
-    if (alignMaskPrompt && prompt.maskInput && prompt.points?.length) {
-      prompt = { ...prompt, maskInput: clickAlignedMaskPrompt(prompt.maskInput, frame, prompt.points) };
-    }
-    let decoded = await this.decode(source, prompt, timings);
-    let kind = this.promptKind(prompt, frame);
-    if (cascadeRefine) {
-      const token = bestToken(decoded, frame, kind);
-      const answer = tokenLogits(decoded, token);
-      const refining = cascadePrompt(prompt, upsampleLogitsToMask(answer, frame), answer);
-      if (refining) {
-        decoded = await this.decode(source, refining, timings);
-        kind = this.promptKind(refining, frame);
-      }
-    }
+    const step: DecodeStep = {
+      asked: prompt,
+      prompt: rule.preparePrompt ? rule.preparePrompt(prompt, frame) : prompt,
+      frame,
+      multimaskAvailable: this.multimaskAvailable,
+      decode: async (decoding) => ({ outputs: await this.decode(source, decoding, timings), kind: this.promptKind(decoding, frame) }),
+    };
+    let decoded = await step.decode(step.prompt);
+    if (rule.redecode) decoded = await rule.redecode(decoded, step);
     const t1 = now();
-    let chosen = { outputs: decoded, token: bestToken(decoded, frame, kind) };
+    const decoderBefore = timings.decoderMs;
+    let chosen: Choice = { ...decoded, token: bestToken(decoded.outputs, frame, decoded.kind) };
+    if (rule.correct) chosen = await rule.correct(chosen, step);
 
-    const points = prompt.points ?? [];
-    // The answer's own logits, replaced when a local correction changes them.
-    let corrected: Float32Array | undefined;
-    if (consistency !== 'off' && points.length > 0 && this.multimaskAvailable) {
-      const agreementOf = (logits: Float32Array) => clickAgreement(logits, frame, points);
-      if (!violatesNone(agreementOf(tokenLogits(chosen.outputs, chosen.token)), points)) {
-        const pool = [
-          { outputs: decoded, token: chosen.token },
-          ...rankTokens(decoded, frame, kind, true, chosen.token)
-            .slice(1)
-            .map((token) => ({ outputs: decoded, token })),
-        ];
-        if (consistency !== 'tokens' && prompt.maskInput) {
-          timings.postprocessMs += now() - t1;
-          const withoutMask = { ...prompt, maskInput: undefined };
-          const fresh = await this.decode(source, withoutMask, timings);
-          pool.push(...rankTokens(fresh, frame, this.promptKind(withoutMask, frame), true).map((token) => ({ outputs: fresh, token })));
-        }
-        if (consistency === 'local') {
-          corrected = correctViolations(pool[0].outputs, pool[0].token, pool.slice(1), frame, points);
-          chosen = pool[0];
-        } else {
-          chosen = pool[mostConsistent(pool.map((c) => agreementOf(tokenLogits(c.outputs, c.token))))];
-        }
-      }
-    }
-    const newest = points[points.length - 1];
-    if (progressiveMerge && previousLogits && newest && points.length >= PROGRESSIVE_MERGE_FROM_CLICK) {
-      // The newest click changes the region it lies in; when the answer did not change there (the
-      // click had no effect), SAM's answer stands, so the click is not lost.
-      corrected = correctAround(previousLogits, corrected ?? tokenLogits(chosen.outputs, chosen.token), frame, newest) ?? corrected;
-    }
-    const t2 = now();
-
-    const order = multimask
-      ? rankTokens(chosen.outputs, frame, kind, true, chosen.token)
-      : [chosen.token];
+    const order = multimask ? rankTokens(chosen.outputs, frame, chosen.kind, true, chosen.token) : [chosen.token];
     const candidates: MaskCandidate[] = [];
     for (const token of order) {
       // Copy: callers keep (and may change) these for mask feedback; the decode itself is kept too.
-      const lowResLogits = token === chosen.token && corrected ? corrected : tokenLogits(chosen.outputs, token).slice();
-      const mask =
-        upsampling === 'edge-aware' && guide
-          ? edgeAwareLogitsToMask(lowResLogits, frame, guide, (own.colours ??= cellColours(guide, frame)))
-          : upsampleLogitsToMask(lowResLogits, frame);
+      const lowResLogits = token === chosen.token && chosen.logits ? chosen.logits : tokenLogits(chosen.outputs, token).slice();
+      const mask = rule.toMask ? rule.toMask(lowResLogits, frame, imageKey) : upsampleLogitsToMask(lowResLogits, frame);
       const maskPixels = maskArea(mask);
       if (maskPixels === 0) continue;
       const score = Math.min(1, Math.max(0, chosen.outputs.iou[token]));
       candidates.push({ mask, score, lowResLogits, area: maskPixels, token });
     }
-    timings.postprocessMs += now() - t2 + (t2 - t1);
+    // A rule's extra decodes after the first answer are decoder time, not postprocessing.
+    timings.postprocessMs += now() - t1 - (timings.decoderMs - decoderBefore);
     return { candidates, timings };
+  }
+
+  /** The photo's embedding and those of `views` (each must have been embedded: the error says how). */
+  private decodeSource(imageKey: string, own: CachedEmbedding, views: readonly PhotoView[]): DecodeSource {
+    return {
+      embedding: own.embedding,
+      frame: own.frame,
+      views: views.map((view) => {
+        const embedding = own.views.get(view.name);
+        if (embedding) return { view, embedding };
+        if (view === MIRROR_VIEW) {
+          throw new Error(`mirror averaging needs the mirror image's embedding: embed "${imageKey}" with { mirrored: true } first`);
+        }
+        throw new Error(`the view "${view.name}" needs its own embedding: embed "${imageKey}" with { views: [that view] } first`);
+      }),
+    };
   }
 
   private promptKind(prompt: VisualPrompt, frame: ModelFrame): PromptKind {
@@ -502,18 +406,14 @@ export class SegmentationEngine {
 
   private async decode(source: DecodeSource, prompt: VisualPrompt, timings: { decoderMs: number }): Promise<TokenOutputs> {
     const own = await this.decodeOne(source, prompt, timings);
-    if (!source.mirror && !source.shifted) return own;
+    if (source.views.length === 0) return own;
     const { frame } = source;
-    const views: { logits: Float32Array; iou: Float32Array }[] = [{ logits: own.logits, iou: own.iou }];
-    if (source.mirror) {
-      const mirrored = await this.decodeOne({ embedding: source.mirror, frame }, mirrorPrompt(prompt, frame), timings);
-      views.push({ logits: mirrorTokenLogits(mirrored.logits, frame), iou: mirrored.iou });
+    const answers: { logits: Float32Array; iou: Float32Array }[] = [{ logits: own.logits, iou: own.iou }];
+    for (const { view, embedding } of source.views) {
+      const seen = await this.decodeOne({ embedding, frame }, view.prompt(prompt, frame), timings);
+      answers.push({ logits: view.logitsBack(seen.logits, own.logits, frame), iou: seen.iou });
     }
-    if (source.shifted) {
-      const shifted = await this.decodeOne({ embedding: source.shifted, frame }, shiftPrompt(prompt, frame), timings);
-      views.push({ logits: unshiftTokenLogits(shifted.logits, views[0].logits), iou: shifted.iou });
-    }
-    return { tokens: own.tokens, logits: meanOf(views.map((v) => v.logits)), iou: meanOf(views.map((v) => v.iou)) };
+    return { tokens: own.tokens, logits: meanOf(answers.map((a) => a.logits)), iou: meanOf(answers.map((a) => a.iou)) };
   }
 
   private async decodeOne(entry: Pick<DecodeSource, 'embedding' | 'frame'>, prompt: VisualPrompt, timings: { decoderMs: number }): Promise<TokenOutputs> {

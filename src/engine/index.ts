@@ -5,7 +5,7 @@ export { SegmentationEngine, EmbeddingMissingError, DEFAULT_EMBEDDING_CACHE_SIZE
 export type { EmbedResult, PredictResult } from './engine';
 export { maskToPolygons, maskOutline, outerRings, rasterizePolygons, maskIoU } from './polygons';
 export { DEFAULT_SEGMENTATION_OPTIONS, MIN_SPECK_PIXELS, segmentationOptions, speckArea } from './options';
-export type { SegmentationOptions, OutlineOptions, ClickConsistency } from './options';
+export type { SegmentationOptions, OutlineOptions } from './options';
 export type { MaskToPolygonOptions } from './polygons';
 export { runPvs } from './pvs';
 export type { PvsEngineRequest, PvsTimings } from './pvs';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { modelFrame } from './frame';
-import { logitAtPixel } from './consistency';
+import { logitAtPixel } from './upsample';
 import { mirrorImage, mirrorLowResLogits, mirrorPoint, mirrorTokenLogits } from './mirror';
 
 describe('mirror geometry', () => {

@@ -2,9 +2,12 @@
  * Mirror averaging (test-time flip, as RITM's and FocalClick's evaluations use it): the photo is also
  * segmented mirrored left–right and the two answers are averaged, so the decoder's errors that do
  * not follow the object (they change with its orientation) partly cancel. It costs one more encoder
- * run per photo and one more decoder run per prompt. The geometry is here; the engine runs it.
+ * run per photo and one more decoder run per prompt. The geometry is here, as the view the engine
+ * decodes beside the photo (`MIRROR_VIEW`); the engine runs it.
  */
+import type { PhotoView } from './decodeRule';
 import { LOW_RES_SIZE, MODEL_SIZE, type ModelFrame } from './frame';
+import { imageContentKey } from './hash';
 import type { PointPrompt, RgbaImage, VisualPrompt } from './types';
 
 /** The logit of low-resolution cells that fall in the frame's padding once mirrored: background. */
@@ -87,3 +90,13 @@ export function meanOf(arrays: readonly Float32Array[]): Float32Array {
   for (let i = 0; i < out.length; i++) out[i] /= arrays.length;
   return out;
 }
+
+/** The mirror image as a view of the photo (decodeRule.ts): the engine's `mirrorAverage`. */
+export const MIRROR_VIEW: PhotoView = Object.freeze({
+  name: 'mirror',
+  picture: mirrorImage,
+  // The mirror image is a picture of its own: stored under its own content key.
+  storeKey: (_photo: RgbaImage, picture: RgbaImage) => imageContentKey(picture),
+  prompt: mirrorPrompt,
+  logitsBack: (logits: Float32Array, _own: Float32Array, frame: ModelFrame) => mirrorTokenLogits(logits, frame),
+});

@@ -11,17 +11,11 @@ describe('segmentation options', () => {
     const chosen: SegmentationOptions = {
       tolerance: 0,
       multimask: false,
-      clickConsistency: 'local',
       speckFraction: 0,
-      upsampling: 'edge-aware',
-      alignMaskPrompt: true,
-      progressiveMerge: !DEFAULT_SEGMENTATION_OPTIONS.progressiveMerge,
       mirrorAverage: !DEFAULT_SEGMENTATION_OPTIONS.mirrorAverage,
-      shiftAverage: !DEFAULT_SEGMENTATION_OPTIONS.shiftAverage,
-      cascadeRefine: !DEFAULT_SEGMENTATION_OPTIONS.cascadeRefine,
     };
     expect(segmentationOptions({ ...chosen })).toEqual(chosen);
-    expect(segmentationOptions({ alignMaskPrompt: undefined }).alignMaskPrompt).toBe(DEFAULT_SEGMENTATION_OPTIONS.alignMaskPrompt);
+    expect(segmentationOptions({ mirrorAverage: undefined }).mirrorAverage).toBe(DEFAULT_SEGMENTATION_OPTIONS.mirrorAverage);
   });
 
   it('cannot be changed by a caller that holds the defaults', () => {

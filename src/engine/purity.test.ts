@@ -38,6 +38,8 @@ describe('engine core purity', () => {
     for (const spec of specifiers) {
       expect(FORBIDDEN_MODULES.some((re) => re.test(spec)), `${spec} imported`).toBe(false);
       if (spec.startsWith('.')) expect(spec, 'core must not import adapters').not.toMatch(/adapters\//);
+      // One direction between the rooms: the contract imports the engine, never the reverse (README, Architecture).
+      expect(spec, 'the engine must not import the contract').not.toMatch(/(^|\/)contract(\/|$)/);
     }
     const globalUse = source.match(FORBIDDEN_GLOBALS);
     expect(globalUse?.[0], 'DOM/Node global used').toBeUndefined();

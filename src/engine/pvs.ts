@@ -1,8 +1,8 @@
 /**
  * The one point/box (PVS) path shared by the HTTP server and the CLI:
- * embed (cached) → decode candidates → polygons → the contract's PvsResponse.
+ * embed (cached) → decode candidates → polygons → the API's PVS answer (answers.ts).
  */
-import type { PvsResponse } from '../contract';
+import type { PvsAnswer } from './answers';
 import type { SegmentationEngine } from './engine';
 import { segmentationOptions, type SegmentationOptions } from './options';
 import { maskOutline, outerRings } from './polygons';
@@ -29,7 +29,7 @@ export async function runPvs(
   image: RgbaImage,
   request: PvsEngineRequest,
   chosen: Partial<SegmentationOptions> = {},
-): Promise<{ response: PvsResponse; timings: PvsTimings }> {
+): Promise<{ response: PvsAnswer; timings: PvsTimings }> {
   const options = segmentationOptions(chosen);
   const t0 = performance.now();
   const embedded = await engine.embed(image, request.imageId, { mirrored: options.mirrorAverage });

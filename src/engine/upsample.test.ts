@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { modelFrame } from './frame';
-import { maskArea, upsampleLogitsToMask } from './upsample';
+import { logitAtPixel, maskArea, upsampleLogitsToMask } from './upsample';
+
+const AREA = 256 * 256;
 
 describe('upsampleLogitsToMask', () => {
   it('maps the unpadded region of the 256 grid onto the original image and thresholds at 0', () => {
@@ -24,5 +26,18 @@ describe('upsampleLogitsToMask', () => {
     for (let y = 171; y < 256; y++) logits.fill(-5, y * 256, (y + 1) * 256); // padding rows negative
     const mask = upsampleLogitsToMask(logits, frame);
     expect(maskArea(mask)).toBe(600 * 400);
+  });
+});
+
+describe('logitAtPixel', () => {
+  it('says the same as the upsampled mask at every pixel it is asked about', () => {
+    const odd = modelFrame(333, 517);
+    const logits = new Float32Array(AREA).map((_, i) => Math.sin(i / 97) * 3 + Math.cos(i / 13));
+    const mask = upsampleLogitsToMask(logits, odd);
+    for (let y = 0; y < odd.height; y += 7) {
+      for (let x = 0; x < odd.width; x += 5) {
+        expect(logitAtPixel(logits, odd, x, y) > 0).toBe(mask.data[y * odd.width + x] === 1);
+      }
+    }
   });
 });

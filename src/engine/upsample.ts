@@ -7,7 +7,7 @@
  * needed low-res row is first interpolated to the output width, then output rows blend two of those.
  * That is far cheaper than the decoder's in-graph resize, which the engine does not fetch.
  */
-import { LOW_RES_SIZE, type ModelFrame } from './frame';
+import { LOW_RES_SIZE, MODEL_SIZE, type ModelFrame } from './frame';
 import type { BinaryMask } from './types';
 
 interface AxisMap {
@@ -78,4 +78,27 @@ export function maskArea(mask: BinaryMask): number {
   const d = mask.data;
   for (let i = 0; i < d.length; i++) n += d[i];
   return n;
+}
+
+/**
+ * The low-res logit at an image pixel, interpolated exactly as `upsampleLogitsToMask` does, so
+ * "logit > 0 here" is the same statement as "the returned mask covers this pixel".
+ */
+export function logitAtPixel(logits: Float32Array, frame: ModelFrame, x: number, y: number): number {
+  const px = Math.min(frame.width - 1, Math.max(0, Math.floor(x)));
+  const py = Math.min(frame.height - 1, Math.max(0, Math.floor(y)));
+  const toLowRes = (resized: number, size: number) => resized / size / (MODEL_SIZE / LOW_RES_SIZE);
+  const axis = (p: number, resized: number, size: number): [number, number, number] => {
+    const u = Math.min(LOW_RES_SIZE - 1, Math.max(0, (p + 0.5) * toLowRes(resized, size) - 0.5));
+    const f = Math.floor(u);
+    return [f, Math.min(f + 1, LOW_RES_SIZE - 1), u - f];
+  };
+  const [x0, x1, wx] = axis(px, frame.resizedWidth, frame.width);
+  const [y0, y1, wy] = axis(py, frame.resizedHeight, frame.height);
+  const row = (r: number) => {
+    const a = logits[r * LOW_RES_SIZE + x0];
+    return a + (logits[r * LOW_RES_SIZE + x1] - a) * wx;
+  };
+  const top = row(y0);
+  return wy === 0 ? top : top + (row(y1) - top) * wy;
 }

@@ -7,6 +7,7 @@ import { DEFAULT_AUTH_THROTTLES, type AuthThrottleSettings } from './domain/auth
 import type { X402Settings } from './domain/x402/gateway';
 import type { ModelPrecision } from '../engine/adapters/ortNode';
 import { parsePrices, type Prices } from './domain/pricing';
+import { DEFAULT_DEADLINES, checkDeadlines, type Deadlines } from './http/deadlines';
 import { DEFAULT_PROJECT_QUOTA_BYTES } from './domain/projects/projects';
 
 export interface ServerConfig {
@@ -25,7 +26,7 @@ export interface ServerConfig {
   rateLimitPerSecond: number;
   /** PRICES: credits per call by pricing key (domain/pricing.ts). */
   prices: Prices;
-  /** LOGIN_FREE_ATTEMPTS, LOGIN_FREE_ATTEMPTS_PER_ADDRESS, SIGNUP_FREE_PER_ADDRESS. */
+  /** LOGIN_FREE_ATTEMPTS, LOGIN_FREE_ATTEMPTS_PER_ADDRESS, LOGIN_FREE_ATTEMPTS_PER_ACCOUNT, SIGNUP_FREE_PER_ADDRESS. */
   authThrottles: AuthThrottleSettings;
   inference: {
     workers: number;
@@ -37,6 +38,10 @@ export interface ServerConfig {
     encoderPrecision: ModelPrecision;
     decoderPrecision: ModelPrecision;
   };
+  /** HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS: how long a client may take (http/deadlines.ts). */
+  deadlines: Deadlines;
+  /** HSTS_MAX_AGE_SECONDS: Strict-Transport-Security for deployments behind TLS. */
+  hstsMaxAgeSeconds?: number;
   faults: FaultRates;
   stripe?: StripeSettings;
   /** DEMO_PAYMENTS=on: demo purchases (no Stripe) even on a non-loopback listener. */
@@ -112,7 +117,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', LIMITS.requestsPerSecondPerUser),
     prices: parsePrices(env.PRICES),
     authThrottles: {
-      loginFreePerAccount: int(env, 'LOGIN_FREE_ATTEMPTS', DEFAULT_AUTH_THROTTLES.loginFreePerAccount),
+      loginFreePerAccountAndAddress: int(env, 'LOGIN_FREE_ATTEMPTS', DEFAULT_AUTH_THROTTLES.loginFreePerAccountAndAddress),
+      loginFreePerAccount: int(env, 'LOGIN_FREE_ATTEMPTS_PER_ACCOUNT', DEFAULT_AUTH_THROTTLES.loginFreePerAccount),
       loginFreePerAddress: int(env, 'LOGIN_FREE_ATTEMPTS_PER_ADDRESS', DEFAULT_AUTH_THROTTLES.loginFreePerAddress),
       signupFreePerAddress: int(env, 'SIGNUP_FREE_PER_ADDRESS', DEFAULT_AUTH_THROTTLES.signupFreePerAddress),
     },
@@ -125,6 +131,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
       encoderPrecision: precision(env, 'INFERENCE_ENCODER', SERVER_DEFAULT_PRECISION.encoder),
       decoderPrecision: precision(env, 'INFERENCE_DECODER', SERVER_DEFAULT_PRECISION.decoder),
     },
+    deadlines: checkDeadlines({
+      headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', DEFAULT_DEADLINES.headersTimeoutMs),
+      requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', DEFAULT_DEADLINES.requestTimeoutMs),
+      keepAliveTimeoutMs: int(env, 'KEEP_ALIVE_TIMEOUT_MS', DEFAULT_DEADLINES.keepAliveTimeoutMs),
+    }),
+    hstsMaxAgeSeconds: env.HSTS_MAX_AGE_SECONDS ? int(env, 'HSTS_MAX_AGE_SECONDS', 0) : undefined,
     faults: parseFaultInjection(env.FAULT_INJECTION),
     stripe,
     demoPaymentsEverywhere: env.DEMO_PAYMENTS === 'on',

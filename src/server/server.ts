@@ -81,6 +81,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     trustProxy: config.trustProxy,
     staticDir: config.staticDir,
     healthToken: config.healthToken,
+    deadlines: config.deadlines,
+    security: { hstsMaxAgeSeconds: config.hstsMaxAgeSeconds },
     logger: options.logger === false ? false : { level: config.logLevel },
   });
   const address = await app.listen({ port: config.port, host: config.host });

@@ -1,7 +1,7 @@
 import type { BinaryMask, VisualPrompt } from '../../src/engine/types';
 import type { EarlyMask } from '../../src/app/state/earlyMaskStore';
 import type { HoverPreview } from '../../src/app/state/hoverPreviewStore';
-import type { LocalCandidate } from '../../src/app/inference/localEngine';
+import type { LocalCandidate } from '../../src/app/inference/engineSession';
 import type { EarlyMaskSink, HoverPreviewSink, LocalDecoder, SchedulerClock } from '../../src/app/inference/schedulerPorts';
 import type { StudioDecodeOptions } from '../../src/app/inference/localDecodeRequest';
 

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { ACCOUNT_QUERY } from '../queryClient';
 import { useUi } from '../state/uiStore';
 import { useRemoteSettings } from '../state/remoteSettingsStore';
-import { forgetAllEmbeddings } from '../inference/embeddingStore';
+import { storedEmbeddings } from '../studioServices';
 import { forgetAllSpaceKeys } from '../persistence/session';
 import { openSpaceWithPassword } from '../persistence/spaceStore';
 import { flushSessionSave } from '../persistence/useSessionPersistence';
@@ -26,7 +26,7 @@ export function AccountPage() {
     onSettled: async () => {
       if (!keepKey) setRemote({ ...remote, apiKey: '' });
       await forgetAllSpaceKeys().catch(() => undefined);
-      await forgetAllEmbeddings().catch(() => undefined);
+      await storedEmbeddings.forgetAll().catch(() => undefined);
       // A fresh page: nothing of this person stays in memory (the document and its undo history,
       // decoded photos, the engine worker's embeddings, cached answers) for the next one to reach.
       location.hash = '#/account';

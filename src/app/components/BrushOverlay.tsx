@@ -1,16 +1,15 @@
 import { Circle, Group, Line } from 'react-konva';
 import type { Vertex } from '../../engine/types';
 import { brushStep, useEdit } from '../state/editStore';
-import type { BrushToolState } from '../tools/brushTool';
 
 /** The round brush under the cursor (its size shown to scale) and the stroke being painted. */
-export function BrushOverlay({ erase, cursor, state, scale }: { erase: boolean; cursor: Vertex | null; state: BrushToolState | null; scale: number }) {
+export function BrushOverlay({ erase, cursor, stroke, scale }: { erase: boolean; cursor: Vertex | null; stroke: readonly Vertex[] | null; scale: number }) {
   const size = useEdit((s) => s.brushSize);
   const color = erase ? '#ef4444' : '#22c55e';
   return (
     <Group listening={false} name="brush">
-      {state?.phase === 'painting' && (
-        <Line name="brush-stroke" points={state.path.flat()} stroke={color} opacity={0.5} strokeWidth={size} lineCap="round" lineJoin="round" />
+      {stroke && (
+        <Line name="brush-stroke" points={stroke.flat()} stroke={color} opacity={0.5} strokeWidth={size} lineCap="round" lineJoin="round" />
       )}
       {cursor && <Circle name="brush-cursor" x={cursor[0]} y={cursor[1]} radius={size / 2} stroke={color} strokeWidth={1.5 / scale} dash={erase ? [4 / scale, 3 / scale] : undefined} />}
     </Group>

@@ -38,7 +38,7 @@ export function ImageStrip() {
                       <span className="muted">{objects === 1 ? '1 object' : `${objects} objects`}</span>
                     </span>
                   </button>
-                  <button type="button" className="icon close-image" aria-label={`Close ${image.name}`} title="Close (undoable)" onClick={() => studio.removeImage(image.id)}>
+                  <button type="button" className="icon close-image" aria-label={`Close ${image.name}`} title="Close (undoable)" onClick={() => (objects === 0 || window.confirm(`Close ${image.name} and its ${objects === 1 ? 'object' : `${objects} objects`}? (Undo brings it back until the page is reloaded.)`)) && studio.removeImage(image.id)}>
                     ✕
                   </button>
                 </li>

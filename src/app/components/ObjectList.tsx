@@ -3,6 +3,7 @@ import { maskArea } from '../geometry/maskPaint';
 import { objectMask } from '../geometry/objectMask';
 import { countVertices } from '../geometry/svgPath';
 import { findSimilarObjects } from '../inference/similarObjects';
+import { engineSession } from '../studioServices';
 import { similarMessage } from '../inference/similarMessage';
 import type { ImageEntry, SegObject } from '../state/model';
 import { studio, useStudio } from '../state/studioStore';
@@ -29,7 +30,7 @@ export function ObjectList() {
 
   const findSimilar = (target: ImageEntry, object: SegObject) => {
     setSearch({ running: object.id, message: `Looking for objects like “${object.label}”…` });
-    findSimilarObjects(target, object, tolerance)
+    findSimilarObjects(engineSession, target, object, tolerance)
       .then((outcome) => setSearch({ running: null, message: similarMessage(object.label, outcome) }))
       .catch((error: unknown) => setSearch({ running: null, message: `Find similar failed: ${error instanceof Error ? error.message : String(error)}` }));
   };
@@ -104,7 +105,16 @@ function ObjectRow({ image, object, selected, searching, onFindSimilar }: Object
         else useEdit.getState().select([object.id]);
       }}
     >
-      <input type="color" className="swatch" value={object.color} aria-label={`Colour of ${object.label}`} onChange={(e) => studio.setColor(imageId, object.id, e.target.value)} />
+      {/* The dot shows the colour the object is drawn in: its class's when it has one (recoloured in Classes). */}
+      <input
+        type="color"
+        className="swatch"
+        value={displayColor({ classes }, object)}
+        disabled={object.classId != null && classes.some((c) => c.id === object.classId)}
+        title={object.classId != null && classes.some((c) => c.id === object.classId) ? 'Drawn in its class colour: change it in Classes' : 'Object colour'}
+        aria-label={`Colour of ${object.label}`}
+        onChange={(e) => studio.setColor(imageId, object.id, e.target.value)}
+      />
       <button
         type="button"
         className="icon select-object"

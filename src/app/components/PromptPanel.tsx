@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { useAccount } from '../account/useAccount';
 import { rerunActivePrompt, runRemote } from '../inference/controller';
 import { localTextSegmenter } from '../inference/localText';
-import { addWithoutDuplicates } from '../inference/objectDedupe';
+import { engineSession } from '../studioServices';
+import { addWithoutDuplicates, leftOutNote } from '../inference/objectDedupe';
 import { hasUnknown, outcomeMessage, outcomeSummary, type PromptOutcome } from '../inference/textOutcomes';
 import { remoteTextSegmenter } from '../inference/textSegmentation';
 import { formatBytes, useEngineStatus } from '../state/engineStatus';
@@ -142,7 +143,7 @@ function TextPromptPanel() {
   const image = doc.images.find((i) => i.id === doc.activeImageId);
   if (!image) return null;
   const local = mode === 'local';
-  const segmenter = local ? localTextSegmenter(tolerance) : remoteTextSegmenter(remote);
+  const segmenter = local ? localTextSegmenter(engineSession, tolerance) : remoteTextSegmenter(remote);
 
   const submit = () => {
     const { state: next, run } = textToolTransition(state, { type: 'submit' });
@@ -152,8 +153,8 @@ function TextPromptPanel() {
     segmenter
       .segment(image, run, (waiting) => setAnswer({ kind: 'message', text: `Waiting — ${waiting}` }))
       .then((result) => {
-        const { duplicates } = addWithoutDuplicates(image, result.objects);
-        const again = duplicates > 0 ? ` · ${duplicates} already on the image, not added again` : '';
+        const { reasons } = addWithoutDuplicates(image, result.objects);
+        const again = leftOutNote(reasons);
         if (result.outcomes) setAnswer({ kind: 'local', summary: outcomeSummary(result.outcomes) + again, outcomes: result.outcomes });
         else setAnswer({ kind: 'message', text: `${result.objects.length} object${result.objects.length === 1 ? '' : 's'} found${again} · request ${result.requestId ?? 'n/a'}${result.refunded ? ' · refunded' : ''}` });
       })

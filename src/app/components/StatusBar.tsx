@@ -1,8 +1,9 @@
+import { useEffect, useState } from 'react';
 import { formatBytes, useEngineStatus } from '../state/engineStatus';
 import { describeVariants } from '../inference/modelVariants';
 import { useInferenceMode } from '../state/inferenceModeStore';
 import { useStudio } from '../state/studioStore';
-import { isEmbedded } from '../inference/localEngine';
+import { engineSession } from '../studioServices';
 import { usePreferences } from '../state/preferences';
 import { SERVER_START_LABEL } from '../inference/serverEmbedding';
 
@@ -41,10 +42,19 @@ export function StatusBar() {
   const doc = useStudio((s) => s.history.present);
   const active = doc.activeImageId;
   // An image analysed earlier in the session stays ready when the user comes back to it.
-  const embeddingHere = engine.embedding?.imageId === active ? engine.embedding.state : active && isEmbedded(active) ? 'ready' : null;
+  const embeddingHere = engine.embedding?.imageId === active ? engine.embedding.state : active && engineSession.isEmbedded(active) ? 'ready' : null;
   const details = usePreferences((s) => s.statusDetails);
   const serverStart = usePreferences((s) => s.embeddingSource === 'server');
   const setPreferences = usePreferences((s) => s.set);
+  // Asked of the engine itself when the details are open and what it may hold changed.
+  const [held, setHeld] = useState<Awaited<ReturnType<typeof engineSession.cachedEmbeddings>> | null>(null);
+  useEffect(() => {
+    if (!details || engine.phase !== 'ready') return setHeld(null);
+    let current = true;
+    void engineSession.cachedEmbeddings().then((cached) => current && setHeld(cached), () => current && setHeld(null));
+    return () => void (current = false);
+  }, [details, engine.phase, engine.embeddings, engine.lastMirrorPass, engine.embedding]);
+  const heldHere = held?.find((c) => c.imageKey === active)?.views;
   return (
     <footer className="status-bar" data-testid="status-bar" aria-label="Status">
       {mode === 'remote' ? (
@@ -87,6 +97,12 @@ export function StatusBar() {
           {details && engine.embeddings > 0 && (
             <span>
               Cache hits {engine.cacheHits}/{engine.embeddings}
+            </span>
+          )}
+          {details && held && (
+            <span data-testid="engine-cache">
+              Engine holds {held.length} {held.length === 1 ? 'photo' : 'photos'}
+              {heldHere && ` · this one${heldHere.includes('mirror') ? ' with its mirror image' : ''}`}
             </span>
           )}
           <ModelProgress />

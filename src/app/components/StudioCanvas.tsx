@@ -3,7 +3,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Circle, Group, Image as KonvaImage, Layer, Line, Rect, Stage } from 'react-konva';
 import type { Vertex } from '../../engine/types';
 import { fitToScreen, panBy, screenToImage, wheelZoomFactor, zoomAt, type Camera } from '../geometry/camera';
-import { boxFromDrag, boxToCornerRect, isBoxLargeEnough } from '../geometry/centerBox';
+import { boxToCornerRect } from '../geometry/centerBox';
 import { imageElement, subscribeImages } from '../images/imageLibrary';
 import { handleToolOutputs } from '../inference/controller';
 import { emptyPrompt, type ImageEntry } from '../state/model';
@@ -19,8 +19,9 @@ import { crosshairKey, crosshairStart, type CrosshairState } from '../tools/keyb
 import { usePreferences } from '../state/preferences';
 import { useCanvasTouch } from './useCanvasTouch';
 import { panTransition, type PanState } from '../tools/panGesture';
-import { brushState, draggedBox, stepToolSession, toolSessionFor, type ToolSession } from '../tools/toolSession';
+import { draggedBox, stepToolSessionAll, strokeUnderWay, toolSessionFor, type ToolSession } from '../tools/toolSession';
 import type { ToolEvent } from '../tools/types';
+import { pointerToolEvent, touchToolEvents, type ImageView } from '../tools/pointerInput';
 import { PolygonShape } from './PolygonShape';
 import { BrushOverlay, brushWheel } from './BrushOverlay';
 import { VertexHandles } from './VertexHandles';
@@ -66,14 +67,19 @@ export function StudioCanvas() {
   const selection = liveSelection(doc);
   const editing = selection.length === 1 ? objects.find((o) => o.id === selection[0]) : undefined;
   const boxDrawing = usePreferences((s) => s.boxDrawing);
-  const toolSession = toolSessionFor(keptSession, tool, boxDrawing);
+  const toolSession = toolSessionFor(keptSession, tool, { boxDrawing });
+  // Input can come faster than renders (a touch gesture gives a press and a move at once): each
+  // event steps the session the previous one left, not the one of the last render.
+  const latestSession = useRef(toolSession);
+  latestSession.current = toolSession;
   const [crosshair, setCrosshair] = useState<CrosshairState | null>(null);
   const [focused, setFocused] = useState(false);
   // The crosshair is the keyboard's: it shows when focus came by Tab or an arrow was pressed. After a
   // mouse click on the canvas, Enter keeps meaning "accept" and Space "pan", as the help says.
   const [keyboardMode, setKeyboardMode] = useState(false);
   const pressedByPointer = useRef(false);
-  const [touchBox, setTouchBox] = useState<{ start: Vertex; at: Vertex } | null>(null);
+  // Mouse events do not say whether a pen made them; the pointer event before each one does.
+  const pointerDevice = useRef<'mouse' | 'pen'>('mouse');
 
   useEffect(() => {
     const node = containerRef.current;
@@ -94,14 +100,15 @@ export function StudioCanvas() {
   useEffect(() => useEdit.getState().select([]), [image?.id]);
   useEffect(() => setCrosshair(null), [image?.id]);
 
-  const dispatch = useCallback(
-    (event: ToolEvent) => {
-      const step = stepToolSession(toolSession, event);
-      setToolSession(step.session);
-      handleToolOutputs(step.outputs);
-    },
-    [toolSession],
-  );
+  /** The one input path: every device's normalised events go to the tool that is on. Says whether it took them. */
+  const dispatch = useCallback((events: ToolEvent | readonly ToolEvent[] | null): boolean => {
+    if (!events) return false;
+    const step = stepToolSessionAll(latestSession.current, Array.isArray(events) ? events : [events as ToolEvent]);
+    latestSession.current = step.session;
+    setToolSession(step.session);
+    handleToolOutputs(step.outputs);
+    return step.handled;
+  }, []);
 
   const updatePan = (event: Parameters<typeof panTransition>[1]) => {
     const result = panTransition(panRef.current, event);
@@ -148,11 +155,11 @@ export function StudioCanvas() {
     };
     const move = (e: MouseEvent) => {
       const p = outside(e) ? at(e) : null;
-      if (p) dispatch({ type: 'move', at: p, shiftKey: e.shiftKey });
+      if (p) dispatch({ type: 'move', at: p, device: pointerDevice.current, shiftKey: e.shiftKey });
     };
     const up = (e: MouseEvent) => {
       const p = outside(e) ? at(e) : null;
-      if (p) dispatch({ type: 'up', at: p, shiftKey: e.shiftKey });
+      if (p) dispatch({ type: 'up', at: p, device: pointerDevice.current, shiftKey: e.shiftKey });
     };
     window.addEventListener('mousemove', move);
     window.addEventListener('mouseup', up);
@@ -165,24 +172,9 @@ export function StudioCanvas() {
   useCanvasTouch(containerRef, {
     onGesture: (gesture) => {
       const cam = useCamera.getState().camera;
-      // Touch speaks the prompt tools' language (points and boxes); the editing tools are mouse-only for now.
-      if (!cam || !image || (tool !== 'positive' && tool !== 'negative' && tool !== 'box')) return;
-      if (gesture.type === 'tap' || gesture.type === 'longPress') {
-        const at = screenToImage(cam, gesture.at);
-        if (!inImage(at)) return;
-        // A tap adds the tool's kind of point (positive unless the Negative tool is on); a long press always excludes.
-        const positive = gesture.type === 'tap' && tool !== 'negative';
-        handleToolOutputs([{ type: 'addPoint', point: { x: at[0], y: at[1], positive } }]);
-      } else if (gesture.type === 'dragMove') {
-        setTouchBox({ start: clampToImage(screenToImage(cam, gesture.start)), at: clampToImage(screenToImage(cam, gesture.at)) });
-      } else if (gesture.type === 'dragEnd') {
-        setTouchBox(null);
-        const box = touchBoxPrompt(clampToImage(screenToImage(cam, gesture.start)), clampToImage(screenToImage(cam, gesture.at)));
-        if (isBoxLargeEnough(box)) handleToolOutputs([{ type: 'setBox', box }]);
-      } else if (gesture.type === 'dragCancel') setTouchBox(null);
+      if (cam && image) dispatch(touchToolEvents(gesture, imageView(cam)));
     },
   });
-  const touchBoxPrompt = (start: Vertex, at: Vertex) => boxFromDrag(start, at, boxDrawing === 'corners');
 
   const onKeyDown = (e: React.KeyboardEvent<HTMLDivElement>) => {
     if (!image || !camera || e.altKey || e.metaKey) return;
@@ -198,13 +190,16 @@ export function StudioCanvas() {
     const arrow = e.key.startsWith('Arrow');
     if (!keyboardMode && !arrow) return;
     if (arrow) setKeyboardMode(true);
+    // Escape cancels a box under way here; otherwise it is the page's (clear the prompt).
+    if (e.key === 'Escape' && !draggedBox(latestSession.current)) return;
     const current = crosshair ?? crosshairStart(image.width, image.height);
-    const result = crosshairKey(current, { key: e.key, shiftKey: e.shiftKey }, { tool, imageWidth: image.width, imageHeight: image.height, step: 8 / camera.scale, boxFromCorners: boxDrawing === 'corners' });
-    if (!result.handled) return;
+    const result = crosshairKey(current, { key: e.key, shiftKey: e.shiftKey }, { imageWidth: image.width, imageHeight: image.height, step: 8 / camera.scale });
+    if (!result.events.length) return;
+    const taken = dispatch(result.events);
+    if (!taken && !result.moved) return;
     e.preventDefault();
     e.stopPropagation();
     setCrosshair(result.state);
-    handleToolOutputs(result.outputs);
   };
 
   const pointer = (stage: Konva.Stage | null): { screen: Vertex; image: Vertex } | null => {
@@ -216,6 +211,9 @@ export function StudioCanvas() {
 
   const inImage = (p: Vertex) => image !== null && p[0] >= 0 && p[1] >= 0 && p[0] < image.width && p[1] < image.height;
   const clampToImage = (p: Vertex): Vertex => (image ? [Math.min(image.width, Math.max(0, p[0])), Math.min(image.height, Math.max(0, p[1]))] : p);
+  const imageView = (cam: Camera): ImageView => ({ toImage: (screen) => screenToImage(cam, screen), contains: inImage, clamp: clampToImage });
+  const mouseInput = (type: 'down' | 'move' | 'up', e: MouseEvent, screen: Vertex) =>
+    camera ? pointerToolEvent({ type, screen, device: pointerDevice.current, button: e.button, altKey: e.altKey, shiftKey: e.shiftKey }, imageView(camera), dragging) : null;
 
   const onMouseDown = (e: Konva.KonvaEventObject<MouseEvent>) => {
     const at = pointer(e.target.getStage());
@@ -224,23 +222,21 @@ export function StudioCanvas() {
       e.evt.preventDefault();
       return;
     }
-    if (!inImage(at.image)) return;
     // On the selected object's outline a click belongs to the outline (a double-click there adds a vertex).
     if (tool === 'select' && editing && nearestEdge(editing.polygons, at.image, EDGE_REACH_PX / scale)) return;
-    dispatch({ type: 'down', at: at.image, button: e.evt.button, altKey: e.evt.altKey, shiftKey: e.evt.shiftKey });
+    dispatch(mouseInput('down', e.evt, at.screen));
   };
   const onMouseMove = (e: Konva.KonvaEventObject<MouseEvent>) => {
     const at = pointer(e.target.getStage());
     if (!at) return;
     if (tool === 'brush' || tool === 'eraser') setCursorAt(at.image);
     if (updatePan({ type: 'move', screen: at.screen })) return;
-    if (inImage(at.image) || dragging) dispatch({ type: 'move', at: clampToImage(at.image), shiftKey: e.evt.shiftKey });
-    else dispatch({ type: 'leave' });
+    dispatch(mouseInput('move', e.evt, at.screen));
   };
   const onMouseUp = (e: Konva.KonvaEventObject<MouseEvent>) => {
     const at = pointer(e.target.getStage());
     if (updatePan({ type: 'up' })) return;
-    if (at) dispatch({ type: 'up', at: clampToImage(at.image), shiftKey: e.evt.shiftKey });
+    if (at) dispatch(mouseInput('up', e.evt, at.screen));
   };
   const onDblClick = (e: Konva.KonvaEventObject<MouseEvent>) => {
     const at = pointer(e.target.getStage());
@@ -261,7 +257,7 @@ export function StudioCanvas() {
   const scale = camera?.scale ?? 1;
   const selected = prompt.candidates[prompt.selected];
   useMaskOnScreenMark(earlyMaskImage ?? selected);
-  const cursor = panPhase === 'panning' ? 'grabbing' : panPhase === 'ready' ? 'grab' : tool === 'select' ? 'default' : tool === 'brush' || tool === 'eraser' ? 'none' : image ? 'crosshair' : 'default';
+  const cursor = panPhase === 'panning' ? 'grabbing' : panPhase === 'ready' ? 'grab' : image ? toolSession.tool.cursor : 'default';
 
   return (
     <div
@@ -273,7 +269,11 @@ export function StudioCanvas() {
       style={{ cursor }}
       data-crosshair={focused && keyboardMode && crosshair ? `${Math.round(crosshair.at[0])},${Math.round(crosshair.at[1])}` : ''}
       onKeyDown={onKeyDown}
-      onPointerDownCapture={() => {
+      onPointerMoveCapture={(e) => {
+        if (e.pointerType !== 'touch') pointerDevice.current = e.pointerType === 'pen' ? 'pen' : 'mouse';
+      }}
+      onPointerDownCapture={(e) => {
+        if (e.pointerType !== 'touch') pointerDevice.current = e.pointerType === 'pen' ? 'pen' : 'mouse';
         pressedByPointer.current = true;
         setKeyboardMode(false);
       }}
@@ -316,7 +316,7 @@ export function StudioCanvas() {
                     <PolygonShape key={`selected-${o.id}`} name="selected-object" polygons={o.polygons} fill="rgba(255,255,255,0.12)" stroke="#ffffff" dash={[5, 3]} scale={scale} strokePx={2.5} />
                   ))}
                 {editing && tool === 'select' && <VertexHandles objectId={editing.id} polygons={editing.polygons} scale={scale} />}
-                {(tool === 'brush' || tool === 'eraser') && <BrushOverlay erase={tool === 'eraser'} cursor={cursorAt} state={brushState(toolSession)} scale={scale} />}
+                {(tool === 'brush' || tool === 'eraser') && <BrushOverlay erase={tool === 'eraser'} cursor={cursorAt} stroke={strokeUnderWay(toolSession)} scale={scale} />}
                 {hoverPreview && hoverPreview.imageId === image.id && !selected && (
                   <PolygonShape name="hover-preview" polygons={hoverPreview.polygons} fill="rgba(255,255,255,0.22)" stroke="#ffffff" dash={[6, 4]} scale={scale} strokePx={1.5} />
                 )}
@@ -324,8 +324,6 @@ export function StudioCanvas() {
                 {selected && <PolygonShape name="candidate" polygons={selected.polygons} fill="rgba(56,189,248,0.38)" stroke="#38bdf8" scale={scale} strokePx={2.5} />}
                 {prompt.box && <BoxMarker box={prompt.box} scale={scale} />}
                 {boxDrag && <BoxMarker box={boxDrag} scale={scale} dragging />}
-                {touchBox && <BoxMarker box={touchBoxPrompt(touchBox.start, touchBox.at)} scale={scale} dragging />}
-                {focused && keyboardMode && crosshair?.boxAnchor && tool === 'box' && <BoxMarker box={touchBoxPrompt(crosshair.boxAnchor, crosshair.at)} scale={scale} dragging />}
                 {focused && keyboardMode && crosshair && <Crosshair at={crosshair.at} scale={scale} />}
                 {prompt.points.map((p, i) => (
                   <Group key={i} x={p.x} y={p.y} listening={false}>

@@ -1,27 +1,16 @@
-import type { JSX } from 'react';
 import { useStudio, studio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
 import { useCamera } from '../state/cameraStore';
 import { useDetail } from '../state/detailStore';
 import { useTool } from '../state/toolStore';
-import type { ToolId } from '../tools/types';
+import { TOOLS } from '../tools/registry';
 import { fitToScreen, zoomAt } from '../geometry/camera';
 import { DETAIL_MAX, detailFromTolerance, toleranceFromDetail } from '../geometry/detailLevel';
 import { BoxDrawingSetting } from './BoxDrawingSetting';
 import { ExportMenu } from './ExportMenu';
+import { ImportMenu } from './ImportMenu';
 import { BrushSizeSlider } from './BrushSizeSlider';
-import { BrushIcon, EraserIcon, SelectIcon } from './editIcons';
-import { BoxIcon, NegativeIcon, PositiveIcon, RedoIcon, TextIcon, UndoIcon } from './icons';
-
-const TOOLS: Array<{ id: ToolId; label: string; key: string; icon: JSX.Element; hint: string }> = [
-  { id: 'positive', label: 'Positive point', key: 'P', icon: <PositiveIcon />, hint: 'Click on the object to include it' },
-  { id: 'negative', label: 'Negative point', key: 'N', icon: <NegativeIcon />, hint: 'Click on a part to exclude it (or right-click with any point tool)' },
-  { id: 'box', label: 'Box', key: 'X', icon: <BoxIcon />, hint: 'Press at the CENTER of the object and drag outwards (or corner to corner: see the setting, or hold Shift)' },
-  { id: 'text', label: 'Text prompt', key: 'T', icon: <TextIcon />, hint: 'Describe what to find, e.g. “cup, spoon”' },
-  { id: 'select', label: 'Select', key: 'V', icon: <SelectIcon />, hint: 'Click an object to select it (Shift adds); drag its vertices, double-click an edge to add one' },
-  { id: 'brush', label: 'Brush', key: 'B', icon: <BrushIcon />, hint: 'Paint into the selected object (nothing selected: a new object); [ ] or wheel while held: size' },
-  { id: 'eraser', label: 'Eraser', key: 'E', icon: <EraserIcon />, hint: 'Erase from the selected object; [ ] or wheel while held: size' },
-];
+import { RedoIcon, UndoIcon } from './icons';
 
 export function Toolbar() {
   const tool = useTool((s) => s.tool);
@@ -50,7 +39,7 @@ export function Toolbar() {
       <div className="tool-group">
         {TOOLS.map((t) => (
           <button key={t.id} type="button" className={`tool${tool === t.id ? ' active' : ''}`} aria-pressed={tool === t.id} aria-label={t.label} title={`${t.label} (${t.key}) — ${t.hint}`} onClick={() => setTool(t.id)}>
-            {t.icon}
+            <t.icon />
             <span className="tool-text" aria-hidden="true">
               {t.label}
             </span>
@@ -98,6 +87,7 @@ export function Toolbar() {
         </output>
       </label>
       <div className="tool-group right">
+        <ImportMenu />
         <ExportMenu />
         <button type="button" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" onClick={() => setHelpOpen(true)}>
           ?

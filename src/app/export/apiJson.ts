@@ -1,7 +1,11 @@
 import type { SegmentResponse } from '../../contract';
 import { bridgeHoles } from '../geometry/polygon';
 import type { SegObject } from '../state/model';
-import { categoriesOf } from './labels';
+
+/** Labels in order of first appearance. */
+function labelsOf(objects: readonly SegObject[]): string[] {
+  return [...new Set(objects.map((o) => o.label))];
+}
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
@@ -11,7 +15,7 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
  */
 export function toApiJson(objects: readonly SegObject[]): SegmentResponse {
   return {
-    prompt_results: categoriesOf(objects).map((label) => ({
+    prompt_results: labelsOf(objects).map((label) => ({
       echo: { text: label },
       predictions: objects
         .filter((o) => o.label === label)

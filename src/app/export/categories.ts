@@ -8,15 +8,17 @@ import type { ClassDef, SegObject } from '../state/model';
 export interface DatasetCategory {
   readonly id: number;
   readonly name: string;
+  readonly color: string;
 }
 
 export const UNLABELLED = 'unlabelled';
+export const UNLABELLED_COLOR = '#9e9e9e';
 
 export function datasetCategories(classes: readonly ClassDef[], objects: readonly Pick<SegObject, 'classId'>[]): DatasetCategory[] {
-  const known = [...classes].sort((a, b) => a.id - b.id).map((c) => ({ id: c.id, name: c.name }));
+  const known = [...classes].sort((a, b) => a.id - b.id).map((c) => ({ id: c.id, name: c.name, color: c.color }));
   const needsUnlabelled = objects.some((o) => o.classId == null || !classes.some((c) => c.id === o.classId));
   if (!needsUnlabelled) return known;
-  return [...known, { id: (known[known.length - 1]?.id ?? 0) + 1, name: UNLABELLED }];
+  return [...known, { id: (known[known.length - 1]?.id ?? 0) + 1, name: UNLABELLED, color: UNLABELLED_COLOR }];
 }
 
 export function categoryIdOf(categories: readonly DatasetCategory[], object: Pick<SegObject, 'classId'>): number {

@@ -4,12 +4,12 @@ import { SegmentResponse } from '../../contract';
 import type { PolygonWithHoles, Ring } from '../../engine/types';
 import type { ImageEntry, SegObject } from '../state/model';
 import { toApiJson } from './apiJson';
-import { toCoco } from './coco';
-import { cutOut, instanceIndexMask, pngMasksZip } from './maskPng';
+import { toCoco } from './formats/coco';
+import { cutOut, instanceIndexMask, pngMasksZip } from './formats/pngMasks';
 import { readZip } from './zip';
-import { dataYaml, toYoloSeg } from './yolo';
+import { dataYaml, readDataYamlNames, toYoloSeg } from './formats/yolo';
 import { datasetCategories } from './categories';
-import { readDataYamlNames } from './datasetReaders';
+import { sessionDataset, type Dataset } from './sessionDataset';
 
 const rect = (x: number, y: number, w: number, h: number): Ring => [
   [x, y],
@@ -26,20 +26,21 @@ const objects: SegObject[] = [
   { id: 'c', label: 'cup', classId: 1, confidence: 0.8, color: '#00f', visible: true, polygons: [{ outer: rect(16, 5, 3, 3), holes: [] }], source: 'local' },
 ];
 // Class ids are stable: "spoon" keeps id 3 although it is listed first and id 2 was deleted.
-const categories = datasetCategories(
-  [
-    { id: 3, name: 'spoon', color: '#0f0' },
-    { id: 1, name: 'cup', color: '#f00' },
-  ],
-  objects,
-);
+const classes = [
+  { id: 3, name: 'spoon', color: '#0f0' },
+  { id: 1, name: 'cup', color: '#f00' },
+];
+const categories = datasetCategories(classes, objects);
+const doc = { images: [image], objects: { [image.id]: objects }, classes };
+const dataset: Dataset = sessionDataset(doc, { includeHidden: true });
+const entry = dataset.images[0];
 
 describe('COCO export', () => {
-  const coco = toCoco([{ image, objects }], categories, new Date('2026-01-01T00:00:00Z'));
+  const coco = toCoco(dataset, { rleForHoles: false }, new Date('2026-01-01T00:00:00Z'));
 
   it('lists the image and the classes by their ids', () => {
     expect(coco.images).toEqual([{ id: 1, file_name: 'coffee.png', width: 20, height: 10 }]);
-    expect(coco.categories.map((c) => [c.id, c.name])).toEqual([[1, 'cup'], [3, 'spoon']]);
+    expect(coco.categories.map((c) => [c.id, c.name, c.color])).toEqual([[1, 'cup', '#f00'], [3, 'spoon', '#0f0']]);
   });
 
   it('writes polygon segmentation, bbox and true area (holes subtracted)', () => {
@@ -49,11 +50,20 @@ describe('COCO export', () => {
     expect(third.category_id).toBe(1);
     expect(first.bbox).toEqual([2, 2, 8, 6]);
     expect(first.area).toBe(48 - 4);
-    expect(first.segmentation).toHaveLength(1);
-    expect(first.segmentation[0].length % 2).toBe(0);
-    expect(first.segmentation[0].length).toBeGreaterThanOrEqual(6);
-    expect(first.score).toBe(0.93);
+    const rings = first.segmentation as number[][];
+    expect(rings).toHaveLength(1);
+    expect(rings[0].length % 2).toBe(0);
+    expect(rings[0].length).toBeGreaterThanOrEqual(6);
+    expect(first.attributes).toEqual({ score: 0.93, label: 'cup', color: '#f00', visible: true });
+    expect(first).not.toHaveProperty('score');
     expect(first.iscrowd).toBe(0);
+  });
+
+  it('writes an object with holes as compressed RLE when asked, the same pixels', () => {
+    const rle = toCoco(dataset, { rleForHoles: true }).annotations;
+    expect(typeof (rle[0].segmentation as { counts: unknown }).counts).toBe('string');
+    expect(rle[0].area).toBe(44);
+    expect(Array.isArray(rle[2].segmentation)).toBe(true); // no hole: still a polygon
   });
 });
 
@@ -68,7 +78,7 @@ describe('API JSON export', () => {
 
 describe('YOLO segmentation export', () => {
   it('writes normalised polygons with class index = class id - 1', () => {
-    const lines = toYoloSeg(image, objects, categories).trim().split('\n');
+    const lines = toYoloSeg(entry).trim().split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[1]).toBe('2 0.600000 0.100000 0.800000 0.100000 0.800000 0.300000 0.600000 0.300000');
     for (const line of lines) {
@@ -84,15 +94,15 @@ describe('YOLO segmentation export', () => {
   it('puts unlabelled objects under an "unlabelled" category after the highest id', () => {
     const withUnlabelled = datasetCategories([{ id: 1, name: 'cup', color: '#f00' }], [{ classId: 1 }, { classId: null }]);
     expect(withUnlabelled).toEqual([
-      { id: 1, name: 'cup' },
-      { id: 2, name: 'unlabelled' },
+      { id: 1, name: 'cup', color: '#f00' },
+      { id: 2, name: 'unlabelled', color: '#9e9e9e' },
     ]);
   });
 });
 
 describe('PNG mask export', () => {
   it('paints each object with its index and leaves holes empty', () => {
-    const mask = instanceIndexMask(image, objects);
+    const mask = instanceIndexMask(entry);
     const at = (x: number, y: number) => mask[y * image.width + x];
     expect(at(0, 0)).toBe(0);
     expect(at(3, 3)).toBe(1);
@@ -103,7 +113,7 @@ describe('PNG mask export', () => {
   });
 
   it('zips an instance PNG, a semantic PNG (value = class id) and a legend stating the stacking order', async () => {
-    const files = await readZip(await pngMasksZip([{ image, objects }], categories));
+    const files = await readZip(await pngMasksZip(dataset));
     expect(files.map((f) => f.name)).toEqual(['coffee.instances.png', 'coffee.semantic.png', 'coffee.legend.json']);
     const instances = PNG.sync.read(Buffer.from(files[0].data));
     const semantic = PNG.sync.read(Buffer.from(files[1].data));
@@ -117,7 +127,7 @@ describe('PNG mask export', () => {
 
   it('resolves overlaps by the stacking order: the later object owns the pixel', () => {
     const over: SegObject = { ...objects[2], id: 'd', polygons: [{ outer: rect(3, 3, 2, 2), holes: [] }] };
-    const mask = instanceIndexMask(image, [...objects, over]);
+    const mask = instanceIndexMask(sessionDataset({ ...doc, objects: { [image.id]: [...objects, over] } }, { includeHidden: true }).images[0]);
     expect(mask[3 * 20 + 3]).toBe(4);
   });
 });

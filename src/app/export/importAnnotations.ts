@@ -1,72 +1,86 @@
 import { maskOutline } from '../../engine/polygons';
-import type { BinaryMask, Ring, Vertex } from '../../engine/types';
-import { maskArea } from '../geometry/maskPaint';
-import { ensureClassNamed } from '../state/classOps';
-import { colorForIndex, type SegObject, type StudioDocument } from '../state/model';
+import type { BinaryMask, Vertex } from '../../engine/types';
+import { maskArea, maskIoU } from '../geometry/maskPaint';
+import { objectMask } from '../geometry/objectMask';
+import { colorForIndex, type ImageEntry, type SegObject, type StudioDocument } from '../state/model';
 import type { Outline } from '../state/outlineOps';
+import { classKey, mapClasses } from './classMapping';
+import { baseName, type ImportedAnnotation, type ImportedDataset } from './imported';
 import { fillPolygons } from './rasterize';
-import { baseName } from './yolo';
 
 /**
- * Annotations read from a dataset file (COCO JSON, YOLO labels), before they meet the session:
- * matched to open images by file name, their classes created by name when missing.
+ * A read dataset meets the session: annotations matched to open images by file name, classes
+ * mapped by name (classMapping.ts), and nothing added twice — an annotation whose class and pixels
+ * match an object already on its image (mask IoU ≥ SAME_OBJECT_IOU) is counted as already present,
+ * so importing the same file again adds nothing.
  */
-export interface ImportedAnnotation {
-  /** The image's file name as the dataset names it (YOLO: the label file's base name). */
-  readonly fileName: string;
-  readonly className: string;
-  /** Rings in image pixels, filled even-odd together (keyhole cuts and holes come out right). */
-  readonly rings?: readonly Ring[];
-  /** A ready mask (COCO RLE). */
-  readonly mask?: BinaryMask;
-  /** YOLO rings are normalised: they are scaled when the image is known. */
-  readonly normalised?: boolean;
-  readonly score?: number;
-}
+export const SAME_OBJECT_IOU = 0.9;
 
 export interface ImportResult {
   readonly doc: StudioDocument;
   readonly added: number;
+  readonly alreadyPresent: number;
   /** What could not be placed, with the reason, so nothing is dropped silently. */
   readonly unmatched: readonly string[];
+  /** Class changes a user should know about (classes added, ids that could not be kept). */
+  readonly classNotes: readonly string[];
 }
 
-const matchKey = (name: string) => baseName(name.split(/[\\/]/).pop() ?? name).toLowerCase();
+const matchKey = (name: string) => baseName(name).toLowerCase();
 
-export function importAnnotations(doc: StudioDocument, annotations: readonly ImportedAnnotation[], newId: () => string, outline: Outline): ImportResult {
-  let next = doc;
+/** The annotation's pixels on its image, or null when it has none there. */
+export function annotationMask(a: ImportedAnnotation, image: Pick<ImageEntry, 'width' | 'height'>): BinaryMask | null {
+  const { width, height } = image;
+  let mask = a.mask;
+  if (!mask && (a.rings || a.polygons)) {
+    const scale = (v: Vertex): Vertex => (a.normalised ? [v[0] * width, v[1] * height] : v);
+    const data = new Uint8Array(width * height);
+    if (a.rings) fillPolygons(data, width, height, [{ outer: [], holes: a.rings.map((r) => r.map(scale)) }], 1);
+    if (a.polygons) fillPolygons(data, width, height, a.polygons.map((p) => ({ outer: p.outer.map(scale), holes: p.holes.map((h) => h.map(scale)) })), 1);
+    mask = { width, height, data };
+  }
+  if (!mask || mask.width !== width || mask.height !== height || maskArea(mask) === 0) return null;
+  return mask;
+}
+
+export function importAnnotations(doc: StudioDocument, dataset: Pick<ImportedDataset, 'annotations' | 'categories'>, newId: () => string, outline: Outline): ImportResult {
+  const mapping = mapClasses(doc, dataset.categories, dataset.annotations.map((a) => a.className), (id) => colorForIndex(id - 1));
   let added = 0;
+  let alreadyPresent = 0;
   const unmatched = new Map<string, number>();
   const note = (reason: string) => unmatched.set(reason, (unmatched.get(reason) ?? 0) + 1);
   const objects: Record<string, SegObject[]> = {};
-  for (const a of annotations) {
+  const before = new Map<string, Array<{ classId: number | null; mask: BinaryMask }>>();
+  for (const a of dataset.annotations) {
     const image = doc.images.find((i) => matchKey(i.name) === matchKey(a.fileName));
     if (!image) {
       note(`${a.fileName}: no open image of that name`);
       continue;
     }
-    let mask = a.mask;
-    if (!mask && a.rings) {
-      const scale = (v: Vertex): Vertex => (a.normalised ? [v[0] * image.width, v[1] * image.height] : v);
-      const data = new Uint8Array(image.width * image.height);
-      fillPolygons(data, image.width, image.height, [{ outer: [], holes: a.rings.map((r) => r.map(scale)) }], 1);
-      mask = { width: image.width, height: image.height, data };
-    }
-    const area = mask && mask.width === image.width && mask.height === image.height ? maskArea(mask) : 0;
-    if (!mask || area === 0) {
+    const mask = annotationMask(a, image);
+    if (!mask) {
       note(`${a.fileName}: empty or wrong-sized shape`);
       continue;
     }
-    let classId: number;
-    ({ doc: next, classId } = ensureClassNamed(next, a.className));
+    const classId = mapping.idOf.get(classKey(a.className)) ?? null;
+    let existing = before.get(image.id);
+    if (!existing) {
+      existing = (doc.objects[image.id] ?? []).map((o) => ({ classId: o.classId ?? null, mask: objectMask(o, image.width, image.height) }));
+      before.set(image.id, existing);
+    }
+    if (existing.some((o) => o.classId === classId && maskIoU(o.mask, mask) >= SAME_OBJECT_IOU)) {
+      alreadyPresent++;
+      continue;
+    }
     const list = (objects[image.id] ??= [...(doc.objects[image.id] ?? [])]);
+    const area = maskArea(mask);
     list.push({
       id: newId(),
-      label: `${a.className} ${list.length + 1}`,
+      label: a.label ?? `${a.className} ${list.length + 1}`,
       classId,
       confidence: a.score ?? 1,
-      color: colorForIndex(list.length),
-      visible: true,
+      color: a.color ?? colorForIndex(list.length),
+      visible: a.visible ?? true,
       polygons: maskOutline(mask, { ...outline, area }),
       mask,
       outlineTolerance: outline.tolerance,
@@ -75,5 +89,8 @@ export function importAnnotations(doc: StudioDocument, annotations: readonly Imp
     added++;
   }
   const unmatchedList = [...unmatched].map(([reason, n]) => `${reason} (${n} annotation${n === 1 ? '' : 's'})`);
-  return { doc: added ? { ...next, objects: { ...next.objects, ...objects } } : next, added, unmatched: unmatchedList };
+  const classes = [...doc.classes, ...mapping.created];
+  const lastClassId = classes.reduce((max, c) => Math.max(max, c.id), doc.lastClassId ?? 0);
+  const next: StudioDocument = { ...doc, classes, lastClassId, activeClassId: doc.activeClassId ?? classes[0]?.id ?? null, objects: { ...doc.objects, ...objects } };
+  return { doc: next, added, alreadyPresent, unmatched: unmatchedList, classNotes: mapping.notes };
 }

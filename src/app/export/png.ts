@@ -1,7 +1,8 @@
 /**
- * A minimal PNG encoder (8-bit grayscale or RGBA, no filtering) on the platform's zlib
- * `CompressionStream`, available in browsers and Node alike — so the mask export is one pure
- * module, testable without a canvas.
+ * A minimal PNG encoder (8-bit grayscale, RGBA or palette, no filtering) and decoder (8-bit, every
+ * colour type and filter, no interlacing) on the platform's zlib `CompressionStream` /
+ * `DecompressionStream`, available in browsers and Node alike — so mask export and import are pure
+ * modules, testable without a canvas.
  */
 
 const CRC_TABLE = (() => {
@@ -35,10 +36,16 @@ async function zlibDeflate(data: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-export type PngColor = 'gray' | 'rgba';
+async function zlibInflate(data: Uint8Array): Promise<Uint8Array> {
+  const stream = new Blob([data as BlobPart]).stream().pipeThrough(new DecompressionStream('deflate'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
 
-export async function encodePng(width: number, height: number, pixels: Uint8Array, color: PngColor): Promise<Uint8Array> {
-  const channels = color === 'gray' ? 1 : 4;
+/** 'indexed': one byte per pixel into `palette` (RGB triples), e.g. Pascal VOC's masks. */
+export type PngColor = 'gray' | 'rgba' | 'indexed';
+
+export async function encodePng(width: number, height: number, pixels: Uint8Array, color: PngColor, palette?: Uint8Array): Promise<Uint8Array> {
+  const channels = color === 'rgba' ? 4 : 1;
   if (pixels.length !== width * height * channels) throw new Error(`expected ${width * height * channels} bytes, got ${pixels.length}`);
   const stride = width * channels;
   const raw = new Uint8Array((stride + 1) * height);
@@ -51,10 +58,92 @@ export async function encodePng(width: number, height: number, pixels: Uint8Arra
   view.setUint32(0, width);
   view.setUint32(4, height);
   header[8] = 8; // bit depth
-  header[9] = color === 'gray' ? 0 : 6;
-  const signature = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
-  const parts = [signature, chunk('IHDR', header), chunk('IDAT', await zlibDeflate(raw)), chunk('IEND', new Uint8Array())];
+  header[9] = color === 'gray' ? 0 : color === 'rgba' ? 6 : 3;
+  if (color === 'indexed' && !palette) throw new Error('an indexed PNG needs a palette');
+  const paletteChunks = color === 'indexed' ? [chunk('PLTE', palette!)] : [];
+  const parts = [SIGNATURE, chunk('IHDR', header), ...paletteChunks, chunk('IDAT', await zlibDeflate(raw)), chunk('IEND', new Uint8Array())];
   return concatBytes(parts);
+}
+
+const SIGNATURE = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
+
+export interface DecodedPng {
+  readonly width: number;
+  readonly height: number;
+  /** 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA; an indexed PNG gives 1 channel of palette indices. */
+  readonly channels: number;
+  readonly pixels: Uint8Array;
+  /** RGB triples, for an indexed PNG. */
+  readonly palette?: Uint8Array;
+}
+
+const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+
+export async function decodePng(bytes: Uint8Array): Promise<DecodedPng> {
+  if (bytes.length < 8 || SIGNATURE.some((b, i) => bytes[i] !== b)) throw new Error('not a PNG file');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let width = 0;
+  let height = 0;
+  let colorType = -1;
+  let palette: Uint8Array | undefined;
+  const idat: Uint8Array[] = [];
+  for (let at = 8; at + 8 <= bytes.length; ) {
+    const length = view.getUint32(at);
+    const type = String.fromCharCode(...bytes.subarray(at + 4, at + 8));
+    const data = bytes.subarray(at + 8, at + 8 + length);
+    if (type === 'IHDR') {
+      width = view.getUint32(at + 8);
+      height = view.getUint32(at + 12);
+      const depth = data[8];
+      colorType = data[9];
+      if (depth !== 8) throw new Error(`PNG bit depth ${depth} is not supported (8 only)`);
+      if (data[12] !== 0) throw new Error('interlaced PNGs are not supported');
+    } else if (type === 'PLTE') palette = data.slice();
+    else if (type === 'IDAT') idat.push(data);
+    else if (type === 'IEND') break;
+    at += 12 + length;
+  }
+  const channels = CHANNELS[colorType];
+  if (!channels) throw new Error(`PNG colour type ${colorType} is not supported`);
+  const raw = await zlibInflate(concatBytes(idat));
+  const stride = width * channels;
+  if (raw.length < (stride + 1) * height) throw new Error('PNG image data is truncated');
+  const pixels = new Uint8Array(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)];
+    const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    const out = pixels.subarray(y * stride, (y + 1) * stride);
+    const prior = y > 0 ? pixels.subarray((y - 1) * stride, y * stride) : new Uint8Array(stride);
+    for (let i = 0; i < stride; i++) {
+      const a = i >= channels ? out[i - channels] : 0;
+      const b = prior[i];
+      const c = i >= channels ? prior[i - channels] : 0;
+      out[i] = (line[i] + unfilter(filter, a, b, c)) & 0xff;
+    }
+  }
+  return { width, height, channels: colorType === 3 ? 1 : channels, pixels, palette };
+}
+
+function unfilter(filter: number, a: number, b: number, c: number): number {
+  switch (filter) {
+    case 0:
+      return 0;
+    case 1:
+      return a;
+    case 2:
+      return b;
+    case 3:
+      return (a + b) >> 1;
+    case 4: {
+      const p = a + b - c;
+      const pa = Math.abs(p - a);
+      const pb = Math.abs(p - b);
+      const pc = Math.abs(p - c);
+      return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+    }
+    default:
+      throw new Error(`PNG filter ${filter} is not defined`);
+  }
 }
 
 export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {

@@ -1,21 +1,56 @@
 import type { ImageEntry, SegObject, StudioDocument } from '../state/model';
-import { datasetCategories, type DatasetCategory } from './categories';
+import { categoryIdOf, datasetCategories, type DatasetCategory } from './categories';
+import { objectGeometry, type ObjectGeometry } from './objectGeometry';
+
+/**
+ * What every dataset writer takes: plain data, no DOM, so the server can write the same files
+ * (issue 28). Each object carries its one exported geometry (objectGeometry.ts) and its category.
+ */
+export interface DatasetObject {
+  readonly object: SegObject;
+  readonly categoryId: number;
+  readonly geometry: ObjectGeometry;
+}
+
+export interface DatasetImage {
+  readonly image: ImageEntry;
+  readonly objects: readonly DatasetObject[];
+  /** The photo's file bytes, for formats that can carry them. */
+  readonly bytes?: Uint8Array;
+}
+
+export interface Dataset {
+  readonly images: readonly DatasetImage[];
+  readonly categories: readonly DatasetCategory[];
+  /** Objects left out because no pixel of them lies inside their image, by image name. */
+  readonly outsideImage: readonly string[];
+}
 
 export interface ExportOptions {
-  /** Hidden objects are exported unless the user unticks "Include hidden objects". */
+  /** Hidden objects are left out unless the user ticks "Include hidden objects". */
   readonly includeHidden: boolean;
 }
 
-export interface SessionDataset {
-  readonly entries: ReadonlyArray<{ image: ImageEntry; objects: SegObject[] }>;
-  readonly categories: readonly DatasetCategory[];
+/** Every image of the session with the objects to export, and the categories they use. */
+export function sessionDataset(doc: Pick<StudioDocument, 'images' | 'objects' | 'classes'>, options: ExportOptions): Dataset {
+  const chosen = doc.images.map((image) => ({ image, objects: (doc.objects[image.id] ?? []).filter((o) => options.includeHidden || o.visible) }));
+  const categories = datasetCategories(doc.classes, chosen.flatMap((e) => e.objects));
+  const outsideImage: string[] = [];
+  const images = chosen.map(({ image, objects }) => ({
+    image,
+    objects: objects.flatMap((object): DatasetObject[] => {
+      const geometry = objectGeometry(object, image.width, image.height);
+      if (!geometry) {
+        outsideImage.push(`${image.name}: ${object.label}`);
+        return [];
+      }
+      return [{ object, categoryId: categoryIdOf(categories, object), geometry }];
+    }),
+  }));
+  return { images, categories, outsideImage };
 }
 
-/** Every image of the session with the objects to export, and the categories they use. */
-export function sessionDataset(doc: StudioDocument, options: ExportOptions): SessionDataset {
-  const entries = doc.images.map((image) => ({
-    image,
-    objects: (doc.objects[image.id] ?? []).filter((o) => options.includeHidden || o.visible),
-  }));
-  return { entries, categories: datasetCategories(doc.classes, entries.flatMap((e) => e.objects)) };
+/** The same dataset with each image's file bytes attached (formats that carry the photos). */
+export function withImageBytes(dataset: Dataset, bytesOf: (image: ImageEntry) => Uint8Array | undefined): Dataset {
+  return { ...dataset, images: dataset.images.map((entry) => ({ ...entry, bytes: bytesOf(entry.image) })) };
 }

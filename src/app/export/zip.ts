@@ -18,7 +18,18 @@ export function textEntry(name: string, text: string): ZipEntry {
   return { name, data: encoder.encode(text) };
 }
 
-export function writeZip(entries: readonly ZipEntry[]): Uint8Array {
+/** MS-DOS date and time of `date` (local clock, 2-second steps); the earliest a DOS date holds is 1980-01-01. */
+export function dosDateTime(date: Date): { date: number; time: number } {
+  const year = Math.min(2107, Math.max(1980, date.getFullYear()));
+  return {
+    date: ((year - 1980) << 9) | ((date.getMonth() + 1) << 5) | date.getDate(),
+    time: (date.getHours() << 11) | (date.getMinutes() << 5) | (date.getSeconds() >> 1),
+  };
+}
+
+/** Entries are dated `modified` (default now): an all-zero DOS date reads as 1980-00-00, an invalid date. */
+export function writeZip(entries: readonly ZipEntry[], modified: Date = new Date()): Uint8Array {
+  const stamp = dosDateTime(modified);
   const locals: Uint8Array[] = [];
   const centrals: Uint8Array[] = [];
   let offset = 0;
@@ -30,6 +41,8 @@ export function writeZip(entries: readonly ZipEntry[]): Uint8Array {
     lv.setUint32(0, 0x04034b50, true);
     lv.setUint16(4, 20, true);
     lv.setUint16(6, 0x0800, true); // UTF-8 names
+    lv.setUint16(10, stamp.time, true);
+    lv.setUint16(12, stamp.date, true);
     lv.setUint32(14, crc, true);
     lv.setUint32(18, entry.data.length, true);
     lv.setUint32(22, entry.data.length, true);
@@ -41,6 +54,8 @@ export function writeZip(entries: readonly ZipEntry[]): Uint8Array {
     cv.setUint16(4, 20, true);
     cv.setUint16(6, 20, true);
     cv.setUint16(8, 0x0800, true);
+    cv.setUint16(12, stamp.time, true);
+    cv.setUint16(14, stamp.date, true);
     cv.setUint32(16, crc, true);
     cv.setUint32(20, entry.data.length, true);
     cv.setUint32(24, entry.data.length, true);

@@ -1,48 +1,13 @@
 import { edits } from '../state/editActions';
-import { useDetail } from '../state/detailStore';
-import { useEarlyMask } from '../state/earlyMaskStore';
-import { useHoverPreview } from '../state/hoverPreviewStore';
-import { useInferenceMode } from '../state/inferenceModeStore';
-import { usePreferences } from '../state/preferences';
-import { studioPromptDocument, writePromptEdit } from '../state/promptEdits';
-import { useRemoteSettings } from '../state/remoteSettingsStore';
+import { writePromptEdit } from '../state/promptEdits';
 import { currentDocument } from '../state/studioStore';
-import { useTool } from '../state/toolStore';
+import { scheduler } from '../studioServices';
 import type { ToolOutput } from '../tools/types';
-import { InferenceScheduler } from './inferenceScheduler';
-import { isEmbedded, mirrorPassLocal, predictLocal } from './localEngine';
-import { apiSegmenter } from './remoteSegmenter';
 
 /**
- * The studio's wiring: tool outputs go to the document (state/promptEdits.ts, editActions) and
- * prompt edits to the one inference scheduler, built here on the app's stores and engines.
+ * Where tool outputs go: to the document (state/promptEdits.ts, editActions) and, for prompt edits,
+ * to the studio's one inference scheduler (built in studioServices.ts).
  */
-
-export const scheduler = new InferenceScheduler({
-  document: studioPromptDocument,
-  decoder: { isEmbedded, predict: predictLocal, mirrorPass: mirrorPassLocal },
-  remote: apiSegmenter,
-  settings: () => ({
-    mode: useInferenceMode.getState().mode,
-    tool: useTool.getState().tool,
-    tolerance: useDetail.getState().tolerance,
-    remote: useRemoteSettings.getState().remote,
-    // Server start is for devices too slow to run the encoder, which the mirror image would need.
-    mirrorPass: usePreferences.getState().embeddingSource === 'device',
-  }),
-  preview: {
-    current: () => useHoverPreview.getState().preview,
-    show: (preview) => useHoverPreview.getState().setPreview(preview),
-  },
-  earlyMask: {
-    show: (early) => useEarlyMask.getState().show(early),
-    clear: (imageId, revision) => useEarlyMask.getState().clear(imageId, revision),
-  },
-});
-
-// A preview belongs to the tool and the mode it was asked under.
-useTool.subscribe((now, before) => now.tool !== before.tool && scheduler.stopHover());
-useInferenceMode.subscribe((now, before) => now.mode !== before.mode && scheduler.stopHover());
 
 function activeImageId(): string | null {
   const doc = currentDocument();

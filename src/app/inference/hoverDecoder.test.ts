@@ -4,7 +4,7 @@ import { emptyDocument } from '../state/model';
 import { studioPromptDocument } from '../state/promptEdits';
 import { studio, useStudio } from '../state/studioStore';
 import { HOVER_REST_MS, HoverDecoder } from './hoverDecoder';
-import type { LocalCandidate } from './localEngine';
+import type { LocalCandidate } from './engineSession';
 import { RestedDecode } from './restedDecode';
 import type { SchedulerSettings } from './schedulerPorts';
 

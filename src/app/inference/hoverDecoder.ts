@@ -1,5 +1,5 @@
 import type { BinaryMask, PolygonWithHoles, Vertex } from '../../engine/types';
-import type { LocalCandidate } from './localEngine';
+import type { LocalCandidate } from './engineSession';
 import { localDecodeRequest, selectedLogits } from './localDecodeRequest';
 import { decodeKeyOf, type RestedDecode } from './restedDecode';
 import type { HoverPreviewSink, LocalDecoder, PromptDocument, SchedulerClock, SchedulerSettings } from './schedulerPorts';

@@ -1,7 +1,7 @@
 import type { BinaryMask, PointPrompt, Vertex } from '../../engine/types';
 import { hasPrompt, type PromptState } from '../state/model';
 import { HoverDecoder } from './hoverDecoder';
-import type { LocalCandidate } from './localEngine';
+import type { LocalCandidate } from './engineSession';
 import { localDecodeRequest, selectedLogits } from './localDecodeRequest';
 import { RemoteCallError } from './remoteClient';
 import { MirrorPass } from './mirrorPass';

@@ -1,6 +1,5 @@
 import { interpretPrompt } from '../../engine/text/promptParser';
-import { rgbaOf } from '../images/imageLibrary';
-import { ensureEmbedding, startLocalEngine } from './localEngine';
+import type { EngineSession } from './engineSession';
 import { outcomeOf } from './textOutcomes';
 import type { TextSegmenter } from './textSegmentation';
 
@@ -8,7 +7,7 @@ import type { TextSegmenter } from './textSegmentation';
  * Text prompts in the browser: the engine worker runs the same pipeline as the server (COCO
  * detector → SAM box prompts) on the embedding the point tools already use. No API key, no credit.
  */
-export function localTextSegmenter(tolerance: number): TextSegmenter {
+export function localTextSegmenter(session: EngineSession, tolerance: number): TextSegmenter {
   return {
     runsOn: 'browser',
     async segment(image, prompts) {
@@ -18,12 +17,8 @@ export function localTextSegmenter(tolerance: number): TextSegmenter {
         const outcomes = interpretations.map((i) => outcomeOf({ text: i.text, known: false, reason: i.reason, instances: [] }));
         return { objects: [], requestId: null, refunded: false, outcomes };
       }
-      const client = await startLocalEngine();
-      const rgba = rgbaOf(image.id);
-      if (!rgba) throw new Error('The image is not loaded yet.');
-      // Same key as the point tools: the worker's cached embedding is reused, not recomputed.
-      const imageKey = await ensureEmbedding(image.id);
-      const response = await client.segmentText(rgba, prompts, { imageId: imageKey, outline: { tolerance } });
+      // On the point tools' embedding: the worker's cached embedding is reused, not recomputed.
+      const response = await session.segmentText(image.id, prompts, { tolerance });
       const objects = response.results.flatMap((r) =>
         r.instances.map((t) => ({
           label: t.label,

@@ -1,4 +1,4 @@
-import type { DecoderPrecision, EncoderPrecision } from '../../engine/worker/protocol';
+import type { DecoderPrecision, EncoderPrecision } from '../../engine/service/api';
 
 export interface ModelVariants {
   readonly encoder: EncoderPrecision;

@@ -1,22 +1,47 @@
 import { describe, expect, it } from 'vitest';
-import { withoutDuplicates } from './objectDedupe';
+import { leftOutNote, withoutDuplicates } from './objectDedupe';
 
-const square = (x0: number, y0: number, x1: number, y1: number) => ({
+const square = (x0: number, y0: number, x1: number, y1: number, label = 'cup') => ({
+  label,
   polygons: [{ outer: [[x0, y0], [x1, y0], [x1, y1], [x0, y1]] as [number, number][], holes: [] }],
 });
+const image = { width: 100, height: 100 };
 
 describe('withoutDuplicates', () => {
-  it('drops an incoming object that repeats one already on the image (IoU ≥ 0.9), keeps different ones', () => {
+  it('drops an incoming object that repeats one already on the image, keeps different ones', () => {
     const existing = [square(0, 0, 50, 50)];
-    const incoming = [square(0, 0, 50, 49), square(60, 60, 90, 90), square(0, 0, 30, 30)];
-    const { added, duplicates } = withoutDuplicates(existing, incoming, 100, 100);
-    expect(duplicates).toBe(1);
+    const incoming = [square(0, 0, 50, 45), square(60, 60, 90, 90), square(55, 0, 95, 30)];
+    const { added, reasons } = withoutDuplicates(existing, incoming, image);
+    expect(reasons).toEqual(['repeats-accepted']);
     expect(added).toEqual([incoming[1], incoming[2]]);
   });
 
-  it('drops repeats inside one answer too', () => {
-    const { added, duplicates } = withoutDuplicates([], [square(10, 10, 40, 40), square(10, 10, 40, 40)], 50, 50);
+  it('drops repeats inside one answer too, and a part of an object already proposed', () => {
+    const { added, reasons } = withoutDuplicates([], [square(10, 10, 40, 40), square(10, 10, 40, 40), square(12, 12, 30, 30)], image);
     expect(added).toHaveLength(1);
-    expect(duplicates).toBe(1);
+    expect(reasons).toEqual(['repeats-proposal', 'inside-proposal']);
+  });
+
+  it('keeps an object inside an accepted one of another class (a cup on a table)', () => {
+    const classes = [{ id: 1, name: 'dining table', color: '#000' }];
+    const table = { ...square(0, 0, 100, 100, 'table 1'), classId: 1 };
+    const { added } = withoutDuplicates([table], [square(40, 40, 50, 50, 'cup')], image, classes);
+    expect(added).toHaveLength(1);
+  });
+
+  it('drops a mask that swallows two same-class instances, even when it scores best', () => {
+    const left = square(0, 0, 40, 90, 'person');
+    const right = square(50, 0, 90, 90, 'person');
+    const both = square(0, 0, 90, 90, 'person');
+    const { added, reasons } = withoutDuplicates([], [both, left, right], image);
+    expect(added).toEqual([left, right]);
+    expect(reasons).toEqual(['group-of-instances']);
+  });
+});
+
+describe('leftOutNote', () => {
+  it('says how many were left out and why, in words', () => {
+    expect(leftOutNote([])).toBe('');
+    expect(leftOutNote(['repeats-accepted', 'group-of-instances', 'repeats-accepted'])).toBe(' · 3 not added: 2 already on the image, 1 several objects in one mask');
   });
 });

@@ -1,43 +1,62 @@
-import { maskIoU } from '../../engine/polygons';
-import type { ImageEntry, SegObject } from '../state/model';
-import { studio, useStudio } from '../state/studioStore';
+import { dedupeProposals, type DropReason } from '../../engine/proposalDedupe';
 import { objectMask } from '../geometry/objectMask';
+import { classById } from '../state/classOps';
+import type { ClassDef, ImageEntry, SegObject } from '../state/model';
+import { studio, useStudio } from '../state/studioStore';
 
 /**
- * Running a text prompt (or "Find similar") again on the same image finds the same objects again:
- * an incoming object that overlaps an object already on the image (or one added just before it) at
- * mask IoU ≥ `iou` is the same object, and is not added twice.
+ * Objects a machine proposes (a text prompt, "Find similar") meet the image's accepted objects
+ * through the one de-duplication rule (engine/proposalDedupe.ts): an object already there, a part of
+ * one, a repeat within the answer or a mask that is a group of instances is not added.
  */
-export const DUPLICATE_IOU = 0.9;
+type Proposal = Pick<SegObject, 'mask' | 'polygons' | 'label'> & { readonly classId?: number | null };
 
-type Outline = Pick<SegObject, 'mask' | 'polygons'>;
-
-export function withoutDuplicates<T extends Outline>(
-  existing: readonly Outline[],
-  incoming: readonly T[],
-  width: number,
-  height: number,
-  iou = DUPLICATE_IOU,
-): { added: T[]; duplicates: number } {
-  const kept = existing.map((o) => objectMask(o, width, height));
-  const added: T[] = [];
-  for (const object of incoming) {
-    const mask = objectMask(object, width, height);
-    if (kept.some((k) => maskIoU(k, mask) >= iou)) continue;
-    kept.push(mask);
-    added.push(object);
-  }
-  return { added, duplicates: incoming.length - added.length };
+/** What an object is for de-duplication: its class name, else (proposals) its label; unlabelled accepted objects match any class. */
+function classKeyOf(classes: readonly ClassDef[], object: Proposal, accepted: boolean): string | null {
+  const named = classById({ classes }, object.classId);
+  if (named) return named.name.trim().toLowerCase();
+  return accepted ? null : object.label.trim().toLowerCase();
 }
 
-/** Adds the objects to the image in one undo step, leaving out those already there; returns how many were left out. */
+export function withoutDuplicates<T extends Proposal>(
+  existing: readonly Proposal[],
+  incoming: readonly T[],
+  image: Pick<ImageEntry, 'width' | 'height'>,
+  classes: readonly ClassDef[] = [],
+): { added: T[]; duplicates: number; reasons: DropReason[] } {
+  const masked = (o: Proposal, accepted: boolean) => ({ mask: objectMask(o, image.width, image.height), classKey: classKeyOf(classes, o, accepted) });
+  const proposals = incoming.map((object) => ({ object, ...masked(object, false) }));
+  const { kept, dropped } = dedupeProposals(
+    existing.map((o) => masked(o, true)),
+    proposals,
+  );
+  return { added: kept.map((k) => k.object), duplicates: dropped.length, reasons: dropped.map((d) => d.reason) };
+}
+
+const REASON_WORDS: Record<DropReason, string> = {
+  'repeats-accepted': 'already on the image',
+  'inside-accepted': 'part of an object already there',
+  'repeats-proposal': 'found twice',
+  'inside-proposal': 'part of another result',
+  'group-of-instances': 'several objects in one mask',
+};
+
+/** " · 2 not added: 1 already on the image, 1 several objects in one mask" (empty when nothing was left out). */
+export function leftOutNote(reasons: readonly DropReason[]): string {
+  if (reasons.length === 0) return '';
+  const counts = new Map<DropReason, number>();
+  for (const r of reasons) counts.set(r, (counts.get(r) ?? 0) + 1);
+  return ` · ${reasons.length} not added: ${[...counts].map(([r, n]) => `${n} ${REASON_WORDS[r]}`).join(', ')}`;
+}
+
+/** Adds the objects to the image in one undo step, leaving out those already there; returns how many were left out and why. */
 export function addWithoutDuplicates(
   image: Pick<ImageEntry, 'id' | 'width' | 'height'>,
   objects: ReadonlyArray<Omit<SegObject, 'color' | 'id'>>,
   action?: string,
-): { added: number; duplicates: number } {
-  const existing = useStudio.getState().history.present.objects[image.id] ?? [];
-  const { added, duplicates } = withoutDuplicates(existing, objects, image.width, image.height);
+): { added: number; duplicates: number; reasons: DropReason[] } {
+  const doc = useStudio.getState().history.present;
+  const { added, duplicates, reasons } = withoutDuplicates(doc.objects[image.id] ?? [], objects, image, doc.classes);
   if (added.length > 0) studio.addObjects(image.id, added, action);
-  return { added: added.length, duplicates };
+  return { added: added.length, duplicates, reasons };
 }

@@ -9,7 +9,10 @@ import { emptyMask, paintStroke } from '../geometry/maskPaint';
 import { useDetail } from '../state/detailStore';
 import { addPaintedObject } from '../state/objectOps';
 import { currentDocument, studio, useStudio } from '../state/studioStore';
-import { outlinesSettled, watchOutlines } from './outlines';
+import { OutlineFollower } from './outlines';
+
+// As the engine session traces when no engine worker was started: the same engine function, here.
+const follower = new OutlineFollower(async (masks, outline) => masks.map((mask) => maskOutline(mask, outline)));
 
 const image = { id: 'img', name: 'a.png', width: 400, height: 300 };
 // Large enough that the error control (IoU ≥ 0.99 per part) leaves room to simplify.
@@ -27,14 +30,14 @@ const setTolerance = (tolerance: number) => useDetail.getState().setTolerance(to
 
 describe('outlines follow the Detail slider', () => {
   it('re-traces every outline at the new tolerance, without an undo step', async () => {
-    const stop = watchOutlines();
+    const stop = follower.watch();
     setTolerance(0);
     paintOne();
-    await outlinesSettled();
+    await follower.settled();
     const before = shown().polygons;
     const steps = useStudio.getState().history.labels.length;
     setTolerance(3);
-    await outlinesSettled();
+    await follower.settled();
     expect(shown().polygons).toEqual(maskOutline(disc, { tolerance: 3 }));
     expect(shown().outlineTolerance).toBe(3);
     expect(shown().polygons[0].outer.length).toBeLessThan(before[0].outer.length);
@@ -43,25 +46,25 @@ describe('outlines follow the Detail slider', () => {
   });
 
   it('ends at the latest position when it moves again while a trace is running', async () => {
-    const stop = watchOutlines();
+    const stop = follower.watch();
     setTolerance(0);
     paintOne();
     setTolerance(3);
     setTolerance(1.2);
     setTolerance(2);
-    await outlinesSettled();
+    await follower.settled();
     expect(shown().polygons).toEqual(maskOutline(disc, { tolerance: 2 }));
     stop();
   });
 
   it('re-traces what a restored session or an undo brings back at another tolerance', async () => {
-    const stop = watchOutlines();
+    const stop = follower.watch();
     setTolerance(0);
     paintOne();
     const painted = currentDocument();
     // As a session saved at another position of the slider would come back.
     useStudio.getState().load({ ...painted, objects: { img: painted.objects.img.map((o) => ({ ...o, polygons: [], outlineTolerance: 3 })) } });
-    await outlinesSettled();
+    await follower.settled();
     expect(shown().polygons).toEqual(maskOutline(disc, { tolerance: 0 }));
     stop();
   });

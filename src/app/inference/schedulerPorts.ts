@@ -4,8 +4,8 @@ import type { HoverPreview } from '../state/hoverPreviewStore';
 import type { InferenceMode } from '../state/inferenceModeStore';
 import type { Candidate, ImageEntry, PromptState } from '../state/model';
 import type { RemoteSettings } from '../state/remoteSettingsStore';
-import type { ToolId } from '../tools/types';
-import type { LocalCandidate } from './localEngine';
+import type { ToolId } from '../tools/registry';
+import type { LocalCandidate } from './engineSession';
 import type { StudioDecodeOptions } from './localDecodeRequest';
 
 /** What the inference scheduler reads and writes of the document: prompts in, answers out by revision. */

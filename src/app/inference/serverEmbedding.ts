@@ -1,6 +1,6 @@
 import { EmbeddingResponse } from '../../contract/embeddings';
 import { dequantizeEmbedding } from '../../engine/embeddingCodec';
-import type { EmbeddingRecord } from '../../engine/worker/protocol';
+import type { EmbeddingRecord } from '../../engine/service/api';
 import { paidCall, RemoteCallError, type RemoteConfig } from './remoteClient';
 
 /**

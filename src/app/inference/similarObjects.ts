@@ -1,6 +1,6 @@
 import { objectMask } from '../geometry/objectMask';
 import type { ImageEntry, SegObject } from '../state/model';
-import { ensureEmbedding, startLocalEngine } from './localEngine';
+import type { EngineSession } from './engineSession';
 import { addWithoutDuplicates } from './objectDedupe';
 
 /**
@@ -19,10 +19,8 @@ export interface SimilarOutcome {
 }
 
 /** Adds what was found as new objects, labelled like the source, in one undo step. */
-export async function findSimilarObjects(image: ImageEntry, object: SegObject, tolerance: number): Promise<SimilarOutcome> {
-  const client = await startLocalEngine();
-  const imageKey = await ensureEmbedding(image.id);
-  const { instances: found, rejected = 0 } = await client.findSimilar(imageKey, objectMask(object, image.width, image.height), { outline: { tolerance } });
+export async function findSimilarObjects(session: EngineSession, image: ImageEntry, object: SegObject, tolerance: number): Promise<SimilarOutcome> {
+  const { instances: found, rejected = 0 } = await session.findSimilar(image.id, objectMask(object, image.width, image.height), { tolerance });
   const { added, duplicates } = addWithoutDuplicates(
     image,
     found.map((f) => ({

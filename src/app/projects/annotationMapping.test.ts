@@ -26,4 +26,18 @@ describe('studio objects ↔ project annotations', () => {
     const back = fromAnnotationObject(toAnnotationObject(object), [{ id: 2, name: 'cup', color: '#3fa7ff' }], 0);
     expect(back).toEqual(object);
   });
+
+  it('keeps an unlabelled object its own name, colour and origin (a text prompt found it)', () => {
+    const object: SegObject = {
+      id: 'obj-2',
+      label: 'red mug',
+      classId: null,
+      confidence: 0.6,
+      color: '#a0e060',
+      visible: true,
+      polygons: [{ outer: [[0, 0], [2, 0], [2, 2]], holes: [] }],
+      source: 'text',
+    };
+    expect(fromAnnotationObject(toAnnotationObject(object), [], 3)).toEqual(object);
+  });
 });

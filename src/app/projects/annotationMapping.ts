@@ -41,6 +41,9 @@ export function toAnnotationObject(object: SegObject): AnnotationObject {
     classId: object.classId ?? null,
     polygons: object.polygons.map((p) => ({ outer: p.outer.map(([x, y]) => [x, y] as [number, number]), holes: p.holes.map((h) => h.map(([x, y]) => [x, y] as [number, number])) })),
     ...(object.mask ? { mask: { width: object.mask.width, height: object.mask.height, counts: maskToRuns(object.mask) } } : {}),
+    label: object.label.slice(0, 200),
+    color: object.color,
+    source: object.source,
     confidence: Math.min(1, Math.max(0, object.confidence)),
     visible: object.visible,
     review: 'unreviewed',
@@ -55,14 +58,14 @@ export function fromAnnotationObject(object: AnnotationObject, classes: readonly
   const cls = classes.find((c) => c.id === object.classId);
   return {
     id: object.id,
-    label: cls?.name ?? 'object',
+    label: cls?.name ?? object.label ?? 'object',
     classId: object.classId,
     confidence: object.confidence,
-    color: cls?.color ?? colorForIndex(index),
+    color: cls?.color ?? object.color ?? colorForIndex(index),
     visible: object.visible,
     polygons: object.polygons,
     ...(object.mask ? { mask: runsToMask(object.mask.width, object.mask.height, object.mask.counts) } : {}),
-    source: 'local',
+    source: object.source,
   };
 }
 

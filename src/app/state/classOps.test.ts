@@ -55,3 +55,15 @@ describe('class store', () => {
     expect(setActiveClass(doc, 7)).toBe(doc);
   });
 });
+
+describe('class ids for the life of the session', () => {
+  it('never hands a deleted class’s id to a new class, even the highest', () => {
+    let doc = addClass(addClass(emptyDocument(), 'cat'), 'dog');
+    doc = deleteClass(doc, 2);
+    doc = addClass(doc, 'bird');
+    expect(doc.classes.map((c) => [c.id, c.name])).toEqual([
+      [1, 'cat'],
+      [3, 'bird'],
+    ]);
+  });
+});

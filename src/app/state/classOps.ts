@@ -5,8 +5,9 @@ import { colorForIndex, type ClassDef, type SegObject, type StudioDocument } fro
  * the class exists) so an export written today and one written after a reorder agree.
  */
 
-export function nextClassId(classes: readonly ClassDef[]): number {
-  return classes.reduce((max, c) => Math.max(max, c.id), 0) + 1;
+/** The next id: above every class there is and every id handed out before (`lastClassId`), so a deleted class's id is never given to another. */
+export function nextClassId(classes: readonly ClassDef[], lastClassId = 0): number {
+  return classes.reduce((max, c) => Math.max(max, c.id), lastClassId) + 1;
 }
 
 export function classById(doc: Pick<StudioDocument, 'classes'>, id: number | null | undefined): ClassDef | undefined {
@@ -14,9 +15,9 @@ export function classById(doc: Pick<StudioDocument, 'classes'>, id: number | nul
 }
 
 export function addClass(doc: StudioDocument, name?: string): StudioDocument {
-  const id = nextClassId(doc.classes);
+  const id = nextClassId(doc.classes, doc.lastClassId);
   const created: ClassDef = { id, name: name?.trim() || `class ${id}`, color: colorForIndex(id - 1) };
-  return { ...doc, classes: [...doc.classes, created], activeClassId: doc.activeClassId ?? id };
+  return { ...doc, classes: [...doc.classes, created], activeClassId: doc.activeClassId ?? id, lastClassId: id };
 }
 
 /** The class with this name (case-insensitive), created when missing; returns the document and its id. */

@@ -89,6 +89,8 @@ export interface StudioDocument {
   readonly classes: readonly ClassDef[];
   /** The class newly accepted objects take. */
   readonly activeClassId: number | null;
+  /** The highest class id ever handed out (absent: the highest id listed), so a deleted class's id is not reused. */
+  readonly lastClassId?: number;
 }
 
 export const emptyPrompt = (revision = 0): PromptState => ({

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { ToolId } from '../tools/types';
+import type { ToolId } from '../tools/registry';
 
 /** Which canvas tool is on. Not undoable, not saved: every visit starts with the positive point. */
 interface ToolStoreState {

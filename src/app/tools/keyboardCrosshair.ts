@@ -1,25 +1,22 @@
 import type { Vertex } from '../../engine/types';
-import { boxFromDrag, isBoxLargeEnough } from '../geometry/centerBox';
-import type { ToolOutput } from './types';
+import { MOUSE_LEFT, type ToolEvent } from './types';
 
 /**
- * The canvas without a mouse: arrow keys move a crosshair (Shift for larger steps), Enter or Space
- * places a positive point, Shift+Enter a negative one. With the Box tool the first Enter fixes the
- * center (or the first corner, with the corner setting) and a second Enter, after moving, the corner.
+ * The canvas without a mouse: arrow keys move a crosshair (Shift for larger steps), which is the
+ * keyboard's pointer; Enter or Space presses and releases it there, Shift+Enter as the opposite
+ * kind (like Alt with the mouse). The tools make of it what they make of any pointer: with the Box
+ * tool the first Enter fixes the center (or the first corner) and a second Enter, after moving,
+ * the corner (promptTool.ts).
  */
 export interface CrosshairState {
   readonly at: Vertex;
-  /** The box tool's first Enter, waiting for the second. */
-  readonly boxAnchor: Vertex | null;
 }
 
 export interface CrosshairContext {
-  readonly tool: 'positive' | 'negative' | 'box' | string;
   readonly imageWidth: number;
   readonly imageHeight: number;
   /** One arrow press, in image pixels (the caller keeps it a constant distance on screen). */
   readonly step: number;
-  readonly boxFromCorners: boolean;
 }
 
 export interface CrosshairKey {
@@ -30,13 +27,16 @@ export interface CrosshairKey {
 export const LARGE_STEP_FACTOR = 10;
 
 export function crosshairStart(imageWidth: number, imageHeight: number): CrosshairState {
-  return { at: [imageWidth / 2, imageHeight / 2], boxAnchor: null };
+  return { at: [imageWidth / 2, imageHeight / 2] };
 }
 
 const ARROWS: Record<string, Vertex> = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
 
-/** `handled` false: the key is not the crosshair's (Tab, shortcuts) and must go on its way. */
-export function crosshairKey(state: CrosshairState, key: CrosshairKey, context: CrosshairContext): { state: CrosshairState; outputs: ToolOutput[]; handled: boolean } {
+/**
+ * A key as the tools' events. `moved`: an arrow, which is the crosshair's whatever the tool does
+ * with the move; other keys are the tool's to take or leave (Escape cancels what it is doing).
+ */
+export function crosshairKey(state: CrosshairState, key: CrosshairKey, context: CrosshairContext): { state: CrosshairState; events: ToolEvent[]; moved: boolean } {
   const arrow = ARROWS[key.key];
   if (arrow) {
     const step = context.step * (key.shiftKey ? LARGE_STEP_FACTOR : 1);
@@ -44,19 +44,18 @@ export function crosshairKey(state: CrosshairState, key: CrosshairKey, context: 
       Math.min(context.imageWidth - 1, Math.max(0, state.at[0] + arrow[0] * step)),
       Math.min(context.imageHeight - 1, Math.max(0, state.at[1] + arrow[1] * step)),
     ];
-    const hover: ToolOutput[] = context.tool === 'box' ? [] : [{ type: 'hover', at }];
-    return { state: { ...state, at }, outputs: hover, handled: true };
+    // No shiftKey on the event: the keyboard's Shift means a larger step, not the box's corner flip.
+    return { state: { at }, events: [{ type: 'move', at, device: 'keyboard' }], moved: true };
   }
-  if (key.key === 'Escape' && state.boxAnchor) return { state: { ...state, boxAnchor: null }, outputs: [], handled: true };
-  if (key.key !== 'Enter' && key.key !== ' ') return { state, outputs: [], handled: false };
-  if (context.tool === 'box') {
-    if (!state.boxAnchor) return { state: { ...state, boxAnchor: state.at }, outputs: [], handled: true };
-    const box = boxFromDrag(state.boxAnchor, state.at, context.boxFromCorners);
-    // Too small to be a box: keep the anchor so the user can move further and press again.
-    if (!isBoxLargeEnough(box)) return { state, outputs: [], handled: true };
-    return { state: { ...state, boxAnchor: null }, outputs: [{ type: 'setBox', box }], handled: true };
-  }
-  if (context.tool !== 'positive' && context.tool !== 'negative') return { state, outputs: [], handled: false };
-  const positive = (context.tool === 'positive') !== (key.shiftKey && key.key === 'Enter');
-  return { state, outputs: [{ type: 'addPoint', point: { x: state.at[0], y: state.at[1], positive } }], handled: true };
+  if (key.key === 'Escape') return { state, events: [{ type: 'cancel' }], moved: false };
+  if (key.key !== 'Enter' && key.key !== ' ') return { state, events: [], moved: false };
+  const opposite = key.shiftKey && key.key === 'Enter';
+  return {
+    state,
+    events: [
+      { type: 'down', at: state.at, device: 'keyboard', button: MOUSE_LEFT, altKey: opposite },
+      { type: 'up', at: state.at, device: 'keyboard' },
+    ],
+    moved: false,
+  };
 }

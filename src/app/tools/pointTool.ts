@@ -1,33 +1,28 @@
-import { MOUSE_LEFT, MOUSE_RIGHT, type ToolMachine } from './types';
+import { NegativeIcon, PositiveIcon } from '../components/icons';
+import { createPromptTool } from './promptTool';
+import { ALL_DEVICES, type ToolDefinition } from './toolDefinition';
 
-/** Stateless apart from hover: a click adds a point; right-click or Alt+click adds the opposite kind. */
-export interface PointToolState {
-  readonly hovering: boolean;
-}
+/** A click adds a point; right-click or Alt+click adds the opposite kind. Touch: tap, long-press, drag (promptTool.ts). */
+export const positivePointTool: ToolDefinition = {
+  id: 'positive',
+  label: 'Positive point',
+  key: 'P',
+  hint: 'Click on the object to include it',
+  help: 'Positive point tool',
+  icon: PositiveIcon,
+  cursor: 'crosshair',
+  devices: ALL_DEVICES,
+  machine: ({ boxDrawing }) => createPromptTool({ positive: true, press: 'point', cornersByDefault: boxDrawing === 'corners' }),
+};
 
-export function createPointTool(positive: boolean): ToolMachine<PointToolState> {
-  return {
-    id: positive ? 'positive' : 'negative',
-    initial: { hovering: false },
-    transition(state, event) {
-      switch (event.type) {
-        case 'down': {
-          if (event.button !== MOUSE_LEFT && event.button !== MOUSE_RIGHT) return { state, outputs: [] };
-          const flipped = event.button === MOUSE_RIGHT || event.altKey === true;
-          const isPositive = flipped ? !positive : positive;
-          return { state, outputs: [{ type: 'addPoint', point: { x: event.at[0], y: event.at[1], positive: isPositive } }] };
-        }
-        case 'move':
-          return { state: { hovering: true }, outputs: [{ type: 'hover', at: event.at }] };
-        case 'leave':
-        case 'cancel':
-          return { state: { hovering: false }, outputs: [{ type: 'hover', at: null }] };
-        default:
-          return { state, outputs: [] };
-      }
-    },
-  };
-}
-
-export const positivePointTool = createPointTool(true);
-export const negativePointTool = createPointTool(false);
+export const negativePointTool: ToolDefinition = {
+  id: 'negative',
+  label: 'Negative point',
+  key: 'N',
+  hint: 'Click on a part to exclude it (or right-click with any point tool)',
+  help: 'Negative point tool',
+  icon: NegativeIcon,
+  cursor: 'crosshair',
+  devices: ALL_DEVICES,
+  machine: ({ boxDrawing }) => createPromptTool({ positive: false, press: 'point', cornersByDefault: boxDrawing === 'corners' }),
+};

@@ -1,4 +1,18 @@
 import { LIMITS } from '../../contract/limits';
+import { TextIcon } from '../components/icons';
+import type { ToolDefinition } from './toolDefinition';
+
+/** Prompts are typed in the panel (PromptPanel), which runs the machine below: the canvas takes no input. */
+export const textTool: ToolDefinition = {
+  id: 'text',
+  label: 'Text prompt',
+  key: 'T',
+  hint: 'Describe what to find, e.g. “cup, spoon”',
+  help: 'Text prompt',
+  icon: TextIcon,
+  cursor: 'crosshair',
+  devices: [],
+};
 
 /** The text prompt tool: type one or several prompts (comma or newline separated), submit. */
 export type TextToolState =

@@ -1,86 +1,72 @@
-import type { BoxPrompt } from '../../engine/types';
-import type { BoxDrawing } from '../state/preferences';
-import { boxOfDrag, boxTool, cornerBoxTool, type BoxToolState } from './boxTool';
-import { brushTool, eraserTool, type BrushToolState } from './brushTool';
-import { negativePointTool, positivePointTool, type PointToolState } from './pointTool';
-import { selectTool } from './selectTool';
-import type { ToolEvent, ToolId, ToolOutput } from './types';
+import type { BoxPrompt, Vertex } from '../../engine/types';
+import { toolById, type ToolId } from './registry';
+import type { ToolDefinition, ToolSettings } from './toolDefinition';
+import type { ToolEvent, ToolMachine, ToolOutput } from './types';
 
 /**
- * The canvas tool that is on, with its own state: one case per tool, so the state is always the one
- * its machine understands. Switching the tool or the box-drawing setting starts a fresh session, so a
- * half-drawn box or stroke never leaks into the next tool.
+ * The canvas tool that is on, with its machine and that machine's state. Switching the tool or a
+ * setting starts a fresh session, so a half-drawn box or stroke never leaks into the next tool.
  */
-export type ToolSession =
-  | { readonly tool: 'positive' | 'negative'; readonly state: PointToolState }
-  | { readonly tool: 'box'; readonly boxDrawing: BoxDrawing; readonly state: BoxToolState }
-  | { readonly tool: 'brush' | 'eraser'; readonly state: BrushToolState }
-  | { readonly tool: 'select'; readonly state: null }
-  /** Text prompts are typed in the panel: the canvas has nothing to do. */
-  | { readonly tool: 'text' };
+export interface ToolSession {
+  readonly tool: ToolDefinition;
+  readonly settings: ToolSettings;
+  readonly machine: ToolMachine<unknown> | null;
+  readonly state: unknown;
+}
 
 export interface ToolStep {
   readonly session: ToolSession;
   readonly outputs: readonly ToolOutput[];
+  /** Whether the tool takes input of the event's device; a key it does not take goes on to the page's shortcuts. */
+  readonly handled: boolean;
 }
 
-export function startToolSession(tool: ToolId, boxDrawing: BoxDrawing): ToolSession {
-  switch (tool) {
-    case 'positive':
-    case 'negative':
-      return { tool, state: positivePointTool.initial };
-    case 'box':
-      return { tool, boxDrawing, state: boxTool.initial };
-    case 'brush':
-    case 'eraser':
-      return { tool, state: brushTool.initial };
-    case 'select':
-      return { tool, state: selectTool.initial };
-    case 'text':
-      return { tool };
-  }
+export function startToolSession(id: ToolId, settings: ToolSettings): ToolSession {
+  const tool = toolById(id);
+  const machine = tool.machine?.(settings) ?? null;
+  return { tool, settings, machine, state: machine?.initial ?? null };
 }
 
-/** The session to keep: `current` while it is still for this tool and setting, else a fresh one. */
-export function toolSessionFor(current: ToolSession | null, tool: ToolId, boxDrawing: BoxDrawing): ToolSession {
-  if (current && current.tool === tool && (current.tool !== 'box' || current.boxDrawing === boxDrawing)) return current;
-  return startToolSession(tool, boxDrawing);
+const sameSettings = (a: ToolSettings, b: ToolSettings) => (Object.keys(a) as (keyof ToolSettings)[]).every((key) => a[key] === b[key]);
+
+/** The session to keep: `current` while it is still for this tool and settings, else a fresh one. */
+export function toolSessionFor(current: ToolSession | null, id: ToolId, settings: ToolSettings): ToolSession {
+  if (current && current.tool.id === id && sameSettings(current.settings, settings)) return current;
+  return startToolSession(id, settings);
 }
 
+const deviceOf = (event: ToolEvent) => ('device' in event ? event.device : null);
+
+/**
+ * The one way input reaches a tool: every device's adapter dispatches its normalised events here.
+ * Leaving the canvas and cancelling reach every tool; other input only a tool that takes its device.
+ */
 export function stepToolSession(session: ToolSession, event: ToolEvent): ToolStep {
-  switch (session.tool) {
-    case 'positive':
-    case 'negative': {
-      const machine = session.tool === 'positive' ? positivePointTool : negativePointTool;
-      const { state, outputs } = machine.transition(session.state, event);
-      return { session: { tool: session.tool, state }, outputs };
-    }
-    case 'box': {
-      const machine = session.boxDrawing === 'corners' ? cornerBoxTool : boxTool;
-      const { state, outputs } = machine.transition(session.state, event);
-      return { session: { ...session, state }, outputs };
-    }
-    case 'brush':
-    case 'eraser': {
-      const machine = session.tool === 'brush' ? brushTool : eraserTool;
-      const { state, outputs } = machine.transition(session.state, event);
-      return { session: { tool: session.tool, state }, outputs };
-    }
-    case 'select': {
-      const { outputs } = selectTool.transition(session.state, event);
-      return { session, outputs };
-    }
-    case 'text':
-      return { session, outputs: [] };
+  const device = deviceOf(event);
+  if (!session.machine || (device !== null && !session.tool.devices.includes(device))) return { session, outputs: [], handled: false };
+  const { state, outputs } = session.machine.transition(session.state, event);
+  return { session: state === session.state ? session : { ...session, state }, outputs, handled: true };
+}
+
+/** Several events in order (an adapter may turn one gesture into a press and a release). */
+export function stepToolSessionAll(session: ToolSession, events: readonly ToolEvent[]): ToolStep {
+  const outputs: ToolOutput[] = [];
+  let handled = false;
+  for (const event of events) {
+    const step = stepToolSession(session, event);
+    session = step.session;
+    outputs.push(...step.outputs);
+    handled ||= step.handled;
   }
+  return { session, outputs, handled };
 }
 
 /** The box being dragged out, for the canvas to draw; null when no drag is under way. */
 export function draggedBox(session: ToolSession): BoxPrompt | null {
-  return session.tool === 'box' && session.state.phase === 'dragging' ? boxOfDrag(session.state) : null;
+  return session.machine?.draggedBox?.(session.state) ?? null;
 }
 
-/** The brush or eraser state, for the canvas to draw the stroke under way. */
-export function brushState(session: ToolSession): BrushToolState | null {
-  return session.tool === 'brush' || session.tool === 'eraser' ? session.state : null;
+/** The stroke being painted, for the canvas to draw; null when none is. */
+export function strokeUnderWay(session: ToolSession): readonly Vertex[] | null {
+  return session.machine?.strokeUnderWay?.(session.state) ?? null;
 }

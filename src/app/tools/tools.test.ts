@@ -1,60 +1,93 @@
 import { describe, expect, it } from 'vitest';
-import { boxTool, cornerBoxTool } from './boxTool';
 import { panTransition, type PanState } from './panGesture';
-import { negativePointTool, positivePointTool } from './pointTool';
+import { createPromptTool, type PromptToolState } from './promptTool';
 import { parsePrompts, textToolInitial, textToolTransition } from './textTool';
-import { MOUSE_LEFT, MOUSE_MIDDLE, MOUSE_RIGHT } from './types';
+import { MOUSE_LEFT, MOUSE_MIDDLE, MOUSE_RIGHT, type InputDevice, type ToolEvent, type ToolMachine } from './types';
+
+const positivePoint = createPromptTool({ positive: true, press: 'point', cornersByDefault: false });
+const negativePoint = createPromptTool({ positive: false, press: 'point', cornersByDefault: false });
+const boxTool = createPromptTool({ positive: true, press: 'box', cornersByDefault: false });
+const cornerBoxTool = createPromptTool({ positive: true, press: 'box', cornersByDefault: true });
+
+function run(machine: ToolMachine<PromptToolState>, events: readonly ToolEvent[], state = machine.initial) {
+  const outputs = [];
+  for (const event of events) {
+    const t = machine.transition(state, event);
+    state = t.state;
+    outputs.push(...t.outputs);
+  }
+  return { state, outputs };
+}
+const down = (at: [number, number], more: Partial<Extract<ToolEvent, { type: 'down' }>> = {}): ToolEvent => ({ type: 'down', at, device: 'mouse', button: MOUSE_LEFT, ...more });
+const move = (at: [number, number], more: { shiftKey?: boolean; device?: InputDevice } = {}): ToolEvent => ({ type: 'move', at, device: 'mouse', ...more });
+const up = (at: [number, number], more: { shiftKey?: boolean; device?: InputDevice } = {}): ToolEvent => ({ type: 'up', at, device: 'mouse', ...more });
 
 describe('point tools', () => {
   it('a left click adds a point of the tool kind; right-click or Alt flips it', () => {
-    const s = positivePointTool.initial;
-    expect(positivePointTool.transition(s, { type: 'down', at: [3, 4], button: MOUSE_LEFT }).outputs).toEqual([
-      { type: 'addPoint', point: { x: 3, y: 4, positive: true } },
-    ]);
-    expect(positivePointTool.transition(s, { type: 'down', at: [3, 4], button: MOUSE_RIGHT }).outputs[0]).toMatchObject({ point: { positive: false } });
-    expect(negativePointTool.transition(s, { type: 'down', at: [3, 4], button: MOUSE_LEFT }).outputs[0]).toMatchObject({ point: { positive: false } });
-    expect(negativePointTool.transition(s, { type: 'down', at: [3, 4], button: MOUSE_LEFT, altKey: true }).outputs[0]).toMatchObject({ point: { positive: true } });
-    expect(positivePointTool.transition(s, { type: 'down', at: [3, 4], button: MOUSE_MIDDLE }).outputs).toEqual([]);
+    expect(run(positivePoint, [down([3, 4])]).outputs).toEqual([{ type: 'addPoint', point: { x: 3, y: 4, positive: true } }]);
+    expect(run(positivePoint, [down([3, 4], { button: MOUSE_RIGHT })]).outputs[0]).toMatchObject({ point: { positive: false } });
+    expect(run(negativePoint, [down([3, 4])]).outputs[0]).toMatchObject({ point: { positive: false } });
+    expect(run(negativePoint, [down([3, 4], { altKey: true })]).outputs[0]).toMatchObject({ point: { positive: true } });
+    expect(run(positivePoint, [down([3, 4], { button: MOUSE_MIDDLE })]).outputs).toEqual([]);
+    expect(run(positivePoint, [down([3, 4]), up([3, 4])]).outputs).toHaveLength(1);
   });
 
   it('reports hover for the live preview and clears it on leave', () => {
-    const moved = positivePointTool.transition(positivePointTool.initial, { type: 'move', at: [1, 2] });
+    const moved = run(positivePoint, [move([1, 2])]);
     expect(moved.outputs).toEqual([{ type: 'hover', at: [1, 2] }]);
-    expect(positivePointTool.transition(moved.state, { type: 'leave' }).outputs).toEqual([{ type: 'hover', at: null }]);
+    expect(run(positivePoint, [{ type: 'leave' }], moved.state).outputs).toEqual([{ type: 'hover', at: null }]);
+  });
+
+  it('by touch: a tap adds the tool kind, a long press always excludes, a drag draws a box', () => {
+    const touch = { device: 'touch' as const };
+    expect(run(negativePoint, [down([5, 6], touch), up([5, 6], touch)]).outputs).toEqual([{ type: 'addPoint', point: { x: 5, y: 6, positive: false } }]);
+    expect(run(positivePoint, [{ type: 'longPress', at: [5, 6], device: 'touch' }]).outputs).toEqual([{ type: 'addPoint', point: { x: 5, y: 6, positive: false } }]);
+    expect(run(positivePoint, [down([100, 100], touch), move([120, 110], touch), up([140, 130], touch)]).outputs).toEqual([
+      { type: 'setBox', box: { x: 100, y: 100, width: 80, height: 60 } },
+    ]);
+    // A drag that comes back to where it began is no box, and no point either.
+    expect(run(positivePoint, [down([100, 100], touch), move([120, 110], touch), up([101, 100], touch)]).outputs).toEqual([]);
   });
 });
 
 describe('center box tool', () => {
   it('press at the center, drag, release: a center-anchored box', () => {
-    let t = boxTool.transition(boxTool.initial, { type: 'down', at: [100, 100], button: MOUSE_LEFT });
-    expect(t.state).toEqual({ phase: 'dragging', anchor: [100, 100], corner: [100, 100], fromCorner: false });
-    t = boxTool.transition(t.state, { type: 'move', at: [140, 70] });
+    let t = run(boxTool, [down([100, 100])]);
+    expect(t.state).toEqual({ phase: 'dragging', anchor: [100, 100], corner: [100, 100], fromCorner: false, device: 'mouse', moved: false });
+    expect(boxTool.draggedBox!(t.state)).toEqual({ x: 100, y: 100, width: 0, height: 0 });
+    t = run(boxTool, [move([140, 70])], t.state);
     expect(t.state).toMatchObject({ corner: [140, 70] });
-    t = boxTool.transition(t.state, { type: 'up', at: [140, 70] });
+    t = run(boxTool, [up([140, 70])], t.state);
     expect(t.state).toEqual({ phase: 'idle' });
     expect(t.outputs).toEqual([{ type: 'setBox', box: { x: 100, y: 100, width: 80, height: 60 } }]);
+    expect(boxTool.draggedBox!(t.state)).toBeNull();
   });
 
   it('corner to corner: by the setting, or with Shift held while dragging; the output stays center-anchored', () => {
-    let t = cornerBoxTool.transition(cornerBoxTool.initial, { type: 'down', at: [60, 70], button: MOUSE_LEFT });
-    t = cornerBoxTool.transition(t.state, { type: 'up', at: [140, 130] });
-    expect(t.outputs).toEqual([{ type: 'setBox', box: { x: 100, y: 100, width: 80, height: 60 } }]);
-    t = boxTool.transition(boxTool.initial, { type: 'down', at: [60, 70], button: MOUSE_LEFT });
-    t = boxTool.transition(t.state, { type: 'move', at: [100, 100], shiftKey: true });
-    expect(t.state).toMatchObject({ fromCorner: true });
-    t = boxTool.transition(t.state, { type: 'up', at: [140, 130] });
-    expect(t.outputs).toEqual([{ type: 'setBox', box: { x: 100, y: 100, width: 80, height: 60 } }]);
+    const box = { type: 'setBox', box: { x: 100, y: 100, width: 80, height: 60 } };
+    expect(run(cornerBoxTool, [down([60, 70]), up([140, 130])]).outputs).toEqual([box]);
+    const shifted = run(boxTool, [down([60, 70]), move([100, 100], { shiftKey: true })]);
+    expect(shifted.state).toMatchObject({ fromCorner: true });
+    expect(run(boxTool, [up([140, 130])], shifted.state).outputs).toEqual([box]);
     // Shift with the corner setting draws from the center again.
-    t = cornerBoxTool.transition(cornerBoxTool.initial, { type: 'down', at: [100, 100], button: MOUSE_LEFT, shiftKey: true });
-    t = cornerBoxTool.transition(t.state, { type: 'up', at: [140, 130] });
-    expect(t.outputs).toEqual([{ type: 'setBox', box: { x: 100, y: 100, width: 80, height: 60 } }]);
+    expect(run(cornerBoxTool, [down([100, 100], { shiftKey: true }), up([140, 130])]).outputs).toEqual([box]);
   });
 
   it('ignores a click without a drag and can be cancelled', () => {
-    let t = boxTool.transition(boxTool.initial, { type: 'down', at: [10, 10], button: MOUSE_LEFT });
-    expect(boxTool.transition(t.state, { type: 'up', at: [11, 10] }).outputs).toEqual([]);
-    t = boxTool.transition(t.state, { type: 'cancel' });
-    expect(t.state).toEqual({ phase: 'idle' });
+    const t = run(boxTool, [down([10, 10])]);
+    expect(run(boxTool, [up([11, 10])], t.state)).toEqual({ state: { phase: 'idle' }, outputs: [] });
+    expect(run(boxTool, [{ type: 'cancel' }], t.state).state).toEqual({ phase: 'idle' });
+  });
+
+  it('a drag belongs to the device that began it', () => {
+    const byTouch = run(boxTool, [down([100, 100], { device: 'touch' })]);
+    const mouseMoved = run(boxTool, [move([300, 300]), up([300, 300])], byTouch.state);
+    expect(mouseMoved).toEqual({ state: byTouch.state, outputs: [] });
+  });
+
+  it('by touch: a tap adds a positive point, a long press a negative one', () => {
+    expect(run(boxTool, [down([5, 6], { device: 'touch' }), up([5, 6], { device: 'touch' })]).outputs).toEqual([{ type: 'addPoint', point: { x: 5, y: 6, positive: true } }]);
+    expect(run(boxTool, [{ type: 'longPress', at: [5, 6], device: 'touch' }]).outputs).toEqual([{ type: 'addPoint', point: { x: 5, y: 6, positive: false } }]);
   });
 });
 

@@ -1,10 +1,18 @@
 import type { BoxPrompt, PointPrompt, Vertex } from '../../engine/types';
 
-/** Pointer input already converted to image pixels by the canvas. */
+/** Where an input came from. Pen and mouse are one kind of pointer; the touch and keyboard adapters speak the same events. */
+export type InputDevice = 'mouse' | 'pen' | 'touch' | 'keyboard';
+
+/**
+ * Input of every device, normalised by its adapter (`pointerInput`, `touchInput`, `keyboardInput`)
+ * and already in image pixels: the one language the tools' state machines understand.
+ */
 export type ToolEvent =
-  | { type: 'down'; at: Vertex; button: number; altKey?: boolean; shiftKey?: boolean }
-  | { type: 'move'; at: Vertex; shiftKey?: boolean }
-  | { type: 'up'; at: Vertex; shiftKey?: boolean }
+  | { type: 'down'; at: Vertex; device: InputDevice; button: number; altKey?: boolean; shiftKey?: boolean }
+  | { type: 'move'; at: Vertex; device: InputDevice; shiftKey?: boolean }
+  | { type: 'up'; at: Vertex; device: InputDevice; shiftKey?: boolean }
+  /** A finger held still on one spot (the touch adapter tells it from a tap and a drag). */
+  | { type: 'longPress'; at: Vertex; device: 'touch' }
   | { type: 'leave' }
   | { type: 'cancel' };
 
@@ -23,14 +31,15 @@ export interface ToolTransition<S> {
   readonly outputs: readonly ToolOutput[];
 }
 
-/** Every tool is a small state machine: pure, one file, tested alone. */
+/** Every tool is a small state machine: pure, tested alone. */
 export interface ToolMachine<S> {
-  readonly id: ToolId;
   readonly initial: S;
   transition(state: S, event: ToolEvent): ToolTransition<S>;
+  /** The box being dragged out in `state`, for the canvas to draw. */
+  draggedBox?(state: S): BoxPrompt | null;
+  /** The stroke being painted in `state`, for the canvas to draw. */
+  strokeUnderWay?(state: S): readonly Vertex[] | null;
 }
-
-export type ToolId = 'positive' | 'negative' | 'box' | 'text' | 'select' | 'brush' | 'eraser';
 
 export const MOUSE_LEFT = 0;
 export const MOUSE_MIDDLE = 1;

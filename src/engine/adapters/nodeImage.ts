@@ -1,7 +1,7 @@
 /** Image file bytes → RGBA pixels in Node (sharp). Node-only. */
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
-import { LIMITS } from '../../contract/limits';
+import { MAX_IMAGE_PIXELS } from '../answers';
 import type { RgbaImage } from '../types';
 
 export class ImageDecodeError extends Error {
@@ -20,7 +20,7 @@ export class ImageDecodeError extends Error {
  * any photo we expect (the spec recommends ≤ 1024×1024) and keeps RGBA plus masks within a few
  * hundred MB. The server checks the same limit before it charges.
  */
-export const DEFAULT_MAX_PIXELS = LIMITS.imageMaxPixels;
+export const DEFAULT_MAX_PIXELS = MAX_IMAGE_PIXELS;
 
 /**
  * Decodes PNG, JPEG, WebP, GIF (first frame), AVIF, TIFF… EXIF orientation is applied, so coordinates

@@ -81,8 +81,6 @@ export interface LoadNodeEngineOptions extends NodeRuntimeOptions {
   encoderPrecision?: ModelPrecision;
   /** 'int8': sam-decoder-int8.onnx. Default 'fp32'. */
   decoderPrecision?: ModelPrecision;
-  /** Keep embedded photos for edge-aware upsampling (tools that measure it; the service does not). */
-  keepImages?: boolean;
   /**
    * Default true: the decoder split into its once-per-image and per-click models
    * (scripts/onnxDecoderSplit.mjs; same masks, less work per click). False: the single decoder file.
@@ -118,6 +116,5 @@ export async function loadNodeEngine(options: LoadNodeEngineOptions = {}): Promi
   return SegmentationEngine.create(runtime, { encoder, decoder, decoderPrecompute }, {
     embeddingCacheSize: options.embeddingCacheSize,
     embeddingStore: options.embeddingStore,
-    keepImages: options.keepImages,
   });
 }

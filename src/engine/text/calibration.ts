@@ -16,7 +16,7 @@ export interface PlattParameters {
 /**
  * Fitted values (see the module comment); a detector missing here is left as it scores.
  * Fitted against box matches (box IoU ≥ 0.5 with an object of the class; the detectors alone, no SAM),
- * for the service's detection passes (pipeline.ts DEFAULT_DETECTION_PASSES: one look at the photo).
+ * for the service's looks at the photo (one per detector: no detection rule, pool.ts).
  * Other passes give other score distributions and need their own fit (the eval's --calibration).
  */
 export const DETECTOR_CALIBRATION: Readonly<Record<string, PlattParameters>> = {

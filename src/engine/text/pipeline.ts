@@ -7,7 +7,7 @@
  * threshold (`minDetectorScore`) then means the same for every detector, and pooled answers rank
  * fairly. SAM's predicted IoU is reported beside it (`maskScore`) but does not change the ranking.
  */
-import type { SegmentResponse } from '../../contract';
+import type { SegmentAnswer } from '../answers';
 import type { SegmentationEngine } from '../engine';
 import { maskIoU, maskOutline, outerRings } from '../polygons';
 import type { OutlineOptions } from '../options';
@@ -15,9 +15,8 @@ import type { BinaryMask, BoxPrompt, RgbaImage } from '../types';
 import type { Concept } from './concepts';
 import { maskColourHistogram, maskHasColour } from './colour';
 import { suppressOverlaps, type ConceptDetector, type CornerBox, type Detection } from './detector';
-import { poolDetections } from './pool';
+import { poolDetections, type DetectionRule } from './pool';
 import type { PlattParameters } from './calibration';
-import { SINGLE_PASS, type DetectionPasses } from './passes';
 import { interpretPrompt, type Extreme, type PromptInterpretation } from './promptParser';
 
 export interface TextInstance {
@@ -55,10 +54,12 @@ export interface TextPipelineOptions {
   readonly outline?: Partial<OutlineOptions>;
   /** Per-detector score calibration; default the fitted table (calibration.ts); `{}` = raw scores. */
   readonly calibration?: Readonly<Record<string, PlattParameters>>;
-  /** How many looks each detector takes at the photo and how they fuse (passes.ts); default DEFAULT_DETECTION_PASSES. */
-  readonly passes?: DetectionPasses;
-  /** How the detectors' boxes of one object become one (pool.ts); default DEFAULT_DETECTOR_FUSION. */
-  readonly detectorFusion?: 'suppress' | 'wbf';
+  /**
+   * A detection rule the service does not ship (pool.ts's hook; the bench's extra looks at the photo
+   * and box fusion, bench/text/). Left out: one look per detector, duplicates suppressed — the
+   * looks the calibration table (calibration.ts) is fitted for.
+   */
+  readonly detection?: DetectionRule;
 }
 
 export interface TextRunTimings {
@@ -71,14 +72,6 @@ export interface TextRunTimings {
 
 export const DEFAULT_MIN_DETECTOR_SCORE = 0.3;
 export const DEFAULT_MASK_NMS_IOU = 0.8;
-/**
- * One look per detector. The mirrored photo (with suppression) was the variant chosen on the fit half
- * of coco-tiny, but its gain there did not hold on the held-out half while it doubles the detector
- * time, so the service does not use it (docs/RESULTS.md, issue 17 third pass). The calibration table
- * (calibration.ts) is fitted for these passes: change both together.
- */
-export const DEFAULT_DETECTION_PASSES: DetectionPasses = SINGLE_PASS;
-export const DEFAULT_DETECTOR_FUSION: 'suppress' | 'wbf' = 'suppress';
 
 export function cornerToCenterBox(box: CornerBox): BoxPrompt {
   return { x: (box.x0 + box.x1) / 2, y: (box.y0 + box.y1) / 2, width: box.x1 - box.x0, height: box.y1 - box.y0 };
@@ -140,11 +133,7 @@ export class TextPipeline {
   }
 
   private poolOptions() {
-    return {
-      calibration: this.options.calibration,
-      passes: this.options.passes ?? DEFAULT_DETECTION_PASSES,
-      fusion: this.options.detectorFusion ?? DEFAULT_DETECTOR_FUSION,
-    };
+    return { calibration: this.options.calibration, rule: this.options.detection };
   }
 
   async run(
@@ -227,7 +216,7 @@ export class TextPipeline {
 }
 
 /** The service's response: outer rings of each mask as [x, y] polygons, per prompt in order. */
-export function toSegmentResponse(results: readonly PromptResult[], outline: Partial<OutlineOptions> = {}): SegmentResponse {
+export function toSegmentResponse(results: readonly PromptResult[], outline: Partial<OutlineOptions> = {}): SegmentAnswer {
   return {
     prompt_results: results.map((r) => ({
       echo: { text: r.text },
@@ -244,7 +233,7 @@ export function toSegmentResponse(results: readonly PromptResult[], outline: Par
 
 /** What the server (and CLI) call: text prompts in, the specified response out. */
 export interface TextSegmenter {
-  segment(image: RgbaImage, prompts: string[], imageId?: string): Promise<SegmentResponse>;
+  segment(image: RgbaImage, prompts: string[], imageId?: string): Promise<SegmentAnswer>;
 }
 
 export function createTextSegmenter(

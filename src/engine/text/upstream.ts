@@ -10,13 +10,13 @@
  *        "predictions": [{ "masks": [[[x, y], ...], ...], "confidence": 0.93, "format": "polygon" }] }],
  *      "time": 0.41 }
  *
- * Its answer is mapped to our SegmentResponse (label = the prompt, which is the concept SAM 3 was
+ * Its answer is mapped to our SegmentAnswer (label = the prompt, which is the concept SAM 3 was
  * asked for). Every failure — network, timeout, non-2xx, a body that is not that shape, answers for
  * the wrong prompts — is an UpstreamError, which the server turns into the refund path.
  * Uses only `fetch`, so it runs in Node and in browsers alike.
  */
 import { z } from 'zod';
-import type { SegmentResponse } from '../../contract';
+import type { SegmentAnswer } from '../answers';
 
 export class UpstreamError extends Error {
   override name = 'UpstreamError';
@@ -77,7 +77,7 @@ export function bareBase64(image: string): string {
 
 export interface UpstreamTextSegmenter {
   /** `image` is the request's Base64 string (with or without a data-URI prefix), forwarded as is. */
-  segmentBase64(image: string, prompts: readonly string[]): Promise<SegmentResponse>;
+  segmentBase64(image: string, prompts: readonly string[]): Promise<SegmentAnswer>;
 }
 
 export function createUpstreamTextSegmenter(options: UpstreamOptions): UpstreamTextSegmenter {
@@ -118,7 +118,7 @@ export function createUpstreamTextSegmenter(options: UpstreamOptions): UpstreamT
   };
 }
 
-function toOurResponse(upstream: z.infer<typeof UpstreamResponse>, prompts: readonly string[]): SegmentResponse {
+function toOurResponse(upstream: z.infer<typeof UpstreamResponse>, prompts: readonly string[]): SegmentAnswer {
   const byIndex = new Map(upstream.prompt_results.map((r) => [r.prompt_index, r]));
   if (byIndex.size !== upstream.prompt_results.length) throw new UpstreamError('text upstream answered one prompt twice');
   for (const index of byIndex.keys()) {

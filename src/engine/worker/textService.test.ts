@@ -7,7 +7,8 @@ import type { RgbaImage } from '../types';
 import { decodeImage } from '../adapters/nodeImage';
 import { loadTextModels, releaseTextModels } from '../../../test/support/textModels';
 import { sharedPath } from '../../../test/support/sharedData';
-import { masksOf, TextService } from './textService';
+import { TextService } from './textService';
+import { ENGINE_TRANSFERS } from '../service/api';
 
 // What the engine worker answers for text prompts and "find similar", on the real models (Node runtime).
 let engine: SegmentationEngine;
@@ -54,7 +55,7 @@ describe('TextService', () => {
     expect(giraffe).toMatchObject({ known: true, classes: ['giraffe'], instances: [] });
 
     // Every mask buffer can go into one transfer list.
-    const buffers = masksOf({ results, timings }).map((m) => m.buffer);
+    const buffers = ENGINE_TRANSFERS.segmentText!.result!({ results, timings }).map((m) => m.buffer);
     expect(new Set(buffers).size).toBe(buffers.length);
     engine.forget('chelsea');
   });

@@ -16,7 +16,7 @@ import type { Concept } from '../text/concepts';
 import type { ConceptDetector } from '../text/detector';
 import type { BinaryMask, RgbaImage } from '../types';
 import { COCO_CLASSES } from '../text/cocoClasses';
-import type { FindSimilarResponse, SegmentTextResponse, TextPromptResult } from './protocol';
+import type { FindSimilarResponse, SegmentTextResponse, TextPromptResult } from '../service/api';
 
 /** A detector the service may load: what it can find, and how to fetch it (once, when first needed). */
 export interface DetectorLoader {
@@ -115,9 +115,4 @@ export class TextService {
       .filter((f) => f.polygons.length > 0);
     return { instances, rejected, timings: { totalMs: performance.now() - t0 } };
   }
-}
-
-/** The buffers of a text or similar answer, for the worker's transfer list. */
-export function masksOf(response: SegmentTextResponse | FindSimilarResponse): Uint8Array[] {
-  return 'results' in response ? response.results.flatMap((r) => r.instances.map((t) => t.mask.data)) : response.instances.map((f) => f.mask.data);
 }

@@ -159,6 +159,20 @@ const bodyDigest: Migration = {
   },
 };
 
+/** Login and sign-up throttles shared by every process (domain/attemptThrottle.ts). */
+const attemptCounters: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('attempt_counters')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('attempts', 'integer', (c) => c.notNull())
+      .addColumn('last_at', 'bigint', (c) => c.notNull())
+      .addColumn('blocked_until', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('attempt_counters_last_at').on('attempt_counters').column('last_at').execute();
+  },
+};
+
 /**
  * Projects (issue 28). Image bytes are content-addressed (`blobs`, one row per distinct file): with
  * PostgreSQL in `blob_data` (bytea), so every process serves every project; with SQLite in files
@@ -220,7 +234,13 @@ const projects: Migration = {
   },
 };
 
-const MIGRATIONS: Record<string, Migration> = { '0001_initial': initial, '0002_x402': x402, '0003_body_digest': bodyDigest, '0004_projects': projects };
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_initial': initial,
+  '0002_x402': x402,
+  '0003_body_digest': bodyDigest,
+  '0004_attempt_counters': attemptCounters,
+  '0005_projects': projects,
+};
 
 class InlineMigrations implements MigrationProvider {
   async getMigrations() {

@@ -115,6 +115,15 @@ export interface PurchasesTable {
   paid_at: number | null;
 }
 
+/** A login or sign-up throttle's counter (domain/attemptThrottle.ts), found by a digest of its scope and key. */
+export interface AttemptCountersTable {
+  id: string;
+  attempts: number;
+  last_at: number;
+  /** No attempt under this counter is admitted before this time. */
+  blocked_until: number;
+}
+
 export interface ServerInstancesTable {
   id: string;
   started_at: number;
@@ -231,6 +240,7 @@ export interface Database {
   server_instances: ServerInstancesTable;
   paid_calls: PaidCallsTable;
   paid_keys: PaidKeysTable;
+  attempt_counters: AttemptCountersTable;
   kysely_migration?: { name: string; timestamp: string };
   _unused?: { id: Generated<number> };
 }

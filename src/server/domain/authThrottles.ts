@@ -1,47 +1,75 @@
 /**
- * The throttles in front of login and sign-up (see attemptThrottle.ts for the rule): login per
- * account and per client address, sign-up per client address. Answers 429 `rate-limited` with
- * Retry-After before any password is hashed or checked.
+ * The throttles in front of login and sign-up (see attemptThrottle.ts for the rule), shaped so
+ * that an attacker cannot lock the owner out: a login attempt is counted per (account, client
+ * address) with few free attempts, per client address over all accounts, and per account over all
+ * addresses with a much higher ceiling. Wrong passwords sent from the attacker's address block that
+ * address for that account (and, past 20, that address), not the owner's own address; only a flood
+ * from many addresses reaches the account's ceiling. Sign-up is counted per client address.
+ * Answers 429 `rate-limited` with Retry-After before any password is hashed or checked.
  */
-import { admitAll, AttemptThrottle, type ThrottleAnswer } from './attemptThrottle';
+import { AttemptCounters, type CounterKey, type ThrottleAnswer, type ThrottlePolicy } from './attemptThrottle';
 import type { Clock } from './clock';
+import type { Db } from '../db/connect';
 import { DomainError } from './errors';
 
 export interface AuthThrottleSettings {
-  /** Login attempts per account (email) before the doubling delay starts. */
-  loginFreePerAccount: number;
-  /** Login attempts per client address before the doubling delay starts (higher: many people may share one address). */
+  /** LOGIN_FREE_ATTEMPTS: login attempts per account from one client address before the doubling delay starts. */
+  loginFreePerAccountAndAddress: number;
+  /** LOGIN_FREE_ATTEMPTS_PER_ADDRESS: per client address over all accounts (higher: many people may share one address). */
   loginFreePerAddress: number;
-  /** Sign-ups per client address before the doubling delay starts. */
+  /** LOGIN_FREE_ATTEMPTS_PER_ACCOUNT: per account over all addresses; far above the per-address counts, so one attacker cannot reach it. */
+  loginFreePerAccount: number;
+  /** SIGNUP_FREE_PER_ADDRESS: sign-ups per client address before the doubling delay starts. */
   signupFreePerAddress: number;
 }
 
-export const DEFAULT_AUTH_THROTTLES: AuthThrottleSettings = { loginFreePerAccount: 5, loginFreePerAddress: 20, signupFreePerAddress: 5 };
+export const DEFAULT_AUTH_THROTTLES: AuthThrottleSettings = {
+  loginFreePerAccountAndAddress: 5,
+  loginFreePerAddress: 20,
+  loginFreePerAccount: 100,
+  signupFreePerAddress: 5,
+};
 
 const DELAY = { baseDelayMs: 1000, maxDelayMs: 15 * 60 * 1000, forgetAfterMs: 60 * 60 * 1000 };
 
 export class AuthThrottles {
-  private readonly loginPerAccount: AttemptThrottle;
-  private readonly loginPerAddress: AttemptThrottle;
-  private readonly signupPerAddress: AttemptThrottle;
+  private readonly counters: AttemptCounters;
+  private readonly policy: (freeAttempts: number) => ThrottlePolicy = (freeAttempts) => ({ ...DELAY, freeAttempts });
 
-  constructor(clock: Clock, readonly settings: AuthThrottleSettings = DEFAULT_AUTH_THROTTLES) {
-    this.loginPerAccount = new AttemptThrottle(clock, { ...DELAY, freeAttempts: settings.loginFreePerAccount });
-    this.loginPerAddress = new AttemptThrottle(clock, { ...DELAY, freeAttempts: settings.loginFreePerAddress });
-    this.signupPerAddress = new AttemptThrottle(clock, { ...DELAY, freeAttempts: settings.signupFreePerAddress });
+  constructor(
+    db: Db,
+    clock: Clock,
+    readonly settings: AuthThrottleSettings = DEFAULT_AUTH_THROTTLES,
+  ) {
+    this.counters = new AttemptCounters(db, clock);
   }
 
-  admitLogin(email: string, address: string): void {
-    refuseUnless(admitAll([{ throttle: this.loginPerAccount, key: email }, { throttle: this.loginPerAddress, key: address }]), 'too many login attempts');
+  async admitLogin(email: string, address: string): Promise<void> {
+    const account = email.toLowerCase();
+    const keys: CounterKey[] = [
+      { scope: 'login:account+address', key: `${account}\u0000${address}`, policy: this.policy(this.settings.loginFreePerAccountAndAddress) },
+      { scope: 'login:address', key: address, policy: this.policy(this.settings.loginFreePerAddress) },
+      { scope: 'login:account', key: account, policy: this.policy(this.settings.loginFreePerAccount) },
+    ];
+    refuseUnless(await this.counters.admit(keys), 'too many login attempts');
   }
 
-  /** The password was right: the account's count starts afresh (the address's does not). */
-  loginSucceeded(email: string): void {
-    this.loginPerAccount.clear(email);
+  /**
+   * The password was right: the account's counts start afresh, from this address and over all
+   * (the owner's success ends a distributed flood's wait); the address's count does not (else an
+   * attacker's own account would reset it).
+   */
+  async loginSucceeded(email: string, address: string): Promise<void> {
+    const account = email.toLowerCase();
+    await this.counters.clear({ scope: 'login:account+address', key: `${account}\u0000${address}` });
+    await this.counters.clear({ scope: 'login:account', key: account });
   }
 
-  admitSignup(address: string): void {
-    refuseUnless(admitAll([{ throttle: this.signupPerAddress, key: address }]), 'too many sign-ups from this address');
+  async admitSignup(address: string): Promise<void> {
+    refuseUnless(
+      await this.counters.admit([{ scope: 'signup:address', key: address, policy: this.policy(this.settings.signupFreePerAddress) }]),
+      'too many sign-ups from this address',
+    );
   }
 }
 

@@ -47,13 +47,20 @@ export interface KnownImage extends ImageSize {
   digest: string;
 }
 
+/** Where fields already checked are remembered (KnownImages, or one account's part of it). */
+export interface ImageMemo {
+  get(fieldDigest: string): KnownImage | undefined;
+  add(fieldDigest: string, image: KnownImage): void;
+  forget(fieldDigest: string): void;
+}
+
 /**
  * Fields that decoded to a file with a readable image header, by the digest of their characters:
  * sent again (the imageId flow sends the same photo with every click), such a field is neither
  * decoded nor checked again; its content digest and size come from here, and the worker is asked
  * for its pixels by that digest. Bounded; least recently used out.
  */
-export class KnownImages {
+export class KnownImages implements ImageMemo {
   private readonly byField: LruCache<string, KnownImage>;
 
   constructor(capacity = 4096) {
@@ -71,6 +78,19 @@ export class KnownImages {
   /** The worker could not decode what the header check let through: check it again next time. */
   forget(fieldDigest: string): void {
     this.byField.delete(fieldDigest);
+  }
+
+  /**
+   * One scope's (account's) part: a field another scope sent is not known here, so whether a call
+   * skips the decode and the header check never tells one account what another sent.
+   */
+  scoped(scope: string): ImageMemo {
+    const key = (fieldDigest: string) => `${scope}\u0000${fieldDigest}`;
+    return {
+      get: (fieldDigest) => this.get(key(fieldDigest)),
+      add: (fieldDigest, image) => this.add(key(fieldDigest), image),
+      forget: (fieldDigest) => this.forget(key(fieldDigest)),
+    };
   }
 }
 
@@ -128,7 +148,7 @@ export function contentDigest(bytes: Uint8Array): string {
  * hashed. A field that is not Base64 keeps its 400 in `error` (not thrown, so that callers choose
  * when it is answered).
  */
-export function readUpload(field: ImageField, known?: KnownImages, recent?: { fields: RecentFields; name: string }): Upload {
+export function readUpload(field: ImageField, known?: ImageMemo, recent?: { fields: RecentFields; name: string }): Upload {
   const fieldDigest = recent ? recent.fields.digest(recent.name, field) : imageFieldDigest(field);
   const seen = known?.get(fieldDigest);
   if (seen) return { digest: seen.digest, fieldDigest, size: { width: seen.width, height: seen.height } };

@@ -7,14 +7,16 @@
  * (else 503). Full decoding happens in the worker; a file that passes the header check but cannot
  * be decoded (truncated, corrupt) fails there after the charge, and is refunded and answered 400.
  */
+import { createHash } from 'node:crypto';
 import { PvsResponse, SegmentResponse, type PvsRequest, type SegmentRequest } from '../../contract/segmentation';
 import { isConsistentEmbedding, type EmbeddingRequest, type EmbeddingResponse, type EncoderIdentity } from '../../contract/embeddings';
 import { PRICING_KEYS, type Prices } from './pricing';
 import type { ImageLoader, InferenceBackend, InferenceSlot } from '../inference/pool';
 import type { InferenceJob, InferenceResult } from '../inference/protocol';
 import { DomainError } from './errors';
-import { decodeImageField, KnownImages, readUpload, RecentFields, type ImageField, type ImageSize, type Upload, type WithImageField } from './imageField';
+import { decodeImageField, KnownImages, readUpload, RecentFields, type ImageField, type ImageMemo, type ImageSize, type Upload, type WithImageField } from './imageField';
 import { checkPromptsInside } from './promptBounds';
+import { checkImageLargeEnough, checkPromptsNotDegenerate } from './degeneratePrompts';
 import { timed, timedSync } from './timings';
 import { UpstreamError, type UpstreamTextSegmenter } from '../../engine/text/upstream';
 import type { Credits } from './metered/credits';
@@ -29,6 +31,18 @@ import type { PaymentContext, X402Payments } from './metered/x402';
  */
 export function contentKey(digest: string): string {
   return `sha256:${digest.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`;
+}
+
+/**
+ * The names a job gives the worker's caches (decoded pixels, embedding): the content digest in
+ * the payer's scope (an account, or an x402 payer address). A photo another account sent is not
+ * a hit, so neither the answer nor its timing tells one account what another sent; the price is
+ * one decode and one encoder run per (account, photo) instead of per photo, and a copy of the
+ * pixels and embedding per account that sends the photo.
+ */
+export function privateCacheKeys(scope: string, digest: string): { imageDigest: string; cacheKey: string } {
+  const tag = createHash('sha256').update(scope).digest('base64url').slice(0, 22);
+  return { imageDigest: `${digest}@${tag}`, cacheKey: `${contentKey(digest)}@${tag}` };
 }
 
 export interface CallContext {
@@ -85,8 +99,16 @@ export class Segmentation {
   /** Calls to the text upstream in flight: bounded like the worker queue, so a slow upstream means 503, not a pile-up. */
   private upstreamInFlight = 0;
 
-  /** Images already checked here: not decoded again, and sent to the worker by digest only. */
+  /** Images already checked here, per account: not decoded again, and sent to the worker by digest only. */
   private readonly knownImages = new KnownImages();
+
+  /**
+   * The account's memo of checked fields. An x402 call has none: its payer is verified only after
+   * the upload is read, and an unverified payer name must not open another payer's memo.
+   */
+  private memo(ctx: CallContext): ImageMemo | undefined {
+    return ctx.accountId ? this.knownImages.scoped(ctx.accountId) : undefined;
+  }
   /** The last image sent under each account's imageId: recognised by its bytes, not hashed again. */
   private readonly recentFields = new RecentFields();
 
@@ -117,25 +139,29 @@ export class Segmentation {
   }
 
   private pvs(ctx: CallContext, request: WithImageField<PvsRequest>): MeteredCall<PvsResponse> {
+    checkPromptsNotDegenerate(request);
     // Only for accounts: the name picks which remembered field to compare with (the comparison
     // itself is what makes a hit safe), and an x402 call's payer is not known yet.
     const recent = request.imageId && ctx.accountId ? { fields: this.recentFields, name: `${ctx.accountId}\u0000${request.imageId}` } : undefined;
-    const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image, this.knownImages, recent));
+    const known = this.memo(ctx);
+    const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image, known, recent));
     return {
       ...ctx,
       endpoint: 'pvs',
       price: this.options.prices[PRICING_KEYS.pvs],
       body: fingerprintBody(request, upload),
-      prepare: () =>
+      prepare: (scope) =>
         this.prepare(
           request.image,
           upload,
+          { known, scope },
           async (slot, image) => {
             const { points, box, multimaskOutput, mirrorAverage } = request;
             const options = { multimask: multimaskOutput, mirrorAverage };
             const result = await runJob(slot, { kind: 'pvs', ...image.job, points, box, options }, image.load, ctx.timings);
             if (result.kind !== 'pvs') throw new Error('worker answered the wrong job kind');
-            return request.imageId ? { ...result.response, imageId: request.imageId } : result.response;
+            // The engine names the image by its private cache key; the caller gets its own name or the content key.
+            return { ...result.response, imageId: request.imageId ?? contentKey(upload.digest) };
           },
           (size) => checkPromptsInside(request, size),
         ),
@@ -147,14 +173,15 @@ export class Segmentation {
 
   private segment(ctx: CallContext, request: WithImageField<SegmentRequest>): MeteredCall<SegmentResponse> {
     const upstream = this.options.textUpstream;
-    const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image, this.knownImages));
+    const known = this.memo(ctx);
+    const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image, known));
     return {
       ...ctx,
       endpoint: 'segment',
       price: this.options.prices[PRICING_KEYS.segment],
       body: fingerprintBody(request, upload),
-      prepare: () =>
-        upstream ? this.prepareUpstream(request, upload, upstream, ctx.timings) : this.prepare(request.image, upload, async (slot, image) => {
+      prepare: (scope) =>
+        upstream ? this.prepareUpstream(request, upload, known, upstream, ctx.timings) : this.prepare(request.image, upload, { known, scope }, async (slot, image) => {
           const result = await runJob(slot, { kind: 'segment', ...image.job, prompts: request.prompts }, image.load, ctx.timings);
           if (result.kind !== 'segment') throw new Error('worker answered the wrong job kind');
           return result.response;
@@ -174,7 +201,8 @@ export class Segmentation {
    * Bad input and a model the caller cannot use are refused before any key or credit is touched.
    */
   private async embeddings(ctx: CallContext, request: WithImageField<EmbeddingRequest>): Promise<MeteredCall<EmbeddingResponse>> {
-    const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image, this.knownImages));
+    const known = this.memo(ctx);
+    const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image, known));
     if (upload.error) throw upload.error;
     const encoder = await this.servedEncoder();
     if (request.model !== undefined && request.model !== encoder.id) {
@@ -188,11 +216,11 @@ export class Segmentation {
       contentKey: `${encoder.id} ${imageId}`,
       // The content alone: whether the caller named the model changes nothing about the answer.
       body: { image: { sha256: upload.digest }, model: encoder.id },
-      prepare: () =>
-        this.prepare(request.image, upload, async (slot, image) => {
+      prepare: (scope) =>
+        this.prepare(request.image, upload, { known, scope }, async (slot, image) => {
           const result = await runJob(slot, { kind: 'embed', ...image.job }, image.load, ctx.timings);
           if (result.kind !== 'embed') throw new Error('worker answered the wrong job kind');
-          return result.response;
+          return { ...result.response, imageId };
         }),
       isEmpty: () => false,
       isValid: (r) => isConsistentEmbedding(r) && r.model.id === encoder.id && r.imageId === imageId,
@@ -214,11 +242,12 @@ export class Segmentation {
   private async prepareUpstream(
     request: WithImageField<SegmentRequest>,
     upload: Upload,
+    known: ImageMemo | undefined,
     upstream: NonNullable<SegmentationOptions['textUpstream']>,
     timings?: Record<string, number>,
   ): Promise<PreparedWork<SegmentResponse>> {
     // The same checks as for the local engine: a file that is not an image is refused before the charge.
-    await this.checkUpload(upload);
+    await this.checkUpload(upload, known);
     const imageText = typeof request.image === 'string' ? request.image : request.image.toString('latin1');
     if (this.upstreamInFlight >= upstream.maxInFlight) {
       throw new DomainError('service-busy', 'the text upstream has as many calls in flight as allowed', {
@@ -250,11 +279,12 @@ export class Segmentation {
    * The upload's 400, if it has one; an image seen for the first time has its header checked (its
    * size, within the pixel limit), then is known. Answers the image's size as displayed.
    */
-  private async checkUpload(upload: Upload): Promise<ImageSize> {
+  private async checkUpload(upload: Upload, known: ImageMemo | undefined): Promise<ImageSize> {
     if (upload.error) throw upload.error;
     if (upload.bytes) {
       upload.size = await this.options.checkImage(upload.bytes);
-      this.knownImages.add(upload.fieldDigest, { digest: upload.digest, ...upload.size });
+      checkImageLargeEnough(upload.size);
+      known?.add(upload.fieldDigest, { digest: upload.digest, ...upload.size });
     }
     if (!upload.size) throw new Error('an upload without bytes must be a known image');
     return upload.size;
@@ -268,10 +298,12 @@ export class Segmentation {
   private async prepare<Res>(
     field: ImageField,
     upload: Upload,
+    /** The payer's memo of checked fields, and the payer's scope (the caches the job names are the payer's). */
+    payer: { known: ImageMemo | undefined; scope: string },
     work: (slot: InferenceSlot, image: { job: { image?: Uint8Array; imageDigest: string; cacheKey: string }; load: ImageLoader }) => Promise<Res>,
     checkPrompts?: (size: ImageSize) => void,
   ): Promise<PreparedWork<Res>> {
-    const size = await this.checkUpload(upload);
+    const size = await this.checkUpload(upload, payer.known);
     checkPrompts?.(size);
     const { bytes, digest, fieldDigest } = upload;
     const slot = this.backend.tryReserve();
@@ -280,13 +312,13 @@ export class Segmentation {
         retryAfterSeconds: this.options.busyRetryAfterSeconds,
       });
     }
-    const image = { job: { image: bytes, imageDigest: digest, cacheKey: contentKey(digest) }, load: () => decodeImageField(field) };
+    const image = { job: { image: bytes, ...privateCacheKeys(payer.scope, digest) }, load: () => decodeImageField(field) };
     const run = async () => {
       try {
         return await work(slot, image);
       } catch (error) {
         // What passed the header check but does not decode (truncated, corrupt) is checked afresh next time.
-        if (error instanceof DomainError && error.slug === 'invalid-image') this.knownImages.forget(fieldDigest);
+        if (error instanceof DomainError && error.slug === 'invalid-image') payer.known?.forget(fieldDigest);
         throw error;
       }
     };

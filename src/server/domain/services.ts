@@ -96,7 +96,7 @@ export function createServices(options: ServicesOptions): Services {
     faults,
     instanceId,
     accounts: new Accounts(options.db, clock),
-    authThrottles: new AuthThrottles(clock, options.authThrottles ?? DEFAULT_AUTH_THROTTLES),
+    authThrottles: new AuthThrottles(options.db, clock, options.authThrottles ?? DEFAULT_AUTH_THROTTLES),
     apiKeys: new ApiKeys(options.db, clock),
     credits,
     rateLimiter,

@@ -22,7 +22,10 @@ import { docsRoutes } from './routes/docs';
 import { projectRoutes } from './routes/projects';
 import { segmentationRoutes } from './routes/segmentation';
 import { RouteMethods } from './methodNotAllowed';
+import { apiRoute, guardApiRoutes } from './apiRoutes';
 import { isLoopbackHost } from '../domain/demoPayments';
+import { DEFAULT_DEADLINES, deadlineServerOptions, type Deadlines } from './deadlines';
+import { securityHeaders, type SecurityHeaderSettings } from './securityHeaders';
 
 export interface AppOptions {
   services: Services;
@@ -34,10 +37,17 @@ export interface AppOptions {
   lifecycle?: Lifecycle;
   /** HEALTH_TOKEN: a Bearer token that shows health details to callers outside this machine. */
   healthToken?: string;
+  /** How long a client may take to send headers and body, and to stay idle between requests. */
+  deadlines?: Deadlines;
+  /** HSTS (when served over TLS). */
+  security?: SecurityHeaderSettings;
 }
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { services } = options;
+  const responseHeaders = { ...ISOLATION_HEADERS, ...securityHeaders(options.security) };
   const app = Fastify({
     logger:
       options.logger === false || options.logger === undefined
@@ -52,11 +62,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: options.trustProxy ?? false,
     bodyLimit: 64 * 1024,
     return503OnClosing: true,
+    ...deadlineServerOptions(options.deadlines ?? DEFAULT_DEADLINES),
     // Router-level refusals skip the hooks: answer them as problems with our headers too. A path
     // parameter longer than any id we issue names nothing (404); an undecodable URL is malformed.
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Service-Request-ID', request.id);
-      for (const [name, value] of Object.entries(ISOLATION_HEADERS)) reply.header(name, value);
+      for (const [name, value] of Object.entries(responseHeaders)) reply.header(name, value);
       const problem =
         error.code === 'FST_ERR_MAX_PARAM_LENGTH'
           ? new DomainError('not-found', 'a path parameter is longer than any id this API issues')
@@ -64,25 +75,30 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return sendProblem(request, reply, problem);
     },
     // Requests Node's HTTP parser rejects never reach Fastify's hooks: answer them in our format too.
+    // A deadline that ran out (http/deadlines.ts) is a 408; a socket that already carries an answer
+    // (a request answered before its body arrived, the body still trickling) is simply closed.
     clientErrorHandler: (error: Error & { code?: string }, socket) => {
-      if (!socket.writable || error.code === 'ECONNRESET') {
+      const answered = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
+      if (!socket.writable || error.code === 'ECONNRESET' || answered) {
         socket.destroy();
         return;
       }
-      const slug = error.code === 'HPE_HEADER_OVERFLOW' ? 'headers-too-large' : 'malformed-request';
+      const slug =
+        error.code === 'HPE_HEADER_OVERFLOW' ? 'headers-too-large' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request-timeout' : 'malformed-request';
       const info = PROBLEM_TYPES[slug];
       const requestId = `req_${randomBytes(12).toString('base64url')}`;
       const body = JSON.stringify({ type: problemTypeUri(slug), title: info.title, status: info.status, requestId });
       socket.end(
-        `HTTP/1.1 ${info.status} ${info.status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+        `HTTP/1.1 ${info.status} ${STATUS_TEXT[info.status]}\r\n` +
           `Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `X-Service-Request-ID: ${requestId}\r\nCross-Origin-Opener-Policy: same-origin\r\n` +
-          `Cross-Origin-Embedder-Policy: require-corp\r\nConnection: close\r\n\r\n${body}`,
+          `X-Service-Request-ID: ${requestId}\r\n` +
+          Object.entries(responseHeaders).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
+          `Connection: close\r\n\r\n${body}`,
       );
     },
   });
 
-  await app.register(requestContextPlugin, { lifecycle: options.lifecycle ?? { draining: false } });
+  await app.register(requestContextPlugin, { lifecycle: options.lifecycle ?? { draining: false }, headers: responseHeaders });
   await app.register(errorsPlugin);
   await app.register(cookie);
   await app.register(authPlugin, { services });
@@ -92,6 +108,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   const routeMethods = new RouteMethods();
   routeMethods.watch(app);
+  guardApiRoutes(app);
 
   await app.register(segmentationRoutes, { services });
   await app.register(accountRoutes, { services, cookies: options.cookies ?? { secure: 'auto' } });
@@ -100,7 +117,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Public: up or down, nothing else. Details (database, workers, instance) only on this machine
   // (loopback, or the client address behind a trusted proxy) or with the operator's HEALTH_TOKEN.
-  app.get('/api/v1/health', async (request, reply) => {
+  apiRoute(app, 'health', {}, async (request, reply) => {
     const detailed =
       isLoopbackHost(request.ip) || (options.healthToken !== undefined && request.headers.authorization === `Bearer ${options.healthToken}`);
     try {

@@ -30,8 +30,9 @@ export async function checkImageHeader(bytes: Uint8Array): Promise<ImageSize> {
     if (meta.width * meta.height > max) {
       throw new DomainError('invalid-image', `the image is ${meta.width} × ${meta.height} pixels; at most ${max / 1e6} megapixels (${max.toLocaleString('en-US')} pixels) are accepted`);
     }
-    const turned = !header && 'orientation' in meta && (meta.orientation ?? 1) >= 5;
-    return turned ? { width: meta.height, height: meta.width } : { width: meta.width, height: meta.height };
+    // The size as the decoder shows it (sharp's own autoOrient, the rotation the worker's decode applies).
+    const shown = header ?? ('autoOrient' in meta ? meta.autoOrient : undefined) ?? meta;
+    return { width: shown.width, height: shown.height };
   } catch (error) {
     if (error instanceof DomainError) throw error;
     throw new DomainError(

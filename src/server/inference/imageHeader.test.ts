@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SAMPLES_DIR } from '../../../test/support/server/harness';
+import { jpegWithExifAfterFrameHeader, SAMPLES_DIR } from '../../../test/support/server/harness';
 import { readImageHeader } from './imageHeader';
 
 const chelsea = readFileSync(join(SAMPLES_DIR, 'chelsea.png'));
@@ -50,6 +50,12 @@ describe('readImageHeader', () => {
     damaged[45] ^= 0x5a; // inside the first IDAT: its CRC no longer matches
     expect(readImageHeader(damaged)).toBeUndefined();
     expect(readImageHeader(png.subarray(0, 50))).toBeUndefined();
+  });
+
+  it('leaves a JPEG to sharp when its EXIF block sits after the frame header (the decoder still turns it)', async () => {
+    const jpeg = await jpegWithExifAfterFrameHeader();
+    expect((await sharp(jpeg).metadata()).autoOrient).toEqual({ width: 600, height: 400 });
+    expect(readImageHeader(jpeg)).toBeUndefined();
   });
 
   it('refuses a zero size', () => {

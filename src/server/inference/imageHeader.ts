@@ -2,8 +2,9 @@
  * Format and pixel size read from the first bytes of PNG, GIF, JPEG and WebP files, in this thread:
  * the check before a charge then costs microseconds instead of a round trip to sharp's thread pool.
  * Answers undefined for any other format, a header it cannot read, or a file carrying EXIF (whose
- * orientation may swap width and height as displayed); the caller then asks sharp, which stays the
- * authority (AVIF, TIFF, photos with EXIF and anything unusual go through it).
+ * orientation may swap width and height as displayed), wherever in the file it sits; the caller
+ * then asks sharp, which decodes the pixels too and stays the authority (AVIF, TIFF, photos with
+ * EXIF and anything unusual go through it).
  */
 import { crc32 } from 'node:zlib';
 
@@ -59,26 +60,42 @@ export function readImageHeader(b: Uint8Array): ImageHeader | undefined {
     if (ascii(b, 12, 'VP8X') && !(b[20] & 0x08)) return found('webp', 1 + u24le(b, 24), 1 + u24le(b, 27));
     return undefined;
   }
-  if (b.length >= 4 && b[0] === 0xff && b[1] === 0xd8) {
-    let i = 2;
-    while (i + 9 < b.length) {
-      if (b[i] !== 0xff) return undefined;
-      const marker = b[i + 1];
-      if (marker === 0xff) {
-        i++; // fill byte
-        continue;
-      }
-      if (JPEG_SOF.has(marker)) return found('jpeg', u16be(b, i + 7), u16be(b, i + 5));
-      // APP1 "Exif": an orientation may turn the photo as displayed; sharp reads it.
-      if (marker === 0xe1 && ascii(b, i + 4, 'Exif')) return undefined;
-      // Entropy-coded data starts at SOS: a frame header must have come before.
-      if (marker === 0xda || marker === 0xd9) return undefined;
-      if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
-        i += 2;
-        continue;
-      }
-      i += 2 + u16be(b, i + 2);
+  if (b.length >= 4 && b[0] === 0xff && b[1] === 0xd8) return readJpegHeader(b, found);
+  return undefined;
+}
+
+const EXIF_IDENTIFIER = Buffer.from('Exif\0\0', 'latin1');
+
+/**
+ * The frame header's size, but only of a JPEG without EXIF anywhere: libjpeg reads every marker up
+ * to the first scan, so an orientation after the frame header turns the photo just as one before
+ * it does (and a reader that stops at the frame header would answer the stored size, not the one
+ * the decoder gives). Any "Exif" identifier in the file, even in a place no decoder reads, sends
+ * the file to sharp.
+ */
+function readJpegHeader(b: Uint8Array, found: (format: 'jpeg', width: number, height: number) => ImageHeader | undefined): ImageHeader | undefined {
+  if (Buffer.from(b.buffer, b.byteOffset, b.byteLength).indexOf(EXIF_IDENTIFIER) !== -1) return undefined;
+  let frame: { width: number; height: number } | undefined;
+  let i = 2;
+  while (i + 9 < b.length) {
+    if (b[i] !== 0xff) return undefined;
+    const marker = b[i + 1];
+    if (marker === 0xff) {
+      i++; // fill byte
+      continue;
     }
+    // Entropy-coded data starts at SOS: every marker the decoder reads before pixels came before.
+    if (marker === 0xda) return frame && found('jpeg', frame.width, frame.height);
+    if (marker === 0xd9) return undefined;
+    if (JPEG_SOF.has(marker)) {
+      if (frame) return undefined; // two frame headers: not a file to guess about
+      frame = { width: u16be(b, i + 7), height: u16be(b, i + 5) };
+    }
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      i += 2;
+      continue;
+    }
+    i += 2 + u16be(b, i + 2);
   }
   return undefined;
 }

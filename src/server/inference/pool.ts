@@ -5,7 +5,9 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { EncoderIdentity } from '../../contract/embeddings';
-import type { InferenceJob, InferenceResult, WorkerInit, WorkerReply, WorkerRequest } from './protocol';
+import { workerThreadPort } from '../../engine/adapters/nodePort';
+import { connect } from '../../engine/service/transport';
+import { ImageNotHeldError, INFERENCE_TRANSFERS, type InferenceJob, type InferenceResult, type InferenceWorkerApi, type WorkerInit } from './protocol';
 
 /** The file of a job sent without it, read again when the worker does not hold its pixels. May throw. */
 export type ImageLoader = () => Uint8Array;
@@ -60,8 +62,9 @@ interface PendingJob {
 
 interface PoolWorker {
   worker: Worker;
+  /** Set once the worker has started its engine. */
+  api: InferenceWorkerApi | undefined;
   ready: Promise<void>;
-  isReady: boolean;
   busy: { id: number; job: PendingJob; timer: NodeJS.Timeout } | undefined;
 }
 
@@ -149,60 +152,30 @@ export class WorkerPool implements InferenceBackend {
   }
 
   private spawn(): PoolWorker {
-    const worker = new Worker(WORKER_URL, {
-      workerData: {
-        modelDir: this.options.modelDir,
-        threads: this.options.threads,
-        embeddingCacheSize: this.options.embeddingCacheSize,
-        encoderPrecision: this.options.encoderPrecision,
-        decoderPrecision: this.options.decoderPrecision,
-      } satisfies WorkerInit,
-      execArgv: [],
-    });
-    const entry: PoolWorker = { worker, ready: Promise.resolve(), isReady: false, busy: undefined };
-    entry.ready = new Promise<void>((resolve, reject) => {
-      const onReady = (message: WorkerReply) => {
-        if ('ready' in message) {
-          worker.off('message', onReady);
-          if (message.ready) {
-            this.description = `worker pool: ${this.options.workers} × ${message.backend}, queue ${this.options.maxQueue}`;
-            this.encoder = message.encoder;
-            entry.isReady = true;
-            resolve();
-            this.dispatch();
-          } else {
-            const error = new Error(`inference worker failed to start: ${message.error}`);
-            this.startError = error;
-            this.failQueued(error);
-            reject(error);
-          }
-        }
-      };
-      worker.on('message', onReady);
-      worker.once('error', (error) => {
-        if (entry.isReady) return;
+    const worker = new Worker(WORKER_URL, { execArgv: [] });
+    const { modelDir, threads, embeddingCacheSize, encoderPrecision, decoderPrecision } = this.options;
+    const init: WorkerInit = { modelDir, threads, embeddingCacheSize, encoderPrecision, decoderPrecision };
+    const entry: PoolWorker = { worker, api: undefined, ready: Promise.resolve(), busy: undefined };
+    entry.ready = connect<InferenceWorkerApi, WorkerInit>(workerThreadPort(worker), init, { transfers: INFERENCE_TRANSFERS, errors: { ImageNotHeldError } }).then(
+      async ({ api }) => {
+        const { backend, encoder } = await api.describe();
+        this.description = `worker pool: ${this.options.workers} × ${backend}, queue ${this.options.maxQueue}`;
+        this.encoder = encoder;
+        entry.api = api;
+        this.dispatch();
+      },
+      (error: Error) => {
         this.startError = new Error(`inference worker failed to start: ${error.message}`);
         this.failQueued(this.startError);
-        reject(this.startError);
-      });
-    });
+        throw this.startError;
+      },
+    );
     entry.ready.catch(() => undefined);
-    worker.on('message', (message: WorkerReply) => {
-      if ('ready' in message || !entry.busy || message.id !== entry.busy.id) return;
-      if ('needsImage' in message) return this.sendImage(entry.worker, message.id, entry.busy.job.loadImage);
-      const { job, timer } = entry.busy;
-      clearTimeout(timer);
-      entry.busy = undefined;
-      this.notifyIdle();
-      if (message.ok) job.resolve(message.result);
-      else job.reject(Object.assign(new Error(message.error.message), { name: message.error.name }));
-      this.dispatch();
-    });
     worker.on('error', (error) => {
-      if (entry.isReady) this.replace(entry, error);
+      if (entry.api) this.replace(entry, error);
     });
     worker.on('exit', (code) => {
-      if (!this.closed && entry.isReady) this.replace(entry, new Error(`inference worker exited with code ${code}`));
+      if (!this.closed && entry.api) this.replace(entry, new Error(`inference worker exited with code ${code}`));
     });
     return entry;
   }
@@ -225,7 +198,7 @@ export class WorkerPool implements InferenceBackend {
     if (this.startError) return this.failQueued(this.startError);
     for (const entry of this.workers) {
       if (this.queue.length === 0) return;
-      if (entry.busy || !entry.isReady) continue;
+      if (entry.busy || !entry.api) continue;
       const job = this.queue.shift()!;
       const id = this.nextId++;
       const timer = setTimeout(() => {
@@ -236,21 +209,20 @@ export class WorkerPool implements InferenceBackend {
         late.reject(new InferenceTimeoutError(`inference took longer than ${this.options.jobTimeoutMs} ms`));
       }, this.options.jobTimeoutMs);
       entry.busy = { id, job, timer };
-      entry.worker.postMessage({ id, job: job.job } satisfies WorkerRequest, transferable(job.job.image));
+      const settle = (answer: (pending: PendingJob) => void) => {
+        if (entry.busy?.id !== id) return;
+        const { job: pending } = entry.busy;
+        clearTimeout(timer);
+        entry.busy = undefined;
+        this.notifyIdle();
+        answer(pending);
+        this.dispatch();
+      };
+      runWithImage(entry.api, job).then(
+        (result) => settle((pending) => pending.resolve(result)),
+        (error: Error) => settle((pending) => pending.reject(error)),
+      );
     }
-  }
-
-  /** Answers a worker that asked for the file of the job it runs. */
-  private sendImage(worker: Worker, id: number, loadImage: ImageLoader | undefined): void {
-    let image: Uint8Array;
-    try {
-      if (!loadImage) throw new Error('the job came without its image and without a way to read it');
-      image = loadImage();
-    } catch (error) {
-      worker.postMessage({ id, imageError: error instanceof Error ? error.message : String(error) } satisfies WorkerRequest);
-      return;
-    }
-    worker.postMessage({ id, image } satisfies WorkerRequest, transferable(image));
   }
 
   private failQueued(error: Error): void {
@@ -287,13 +259,24 @@ export class WorkerPool implements InferenceBackend {
 }
 
 /**
- * The file's buffer is moved instead of copied when the file is all it holds (the caller hands it
- * over); a view into a larger buffer (Node's pool of small Buffers) is copied.
+ * Runs `pending` on a worker; a job sent without its file that the worker cannot answer from the
+ * pixels it holds runs again with the file, read by the job's loader.
  */
-function transferable(image: Uint8Array | undefined): ArrayBuffer[] {
-  const buffer = image?.buffer;
-  const whole = buffer instanceof ArrayBuffer && image!.byteOffset === 0 && image!.byteLength === buffer.byteLength;
-  return whole && buffer.byteLength > 0 ? [buffer] : [];
+async function runWithImage(api: InferenceWorkerApi, pending: PendingJob): Promise<InferenceResult> {
+  try {
+    return await api.run(pending.job);
+  } catch (error) {
+    if (!(error instanceof ImageNotHeldError)) throw error;
+  }
+  let image: Uint8Array;
+  try {
+    if (!pending.loadImage) throw new Error('the job came without its image and without a way to read it');
+    image = pending.loadImage();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw Object.assign(new Error(`the image could not be read: ${reason}`), { name: 'ImageDecodeError' });
+  }
+  return api.run({ ...pending.job, image });
 }
 
 function sleep(ms: number): Promise<void> {

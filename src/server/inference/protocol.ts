@@ -1,17 +1,21 @@
-/** Messages between the inference pool (main thread) and its workers. Plain structured-clone data. */
+/**
+ * What an inference worker thread does for the pool (pool.ts), served over the engine's transport
+ * (src/engine/service/transport.ts): plain structured-clone data.
+ */
 import type { ModelPrecision } from '../../engine/adapters/ortNode';
 import type { PvsResponse, SegmentResponse } from '../../contract/segmentation';
 import type { SegmentationOptions } from '../../engine/options';
 import type { EmbeddingResponse, EncoderIdentity } from '../../contract/embeddings';
 import type { BoxPrompt, PointPrompt } from '../../engine/types';
+import type { TransferTable } from '../../engine/service/transport';
 
 /** The uploaded file's bytes (PNG, JPEG, …); the worker decodes them, off the event loop. */
 export type ImageBytes = Uint8Array;
 
 /**
  * `image` may be left out when the worker is likely to hold the decoded pixels under `imageDigest`
- * (an image seen before): on a miss the worker asks for the file (WorkerReply `needsImage`) and the
- * pool sends it (WorkerRequest `image`), from the loader given with the job.
+ * (an image seen before): on a miss the job fails with ImageNotHeldError and the pool runs it again
+ * with the file, from the loader given with the job.
  */
 export type InferenceJob =
   | {
@@ -44,18 +48,6 @@ export type InferenceResult = (
   timings: WorkerTimings;
 };
 
-export type WorkerRequest =
-  | { id: number; job: InferenceJob }
-  /** The file a job left out, after the worker asked for it; or why there is none. */
-  | { id: number; image: ImageBytes }
-  | { id: number; imageError: string };
-export type WorkerReply =
-  | { id: number; needsImage: true }
-  | { id: number; ok: true; result: InferenceResult }
-  | { id: number; ok: false; error: { name: string; message: string } }
-  | { ready: true; backend: string; encoder: EncoderIdentity }
-  | { ready: false; error: string };
-
 export interface WorkerInit {
   modelDir?: string;
   /** Model variants (scripts/onnxQuantize.mjs); default fp32. */
@@ -63,4 +55,23 @@ export interface WorkerInit {
   decoderPrecision?: ModelPrecision;
   threads?: number;
   embeddingCacheSize?: number;
+}
+
+export interface InferenceWorkerApi {
+  /** Names the backend and the encoder, once the worker has loaded its engine. */
+  describe(): Promise<{ backend: string; encoder: EncoderIdentity }>;
+  run(job: InferenceJob): Promise<InferenceResult>;
+}
+
+/**
+ * The file moves instead of being copied when it is all its buffer holds (the caller hands it over);
+ * a view into a larger buffer (Node's pool of small Buffers) is copied.
+ */
+export const INFERENCE_TRANSFERS: TransferTable<InferenceWorkerApi> = {
+  run: { request: (job) => (job.image && job.image.byteOffset === 0 && job.image.byteLength === job.image.buffer.byteLength ? [job.image] : []) },
+};
+
+/** A job sent without its image, whose pixels the worker does not hold (any more). */
+export class ImageNotHeldError extends Error {
+  override name = 'ImageNotHeldError';
 }

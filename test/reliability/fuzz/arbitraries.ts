@@ -45,11 +45,17 @@ export interface FuzzRequest {
 // ---------------------------------------------------------------- numbers and coordinates
 
 /** Finite and >= 0 is valid; JSON cannot carry NaN/Infinity, so those travel as raw tokens (see `rawNumber`). */
+/** A subnormal float (between 0 and 2.2e-308) is a degenerate prompt: 400 `degenerate-prompt`. */
+const subnormal = (v: number) => v !== 0 && Math.abs(v) < 2.2250738585072014e-308;
+
 const coordinate: fc.Arbitrary<Judged> = fc.oneof(
   { weight: 6, arbitrary: fc.integer({ min: 0, max: 640 }).map((v) => ok(v, 'coord-int')) },
-  { weight: 3, arbitrary: fc.double({ min: 0, max: 640, noNaN: true }).map((v) => ok(Object.is(v, -0) ? 0 : v, 'coord-frac')) },
+  {
+    weight: 3,
+    arbitrary: fc.double({ min: 0, max: 640, noNaN: true }).map((v) => (subnormal(v) ? bad(v, 'coord-subnormal') : ok(Object.is(v, -0) ? 0 : v, 'coord-frac'))),
+  },
   { weight: 2, arbitrary: fc.double({ min: 641, max: 1e300, noNaN: true, noDefaultInfinity: true }).map((v) => ok(v, 'coord-huge')) },
-  { weight: 1, arbitrary: fc.constant(ok(Number.MIN_VALUE, 'coord-tiny')) },
+  { weight: 1, arbitrary: fc.constant(bad(Number.MIN_VALUE, 'coord-subnormal')) },
   { weight: 3, arbitrary: fc.double({ min: -1e300, max: -Number.MIN_VALUE, noNaN: true }).map((v) => bad(v, 'coord-negative')) },
   { weight: 2, arbitrary: fc.constantFrom('NaN', 'Infinity', '-Infinity', '1e999', '-1e999').map((t) => bad(rawNumber(t), `coord-raw-${t}`)) },
   { weight: 2, arbitrary: fc.constantFrom<unknown>('5', '', null, true, [], {}, [1, 2]).map((v) => bad(v, `coord-type-${JSON.stringify(v)}`)) },
@@ -157,7 +163,8 @@ const box: fc.Arbitrary<Judged> = fc.oneof(
   {
     weight: 6,
     arbitrary: fc.tuple(coordinate, coordinate, coordinate, coordinate).map(([x, y, w, h]) => {
-      const positiveSize = (j: Judged) => j.valid && typeof j.value === 'number' && j.value > 0;
+      // A box under one pixel is a degenerate prompt (400), refused like a malformed one.
+      const positiveSize = (j: Judged) => j.valid && typeof j.value === 'number' && j.value >= 1;
       return {
         value: { x: x.value, y: y.value, width: w.value, height: h.value },
         valid: x.valid && y.valid && positiveSize(w) && positiveSize(h),

@@ -7,7 +7,8 @@ export const KNOB = {
   faultInjection: 'FAULT_INJECTION',
   signupFreePerAddress: 'SIGNUP_FREE_PER_ADDRESS',
   loginFreePerAddress: 'LOGIN_FREE_ATTEMPTS_PER_ADDRESS',
-  loginFreePerAccount: 'LOGIN_FREE_ATTEMPTS',
+  loginFreePerAccountAndAddress: 'LOGIN_FREE_ATTEMPTS',
+  loginFreePerAccount: 'LOGIN_FREE_ATTEMPTS_PER_ACCOUNT',
 } as const;
 
 /**
@@ -15,7 +16,7 @@ export const KNOB = {
  * sign-ups and logins come from one address; the throttles have their own tests in api.trust.test.ts).
  */
 export const UNLIMITED_RATE = { [KNOB.rateLimitPerSecond]: '100000', [KNOB.signupFreePerAddress]: '1000000', [KNOB.loginFreePerAddress]: '1000000',
-  [KNOB.loginFreePerAccount]: '1000000',
+  [KNOB.loginFreePerAccountAndAddress]: '1000000', [KNOB.loginFreePerAccount]: '1000000',
 };
 
 /** The sample the suites segment (451 x 300 photo of a cat) and a click on the cat's face. */

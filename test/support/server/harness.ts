@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
+import sharp from 'sharp';
 import { expect } from 'vitest';
 import { configFromEnv, type ServerConfig } from '../../../src/server/config';
 import type { OpenDatabaseOptions } from '../../../src/server/db/connect';
@@ -83,13 +84,13 @@ export async function closeSharedEngine(): Promise<void> {
 export interface TestServer extends RunningServer {
   clock: TestClock;
   dbKind: 'sqlite' | 'postgres';
-  /** Where its database is: another server started with `shareDatabaseOf` this one uses the same. */
-  database: OpenDatabaseOptions;
   /** Fetch relative to the server. */
   fetch(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
   /** Asserts balance = sum of ledger entries (and never negative) for every account. */
   checkLedger(): Promise<void>;
   cleanup(): Promise<void>;
+  /** Where its data lives: pass it to another test server to run a second process on it. */
+  database: OpenDatabaseOptions;
 }
 
 export interface TestServerOptions {
@@ -98,16 +99,16 @@ export interface TestServerOptions {
   faults?: FaultRates;
   rateLimitPerSecond?: number;
   config?: Partial<ServerConfig>;
-  /** A second server on the first one's database (as a second process would be); the first one's cleanup removes it. */
-  shareDatabaseOf?: TestServer;
+  /** Another test server's database (`TestServer.database`): a second process on it; its cleanup leaves the database to the first. */
+  database?: OpenDatabaseOptions;
 }
 
 export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
   const clock = new TestClock();
   let database: OpenDatabaseOptions;
   let dir: string | undefined;
-  if (options.shareDatabaseOf) {
-    database = options.shareDatabaseOf.database;
+  if (options.database) {
+    database = options.database;
   } else if (options.db === 'postgres') {
     if (!TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is not set');
     database = { databaseUrl: TEST_DATABASE_URL, pgSchema: `t_${randomBytes(6).toString('hex')}` };
@@ -144,15 +145,14 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     ...server,
     clock,
     dbKind: options.db,
-    database,
     fetch: fetchFrom,
     async checkLedger() {
       expect(await ledgerMismatches(server.services.db.kysely)).toEqual([]);
     },
+    database,
     async cleanup() {
+      const pgSchema = options.database ? undefined : database.pgSchema;
       await server.close();
-      if (options.shareDatabaseOf) return;
-      const pgSchema = database.pgSchema;
       if (dir) rmSync(dir, { recursive: true, force: true });
       if (pgSchema && TEST_DATABASE_URL) {
         const pg = (await import('pg')).default;
@@ -241,4 +241,34 @@ export function padPng(png: Buffer, size: number): Buffer {
   const crc = Buffer.alloc(4);
   crc.writeUInt32BE(crc32(Buffer.concat([type, data])) >>> 0);
   return Buffer.concat([png.subarray(0, iend), length, type, data, crc, png.subarray(iend)]);
+}
+
+/** JPEG markers: baseline start of frame, APP1 (EXIF), start of scan. */
+const SOF0 = 0xc0;
+const APP1 = 0xe1;
+const SOS = 0xda;
+
+/**
+ * A real JPEG stored 400 wide × 600 high whose EXIF says "rotate 90°" (orientation 6), with the
+ * APP1 (EXIF) segment moved to just after the frame header, where libjpeg still reads it: the
+ * decoder shows the photo 600 × 400.
+ */
+export async function jpegWithExifAfterFrameHeader(): Promise<Buffer> {
+  const stored = await sharp({ create: { width: 400, height: 600, channels: 3, background: { r: 200, g: 30, b: 30 } } })
+    .jpeg()
+    .withMetadata({ orientation: 6 })
+    .toBuffer();
+  const segments: { marker: number; bytes: Buffer }[] = [];
+  let i = 2;
+  while (i < stored.length) {
+    const marker = stored[i + 1];
+    const end = marker === SOS ? stored.length : i + 2 + stored.readUInt16BE(i + 2);
+    segments.push({ marker, bytes: stored.subarray(i, end) });
+    if (marker === SOS) break;
+    i = end;
+  }
+  const exif = segments.find((s) => s.marker === APP1);
+  if (!exif || !segments.some((s) => s.marker === SOF0)) throw new Error('sharp wrote no EXIF or no baseline frame header');
+  const reordered = segments.filter((s) => s !== exif).flatMap((s) => (s.marker === SOF0 ? [s.bytes, exif.bytes] : [s.bytes]));
+  return Buffer.concat([stored.subarray(0, 2), ...reordered]);
 }

@@ -6,6 +6,7 @@ const object = (id: string, review: AnnotationObject['review'] = 'unreviewed'): 
   id,
   classId: 1,
   polygons: [{ outer: [[0, 0], [4, 0], [4, 4]], holes: [] }],
+  source: 'local',
   confidence: 0.9,
   visible: true,
   review,

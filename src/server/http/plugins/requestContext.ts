@@ -1,6 +1,7 @@
 /**
  * Request id + response headers every response carries (errors, 404s, static files included):
- * X-Service-Request-ID, the cross-origin isolation pair ORT's threaded WASM needs, nosniff.
+ * X-Service-Request-ID, the cross-origin isolation pair ORT's threaded WASM needs, the security
+ * headers (http/securityHeaders.ts), nosniff.
  */
 import fp from 'fastify-plugin';
 import type { Timings } from '../../domain/timings';
@@ -25,7 +26,7 @@ export interface Lifecycle {
   draining: boolean;
 }
 
-export const requestContextPlugin = fp<{ lifecycle: Lifecycle }>(async (app, { lifecycle }) => {
+export const requestContextPlugin = fp<{ lifecycle: Lifecycle; headers: Record<string, string> }>(async (app, { lifecycle, headers }) => {
   // While draining (SIGTERM), answers close their connection: an idle keep-alive socket would
   // otherwise hold server.close() open until keepAliveTimeout (72 s) after the last response.
   let closing = false;
@@ -51,9 +52,11 @@ export const requestContextPlugin = fp<{ lifecycle: Lifecycle }>(async (app, { l
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('X-Service-Request-ID', request.id);
-    for (const [name, value] of Object.entries(ISOLATION_HEADERS)) reply.header(name, value);
+    for (const [name, value] of Object.entries(headers)) reply.header(name, value);
     reply.header('X-Content-Type-Options', 'nosniff');
-    if (closing) reply.header('Connection', 'close');
+    // Answered before its body was read (401, 413, 429 on arrival): the rest of the body is not
+    // wanted, so the connection closes after the answer instead of reading a trickle to its end.
+    if (closing || !request.raw.complete) reply.header('Connection', 'close');
     done(null, payload);
   });
 });

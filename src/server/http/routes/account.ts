@@ -6,6 +6,7 @@ import type { Services } from '../../domain/services';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../plugins/auth';
 import { parseBody } from '../validation';
 import { csrfTokenFor } from '../csrf';
+import { apiRoute } from '../apiRoutes';
 
 export interface CookiePolicy {
   secure: boolean | 'auto';
@@ -31,31 +32,31 @@ export async function accountRoutes(
 ): Promise<void> {
   const small = { bodyLimit: 16 * 1024 };
 
-  app.post('/api/v1/auth/signup', small, async (request, reply) => {
+  apiRoute(app, 'signup', small, async (request, reply) => {
     const { email, password } = parseBody(Credentials, request.body);
-    services.authThrottles.admitSignup(request.ip);
+    await services.authThrottles.admitSignup(request.ip);
     const { account, sessionToken } = await services.accounts.signup(email, password);
     const csrfToken = setSessionCookies(request, reply, sessionToken, cookies);
     return reply.code(201).send({ email: account.email, credits: account.credits, csrfToken });
   });
 
-  app.post('/api/v1/auth/login', small, async (request, reply) => {
+  apiRoute(app, 'login', small, async (request, reply) => {
     const { email, password } = parseBody(Credentials, request.body);
-    services.authThrottles.admitLogin(email, request.ip);
+    await services.authThrottles.admitLogin(email, request.ip);
     const { account, sessionToken } = await services.accounts.login(email, password);
-    services.authThrottles.loginSucceeded(email);
+    await services.authThrottles.loginSucceeded(email, request.ip);
     const csrfToken = setSessionCookies(request, reply, sessionToken, cookies);
     return reply.send({ email: account.email, credits: account.credits, csrfToken });
   });
 
-  app.post('/api/v1/auth/logout', { ...small, config: { auth: 'session' } }, async (request, reply) => {
+  apiRoute(app, 'logout', { ...small, config: { auth: 'session' } }, async (request, reply) => {
     const token = request.cookies[SESSION_COOKIE];
     if (token) await services.accounts.logout(token);
     reply.clearCookie(SESSION_COOKIE, { path: '/' }).clearCookie(CSRF_COOKIE, { path: '/' });
     return reply.code(204).send();
   });
 
-  app.get('/api/v1/account', { config: { auth: 'any' } }, async (request, reply) => {
+  apiRoute(app, 'account', { config: { auth: 'any' } }, async (request, reply) => {
     const account = await services.accounts.view(request.principal!.accountId);
     // A session from before tokens were bound to it (or a lost cookie) gets its token again here,
     // where the SPA starts: safe, since only this origin can read the cookie.
@@ -64,32 +65,33 @@ export async function accountRoutes(
     return { email: account.email, credits: account.credits };
   });
 
-  app.post('/api/v1/api-keys', { ...small, config: { auth: 'session' } }, async (request, reply) => {
+  apiRoute(app, 'createApiKey', { ...small, config: { auth: 'session' } }, async (request, reply) => {
     return reply.code(201).send(await services.apiKeys.create(request.principal!.accountId));
   });
 
-  app.get('/api/v1/api-keys', { config: { auth: 'session' } }, async (request) => {
+  apiRoute(app, 'listApiKeys', { config: { auth: 'session' } }, async (request) => {
     return { keys: await services.apiKeys.list(request.principal!.accountId) };
   });
 
-  app.post<{ Params: { id: string } }>(
-    '/api/v1/api-keys/:id/rotate',
+  apiRoute<{ Params: { id: string } }>(
+    app,
+    'rotateApiKey',
     { ...small, config: { auth: 'session' } },
     async (request, reply) => reply.code(201).send(await services.apiKeys.rotate(request.principal!.accountId, request.params.id)),
   );
 
-  app.delete<{ Params: { id: string } }>('/api/v1/api-keys/:id', { config: { auth: 'session' } }, async (request, reply) => {
+  apiRoute<{ Params: { id: string } }>(app, 'revokeApiKey', { config: { auth: 'session' } }, async (request, reply) => {
     await services.apiKeys.revoke(request.principal!.accountId, request.params.id);
     return reply.code(204).send();
   });
 
-  app.get('/api/v1/credit-packages', async () => ({
+  apiRoute(app, 'creditPackages', {}, async () => ({
     packages: CREDIT_PACKAGES,
     paymentMode: services.payments.mode,
     perRequestPayment: services.x402 ? await services.x402.offer() : null,
   }));
 
-  app.post('/api/v1/credit-purchases', { ...small, config: { auth: 'any' } }, async (request, reply) => {
+  apiRoute(app, 'creditPurchases', { ...small, config: { auth: 'any' } }, async (request, reply) => {
     const { packageId } = parseBody(CreditPurchaseRequest, request.body);
     return reply.code(201).send(await services.payments.purchase(request.principal!.accountId, packageId));
   });
@@ -98,7 +100,7 @@ export async function accountRoutes(
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_req, body, done) => done(null, body));
-    scope.post('/api/v1/stripe/webhook', async (request, reply) => {
+    apiRoute(scope, 'stripeWebhook', {}, async (request, reply) => {
       const signature = request.headers['stripe-signature'];
       const outcome = await services.payments.handleWebhook(
         request.body as Buffer,

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildOpenApiDocument } from '../../../contract/openapi';
 import { PROBLEM_TYPES, problemTypeUri, type ProblemSlug } from '../../../contract/problems';
+import { apiRoute } from '../apiRoutes';
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -63,7 +64,7 @@ export async function docsRoutes(app: FastifyInstance): Promise<void> {
   const doc = buildOpenApiDocument();
   const json = JSON.stringify(doc);
   const html = renderDocsHtml(doc);
-  app.get('/api/v1/openapi.json', async (_request, reply) => reply.type('application/json').send(json));
+  apiRoute(app, 'openapi', {}, async (_request, reply) => reply.type('application/json').send(json));
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(html));
   app.get<{ Params: { slug: string } }>('/problems/:slug', async (request, reply) => {
     const slug = request.params.slug in PROBLEM_TYPES ? request.params.slug : '';

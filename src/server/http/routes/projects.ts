@@ -15,6 +15,7 @@ import { decodeImageField } from '../../domain/imageField';
 import { exportProject } from '../../domain/projects/datasetExport';
 import type { Services } from '../../domain/services';
 import { parseBody } from '../validation';
+import { apiRoute } from '../apiRoutes';
 
 type ProjectParams = { Params: { projectId: string } };
 type ImageParams = { Params: { projectId: string; imageId: string } };
@@ -34,49 +35,49 @@ export async function projectRoutes(app: FastifyInstance, { services }: { servic
   const small = { ...any, bodyLimit: 64 * 1024 };
   const account = (request: { principal: { accountId: string } | null }) => request.principal!.accountId;
 
-  app.post('/api/v1/projects', small, async (request, reply) => {
+  apiRoute(app, 'createProject', small, async (request, reply) => {
     const { name, classes } = parseBody(CreateProjectRequest, request.body);
     const project = await projects.create(account(request), name, classes);
     return reply.code(201).header('Location', `/api/v1/projects/${project.id}`).send(project);
   });
 
-  app.get('/api/v1/projects', any, async (request) => ({ projects: await projects.list(account(request)) }));
+  apiRoute(app, 'listProjects', any, async (request) => ({ projects: await projects.list(account(request)) }));
 
-  app.get<ProjectParams>('/api/v1/projects/:projectId', any, async (request) => projects.get(account(request), request.params.projectId));
+  apiRoute<ProjectParams>(app, 'getProject', any, async (request) => projects.get(account(request), request.params.projectId));
 
-  app.put<ProjectParams>('/api/v1/projects/:projectId/classes', small, async (request) => {
+  apiRoute<ProjectParams>(app, 'updateProjectClasses', small, async (request) => {
     const { classes } = parseBody(UpdateClassesRequest, request.body);
     return projects.updateClasses(account(request), request.params.projectId, classes);
   });
 
-  app.post<ProjectParams>('/api/v1/projects/:projectId/images', { ...any, bodyLimit: LIMITS.imageMaxChars + 16 * 1024 }, async (request, reply) => {
+  apiRoute<ProjectParams>(app, 'addProjectImage', { ...any, bodyLimit: LIMITS.imageMaxChars + 16 * 1024 }, async (request, reply) => {
     const { name, image } = parseBody(AddImageRequest, request.body);
     if (image.length > LIMITS.imageMaxChars) throw new DomainError('image-too-large');
     const { image: stored, created } = await projects.addImage(account(request), request.params.projectId, name, decodeImageField(image));
     return reply.code(created ? 201 : 200).send(stored);
   });
 
-  app.get<ProjectParams>('/api/v1/projects/:projectId/images', any, async (request) => ({
+  apiRoute<ProjectParams>(app, 'listProjectImages', any, async (request) => ({
     images: await projects.listImages(account(request), request.params.projectId),
   }));
 
-  app.get<ImageParams>('/api/v1/projects/:projectId/images/:imageId/file', any, async (request, reply) => {
+  apiRoute<ImageParams>(app, 'projectImageFile', any, async (request, reply) => {
     const file = await projects.imageFile(account(request), request.params.projectId, request.params.imageId);
     // Content-addressed: the same URL always answers the same bytes.
     return reply.header('ETag', `"${file.sha256}"`).header('Cache-Control', 'private, max-age=31536000, immutable').type('application/octet-stream').send(Buffer.from(file.bytes));
   });
 
-  app.delete<ImageParams>('/api/v1/projects/:projectId/images/:imageId', any, async (request, reply) => {
+  apiRoute<ImageParams>(app, 'deleteProjectImage', any, async (request, reply) => {
     await projects.deleteImage(account(request), request.params.projectId, request.params.imageId);
     return reply.code(204).send();
   });
 
-  app.get<ImageParams>('/api/v1/projects/:projectId/images/:imageId/annotations', any, async (request, reply) => {
+  apiRoute<ImageParams>(app, 'readAnnotations', any, async (request, reply) => {
     const annotations = await projects.readAnnotations(account(request), request.params.projectId, request.params.imageId);
     return reply.header('ETag', `"${annotations.revision}"`).send(annotations);
   });
 
-  app.put<ImageParams>('/api/v1/projects/:projectId/images/:imageId/annotations', { ...any, bodyLimit: 16 * 1024 * 1024 }, async (request, reply) => {
+  apiRoute<ImageParams>(app, 'writeAnnotations', { ...any, bodyLimit: 16 * 1024 * 1024 }, async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
     const fromHeader = ifMatchRevision(request.headers['if-match']);
     const { revision, objects } = parseBody(WriteAnnotationsRequest, body.revision === undefined && fromHeader !== undefined ? { ...body, revision: fromHeader } : body);
@@ -84,27 +85,24 @@ export async function projectRoutes(app: FastifyInstance, { services }: { servic
     return reply.header('ETag', `"${written.revision}"`).send(written);
   });
 
-  app.get<ProjectParams>('/api/v1/projects/:projectId/members', any, async (request) => ({
+  apiRoute<ProjectParams>(app, 'listProjectMembers', any, async (request) => ({
     members: await projects.listMembers(account(request), request.params.projectId),
   }));
 
-  app.post<ProjectParams>('/api/v1/projects/:projectId/members', small, async (request, reply) => {
+  apiRoute<ProjectParams>(app, 'addProjectMember', small, async (request, reply) => {
     const { email, role } = parseBody(AddMemberRequest, request.body);
     const { created, ...member } = await projects.addMember(account(request), request.params.projectId, email, role);
     return reply.code(created ? 201 : 200).send(member);
   });
 
-  app.delete<{ Params: { projectId: string; email: string } }>('/api/v1/projects/:projectId/members/:email', any, async (request, reply) => {
+  apiRoute<{ Params: { projectId: string; email: string } }>(app, 'removeProjectMember', any, async (request, reply) => {
     await projects.removeMember(account(request), request.params.projectId, request.params.email);
     return reply.code(204).send();
   });
 
-  app.get<ProjectParams & { Querystring: Record<string, string> }>('/api/v1/projects/:projectId/export', any, async (request, reply) => {
+  apiRoute<ProjectParams & { Querystring: Record<string, string> }>(app, 'exportProject', any, async (request, reply) => {
     const { format } = parseBody(ExportQuery, { ...request.query });
-    const file = exportProject(await projects.dataset(account(request), request.params.projectId), format);
-    return reply
-      .type(file.contentType)
-      .header('Content-Disposition', `attachment; filename="${file.fileName}"`)
-      .send(typeof file.body === 'string' ? file.body : Buffer.from(file.body));
+    const file = await exportProject(await projects.dataset(account(request), request.params.projectId), format);
+    return reply.type(file.contentType).header('Content-Disposition', `attachment; filename="${file.fileName}"`).send(Buffer.from(file.body));
   });
 }

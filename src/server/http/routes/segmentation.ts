@@ -14,6 +14,7 @@ import { bodyDigest } from '../../domain/fingerprint';
 import { timedSync } from '../../domain/timings';
 import type { WithImageField } from '../../domain/imageField';
 import type { MeteredJson } from '../meteredJson';
+import { apiRoute } from '../apiRoutes';
 
 /**
  * Largest accepted body: a maximal image (2,097,152 characters) plus 256 KiB for the rest — enough
@@ -119,8 +120,8 @@ export async function segmentationRoutes(app: FastifyInstance, { services }: { s
       return send(reply, await services.segmentation.call(endpoint, ctx, readBody), ctx);
     };
 
-  app.post('/api/v1/pvs', routeOptions, metered('pvs', PvsRequest));
-  app.post('/api/v1/segment', routeOptions, metered('segment', SegmentRequest));
+  apiRoute(app, 'pvs', routeOptions, metered('pvs', PvsRequest));
+  apiRoute(app, 'segment', routeOptions, metered('segment', SegmentRequest));
   // Paid with credits only: an embedding is bought once per photo and account, keyed by its content.
-  app.post('/api/v1/embeddings', { ...routeOptions, config: { ...routeOptions.config, perRequestPayment: false } }, metered('embeddings', EmbeddingRequest));
+  apiRoute(app, 'embeddings', { ...routeOptions, config: { ...routeOptions.config, perRequestPayment: false } }, metered('embeddings', EmbeddingRequest));
 }

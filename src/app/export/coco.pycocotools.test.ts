@@ -1,0 +1,70 @@
+/**
+ * The COCO file judged by the reader people train with: pycocotools (`COCO`, `annToMask`, the RLE
+ * codec). Skipped, saying why, where python3 or pycocotools is missing (`pip install pycocotools`).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { toCoco } from './formats/coco';
+import { decodeRunsString, maskToRle, maskToRuns } from '../../engine/rle';
+import { sessionDataset } from './sessionDataset';
+import { testSession } from './testSession';
+
+const probe = spawnSync('python3', ['-c', 'import pycocotools, numpy'], { encoding: 'utf8' });
+const available = probe.status === 0;
+const reason = probe.error ? 'python3 is not installed' : 'pycocotools is not installed (pip install pycocotools)';
+if (!available) console.warn(`coco.pycocotools.test.ts skipped: ${reason}`);
+
+const JUDGE = `
+import json, sys
+import numpy as np
+from pycocotools.coco import COCO
+from pycocotools import mask as mu
+coco = COCO(sys.argv[1])
+out = []
+for a in coco.loadAnns(coco.getAnnIds()):
+    img = coco.imgs[a['image_id']]
+    m = coco.annToMask(a)
+    rle = coco.annToRLE(a)
+    flat = [v for ring in a['segmentation'] for v in ring] if isinstance(a['segmentation'], list) else []
+    out.append({'id': a['id'], 'area': a['area'], 'readerArea': int(m.sum()), 'bbox': a['bbox'], 'readerBbox': [float(v) for v in mu.toBbox(rle)],
+                'xs': flat[0::2], 'ys': flat[1::2], 'width': img['width'], 'height': img['height'], 'shape': list(m.shape)})
+# The codec both ways: a mask encoded by pycocotools, and our string decoded by it.
+ours = json.load(open(sys.argv[2]))
+probe = np.asfortranarray(np.array(ours['mask'], dtype=np.uint8))
+enc = mu.encode(probe)
+decoded = mu.decode({'size': ours['size'], 'counts': ours['counts'].encode()})
+print(json.dumps({'anns': out, 'theirCounts': enc['counts'].decode(), 'ourDecodedSum': int(decoded.sum()), 'ourDecodedEqual': bool((decoded == probe).all())}))
+`;
+
+describe.skipIf(!available)('COCO export read by pycocotools', () => {
+  for (const rleForHoles of [false, true]) {
+    it(`loads; area within 1 % of annToMask, bbox within 1 px, no vertex outside the image${rleForHoles ? ' (holes as RLE)' : ''}`, () => {
+      const dataset = sessionDataset(testSession(), { includeHidden: true });
+      const dir = mkdtempSync(join(tmpdir(), 'mw-coco-'));
+      writeFileSync(join(dir, 'coco.json'), JSON.stringify(toCoco(dataset, { rleForHoles })));
+      const ring = dataset.images[0].objects[0].geometry.mask;
+      const rows = Array.from({ length: ring.height }, (_, y) => Array.from(ring.data.subarray(y * ring.width, (y + 1) * ring.width)));
+      const rle = maskToRle(ring, true);
+      writeFileSync(join(dir, 'probe.json'), JSON.stringify({ mask: rows, size: rle.size, counts: rle.counts }));
+      writeFileSync(join(dir, 'judge.py'), JUDGE);
+      const run = spawnSync('python3', [join(dir, 'judge.py'), join(dir, 'coco.json'), join(dir, 'probe.json')], { encoding: 'utf8' });
+      expect(run.stderr.replace(/loading annotations[\s\S]*?index created!\n?/, '').trim()).toBe('');
+      const judged = JSON.parse(run.stdout.trim().split('\n').pop()!);
+      expect(judged.anns).toHaveLength(5);
+      for (const a of judged.anns) {
+        expect(a.shape).toEqual([a.height, a.width]);
+        expect(Math.abs(a.readerArea - a.area) / a.area, `annotation ${a.id} area`).toBeLessThanOrEqual(0.01);
+        a.bbox.forEach((v: number, i: number) => expect(Math.abs(v - a.readerBbox[i]), `annotation ${a.id} bbox`).toBeLessThanOrEqual(1));
+        for (const x of a.xs) expect(x >= 0 && x <= a.width).toBe(true);
+        for (const y of a.ys) expect(y >= 0 && y <= a.height).toBe(true);
+      }
+      // Our compressed RLE is theirs, both ways.
+      expect(rle.counts).toBe(judged.theirCounts);
+      expect(decodeRunsString(judged.theirCounts)).toEqual(maskToRuns(ring));
+      expect(judged.ourDecodedEqual).toBe(true);
+    });
+  }
+});

@@ -1,0 +1,96 @@
+import type { Ring } from '../../../engine/types';
+import { bridgeHoles } from '../../geometry/polygon';
+import { baseName, fileNameOf, jsonFilesWhere, mergeImported, type ImportedAnnotation, type ImportedDataset } from '../imported';
+import type { Dataset } from '../sessionDataset';
+import { textEntry, writeZip } from '../zip';
+import type { DatasetFormat } from './format';
+
+/**
+ * LabelMe JSON (wkentaro/labelme's file: `shapes` of `shape_type` "polygon" with `points`, `label`,
+ * `group_id`; `imagePath`, `imageHeight`, `imageWidth`, `imageData` null), one file per image in a
+ * zip. A multi-part object is several shapes sharing a `group_id`, as LabelMe groups them; holes are
+ * keyhole cuts. Other shape types (rectangle, circle, line, point) are listed as not imported.
+ */
+interface LabelmeShape {
+  label: string;
+  points: number[][];
+  group_id: number | null;
+  shape_type: string;
+  flags: Record<string, boolean>;
+  description?: string;
+}
+
+interface LabelmeFile {
+  version: string;
+  flags: Record<string, boolean>;
+  shapes: LabelmeShape[];
+  imagePath: string;
+  imageData: null;
+  imageHeight: number;
+  imageWidth: number;
+}
+
+export function toLabelme(dataset: Dataset): Array<{ name: string; file: LabelmeFile }> {
+  let group = 0;
+  return dataset.images.map(({ image, objects }) => ({
+    name: `${baseName(image.name)}.json`,
+    file: {
+      version: '5.4.1',
+      flags: {},
+      shapes: objects.flatMap(({ object, categoryId, geometry }) => {
+        const groupId = geometry.polygons.length > 1 ? ++group : null;
+        const label = dataset.categories.find((c) => c.id === categoryId)!.name;
+        return geometry.polygons.map((p) => ({ label, points: bridgeHoles(p).map(([x, y]) => [x, y]), group_id: groupId, shape_type: 'polygon', flags: {}, description: object.label }));
+      }),
+      imagePath: image.name,
+      imageData: null,
+      imageHeight: image.height,
+      imageWidth: image.width,
+    },
+  }));
+}
+
+const isLabelme = (json: unknown): json is LabelmeFile => !!json && typeof json === 'object' && Array.isArray((json as LabelmeFile).shapes) && 'imagePath' in (json as object);
+
+export function readLabelme(file: LabelmeFile): ImportedDataset {
+  const fileName = fileNameOf(file.imagePath);
+  const groups = new Map<string, { className: string; label?: string; rings: Ring[] }>();
+  const skipped = new Map<string, number>();
+  file.shapes.forEach((shape, i) => {
+    const type = shape.shape_type ?? 'polygon';
+    if (type !== 'polygon' || !Array.isArray(shape.points) || shape.points.length < 3) {
+      skipped.set(type, (skipped.get(type) ?? 0) + 1);
+      return;
+    }
+    const key = shape.group_id != null ? `${shape.label}\u0000${shape.group_id}` : `single ${i}`;
+    const g = groups.get(key) ?? { className: shape.label || 'unlabelled', label: shape.description || undefined, rings: [] };
+    g.rings.push(shape.points.map(([x, y]) => [x, y]));
+    groups.set(key, g);
+  });
+  const annotations: ImportedAnnotation[] = [...groups.values()].map((g) => ({ fileName, className: g.className, label: g.label, rings: g.rings }));
+  const problems = [...skipped].map(([kind, n]) => `${fileName}: ${n} ${kind} shape${n === 1 ? '' : 's'} not imported (only polygons are outlines)`);
+  return {
+    format: 'labelme',
+    images: [{ name: fileName, width: file.imageWidth, height: file.imageHeight }],
+    categories: [],
+    annotations,
+    problems,
+  };
+}
+
+export const labelmeFormat: DatasetFormat = {
+  id: 'labelme',
+  label: 'LabelMe JSON zip',
+  summary: 'one LabelMe JSON per image: polygon shapes, parts grouped by group_id',
+  carriesImages: true,
+  async write(dataset) {
+    const entries = toLabelme(dataset).map((f) => textEntry(f.name, JSON.stringify(f.file, null, 2)));
+    for (const e of dataset.images) if (e.bytes) entries.push({ name: e.image.name, data: e.bytes });
+    return { name: 'maskwright-session.labelme.zip', bytes: writeZip(entries), mime: 'application/zip' };
+  },
+  async read(files) {
+    const found = jsonFilesWhere(files, isLabelme);
+    if (found.length === 0) return undefined;
+    return { dataset: mergeImported('labelme', found.map((x) => readLabelme(x.json))), consumed: found.map((x) => x.file.name) };
+  },
+};

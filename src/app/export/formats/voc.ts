@@ -1,0 +1,162 @@
+import type { BinaryMask } from '../../../engine/types';
+import { baseName, fileNameOf, textOf, type ImportedAnnotation, type ImportedCategory, type ImportedDataset, type InputFile } from '../imported';
+import { decodePng, encodePng } from '../png';
+import type { Dataset } from '../sessionDataset';
+import { textEntry, writeZip, type ZipEntry } from '../zip';
+import { childNamed, childrenNamed, childText, escapeXml, parseXml } from '../xml';
+import { instanceIndexMask, semanticMask } from './pngMasks';
+import type { DatasetFormat } from './format';
+
+/**
+ * Pascal VOC segmentation layout (the VOC2012 devkit): `Annotations/<image>.xml` (objects with name
+ * and 1-based pixel `bndbox`), `SegmentationObject/<image>.png` (value n = the n-th object of the
+ * XML), `SegmentationClass/<image>.png` (value = class index), both palette PNGs in VOC's colour map,
+ * 255 = "void"; `ImageSets/Segmentation/train.txt`; `labelmap.txt` (Datumaro's, `name:r,g,b::`) names
+ * the class indices, which are the studio's class ids. One pixel has one owner: where objects
+ * overlap the later one keeps it (as the studio draws), so an occluded part is not in the file.
+ */
+export function vocColormap(): Uint8Array {
+  const map = new Uint8Array(256 * 3);
+  for (let i = 0; i < 256; i++) {
+    let r = 0;
+    let g = 0;
+    let b = 0;
+    let c = i;
+    for (let j = 0; j < 8; j++) {
+      r |= ((c >> 0) & 1) << (7 - j);
+      g |= ((c >> 1) & 1) << (7 - j);
+      b |= ((c >> 2) & 1) << (7 - j);
+      c >>= 3;
+    }
+    map.set([r, g, b], i * 3);
+  }
+  return map;
+}
+
+const VOID = 255;
+/** VOC's own 20 classes, by index: the names of a file without labelmap.txt. */
+const VOC_CLASSES = ['background', 'aeroplane', 'bicycle', 'bird', 'boat', 'bottle', 'bus', 'car', 'cat', 'chair', 'cow', 'diningtable', 'dog', 'horse', 'motorbike', 'person', 'pottedplant', 'sheep', 'sofa', 'train', 'tvmonitor'];
+
+function annotationXml(entry: Dataset['images'][number], dataset: Dataset): string {
+  const { image, objects } = entry;
+  const lines = ['<annotation>', '  <folder>Maskwright</folder>', `  <filename>${escapeXml(image.name)}</filename>`, '  <size>', `    <width>${image.width}</width>`, `    <height>${image.height}</height>`, '    <depth>3</depth>', '  </size>', '  <segmented>1</segmented>'];
+  for (const { categoryId, geometry } of objects) {
+    const [x, y, w, h] = geometry.bbox;
+    const box = [Math.floor(x) + 1, Math.floor(y) + 1, Math.ceil(x + w), Math.ceil(y + h)];
+    const truncated = x <= 0 || y <= 0 || x + w >= image.width || y + h >= image.height ? 1 : 0;
+    lines.push(
+      '  <object>',
+      `    <name>${escapeXml(dataset.categories.find((c) => c.id === categoryId)!.name)}</name>`,
+      '    <pose>Unspecified</pose>',
+      `    <truncated>${truncated}</truncated>`,
+      '    <difficult>0</difficult>',
+      `    <bndbox><xmin>${box[0]}</xmin><ymin>${box[1]}</ymin><xmax>${box[2]}</xmax><ymax>${box[3]}</ymax></bndbox>`,
+      '  </object>',
+    );
+  }
+  lines.push('</annotation>', '');
+  return lines.join('\n');
+}
+
+export function labelmap(dataset: Dataset): string {
+  const colours = vocColormap();
+  const count = dataset.categories.reduce((n, c) => Math.max(n, c.id), 0);
+  const lines = ['# label:color_rgb:parts:actions', 'background:0,0,0::'];
+  for (let id = 1; id <= count; id++) lines.push(`${dataset.categories.find((c) => c.id === id)?.name ?? `unused_${id}`}:${colours.slice(id * 3, id * 3 + 3).join(',')}::`);
+  return `${lines.join('\n')}\n`;
+}
+
+export async function vocZip(dataset: Dataset): Promise<Uint8Array> {
+  if (dataset.categories.some((c) => c.id >= VOID)) throw new Error('Pascal VOC class PNGs hold class ids up to 254');
+  const palette = vocColormap();
+  const files: ZipEntry[] = [textEntry('labelmap.txt', labelmap(dataset))];
+  for (const entry of dataset.images) {
+    const { image } = entry;
+    const base = baseName(image.name);
+    files.push(textEntry(`Annotations/${base}.xml`, annotationXml(entry, dataset)));
+    files.push({ name: `SegmentationObject/${base}.png`, data: await encodePng(image.width, image.height, instanceIndexMask(entry), 'indexed', palette) });
+    files.push({ name: `SegmentationClass/${base}.png`, data: await encodePng(image.width, image.height, semanticMask(entry), 'indexed', palette) });
+    if (entry.bytes) files.push({ name: `JPEGImages/${image.name}`, data: entry.bytes });
+  }
+  files.push(textEntry('ImageSets/Segmentation/train.txt', `${dataset.images.map((e) => baseName(e.image.name)).join('\n')}\n`));
+  return writeZip(files);
+}
+
+/** Palette indices of a VOC mask PNG: indexed PNGs as they are, RGB ones through the colour map. */
+async function indicesOf(file: InputFile): Promise<{ width: number; height: number; index: Uint8Array }> {
+  const png = await decodePng(file.bytes);
+  if (png.palette && png.channels === 1) return { width: png.width, height: png.height, index: png.pixels };
+  if (png.channels === 1) return { width: png.width, height: png.height, index: png.pixels };
+  const colours = vocColormap();
+  const byColour = new Map<number, number>();
+  for (let i = 0; i < 256; i++) byColour.set((colours[i * 3] << 16) | (colours[i * 3 + 1] << 8) | colours[i * 3 + 2], i);
+  const index = new Uint8Array(png.width * png.height);
+  for (let p = 0; p < index.length; p++) {
+    const o = p * png.channels;
+    index[p] = byColour.get((png.pixels[o] << 16) | (png.pixels[o + 1] << 8) | png.pixels[o + 2]) ?? VOID;
+  }
+  return { width: png.width, height: png.height, index };
+}
+
+const maskWhere = (width: number, height: number, index: Uint8Array, value: number): BinaryMask => ({ width, height, data: index.map((v) => (v === value ? 1 : 0)) });
+
+export async function readVoc(files: readonly InputFile[]): Promise<{ dataset: ImportedDataset; consumed: string[] } | undefined> {
+  const xmls = files.filter((f) => /(^|\/)Annotations\/[^/]+\.xml$/i.test(f.name));
+  const objectPngs = files.filter((f) => /(^|\/)SegmentationObject\/[^/]+\.png$/i.test(f.name));
+  const classPngs = files.filter((f) => /(^|\/)SegmentationClass\/[^/]+\.png$/i.test(f.name));
+  if (xmls.length === 0 && classPngs.length === 0) return undefined;
+  const map = files.find((f) => /(^|\/)labelmap\.txt$/i.test(f.name));
+  const names = map
+    ? textOf(map)
+        .split(/\r?\n/)
+        .filter((l) => l.trim() && !l.startsWith('#'))
+        .map((l) => l.split(':')[0])
+    : VOC_CLASSES;
+  const categories: ImportedCategory[] = names.map((name, id) => ({ id, name })).filter((c) => c.id > 0 && !/^unused_\d+$/.test(c.name));
+  const annotations: ImportedAnnotation[] = [];
+  const problems: string[] = [];
+  const byBase = (list: readonly InputFile[], base: string) => list.find((f) => baseName(f.name) === base);
+  const images: ImportedDataset['images'][number][] = [];
+  const bases = new Set([...xmls, ...classPngs].map((f) => baseName(f.name)));
+  for (const base of bases) {
+    const xmlFile = byBase(xmls, base);
+    const xml = xmlFile ? parseXml(textOf(xmlFile)) : undefined;
+    const fileName = (xml && childText(xml, 'filename')) || `${base}.jpg`;
+    const size = xml && childNamed(xml, 'size');
+    images.push({ name: fileNameOf(fileName), width: Number(size && childText(size, 'width')), height: Number(size && childText(size, 'height')) });
+    const objects = xml ? childrenNamed(xml, 'object') : [];
+    const objectPng = byBase(objectPngs, base);
+    if (objectPng) {
+      const { width, height, index } = await indicesOf(objectPng);
+      objects.forEach((o, i) => {
+        const mask = maskWhere(width, height, index, i + 1);
+        if (mask.data.some((v) => v)) annotations.push({ fileName, className: childText(o, 'name') || 'unlabelled', mask });
+        else problems.push(`${fileName}: object ${i + 1} (${childText(o, 'name')}) has no pixels in SegmentationObject (a box alone is not an outline)`);
+      });
+    } else {
+      const classPng = byBase(classPngs, base);
+      if (classPng) {
+        // Without instances, each class region is one object.
+        const { width, height, index } = await indicesOf(classPng);
+        for (const value of new Set(index)) {
+          if (value === 0 || value === VOID) continue;
+          annotations.push({ fileName, className: names[value] ?? `class ${value}`, mask: maskWhere(width, height, index, value) });
+        }
+        problems.push(`${fileName}: no SegmentationObject PNG; each class region of SegmentationClass became one object`);
+      } else if (objects.length) problems.push(`${fileName}: ${objects.length} object box${objects.length === 1 ? '' : 'es'} without segmentation PNGs not imported`);
+    }
+  }
+  const consumed = [...xmls, ...objectPngs, ...classPngs, ...(map ? [map] : [])].map((f) => f.name);
+  return { dataset: { format: 'voc', images, categories, annotations, problems }, consumed };
+}
+
+export const vocFormat: DatasetFormat = {
+  id: 'voc',
+  label: 'Pascal VOC zip',
+  summary: 'Annotations XML + SegmentationObject / SegmentationClass palette PNGs, labelmap.txt',
+  carriesImages: true,
+  async write(dataset) {
+    return { name: 'maskwright-session.voc.zip', bytes: await vocZip(dataset), mime: 'application/zip' };
+  },
+  read: readVoc,
+};

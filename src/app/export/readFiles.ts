@@ -1,0 +1,35 @@
+import { IMPORTABLE } from './formats';
+import { mergeImported, type ImportedDataset, type InputFile } from './imported';
+import { readZip } from './zip';
+
+const IMAGE = /\.(jpe?g|png|webp|gif|bmp)$/i;
+
+export interface ReadFiles {
+  readonly dataset: ImportedDataset;
+  /** Photos that came with the annotations (in a zip, or picked beside them), not yet open. */
+  readonly images: readonly InputFile[];
+}
+
+/**
+ * What the user picked — annotation files, zips of them, photos — read by every format that
+ * recognises some of it (formats/index.ts); zips are opened first. Photos no reader consumed (a
+ * VOC mask PNG is consumed by the VOC reader) are returned so the studio can open them.
+ */
+export async function readDatasetFiles(picked: readonly InputFile[]): Promise<ReadFiles> {
+  const files: InputFile[] = [];
+  for (const f of picked) {
+    if (/\.zip$/i.test(f.name)) files.push(...(await readZip(f.bytes)).map((e) => ({ name: e.name, bytes: e.data })));
+    else files.push(f);
+  }
+  const parts: ImportedDataset[] = [];
+  const consumed = new Set<string>();
+  for (const format of IMPORTABLE) {
+    const read = await format.read!(files.filter((f) => !consumed.has(f.name)));
+    if (!read) continue;
+    parts.push(read.dataset);
+    read.consumed.forEach((name) => consumed.add(name));
+  }
+  const dataset = mergeImported(parts.map((p) => p.format).join('+') || 'none', parts);
+  const problems = parts.length === 0 ? ['no annotation file of a known format (COCO, YOLO, Pascal VOC, LabelMe, CVAT, Maskwright) among the chosen files'] : dataset.problems;
+  return { dataset: { ...dataset, problems }, images: files.filter((f) => IMAGE.test(f.name) && !consumed.has(f.name)) };
+}

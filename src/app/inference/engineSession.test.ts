@@ -1,0 +1,102 @@
+/**
+ * The studio's engine session on a real engine: EngineService in Node worker threads (as the
+ * browser's Web Workers serve it), the real status store. A crashed worker and a model switch
+ * recover without a reload; dispose ends the workers.
+ */
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startEngineThread } from '../../../test/support/engineThreads';
+import { decodeImage } from '../../engine/adapters/nodeImage';
+import type { EmbeddingRecord } from '../../engine/service/api';
+import type { RgbaImage } from '../../engine/types';
+import { useEngineStatus } from '../state/engineStatus';
+import { EngineSession, type EngineSessionPorts } from './engineSession';
+import type { ModelVariants } from './modelVariants';
+
+const CUP = { points: [{ x: 210, y: 170, positive: true }] };
+const OPTIONS = { tolerance: 0.7, multimask: false, mirrorAverage: false };
+
+let coffee: RgbaImage;
+beforeAll(async () => {
+  coffee = await decodeImage(readFileSync(new URL('../../../public/samples/coffee.png', import.meta.url)));
+});
+
+/** A session on engine threads, with what it started and stored in view. */
+function sessionOnThreads() {
+  const launched: Awaited<ReturnType<typeof startEngineThread>>[] = [];
+  const stored = new Map<string, EmbeddingRecord>();
+  let models: ModelVariants = { encoder: 'int8', decoder: 'int8' };
+  const ports: EngineSessionPorts = {
+    launch: async (options) => {
+      const thread = await startEngineThread({ encoderPrecision: options.encoderPrecision, decoderPrecision: options.decoderPrecision, embeddingCacheSize: options.embeddingCacheSize });
+      launched.push(thread);
+      return thread;
+    },
+    models: () => models,
+    status: () => useEngineStatus.getState(),
+    pixels: (id) => (id === 'coffee' ? coffee : undefined),
+    stored: { load: async (key, model) => (stored.get(key)?.model === model ? stored.get(key) : undefined), save: async (key, record) => void stored.set(key, record) },
+    serverEmbedding: async () => {
+      throw new Error('Server start is off here');
+    },
+    serverStart: () => false,
+  };
+  return { session: new EngineSession(ports), launched, stored, switchModels: (next: ModelVariants) => (models = next) };
+}
+
+describe('EngineSession', () => {
+  let session: EngineSession | undefined;
+  afterEach(() => session?.dispose());
+
+  it('recovers from a crashed worker on the next request, without a reload', async () => {
+    const s = sessionOnThreads();
+    session = s.session;
+    const first = await session.predict('coffee', CUP, OPTIONS);
+    expect(first[0].polygons.length).toBeGreaterThan(0);
+    expect(session.isEmbedded('coffee')).toBe(true);
+    expect(useEngineStatus.getState().phase).toBe('ready');
+
+    await s.launched[0].thread.terminate();
+    await s.launched[0].gone;
+    expect(useEngineStatus.getState()).toMatchObject({ phase: 'error', error: expect.stringMatching(/starts again on the next request/) });
+    expect(session.isEmbedded('coffee')).toBe(false);
+
+    // A fresh engine: the photo's embedding comes back from the store (the crashed worker took its cache).
+    const again = await session.predict('coffee', CUP, OPTIONS);
+    expect(s.launched).toHaveLength(2);
+    expect(useEngineStatus.getState().phase).toBe('ready');
+    expect(again[0].mask).toEqual(first[0].mask);
+  });
+
+  it('a model switch starts an engine for the new variants with empty caches and ends the old one', async () => {
+    const s = sessionOnThreads();
+    session = s.session;
+    await session.ensureEmbedding('coffee');
+    expect(session.isEmbedded('coffee')).toBe(true);
+    s.switchModels({ encoder: 'fp32', decoder: 'fp32' });
+    expect(session.isEmbedded('coffee')).toBe(true); // nothing restarts until the engine is next asked for
+    const answer = await session.predict('coffee', CUP, OPTIONS);
+    expect(answer.length).toBeGreaterThan(0);
+    expect(s.launched.map((w) => w.description.encoderModel)).toEqual(['sam-encoder-int8@node-test', 'sam-encoder-fp32@node-test']);
+    await expect(s.launched[0].gone).resolves.toBeDefined();
+    expect(useEngineStatus.getState().models).toEqual({ encoder: 'fp32', decoder: 'fp32' });
+    // Stored under each encoder's identity: the fp32 engine ran its own encoder, it did not take the int8 embedding.
+    expect(s.stored.get('coffee')?.model).toBe('sam-encoder-fp32@node-test');
+  });
+
+  it('runs the mirror pass with the mirror image embedded by its own one-thread worker, which the engine then holds; dispose ends both workers', async () => {
+    const s = sessionOnThreads();
+    session = s.session;
+    const quick = await session.predict('coffee', CUP, OPTIONS);
+    const checked = await session.mirrorPass('coffee', CUP, OPTIONS);
+    expect(checked[0].polygons.length).toBeGreaterThan(0);
+    expect(checked[0].mask).not.toEqual(quick[0].mask);
+    expect(s.launched).toHaveLength(2);
+    expect(s.stored.has('mirror:coffee')).toBe(true);
+    expect(await session.cachedEmbeddings()).toEqual([{ imageKey: 'coffee', views: ['photo', 'mirror'] }]);
+    session.dispose();
+    await Promise.all(s.launched.map((w) => w.gone));
+    expect(session.isEmbedded('coffee')).toBe(false);
+    expect(await session.cachedEmbeddings()).toEqual([]);
+  });
+});

@@ -1,0 +1,333 @@
+import type { EmbeddingView } from '../../engine/engine';
+import { mirrorImage } from '../../engine/mirror';
+import type { OutlineOptions, SegmentationOptions } from '../../engine/options';
+import { maskOutline } from '../../engine/polygons';
+import type { EmbeddingRecord, FindSimilarResponse, ModelProgress, PolygonCandidate, PredictResponse, SegmentTextResponse } from '../../engine/service/api';
+import type { BinaryMask, PolygonWithHoles, RgbaImage, VisualPrompt } from '../../engine/types';
+import type { EngineWorker, EngineWorkerStartOptions } from '../../engine/worker/client';
+import type { useEngineStatus } from '../state/engineStatus';
+import type { StoredEmbeddings } from './embeddingStore';
+import type { ModelVariants } from './modelVariants';
+
+/** A candidate of a local decode, with the tolerance the worker traced its `polygons` at. */
+export type LocalCandidate = Readonly<PolygonCandidate> & { readonly outlineTolerance: number };
+
+/** What the session needs of the page, injected so that it reads no store and no preference itself. */
+export interface EngineSessionPorts {
+  /** Starts an engine worker where the models are served (the browser: `startEngineWorker`). */
+  launch(options: Omit<EngineWorkerStartOptions, 'modelBaseUrl'>): Promise<EngineWorker>;
+  /** The model variants wanted now; a change restarts the engine with empty caches. */
+  models(): ModelVariants;
+  /** The status bar's store; a loaded photo's pixels. */
+  status(): ReturnType<typeof useEngineStatus.getState>;
+  pixels(imageId: string): RgbaImage | null | undefined;
+  /** Embeddings kept across visits (IndexedDB), by key and encoder identity. */
+  stored: StoredEmbeddings;
+  /** Server start: the photo's embedding from the server, or undefined (then this device's encoder runs). */
+  serverEmbedding(imageId: string, encoderModel: string): Promise<EmbeddingRecord | undefined>;
+  /** Whether Server start is chosen (it costs a credit per photo, so nothing is embedded ahead). */
+  serverStart(): boolean;
+}
+
+/** One started engine and what it holds: its caches are keyed by the model variants it runs. */
+interface EngineRun {
+  readonly models: string;
+  readonly clicks: Promise<EngineWorker>;
+  /** A second worker, on one thread, that only embeds mirror images (started on the first pause). */
+  mirror?: Promise<EngineWorker>;
+  readonly embeddings: Map<string, Promise<string>>;
+  readonly embedded: Set<string>;
+  readonly mirrorEmbeddings: Map<string, Promise<string>>;
+  readonly detectorDownloads: Map<string, ModelProgress>;
+  background: Promise<unknown>;
+}
+
+/**
+ * The browser engine of one studio: its click worker and its mirror worker, started on demand, and
+ * what they hold (which photos are embedded), for the model variants chosen now. `dispose` ends the
+ * workers; a model switch or a crashed worker starts a fresh engine on the next call, no reload.
+ * Each image is embedded once per engine (the worker's cache answers repeats); predictions on an
+ * image wait for its embedding.
+ */
+export class EngineSession {
+  private run: EngineRun | undefined;
+
+  constructor(private readonly ports: EngineSessionPorts) {}
+
+  /** Starts the engine (or returns the started one) for the model variants wanted now. */
+  start(): Promise<EngineWorker> {
+    return this.current().clicks;
+  }
+
+  /** Ends the workers and forgets what they held; the next call starts a fresh engine. */
+  dispose(): void {
+    const run = this.run;
+    this.run = undefined;
+    if (!run) return;
+    for (const worker of [run.clicks, run.mirror]) void worker?.then((w) => w.terminate(), () => undefined);
+  }
+
+  private current(): EngineRun {
+    const models = this.ports.models();
+    const key = `${models.encoder}/${models.decoder}`;
+    if (this.run?.models === key) return this.run;
+    this.dispose();
+    const run: EngineRun = {
+      models: key,
+      clicks: this.startClickWorker(models),
+      embeddings: new Map(),
+      embedded: new Set(),
+      mirrorEmbeddings: new Map(),
+      detectorDownloads: new Map(),
+      background: Promise.resolve(),
+    };
+    this.run = run;
+    run.clicks.then(
+      // A crashed worker: the next call starts a fresh engine (its caches went with the worker).
+      (worker) => void worker.gone.then((error) => this.lost(run, `the engine stopped (${error.message}); it starts again on the next request`)),
+      (error: unknown) => this.lost(run, messageOf(error)),
+    );
+    return run;
+  }
+
+  private lost(run: EngineRun, error: string): void {
+    if (this.run !== run) return;
+    this.dispose();
+    this.ports.status().update({ phase: 'error', error, embedding: null });
+  }
+
+  private async startClickWorker(models: ModelVariants): Promise<EngineWorker> {
+    this.ports.status().update({ phase: 'downloading', error: null, progress: {} });
+    const worker = await this.ports.launch({
+      encoderPrecision: models.encoder,
+      decoderPrecision: models.decoder,
+      onProgress: (p) => this.showProgress(p),
+    });
+    this.ports.status().update({ phase: 'ready', backend: { ...worker.description.backend }, models });
+    return worker;
+  }
+
+  private showProgress(p: ModelProgress): void {
+    const status = this.ports.status();
+    if (p.model.startsWith('detector')) {
+      // Loaded lazily after start: their own progress (the detectors as one download), the engine stays 'ready' meanwhile.
+      const all = [...(this.run?.detectorDownloads.set(p.model, p).values() ?? [p])];
+      status.update({ detector: { loadedBytes: all.reduce((n, d) => n + d.loadedBytes, 0), totalBytes: all.reduce((n, d) => n + d.totalBytes, 0) } });
+      return;
+    }
+    const progress = { ...status.progress, [p.model]: { loadedBytes: p.loadedBytes, totalBytes: p.totalBytes } };
+    const downloaded = progress.encoder && progress.decoder && Object.values(progress).every((m) => m && m.loadedBytes >= m.totalBytes);
+    // Both files in: what remains is creating the inference sessions.
+    status.update({ progress, phase: downloaded ? 'starting' : 'downloading' });
+  }
+
+  /** What the click worker's engine holds now (the status bar's details): photos and their views; none before it starts. */
+  async cachedEmbeddings(): Promise<{ imageKey: string; views: EmbeddingView[] }[]> {
+    const worker = await this.run?.clicks.catch(() => undefined);
+    return worker ? worker.api.cachedEmbeddings() : [];
+  }
+
+  isEmbedded(imageId: string): boolean {
+    return this.run?.embedded.has(imageId) ?? false;
+  }
+
+  /**
+   * Embeds the image (once); resolves to the worker's image key. An embedding stored by an earlier
+   * visit is handed to the worker instead of running the encoder; in Server start the server makes
+   * it, else — or when the server cannot — this device's encoder does; a new one is stored either way.
+   */
+  ensureEmbedding(imageId: string): Promise<string> {
+    const run = this.current();
+    const existing = run.embeddings.get(imageId);
+    if (existing) return existing;
+    const promise = run.clicks.then((worker) => this.embed(run, worker, imageId));
+    run.embeddings.set(imageId, promise);
+    promise.catch((error: unknown) => {
+      run.embeddings.delete(imageId);
+      if (this.run === run) this.ports.status().update({ embedding: { imageId, state: 'error' }, error: messageOf(error) });
+    });
+    return promise;
+  }
+
+  private async embed(run: EngineRun, { api, description }: EngineWorker, imageId: string): Promise<string> {
+    const { ports } = this;
+    const rgba = plainPixels(ports.pixels(imageId));
+    ports.status().update({ embedding: { imageId, state: 'running' } });
+    const stored = await ports.stored.load(imageId, description.encoderModel);
+    const served = stored || !ports.serverStart() ? undefined : await ports.serverEmbedding(imageId, description.encoderModel);
+    let result: { imageKey: string; cacheHit: boolean; timings: { preprocessMs: number; encoderMs: number } };
+    if (stored || served) {
+      await api.importEmbedding({ image: rgba, imageId, record: (stored ?? served)! });
+      if (served) void ports.stored.save(imageId, served);
+      result = { imageKey: imageId, cacheHit: Boolean(stored), timings: { preprocessMs: 0, encoderMs: 0 } };
+    } else {
+      result = await api.embed({ image: rgba, imageId });
+      // Kept for later visits; an engine ended meanwhile (a model switch) just keeps nothing.
+      if (!result.cacheHit) void api.exportEmbedding({ imageKey: result.imageKey }).then((record) => record && ports.stored.save(imageId, record), () => undefined);
+    }
+    const s = ports.status();
+    s.update({
+      embedding: { imageId, state: 'ready' },
+      lastEncoder: { ...result.timings, cacheHit: result.cacheHit },
+      cacheHits: s.cacheHits + (result.cacheHit ? 1 : 0),
+      embeddings: s.embeddings + 1,
+      storedEmbeddingsUsed: s.storedEmbeddingsUsed + (stored ? 1 : 0),
+      serverEmbeddingsUsed: s.serverEmbeddingsUsed + (served ? 1 : 0),
+    });
+    run.embedded.add(imageId);
+    return result.imageKey;
+  }
+
+  /**
+   * Embeds the session's photos one after another, `current` first, so switching photos finds its
+   * embedding ready (or stored). Runs behind any click: the worker handles requests in order.
+   */
+  embedInBackground(current: string | null, imageIds: readonly string[]): void {
+    const run = this.current();
+    // Server start costs a credit per photo: only the photo the user opens is paid for.
+    const others = this.ports.serverStart() ? [] : imageIds.filter((id) => id !== current);
+    for (const id of [...(current ? [current] : []), ...others]) {
+      if (run.embedded.has(id)) continue;
+      run.background = run.background.then(() => this.ensureEmbedding(id)).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Candidates with their outlines, traced once in the worker at `options.tolerance` (the Detail slider's).
+   * `onMask`: the best mask as soon as the decoder answers, before the outlines are traced.
+   */
+  async predict(imageId: string, prompt: VisualPrompt, options: Partial<SegmentationOptions> & { tolerance: number }, onMask?: (mask: BinaryMask) => void): Promise<LocalCandidate[]> {
+    const run = this.current();
+    const imageKey = await this.ensureEmbedding(imageId);
+    const result = await (await run.clicks).api.predict({ imageKey, prompt, options }, { onEvent: onMask });
+    this.ports.status().update({ lastDecoder: result.timings });
+    return localCandidates(result, options.tolerance);
+  }
+
+  /**
+   * The same decode with mirror averaging (the photo and its mirror image decoded, answers averaged):
+   * the studio's mirror pass when the user pauses (mirrorPass.ts), since it costs a second decoder run
+   * (and, the first time on a photo, an encoder run) that a click must not wait for.
+   */
+  async mirrorPass(imageId: string, prompt: VisualPrompt, options: Partial<SegmentationOptions> & { tolerance: number }): Promise<LocalCandidate[]> {
+    const run = this.current();
+    const imageKey = await this.ensureMirrorEmbedding(run, imageId);
+    try {
+      const result = await (await run.clicks).api.predict({ imageKey, prompt, options: { ...options, mirrorAverage: true } });
+      this.ports.status().update({ lastMirrorPass: result.timings });
+      return localCandidates(result, options.tolerance);
+    } catch (error) {
+      // The worker's cache may have dropped the photo (and its mirror with it): embed both again next time.
+      run.mirrorEmbeddings.delete(imageId);
+      throw error;
+    }
+  }
+
+  /**
+   * The photo's mirror-image embedding beside its own (once per photo), which mirror averaging decodes
+   * on: one more encoder run, so it is asked for only when the user first pauses on this photo, and
+   * made in the mirror worker; stored like the photo's own, so a later visit skips it.
+   */
+  private ensureMirrorEmbedding(run: EngineRun, imageId: string): Promise<string> {
+    const existing = run.mirrorEmbeddings.get(imageId);
+    if (existing) return existing;
+    const promise = (async () => {
+      const imageKey = await this.ensureEmbedding(imageId);
+      const { description } = await run.clicks;
+      // Keyed by photo: passes on two photos at once never swap their mirror images (the worker keeps one).
+      const key = `mirror:${imageId}`;
+      const stored = await this.ports.stored.load(key, description.encoderModel);
+      const record = stored ?? (await this.embedMirrorImage(run, imageId, key));
+      await (await run.clicks).api.importMirrorEmbedding({ imageKey, record });
+      if (stored) {
+        const s = this.ports.status();
+        s.update({ storedEmbeddingsUsed: s.storedEmbeddingsUsed + 1 });
+      }
+      return imageKey;
+    })();
+    run.mirrorEmbeddings.set(imageId, promise);
+    promise.catch(() => run.mirrorEmbeddings.delete(imageId));
+    return promise;
+  }
+
+  /** The mirror image's embedding made by the mirror worker under `key`, and stored. */
+  private async embedMirrorImage(run: EngineRun, imageId: string, key: string): Promise<EmbeddingRecord> {
+    const rgba = plainPixels(this.ports.pixels(imageId));
+    const { api } = await this.mirrorWorker(run);
+    await api.embed({ image: mirrorImage(rgba), imageId: key, handOver: true });
+    const record = await api.exportEmbedding({ imageKey: key });
+    await api.forget({ imageKey: key });
+    if (!record) throw new Error('the mirror worker kept no embedding');
+    // A copy: handing the record to the click worker moves its buffer there.
+    void this.ports.stored.save(key, { ...record, data: record.data.slice() });
+    return record;
+  }
+
+  /**
+   * A second engine worker, on one thread, that only embeds mirror images: its encoder run takes one
+   * core while clicks keep the click worker. One that failed to start or crashed starts again when next asked.
+   */
+  private mirrorWorker(run: EngineRun): Promise<EngineWorker> {
+    if (run.mirror) return run.mirror;
+    const models = this.ports.models();
+    // The models are in the Cache API by now (the click worker fetched them): no download to show.
+    const mirror = this.ports.launch({
+      encoderPrecision: models.encoder,
+      decoderPrecision: models.decoder,
+      maxThreads: 1,
+      embeddingCacheSize: 1,
+      textDetectors: [],
+      warmUpDecoder: false,
+    });
+    const forget = () => void (run.mirror === mirror && (run.mirror = undefined));
+    mirror.then((worker) => worker.gone.then(forget), forget);
+    run.mirror = mirror;
+    return mirror;
+  }
+
+  /** Text prompts on a loaded photo, on the embedding the point tools use (the worker's cache). */
+  async segmentText(imageId: string, prompts: readonly string[], outline: Partial<OutlineOptions>): Promise<SegmentTextResponse> {
+    const run = this.current();
+    const rgba = plainPixels(this.ports.pixels(imageId));
+    const imageKey = await this.ensureEmbedding(imageId);
+    return (await run.clicks).api.segmentText({ image: rgba, prompts: [...prompts], imageId: imageKey, outline });
+  }
+
+  /** Other instances like the object `mask` covers on a photo. */
+  async findSimilar(imageId: string, mask: BinaryMask, outline: Partial<OutlineOptions>): Promise<FindSimilarResponse> {
+    const run = this.current();
+    const imageKey = await this.ensureEmbedding(imageId);
+    return (await run.clicks).api.findSimilar({ imageKey, mask: plainMask(mask), outline });
+  }
+
+  /**
+   * The outlines of masks this page holds, at `outline`, traced in the engine worker. Where no worker
+   * was started (Remote mode: masks painted or imported here), the page traces them itself with the
+   * same engine function rather than download the model for it.
+   */
+  async retrace(masks: readonly BinaryMask[], outline: Partial<OutlineOptions>): Promise<PolygonWithHoles[][]> {
+    if (masks.length === 0) return [];
+    const run = this.run;
+    const worker = await run?.clicks.catch(() => null);
+    if (!run || !worker) return masks.map((mask) => maskOutline(mask, outline));
+    return (await (await run.clicks).api.retrace({ masks: masks.map(plainMask), outline })).polygons;
+  }
+}
+
+function localCandidates(result: PredictResponse, tolerance: number): LocalCandidate[] {
+  return result.candidates.map((c) => ({ ...c, outlineTolerance: tolerance }));
+}
+
+/** The pixels as plain data (a canvas's ImageData would travel as one), copied to the worker, not moved. */
+function plainPixels(image: RgbaImage | null | undefined): RgbaImage {
+  if (!image) throw new Error('The image is not loaded yet.');
+  return { width: image.width, height: image.height, data: image.data };
+}
+
+function plainMask(mask: BinaryMask): BinaryMask {
+  return { width: mask.width, height: mask.height, data: mask.data };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,228 @@
+/**
+ * EngineApi: everything the engine does for a caller, as one typed interface. It is implemented once,
+ * in-process (`EngineService`, engineService.ts), and the same interface is served over a Web Worker
+ * (worker/engine.worker.ts, worker/client.ts) by the generic transport (transport.ts).
+ *
+ * To add a capability:
+ *   1. a method here, `name(request: NameRequest, call?: Call<Event>): Promise<NameResponse>`, with its
+ *      request and response types beside it (plain, structured-cloneable data), and, when buffers of
+ *      its request, result or events should move rather than be copied, an entry in ENGINE_TRANSFERS;
+ *   2. its implementation in EngineService;
+ *   3. its caller (the studio's EngineSession, a bench, a test).
+ * Nothing in the transport, the worker entry or the client changes.
+ */
+import type { OutlineOptions, SegmentationOptions } from '../options';
+import type { BackendInfo } from '../runtime';
+import type { BinaryMask, PolygonWithHoles, RgbaImage, VisualPrompt } from '../types';
+import { EmbeddingMissingError, type EmbeddingView } from '../engine';
+import { PromptError } from '../prompt';
+import type { Call, ErrorClasses, TransferTable } from './transport';
+
+export interface EngineApi {
+  /** What this engine runs: its backend, the identity of its encoder, how it started. */
+  describe(): Promise<EngineDescription>;
+  /**
+   * Computes (or finds cached) the image embedding; `mirrored`: the mirror image's too (mirror
+   * averaging). Cancelled while it waits behind other requests, it never runs.
+   */
+  embed(request: EmbedRequest, call?: Call): Promise<EmbedResponse>;
+  /**
+   * Candidates best first, each with polygons traced at `options.tolerance`, beside the mask. With an
+   * `onEvent`, the best candidate's mask arrives as an event as soon as the decoder has answered.
+   */
+  predict(request: PredictRequest, call?: Call<BinaryMask>): Promise<PredictResponse>;
+  /** The outlines of masks the caller holds, at another tolerance; answered ahead of queued decodes. */
+  retrace(request: RetraceRequest): Promise<RetraceResponse>;
+  /** Text prompts on the image (pass the `imageId` of `embed` to reuse its embedding). */
+  segmentText(request: SegmentTextRequest): Promise<SegmentTextResponse>;
+  /** Other instances like the object `mask` covers, from the embedding of `imageKey`. */
+  findSimilar(request: FindSimilarRequest): Promise<FindSimilarResponse>;
+  /** A copy of the embedding of `imageKey` with the encoder's identity, or null if none is cached. */
+  exportEmbedding(request: { imageKey: string }): Promise<EmbeddingRecord | null>;
+  /** An embedding made earlier (IndexedDB, the server) for `image`; refused when another encoder made it. */
+  importEmbedding(request: { image: RgbaImage; imageId: string; record: EmbeddingRecord }): Promise<void>;
+  /** The mirror image's embedding, made elsewhere, for the photo cached under `imageKey`. */
+  importMirrorEmbedding(request: { imageKey: string; record: EmbeddingRecord }): Promise<void>;
+  hasEmbedding(request: { imageKey: string }): Promise<boolean>;
+  /** The photos the engine holds embeddings of now, least recently used first, and which views of each. */
+  cachedEmbeddings(): Promise<{ imageKey: string; views: EmbeddingView[] }[]>;
+  /** Drops one cached embedding (or all of them). */
+  forget(request: { imageKey?: string }): Promise<void>;
+}
+
+/** Which buffers move instead of being copied, per method (the engine keeps none of them). */
+export const ENGINE_TRANSFERS: TransferTable<EngineApi> = {
+  embed: { request: (r) => (r.handOver ? [r.image.data] : []) },
+  predict: { result: (r) => r.candidates.flatMap((c) => [c.lowResLogits, c.mask.data]), event: (mask) => [mask.data] },
+  segmentText: { result: (r) => r.results.flatMap((p) => p.instances.map((t) => t.mask.data)) },
+  findSimilar: { result: (r) => r.instances.map((f) => f.mask.data) },
+  exportEmbedding: { result: (record) => [record!.data] },
+  importMirrorEmbedding: { request: (r) => [r.record.data] },
+};
+
+/** The engine's own errors, re-created as instances of their class on the caller's side. */
+export const ENGINE_ERRORS: ErrorClasses = { EmbeddingMissingError, PromptError };
+
+export interface EngineDescription {
+  backend: BackendInfo;
+  /** `file@sha256` of the encoder (public/models/manifest.json): the identity stored with exported embeddings. */
+  encoderModel: string;
+  /** Model download (or cache read) and session creation times, where the engine loaded its models itself. */
+  startTimings?: StartTimings;
+  /** 'cache' when both models came from the Cache API (no network needed). */
+  modelSource?: ModelSource;
+}
+
+export interface ModelProgress {
+  /** 'detector…' arrive after start, when the first text prompt loads them. */
+  model: 'encoder' | 'decoder' | 'detector' | 'detector-coco-ssd' | 'detector-face' | 'detector-open-images';
+  loadedBytes: number;
+  totalBytes: number;
+}
+
+/** Where the model bytes came from on this start: 'cache' means the Cache API (works offline). */
+export type ModelSource = 'network' | 'cache' | 'mixed';
+
+export interface StartTimings {
+  /** Manifest + both models, from the network or the Cache API. */
+  downloadMs: number;
+  /** ORT initialisation and session creation. */
+  sessionMs: number;
+}
+
+/**
+ * 'fp32' is the reference decoder. 'int8' quantizes its image-side projections: about twice as fast
+ * on those layers in WASM, masks very close to fp32 but not identical (see scripts/onnxQuantize.mjs).
+ */
+export type DecoderPrecision = 'fp32' | 'int8';
+
+/**
+ * 'fp32' is the reference encoder. 'int8' quantizes every weight MatMul and uses the tanh GELU: faster,
+ * embeddings close to fp32; `npm run eval` measures the effect on masks (docs/RESULTS.md).
+ */
+export type EncoderPrecision = 'fp32' | 'int8';
+
+export interface EmbedRequest {
+  image: RgbaImage;
+  imageId?: string;
+  /** Also embed the photo's mirror image, which `mirrorAverage` predictions decode beside it. */
+  mirrored?: boolean;
+  /** The pixels' buffer moves to the engine instead of being copied (the caller's image is unusable after). */
+  handOver?: boolean;
+}
+
+export interface EmbedTimings {
+  preprocessMs: number;
+  encoderMs: number;
+}
+
+export interface EmbedResponse {
+  imageKey: string;
+  cacheHit: boolean;
+  timings: EmbedTimings;
+}
+
+/**
+ * An image embedding outside the engine (stored in IndexedDB, later served by the API) with the
+ * identity of the encoder that made it: an embedding is only meaningful to the decoder of that model.
+ */
+export interface EmbeddingRecord {
+  /** `file@sha256` of the encoder (public/models/manifest.json). */
+  model: string;
+  dims: number[];
+  data: Float32Array;
+}
+
+export interface PredictRequest {
+  imageKey: string;
+  prompt: VisualPrompt;
+  /** Left out: DEFAULT_SEGMENTATION_OPTIONS. */
+  options?: Partial<SegmentationOptions>;
+}
+
+export interface PolygonCandidate {
+  polygons: PolygonWithHoles[];
+  score: number;
+  area: number;
+  /** 256×256 logits over the padded 1024 frame; feed back as `VisualPrompt.maskInput`. */
+  lowResLogits: Float32Array;
+  mask: BinaryMask;
+}
+
+export interface PredictTimings {
+  decoderMs: number;
+  postprocessMs: number;
+  polygonMs: number;
+}
+
+export interface PredictResponse {
+  candidates: PolygonCandidate[];
+  timings: PredictTimings;
+}
+
+export interface RetraceRequest {
+  masks: BinaryMask[];
+  outline: Partial<OutlineOptions>;
+}
+
+/** The outlines of masks the page holds, traced again (the Detail slider moved): `polygons[i]` is `masks[i]`'s. */
+export interface RetraceResponse {
+  polygons: PolygonWithHoles[][];
+  timings: { polygonMs: number };
+}
+
+export interface SegmentTextRequest {
+  image: RgbaImage;
+  prompts: string[];
+  /** The key of an earlier `embed`: its embedding is reused. */
+  imageId?: string;
+  outline?: Partial<OutlineOptions>;
+}
+
+/** One detected instance of a text prompt, outlined by SAM. */
+export interface TextInstanceResult {
+  label: string;
+  /** detector score × SAM's predicted IoU (see src/engine/text/pipeline.ts). */
+  confidence: number;
+  area: number;
+  polygons: PolygonWithHoles[];
+  mask: BinaryMask;
+}
+
+/** What became of one prompt: `known` false means no detector class matched (nothing ran for it). */
+export interface TextPromptResult {
+  text: string;
+  known: boolean;
+  /** The detector classes the prompt was read as, e.g. ['cat'] for "kittens". */
+  classes: string[];
+  /** Why the prompt is not known, in words (from the prompt parser). */
+  reason?: string;
+  instances: TextInstanceResult[];
+}
+
+export interface SegmentTextResponse {
+  results: TextPromptResult[];
+  timings: { detectorMs: number; embedMs: number; decoderMs: number; totalMs: number; embeddingCacheHit: boolean };
+}
+
+export interface FindSimilarRequest {
+  imageKey: string;
+  mask: BinaryMask;
+  outline?: Partial<OutlineOptions>;
+}
+
+export interface SimilarInstanceResult {
+  /** Cosine similarity × SAM's predicted IoU × size likeness, best first (src/engine/text/similar.ts). */
+  score: number;
+  similarity: number;
+  area: number;
+  polygons: PolygonWithHoles[];
+  mask: BinaryMask;
+}
+
+export interface FindSimilarResponse {
+  instances: SimilarInstanceResult[];
+  /** Candidates SAM outlined that were turned down because they do not look like the example. */
+  rejected?: number;
+  timings: { totalMs: number };
+}

@@ -1,0 +1,119 @@
+/**
+ * What an inference worker thread runs (worker.ts serves it to the pool): one engine (ONNX sessions +
+ * embedding cache), the text segmenter on it, and the decoded pixels of recent uploads.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EMBEDDING_ENCODING, type EmbeddingResponse, type EncoderIdentity } from '../../contract/embeddings';
+import { decodeImage } from '../../engine/adapters/nodeImage';
+import { defaultModelDir, loadNodeEngine, modelFileNames } from '../../engine/adapters/ortNode';
+import { quantizeEmbedding } from '../../engine/embeddingCodec';
+import type { SegmentationEngine } from '../../engine/engine';
+import type { TextSegmenter } from './textSegmenter';
+import type { RgbaImage } from '../../engine/types';
+import { runPvs } from '../../engine/pvs';
+import { ImageNotHeldError, type InferenceJob, type InferenceResult, type InferenceWorkerApi, type WorkerInit } from './protocol';
+import { createTextSegmenter } from './textSegmenter';
+
+/** The encoder this worker runs, named as the studio names the one it loaded (`file@sha256`). */
+function encoderIdentity(init: WorkerInit): EncoderIdentity {
+  const file = modelFileNames(init.encoderPrecision, init.decoderPrecision).encoder;
+  const sha256 = createHash('sha256').update(readFileSync(join(init.modelDir ?? defaultModelDir(), file))).digest('hex');
+  return { file, sha256, id: `${file}@${sha256}` };
+}
+
+/** The embedding of `image` (computed once, then from the engine's cache) in its wire form. */
+async function embeddingOf(engine: SegmentationEngine, encoder: EncoderIdentity, image: RgbaImage, contentKey: string): Promise<EmbeddingResponse> {
+  const { imageKey } = await engine.embed(image, contentKey);
+  const found = engine.getEmbedding(imageKey);
+  if (!found) throw new Error('the embedding left the cache before it could be read');
+  const { dims, scales, data } = quantizeEmbedding(found.embedding);
+  return {
+    imageId: contentKey,
+    model: encoder,
+    width: image.width,
+    height: image.height,
+    embedding: {
+      dims,
+      encoding: EMBEDDING_ENCODING,
+      scales: Array.from(scales),
+      data: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('base64'),
+    },
+  };
+}
+
+/**
+ * Decoded pixels of recent uploads, by file hash: a client segmenting the same photo again (the
+ * imageId flow) pays neither the decode nor, thanks to the engine's cache, the encoder. Bounded by
+ * bytes, not entries: a few large photos must not exhaust memory.
+ */
+const DECODED_BUDGET_BYTES = 256 * 1024 * 1024;
+
+export class InferenceService implements InferenceWorkerApi {
+  private readonly decoded = new Map<string, RgbaImage>();
+  private decodedBytes = 0;
+
+  private constructor(
+    private readonly init: WorkerInit,
+    private readonly engine: SegmentationEngine,
+    private readonly textSegmenter: TextSegmenter,
+    private readonly encoder: EncoderIdentity,
+  ) {}
+
+  static async start(init: WorkerInit = {}): Promise<InferenceService> {
+    const engine = await loadNodeEngine({
+      modelDir: init.modelDir,
+      threads: init.threads,
+      encoderPrecision: init.encoderPrecision,
+      decoderPrecision: init.decoderPrecision,
+      embeddingCacheSize: init.embeddingCacheSize,
+    });
+    const textSegmenter = await createTextSegmenter(engine, { modelDir: init.modelDir, threads: init.threads });
+    return new InferenceService(init, engine, textSegmenter, encoderIdentity(init));
+  }
+
+  async describe(): Promise<{ backend: string; encoder: EncoderIdentity }> {
+    const { engine, init } = this;
+    const backend = `${engine.backend.name} x${engine.backend.threads}, encoder ${init.encoderPrecision ?? 'fp32'}, decoder ${init.decoderPrecision ?? 'fp32'} (split: once per image + per click)`;
+    return { backend, encoder: this.encoder };
+  }
+
+  /** Jobs arrive one at a time (the pool gives a worker its next job once it answered). */
+  async run(job: InferenceJob): Promise<InferenceResult> {
+    const t0 = performance.now();
+    const image = await this.pixels(job);
+    const t1 = performance.now();
+    const timings = () => ({ decodeMs: t1 - t0, engineMs: performance.now() - t1 });
+    if (job.kind === 'pvs') {
+      const { response } = await runPvs(this.engine, image, { points: job.points, box: job.box, imageId: job.cacheKey }, job.options);
+      return { kind: 'pvs', response, timings: timings() };
+    }
+    if (job.kind === 'embed') return { kind: 'embed', response: await embeddingOf(this.engine, this.encoder, image, job.cacheKey), timings: timings() };
+    const response = await this.textSegmenter.segment(image, job.prompts, job.cacheKey);
+    return { kind: 'segment', response, timings: timings() };
+  }
+
+  private async pixels(job: InferenceJob): Promise<RgbaImage> {
+    if (!job.image && !job.imageDigest) throw new Error('a job needs its image or the digest of one');
+    const key = job.imageDigest ?? createHash('sha256').update(job.image!).digest('base64');
+    const hit = this.decoded.get(key);
+    if (hit) {
+      this.decoded.delete(key);
+      this.decoded.set(key, hit); // most recently used last
+      return hit;
+    }
+    if (!job.image) throw new ImageNotHeldError(`the pixels of ${key} are not held here: send the file`);
+    const image = await decodeImage(job.image);
+    if (image.data.byteLength <= DECODED_BUDGET_BYTES / 4) {
+      this.decoded.set(key, image);
+      this.decodedBytes += image.data.byteLength;
+      for (const [oldKey, old] of this.decoded) {
+        if (this.decodedBytes <= DECODED_BUDGET_BYTES) break;
+        this.decoded.delete(oldKey);
+        this.decodedBytes -= old.data.byteLength;
+      }
+    }
+    return image;
+  }
+}
