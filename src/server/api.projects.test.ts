@@ -114,7 +114,7 @@ describe.each(DATABASES)('projects (%s, two servers on one database)', (dbKind) 
     const reviewer = await signupUser(a);
     const { project, image, api } = await projectWithImage(owner);
     const base = `/api/v1/projects/${project.id}`;
-    expect(await json(await api.post(`${base}/members`, { email: annotator.email.toUpperCase(), role: 'annotator' }), 201)).toEqual({ email: annotator.email, role: 'annotator' });
+    expect(await json(await api.post(`${base}/members`, { email: annotator.email.toUpperCase(), role: 'annotator' }), 201)).toEqual({ email: annotator.email, role: 'annotator', addedAt: expect.any(String) });
     await json(await api.post(`${base}/members`, { email: reviewer.email, role: 'reviewer' }), 201);
     await expectProblem(await api.post(`${base}/members`, { email: 'nobody@example.test', role: 'reviewer' }), 404, 'not-found');
     await expectProblem(await api.post(`${base}/members`, { email: annotator.email, role: 'owner' }), 400, 'validation-failed');

@@ -27,7 +27,7 @@ describe('studio objects ↔ project annotations', () => {
     expect(back).toEqual(object);
   });
 
-  it('keeps an unlabelled object its own name, colour and origin (a text prompt found it)', () => {
+  it('keeps an unlabelled object its own name, colour, origin (a text prompt found it) and review', () => {
     const object: SegObject = {
       id: 'obj-2',
       label: 'red mug',
@@ -37,6 +37,7 @@ describe('studio objects ↔ project annotations', () => {
       visible: true,
       polygons: [{ outer: [[0, 0], [2, 0], [2, 2]], holes: [] }],
       source: 'text',
+      review: 'rejected',
     };
     expect(fromAnnotationObject(toAnnotationObject(object), [], 3)).toEqual(object);
   });

@@ -4,8 +4,8 @@
  * the server is the studio's export of the same data.
  */
 import type { BinaryMask } from '../../engine/types';
-import type { AnnotationObject, ProjectClass } from '../../contract/projects';
-import { colorForIndex, type ClassDef, type SegObject } from '../state/model';
+import type { AnnotationObject, Project, ProjectClass, ProjectImage } from '../../contract/projects';
+import { colorForIndex, emptyDocument, type ClassDef, type SegObject, type StudioDocument } from '../state/model';
 
 /** Run lengths, row-major, starting with a run of 0s (possibly empty). */
 export function maskToRuns(mask: BinaryMask): number[] {
@@ -46,7 +46,7 @@ export function toAnnotationObject(object: SegObject): AnnotationObject {
     source: object.source,
     confidence: Math.min(1, Math.max(0, object.confidence)),
     visible: object.visible,
-    review: 'unreviewed',
+    review: object.review ?? 'unreviewed',
   };
 }
 
@@ -66,7 +66,28 @@ export function fromAnnotationObject(object: AnnotationObject, classes: readonly
     polygons: object.polygons,
     ...(object.mask ? { mask: runsToMask(object.mask.width, object.mask.height, object.mask.counts) } : {}),
     source: object.source,
+    ...(object.review !== 'unreviewed' ? { review: object.review } : {}),
   };
 }
 
 export const toProjectClasses = (classes: readonly ClassDef[]): ProjectClass[] => classes.map(({ id, name, color }) => ({ id, name, color }));
+
+export interface ProjectData {
+  project: Project;
+  images: ReadonlyArray<{ image: ProjectImage; objects: readonly AnnotationObject[] }>;
+}
+
+/**
+ * A project as the studio's document: its images (under the ids `imageId` gives them: the server's
+ * for an export, the photo's content id in the studio), classes and objects.
+ */
+export function projectDocument({ project, images }: ProjectData, imageId: (image: ProjectImage) => string = (image) => image.id): StudioDocument {
+  const entries = images.map(({ image }) => ({ id: imageId(image), name: image.name, width: image.width, height: image.height }));
+  return {
+    ...emptyDocument(),
+    images: entries,
+    activeImageId: entries[0]?.id ?? null,
+    objects: Object.fromEntries(images.map(({ objects }, i) => [entries[i].id, objects.map((o, j) => fromAnnotationObject(o, project.classes, j))])),
+    classes: project.classes,
+  };
+}

@@ -183,6 +183,11 @@ export function updateObject(doc: StudioDocument, imageId: string, objectId: str
   return { ...doc, objects: { ...doc.objects, [imageId]: objects.map((o) => (o.id === objectId ? { ...o, ...change } : o)) } };
 }
 
+/** An image's objects replaced as a whole (a merge with a shared project's server copy). */
+export function setObjects(doc: StudioDocument, imageId: string, objects: readonly SegObject[]): StudioDocument {
+  return { ...doc, objects: { ...doc.objects, [imageId]: objects } };
+}
+
 export function deleteObject(doc: StudioDocument, imageId: string, objectId: string): StudioDocument {
   const objects = doc.objects[imageId];
   if (!objects?.some((o) => o.id === objectId)) return doc;

@@ -48,6 +48,8 @@ export interface SegObject {
   readonly outlineTolerance?: number;
   readonly source: InferenceSource;
   readonly receipt?: RemoteReceipt;
+  /** A project's review of it (server projects, issue 28); absent = not reviewed. */
+  readonly review?: 'accepted' | 'rejected';
 }
 
 export interface Candidate {

@@ -6,23 +6,9 @@
  */
 import { formatById, type DatasetFormat } from '../../../app/export/formats';
 import { sessionDataset } from '../../../app/export/sessionDataset';
-import { fromAnnotationObject } from '../../../app/projects/annotationMapping';
-import { emptyDocument, type StudioDocument } from '../../../app/state/model';
-import type { AnnotationObject, ExportFormat, Project, ProjectImage } from '../../../contract/projects';
+import { projectDocument, type ProjectData } from '../../../app/projects/annotationMapping';
+import type { ExportFormat } from '../../../contract/projects';
 
-export interface ProjectData {
-  project: Project;
-  images: ReadonlyArray<{ image: ProjectImage; objects: readonly AnnotationObject[] }>;
-}
-
-export function projectDocument({ project, images }: ProjectData): StudioDocument {
-  return {
-    ...emptyDocument(),
-    images: images.map(({ image }) => ({ id: image.id, name: image.name, width: image.width, height: image.height })),
-    objects: Object.fromEntries(images.map(({ image, objects }) => [image.id, objects.map((o, i) => fromAnnotationObject(o, project.classes, i))])),
-    classes: project.classes,
-  };
-}
 
 export interface ProjectExportFile {
   contentType: string;

@@ -296,16 +296,17 @@ export class Projects {
   }
 
   /** Adds or changes a member. An email with no account is 404, like a project one cannot see: the owner learns nothing more than "not found". */
-  async addMember(accountId: string, projectId: string, email: string, role: MemberRole): Promise<{ email: string; role: MemberRole; created: boolean }> {
+  async addMember(accountId: string, projectId: string, email: string, role: MemberRole): Promise<{ email: string; role: MemberRole; addedAt: string | null; created: boolean }> {
     const { project } = await this.access(accountId, projectId, 'manage-members');
     const member = await this.db.kysely.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirst();
     if (!member) throw new DomainError('not-found', 'no account with this email');
     if (member.id === project.owner_id) throw new DomainError('validation-failed', 'the owner is a member already', { errors: [{ path: 'email', message: 'the owner is a member already' }] });
     return this.db.transaction(async (trx) => {
-      const had = await trx.selectFrom('project_members').select('role').where('project_id', '=', projectId).where('account_id', '=', member.id).executeTakeFirst();
+      const had = await trx.selectFrom('project_members').select(['role', 'added_at']).where('project_id', '=', projectId).where('account_id', '=', member.id).executeTakeFirst();
+      const addedAt = had ? Number(had.added_at) : this.clock.now();
       if (had) await trx.updateTable('project_members').set({ role }).where('project_id', '=', projectId).where('account_id', '=', member.id).execute();
-      else await trx.insertInto('project_members').values({ project_id: projectId, account_id: member.id, role, added_at: this.clock.now() }).execute();
-      return { email, role, created: !had };
+      else await trx.insertInto('project_members').values({ project_id: projectId, account_id: member.id, role, added_at: addedAt }).execute();
+      return { email, role, addedAt: iso(addedAt), created: !had };
     });
   }
 
