@@ -21,9 +21,12 @@ export function subscribeImages(listener: () => void): () => void {
   return () => listeners.delete(listener);
 }
 
+/** A photo's id from the hex SHA-256 of its bytes (a server project names its images' files by it). */
+export const contentIdOfSha256 = (sha256Hex: string) => `img-${sha256Hex.slice(0, 24)}`;
+
 async function contentId(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', bytes);
-  return `img-${Array.from(new Uint8Array(digest).slice(0, 12), (b) => b.toString(16).padStart(2, '0')).join('')}`;
+  return contentIdOfSha256(Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join(''));
 }
 
 function decode(blob: Blob): Promise<HTMLImageElement> {
