@@ -22,6 +22,7 @@ import {
   AddMemberRequest,
   CreateProjectRequest,
   ImageAnnotations,
+  ProjectAnnotations,
   Member,
   MemberList,
   Project,
@@ -209,6 +210,7 @@ export function buildOpenApiDocument(): JsonObject {
     ProjectImage: schemaOf(ProjectImage, 'output'),
     ProjectImageList: schemaOf(ProjectImageList, 'output'),
     ImageAnnotations: schemaOf(ImageAnnotations, 'output'),
+    ProjectAnnotations: schemaOf(ProjectAnnotations, 'output'),
     WriteAnnotationsRequest: schemaOf(WriteAnnotationsRequest, 'input'),
     AddMemberRequest: schemaOf(AddMemberRequest, 'input'),
     Member: schemaOf(Member, 'output'),
@@ -405,6 +407,12 @@ const OPERATIONS: Record<ApiRouteId, JsonObject> = {
     security: bearer,
     parameters: [projectId, imageId],
     responses: { '200': { description: 'The file (`ETag` = its SHA-256)', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, ...projectReads },
+  },
+  readProjectAnnotations: {
+    summary: "Every image's objects and revision, in the order of the image list (opening a project in one request)",
+    security: bearer,
+    parameters: [projectId],
+    responses: { '200': { description: 'Annotations of every image', content: json('ProjectAnnotations') }, ...projectReads },
   },
   readAnnotations: {
     summary: "The image's objects and their revision",

@@ -99,6 +99,9 @@ export const ImageAnnotations = z.object({
 });
 export type ImageAnnotations = z.infer<typeof ImageAnnotations>;
 
+/** Every image's annotations at once: opening a project is one request, not one per image. */
+export const ProjectAnnotations = z.object({ annotations: z.array(ImageAnnotations) });
+
 export const WriteAnnotationsRequest = z.object({
   revision: z.number().int().nonnegative().describe('The revision these edits were made on (or send `If-Match: "<revision>"`).'),
   objects: z.array(AnnotationObject).max(10_000),

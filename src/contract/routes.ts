@@ -39,6 +39,7 @@ export const API_ROUTES = {
   listProjectImages: { method: 'GET', path: '/api/v1/projects/{projectId}/images' },
   deleteProjectImage: { method: 'DELETE', path: '/api/v1/projects/{projectId}/images/{imageId}' },
   projectImageFile: { method: 'GET', path: '/api/v1/projects/{projectId}/images/{imageId}/file' },
+  readProjectAnnotations: { method: 'GET', path: '/api/v1/projects/{projectId}/annotations' },
   readAnnotations: { method: 'GET', path: '/api/v1/projects/{projectId}/images/{imageId}/annotations' },
   writeAnnotations: { method: 'PUT', path: '/api/v1/projects/{projectId}/images/{imageId}/annotations' },
   listProjectMembers: { method: 'GET', path: '/api/v1/projects/{projectId}/members' },

@@ -76,6 +76,11 @@ describe.each(DATABASES)('projects (%s, two servers on one database)', (dbKind) 
     // The same file again in the same project is that image, not a second one.
     const again = await json<ProjectImage>(await other.post(`/api/v1/projects/${project.id}/images`, { name: 'copy.png', image: sampleBase64(CHELSEA.name) }), 200);
     expect(again.id).toBe(image.id);
+    // Every image's annotations in one read equal the reads one by one.
+    await json(await other.put(`/api/v1/projects/${project.id}/images/${image.id}/annotations`, { revision: 0, objects: [square('o1', 10, 1)] }), 200);
+    const one = await json<ImageAnnotations>(await client(a, owner).get(`/api/v1/projects/${project.id}/images/${image.id}/annotations`), 200);
+    expect(await json(await client(a, owner).get(`/api/v1/projects/${project.id}/annotations`), 200)).toEqual({ annotations: [one] });
+    expect(one).toMatchObject({ revision: 1, updatedBy: owner.email });
   });
 
   it('answers 404, never 403, on every path of a project that is neither yours nor shared with you', async () => {
@@ -92,6 +97,7 @@ describe.each(DATABASES)('projects (%s, two servers on one database)', (dbKind) 
       s.get(`${base}/images/${image.id}/file`),
       s.del(`${base}/images/${image.id}`),
       s.get(`${base}/images/${image.id}/annotations`),
+      s.get(`${base}/annotations`),
       s.put(`${base}/images/${image.id}/annotations`, { revision: 0, objects: [] }),
       s.get(`${base}/members`),
       s.post(`${base}/members`, { email: stranger.email, role: 'annotator' }),

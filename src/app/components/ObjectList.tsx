@@ -8,6 +8,7 @@ import { similarMessage } from '../inference/similarMessage';
 import type { ImageEntry, SegObject } from '../state/model';
 import { studio, useStudio } from '../state/studioStore';
 import { useDetail } from '../state/detailStore';
+import { useOpenProject } from '../projects/projectStore';
 import { useInferenceMode } from '../state/inferenceModeStore';
 import { EyeIcon, TrashIcon } from './icons';
 import { displayColor } from '../state/classOps';
@@ -84,6 +85,7 @@ function ObjectRow({ image, object, selected, searching, onFindSimilar }: Object
   const classes = useStudio((s) => s.history.present.classes);
   const imageId = image.id;
   const mode = useInferenceMode((s) => s.mode);
+  const inProject = useOpenProject((s) => s.open !== null);
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(object.label);
   // The object's pixel count, what the exports write as its area (tests read it).
@@ -155,6 +157,13 @@ function ObjectRow({ image, object, selected, searching, onFindSimilar }: Object
             </option>
           ))}
         </select>
+        {(inProject || object.review) && (
+          <select className="small" aria-label={`Review of ${object.label}`} data-review={object.review ?? 'unreviewed'} value={object.review ?? ''} onChange={(e) => studio.setReview(imageId, object.id, (e.target.value || undefined) as SegObject['review'])}>
+            <option value="">unreviewed</option>
+            <option value="accepted">accepted</option>
+            <option value="rejected">rejected</option>
+          </select>
+        )}
         <span className="muted small">
           {(object.confidence * 100).toFixed(0)}% · {vertices} vertices · {object.source}
           {object.receipt && (

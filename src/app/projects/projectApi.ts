@@ -9,6 +9,7 @@ import {
   Member,
   Project,
   ProjectImage,
+  ProjectAnnotations,
   ProjectImageList,
   ProjectList,
   type AnnotationObject,
@@ -80,6 +81,8 @@ export class ProjectApi {
   addImage = (id: string, name: string, base64: string) => this.json(ProjectImage, 'POST', `${this.project(id)}/images`, { name, image: base64 });
   imageFile = async (projectId: string, imageId: string) => (await this.request('GET', `${this.image(projectId, imageId)}/file`)).blob();
   annotations = (projectId: string, imageId: string) => this.json(ImageAnnotations, 'GET', `${this.image(projectId, imageId)}/annotations`);
+  /** Every image's annotations, in the order of the image list. */
+  allAnnotations = async (projectId: string) => (await this.json(ProjectAnnotations, 'GET', `${this.project(projectId)}/annotations`)).annotations;
   /** Throws RevisionConflict when the image is no longer at `revision`. */
   writeAnnotations = (projectId: string, imageId: string, revision: number, objects: AnnotationObject[]) =>
     this.json(ImageAnnotations, 'PUT', `${this.image(projectId, imageId)}/annotations`, { revision, objects });

@@ -23,6 +23,8 @@ export interface SyncedImage {
   revision: number;
   /** What the server holds at `revision`, as the studio writes it. */
   base: AnnotationObject[];
+  /** The document's object list last found equal to `base`: the same list again needs no comparison (the document is immutable). */
+  seen?: readonly SegObject[];
 }
 
 export interface ProjectSyncPorts {
@@ -43,6 +45,7 @@ export function asStudioWrites(objects: readonly AnnotationObject[], classes: re
 const sameObjects = (a: readonly AnnotationObject[], b: readonly AnnotationObject[]) => JSON.stringify(a) === JSON.stringify(b);
 const sameClasses = (a: readonly ProjectClass[], b: readonly ProjectClass[]) => JSON.stringify(a) === JSON.stringify(b);
 const MAX_MERGES = 3;
+const NO_OBJECTS: readonly SegObject[] = [];
 
 export class ProjectSync {
   private running = false;
@@ -75,9 +78,16 @@ export class ProjectSync {
   private async round(): Promise<void> {
     const doc = this.ports.document();
     const classes = toProjectClasses(doc.classes);
-    const work = doc.images.filter((image) => {
+    const work = doc.images.flatMap((image) => {
       const synced = this.images.get(image.id);
-      return !synced || !sameObjects(synced.base, this.mine(doc, image.id));
+      const objects = doc.objects[image.id] ?? NO_OBJECTS;
+      if (synced?.seen === objects) return [];
+      const mine = objects.map(toAnnotationObject);
+      if (synced && sameObjects(synced.base, mine)) {
+        synced.seen = objects;
+        return [];
+      }
+      return [{ image, objects, mine }];
     });
     const classesChanged = !sameClasses(classes, this.project.classes);
     if (!work.length && !classesChanged) return;
@@ -85,7 +95,7 @@ export class ProjectSync {
     const kept: string[] = [];
     try {
       if (classesChanged) this.project = await this.ports.api.updateClasses(this.project.id, classes);
-      for (const image of work) {
+      for (const { image, objects, mine } of work) {
         let synced = this.images.get(image.id);
         if (!synced) {
           const added = await this.ports.api.addImage(this.project.id, image.name, await this.ports.imageBase64(image.id));
@@ -93,7 +103,7 @@ export class ProjectSync {
           synced = { serverId: added.id, revision: current.revision, base: asStudioWrites(current.objects, this.project.classes) };
           this.images.set(image.id, synced);
         }
-        kept.push(...(await this.write(image.id, synced, this.mine(doc, image.id))));
+        kept.push(...(await this.write(image.id, synced, mine, objects)));
       }
       if (kept.length) {
         this.ports.status('conflict', `Someone else changed this project at the same time: both versions are kept of ${kept.length === 1 ? 'one object' : `${kept.length} objects`} (the copy marked "mine" is yours); nothing was lost.`);
@@ -120,7 +130,7 @@ export class ProjectSync {
   }
 
   /** Writes `objects` on the image's revision, merging with the server's on a conflict; returns the ids kept twice. */
-  private async write(imageId: string, synced: SyncedImage, objects: AnnotationObject[]): Promise<string[]> {
+  private async write(imageId: string, synced: SyncedImage, objects: AnnotationObject[], from: readonly SegObject[]): Promise<string[]> {
     const kept: string[] = [];
     let next = objects;
     for (let attempt = 0; ; attempt++) {
@@ -128,6 +138,7 @@ export class ProjectSync {
         const written = await this.ports.api.writeAnnotations(this.project.id, synced.serverId, synced.revision, next);
         synced.revision = written.revision;
         synced.base = asStudioWrites(written.objects, this.project.classes);
+        synced.seen = next === objects ? from : undefined;
         if (next !== objects) this.landMerge(imageId, objects, synced.base);
         return kept;
       } catch (error) {
@@ -153,8 +164,10 @@ export interface OpenedProject {
 
 /** A project's images, classes, objects and review states from the server, as the studio's document. */
 export async function openProject(api: ProjectApi, projectId: string, studioImageId: (image: ProjectImage) => string): Promise<OpenedProject> {
-  const [project, images] = await Promise.all([api.get(projectId), api.images(projectId)]);
-  const annotations = await Promise.all(images.map((image) => api.annotations(projectId, image.id)));
+  const [project, images, all] = await Promise.all([api.get(projectId), api.images(projectId), api.allAnnotations(projectId)]);
+  // An image added between the two reads has no annotations here yet: it starts empty at revision 0.
+  const byImage = new Map(all.map((a) => [a.imageId, a]));
+  const annotations = images.map((image) => byImage.get(image.id) ?? { imageId: image.id, revision: 0, objects: [], updatedBy: null, updatedAt: null });
   const data = { project, images: images.map((image, i) => ({ image, objects: annotations[i].objects })) };
   return {
     project,

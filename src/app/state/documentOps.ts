@@ -174,7 +174,7 @@ export function addObjects(doc: StudioDocument, imageId: string, incoming: Reado
   return { ...next, objects: { ...next.objects, [imageId]: [...objects, ...added] } };
 }
 
-export function updateObject(doc: StudioDocument, imageId: string, objectId: string, change: Partial<Pick<SegObject, 'label' | 'visible' | 'color'>>): StudioDocument {
+export function updateObject(doc: StudioDocument, imageId: string, objectId: string, change: Partial<Pick<SegObject, 'label' | 'visible' | 'color' | 'review'>>): StudioDocument {
   const objects = doc.objects[imageId];
   const target = objects?.find((o) => o.id === objectId);
   if (!objects || !target) return doc;

@@ -59,6 +59,9 @@ export const studio = {
   setVisible: (imageId: string, objectId: string, visible: boolean) =>
     useStudio.getState().apply(visible ? 'show object' : 'hide object', (d) => ops.updateObject(d, imageId, objectId, { visible })),
   setColor: (imageId: string, objectId: string, color: string) => useStudio.getState().apply('recolor', (d) => ops.updateObject(d, imageId, objectId, { color })),
+  /** A shared project's review of an object (undefined: not reviewed). */
+  setReview: (imageId: string, objectId: string, review: SegObject['review']) =>
+    useStudio.getState().apply(review ? `mark ${review}` : 'mark unreviewed', (d) => ops.updateObject(d, imageId, objectId, { review })),
   deleteObject: (imageId: string, objectId: string) => useStudio.getState().apply('delete object', (d) => ops.deleteObject(d, imageId, objectId)),
   markPending: (imageId: string, revision: number, status: 'pending' | 'waiting', message: string | null = null) =>
     useStudio.getState().settle((d) => ops.markPending(d, imageId, revision, status, message)),

@@ -72,6 +72,10 @@ export async function projectRoutes(app: FastifyInstance, { services }: { servic
     return reply.code(204).send();
   });
 
+  apiRoute<ProjectParams>(app, 'readProjectAnnotations', any, async (request) => ({
+    annotations: await projects.allAnnotations(account(request), request.params.projectId),
+  }));
+
   apiRoute<ImageParams>(app, 'readAnnotations', any, async (request, reply) => {
     const annotations = await projects.readAnnotations(account(request), request.params.projectId, request.params.imageId);
     return reply.header('ETag', `"${annotations.revision}"`).send(annotations);
