@@ -5,7 +5,7 @@ import { objectRows, openSample, PASSWORD, screenshot, stroke, uniqueEmail } fro
  * Shared projects (issue 28) in two browser contexts — two people on two machines — against the real
  * API server, which serves the studio on its origin: Alice makes a project of her session and shares
  * it with Bob as a reviewer; her next edit reaches the server in the background; Bob opens the
- * project and sees her photo and objects.
+ * project, sees her photo and objects, and accepts one: his review reaches the server.
  */
 const API_URL = process.env.E2E_API_URL ?? 'http://127.0.0.1:4180';
 
@@ -33,16 +33,15 @@ async function brushObject(page: Page, x: number, y: number): Promise<void> {
   ]);
 }
 
-/** The objects of the project's one photo as the server holds them, read with this person's session. */
-async function serverObjects(page: Page, projectName: string): Promise<number> {
+/** The objects of the project's one photo as the server holds them (review state and who changed it), read with this person's session. */
+async function serverObjects(page: Page, projectName: string): Promise<Array<{ review: string; changedBy: string }>> {
   const { projects } = (await (await page.request.get('/api/v1/projects')).json()) as { projects: Array<{ id: string; name: string }> };
   const id = projects.find((p) => p.name === projectName)!.id;
-  const { images } = (await (await page.request.get(`/api/v1/projects/${id}/images`)).json()) as { images: Array<{ id: string }> };
-  const annotations = (await (await page.request.get(`/api/v1/projects/${id}/images/${images[0].id}/annotations`)).json()) as { objects: unknown[] };
-  return annotations.objects.length;
+  const { annotations } = (await (await page.request.get(`/api/v1/projects/${id}/annotations`)).json()) as { annotations: Array<{ objects: Array<{ review: string; changedBy: string }> }> };
+  return annotations[0].objects;
 }
 
-test('a project shared with a reviewer: edits reach the server in the background, the other machine sees them', async ({ browser }) => {
+test('a project shared with a reviewer: edits reach the server in the background, the other machine sees them and reviews', async ({ browser }) => {
   const alice = await personSignedUp(browser, 'alice');
   const bob = await personSignedUp(browser, 'bob');
   const name = `Cats ${Date.now()}`;
@@ -55,7 +54,7 @@ test('a project shared with a reviewer: edits reach the server in the background
   await panel.getByRole('button', { name: 'Save session as project' }).click();
   await expect(panel.getByTestId('project-name')).toHaveText(name);
   await expect(panel.getByTestId('sync-state')).toHaveText('Saved');
-  expect(await serverObjects(alice.page, name)).toBe(1);
+  expect(await serverObjects(alice.page, name)).toHaveLength(1);
 
   await panel.getByLabel('Share with (email)').fill(bob.email);
   await panel.getByLabel('Role').selectOption('reviewer');
@@ -65,7 +64,7 @@ test('a project shared with a reviewer: edits reach the server in the background
   // A later edit is pushed without any button: the server has it shortly after.
   await brushObject(alice.page, 320, 200);
   await expect(await objectRows(alice.page)).toHaveCount(2);
-  await expect.poll(() => serverObjects(alice.page, name), { timeout: 15_000 }).toBe(2);
+  await expect.poll(async () => (await serverObjects(alice.page, name)).length, { timeout: 15_000 }).toBe(2);
   await expect(panel.getByTestId('sync-state')).toHaveText('Saved');
   await screenshot(alice.page, 'projects-01-alice-saved');
 
@@ -79,4 +78,14 @@ test('a project shared with a reviewer: edits reach the server in the background
   await expect(await objectRows(bob.page)).toHaveCount(2);
   await expect(bobPanel.getByTestId('sync-state')).toHaveText('Saved');
   await screenshot(bob.page, 'projects-02-bob-sees-alice');
+
+  // Bob reviews: his verdict reaches the server, stamped with his name; Alice's objects stay hers.
+  await (await objectRows(bob.page)).first().getByRole('combobox', { name: /^Review of/ }).selectOption('accepted');
+  await expect
+    .poll(async () => (await serverObjects(alice.page, name)).map((o) => [o.review, o.changedBy]), { timeout: 15_000 })
+    .toEqual([
+      ['accepted', bob.email],
+      ['unreviewed', alice.email],
+    ]);
+  await expect(bobPanel.getByTestId('sync-state')).toHaveText('Saved');
 });

@@ -82,6 +82,7 @@ export const AnnotationObject = z.object({
   label: z.string().max(200).optional().describe("The object's own name (a text prompt's words); a labelled object is named by its class."),
   color: z.string().regex(/^#[0-9a-fA-F]{6}$/).optional().describe("Its colour when unlabelled; a labelled object takes its class's."),
   source: z.enum(['local', 'remote', 'text']).default('local').describe('What made it: the in-browser engine, the API, or a text prompt.'),
+  outlineTolerance: z.number().nonnegative().max(100).optional().describe('The tolerance (px) the polygons were traced from the mask at: a studio with the same Detail setting keeps them as they are.'),
   confidence: z.number().min(0).max(1).default(1),
   visible: z.boolean().default(true),
   review: ReviewState.default('unreviewed'),

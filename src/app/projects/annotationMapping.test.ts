@@ -21,6 +21,7 @@ describe('studio objects ↔ project annotations', () => {
       visible: false,
       polygons: [{ outer: [[1, 1], [3, 1], [3, 2]], holes: [] }],
       mask: { width: 4, height: 3, data: new Uint8Array([0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0]) },
+      outlineTolerance: 1.5,
       source: 'local',
     };
     const back = fromAnnotationObject(toAnnotationObject(object), [{ id: 2, name: 'cup', color: '#3fa7ff' }], 0);

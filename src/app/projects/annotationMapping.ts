@@ -41,6 +41,7 @@ export function toAnnotationObject(object: SegObject): AnnotationObject {
     classId: object.classId ?? null,
     polygons: object.polygons.map((p) => ({ outer: p.outer.map(([x, y]) => [x, y] as [number, number]), holes: p.holes.map((h) => h.map(([x, y]) => [x, y] as [number, number])) })),
     ...(object.mask ? { mask: { width: object.mask.width, height: object.mask.height, counts: maskToRuns(object.mask) } } : {}),
+    ...(object.outlineTolerance !== undefined ? { outlineTolerance: object.outlineTolerance } : {}),
     label: object.label.slice(0, 200),
     color: object.color,
     source: object.source,
@@ -65,6 +66,7 @@ export function fromAnnotationObject(object: AnnotationObject, classes: readonly
     visible: object.visible,
     polygons: object.polygons,
     ...(object.mask ? { mask: runsToMask(object.mask.width, object.mask.height, object.mask.counts) } : {}),
+    ...(object.outlineTolerance !== undefined ? { outlineTolerance: object.outlineTolerance } : {}),
     source: object.source,
     ...(object.review !== 'unreviewed' ? { review: object.review } : {}),
   };

@@ -4,7 +4,7 @@
  * space), and each change is written to the project shortly after (ProjectSync). Offline, the
  * writes wait and are retried; the state is shown by ProjectPanel.
  */
-import type { MemberRole } from '../../contract/projects';
+import type { MemberRole, ProjectImage } from '../../contract/projects';
 import { csrfToken } from '../account/accountApi';
 import { contentIdOfSha256, encodeForUpload, restoreImageBlob } from '../images/imageLibrary';
 import { saveImage } from '../persistence/session';
@@ -12,6 +12,7 @@ import { useLocalSpace } from '../persistence/spaceStore';
 import { setObjects } from '../state/documentOps';
 import { useRemoteSettings } from '../state/remoteSettingsStore';
 import { currentDocument, useStudio } from '../state/studioStore';
+import { useUi } from '../state/uiStore';
 import { toProjectClasses } from './annotationMapping';
 import { ProjectApi } from './projectApi';
 import { openProject, ProjectSync, type SyncedImage } from './projectSync';
@@ -19,6 +20,8 @@ import { useOpenProject } from './projectStore';
 
 const PUSH_DELAY_MS = 400;
 const RETRY_MS = 5_000;
+/** A browser sends about six requests at a time to one origin: more would only queue. */
+const FILE_DOWNLOADS = 6;
 
 /** The API with the session cookie; state-changing calls echo the CSRF cookie. */
 export function browserProjectApi(): ProjectApi {
@@ -79,21 +82,38 @@ export async function createProjectFromSession(name: string): Promise<void> {
   startSync(api, project, new Map());
 }
 
-/** Replaces the session on screen by the project's images, classes, objects and review states. */
+/**
+ * Replaces the session on screen by the project's images, classes, objects and review states. It
+ * is shown once the first photo is in; the others' files follow in the background, a few at a
+ * time, each appearing in the list as it arrives.
+ */
 export async function openProjectInStudio(projectId: string): Promise<void> {
   const api = browserProjectApi();
   const opened = await openProject(api, projectId, (image) => contentIdOfSha256(image.sha256));
   const space = useLocalSpace.getState().space;
-  await Promise.all(
-    [...opened.files].map(async ([imageId, image]) => {
-      const blob = await api.imageFile(projectId, image.id);
-      await restoreImageBlob(imageId, blob);
-      if (space) await saveImage(space, imageId, blob).catch(() => undefined);
-    }),
-  );
+  const fetchFile = async ([imageId, image]: [string, ProjectImage]) => {
+    const blob = await api.imageFile(projectId, image.id);
+    await restoreImageBlob(imageId, blob);
+    if (space) await saveImage(space, imageId, blob).catch(() => undefined);
+  };
+  const [first, ...rest] = opened.files;
+  if (first) await fetchFile(first);
   stopSync();
   useStudio.getState().load(opened.document);
   startSync(api, opened.project, opened.images);
+  void inParallel(rest, FILE_DOWNLOADS, fetchFile).catch((error: unknown) =>
+    useUi.getState().setNotice(`Some photos of the project could not be loaded: ${error instanceof Error ? error.message : String(error)}`),
+  );
+}
+
+/** Runs `work` on every item, at most `limit` at once. */
+async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await work(items[next++]);
+    }),
+  );
 }
 
 export function closeProject(): void {
