@@ -5,7 +5,8 @@ import { objectRows, openSample, PASSWORD, screenshot, stroke, uniqueEmail } fro
  * Shared projects (issue 28) in two browser contexts — two people on two machines — against the real
  * API server, which serves the studio on its origin: Alice makes a project of her session and shares
  * it with Bob as a reviewer; her next edit reaches the server in the background; Bob opens the
- * project, sees her photo and objects, and accepts one: his review reaches the server.
+ * project, sees her photo and objects, and accepts one: his review reaches the server. Alice, offline,
+ * hides that object: back online, her edit meets his and both versions are kept.
  */
 const API_URL = process.env.E2E_API_URL ?? 'http://127.0.0.1:4180';
 
@@ -41,7 +42,7 @@ async function serverObjects(page: Page, projectName: string): Promise<Array<{ r
   return annotations[0].objects;
 }
 
-test('a project shared with a reviewer: edits reach the server in the background, the other machine sees them and reviews', async ({ browser }) => {
+test('a project shared with a reviewer: edits reach the server in the background, the other machine sees them and reviews, a conflict keeps both', async ({ browser }) => {
   const alice = await personSignedUp(browser, 'alice');
   const bob = await personSignedUp(browser, 'bob');
   const name = `Cats ${Date.now()}`;
@@ -88,4 +89,20 @@ test('a project shared with a reviewer: edits reach the server in the background
       ['unreviewed', alice.email],
     ]);
   await expect(bobPanel.getByTestId('sync-state')).toHaveText('Saved');
+
+  // Alice, offline, hides the object Bob has just accepted: her edit waits; back online it meets
+  // his on the server — both versions are kept, and she is told.
+  await alice.page.context().setOffline(true);
+  await (await objectRows(alice.page)).first().getByRole('button', { name: /^Hide / }).click();
+  await expect(panel.getByTestId('sync-state')).toHaveText('Offline');
+  await alice.page.context().setOffline(false);
+  await expect(panel.getByTestId('sync-state')).toHaveText('Conflict', { timeout: 15_000 });
+  await expect(panel).toContainText('both versions are kept of one object');
+  await expect(await objectRows(alice.page)).toHaveCount(3);
+  expect((await serverObjects(alice.page, name)).map((o) => [o.review, o.changedBy])).toEqual([
+    ['accepted', bob.email],
+    ['unreviewed', alice.email],
+    ['unreviewed', alice.email],
+  ]);
+  await screenshot(alice.page, 'projects-03-alice-conflict-both-kept');
 });

@@ -106,7 +106,7 @@ export class ProjectSync {
         kept.push(...(await this.write(image.id, synced, mine, objects)));
       }
       if (kept.length) {
-        this.ports.status('conflict', `Someone else changed this project at the same time: both versions are kept of ${kept.length === 1 ? 'one object' : `${kept.length} objects`} (the copy marked "mine" is yours); nothing was lost.`);
+        this.ports.status('conflict', `Someone else changed this project at the same time: both versions are kept of ${kept.length === 1 ? 'one object' : `${kept.length} objects`} — the other person's first, yours right after it; nothing was lost.`);
       } else this.ports.status('saved', null);
     } catch (error) {
       if (error instanceof TypeError) this.ports.status('offline', 'Offline: your edits are kept in this browser and sent when the server answers again.');
