@@ -14,7 +14,7 @@ import {
 } from './account';
 import { LIMITS } from './limits';
 import { Problem, PROBLEM_TYPES, problemTypeUri } from './problems';
-import { PvsRequest, PvsResponse, SegmentRequest, SegmentResponse } from './segmentation';
+import { EverythingRequest, EverythingResponse, PvsRequest, PvsResponse, SegmentRequest, SegmentResponse } from './segmentation';
 import { EmbeddingRequest, EmbeddingResponse } from './embeddings';
 import {
   EXPORT_FORMATS,
@@ -148,16 +148,21 @@ const embeddingParameters = [
     schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' },
   },
 ];
-const { '402': _x402Only, '422': _emptyOnlyX402, '502': _facilitatorOnly, ...embeddingBase } = meteredResponses('EmbeddingResponse');
+/** A metered route that only credits pay for: no x402 header, answers or problems. */
+const creditsOnlyParameters = meteredParameters.filter((p) => p.name !== 'PAYMENT-SIGNATURE');
+function creditsOnlyResponses(success: string, pricingKey: string) {
+  const { '402': _x402Only, '422': _emptyOnlyX402, '502': _facilitatorOnly, ...base } = meteredResponses(success);
+  return { ...base, '402': problem(`Fewer credits left than the price of this call (pricing key \`${pricingKey}\`, 1 credit unless configured).`, ['insufficient-credits']) };
+}
+
 const embeddingResponses = {
-  ...embeddingBase,
+  ...creditsOnlyResponses('EmbeddingResponse', 'service:embedding'),
   '200': {
     description:
       'The embedding, int8 with one scale per channel, and the encoder that made it: use it only with the decoder of that encoder (`model.id`). A replay (same photo, same account, within 24 h) carries `X-Idempotent-Replayed: true` and costs nothing.',
     headers: { ...requestIdHeader, 'X-Idempotent-Replayed': { schema: { type: 'string', enum: ['true'] } } },
     content: json('EmbeddingResponse'),
   },
-  '402': problem('Fewer credits left than the price of an embedding (pricing key `service:embedding`, 1 credit unless configured).', ['insufficient-credits']),
   '409': problem('The server runs another encoder than the one named in `model` (nothing charged), or the same photo is being embedded for this account right now (Retry-After), or its refund is pending.', ['model-mismatch', 'request-in-progress', 'refund-pending']),
 };
 
@@ -191,6 +196,8 @@ export function buildOpenApiDocument(): JsonObject {
     PvsResponse: schemaOf(PvsResponse, 'output'),
     SegmentRequest: schemaOf(SegmentRequest, 'input'),
     SegmentResponse: schemaOf(SegmentResponse, 'output'),
+    EverythingRequest: schemaOf(EverythingRequest, 'input'),
+    EverythingResponse: schemaOf(EverythingResponse, 'output'),
     EmbeddingRequest: schemaOf(EmbeddingRequest, 'input'),
     EmbeddingResponse: schemaOf(EmbeddingResponse, 'output'),
     Credentials: schemaOf(Credentials, 'input'),
@@ -269,6 +276,15 @@ const OPERATIONS: Record<ApiRouteId, JsonObject> = {
     parameters: meteredParameters,
     requestBody: { required: true, content: json('SegmentRequest') },
     responses: meteredResponses('SegmentResponse'),
+  },
+  everything: {
+    summary: 'Segment everything: every object and region of a photo, as proposals to review',
+    description:
+      'Finds every object and region without a prompt (the shipped rule: each box the detectors see, of any class, as a box prompt, then a coarse grid of clicks where nothing was found yet; src/engine/everything/). Predictions come best first, at most 100: `confidence` is the decoder\'s predicted IoU × the mask\'s stability, `source` says what prompted the mask (`detector`, then `label` names its class, or `grid`). Costs the price of pricing key `service:everything` (1 credit unless configured); the same Idempotency-Key, refund, rate-limit and size rules as /pvs and /segment: a photo in which nothing is found is answered 200 with no predictions and refunded (`X-Service-Refunded: true`). Credits only (API key or session).',
+    security: bearer,
+    parameters: creditsOnlyParameters,
+    requestBody: { required: true, content: json('EverythingRequest') },
+    responses: creditsOnlyResponses('EverythingResponse', 'service:everything'),
   },
   embeddings: {
     summary: 'The image embedding of a photo, computed on the server, for decoding clicks locally',

@@ -19,6 +19,7 @@ export interface ApiRoute {
 export const API_ROUTES = {
   pvs: { method: 'POST', path: '/api/v1/pvs' },
   segment: { method: 'POST', path: '/api/v1/segment' },
+  everything: { method: 'POST', path: '/api/v1/everything' },
   embeddings: { method: 'POST', path: '/api/v1/embeddings' },
   signup: { method: 'POST', path: '/api/v1/auth/signup' },
   login: { method: 'POST', path: '/api/v1/auth/login' },

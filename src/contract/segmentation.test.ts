@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { PvsAnswer, SegmentAnswer } from '../engine/answers';
-import { PvsResponse, SegmentResponse } from './segmentation';
+import type { EverythingAnswer, PvsAnswer, SegmentAnswer } from '../engine/answers';
+import { EverythingResponse, PvsResponse, SegmentResponse } from './segmentation';
 
 // The server relies on these schemas alone to refuse an engine result with non-finite numbers.
 describe('response schemas keep every number finite', () => {
@@ -25,8 +25,9 @@ describe('response schemas keep every number finite', () => {
 });
 
 describe('the engine builds the answers this contract describes', () => {
-  it('PvsResponse and SegmentResponse are the engine’s PvsAnswer and SegmentAnswer (checked by the type checker)', () => {
+  it('PvsResponse, SegmentResponse and EverythingResponse are the engine’s PvsAnswer, SegmentAnswer and EverythingAnswer (checked by the type checker)', () => {
     expectTypeOf<PvsResponse>().toEqualTypeOf<PvsAnswer>();
     expectTypeOf<SegmentResponse>().toEqualTypeOf<SegmentAnswer>();
+    expectTypeOf<EverythingResponse>().toEqualTypeOf<EverythingAnswer>();
   });
 });

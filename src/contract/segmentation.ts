@@ -104,3 +104,29 @@ export const SegmentResponse = z.object({
   ),
 });
 export type SegmentResponse = z.infer<typeof SegmentResponse>;
+
+/**
+ * Segment everything (an extension of the service specification): every object and region of the
+ * photo as proposals, for a person to review. Priced under its own key, with the same idempotency,
+ * refund and limit rules as /segment.
+ */
+export const EverythingRequest = z.object({
+  image: ImageField,
+});
+export type EverythingRequest = z.infer<typeof EverythingRequest>;
+
+export const EverythingPrediction = z.object({
+  /** The decoder's predicted IoU × the mask's stability, in [0, 1]; predictions come best first. */
+  confidence: z.number().min(0).max(1),
+  /** Outer rings, one per connected part, in image-pixel coordinates. */
+  masks: z.array(Polygon),
+  /** What prompted it: a detector's box (`label` then names the detector's class) or a grid point. */
+  source: z.enum(['detector', 'grid']),
+  label: z.string().optional(),
+});
+export type EverythingPrediction = z.infer<typeof EverythingPrediction>;
+
+export const EverythingResponse = z.object({
+  predictions: z.array(EverythingPrediction),
+});
+export type EverythingResponse = z.infer<typeof EverythingResponse>;

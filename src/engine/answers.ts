@@ -1,6 +1,6 @@
 /**
  * The HTTP API's answers as the engine builds them (runPvs, the text pipeline, the SAM 3 upstream
- * adapter). The engine does not import src/contract: the contract imports the engine (its option
+ * adapter, segment everything). The engine does not import src/contract: the contract imports the engine (its option
  * defaults, its pixel limit) and its zod schemas describe these same shapes, which a type test in
  * src/contract/segmentation.test.ts holds equal.
  */
@@ -17,6 +17,11 @@ export interface PvsAnswer {
 
 export interface SegmentAnswer {
   prompt_results: { echo: { text: string }; predictions: { label: string; confidence: number; masks: Ring[] }[] }[];
+}
+
+/** Segment everything's proposals, best first; `label` names the detector's class when a detector's box prompted it. */
+export interface EverythingAnswer {
+  predictions: { confidence: number; masks: Ring[]; source: 'detector' | 'grid'; label?: string }[];
 }
 
 /**

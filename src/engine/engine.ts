@@ -440,6 +440,18 @@ export class SegmentationEngine {
     return tokens;
   }
 
+  /**
+   * The decoder's mask tokens for one prompt on the photo alone (one look, no candidate chosen, nothing
+   * upsampled): what segment-everything filters by predicted IoU and stability before it pays for
+   * full-size masks of the few it keeps.
+   */
+  async decodeTokens(imageKey: string, prompt: VisualPrompt): Promise<{ outputs: TokenOutputs; frame: ModelFrame }> {
+    const own = this.cache.get(imageKey);
+    if (!own) throw new EmbeddingMissingError(imageKey);
+    const outputs = await this.decodeOne({ embedding: own.embedding, frame: own.frame }, prompt, { decoderMs: 0 });
+    return { outputs, frame: own.frame };
+  }
+
   async release(): Promise<void> {
     this.cache.clear();
     await Promise.all([this.encoder.release(), this.decoder.release(), this.decoderPrecompute?.release()]);

@@ -56,7 +56,7 @@ describe('fuzzing the API surface (sqlite)', () => {
   it('answers every malformed metered request with a documented status and problem+json, charging nothing', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.constantFrom('/api/v1/pvs', '/api/v1/segment', '/api/v1/embeddings'),
+        fc.constantFrom('/api/v1/pvs', '/api/v1/segment', '/api/v1/everything', '/api/v1/embeddings'),
         rawBody,
         fc.option(headerValue),
         fc.option(headerValue),

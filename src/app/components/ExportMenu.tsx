@@ -7,6 +7,7 @@ import { sessionDataset, withImageBytes } from '../export/sessionDataset';
 import { imageBlob, rgbaOf } from '../images/imageLibrary';
 import { outlines } from '../studioServices';
 import { liveSelection } from '../state/editActions';
+import { useEdit } from '../state/editStore';
 import { currentDocument, useStudio } from '../state/studioStore';
 import { download, PopupMenu } from './PopupMenu';
 
@@ -20,6 +21,9 @@ export function ExportMenu() {
   const [note, setNote] = useState<string | null>(null);
   const doc = useStudio((s) => s.history.present);
   const image = doc.images.find((i) => i.id === doc.activeImageId);
+  // The menu stays mounted while closed: it must re-render when the selection changes, or the
+  // cut-out entry keeps the enabled state of the selection it last saw.
+  useEdit((s) => s.selection);
 
   const exportFormat = async (format: DatasetFormat) => {
     // The outlines follow the Detail slider in the worker: a file waits for them, so it matches the screen.

@@ -1,6 +1,5 @@
 import { useMemo, useState } from 'react';
-import { maskArea } from '../geometry/maskPaint';
-import { objectMask } from '../geometry/objectMask';
+import { objectGeometry } from '../export/objectGeometry';
 import { countVertices } from '../geometry/svgPath';
 import { findSimilarObjects } from '../inference/similarObjects';
 import { engineSession } from '../studioServices';
@@ -88,8 +87,9 @@ function ObjectRow({ image, object, selected, searching, onFindSimilar }: Object
   const inProject = useOpenProject((s) => s.open !== null);
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(object.label);
-  // The object's pixel count, what the exports write as its area (tests read it).
-  const area = useMemo(() => maskArea(objectMask(object, image.width, image.height)), [object, image]);
+  // The area every export writes (the filled canonical outline, export/objectGeometry.ts), so the
+  // list and the files never disagree; tests read it.
+  const area = useMemo(() => objectGeometry(object, image.width, image.height)?.area ?? 0, [object, image]);
   const vertices = countVertices(object.polygons);
   const commit = () => {
     setEditing(false);

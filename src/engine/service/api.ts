@@ -16,6 +16,7 @@ import type { BackendInfo } from '../runtime';
 import type { BinaryMask, PolygonWithHoles, RgbaImage, VisualPrompt } from '../types';
 import { EmbeddingMissingError, type EmbeddingView } from '../engine';
 import { PromptError } from '../prompt';
+import type { EverythingRule, EverythingSettings, ProposalSource } from '../everything/segmentEverything';
 import type { Call, ErrorClasses, TransferTable } from './transport';
 
 export interface EngineApi {
@@ -37,6 +38,12 @@ export interface EngineApi {
   segmentText(request: SegmentTextRequest): Promise<SegmentTextResponse>;
   /** Other instances like the object `mask` covers, from the embedding of `imageKey`. */
   findSimilar(request: FindSimilarRequest): Promise<FindSimilarResponse>;
+  /**
+   * Every object and region of the photo as proposals (src/engine/everything/). With an `onEvent`,
+   * progress after every decoder run and the proposals as they are found; cancelled (the signal), no
+   * decoder run starts after it and the call rejects with the signal's reason.
+   */
+  segmentEverything(request: SegmentEverythingRequest, call?: Call<EverythingEvent>): Promise<SegmentEverythingResponse>;
   /** A copy of the embedding of `imageKey` with the encoder's identity, or null if none is cached. */
   exportEmbedding(request: { imageKey: string }): Promise<EmbeddingRecord | null>;
   /** An embedding made earlier (IndexedDB, the server) for `image`; refused when another encoder made it. */
@@ -56,6 +63,7 @@ export const ENGINE_TRANSFERS: TransferTable<EngineApi> = {
   predict: { result: (r) => r.candidates.flatMap((c) => [c.lowResLogits, c.mask.data]), event: (mask) => [mask.data] },
   segmentText: { result: (r) => r.results.flatMap((p) => p.instances.map((t) => t.mask.data)) },
   findSimilar: { result: (r) => r.instances.map((f) => f.mask.data) },
+  segmentEverything: { result: (r) => r.proposals.map((p) => p.mask.data), event: (e) => e.added.map((p) => p.mask.data) },
   exportEmbedding: { result: (record) => [record!.data] },
   importMirrorEmbedding: { request: (r) => [r.record.data] },
 };
@@ -225,4 +233,47 @@ export interface FindSimilarResponse {
   /** Candidates SAM outlined that were turned down because they do not look like the example. */
   rejected?: number;
   timings: { totalMs: number };
+}
+
+export interface SegmentEverythingRequest {
+  image: RgbaImage;
+  /** The key of an earlier `embed`: its embedding is reused. */
+  imageId?: string;
+  /** Left out: the shipped rule (`objects`) with its settings; a setting given here replaces the rule's. */
+  options?: Partial<EverythingSettings> & { rule?: EverythingRule };
+  outline?: Partial<OutlineOptions>;
+}
+
+/** One proposal of segment everything, traced; `id` is its order of discovery (events name it). */
+export interface EverythingProposalResult {
+  id: number;
+  /** The decoder's predicted IoU × the mask's stability, in [0, 1]. */
+  confidence: number;
+  source: ProposalSource;
+  /** The detector's class, when a detector's box prompted it. */
+  label?: string;
+  area: number;
+  polygons: PolygonWithHoles[];
+  mask: BinaryMask;
+}
+
+/**
+ * Progress of one segment-everything call, sent when it starts detecting and after every decoder
+ * run: the proposals kept since the last event, and the ids of those dropped since (a later one with
+ * a higher predicted IoU overlapped them: SAM's grid rule only).
+ */
+export interface EverythingEvent {
+  stage: 'detect' | 'boxes' | 'grid';
+  decoded: number;
+  planned: number;
+  added: EverythingProposalResult[];
+  removed: number[];
+}
+
+export interface SegmentEverythingResponse {
+  rule: EverythingRule;
+  /** Best first, at most the rule's `maxProposals`. */
+  proposals: EverythingProposalResult[];
+  decoderRuns: number;
+  timings: { embedMs: number; detectMs: number; decodeMs: number; totalMs: number };
 }

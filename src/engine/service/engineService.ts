@@ -4,6 +4,7 @@
  * worker serves one of these (worker/engine.worker.ts); Node code may call one directly.
  */
 import type { EmbeddingView, SegmentationEngine } from '../engine';
+import { DEFAULT_EVERYTHING_RULE, segmentEverything, type Proposal } from '../everything/segmentEverything';
 import { segmentationOptions } from '../options';
 import { maskOutline } from '../polygons';
 import type { Tensor } from '../runtime';
@@ -15,6 +16,8 @@ import type {
   EmbedResponse,
   EngineApi,
   EngineDescription,
+  EverythingEvent,
+  EverythingProposalResult,
   FindSimilarRequest,
   FindSimilarResponse,
   PredictRequest,
@@ -22,6 +25,8 @@ import type {
   RetraceRequest,
   RetraceResponse,
   SegmentTextRequest,
+  SegmentEverythingRequest,
+  SegmentEverythingResponse,
   SegmentTextResponse,
 } from './api';
 import type { BinaryMask } from '../types';
@@ -90,6 +95,42 @@ export class EngineService implements EngineApi {
 
   findSimilar(request: FindSimilarRequest): Promise<FindSimilarResponse> {
     return this.inTurn(() => this.text.findSimilar(request.imageKey, request.mask, request.outline));
+  }
+
+  segmentEverything(request: SegmentEverythingRequest, call: Call<EverythingEvent> = {}): Promise<SegmentEverythingResponse> {
+    return this.inTurn(async () => {
+      const t0 = performance.now();
+      const { imageKey } = await this.engine.embed(request.image, request.imageId);
+      const embedMs = performance.now() - t0;
+      const options = request.options ?? {};
+      const detectors = (options.rule ?? DEFAULT_EVERYTHING_RULE) === 'objects' ? await this.text.detectorsOfEveryClass() : [];
+      // Each proposal is traced once: for the event that brings it and for the answer.
+      const traced = new Map<number, EverythingProposalResult>();
+      const result = (p: Proposal, copyMask: boolean): EverythingProposalResult => {
+        let done = traced.get(p.id);
+        if (!done) {
+          const polygons = maskOutline(p.mask, { ...request.outline, area: p.area });
+          done = { id: p.id, confidence: p.confidence, source: p.source, ...(p.label === undefined ? {} : { label: p.label }), area: p.area, polygons, mask: p.mask };
+          traced.set(p.id, done);
+        }
+        // A copy for an event: the mask's buffer moves with it, and the answer sends the mask again.
+        return copyMask ? { ...done, mask: { ...done.mask, data: done.mask.data.slice() } } : done;
+      };
+      let shown = new Set<number>();
+      const onProgress = call.onEvent
+        ? (progress: { stage: EverythingEvent['stage']; decoded: number; planned: number; proposals: readonly Proposal[] }) => {
+            const now = new Set(progress.proposals.map((p) => p.id));
+            const added = progress.proposals.filter((p) => !shown.has(p.id)).map((p) => result(p, true)).filter((p) => p.polygons.length > 0);
+            const removed = [...shown].filter((id) => !now.has(id));
+            shown = now;
+            call.onEvent!({ stage: progress.stage, decoded: progress.decoded, planned: progress.planned, added, removed });
+          }
+        : undefined;
+      const found = await segmentEverything(this.engine, imageKey, { ...options, image: request.image, detectors, signal: call.signal, onProgress });
+      const proposals = found.proposals.map((p) => result(p, false)).filter((p) => p.polygons.length > 0);
+      const totalMs = performance.now() - t0;
+      return { rule: found.rule, proposals, decoderRuns: found.decoderRuns, timings: { embedMs, detectMs: found.timings.detectMs, decodeMs: found.timings.decodeMs, totalMs } };
+    }, call.signal);
   }
 
   exportEmbedding(request: { imageKey: string }): Promise<EmbeddingRecord | null> {

@@ -20,7 +20,28 @@ import { suppressOverlaps } from './detector';
 const GRID = 64;
 const CELL = MODEL_SIZE / GRID;
 
+/**
+ * How candidates are found and judged. 'peaks': find-similar before issue 26 (seeds at the similarity
+ * map's peaks, one decoder run each, kept on the prototype's cosine similarity). 'verified': the same
+ * candidates, then kept only when each is one whole instance like the example (`verify`).
+ */
+export type SimilarRule = 'peaks' | 'verified';
+export const SIMILAR_RULES: readonly SimilarRule[] = ['verified', 'peaks'];
+export const DEFAULT_SIMILAR_RULE: SimilarRule = 'peaks';
+
+/** The 'verified' rule's bounds (chosen on coco-tiny's exemplar answers, docs/RESULTS.md). */
+export const VERIFIED = {
+  /** An answer's area as a multiple of the example's. */
+  minAreaRatio: 0.1,
+  maxAreaRatio: 4,
+  /** An answer's similarity to the example's prototype, as a share of the example's own. */
+  minSimilarityShare: 0,
+} as const;
+
 export interface SimilarOptions {
+  readonly rule?: SimilarRule;
+  /** The example's class: every instance found carries it. */
+  readonly label?: string;
   /**
    * Seeds need a cosine similarity of at least this fraction of the source's own mean similarity to
    * its prototype (how alike the source's cells are to each other). Default 0.5.
@@ -47,6 +68,12 @@ export interface SimilarInstance {
   readonly maskScore: number;
   /** similarity (clamped to [0, 1]) × maskScore, for ranking; best first. */
   readonly score: number;
+  /** How sure the engine is that this is another instance of the example's kind, in [0, 1]. */
+  readonly confidence: number;
+  /** Where the proposal came from: an example the person gave. */
+  readonly source: 'exemplar';
+  /** The example's class, when the caller named it. */
+  readonly label?: string;
   /** The seed point (image pixels). */
   readonly seed: { x: number; y: number };
   readonly area: number;
@@ -268,7 +295,7 @@ export async function findSimilarReport(
       const similarity = candidateProto ? candidateProto.reduce((sum, v, c) => sum + v * proto[c], 0) : -1;
       const sizeRatio = Math.min(candidate.area, sourceArea) / Math.max(candidate.area, sourceArea);
       const score = Math.max(0, similarity) * candidate.score * Math.sqrt(sizeRatio);
-      if (!best || score > best.score) best = { mask: candidate.mask, similarity, maskScore: candidate.score, score, seed, area: candidate.area };
+      if (!best || score > best.score) best = { mask: candidate.mask, similarity, maskScore: candidate.score, score, confidence: Math.min(1, score), source: 'exemplar', label: options.label, seed, area: candidate.area };
     }
     if (!best || best.similarity < minSimilarity) {
       // A region SAM outlined that does not look like the source (appearance, not a class name).
@@ -280,5 +307,25 @@ export async function findSimilarReport(
     found.push(best);
   }
   found.sort((a, b) => b.score - a.score);
-  return { instances: suppressOverlaps(found, (a, b) => maskIoU(a.mask, b.mask), options.nmsIou ?? 0.5), rejected };
+  const kept = suppressOverlaps(found, (a, b) => maskIoU(a.mask, b.mask), options.nmsIou ?? 0.5);
+  if ((options.rule ?? DEFAULT_SIMILAR_RULE) === 'peaks') return { instances: kept, rejected };
+  const verified = verify(kept, source, sourceArea, selfSimilarity);
+  return { instances: verified, rejected: rejected + kept.length - verified.length };
+}
+
+/**
+ * The 'verified' rule's checks on what the peaks found, so that what is proposed is one whole
+ * instance like the example: about the example's size, not a part of it or of another answer, not a
+ * group (a mask that holds two other answers is a merge of them).
+ */
+function verify(found: readonly SimilarInstance[], source: BinaryMask, sourceArea: number, selfSimilarity: number): SimilarInstance[] {
+  const sized = found.filter((f) => {
+    const ratio = f.area / sourceArea;
+    return ratio >= VERIFIED.minAreaRatio && ratio <= VERIFIED.maxAreaRatio && f.similarity >= VERIFIED.minSimilarityShare * selfSimilarity;
+  });
+  const single = sized.filter((f) => overlapFraction(source, f.mask) < 0.5 && sized.filter((o) => o !== f && overlapFraction(o.mask, f.mask) > 0.8).length < 2);
+  // Inside another answer: a part of that instance, not an instance of its own.
+  return single
+    .filter((f) => !single.some((o) => o !== f && o.area > f.area && overlapFraction(f.mask, o.mask) > 0.8))
+    .map((f) => ({ ...f, confidence: Math.min(1, Math.max(0, f.similarity) * f.maskScore) }));
 }

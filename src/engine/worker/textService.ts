@@ -74,6 +74,11 @@ export class TextService {
     return [first, ...others];
   }
 
+  /** Every detector, for prompts of any class (segment everything): the first one awaited, the others once ready. */
+  detectorsOfEveryClass(): Promise<ConceptDetector[]> {
+    return this.detectorsFor(new Set(this.loaders.flatMap((l) => l.vocabulary)));
+  }
+
   async segment(image: RgbaImage, prompts: readonly string[], imageId?: string, outline?: Partial<OutlineOptions>): Promise<SegmentTextResponse> {
     const t0 = performance.now();
     const interpretations = prompts.map(interpretPrompt);

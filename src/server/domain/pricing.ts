@@ -1,7 +1,7 @@
 /**
  * What each metered call costs, in credits, by pricing key. The spec prices PVS under the key
- * `service:visual` (1 credit a call); text prompts and server-made embeddings have keys of their
- * own so each can be priced apart. Configured with PRICES, e.g. `service:embedding=2`; a key left
+ * `service:visual` (1 credit a call); text prompts, segment everything and server-made embeddings
+ * have keys of their own so each can be priced apart. Configured with PRICES, e.g. `service:embedding=2`; a key left
  * out keeps its default.
  */
 import { LIMITS } from '../../contract/limits';
@@ -9,6 +9,7 @@ import { LIMITS } from '../../contract/limits';
 export const PRICING_KEYS = {
   pvs: 'service:visual',
   segment: 'service:text',
+  everything: 'service:everything',
   embeddings: 'service:embedding',
 } as const;
 export type PricingKey = (typeof PRICING_KEYS)[keyof typeof PRICING_KEYS];
@@ -17,6 +18,7 @@ export type Prices = Readonly<Record<PricingKey, number>>;
 export const DEFAULT_PRICES: Prices = {
   'service:visual': LIMITS.creditsPerCall,
   'service:text': LIMITS.creditsPerCall,
+  'service:everything': LIMITS.creditsPerCall,
   'service:embedding': LIMITS.creditsPerCall,
 };
 

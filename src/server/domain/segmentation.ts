@@ -8,7 +8,7 @@
  * be decoded (truncated, corrupt) fails there after the charge, and is refunded and answered 400.
  */
 import { createHash } from 'node:crypto';
-import { PvsResponse, SegmentResponse, type PvsRequest, type SegmentRequest } from '../../contract/segmentation';
+import { EverythingResponse, PvsResponse, SegmentResponse, type EverythingRequest, type PvsRequest, type SegmentRequest } from '../../contract/segmentation';
 import { isConsistentEmbedding, type EmbeddingRequest, type EmbeddingResponse, type EncoderIdentity } from '../../contract/embeddings';
 import { PRICING_KEYS, type Prices } from './pricing';
 import type { ImageLoader, InferenceBackend, InferenceSlot } from '../inference/pool';
@@ -66,6 +66,7 @@ export interface CallContext {
 export interface MeteredRequests {
   pvs: WithImageField<PvsRequest>;
   segment: WithImageField<SegmentRequest>;
+  everything: WithImageField<EverythingRequest>;
   embeddings: WithImageField<EmbeddingRequest>;
 }
 export type MeteredEndpoint = keyof MeteredRequests;
@@ -127,7 +128,9 @@ export class Segmentation {
         ? this.pvs(ctx, body as MeteredRequests['pvs'])
         : endpoint === 'segment'
           ? this.segment(ctx, body as MeteredRequests['segment'])
-          : await this.embeddings(ctx, body as MeteredRequests['embeddings']);
+          : endpoint === 'everything'
+            ? this.everything(ctx, body as MeteredRequests['everything'])
+            : await this.embeddings(ctx, body as MeteredRequests['embeddings']);
     return this.runner.run(call as MeteredCall<unknown>, this.payer(ctx));
   }
 
@@ -191,6 +194,26 @@ export class Segmentation {
         SegmentResponse.safeParse(r).success &&
         r.prompt_results.length === request.prompts.length &&
         r.prompt_results.every((p, i) => p.echo.text === request.prompts[i]),
+    };
+  }
+
+  /** Segment everything on the photo: priced apart, otherwise metered as /segment is (an empty answer is refunded). */
+  private everything(ctx: CallContext, request: WithImageField<EverythingRequest>): MeteredCall<EverythingResponse> {
+    const known = this.memo(ctx);
+    const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image, known));
+    return {
+      ...ctx,
+      endpoint: 'everything',
+      price: this.options.prices[PRICING_KEYS.everything],
+      body: fingerprintBody(request, upload),
+      prepare: (scope) =>
+        this.prepare(request.image, upload, { known, scope }, async (slot, image) => {
+          const result = await runJob(slot, { kind: 'everything', ...image.job }, image.load, ctx.timings);
+          if (result.kind !== 'everything') throw new Error('worker answered the wrong job kind');
+          return result.response;
+        }),
+      isEmpty: (r) => !r.predictions.some((pred) => pred.masks.some((m) => m.length >= 3)),
+      isValid: (r) => EverythingResponse.safeParse(r).success,
     };
   }
 

@@ -1,6 +1,7 @@
 /**
  * What an inference worker thread runs (worker.ts serves it to the pool): one engine (ONNX sessions +
- * embedding cache), the text segmenter on it, and the decoded pixels of recent uploads.
+ * embedding cache), the detectors, the text segmenter and segment everything on them, and the
+ * decoded pixels of recent uploads.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -8,13 +9,15 @@ import { join } from 'node:path';
 import { EMBEDDING_ENCODING, type EmbeddingResponse, type EncoderIdentity } from '../../contract/embeddings';
 import { decodeImage } from '../../engine/adapters/nodeImage';
 import { defaultModelDir, loadNodeEngine, modelFileNames } from '../../engine/adapters/ortNode';
+import { loadNodeDetectors } from '../../engine/adapters/textNode';
+import { runEverything } from '../../engine/everything/response';
+import type { ConceptDetector } from '../../engine/text/detector';
+import { createTextSegmenter, type TextSegmenter } from '../../engine/text/pipeline';
 import { quantizeEmbedding } from '../../engine/embeddingCodec';
 import type { SegmentationEngine } from '../../engine/engine';
-import type { TextSegmenter } from './textSegmenter';
 import type { RgbaImage } from '../../engine/types';
 import { runPvs } from '../../engine/pvs';
 import { ImageNotHeldError, type InferenceJob, type InferenceResult, type InferenceWorkerApi, type WorkerInit } from './protocol';
-import { createTextSegmenter } from './textSegmenter';
 
 /** The encoder this worker runs, named as the studio names the one it loaded (`file@sha256`). */
 function encoderIdentity(init: WorkerInit): EncoderIdentity {
@@ -57,6 +60,7 @@ export class InferenceService implements InferenceWorkerApi {
   private constructor(
     private readonly init: WorkerInit,
     private readonly engine: SegmentationEngine,
+    private readonly detectors: readonly ConceptDetector[],
     private readonly textSegmenter: TextSegmenter,
     private readonly encoder: EncoderIdentity,
   ) {}
@@ -69,8 +73,8 @@ export class InferenceService implements InferenceWorkerApi {
       decoderPrecision: init.decoderPrecision,
       embeddingCacheSize: init.embeddingCacheSize,
     });
-    const textSegmenter = await createTextSegmenter(engine, { modelDir: init.modelDir, threads: init.threads });
-    return new InferenceService(init, engine, textSegmenter, encoderIdentity(init));
+    const detectors = await loadNodeDetectors({ modelDir: init.modelDir, threads: init.threads });
+    return new InferenceService(init, engine, detectors, createTextSegmenter(engine, detectors), encoderIdentity(init));
   }
 
   async describe(): Promise<{ backend: string; encoder: EncoderIdentity }> {
@@ -88,6 +92,10 @@ export class InferenceService implements InferenceWorkerApi {
     if (job.kind === 'pvs') {
       const { response } = await runPvs(this.engine, image, { points: job.points, box: job.box, imageId: job.cacheKey }, job.options);
       return { kind: 'pvs', response, timings: timings() };
+    }
+    if (job.kind === 'everything') {
+      const { response } = await runEverything(this.engine, image, { imageId: job.cacheKey, detectors: this.detectors });
+      return { kind: 'everything', response, timings: timings() };
     }
     if (job.kind === 'embed') return { kind: 'embed', response: await embeddingOf(this.engine, this.encoder, image, job.cacheKey), timings: timings() };
     const response = await this.textSegmenter.segment(image, job.prompts, job.cacheKey);

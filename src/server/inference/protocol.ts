@@ -3,7 +3,7 @@
  * (src/engine/service/transport.ts): plain structured-clone data.
  */
 import type { ModelPrecision } from '../../engine/adapters/ortNode';
-import type { PvsResponse, SegmentResponse } from '../../contract/segmentation';
+import type { EverythingResponse, PvsResponse, SegmentResponse } from '../../contract/segmentation';
 import type { SegmentationOptions } from '../../engine/options';
 import type { EmbeddingResponse, EncoderIdentity } from '../../contract/embeddings';
 import type { BoxPrompt, PointPrompt } from '../../engine/types';
@@ -31,6 +31,8 @@ export type InferenceJob =
       options: Partial<SegmentationOptions>;
     }
   | { kind: 'segment'; image?: ImageBytes; imageDigest?: string; prompts: string[]; cacheKey?: string }
+  /** Segment everything with the shipped rule and every detector of the worker. */
+  | { kind: 'everything'; image?: ImageBytes; imageDigest?: string; cacheKey?: string }
   /** The image embedding itself, in its wire form (POST /api/v1/embeddings); `cacheKey` is the content key. */
   | { kind: 'embed'; image?: ImageBytes; imageDigest?: string; cacheKey: string };
 
@@ -43,6 +45,7 @@ export interface WorkerTimings {
 export type InferenceResult = (
   | { kind: 'pvs'; response: PvsResponse }
   | { kind: 'segment'; response: SegmentResponse }
+  | { kind: 'everything'; response: EverythingResponse }
   | { kind: 'embed'; response: EmbeddingResponse }
 ) & {
   timings: WorkerTimings;

@@ -1,5 +1,5 @@
 /**
- * One metered call (/pvs, /segment), whatever pays for it, as explicit phases after Brandur's
+ * One metered call (/pvs, /segment, /everything, /embeddings), whatever pays for it, as explicit phases after Brandur's
  * rocket-rides-atomic. How the call is paid (credits from the ledger, an x402 payment) is a
  * `PaymentMethod`; the phases and their order are the same for every method:
  *
@@ -287,6 +287,7 @@ function emptied<Res>(result: Res): Res {
   if (Array.isArray(r.prompts)) {
     return { ...r, prompts: (r.prompts as { predictions: unknown[] }[]).map(() => ({ predictions: [] })) } as Res;
   }
+  if (Array.isArray(r.predictions)) return { ...r, predictions: [] } as Res;
   if (Array.isArray(r.prompt_results)) {
     return {
       ...r,

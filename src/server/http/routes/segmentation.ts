@@ -1,8 +1,8 @@
-/** POST /api/v1/pvs, /segment and /embeddings: headers, a stored answer or the parsed body, then one domain call. */
+/** POST /api/v1/pvs, /segment, /everything and /embeddings: headers, a stored answer or the parsed body, then one domain call. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { IDEMPOTENCY_KEY_PATTERN, LIMITS } from '../../../contract/limits';
-import { PvsRequest, SegmentRequest } from '../../../contract/segmentation';
+import { EverythingRequest, PvsRequest, SegmentRequest } from '../../../contract/segmentation';
 import { EmbeddingRequest } from '../../../contract/embeddings';
 import { DomainError } from '../../domain/errors';
 import type { MeteredOutcome } from '../../domain/metered/runner';
@@ -122,6 +122,9 @@ export async function segmentationRoutes(app: FastifyInstance, { services }: { s
 
   apiRoute(app, 'pvs', routeOptions, metered('pvs', PvsRequest));
   apiRoute(app, 'segment', routeOptions, metered('segment', SegmentRequest));
+  const creditsOnly = { ...routeOptions, config: { ...routeOptions.config, perRequestPayment: false } };
+  // Credits only: its price (pricing key service:everything) is its own, and x402 has one price for every call.
+  apiRoute(app, 'everything', creditsOnly, metered('everything', EverythingRequest));
   // Paid with credits only: an embedding is bought once per photo and account, keyed by its content.
-  apiRoute(app, 'embeddings', { ...routeOptions, config: { ...routeOptions.config, perRequestPayment: false } }, metered('embeddings', EmbeddingRequest));
+  apiRoute(app, 'embeddings', creditsOnly, metered('embeddings', EmbeddingRequest));
 }

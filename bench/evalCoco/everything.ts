@@ -1,0 +1,232 @@
+/**
+ * `npm run eval -- --dataset coco --mode everything [--data DIR] [--out FILE] [--rules objects,grid] [--limit N] [--every N] [--threads N] [--encoder fp32|int8] [--decoder fp32|int8]`
+ *
+ * Segment everything on COCO photos: class-agnostic recall of the instances at mask IoU ≥ 0.5 with
+ * at most 100 proposals per photo (AR@100; and for COCO's small / medium / large), and milliseconds
+ * per photo in Node (the encoder run, the detectors and the decoder runs; the encoder is measured
+ * once per photo and added to every rule, since each rule needs it). The shipped rule is reported
+ * under "everything", SAM's 32×32 grid rule under "baseline".
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { decodeImage } from '../../src/engine/adapters/nodeImage';
+import { loadNodeEngine, type ModelPrecision } from '../../src/engine/adapters/ortNode';
+import { loadNodeDetectors } from '../../src/engine/adapters/textNode';
+import {
+  DEFAULT_EVERYTHING_RULE,
+  EVERYTHING_RULES,
+  EVERYTHING_SETTINGS,
+  segmentEverything,
+  type EverythingRule,
+} from '../../src/engine/everything/segmentEverything';
+import { toRegion, type GroundTruthInstance } from './metrics';
+import { rasterizeSegmentation, type CocoSegmentation } from './rasterize';
+import { addImageRecall, emptyRecallCounts, recall, type RecallCounts } from './recall';
+
+export interface CocoInstancesFile {
+  images: { id: number; file_name: string; width: number; height: number }[];
+  annotations: { image_id: number; category_id: number; iscrowd: number; segmentation: CocoSegmentation; bbox: number[]; area: number }[];
+  categories: { id: number; name: string; supercategory: string }[];
+}
+
+const USAGE = `usage: npm run eval -- --dataset coco --mode everything [options]
+  --data DIR       COCO folder with images/ and instances.json (default ../shared/eval/coco-tiny)
+  --out FILE       results JSON (default bench/results/evalEverything.json)
+  --rules LIST     rules to run, comma-separated (default objects,grid: the shipped rule and SAM's grid)
+  --limit N        first N images only (sorted by file name)
+  --every N        every Nth image (a spread-out subset)
+  --threads N      onnxruntime intra-op threads (default: all cores)
+  --encoder P      fp32 (default) or int8 (the server's default encoder)
+  --decoder P      fp32 (default, also the server's) or int8`;
+
+function fail(message: string): never {
+  process.stderr.write(`eval coco everything: ${message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+
+/** The photos of a COCO folder in file-name order, `--every` and `--limit` applied. */
+export function selectImages<T extends { file_name: string }>(images: readonly T[], every?: number, limit?: number): T[] {
+  let out = [...images].sort((a, b) => a.file_name.localeCompare(b.file_name));
+  if (every) out = out.filter((_, k) => k % every === 0);
+  if (limit) out = out.slice(0, limit);
+  return out;
+}
+
+/** Each image's ground truth as regions with COCO's `area`. */
+export function groundTruthOf(instances: CocoInstancesFile, info: CocoInstancesFile['images'][number]) {
+  return instances.annotations
+    .filter((a) => a.image_id === info.id)
+    .map((a) => ({
+      region: toRegion(rasterizeSegmentation(a.segmentation, info.width, info.height)),
+      crowd: a.iscrowd === 1,
+      area: a.area,
+      categoryId: a.category_id,
+    }));
+}
+
+interface RuleTotals {
+  counts: RecallCounts;
+  ms: number;
+  /** Process CPU time (every thread): wall time on this shared machine depends on the others' load. */
+  cpuMs: number;
+  detectMs: number;
+  decodeMs: number;
+  decoderRuns: number;
+  proposals: number;
+}
+
+export async function runEverythingEval(argv: readonly string[]): Promise<void> {
+  let values;
+  try {
+    values = parseArgs({
+      args: [...argv],
+      options: {
+        dataset: { type: 'string' },
+        mode: { type: 'string' },
+        data: { type: 'string' },
+        out: { type: 'string' },
+        rules: { type: 'string' },
+        limit: { type: 'string' },
+        every: { type: 'string' },
+        threads: { type: 'string' },
+        encoder: { type: 'string' },
+        decoder: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }).values;
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const dataDir = resolve(values.data ?? '../shared/eval/coco-tiny');
+  const out = resolve(values.out ?? 'bench/results/evalEverything.json');
+  const rules = (values.rules ?? `${DEFAULT_EVERYTHING_RULE},grid`).split(',') as EverythingRule[];
+  for (const r of rules) if (!EVERYTHING_RULES.includes(r)) fail(`unknown rule "${r}" (${EVERYTHING_RULES.join(', ')})`);
+  const threads = values.threads === undefined ? undefined : Number(values.threads);
+  const instances = JSON.parse(await readFile(join(dataDir, 'instances.json'), 'utf8').catch(() => fail(`no instances.json in ${dataDir}`))) as CocoInstancesFile;
+  const images = selectImages(instances.images, values.every ? Number(values.every) : undefined, values.limit ? Number(values.limit) : undefined);
+
+  const precision = (name: 'encoder' | 'decoder'): ModelPrecision => {
+    const value = values[name] ?? 'fp32';
+    if (value !== 'fp32' && value !== 'int8') fail(`--${name} must be fp32 or int8`);
+    return value;
+  };
+  const models = { encoderPrecision: precision('encoder'), decoderPrecision: precision('decoder') };
+  const engine = await loadNodeEngine({ threads, embeddingCacheSize: 1, ...models });
+  const detectors = await loadNodeDetectors({ threads });
+  const totals = new Map<EverythingRule, RuleTotals>(rules.map((r) => [r, { counts: emptyRecallCounts(), ms: 0, cpuMs: 0, detectMs: 0, decodeMs: 0, decoderRuns: 0, proposals: 0 }]));
+  let encoderMs = 0;
+  let encoderCpuMs = 0;
+  const started = Date.now();
+  process.stderr.write(`eval coco everything: ${images.length} images from ${dataDir}; rules ${rules.join(', ')}; ${engine.backend.name}, encoder ${models.encoderPrecision}, decoder ${models.decoderPrecision}\n`);
+
+  for (const [i, info] of images.entries()) {
+    const image = await decodeImage(await readFile(join(dataDir, 'images', info.file_name)));
+    const gts: (GroundTruthInstance & { area: number })[] = groundTruthOf(instances, info);
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    const { imageKey } = await engine.embed(image, info.file_name);
+    const embedMs = performance.now() - t0;
+    const embedCpuMs = cpuMsSince(c0);
+    encoderMs += embedMs;
+    encoderCpuMs += embedCpuMs;
+    const line: string[] = [];
+    for (const rule of rules) {
+      const t1 = performance.now();
+      const c1 = process.cpuUsage();
+      const result = await segmentEverything(engine, imageKey, { rule, image, detectors });
+      const ms = performance.now() - t1 + embedMs;
+      const total = totals.get(rule)!;
+      total.cpuMs += cpuMsSince(c1) + embedCpuMs;
+      total.detectMs += result.timings.detectMs;
+      total.decodeMs += result.timings.decodeMs;
+      const before = total.counts.all.matched;
+      addImageRecall(total.counts, gts, result.proposals.map((p) => ({ region: toRegion(p.mask), score: p.confidence })));
+      total.ms += ms;
+      total.decoderRuns += result.decoderRuns;
+      total.proposals += result.proposals.length;
+      line.push(
+        `${rule}: ${total.counts.all.matched - before} found, ${result.proposals.length} proposals, ${result.decoderRuns} decodes, ` +
+          `${(ms / 1000).toFixed(1)} s (detect ${(result.timings.detectMs / 1000).toFixed(1)}, decode ${(result.timings.decodeMs / 1000).toFixed(1)})`,
+      );
+    }
+    engine.forget();
+    const positives = gts.filter((g) => !g.crowd).length;
+    process.stderr.write(`[${i + 1}/${images.length}] ${info.file_name} ${positives} instances; ${line.join('; ')} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+  }
+  await engine.release();
+  for (const d of detectors) await d.release();
+
+  const summaryOf = (rule: EverythingRule) => {
+    const t = totals.get(rule)!;
+    return {
+      rule: ruleName(rule),
+      ar100: recall(t.counts.all),
+      arSmall: recall(t.counts.small),
+      arMedium: recall(t.counts.medium),
+      arLarge: recall(t.counts.large),
+      msPerPhotoNode: t.ms / images.length,
+      cpuMsPerPhotoNode: t.cpuMs / images.length,
+      detectMsPerPhoto: t.detectMs / images.length,
+      decodeMsPerPhoto: t.decodeMs / images.length,
+      decoderRunsPerPhoto: t.decoderRuns / images.length,
+      proposalsPerPhoto: t.proposals / images.length,
+      instances: { all: t.counts.all.instances, small: t.counts.small.instances, medium: t.counts.medium.instances, large: t.counts.large.instances },
+    };
+  };
+  const result = {
+    dataset: dataDir,
+    images: images.length,
+    commit: gitCommit(),
+    backend: engine.backend,
+    models,
+    encoderMsPerPhoto: encoderMs / images.length,
+    encoderCpuMsPerPhoto: encoderCpuMs / images.length,
+    ...(rules.includes(DEFAULT_EVERYTHING_RULE) ? { everything: summaryOf(DEFAULT_EVERYTHING_RULE) } : {}),
+    ...(rules.includes('grid') ? { baseline: summaryOf('grid') } : {}),
+    rules: Object.fromEntries(rules.map((r) => [r, { ...summaryOf(r), settings: EVERYTHING_SETTINGS[r] }])),
+  };
+  const pct = (v: number | undefined) => (v === undefined ? '–' : (v * 100).toFixed(1));
+  const table = [
+    `COCO segment everything, ${images.length} images, ${totals.get(rules[0])!.counts.all.instances} instances (class-agnostic, mask IoU ≥ 0.5, ≤ 100 proposals)`,
+    '',
+    '| rule | AR@100 | small | medium | large | ms/photo (Node) | CPU ms/photo | decoder runs/photo | proposals/photo |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rules.map((r) => {
+      const s = summaryOf(r);
+      return `| ${s.rule} | ${pct(s.ar100)} | ${pct(s.arSmall)} | ${pct(s.arMedium)} | ${pct(s.arLarge)} | ${s.msPerPhotoNode.toFixed(0)} | ${s.cpuMsPerPhotoNode.toFixed(0)} | ${s.decoderRunsPerPhoto.toFixed(0)} | ${s.proposalsPerPhoto.toFixed(0)} |`;
+    }),
+    '',
+    `encoder: ${(encoderMs / images.length).toFixed(0)} ms (CPU ${(encoderCpuMs / images.length).toFixed(0)} ms) per photo (included in every rule's time)`,
+  ].join('\n');
+  process.stdout.write(`${table}\n`);
+  await mkdir(dirname(out), { recursive: true });
+  await writeFile(out, `${JSON.stringify(result, null, 2)}\n`);
+  process.stderr.write(`eval coco everything: wrote ${out} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+}
+
+function cpuMsSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
+function ruleName(rule: EverythingRule): string {
+  const s = EVERYTHING_SETTINGS[rule];
+  return rule === 'grid'
+    ? `SAM automatic mask generator: ${s.gridSides[0]}×${s.gridSides[0]} grid, pred IoU ≥ ${s.predIouThreshold}, stability ≥ ${s.stabilityThreshold}, box NMS ${s.boxNmsIou}`
+    : `object-aware: detector boxes (≤ ${s.maxBoxes}, score ≥ ${s.minDetectorScore}) then a ${s.gridSides.join('→')} grid over what is not yet covered`;
+}
+
+export function gitCommit(): string | undefined {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * `npm run eval -- --dataset coco --mode exemplar [--data DIR] [--out FILE] [--limit N] [--every N] [--threads N]`
+ *
+ * Label a class from one example: for every image and class with at least 3 (non-crowd) instances,
+ * the largest instance is given to find-similar as the example and the others are to be found
+ * (mask IoU ≥ 0.5, COCOeval's greedy matching). Reported: recall and precision of what find-similar
+ * returns (its operating point) and AP50 over its ranked answers, all (image, class) cases pooled.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { decodeImage } from '../../src/engine/adapters/nodeImage';
+import { loadNodeEngine } from '../../src/engine/adapters/ortNode';
+import { findSimilar, SIMILAR_RULES, type SimilarRule } from '../../src/engine/text/similar';
+import { defaultModelDir, modelFileNames } from '../../src/engine/adapters/ortNode';
+import { diskEmbeddingStore } from '../eval/embeddingStore';
+import { gitCommit, groundTruthOf, selectImages, type CocoInstancesFile } from './everything';
+import { averagePrecision, countAt, matchImage, toRegion, type ImageMatch } from './metrics';
+
+const USAGE = `usage: npm run eval -- --dataset coco --mode exemplar [options]
+  --data DIR       COCO folder with images/ and instances.json (default ../shared/eval/coco-tiny)
+  --out FILE       results JSON (default bench/results/evalExemplar.json)
+  --rules LIST     find-similar rules, comma-separated (default ${SIMILAR_RULES.join(',')}; the first is reported as "exemplar",
+                   "peaks" — find-similar before issue 26 — as "baseline")
+  --limit N        first N images only (sorted by file name)
+  --every N        every Nth image
+  --threads N      onnxruntime intra-op threads (default: all cores)
+  --no-embedding-cache  run the encoder on every photo`;
+
+function fail(message: string): never {
+  process.stderr.write(`eval coco exemplar: ${message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+
+export const MIN_INSTANCES = 3;
+
+export async function runExemplarEval(argv: readonly string[]): Promise<void> {
+  let values;
+  try {
+    values = parseArgs({
+      args: [...argv],
+      options: {
+        dataset: { type: 'string' },
+        mode: { type: 'string' },
+        data: { type: 'string' },
+        out: { type: 'string' },
+        rules: { type: 'string' },
+        limit: { type: 'string' },
+        every: { type: 'string' },
+        threads: { type: 'string' },
+        'no-embedding-cache': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }).values;
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const dataDir = resolve(values.data ?? '../shared/eval/coco-tiny');
+  const out = resolve(values.out ?? 'bench/results/evalExemplar.json');
+  const rules = (values.rules ?? SIMILAR_RULES.join(',')).split(',') as SimilarRule[];
+  for (const r of rules) if (!SIMILAR_RULES.includes(r)) fail(`unknown rule "${r}" (${SIMILAR_RULES.join(', ')})`);
+  const threads = values.threads === undefined ? undefined : Number(values.threads);
+  const instances = JSON.parse(await readFile(join(dataDir, 'instances.json'), 'utf8').catch(() => fail(`no instances.json in ${dataDir}`))) as CocoInstancesFile;
+  const images = selectImages(instances.images, values.every ? Number(values.every) : undefined, values.limit ? Number(values.limit) : undefined);
+  const className = new Map(instances.categories.map((c) => [c.id, c.name]));
+
+  const embeddingStore = values['no-embedding-cache'] ? undefined : diskEmbeddingStore(join(defaultModelDir(), modelFileNames().encoder));
+  const engine = await loadNodeEngine({ threads, embeddingCacheSize: 1, embeddingStore });
+  const matches = new Map<SimilarRule, ImageMatch[]>(rules.map((r) => [r, []]));
+  /** Every answer with what it was measured on and whether it was right: what a rule's thresholds are chosen from. */
+  const answersLog: { rule: string; image: string; class: string; similarity: number; maskScore: number; areaRatio: number; confidence: number; right: boolean }[] = [];
+  const cases: { image: string; class: string; instances: number; found: Record<string, { tp: number; fp: number }> }[] = [];
+  const started = Date.now();
+  process.stderr.write(`eval coco exemplar: ${images.length} images from ${dataDir}; rules ${rules.join(', ')}; ${engine.backend.name}\n`);
+
+  for (const [i, info] of images.entries()) {
+    const gts = groundTruthOf(instances, info);
+    const byClass = new Map<number, typeof gts>();
+    for (const g of gts) if (!g.crowd) byClass.set(g.categoryId, [...(byClass.get(g.categoryId) ?? []), g]);
+    const asked = [...byClass.entries()].filter(([, list]) => list.length >= MIN_INSTANCES);
+    if (asked.length === 0) continue;
+    const image = await decodeImage(await readFile(join(dataDir, 'images', info.file_name)));
+    const { imageKey } = await engine.embed(image, info.file_name);
+    for (const [categoryId, list] of asked) {
+      const [example, ...others] = [...list].sort((a, b) => b.area - a.area);
+      // The class's crowd regions absorb answers without counting, as in COCOeval.
+      const crowd = gts.filter((g) => g.crowd && g.categoryId === categoryId);
+      const found: Record<string, { tp: number; fp: number }> = {};
+      for (const rule of rules) {
+        const answers = await findSimilar(engine, imageKey, example.region.mask, { rule });
+        const scored = answers.map((a) => ({ region: toRegion(a.mask), score: a.confidence, a }));
+        const match = matchImage([...others, ...crowd], scored, [0.5]);
+        // matchImage ranks by score, stably: the same order pairs each answer with its outcome.
+        [...scored].sort((x, y) => y.score - x.score).slice(0, match.scores.length).forEach(({ a }, k) => {
+          if (match.ignored[0][k]) return;
+          answersLog.push({
+            rule,
+            image: info.file_name,
+            class: className.get(categoryId) ?? String(categoryId),
+            similarity: a.similarity,
+            maskScore: a.maskScore,
+            areaRatio: a.area / example.region.area,
+            confidence: a.confidence,
+            right: match.matched[0][k],
+          });
+        });
+        matches.get(rule)!.push(match);
+        const { tp, fp } = countAt([match]);
+        found[rule] = { tp, fp };
+      }
+      const name = className.get(categoryId) ?? String(categoryId);
+      cases.push({ image: info.file_name, class: name, instances: list.length, found });
+      process.stderr.write(
+        `[${i + 1}/${images.length}] ${info.file_name} ${name}: 1 example + ${others.length} to find; ` +
+          rules.map((r) => `${r} ${found[r].tp} right, ${found[r].fp} wrong`).join('; ') +
+          ` (${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
+      );
+    }
+    engine.forget();
+  }
+  await engine.release();
+
+  const summaryOf = (rule: SimilarRule) => {
+    const list = matches.get(rule)!;
+    const { tp, fp, positives } = countAt(list);
+    return {
+      rule,
+      recall: positives ? tp / positives : undefined,
+      precision: tp + fp ? tp / (tp + fp) : undefined,
+      ap50: averagePrecision(list, [0.5])[0],
+      truePositives: tp,
+      falsePositives: fp,
+      toFind: positives,
+      cases: list.length,
+    };
+  };
+  const result = {
+    dataset: dataDir,
+    images: images.length,
+    commit: gitCommit(),
+    settings: { minInstances: MIN_INSTANCES, example: 'the largest instance of the class in the image', iou: 0.5 },
+    exemplar: summaryOf(rules[0]),
+    ...(rules.includes('peaks') ? { baseline: summaryOf('peaks') } : {}),
+    rules: Object.fromEntries(rules.map((r) => [r, summaryOf(r)])),
+    cases,
+    answers: answersLog,
+  };
+  const pct = (v: number | undefined) => (v === undefined ? '–' : (v * 100).toFixed(1));
+  const table = [
+    `COCO exemplar, ${cases.length} (image, class) cases with ≥ ${MIN_INSTANCES} instances, ${result.exemplar.toFind} instances to find`,
+    '',
+    '| rule | recall@0.5 | precision@0.5 | AP50 | right | wrong |',
+    '|---|---|---|---|---|---|',
+    ...rules.map((r) => {
+      const s = summaryOf(r);
+      return `| ${r} | ${pct(s.recall)} | ${pct(s.precision)} | ${pct(s.ap50)} | ${s.truePositives} | ${s.falsePositives} |`;
+    }),
+  ].join('\n');
+  process.stdout.write(`${table}\n`);
+  await mkdir(dirname(out), { recursive: true });
+  await writeFile(out, `${JSON.stringify(result, null, 2)}\n`);
+  process.stderr.write(`eval coco exemplar: wrote ${out} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+}

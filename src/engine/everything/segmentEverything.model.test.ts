@@ -1,0 +1,106 @@
+/**
+ * Segment everything on the real models and a real photo (chelsea.png: a cat, 451×300). Small grids
+ * keep the decoder runs few; the rules' figures on COCO come from the eval (bench/evalCoco/everything.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeImage } from '../adapters/nodeImage';
+import { loadNodeEngine } from '../adapters/ortNode';
+import { loadNodeDetector } from '../adapters/textNode';
+import type { SegmentationEngine } from '../engine';
+import { boxIoU, type ConceptDetector } from '../text/detector';
+import type { RgbaImage } from '../types';
+import { segmentEverything, type EverythingEngine, type EverythingProgress } from './segmentEverything';
+import { sharedPath } from '../../../test/support/sharedData';
+
+let engine: SegmentationEngine;
+let detector: ConceptDetector;
+let image: RgbaImage;
+let imageKey: string;
+
+beforeAll(async () => {
+  engine = await loadNodeEngine({ threads: 1 });
+  detector = await loadNodeDetector({ threads: 1 });
+  image = await decodeImage(readFileSync(sharedPath('samples/chelsea.png')));
+  imageKey = (await engine.embed(image)).imageKey;
+}, 120_000);
+
+afterAll(async () => {
+  await engine?.release();
+  await detector?.release();
+});
+
+/** The engine, counting the decoder runs segment-everything asks for. */
+function counting(inner: SegmentationEngine): EverythingEngine & { runs: number } {
+  const counter = {
+    runs: 0,
+    getEmbedding: (key: string) => inner.getEmbedding(key),
+    decodeTokens: (key: string, prompt: Parameters<SegmentationEngine['decodeTokens']>[1]) => {
+      counter.runs++;
+      return inner.decodeTokens(key, prompt);
+    },
+  };
+  return counter;
+}
+
+describe('segmentEverything', () => {
+  it("object-aware rule: the detector's cat box first, as a labelled proposal, then grid proposals that do not repeat it", async () => {
+    const progress: EverythingProgress[] = [];
+    const result = await segmentEverything(engine, imageKey, { rule: 'objects', image, detectors: [detector], gridSides: [3], onProgress: (p) => progress.push(p) });
+    const cat = result.proposals.find((p) => p.source === 'detector' && p.label === 'cat');
+    expect(cat, JSON.stringify(result.proposals.map((p) => [p.source, p.label, p.area]))).toBeDefined();
+    // The cat covers much of the photo.
+    expect(cat!.area).toBeGreaterThan(0.2 * image.width * image.height);
+    for (const p of result.proposals) {
+      expect(p.confidence).toBeGreaterThanOrEqual(0);
+      expect(p.confidence).toBeLessThanOrEqual(1);
+      expect(p.mask.width).toBe(image.width);
+    }
+    for (const [i, a] of result.proposals.entries()) {
+      for (const b of result.proposals.slice(i + 1)) expect(boxIoU(a.box, b.box)).toBeLessThanOrEqual(0.7);
+    }
+    // Best first.
+    expect(result.proposals.map((p) => p.confidence)).toEqual([...result.proposals.map((p) => p.confidence)].sort((a, b) => b - a));
+    // Progress after every decoder run, the proposals so far with it; grid points on the cat are skipped.
+    const decodes = progress.filter((p) => p.stage !== 'detect').map((p) => p.decoded);
+    expect(decodes).toEqual(decodes.map((_, k) => k + 1));
+    expect(result.decoderRuns).toBe(decodes.length);
+    expect(progress.at(-1)!.planned).toBe(result.decoderRuns);
+    expect(progress.some((p) => p.stage === 'boxes' && p.proposals.some((q) => q.label === 'cat'))).toBe(true);
+    expect(result.decoderRuns).toBeLessThan(9 + progress.filter((p) => p.stage === 'boxes').length);
+  }, 120_000);
+
+  it("grid rule: SAM's filters hold for every proposal, one decoder run per grid point", async () => {
+    const result = await segmentEverything(engine, imageKey, { rule: 'grid', gridSides: [3] });
+    expect(result.decoderRuns).toBe(9);
+    expect(result.proposals.length).toBeGreaterThan(0);
+    for (const p of result.proposals) {
+      expect(p.source).toBe('grid');
+      expect(p.predictedIoU).toBeGreaterThanOrEqual(0.88);
+      expect(p.stability).toBeGreaterThanOrEqual(0.95);
+    }
+  }, 120_000);
+
+  it('cancel: no decoder run starts after the signal, and the promise rejects', async () => {
+    const counted = counting(engine);
+    const controller = new AbortController();
+    const run = segmentEverything(counted, imageKey, {
+      rule: 'grid',
+      gridSides: [4],
+      signal: controller.signal,
+      onProgress: (p) => {
+        if (p.decoded === 2) controller.abort();
+      },
+    });
+    await expect(run).rejects.toMatchObject({ name: 'AbortError' });
+    expect(counted.runs).toBe(2);
+
+    const already = counting(engine);
+    await expect(segmentEverything(already, imageKey, { signal: AbortSignal.abort(), image, detectors: [detector] })).rejects.toMatchObject({ name: 'AbortError' });
+    expect(already.runs).toBe(0);
+  }, 120_000);
+
+  it('refuses an image that was not embedded', async () => {
+    await expect(segmentEverything(engine, 'never-embedded')).rejects.toThrow(/embed/);
+  });
+});
