@@ -5,7 +5,7 @@ import type { Vertex } from '../src/engine/types';
 import { fillPolygons } from '../src/app/export/rasterize';
 import { readZip, writeZip } from '../src/app/export/zip';
 import { emptyMask, maskArea, maskIoU, paintStroke } from '../src/app/geometry/maskPaint';
-import { clickImage, download, imageToPage, openMenu, openSample, screenshot, waitForEncoder } from './appHelpers';
+import { clickImage, download, imageToPage, openMenu, openSample, screenshot, stroke, waitForEncoder } from './appHelpers';
 
 /**
  * Finishing an annotation job by hand (issue 13): select and refine, brush and eraser, vertices,
@@ -33,17 +33,6 @@ type Coco = {
 const exportCoco = async (page: Page): Promise<Coco> => JSON.parse((await download(page, 'COCO JSON (whole session)')).toString('utf8'));
 
 /** Drags the mouse along image-pixel points; returns the path as the canvas saw it (image pixels). */
-async function stroke(page: Page, points: Vertex[]): Promise<void> {
-  const start = await imageToPage(page, points[0][0], points[0][1]);
-  await page.mouse.move(start.x, start.y);
-  await page.mouse.down();
-  for (const [x, y] of points.slice(1)) {
-    const to = await imageToPage(page, x, y);
-    await page.mouse.move(to.x, to.y, { steps: 10 });
-  }
-  await page.mouse.up();
-}
-
 async function acceptCup(page: Page) {
   await clickImage(page, 300, 235);
   await expect(page.getByRole('radiogroup', { name: 'Mask candidates' }).getByRole('radio').first()).toBeVisible();

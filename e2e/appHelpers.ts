@@ -33,6 +33,18 @@ export async function clickImage(page: Page, x: number, y: number, button: 'left
   await page.mouse.click(at.x, at.y, { button });
 }
 
+/** A mouse drag through image-pixel points (a brush stroke, a vertex drag). */
+export async function stroke(page: Page, points: ReadonlyArray<readonly [number, number]>): Promise<void> {
+  const start = await imageToPage(page, points[0][0], points[0][1]);
+  await page.mouse.move(start.x, start.y);
+  await page.mouse.down();
+  for (const [x, y] of points.slice(1)) {
+    const to = await imageToPage(page, x, y);
+    await page.mouse.move(to.x, to.y, { steps: 10 });
+  }
+  await page.mouse.up();
+}
+
 export async function openSample(page: Page, title: (typeof SAMPLES)[number]['title']): Promise<void> {
   await page.getByRole('button', { name: `Sample: ${title}` }).click();
   // The sample loads asynchronously: the photo shown before it already has a camera, so wait for this one to be current.

@@ -21,12 +21,10 @@
  * Without --url it starts its own server process (temporary SQLite, rate limit lifted so the
  * limiter does not answer instead of the path under test — the limiter's own cost is still paid).
  */
-import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -34,6 +32,7 @@ import sharp from 'sharp';
 import { decodeImage } from '../../src/engine/adapters/nodeImage';
 import { loadNodeEngine } from '../../src/engine/adapters/ortNode';
 import { runPvs } from '../../src/engine/pvs';
+import { startServerProcess } from '../serverProcess';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const log = (line: string) => void process.stderr.write(`[bench:api] ${line}\n`);
@@ -170,43 +169,8 @@ async function phase(
   return result;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const probe = createServer();
-    probe.on('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const port = (probe.address() as { port: number }).port;
-      probe.close(() => ok(port));
-    });
-  });
-}
-
-async function startOwnServer(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'mw-bench-api-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/server/main.ts')], {
-    cwd: repoRoot,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: '', RATE_LIMIT_PER_SECOND: '1000000', LOG_LEVEL: 'warn', STRIPE_SECRET_KEY: '' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    const health = await call(url, 'GET', '/api/v1/health', {}).catch(() => undefined);
-    if (health && health.status === 200 && !health.text.includes('starting')) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    url,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
 async function main(): Promise<void> {
-  const own = args.url ? undefined : await startOwnServer();
+  const own = args.url ? undefined : await startServerProcess('api');
   const base = args.url ?? own!.url;
   log(`server ${base}${own ? ' (own process)' : ''}`);
   try {

@@ -11,6 +11,7 @@ import { ClassPanel } from './components/ClassPanel';
 import { ResultAnnouncer } from './components/ResultAnnouncer';
 import { SheetBar, type Sheet } from './components/SheetBar';
 import { PromptPanel } from './components/PromptPanel';
+import { ProjectPanel } from './components/ProjectPanel';
 import { RemoteSettings } from './components/RemoteSettings';
 import { StatusBar } from './components/StatusBar';
 import { StudioCanvas } from './components/StudioCanvas';
@@ -141,6 +142,7 @@ function Studio() {
         <aside className="side-panel" id="selection-sheet" aria-label="Selection and objects">
           {(mode === 'remote' || embeddingSource === 'server') && <RemoteSettings />}
           <ReviewPanel />
+          <ProjectPanel />
           <PromptPanel />
           <ClassPanel />
           <ObjectList />

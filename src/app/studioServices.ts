@@ -18,6 +18,9 @@ import { useRemoteSettings } from './state/remoteSettingsStore';
 import { useTool } from './state/toolStore';
 import { useUi } from './state/uiStore';
 
+/** Embeddings kept in this browser; logging out forgets them (account/AccountPage.tsx). */
+export const storedEmbeddings = indexedDbEmbeddings();
+
 /**
  * The studio's engine session, built here on the page's stores, preferences and workers, and
  * injected into what uses it (the inference scheduler, text prompts, find similar, outlines).
@@ -32,7 +35,7 @@ export const engineSession = new EngineSession({
   models: () => browserModelVariants(),
   status: () => useEngineStatus.getState(),
   pixels: rgbaOf,
-  stored: indexedDbEmbeddings(),
+  stored: storedEmbeddings,
   serverStart: () => usePreferences.getState().embeddingSource === 'server',
   serverEmbedding: (imageId, encoderModel) =>
     embeddingFromServer(imageId, encoderModel, {

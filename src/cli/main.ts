@@ -3,6 +3,7 @@
  * Each subcommand is one module; stdout carries only the command's result.
  */
 import { InputError, UsageError } from './args';
+import { projectCommand, PROJECT_USAGE } from './projectCommand';
 import { pvsCommand, PVS_USAGE } from './pvsCommand';
 import { segmentCommand, SEGMENT_USAGE } from './segment';
 import { everythingCommand, EVERYTHING_USAGE } from './everything';
@@ -19,6 +20,7 @@ export const COMMANDS: Record<string, Command> = {
   pvs: { run: pvsCommand, usage: PVS_USAGE, summary: 'segment one object from points and/or a center-anchored box' },
   segment: { run: segmentCommand, usage: SEGMENT_USAGE, summary: 'segment the objects named by text prompts' },
   everything: { run: everythingCommand, usage: EVERYTHING_USAGE, summary: 'segment every object and region of an image (proposals to review)' },
+  project: { run: projectCommand, usage: PROJECT_USAGE, summary: 'export a server project as a dataset (API key)' },
 };
 
 function mainUsage(): string {

@@ -3,3 +3,4 @@ export * from './segmentation';
 export * from './account';
 export * from './problems';
 export * from './embeddings';
+export * from './projects';

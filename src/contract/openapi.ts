@@ -16,6 +16,22 @@ import { LIMITS } from './limits';
 import { Problem, PROBLEM_TYPES, problemTypeUri } from './problems';
 import { EverythingRequest, EverythingResponse, PvsRequest, PvsResponse, SegmentRequest, SegmentResponse } from './segmentation';
 import { EmbeddingRequest, EmbeddingResponse } from './embeddings';
+import {
+  EXPORT_FORMATS,
+  AddImageRequest,
+  AddMemberRequest,
+  CreateProjectRequest,
+  ImageAnnotations,
+  ProjectAnnotations,
+  Member,
+  MemberList,
+  Project,
+  ProjectImage,
+  ProjectImageList,
+  ProjectList,
+  UpdateClassesRequest,
+  WriteAnnotationsRequest,
+} from './projects';
 import { openApiPaths, type ApiRouteId } from './routes';
 
 type JsonObject = Record<string, unknown>;
@@ -158,6 +174,22 @@ const accountProblems = {
   '403': problem('CSRF check failed.', ['csrf-token-invalid']),
 };
 
+/** Projects (issue 28): key or session on every route; a project you may not see is 404, never 403. */
+const pathParameter = (name: string, description: string) => ({ name, in: 'path', required: true, description, schema: { type: 'string' } });
+const projectId = pathParameter('projectId', 'The project.');
+const imageId = pathParameter('imageId', 'An image of the project.');
+const projectReads = {
+  '401': problem('No API key or session (or a bad one).', ['unauthenticated']),
+  '404': problem('No such project, or it is neither yours nor shared with you (never 403: whether it exists is not told); or no such image or member in it.', ['not-found']),
+};
+const projectWrites = {
+  ...projectReads,
+  '400': problem('The body does not match the schema.', ['validation-failed', 'malformed-json']),
+  '403': problem('Your role does not allow this (members only), or the cookie request lacks the CSRF token.', ['role-forbidden', 'csrf-token-invalid']),
+  '415': problem('The body is not `application/json`.', ['unsupported-media-type']),
+};
+const revisionHeader = { ETag: { description: 'The revision of the annotations, quoted: `"<revision>"`.', schema: { type: 'string' } } };
+
 export function buildOpenApiDocument(): JsonObject {
   const schemas: Record<string, JsonObject> = {
     PvsRequest: schemaOf(PvsRequest, 'input'),
@@ -177,6 +209,19 @@ export function buildOpenApiDocument(): JsonObject {
     CreditPurchaseRequest: schemaOf(CreditPurchaseRequest, 'input'),
     CreditPurchase: schemaOf(CreditPurchase, 'output'),
     Problem: schemaOf(Problem, 'output'),
+    CreateProjectRequest: schemaOf(CreateProjectRequest, 'input'),
+    Project: schemaOf(Project, 'output'),
+    ProjectList: schemaOf(ProjectList, 'output'),
+    UpdateClassesRequest: schemaOf(UpdateClassesRequest, 'input'),
+    AddImageRequest: schemaOf(AddImageRequest, 'input'),
+    ProjectImage: schemaOf(ProjectImage, 'output'),
+    ProjectImageList: schemaOf(ProjectImageList, 'output'),
+    ImageAnnotations: schemaOf(ImageAnnotations, 'output'),
+    ProjectAnnotations: schemaOf(ProjectAnnotations, 'output'),
+    WriteAnnotationsRequest: schemaOf(WriteAnnotationsRequest, 'input'),
+    AddMemberRequest: schemaOf(AddMemberRequest, 'input'),
+    Member: schemaOf(Member, 'output'),
+    MemberList: schemaOf(MemberList, 'output'),
   };
   return {
     openapi: '3.1.0',
@@ -340,6 +385,90 @@ const OPERATIONS: Record<ApiRouteId, JsonObject> = {
     responses: {
       '200': { description: 'Received' },
       '400': problem('Bad signature.', ['webhook-signature-invalid']),
+    },
+  },
+  createProject: {
+    summary: 'Create a project (you are its owner)',
+    security: bearer,
+    requestBody: { required: true, content: json('CreateProjectRequest') },
+    responses: { '201': { description: 'Created', content: json('Project') }, ...projectWrites },
+  },
+  listProjects: { summary: 'Projects you own and projects shared with you', security: bearer, responses: { '200': { description: 'Projects', content: json('ProjectList') }, ...projectReads } },
+  getProject: { summary: 'One project, with your role in it', security: bearer, parameters: [projectId], responses: { '200': { description: 'The project', content: json('Project') }, ...projectReads } },
+  updateProjectClasses: {
+    summary: "Replace the project's classes (owner); ids are stable and are what exports write",
+    security: bearer,
+    parameters: [projectId],
+    requestBody: { required: true, content: json('UpdateClassesRequest') },
+    responses: { '200': { description: 'The project', content: json('Project') }, ...projectWrites },
+  },
+  addProjectImage: {
+    summary: 'Add an image (owner, annotator); stored once per distinct file, counted against the owner quota',
+    security: bearer,
+    parameters: [projectId],
+    requestBody: { required: true, content: json('AddImageRequest') },
+    responses: {
+      '201': { description: 'Added', content: json('ProjectImage') },
+      '200': { description: 'The same file is in this project already: that image', content: json('ProjectImage') },
+      ...projectWrites,
+      '400': problem('The body does not match the schema, or the file is not an image.', ['validation-failed', 'malformed-json', 'invalid-image']),
+      '413': problem(`The image is over ${LIMITS.imageMaxChars} characters.`, ['image-too-large', 'payload-too-large']),
+      '507': problem("Storing it would take the owner's account over its storage quota; nothing was stored.", ['storage-quota-exceeded']),
+    },
+  },
+  listProjectImages: { summary: 'The images of the project with their revisions', security: bearer, parameters: [projectId], responses: { '200': { description: 'Images', content: json('ProjectImageList') }, ...projectReads } },
+  deleteProjectImage: { summary: 'Remove an image (owner, annotator; not a reviewer)', security: bearer, parameters: [projectId, imageId], responses: { '204': { description: 'Removed' }, ...projectWrites } },
+  projectImageFile: {
+    summary: "The image's file, byte for byte as uploaded",
+    security: bearer,
+    parameters: [projectId, imageId],
+    responses: { '200': { description: 'The file (`ETag` = its SHA-256)', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, ...projectReads },
+  },
+  readProjectAnnotations: {
+    summary: "Every image's objects and revision, in the order of the image list (opening a project in one request)",
+    security: bearer,
+    parameters: [projectId],
+    responses: { '200': { description: 'Annotations of every image', content: json('ProjectAnnotations') }, ...projectReads },
+  },
+  readAnnotations: {
+    summary: "The image's objects and their revision",
+    security: bearer,
+    parameters: [projectId, imageId],
+    responses: { '200': { description: 'Annotations', headers: revisionHeader, content: json('ImageAnnotations') }, ...projectReads },
+  },
+  writeAnnotations: {
+    summary: "Replace the image's objects, if they are still at the revision you name (body `revision`, or `If-Match: \"<revision>\"`)",
+    security: bearer,
+    parameters: [projectId, imageId, { name: 'If-Match', in: 'header', required: false, description: 'The revision the edits were made on, when the body does not name it.', schema: { type: 'string' } }],
+    requestBody: { required: true, content: json('WriteAnnotationsRequest') },
+    responses: {
+      '200': { description: 'Written: the new revision; each changed object is stamped with who changed it and when', headers: revisionHeader, content: json('ImageAnnotations') },
+      ...projectWrites,
+      '409': problem('Stale revision: someone wrote first. Nothing was written; `currentRevision` and `current` carry what is stored, to merge into and write again.', ['revision-conflict']),
+    },
+  },
+  listProjectMembers: { summary: 'The owner and the members with their roles', security: bearer, parameters: [projectId], responses: { '200': { description: 'Members', content: json('MemberList') }, ...projectReads } },
+  addProjectMember: {
+    summary: 'Share the project with an account (owner): role `annotator` or `reviewer`; again with another role changes it',
+    security: bearer,
+    parameters: [projectId],
+    requestBody: { required: true, content: json('AddMemberRequest') },
+    responses: { '201': { description: 'Added', content: json('Member') }, '200': { description: 'Role changed', content: json('Member') }, ...projectWrites },
+  },
+  removeProjectMember: {
+    summary: 'Stop sharing with an account (owner)',
+    security: bearer,
+    parameters: [projectId, pathParameter('email', "The member's email.")],
+    responses: { '204': { description: 'Removed' }, ...projectWrites },
+  },
+  exportProject: {
+    summary: "The project as a dataset, written by the studio's format registry",
+    security: bearer,
+    parameters: [projectId, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: [...EXPORT_FORMATS] } }],
+    responses: {
+      '200': { description: 'The dataset file (`Content-Disposition: attachment`)', content: { 'application/json': {}, 'application/zip': { schema: { type: 'string', format: 'binary' } } } },
+      '400': problem('Unknown format.', ['validation-failed']),
+      ...projectReads,
     },
   },
   openapi: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } },

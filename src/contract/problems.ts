@@ -92,6 +92,12 @@ export const PROBLEM_TYPES = {
     description:
       'A state-changing request authenticated by the session cookie must send, in the `X-CSRF-Token` header, the token bound to that session (the value of the `mw_csrf` cookie set at login). Bearer-authenticated requests are exempt.',
   },
+  'role-forbidden': {
+    status: 403,
+    title: 'Your role in this project does not allow this',
+    description:
+      'You are a member of the project, but your role does not allow this action: only the owner manages members, a reviewer cannot add or delete images. (A project you are not a member of answers 404, never 403.)',
+  },
   'not-found': {
     status: 404,
     title: 'Not found',
@@ -123,6 +129,12 @@ export const PROBLEM_TYPES = {
     title: 'The server runs another encoder',
     description:
       'POST /api/v1/embeddings was asked for an embedding of the encoder named in `model`, and this server runs another one (named in `detail`): its embedding would not fit the caller\'s decoder. Nothing is charged; compute the embedding locally, or load the encoder the server names.',
+  },
+  'revision-conflict': {
+    status: 409,
+    title: 'The annotations changed since your revision',
+    description:
+      'The write was made on an older revision of this image\'s annotations: someone else saved first. Nothing of either write is lost: the body carries `currentRevision` and `current` (the annotations as stored); merge your edits into them and write again with `currentRevision`.',
   },
   'email-taken': {
     status: 409,
@@ -212,6 +224,12 @@ export const PROBLEM_TYPES = {
     title: 'Payments unavailable',
     description: 'The payment provider could not be reached. Nothing was charged.',
   },
+  'storage-quota-exceeded': {
+    status: 507,
+    title: 'Storage quota exceeded',
+    description:
+      'Storing this image would take the project owner\'s account over its storage quota (`usedBytes`, `quotaBytes`, `neededBytes` in the body). Nothing was stored. The same bytes stored once count once; delete images or ask the operator for a larger quota (`PROJECT_QUOTA_BYTES`).',
+  },
   'service-busy': {
     status: 503,
     title: 'Service busy',
@@ -241,6 +259,11 @@ export const Problem = z
       .optional()
       .describe('degenerate-prompt only: the rule the request breaks.'),
     retryAfterSeconds: z.number().int().optional(),
+    currentRevision: z.number().int().optional().describe('revision-conflict: the revision as stored now.'),
+    current: z.unknown().optional().describe('revision-conflict: the annotations as stored now (ImageAnnotations).'),
+    usedBytes: z.number().int().optional().describe('storage-quota-exceeded: bytes the owner stores now.'),
+    quotaBytes: z.number().int().optional().describe('storage-quota-exceeded: the owner\'s quota.'),
+    neededBytes: z.number().int().optional().describe('storage-quota-exceeded: bytes this image would add.'),
     refunded: z.boolean().optional().describe('engine-failure / invalid-result: whether the refund has completed.'),
     settled: z.boolean().optional().describe('x402 requests: whether the payment was settled (always false on an error).'),
     reason: z.string().optional().describe('payment-invalid / payment-settlement-failed: the x402 reason code.'),

@@ -8,12 +8,15 @@ import type { X402Settings } from './domain/x402/gateway';
 import type { ModelPrecision } from '../engine/adapters/ortNode';
 import { parsePrices, type Prices } from './domain/pricing';
 import { DEFAULT_DEADLINES, checkDeadlines, type Deadlines } from './http/deadlines';
+import { DEFAULT_PROJECT_QUOTA_BYTES } from './domain/projects/projects';
 
 export interface ServerConfig {
   port: number;
   host: string;
   dataDir: string;
   databaseUrl?: string;
+  /** PROJECT_QUOTA_BYTES: bytes of project images an account may store (each distinct file once). */
+  projectQuotaBytes: number;
   /** Directory of the built SPA (vite build); served when it exists. */
   staticDir: string;
   modelDir?: string;
@@ -106,6 +109,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     host: env.HOST || '127.0.0.1',
     dataDir: env.DATA_DIR ?? './data',
     databaseUrl: env.DATABASE_URL || undefined,
+    projectQuotaBytes: int(env, 'PROJECT_QUOTA_BYTES', DEFAULT_PROJECT_QUOTA_BYTES),
     staticDir: env.STATIC_DIR ?? 'dist',
     modelDir: env.MODEL_DIR || undefined,
     cookieSecure: secure === 'auto' ? 'auto' : secure === 'true',

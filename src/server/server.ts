@@ -3,6 +3,7 @@
  * recovery, HTTP. `main.ts` calls it with the environment's config; tests call it with theirs.
  */
 import { createUpstreamTextSegmenter } from '../engine/text/upstream';
+import { dirname } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { ServerConfig } from './config';
 import { openDatabase, type Db, type OpenDatabaseOptions } from './db/connect';
@@ -65,6 +66,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     checkImage: checkImageHeader,
     authThrottles: config.authThrottles,
     demoPayments: demoPaymentsAllowed(config.host, config.demoPaymentsEverywhere),
+    // Image files live beside the SQLite file (DATA_DIR, or a test's own file's folder).
+    projects: { dataDir: options.database?.sqliteFile ? dirname(options.database.sqliteFile) : config.dataDir, quotaBytes: config.projectQuotaBytes },
     ...options.services,
   });
   await services.recovery.register();

@@ -3,6 +3,10 @@ import { useState } from 'react';
 import { ACCOUNT_QUERY } from '../queryClient';
 import { useUi } from '../state/uiStore';
 import { useRemoteSettings } from '../state/remoteSettingsStore';
+import { storedEmbeddings } from '../studioServices';
+import { forgetAllSpaceKeys } from '../persistence/session';
+import { openSpaceWithPassword } from '../persistence/spaceStore';
+import { flushSessionSave } from '../persistence/useSessionPersistence';
 import { accountApi } from './accountApi';
 import { useAccount } from './useAccount';
 
@@ -10,18 +14,23 @@ export function AccountPage() {
   const account = useAccount();
   const remote = useRemoteSettings((s) => s.remote);
   const setRemote = useRemoteSettings((s) => s.setRemote);
-  const queryClient = useQueryClient();
   // Logging out forgets the API key stored in this browser unless the person explicitly keeps it:
   // otherwise the next person signing in here would spend this account's credits.
   const [keepKey, setKeepKey] = useState(false);
   const logout = useMutation({
-    mutationFn: () => accountApi.logout(remote.baseUrl),
-    onSettled: () => {
+    mutationFn: async () => {
+      // The last edit goes into this account's sealed space before its key is dropped.
+      await flushSessionSave();
+      await accountApi.logout(remote.baseUrl);
+    },
+    onSettled: async () => {
       if (!keepKey) setRemote({ ...remote, apiKey: '' });
-      // Drop what was shown of this account at once; nothing of it may linger in the header.
-      queryClient.removeQueries({ queryKey: ACCOUNT_QUERY });
-      queryClient.removeQueries({ queryKey: ['api-keys'] });
-      void queryClient.invalidateQueries({ queryKey: ACCOUNT_QUERY });
+      await forgetAllSpaceKeys().catch(() => undefined);
+      await storedEmbeddings.forgetAll().catch(() => undefined);
+      // A fresh page: nothing of this person stays in memory (the document and its undo history,
+      // decoded photos, the engine worker's embeddings, cached answers) for the next one to reach.
+      location.hash = '#/account';
+      location.reload();
     },
   });
   if (account.isPending) return <main className="page"><p>Loading…</p></main>;
@@ -71,8 +80,11 @@ function AuthForms() {
     mutationFn: () => (tab === 'signup' ? accountApi.signup(baseUrl, email, password) : accountApi.login(baseUrl, email, password)),
     // Another person may have been signed in here: show nothing of theirs while the new account loads.
     onSuccess: () => {
-      queryClient.removeQueries({ queryKey: ACCOUNT_QUERY });
-      return queryClient.invalidateQueries({ queryKey: ACCOUNT_QUERY });
+      openSpaceWithPassword(email, password);
+      // Reset, not remove + invalidate: a removed query is no longer in the cache, so invalidating
+      // it refetched nothing and the page showed "Not signed in" until the next poll. Reset empties
+      // what the header shows and refetches at once.
+      return queryClient.resetQueries({ queryKey: ACCOUNT_QUERY });
     },
   });
   return (

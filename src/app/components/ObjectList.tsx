@@ -4,9 +4,10 @@ import { countVertices } from '../geometry/svgPath';
 import { findSimilarObjects } from '../inference/similarObjects';
 import { engineSession } from '../studioServices';
 import { similarMessage } from '../inference/similarMessage';
-import type { ImageEntry, SegObject } from '../state/model';
+import type { ImageEntry, ReviewState, SegObject } from '../state/model';
 import { studio, useStudio } from '../state/studioStore';
 import { useDetail } from '../state/detailStore';
+import { useOpenProject } from '../projects/projectStore';
 import { useInferenceMode } from '../state/inferenceModeStore';
 import { EyeIcon, TrashIcon } from './icons';
 import { displayColor } from '../state/classOps';
@@ -93,6 +94,7 @@ function ObjectRow({ image, object, selected, searching, onFindSimilar }: Object
   const classes = useStudio((s) => s.history.present.classes);
   const imageId = image.id;
   const mode = useInferenceMode((s) => s.mode);
+  const inProject = useOpenProject((s) => s.open !== null);
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(object.label);
   // The area every export writes (the filled canonical outline, export/objectGeometry.ts), so the
@@ -167,6 +169,18 @@ function ObjectRow({ image, object, selected, searching, onFindSimilar }: Object
             </option>
           ))}
         </select>
+        {inProject && (
+          <select
+            className="small"
+            aria-label={`Review of ${object.label}`}
+            value={reviewStateOf(object)}
+            onChange={(e) => studio.setReview(imageId, object.id, { state: e.target.value as ReviewState, ...(object.review?.source ? { source: object.review.source } : {}) })}
+          >
+            <option value="proposed">to review</option>
+            <option value="accepted">accepted</option>
+            <option value="rejected">rejected</option>
+          </select>
+        )}
         <span className="muted small">
           {proposal && <span className="chip to-review">to review</span>} {(object.confidence * 100).toFixed(0)}% · {vertices} vertices · {object.source}
           {object.receipt && (

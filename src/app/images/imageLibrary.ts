@@ -21,9 +21,12 @@ export function subscribeImages(listener: () => void): () => void {
   return () => listeners.delete(listener);
 }
 
+/** A photo's id from the hex SHA-256 of its bytes (a server project names its images' files by it). */
+export const contentIdOfSha256 = (sha256Hex: string) => `img-${sha256Hex.slice(0, 24)}`;
+
 async function contentId(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', bytes);
-  return `img-${Array.from(new Uint8Array(digest).slice(0, 12), (b) => b.toString(16).padStart(2, '0')).join('')}`;
+  return contentIdOfSha256(Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join(''));
 }
 
 function decode(blob: Blob): Promise<HTMLImageElement> {
@@ -110,4 +113,11 @@ export async function fetchSample(file: string): Promise<Blob> {
   const response = await fetch(`${import.meta.env.BASE_URL}samples/${file}`);
   if (!response.ok) throw new Error(`sample ${file} not found`);
   return response.blob();
+}
+
+/** Another person's space opens: none of the previous space's photos stay in reach of the page. */
+export function forgetAllImages(): void {
+  for (const { element } of loaded.values()) URL.revokeObjectURL(element.src);
+  loaded.clear();
+  listeners.forEach((l) => l());
 }

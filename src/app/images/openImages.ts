@@ -1,4 +1,5 @@
 import { saveImage } from '../persistence/session';
+import { useLocalSpace } from '../persistence/spaceStore';
 import { studio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
 import { addImageBlob, fetchSample } from './imageLibrary';
@@ -13,7 +14,8 @@ export async function openImageBlobs(files: Iterable<Blob & { name?: string }>):
     const name = file.name || `pasted-${new Date().toISOString().slice(0, 19)}.png`;
     try {
       const entry = await addImageBlob(file, name);
-      await saveImage(entry.id, file).catch(() => undefined);
+      const space = useLocalSpace.getState().space;
+      if (space) await saveImage(space, entry.id, file).catch(() => undefined);
       studio.addImage(entry);
     } catch (error) {
       // The notice names the file: with several dropped at once, the user must know which one failed.

@@ -1,4 +1,4 @@
-import { createStore, del, get, set, type UseStore } from 'idb-keyval';
+import { clear, createStore, del, get, set, type UseStore } from 'idb-keyval';
 import type { EmbeddingRecord } from '../../engine/service/api';
 
 /**
@@ -18,8 +18,13 @@ export interface StoredEmbeddings {
   save(imageId: string, record: EmbeddingRecord): Promise<void>;
 }
 
+export interface BrowserEmbeddings extends StoredEmbeddings {
+  /** Logging out: the embeddings of the photos seen here go too (a content id names a photo). */
+  forgetAll(): Promise<void>;
+}
+
 /** The page's store (opened on first use); without IndexedDB it keeps nothing. */
-export function indexedDbEmbeddings(): StoredEmbeddings {
+export function indexedDbEmbeddings(): BrowserEmbeddings {
   let store: UseStore | undefined;
   const db = (): UseStore | undefined => {
     if (typeof indexedDB === 'undefined') return undefined;
@@ -47,6 +52,10 @@ export function indexedDbEmbeddings(): StoredEmbeddings {
       } catch {
         // Out of quota or storage disabled: the embedding is simply computed again next time.
       }
+    },
+    async forgetAll() {
+      const target = db();
+      if (target) await clear(target);
     },
   };
 }

@@ -1,14 +1,36 @@
-import { createStore, del, get, set } from 'idb-keyval';
+import { clear, createStore, del, get, keys, set } from 'idb-keyval';
 import type { StudioDocument } from '../state/model';
 import { emptyDocument } from '../state/model';
+import { ANONYMOUS_SPACE, seal, unseal, type Sealed } from './localSpace';
+import { parseTyped, stringifyTyped } from './typedJson';
 
 /**
  * The session survives a reload: the document (without the large decoder logits) under one key,
- * each image's bytes under its own key, written once.
+ * each image's bytes under its own key, written once — per local space (localSpace.ts). The
+ * anonymous space keeps the plain entries and key names of the time before accounts; an account's
+ * entries are prefixed with its space name and sealed with its key.
  */
 const store = typeof indexedDB === 'undefined' ? undefined : createStore('maskwright', 'session');
-const DOCUMENT_KEY = 'document-v1';
-const imageKey = (id: string) => `image:${id}`;
+/** The keys of the account spaces while their owner is signed in, and the space last opened. */
+const keyStore = typeof indexedDB === 'undefined' ? undefined : createStore('maskwright-space-keys', 'keys');
+const CURRENT_SPACE = 'current';
+
+export interface LocalSpace {
+  readonly name: string;
+  /** null only for the anonymous space, whose entries are plain. */
+  readonly key: CryptoKey | null;
+}
+
+export const ANONYMOUS: LocalSpace = { name: ANONYMOUS_SPACE, key: null };
+
+const prefix = (space: LocalSpace) => (space.key ? `${space.name}/` : '');
+const documentKey = (space: LocalSpace) => `${prefix(space)}document-v1`;
+const imageKey = (space: LocalSpace, id: string) => `${prefix(space)}image:${id}`;
+
+interface SealedImage {
+  readonly sealed: Sealed;
+  readonly type: string;
+}
 
 export function stripForStorage(doc: StudioDocument): StudioDocument {
   const prompts = Object.fromEntries(
@@ -24,20 +46,36 @@ export function stripForStorage(doc: StudioDocument): StudioDocument {
   return { ...doc, prompts };
 }
 
-export async function saveDocument(doc: StudioDocument): Promise<void> {
-  await set(DOCUMENT_KEY, stripForStorage(doc), store);
+export async function saveDocument(space: LocalSpace, doc: StudioDocument): Promise<void> {
+  const stored = stripForStorage(doc);
+  await set(documentKey(space), space.key ? await seal(space.key, new TextEncoder().encode(stringifyTyped(stored))) : stored, store);
 }
 
-export async function saveImage(id: string, blob: Blob): Promise<void> {
-  if ((await get(imageKey(id), store)) === undefined) await set(imageKey(id), blob, store);
+export async function saveImage(space: LocalSpace, id: string, blob: Blob): Promise<void> {
+  if ((await get(imageKey(space, id), store)) !== undefined) return;
+  const value: Blob | SealedImage = space.key ? { sealed: await seal(space.key, new Uint8Array(await blob.arrayBuffer())), type: blob.type } : blob;
+  await set(imageKey(space, id), value, store);
 }
 
-export async function loadSession(): Promise<{ doc: StudioDocument; blobs: Map<string, Blob> } | null> {
-  const doc = (await get(DOCUMENT_KEY, store)) as StudioDocument | undefined;
+async function readDocument(space: LocalSpace): Promise<StudioDocument | undefined> {
+  const value = (await get(documentKey(space), store)) as StudioDocument | Sealed | undefined;
+  if (!value || !space.key) return value as StudioDocument | undefined;
+  return parseTyped<StudioDocument>(new TextDecoder().decode(await unseal(space.key, value as Sealed)));
+}
+
+async function readImage(space: LocalSpace, id: string): Promise<Blob | undefined> {
+  const value = (await get(imageKey(space, id), store)) as Blob | SealedImage | undefined;
+  if (!value || !space.key) return value as Blob | undefined;
+  const { sealed, type } = value as SealedImage;
+  return new Blob([await unseal(space.key, sealed)], { type });
+}
+
+export async function loadSession(space: LocalSpace): Promise<{ doc: StudioDocument; blobs: Map<string, Blob> } | null> {
+  const doc = await readDocument(space);
   if (!doc || !Array.isArray(doc.images)) return null;
   const blobs = new Map<string, Blob>();
   for (const image of doc.images) {
-    const blob = (await get(imageKey(image.id), store)) as Blob | undefined;
+    const blob = await readImage(space, image.id);
     if (blob) blobs.set(image.id, blob);
   }
   // An image whose bytes are gone cannot be shown: drop it rather than show an empty canvas.
@@ -46,6 +84,26 @@ export async function loadSession(): Promise<{ doc: StudioDocument; blobs: Map<s
   return { doc: { ...emptyDocument(), ...doc, images, activeImageId }, blobs };
 }
 
-export async function forgetImage(id: string): Promise<void> {
-  await del(imageKey(id), store);
+export async function forgetImage(space: LocalSpace, id: string): Promise<void> {
+  await del(imageKey(space, id), store);
+}
+
+/** Kept while the account is signed in here; see localSpace.ts. */
+export async function rememberSpaceKey(name: string, key: CryptoKey): Promise<void> {
+  await set(name, key, keyStore);
+  await set(CURRENT_SPACE, name, keyStore);
+}
+
+export async function spaceKey(name: string): Promise<CryptoKey | undefined> {
+  return (await get(name, keyStore)) as CryptoKey | undefined;
+}
+
+/** The account space opened last, for opening it offline when the server cannot say who is signed in. */
+export async function lastSpaceName(): Promise<string | undefined> {
+  return (await get(CURRENT_SPACE, keyStore)) as string | undefined;
+}
+
+/** Logging out (or the server saying nobody is signed in): no account space can be opened here any more. */
+export async function forgetAllSpaceKeys(): Promise<void> {
+  if ((await keys(keyStore)).length) await clear(keyStore);
 }

@@ -1,40 +1,90 @@
-import { useEffect, useState } from 'react';
-import { restoreImageBlob } from '../images/imageLibrary';
+import { useEffect, useRef, useState } from 'react';
+import { useAccount } from '../account/useAccount';
+import { forgetAllImages, restoreImageBlob } from '../images/imageLibrary';
+import { emptyDocument, type StudioDocument } from '../state/model';
 import { useStudio } from '../state/studioStore';
-import { loadSession, saveDocument } from './session';
+import { useUi } from '../state/uiStore';
+import { loadSession, saveDocument, type LocalSpace } from './session';
+import { chooseSpace, useLocalSpace } from './spaceStore';
 
-/** Restores the last session once, then saves the document shortly after each change. */
+let flushPending: () => Promise<void> = async () => undefined;
+
+/** Writes the last change now (before logging out, which reloads the page). */
+export const flushSessionSave = (): Promise<void> => flushPending();
+
+const UNKEYED_NOTICE =
+  'This browser keeps each account’s work apart since you signed in here: log out and in again to keep your work in this browser. Until then it is not saved here.';
+
+/**
+ * Opens the local space of whoever is signed in (spaceStore.ts): restores its last session, then
+ * saves the document shortly after each change. When the space changes (log-in, or a session that
+ * ended) the screen is cleared before the next space's work is shown.
+ */
 export function useSessionPersistence(): boolean {
+  const account = useAccount();
+  const [space, setSpace] = useState<LocalSpace | null | undefined>(undefined);
   const [restored, setRestored] = useState(false);
+  const shown = useRef<string | null | undefined>(undefined);
+  const email = account.data?.signedIn?.email ?? null;
+
   useEffect(() => {
+    if (account.isPending) return;
     let cancelled = false;
-    loadSession()
+    void chooseSpace(account.data ?? null, account.isError).then((chosen) => {
+      if (!cancelled) setSpace((current) => (current !== undefined && current?.name === chosen?.name ? current : chosen));
+    });
+    return () => {
+      cancelled = true;
+    };
+    // The space follows who is signed in, not every balance change.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [account.isPending, account.isError, email]);
+
+  useEffect(() => {
+    if (space === undefined) return;
+    let cancelled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let unsubscribe = () => {};
+    let unsaved: StudioDocument | null = null;
+    const save = async () => {
+      clearTimeout(timer);
+      const doc = unsaved;
+      unsaved = null;
+      if (doc && space) await saveDocument(space, doc).catch(() => undefined);
+    };
+    useLocalSpace.setState({ space });
+    const name = space?.name ?? null;
+    if (shown.current !== undefined && shown.current !== name) {
+      useStudio.getState().load(emptyDocument());
+      forgetAllImages();
+    }
+    shown.current = name;
+    if (space === null) useUi.getState().setNotice(UNKEYED_NOTICE);
+    setRestored(false);
+    (space ? loadSession(space) : Promise.resolve(null))
       .then(async (session) => {
         if (!session || cancelled) return;
         for (const [id, blob] of session.blobs) await restoreImageBlob(id, blob);
         if (!cancelled && useStudio.getState().history.present.images.length === 0) useStudio.getState().load(session.doc);
       })
       .catch(() => undefined)
-      .finally(() => !cancelled && setRestored(true));
+      .finally(() => {
+        if (cancelled) return;
+        setRestored(true);
+        let last = useStudio.getState().history.present;
+        unsubscribe = useStudio.subscribe((state) => {
+          if (state.history.present === last) return;
+          last = unsaved = state.history.present;
+          clearTimeout(timer);
+          timer = setTimeout(() => void save(), 400);
+        });
+        flushPending = save;
+      });
     return () => {
       cancelled = true;
-    };
-  }, []);
-
-  useEffect(() => {
-    if (!restored) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let last = useStudio.getState().history.present;
-    const unsubscribe = useStudio.subscribe((state) => {
-      if (state.history.present === last) return;
-      last = state.history.present;
-      clearTimeout(timer);
-      timer = setTimeout(() => void saveDocument(last).catch(() => undefined), 400);
-    });
-    return () => {
-      clearTimeout(timer);
       unsubscribe();
+      void save();
     };
-  }, [restored]);
+  }, [space]);
   return restored;
 }

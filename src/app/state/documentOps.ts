@@ -175,13 +175,18 @@ export function addObjects(doc: StudioDocument, imageId: string, incoming: Reado
   return { ...next, objects: { ...next.objects, [imageId]: [...objects, ...added] } };
 }
 
-export function updateObject(doc: StudioDocument, imageId: string, objectId: string, change: Partial<Pick<SegObject, 'label' | 'visible' | 'color'>>): StudioDocument {
+export function updateObject(doc: StudioDocument, imageId: string, objectId: string, change: Partial<Pick<SegObject, 'label' | 'visible' | 'color' | 'review'>>): StudioDocument {
   const objects = doc.objects[imageId];
   const target = objects?.find((o) => o.id === objectId);
   if (!objects || !target) return doc;
   const changed = Object.entries(change).some(([k, v]) => target[k as keyof SegObject] !== v);
   if (!changed) return doc;
   return { ...doc, objects: { ...doc.objects, [imageId]: objects.map((o) => (o.id === objectId ? { ...o, ...change } : o)) } };
+}
+
+/** An image's objects replaced as a whole (a merge with a shared project's server copy). */
+export function setObjects(doc: StudioDocument, imageId: string, objects: readonly SegObject[]): StudioDocument {
+  return { ...doc, objects: { ...doc.objects, [imageId]: objects } };
 }
 
 export function deleteObject(doc: StudioDocument, imageId: string, objectId: string): StudioDocument {

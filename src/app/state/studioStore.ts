@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import type { BoxPrompt, PointPrompt } from '../../engine/types';
 import * as ops from './documentOps';
 import { commit, createHistory, redo, settle, undo, type History } from './history';
-import { emptyDocument, type Candidate, type ImageEntry, type SegObject, type StudioDocument } from './model';
+import { emptyDocument, type Candidate, type ImageEntry, type ObjectReview, type SegObject, type StudioDocument } from './model';
 
 /**
  * The one store of the document. Every user change is a `commit` (one undo step); async results
@@ -59,6 +59,9 @@ export const studio = {
   setVisible: (imageId: string, objectId: string, visible: boolean) =>
     useStudio.getState().apply(visible ? 'show object' : 'hide object', (d) => ops.updateObject(d, imageId, objectId, { visible })),
   setColor: (imageId: string, objectId: string, color: string) => useStudio.getState().apply('recolor', (d) => ops.updateObject(d, imageId, objectId, { color })),
+  /** A reviewer's verdict on any object of a shared project (what proposed it is kept). */
+  setReview: (imageId: string, objectId: string, review: ObjectReview) =>
+    useStudio.getState().apply(`mark ${review.state}`, (d) => ops.updateObject(d, imageId, objectId, { review })),
   deleteObject: (imageId: string, objectId: string) => useStudio.getState().apply('delete object', (d) => ops.deleteObject(d, imageId, objectId)),
   markPending: (imageId: string, revision: number, status: 'pending' | 'waiting', message: string | null = null) =>
     useStudio.getState().settle((d) => ops.markPending(d, imageId, revision, status, message)),

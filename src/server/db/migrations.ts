@@ -2,7 +2,7 @@
  * The one migration set, for SQLite and PostgreSQL alike: only portable column types
  * (text, integer, bigint) and constraints both understand.
  */
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from 'kysely';
 
 const initial: Migration = {
   async up(db: Kysely<any>) {
@@ -173,11 +173,73 @@ const attemptCounters: Migration = {
   },
 };
 
+/**
+ * Projects (issue 28). Image bytes are content-addressed (`blobs`, one row per distinct file): with
+ * PostgreSQL in `blob_data` (bytea), so every process serves every project; with SQLite in files
+ * under DATA_DIR (`blob_data` stays empty there). An image's annotations live on its row with a
+ * revision that every write checks and bumps.
+ */
+const projects: Migration = {
+  async up(db: Kysely<any>) {
+    const binary = db.getExecutor().adapter instanceof PostgresAdapter ? 'bytea' : 'blob';
+    await db.schema
+      .createTable('projects')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('owner_id', 'text', (c) => c.notNull().references('accounts.id'))
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('classes', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('projects_owner').on('projects').column('owner_id').execute();
+
+    await db.schema
+      .createTable('project_members')
+      .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id').onDelete('cascade'))
+      .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+      .addColumn('role', 'text', (c) => c.notNull().check(sql`role in ('annotator', 'reviewer')`))
+      .addColumn('added_at', 'bigint', (c) => c.notNull())
+      .addPrimaryKeyConstraint('project_members_pk', ['project_id', 'account_id'])
+      .execute();
+    await db.schema.createIndex('project_members_account').on('project_members').column('account_id').execute();
+
+    await db.schema
+      .createTable('blobs')
+      .addColumn('digest', 'text', (c) => c.primaryKey())
+      .addColumn('size', 'bigint', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable('blob_data')
+      .addColumn('digest', 'text', (c) => c.primaryKey().references('blobs.digest'))
+      .addColumn('data', binary, (c) => c.notNull())
+      .execute();
+
+    await db.schema
+      .createTable('project_images')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id').onDelete('cascade'))
+      .addColumn('digest', 'text', (c) => c.notNull().references('blobs.digest'))
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('width', 'integer', (c) => c.notNull())
+      .addColumn('height', 'integer', (c) => c.notNull())
+      .addColumn('revision', 'integer', (c) => c.notNull())
+      .addColumn('objects', 'text', (c) => c.notNull())
+      .addColumn('updated_by', 'text')
+      .addColumn('updated_at', 'bigint')
+      .addColumn('created_by', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addUniqueConstraint('project_images_once', ['project_id', 'digest'])
+      .execute();
+  },
+};
+
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_x402': x402,
   '0003_body_digest': bodyDigest,
   '0004_attempt_counters': attemptCounters,
+  '0005_projects': projects,
 };
 
 class InlineMigrations implements MigrationProvider {

@@ -176,7 +176,59 @@ export interface PaidKeysTable {
   expires_at: number | null;
 }
 
+export interface ProjectsTable {
+  id: string;
+  owner_id: string;
+  name: string;
+  /** JSON of ProjectClass[] (contract/projects.ts). */
+  classes: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ProjectMembersTable {
+  project_id: string;
+  account_id: string;
+  role: 'annotator' | 'reviewer';
+  added_at: number;
+}
+
+/** One row per distinct file, named by the SHA-256 (hex) of its bytes. */
+export interface BlobsTable {
+  digest: string;
+  size: number;
+  created_at: number;
+}
+
+/** The bytes themselves, with PostgreSQL (SQLite keeps them in files under DATA_DIR). */
+export interface BlobDataTable {
+  digest: string;
+  data: Uint8Array;
+}
+
+export interface ProjectImagesTable {
+  id: string;
+  project_id: string;
+  digest: string;
+  name: string;
+  width: number;
+  height: number;
+  /** Bumped by every write of `objects`; a write names the revision it was made on. */
+  revision: number;
+  /** JSON of the stored AnnotationObject[] (contract/projects.ts). */
+  objects: string;
+  updated_by: string | null;
+  updated_at: number | null;
+  created_by: string;
+  created_at: number;
+}
+
 export interface Database {
+  projects: ProjectsTable;
+  project_members: ProjectMembersTable;
+  blobs: BlobsTable;
+  blob_data: BlobDataTable;
+  project_images: ProjectImagesTable;
   accounts: AccountsTable;
   sessions: SessionsTable;
   api_keys: ApiKeysTable;

@@ -16,6 +16,8 @@ import { Credits } from './metered/credits';
 import { DEFAULT_PRICES, type Prices } from './pricing';
 import { MeteredCalls } from './metered/runner';
 import { X402Payments } from './metered/x402';
+import { blobStoreFor } from './projects/blobStore';
+import { DEFAULT_PROJECT_QUOTA_BYTES, Projects } from './projects/projects';
 
 export interface BillingOptions {
   /** How long an attempt may run before another process may consider it orphaned. */
@@ -51,6 +53,8 @@ export interface ServicesOptions {
   /** Per-request payment (x402); absent = disabled. */
   x402?: X402Settings;
   authThrottles?: AuthThrottleSettings;
+  /** Projects: where SQLite keeps image files (beside its database file), and each account's storage quota. */
+  projects?: { dataDir: string; quotaBytes: number };
 }
 
 export interface Services {
@@ -70,6 +74,7 @@ export interface Services {
   backend: InferenceBackend;
   /** null when per-request payment is not configured. */
   x402: X402Gateway | null;
+  projects: Projects;
 }
 
 export function createServices(options: ServicesOptions): Services {
@@ -111,5 +116,9 @@ export function createServices(options: ServicesOptions): Services {
     ),
     backend: options.backend,
     x402,
+    projects: new Projects(options.db, clock, blobStoreFor(options.db, options.projects?.dataDir ?? './data'), {
+      quotaBytes: options.projects?.quotaBytes ?? DEFAULT_PROJECT_QUOTA_BYTES,
+      checkImage: options.checkImage,
+    }),
   };
 }

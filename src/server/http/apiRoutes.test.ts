@@ -46,11 +46,11 @@ describe('the API route table', () => {
     const server = guardedApp();
     const start = async () => {
       await server.register(async (scope) => {
-        scope.get('/api/v1/projects', async () => []);
+        scope.get('/api/v1/datasets', async () => []);
       });
       await server.ready();
     };
-    await expect(start()).rejects.toThrow(/GET \/api\/v1\/projects is not in the API's route table/);
+    await expect(start()).rejects.toThrow(/GET \/api\/v1\/datasets is not in the API's route table/);
   });
 
   it('refuses a path of the table under another method', async () => {

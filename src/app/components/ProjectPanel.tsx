@@ -1,0 +1,125 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { MemberRole } from '../../contract/projects';
+import { useAccount } from '../account/useAccount';
+import { browserProjectApi, closeProject, createProjectFromSession, openProjectInStudio, shareProject } from '../projects/projectSession';
+import { useOpenProject } from '../projects/projectStore';
+import type { SyncState } from '../projects/projectSync';
+import { useStudio } from '../state/studioStore';
+
+const STATE_TEXT: Record<SyncState, string> = { saved: 'Saved', syncing: 'Syncing…', offline: 'Offline', conflict: 'Conflict', error: 'Not saved' };
+const PROJECTS_QUERY = ['projects'];
+
+/**
+ * Shared projects on the server, for a signed-in person: make one of the session on screen, open
+ * one (mine or shared with me), share it, and see whether the edits have reached it.
+ */
+export function ProjectPanel() {
+  const account = useAccount();
+  const { open, state, message } = useOpenProject();
+  if (account.data?.via !== 'session' || !account.data.signedIn) return null;
+  return (
+    <section className="card projects" aria-label="Project">
+      <h2 className="section-title">Project</h2>
+      {open ? (
+        <>
+          <p className="row spread">
+            <strong data-testid="project-name">{open.name}</strong>
+            <span className="muted small">{open.role}</span>
+          </p>
+          <p className={`sync-state sync-${state}`} data-testid="sync-state" role="status">
+            {STATE_TEXT[state]}
+          </p>
+          {message && <p className="hint">{message}</p>}
+          {open.role === 'owner' && <ShareForm />}
+          <button type="button" className="small" onClick={closeProject}>
+            Close project
+          </button>
+        </>
+      ) : (
+        <>
+          <CreateForm />
+          <ProjectList />
+        </>
+      )}
+    </section>
+  );
+}
+
+function CreateForm() {
+  const hasImages = useStudio((s) => s.history.present.images.length > 0);
+  const [name, setName] = useState('');
+  const queryClient = useQueryClient();
+  const create = useMutation({
+    mutationFn: () => createProjectFromSession(name.trim()),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: PROJECTS_QUERY }),
+  });
+  return (
+    <form
+      className="row"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (name.trim()) create.mutate();
+      }}
+    >
+      <input aria-label="Project name" placeholder="Project name" value={name} onChange={(e) => setName(e.target.value)} />
+      <button type="submit" className="small" disabled={!hasImages || !name.trim() || create.isPending} title={hasImages ? undefined : 'Open a photo first'}>
+        Save session as project
+      </button>
+      {create.error && <p className="hint" role="alert">{create.error.message}</p>}
+    </form>
+  );
+}
+
+function ProjectList() {
+  const projects = useQuery({ queryKey: PROJECTS_QUERY, queryFn: () => browserProjectApi().list() });
+  const opening = useMutation({ mutationFn: (id: string) => openProjectInStudio(id) });
+  const hasImages = useStudio((s) => s.history.present.images.length > 0);
+  if (!projects.data?.length) return projects.error ? <p className="hint">{projects.error.message}</p> : null;
+  return (
+    <ul className="project-list">
+      {projects.data.map((p) => (
+        <li key={p.id} className="row spread" data-testid="project-row">
+          <span>
+            {p.name} <span className="muted small">{p.role === 'owner' ? `${p.imageCount} photos` : `${p.role} · ${p.owner}`}</span>
+          </span>
+          <button
+            type="button"
+            className="small"
+            disabled={opening.isPending}
+            onClick={() => (!hasImages || window.confirm(`Open ${p.name}? It replaces the photos on screen (they stay saved in this browser's history only until you open others).`)) && opening.mutate(p.id)}
+          >
+            Open {p.name}
+          </button>
+        </li>
+      ))}
+      {opening.error && <li className="hint" role="alert">{opening.error.message}</li>}
+    </ul>
+  );
+}
+
+function ShareForm() {
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<MemberRole>('annotator');
+  const share = useMutation({ mutationFn: () => shareProject(email.trim(), role) });
+  return (
+    <form
+      className="row"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (email.trim()) share.mutate();
+      }}
+    >
+      <input aria-label="Share with (email)" placeholder="colleague@example.com" value={email} onChange={(e) => setEmail(e.target.value)} />
+      <select aria-label="Role" value={role} onChange={(e) => setRole(e.target.value as MemberRole)}>
+        <option value="annotator">annotator</option>
+        <option value="reviewer">reviewer</option>
+      </select>
+      <button type="submit" className="small" disabled={!email.trim() || share.isPending}>
+        Share
+      </button>
+      {share.isSuccess && <p className="hint" role="status">Shared with {email.trim()} as {role}.</p>}
+      {share.error && <p className="hint" role="alert">{share.error.message}</p>}
+    </form>
+  );
+}

@@ -1,0 +1,90 @@
+/**
+ * The projects routes of the API (contract/projects.ts), for the studio and for tests in Node: how a
+ * request is authenticated is the caller's (the browser's session cookie and CSRF header, or an API
+ * key), so the same client runs against a real server in both. Answers are parsed by the contract.
+ */
+import type { z } from 'zod';
+import {
+  ImageAnnotations,
+  Member,
+  Project,
+  ProjectImage,
+  ProjectAnnotations,
+  ProjectImageList,
+  ProjectList,
+  type AnnotationObject,
+  type MemberRole,
+  type ProjectClass,
+} from '../../contract/projects';
+
+export interface ProjectTransport {
+  readonly baseUrl: string;
+  /** Headers that authenticate a request of this method (a key, or the CSRF token beside the cookie). */
+  authHeaders(method: string): Record<string, string>;
+  /** `include` in the browser, so the session cookie goes along. */
+  readonly credentials?: RequestCredentials;
+}
+
+export class ProjectApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly problemType: string | undefined,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'ProjectApiError';
+  }
+}
+
+/** A write on a stale revision: nothing was written; the server's revision and objects come with it. */
+export class RevisionConflict extends Error {
+  constructor(readonly current: ImageAnnotations) {
+    super(`the image is at revision ${current.revision} on the server`);
+    this.name = 'RevisionConflict';
+  }
+}
+
+export class ProjectApi {
+  constructor(private readonly transport: ProjectTransport) {}
+
+  private async request(method: string, path: string, body?: unknown): Promise<Response> {
+    const headers: Record<string, string> = { ...this.transport.authHeaders(method) };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const response = await fetch(`${this.transport.baseUrl.replace(/\/+$/, '')}${path}`, {
+      method,
+      headers,
+      credentials: this.transport.credentials,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (response.ok) return response;
+    const problem = ((await response.json().catch(() => ({}))) ?? {}) as Record<string, unknown>;
+    const type = typeof problem.type === 'string' ? problem.type : undefined;
+    if (response.status === 409 && type?.endsWith('/revision-conflict')) throw new RevisionConflict(ImageAnnotations.parse(problem.current));
+    const detail = typeof problem.detail === 'string' ? problem.detail : typeof problem.title === 'string' ? problem.title : response.statusText;
+    throw new ProjectApiError(`${response.status}: ${detail}`, response.status, type, problem);
+  }
+
+  private async json<T>(schema: z.ZodType<T>, method: string, path: string, body?: unknown): Promise<T> {
+    return schema.parse(await (await this.request(method, path, body)).json());
+  }
+
+  private project = (id: string) => `/api/v1/projects/${encodeURIComponent(id)}`;
+  private image = (projectId: string, imageId: string) => `${this.project(projectId)}/images/${encodeURIComponent(imageId)}`;
+
+  list = async () => (await this.json(ProjectList, 'GET', '/api/v1/projects')).projects;
+  get = (id: string) => this.json(Project, 'GET', this.project(id));
+  create = (name: string, classes: ProjectClass[]) => this.json(Project, 'POST', '/api/v1/projects', { name, classes });
+  updateClasses = (id: string, classes: ProjectClass[]) => this.json(Project, 'PUT', `${this.project(id)}/classes`, { classes });
+  images = async (id: string) => (await this.json(ProjectImageList, 'GET', `${this.project(id)}/images`)).images;
+  /** The file as Base64 (what the API takes, like /pvs). */
+  addImage = (id: string, name: string, base64: string) => this.json(ProjectImage, 'POST', `${this.project(id)}/images`, { name, image: base64 });
+  imageFile = async (projectId: string, imageId: string) => (await this.request('GET', `${this.image(projectId, imageId)}/file`)).blob();
+  annotations = (projectId: string, imageId: string) => this.json(ImageAnnotations, 'GET', `${this.image(projectId, imageId)}/annotations`);
+  /** Every image's annotations, in the order of the image list. */
+  allAnnotations = async (projectId: string) => (await this.json(ProjectAnnotations, 'GET', `${this.project(projectId)}/annotations`)).annotations;
+  /** Throws RevisionConflict when the image is no longer at `revision`. */
+  writeAnnotations = (projectId: string, imageId: string, revision: number, objects: AnnotationObject[]) =>
+    this.json(ImageAnnotations, 'PUT', `${this.image(projectId, imageId)}/annotations`, { revision, objects });
+  share = (id: string, email: string, role: MemberRole) => this.json(Member, 'POST', `${this.project(id)}/members`, { email, role });
+}

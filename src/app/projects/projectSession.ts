@@ -1,0 +1,127 @@
+/**
+ * The studio's shared project: made from the session on screen, or opened from the server, then
+ * kept in sync in the background — the document is still saved in this browser at once (the local
+ * space), and each change is written to the project shortly after (ProjectSync). Offline, the
+ * writes wait and are retried; the state is shown by ProjectPanel.
+ */
+import type { MemberRole, ProjectImage } from '../../contract/projects';
+import { csrfToken } from '../account/accountApi';
+import { contentIdOfSha256, encodeForUpload, restoreImageBlob } from '../images/imageLibrary';
+import { saveImage } from '../persistence/session';
+import { useLocalSpace } from '../persistence/spaceStore';
+import { setObjects } from '../state/documentOps';
+import { useRemoteSettings } from '../state/remoteSettingsStore';
+import { currentDocument, useStudio } from '../state/studioStore';
+import { useUi } from '../state/uiStore';
+import { toProjectClasses } from './annotationMapping';
+import { ProjectApi } from './projectApi';
+import { openProject, ProjectSync, type SyncedImage } from './projectSync';
+import { useOpenProject } from './projectStore';
+
+const PUSH_DELAY_MS = 400;
+const RETRY_MS = 5_000;
+/** A browser sends about six requests at a time to one origin: more would only queue. */
+const FILE_DOWNLOADS = 6;
+
+/** The API with the session cookie; state-changing calls echo the CSRF cookie. */
+export function browserProjectApi(): ProjectApi {
+  return new ProjectApi({
+    baseUrl: useRemoteSettings.getState().remote.baseUrl,
+    credentials: 'include',
+    authHeaders: (method): Record<string, string> => {
+      const token = method === 'GET' ? null : csrfToken();
+      return token ? { 'X-CSRF-Token': token } : {};
+    },
+  });
+}
+
+let stopSync: () => void = () => {};
+
+function follow(sync: ProjectSync): void {
+  stopSync();
+  const { project } = sync;
+  useOpenProject.setState({ open: { id: project.id, name: project.name, role: project.role }, state: 'saved', message: null });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const push = (delay: number) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void sync.push().catch(() => push(RETRY_MS)), delay);
+  };
+  let last = currentDocument();
+  const unsubscribe = useStudio.subscribe((state) => {
+    if (state.history.present === last) return;
+    last = state.history.present;
+    push(PUSH_DELAY_MS);
+  });
+  const online = () => push(0);
+  window.addEventListener('online', online);
+  stopSync = () => {
+    clearTimeout(timer);
+    unsubscribe();
+    window.removeEventListener('online', online);
+    useOpenProject.setState({ open: null, state: 'saved', message: null });
+  };
+  push(0);
+}
+
+function startSync(api: ProjectApi, project: ConstructorParameters<typeof ProjectSync>[0], images: Map<string, SyncedImage>): void {
+  follow(
+    new ProjectSync(project, images, {
+      api,
+      document: currentDocument,
+      replaceObjects: (imageId, objects) => useStudio.getState().apply('merge with the project', (doc) => setObjects(doc, imageId, objects)),
+      imageBase64: (imageId) => encodeForUpload(imageId, 1),
+      status: (state, message) => useOpenProject.setState({ state, message }),
+    }),
+  );
+}
+
+/** The session on screen becomes a project of the signed-in account: its photos, classes and objects are uploaded. */
+export async function createProjectFromSession(name: string): Promise<void> {
+  const api = browserProjectApi();
+  const project = await api.create(name, toProjectClasses(currentDocument().classes));
+  startSync(api, project, new Map());
+}
+
+/**
+ * Replaces the session on screen by the project's images, classes, objects and review states. It
+ * is shown once the first photo is in; the others' files follow in the background, a few at a
+ * time, each appearing in the list as it arrives.
+ */
+export async function openProjectInStudio(projectId: string): Promise<void> {
+  const api = browserProjectApi();
+  const opened = await openProject(api, projectId, (image) => contentIdOfSha256(image.sha256));
+  const space = useLocalSpace.getState().space;
+  const fetchFile = async ([imageId, image]: [string, ProjectImage]) => {
+    const blob = await api.imageFile(projectId, image.id);
+    await restoreImageBlob(imageId, blob);
+    if (space) await saveImage(space, imageId, blob).catch(() => undefined);
+  };
+  const [first, ...rest] = opened.files;
+  if (first) await fetchFile(first);
+  stopSync();
+  useStudio.getState().load(opened.document);
+  startSync(api, opened.project, opened.images);
+  void inParallel(rest, FILE_DOWNLOADS, fetchFile).catch((error: unknown) =>
+    useUi.getState().setNotice(`Some photos of the project could not be loaded: ${error instanceof Error ? error.message : String(error)}`),
+  );
+}
+
+/** Runs `work` on every item, at most `limit` at once. */
+async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await work(items[next++]);
+    }),
+  );
+}
+
+export function closeProject(): void {
+  stopSync();
+}
+
+export async function shareProject(email: string, role: MemberRole): Promise<void> {
+  const open = useOpenProject.getState().open;
+  if (!open) throw new Error('no project is open');
+  await browserProjectApi().share(open.id, email, role);
+}

@@ -1,0 +1,109 @@
+/**
+ * The studio's project sync against a real server and database (SQLite), as two people in two
+ * browsers: the owner's session becomes a project, a reviewer opens it and sees the same, and two
+ * edits of one image on the same revision lose nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NO_INFERENCE, sampleBase64, signupUser, startTestServer, type TestServer, type TestUser } from '../../../test/support/server/harness';
+import { emptyDocument, type SegObject, type StudioDocument } from '../state/model';
+import { setObjects } from '../state/documentOps';
+import { ProjectApi } from './projectApi';
+import { openProject, ProjectSync, type SyncState, type SyncedImage } from './projectSync';
+import type { Project } from '../../contract/projects';
+
+const CAT = { id: 1, name: 'cat', color: '#ff5c5c' };
+const square = (id: string, x: number, extra: Partial<SegObject> = {}): SegObject => ({
+  id,
+  label: 'cat',
+  classId: 1,
+  confidence: 1,
+  color: CAT.color,
+  visible: true,
+  polygons: [{ outer: [[x, 20], [x + 40, 20], [x + 40, 60], [x, 60]], holes: [] }],
+  source: 'local',
+  ...extra,
+});
+
+/** One person's studio: a document, a sync, and the states it showed. */
+function studio(server: TestServer, user: TestUser, project: Project, doc: StudioDocument, images = new Map<string, SyncedImage>()) {
+  const api = new ProjectApi({ baseUrl: server.url, authHeaders: () => user.bearer });
+  const person = {
+    doc,
+    states: [] as Array<{ state: SyncState; message: string | null }>,
+    sync: undefined as unknown as ProjectSync,
+    edit(imageId: string, objects: SegObject[]) {
+      person.doc = setObjects(person.doc, imageId, objects);
+    },
+  };
+  person.sync = new ProjectSync(project, images, {
+    api,
+    document: () => person.doc,
+    replaceObjects: (imageId, objects) => person.edit(imageId, objects),
+    imageBase64: async () => sampleBase64('chelsea.png'),
+    status: (state, message) => person.states.push({ state, message }),
+  });
+  return person;
+}
+
+describe('studio project sync (real server)', () => {
+  let server: TestServer;
+  let owner: TestUser;
+  let reviewer: TestUser;
+  beforeAll(async () => {
+    server = await startTestServer({ db: 'sqlite', backend: NO_INFERENCE });
+    [owner, reviewer] = [await signupUser(server), await signupUser(server)];
+  });
+  afterAll(async () => server?.cleanup());
+
+  it('makes a project of a session, shows it to a reviewer, and keeps both of two edits on one revision', async () => {
+    const ownerApi = new ProjectApi({ baseUrl: server.url, authHeaders: () => owner.bearer });
+    const session: StudioDocument = {
+      ...emptyDocument(),
+      images: [{ id: 'img-local', name: 'chelsea.png', width: 451, height: 300 }],
+      objects: { 'img-local': [square('o1', 10), square('o2', 100, { review: { state: 'proposed', source: 'text-prompt' } })] },
+      classes: [CAT],
+    };
+    const project = await ownerApi.create('Cats', [CAT]);
+    const alice = studio(server, owner, project, session);
+    await alice.sync.push();
+    expect(alice.states.map((s) => s.state)).toEqual(['syncing', 'saved']);
+    await ownerApi.share(project.id, reviewer.email, 'reviewer');
+
+    const reviewerApi = new ProjectApi({ baseUrl: server.url, authHeaders: () => reviewer.bearer });
+    const opened = await openProject(reviewerApi, project.id, (image) => `img-${image.sha256.slice(0, 24)}`);
+    const imageId = opened.document.images[0].id;
+    expect(opened.project.role).toBe('reviewer');
+    expect(opened.document.objects[imageId]).toEqual(session.objects['img-local']);
+    expect(opened.document.classes).toEqual([CAT]);
+
+    // Both edit o1 on revision 1: Alice moves it, Bob rejects it and adds o3. Alice writes first.
+    const bob = studio(server, reviewer, opened.project, opened.document, opened.images);
+    alice.edit('img-local', [square('o1', 30), square('o2', 100, { review: { state: 'proposed', source: 'text-prompt' } })]);
+    bob.edit(imageId, [square('o1', 10, { review: { state: 'rejected' } }), square('o2', 100, { review: { state: 'proposed', source: 'text-prompt' } }), square('o3', 200)]);
+    await alice.sync.push();
+    await bob.sync.push();
+    expect(bob.states.at(-1)?.state).toBe('conflict');
+    expect(bob.states.at(-1)?.message).toContain('both versions are kept of one object');
+    const expected = [square('o1', 30), square('o1~mine', 10, { review: { state: 'rejected' } }), square('o2', 100, { review: { state: 'proposed', source: 'text-prompt' } }), square('o3', 200)];
+    expect(bob.doc.objects[imageId]).toEqual(expected);
+    const stored = await reviewerApi.annotations(project.id, opened.images.get(imageId)!.serverId);
+    expect(stored.revision).toBe(3);
+    expect(stored.objects.map((o) => [o.id, o.changedBy])).toEqual([['o1', owner.email], ['o1~mine', reviewer.email], ['o2', owner.email], ['o3', reviewer.email]]);
+
+    // Nothing changed since: another push writes nothing.
+    const before = bob.states.length;
+    await bob.sync.push();
+    expect(bob.states.length).toBe(before);
+  });
+
+  it('says offline when the server does not answer, and error when a role may not write', async () => {
+    const project = await new ProjectApi({ baseUrl: server.url, authHeaders: () => owner.bearer }).create('Offline', [CAT]);
+    const doc: StudioDocument = { ...emptyDocument(), images: [{ id: 'img-x', name: 'chelsea.png', width: 451, height: 300 }], objects: { 'img-x': [square('o1', 10)] }, classes: [CAT] };
+    const away = studio({ ...server, url: 'http://127.0.0.1:9' } as TestServer, owner, project, doc);
+    await expect(away.sync.push()).rejects.toThrow();
+    expect(away.states.at(-1)?.state).toBe('offline');
+    const stranger = studio(server, reviewer, project, doc);
+    await expect(stranger.sync.push()).rejects.toThrow();
+    expect(stranger.states.at(-1)).toMatchObject({ state: 'error', message: expect.stringContaining('404') });
+  });
+});

@@ -1,0 +1,180 @@
+/**
+ * A shared project kept in step with the studio's document: after each change the images whose
+ * objects differ from what the server holds are written, each with the revision it was made on.
+ * A stale write (someone wrote first) is merged per object with the server's objects
+ * (objectMerge.ts) and written again on the server's revision; the merge lands in the document and
+ * the state says "conflict", naming the objects kept twice. Nothing is lost on either side. Images
+ * added to the session are uploaded; images closed in the session stay in the project.
+ *
+ * Everything outside the sync — the document, the API, the photo bytes, the state shown — is a port,
+ * so tests run it against a real server in Node.
+ */
+import type { AnnotationObject, Project, ProjectClass, ProjectImage } from '../../contract/projects';
+import type { SegObject, StudioDocument } from '../state/model';
+import { fromAnnotationObject, projectDocument, toAnnotationObject, toProjectClasses } from './annotationMapping';
+import { mergeObjects } from './objectMerge';
+import { RevisionConflict, type ProjectApi } from './projectApi';
+
+/** `error`: the server refused a write (a role that may not edit, say); the message says why. */
+export type SyncState = 'saved' | 'syncing' | 'offline' | 'conflict' | 'error';
+
+export interface SyncedImage {
+  readonly serverId: string;
+  revision: number;
+  /** What the server holds at `revision`, as the studio writes it. */
+  base: AnnotationObject[];
+  /** The document's object list last found equal to `base`: the same list again needs no comparison (the document is immutable). */
+  seen?: readonly SegObject[];
+}
+
+export interface ProjectSyncPorts {
+  readonly api: ProjectApi;
+  document(): Pick<StudioDocument, 'images' | 'objects' | 'classes'>;
+  /** Lands merged objects in the document. */
+  replaceObjects(imageId: string, objects: SegObject[]): void;
+  /** The photo's file as Base64 (for an image added to the session). */
+  imageBase64(imageId: string): Promise<string>;
+  status(state: SyncState, message: string | null): void;
+}
+
+/** Server objects as the studio would write them back: what local edits are compared against. */
+export function asStudioWrites(objects: readonly AnnotationObject[], classes: readonly ProjectClass[]): AnnotationObject[] {
+  return objects.map((o, i) => toAnnotationObject(fromAnnotationObject(o, classes, i)));
+}
+
+const sameObjects = (a: readonly AnnotationObject[], b: readonly AnnotationObject[]) => JSON.stringify(a) === JSON.stringify(b);
+const sameClasses = (a: readonly ProjectClass[], b: readonly ProjectClass[]) => JSON.stringify(a) === JSON.stringify(b);
+const MAX_MERGES = 3;
+const NO_OBJECTS: readonly SegObject[] = [];
+
+export class ProjectSync {
+  private running = false;
+  private again = false;
+
+  constructor(
+    public project: Project,
+    /** By the studio's image id. */
+    readonly images: Map<string, SyncedImage>,
+    private readonly ports: ProjectSyncPorts,
+  ) {}
+
+  /** Writes what changed; calls made while a push runs are folded into one more round after it. */
+  async push(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    try {
+      do {
+        this.again = false;
+        await this.round();
+      } while (this.again);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async round(): Promise<void> {
+    const doc = this.ports.document();
+    const classes = toProjectClasses(doc.classes);
+    const work = doc.images.flatMap((image) => {
+      const synced = this.images.get(image.id);
+      const objects = doc.objects[image.id] ?? NO_OBJECTS;
+      if (synced?.seen === objects) return [];
+      const mine = objects.map(toAnnotationObject);
+      if (synced && sameObjects(synced.base, mine)) {
+        synced.seen = objects;
+        return [];
+      }
+      return [{ image, objects, mine }];
+    });
+    const classesChanged = !sameClasses(classes, this.project.classes);
+    if (!work.length && !classesChanged) return;
+    this.ports.status('syncing', null);
+    const kept: string[] = [];
+    try {
+      if (classesChanged) this.project = await this.ports.api.updateClasses(this.project.id, classes);
+      for (const { image, objects, mine } of work) {
+        let synced = this.images.get(image.id);
+        if (!synced) {
+          const added = await this.ports.api.addImage(this.project.id, image.name, await this.ports.imageBase64(image.id));
+          const current = await this.ports.api.annotations(this.project.id, added.id);
+          synced = { serverId: added.id, revision: current.revision, base: asStudioWrites(current.objects, this.project.classes) };
+          this.images.set(image.id, synced);
+        }
+        kept.push(...(await this.write(image.id, synced, mine, objects)));
+      }
+      if (kept.length) {
+        this.ports.status('conflict', `Someone else changed this project at the same time: both versions are kept of ${kept.length === 1 ? 'one object' : `${kept.length} objects`} — the other person's first, yours right after it; nothing was lost.`);
+      } else this.ports.status('saved', null);
+    } catch (error) {
+      if (error instanceof TypeError) this.ports.status('offline', 'Offline: your edits are kept in this browser and sent when the server answers again.');
+      else this.ports.status('error', `Not saved to the project: ${error instanceof Error ? error.message : String(error)}`);
+      throw error;
+    }
+  }
+
+  private mine(doc: Pick<StudioDocument, 'objects'>, imageId: string): AnnotationObject[] {
+    return (doc.objects[imageId] ?? []).map(toAnnotationObject);
+  }
+
+  /**
+   * The merged objects into the document. Edits made there while the write was on its way are
+   * merged in too (from what was sent to what is there now), and the next round writes them.
+   */
+  private landMerge(imageId: string, sent: AnnotationObject[], written: AnnotationObject[]): void {
+    const now = this.mine(this.ports.document(), imageId);
+    const objects = sameObjects(now, sent) ? written : mergeObjects(sent, now, written).objects;
+    this.ports.replaceObjects(imageId, objects.map((o, i) => fromAnnotationObject(o, this.project.classes, i)));
+  }
+
+  /** Writes `objects` on the image's revision, merging with the server's on a conflict; returns the ids kept twice. */
+  private async write(imageId: string, synced: SyncedImage, objects: AnnotationObject[], from: readonly SegObject[]): Promise<string[]> {
+    const kept: string[] = [];
+    let next = objects;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const written = await this.ports.api.writeAnnotations(this.project.id, synced.serverId, synced.revision, next);
+        synced.revision = written.revision;
+        synced.base = asStudioWrites(written.objects, this.project.classes);
+        synced.seen = next === objects ? from : undefined;
+        if (next !== objects) this.landMerge(imageId, objects, synced.base);
+        return kept;
+      } catch (error) {
+        if (!(error instanceof RevisionConflict) || attempt >= MAX_MERGES) throw error;
+        const theirs = asStudioWrites(error.current.objects, this.project.classes);
+        const merged = mergeObjects(synced.base, next, theirs);
+        kept.push(...merged.conflicts);
+        synced.revision = error.current.revision;
+        synced.base = theirs;
+        next = merged.objects;
+      }
+    }
+  }
+}
+
+export interface OpenedProject {
+  readonly project: Project;
+  readonly document: StudioDocument;
+  /** By the studio's image id: the server's image, for fetching its file. */
+  readonly files: ReadonlyMap<string, ProjectImage>;
+  readonly images: Map<string, SyncedImage>;
+}
+
+/** A project's images, classes, objects and review states from the server, as the studio's document. */
+export async function openProject(api: ProjectApi, projectId: string, studioImageId: (image: ProjectImage) => string): Promise<OpenedProject> {
+  const [project, images, all] = await Promise.all([api.get(projectId), api.images(projectId), api.allAnnotations(projectId)]);
+  // An image added between the two reads has no annotations here yet: it starts empty at revision 0.
+  const byImage = new Map(all.map((a) => [a.imageId, a]));
+  const annotations = images.map((image) => byImage.get(image.id) ?? { imageId: image.id, revision: 0, objects: [], updatedBy: null, updatedAt: null });
+  const data = { project, images: images.map((image, i) => ({ image, objects: annotations[i].objects })) };
+  return {
+    project,
+    document: projectDocument(data, studioImageId),
+    files: new Map(images.map((image) => [studioImageId(image), image])),
+    images: new Map(
+      images.map((image, i) => [studioImageId(image), { serverId: image.id, revision: annotations[i].revision, base: asStudioWrites(annotations[i].objects, project.classes) }]),
+    ),
+  };
+}

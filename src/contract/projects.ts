@@ -1,0 +1,121 @@
+/**
+ * Projects on the server (issue 28): images, classes with stable ids, objects with their outlines
+ * (and optionally masks), review states and who changed them. An image's annotations carry a
+ * revision: a write names the revision it was made on, and a stale write is refused with the
+ * current revision and annotations (409 `revision-conflict`), so nothing is lost.
+ */
+import { z } from 'zod';
+
+export const ProjectRole = z.enum(['owner', 'annotator', 'reviewer']);
+export type ProjectRole = z.infer<typeof ProjectRole>;
+/** Roles a member can be given; the owner is the project's creator, implicitly. */
+export const MemberRole = z.enum(['annotator', 'reviewer']);
+export type MemberRole = z.infer<typeof MemberRole>;
+
+export const ProjectClass = z.object({
+  id: z.number().int().positive().describe('Stable: what every export writes as the category id, whatever the order.'),
+  name: z.string().trim().min(1).max(100),
+  color: z.string().regex(/^#[0-9a-fA-F]{6}$/),
+});
+export type ProjectClass = z.infer<typeof ProjectClass>;
+
+const ProjectClasses = z
+  .array(ProjectClass)
+  .max(1000)
+  .refine((classes) => new Set(classes.map((c) => c.id)).size === classes.length, 'class ids must be unique');
+
+export const CreateProjectRequest = z.object({
+  name: z.string().trim().min(1).max(200),
+  classes: ProjectClasses.optional(),
+});
+
+export const Project = z.object({
+  id: z.string(),
+  name: z.string(),
+  owner: z.string().describe("The owner's email."),
+  role: ProjectRole.describe('Your role in this project.'),
+  classes: z.array(ProjectClass),
+  imageCount: z.number().int().nonnegative(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Project = z.infer<typeof Project>;
+
+export const ProjectList = z.object({ projects: z.array(Project) });
+
+export const UpdateClassesRequest = z.object({ classes: ProjectClasses });
+
+export const AddImageRequest = z.object({
+  name: z.string().trim().min(1).max(255).describe('File name, as exports write it.'),
+  image: z.string().min(1).describe('The file as Base64, optionally behind a `data:<media_type>;base64,` prefix, like the segmentation endpoints.'),
+});
+
+export const ProjectImage = z.object({
+  id: z.string(),
+  name: z.string(),
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  sha256: z.string().describe('SHA-256 (hex) of the stored file: the same bytes are stored once, whoever uploads them.'),
+  bytes: z.number().int().positive(),
+  revision: z.number().int().nonnegative().describe("The revision of the image's annotations."),
+  createdAt: z.string(),
+});
+export type ProjectImage = z.infer<typeof ProjectImage>;
+export const ProjectImageList = z.object({ images: z.array(ProjectImage) });
+
+const Vertex = z.tuple([z.number().finite(), z.number().finite()]);
+const Ring = z.array(Vertex).max(100_000);
+export const ReviewState = z.enum(['unreviewed', 'accepted', 'rejected']);
+export type ReviewState = z.infer<typeof ReviewState>;
+/** What proposed an object the studio has not had reviewed (the studio's review queue). */
+export const ProposedBy = z.enum(['text-prompt', 'find-similar', 'segment-everything', 'import']);
+
+export const AnnotationObject = z.object({
+  id: z.string().min(1).max(100).describe("Stable per object: what a merge of two people's edits goes by."),
+  classId: z.number().int().positive().nullable().describe('A class id of the project, or null (unlabelled).'),
+  polygons: z.array(z.object({ outer: Ring, holes: z.array(Ring) })).max(10_000),
+  mask: z
+    .object({
+      width: z.number().int().positive(),
+      height: z.number().int().positive(),
+      counts: z.array(z.number().int().nonnegative()).describe('Uncompressed run lengths, row-major, starting with a run of 0s (COCO RLE order is column-major; this is not COCO).'),
+    })
+    .optional(),
+  label: z.string().max(200).optional().describe("The object's own name (a text prompt's words); a labelled object is named by its class."),
+  color: z.string().regex(/^#[0-9a-fA-F]{6}$/).optional().describe("Its colour when unlabelled; a labelled object takes its class's."),
+  source: z.enum(['local', 'remote', 'text']).default('local').describe('What made it: the in-browser engine, the API, or a text prompt.'),
+  outlineTolerance: z.number().nonnegative().max(100).optional().describe('The tolerance (px) the polygons were traced from the mask at: a studio with the same Detail setting keeps them as they are.'),
+  confidence: z.number().min(0).max(1).default(1),
+  visible: z.boolean().default(true),
+  review: ReviewState.default('unreviewed').describe('`unreviewed`: a proposal waiting for review (the studio\'s review queue); a hand-made object is `accepted` by whoever made it.'),
+  proposedBy: ProposedBy.optional().describe('What proposed it, when a machine did (kept after review).'),
+  changedBy: z.string().optional().describe('Set by the server: the email of who last changed this object.'),
+  changedAt: z.string().optional().describe('Set by the server.'),
+});
+export type AnnotationObject = z.infer<typeof AnnotationObject>;
+
+export const ImageAnnotations = z.object({
+  imageId: z.string(),
+  revision: z.number().int().nonnegative(),
+  objects: z.array(AnnotationObject),
+  updatedBy: z.string().nullable(),
+  updatedAt: z.string().nullable(),
+});
+export type ImageAnnotations = z.infer<typeof ImageAnnotations>;
+
+/** Every image's annotations at once: opening a project is one request, not one per image. */
+export const ProjectAnnotations = z.object({ annotations: z.array(ImageAnnotations) });
+
+export const WriteAnnotationsRequest = z.object({
+  revision: z.number().int().nonnegative().describe('The revision these edits were made on (or send `If-Match: "<revision>"`).'),
+  objects: z.array(AnnotationObject).max(10_000),
+});
+
+export const AddMemberRequest = z.object({ email: z.string().trim().toLowerCase().pipe(z.email()), role: MemberRole });
+export const Member = z.object({ email: z.string(), role: ProjectRole, addedAt: z.string().nullable() });
+export const MemberList = z.object({ members: z.array(Member) });
+
+/** The ids of the studio's format registry (src/app/export/formats; a server test holds them equal). */
+export const EXPORT_FORMATS = ['coco', 'yolo', 'png-masks', 'voc', 'cvat', 'labelme', 'maskwright'] as const;
+export const ExportFormat = z.enum(EXPORT_FORMATS);
+export type ExportFormat = z.infer<typeof ExportFormat>;

@@ -1,0 +1,37 @@
+/**
+ * The server's one adapter onto the studio's dataset formats (src/app/export/formats, pure and
+ * DOM-free): a project is turned into the document the studio would hold
+ * (src/app/projects/annotationMapping.ts) and written by the format registry's own writer, so a
+ * server export equals the studio's export of the same data and each format has one home.
+ */
+import { formatById, type DatasetFormat } from '../../../app/export/formats';
+import { sessionDataset } from '../../../app/export/sessionDataset';
+import { projectDocument, type ProjectData } from '../../../app/projects/annotationMapping';
+import type { ExportFormat } from '../../../contract/projects';
+
+
+export interface ProjectExportFile {
+  contentType: string;
+  fileName: string;
+  body: Uint8Array;
+}
+
+/** The registry's writer of an export format the contract names (a test holds the two lists equal). */
+export function exportFormat(id: ExportFormat): DatasetFormat {
+  const format = formatById(id);
+  if (!format) throw new Error(`export format ${id} is not in the format registry`);
+  return format;
+}
+
+const SESSION_FILE = 'maskwright-session';
+const defaultOptions = (format: DatasetFormat) => Object.fromEntries((format.options ?? []).map((o) => [o.id, o.defaultValue]));
+
+/** Hidden objects are exported, as with the studio's "Include hidden objects" ticked; each format's options at their defaults. */
+export async function exportProject(data: ProjectData, id: ExportFormat): Promise<ProjectExportFile> {
+  const format = exportFormat(id);
+  const file = await format.write(sessionDataset(projectDocument(data), { includeHidden: true }), defaultOptions(format));
+  const base = data.project.name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'project';
+  // The writers name their file after the studio's session (`maskwright-session.coco.json`); here it is the project's.
+  const fileName = file.name.startsWith(SESSION_FILE) ? `${base}${file.name.slice(SESSION_FILE.length)}` : `${base}-${file.name}`;
+  return { contentType: file.mime, fileName, body: file.bytes };
+}

@@ -1,0 +1,362 @@
+/**
+ * Projects on the server (issue 28): who may see and change what, images stored once per distinct
+ * file under a per-account quota, and annotations written with optimistic concurrency. No HTTP
+ * here: routes (http/routes/projects.ts) turn the DomainErrors into problems.
+ */
+import type { Transaction } from 'kysely';
+import type {
+  AnnotationObject,
+  ImageAnnotations,
+  MemberRole,
+  Project,
+  ProjectClass,
+  ProjectImage,
+  ProjectRole,
+} from '../../../contract/projects';
+import type { Db } from '../../db/connect';
+import type { Database, ProjectImagesTable, ProjectsTable } from '../../db/schema';
+import type { Clock } from '../clock';
+import { DomainError } from '../errors';
+import { newId, sha256Hex } from '../ids';
+import type { ImageSize } from '../imageField';
+import type { BlobStore } from './blobStore';
+import { stampChanges } from './objectChanges';
+import { roleAllows, type ProjectAction } from './roles';
+
+/** PROJECT_QUOTA_BYTES unless set: 1 GiB per account. */
+export const DEFAULT_PROJECT_QUOTA_BYTES = 1024 ** 3;
+
+export interface ProjectsOptions {
+  /** Bytes an account may store across the projects it owns (distinct files counted once). */
+  quotaBytes: number;
+  /** The header check of an uploaded file (inference/imageCheck.ts): its displayed size, or 400. */
+  checkImage: (bytes: Uint8Array) => Promise<ImageSize>;
+}
+
+interface Access {
+  project: ProjectsTable;
+  role: ProjectRole;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const notFound = () => new DomainError('not-found', 'no such project (or it is not shared with you)');
+
+export class Projects {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly blobs: BlobStore,
+    private readonly options: ProjectsOptions,
+  ) {}
+
+  /** The caller's role, or 404 for a project that is not theirs and not shared with them; 403 only to members. */
+  private async access(accountId: string, projectId: string, action: ProjectAction): Promise<Access> {
+    const project = await this.db.kysely.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirst();
+    if (!project) throw notFound();
+    let role: ProjectRole;
+    if (project.owner_id === accountId) role = 'owner';
+    else {
+      const member = await this.db.kysely
+        .selectFrom('project_members')
+        .select('role')
+        .where('project_id', '=', projectId)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      if (!member) throw notFound();
+      role = member.role;
+    }
+    if (!roleAllows(role, action)) throw new DomainError('role-forbidden', `a project's ${role} cannot ${action.replace('-', ' ')}`);
+    return { project, role };
+  }
+
+  private async view(project: ProjectsTable, role: ProjectRole): Promise<Project> {
+    const [owner, count] = await Promise.all([
+      this.db.kysely.selectFrom('accounts').select('email').where('id', '=', project.owner_id).executeTakeFirstOrThrow(),
+      this.db.kysely.selectFrom('project_images').select((eb) => eb.fn.countAll<number>().as('n')).where('project_id', '=', project.id).executeTakeFirstOrThrow(),
+    ]);
+    return {
+      id: project.id,
+      name: project.name,
+      owner: owner.email,
+      role,
+      classes: JSON.parse(project.classes) as ProjectClass[],
+      imageCount: Number(count.n),
+      createdAt: iso(project.created_at)!,
+      updatedAt: iso(project.updated_at)!,
+    };
+  }
+
+  async create(accountId: string, name: string, classes: ProjectClass[] = []): Promise<Project> {
+    const now = this.clock.now();
+    const project: ProjectsTable = { id: newId('prj'), owner_id: accountId, name, classes: JSON.stringify(classes), created_at: now, updated_at: now };
+    await this.db.kysely.insertInto('projects').values(project).execute();
+    return this.view(project, 'owner');
+  }
+
+  /** Mine and shared with me, newest first. */
+  async list(accountId: string): Promise<Project[]> {
+    const owned = await this.db.kysely.selectFrom('projects').selectAll().where('owner_id', '=', accountId).execute();
+    const shared = await this.db.kysely
+      .selectFrom('project_members')
+      .innerJoin('projects', 'projects.id', 'project_members.project_id')
+      .selectAll('projects')
+      .select('project_members.role as member_role')
+      .where('project_members.account_id', '=', accountId)
+      .execute();
+    const views = await Promise.all([
+      ...owned.map((p) => this.view(p, 'owner')),
+      ...shared.map(({ member_role, ...p }) => this.view(p, member_role)),
+    ]);
+    return views.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+  }
+
+  async get(accountId: string, projectId: string): Promise<Project> {
+    const { project, role } = await this.access(accountId, projectId, 'read');
+    return this.view(project, role);
+  }
+
+  async updateClasses(accountId: string, projectId: string, classes: ProjectClass[]): Promise<Project> {
+    const { project, role } = await this.access(accountId, projectId, 'edit-classes');
+    const updated = { ...project, classes: JSON.stringify(classes), updated_at: this.clock.now() };
+    await this.db.kysely.updateTable('projects').set({ classes: updated.classes, updated_at: updated.updated_at }).where('id', '=', projectId).execute();
+    return this.view(updated, role);
+  }
+
+  private imageView(row: ProjectImagesTable, size: number): ProjectImage {
+    return { id: row.id, name: row.name, width: row.width, height: row.height, sha256: row.digest, bytes: size, revision: row.revision, createdAt: iso(row.created_at)! };
+  }
+
+  /**
+   * Stores the file once (content-addressed) and adds it to the project, all or nothing. The same
+   * file already in this project answers that image (`created: false`). The owner's quota counts
+   * each distinct file of their projects once, whoever uploaded it.
+   */
+  async addImage(accountId: string, projectId: string, name: string, bytes: Uint8Array): Promise<{ image: ProjectImage; created: boolean }> {
+    const { project } = await this.access(accountId, projectId, 'add-image');
+    const digest = sha256Hex(bytes);
+    const existing = await this.findByDigest(projectId, digest);
+    if (existing) return { image: this.imageView(existing, bytes.byteLength), created: false };
+    const size = await this.options.checkImage(bytes);
+    await this.blobs.prepare(digest, bytes);
+    const now = this.clock.now();
+    const row: ProjectImagesTable = {
+      id: newId('img'),
+      project_id: projectId,
+      digest,
+      name,
+      width: size.width,
+      height: size.height,
+      revision: 0,
+      objects: '[]',
+      updated_by: null,
+      updated_at: null,
+      created_by: accountId,
+      created_at: now,
+    };
+    const stored = await this.db.transaction(async (trx) => {
+      await this.lockAccount(trx, project.owner_id);
+      const twin = await this.findByDigest(projectId, digest, trx);
+      if (twin) return { row: twin, created: false };
+      await this.checkQuota(trx, project.owner_id, digest, bytes.byteLength);
+      await this.blobs.record(trx, digest, bytes, now);
+      await trx.insertInto('project_images').values(row).execute();
+      await trx.updateTable('projects').set({ updated_at: now }).where('id', '=', projectId).execute();
+      return { row, created: true };
+    });
+    return { image: this.imageView(stored.row, bytes.byteLength), created: stored.created };
+  }
+
+  /** Uploads of one owner's projects queue here, so two of them cannot both fit the last free bytes. */
+  private async lockAccount(trx: Transaction<Database>, accountId: string): Promise<void> {
+    // SQLite: the transaction already holds the database's write lock (BEGIN IMMEDIATE).
+    if (this.db.dialect === 'postgres') await trx.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().execute();
+  }
+
+  private findByDigest(projectId: string, digest: string, trx?: Transaction<Database>): Promise<ProjectImagesTable | undefined> {
+    return (trx ?? this.db.kysely).selectFrom('project_images').selectAll().where('project_id', '=', projectId).where('digest', '=', digest).executeTakeFirst();
+  }
+
+  private ownedDigests(trx: Transaction<Database>, ownerId: string) {
+    return trx
+      .selectFrom('project_images')
+      .innerJoin('projects', 'projects.id', 'project_images.project_id')
+      .select('project_images.digest')
+      .where('projects.owner_id', '=', ownerId);
+  }
+
+  /** Bytes the account stores now: each distinct file of its projects once. */
+  async usedBytes(ownerId: string): Promise<number> {
+    return this.db.transaction((trx) => this.usedBytesIn(trx, ownerId), 'relaxed');
+  }
+
+  private async usedBytesIn(trx: Transaction<Database>, ownerId: string): Promise<number> {
+    const row = await trx
+      .selectFrom('blobs')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size'), eb.lit(0)).as('used'))
+      .where('digest', 'in', this.ownedDigests(trx, ownerId))
+      .executeTakeFirstOrThrow();
+    return Number(row.used);
+  }
+
+  private async checkQuota(trx: Transaction<Database>, ownerId: string, digest: string, size: number): Promise<void> {
+    const counted = await this.ownedDigests(trx, ownerId).where('project_images.digest', '=', digest).executeTakeFirst();
+    const needed = counted ? 0 : size;
+    const used = await this.usedBytesIn(trx, ownerId);
+    const quota = this.options.quotaBytes;
+    if (used + needed > quota) {
+      throw new DomainError('storage-quota-exceeded', `the project owner stores ${used} of ${quota} bytes; this image needs ${needed} more`, {
+        members: { usedBytes: used, quotaBytes: quota, neededBytes: needed },
+      });
+    }
+  }
+
+  async listImages(accountId: string, projectId: string): Promise<ProjectImage[]> {
+    await this.access(accountId, projectId, 'read');
+    const rows = await this.db.kysely
+      .selectFrom('project_images')
+      .innerJoin('blobs', 'blobs.digest', 'project_images.digest')
+      .selectAll('project_images')
+      .select('blobs.size')
+      .where('project_id', '=', projectId)
+      .orderBy('project_images.created_at')
+      .orderBy('project_images.id')
+      .execute();
+    return rows.map(({ size, ...row }) => this.imageView(row, Number(size)));
+  }
+
+  private async imageRow(projectId: string, imageId: string): Promise<ProjectImagesTable> {
+    const row = await this.db.kysely.selectFrom('project_images').selectAll().where('id', '=', imageId).where('project_id', '=', projectId).executeTakeFirst();
+    if (!row) throw new DomainError('not-found', 'no such image in this project');
+    return row;
+  }
+
+  async imageFile(accountId: string, projectId: string, imageId: string): Promise<{ name: string; sha256: string; bytes: Uint8Array }> {
+    await this.access(accountId, projectId, 'read');
+    const row = await this.imageRow(projectId, imageId);
+    const bytes = await this.blobs.read(row.digest);
+    if (!bytes) throw new Error(`blob ${row.digest} of image ${imageId} is missing`);
+    return { name: row.name, sha256: row.digest, bytes };
+  }
+
+  async deleteImage(accountId: string, projectId: string, imageId: string): Promise<void> {
+    await this.access(accountId, projectId, 'delete-image');
+    const deleted = await this.db.kysely.deleteFrom('project_images').where('id', '=', imageId).where('project_id', '=', projectId).executeTakeFirst();
+    if (Number(deleted.numDeletedRows) === 0) throw new DomainError('not-found', 'no such image in this project');
+  }
+
+  private async annotationsView(row: ProjectImagesTable): Promise<ImageAnnotations> {
+    const by = row.updated_by ? await this.db.kysely.selectFrom('accounts').select('email').where('id', '=', row.updated_by).executeTakeFirst() : undefined;
+    return { imageId: row.id, revision: row.revision, objects: JSON.parse(row.objects) as AnnotationObject[], updatedBy: by?.email ?? null, updatedAt: iso(row.updated_at) };
+  }
+
+  async readAnnotations(accountId: string, projectId: string, imageId: string): Promise<ImageAnnotations> {
+    await this.access(accountId, projectId, 'read');
+    return this.annotationsView(await this.imageRow(projectId, imageId));
+  }
+
+  /** Every image's annotations in one read, in the order of `listImages`. */
+  async allAnnotations(accountId: string, projectId: string): Promise<ImageAnnotations[]> {
+    await this.access(accountId, projectId, 'read');
+    const rows = await this.db.kysely
+      .selectFrom('project_images')
+      .leftJoin('accounts', 'accounts.id', 'project_images.updated_by')
+      .select(['project_images.id', 'project_images.revision', 'project_images.objects', 'project_images.updated_at', 'accounts.email'])
+      .where('project_images.project_id', '=', projectId)
+      .orderBy('project_images.created_at')
+      .orderBy('project_images.id')
+      .execute();
+    return rows.map((row) => ({ imageId: row.id, revision: row.revision, objects: JSON.parse(row.objects) as AnnotationObject[], updatedBy: row.email ?? null, updatedAt: iso(row.updated_at) }));
+  }
+
+  /**
+   * Replaces the image's objects if it is still at `revision`: one conditional UPDATE, so of two
+   * writers on the same revision exactly one succeeds, in any number of processes. The other gets
+   * 409 `revision-conflict` with the annotations as stored, to merge into and write again.
+   */
+  async writeAnnotations(accountId: string, projectId: string, imageId: string, revision: number, objects: AnnotationObject[]): Promise<ImageAnnotations> {
+    const { project } = await this.access(accountId, projectId, 'annotate');
+    const row = await this.imageRow(projectId, imageId);
+    checkObjects(objects, row, JSON.parse(project.classes) as ProjectClass[]);
+    const now = this.clock.now();
+    const writer = await this.db.kysely.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirstOrThrow();
+    const stamped = stampChanges(JSON.parse(row.objects) as AnnotationObject[], objects, writer.email, iso(now)!);
+    const updated = await this.db.kysely
+      .updateTable('project_images')
+      .set({ objects: JSON.stringify(stamped), revision: revision + 1, updated_by: accountId, updated_at: now })
+      .where('id', '=', imageId)
+      .where('revision', '=', revision)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) {
+      const current = await this.annotationsView(await this.imageRow(projectId, imageId));
+      throw new DomainError('revision-conflict', `the annotations are at revision ${current.revision}, not ${revision}`, {
+        members: { currentRevision: current.revision, current },
+        headers: { ETag: `"${current.revision}"` },
+      });
+    }
+    return { imageId, revision: revision + 1, objects: stamped, updatedBy: writer.email, updatedAt: iso(now) };
+  }
+
+  async listMembers(accountId: string, projectId: string): Promise<Array<{ email: string; role: ProjectRole; addedAt: string | null }>> {
+    const { project } = await this.access(accountId, projectId, 'read');
+    const owner = await this.db.kysely.selectFrom('accounts').select('email').where('id', '=', project.owner_id).executeTakeFirstOrThrow();
+    const members = await this.db.kysely
+      .selectFrom('project_members')
+      .innerJoin('accounts', 'accounts.id', 'project_members.account_id')
+      .select(['accounts.email', 'project_members.role', 'project_members.added_at'])
+      .where('project_id', '=', projectId)
+      .orderBy('project_members.added_at')
+      .execute();
+    return [{ email: owner.email, role: 'owner', addedAt: null }, ...members.map((m) => ({ email: m.email, role: m.role, addedAt: iso(m.added_at) }))];
+  }
+
+  /** Adds or changes a member. An email with no account is 404, like a project one cannot see: the owner learns nothing more than "not found". */
+  async addMember(accountId: string, projectId: string, email: string, role: MemberRole): Promise<{ email: string; role: MemberRole; addedAt: string | null; created: boolean }> {
+    const { project } = await this.access(accountId, projectId, 'manage-members');
+    const member = await this.db.kysely.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirst();
+    if (!member) throw new DomainError('not-found', 'no account with this email');
+    if (member.id === project.owner_id) throw new DomainError('validation-failed', 'the owner is a member already', { errors: [{ path: 'email', message: 'the owner is a member already' }] });
+    return this.db.transaction(async (trx) => {
+      const had = await trx.selectFrom('project_members').select(['role', 'added_at']).where('project_id', '=', projectId).where('account_id', '=', member.id).executeTakeFirst();
+      const addedAt = had ? Number(had.added_at) : this.clock.now();
+      if (had) await trx.updateTable('project_members').set({ role }).where('project_id', '=', projectId).where('account_id', '=', member.id).execute();
+      else await trx.insertInto('project_members').values({ project_id: projectId, account_id: member.id, role, added_at: addedAt }).execute();
+      return { email, role, addedAt: iso(addedAt), created: !had };
+    });
+  }
+
+  async removeMember(accountId: string, projectId: string, email: string): Promise<void> {
+    await this.access(accountId, projectId, 'manage-members');
+    const member = await this.db.kysely.selectFrom('accounts').select('id').where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
+    const removed = member
+      ? await this.db.kysely.deleteFrom('project_members').where('project_id', '=', projectId).where('account_id', '=', member.id).executeTakeFirst()
+      : undefined;
+    if (!removed || Number(removed.numDeletedRows) === 0) throw new DomainError('not-found', 'no such member');
+  }
+
+  /** Everything an export needs, read as the caller may see it. */
+  async dataset(accountId: string, projectId: string): Promise<{ project: Project; images: Array<{ image: ProjectImage; objects: AnnotationObject[] }> }> {
+    const { project, role } = await this.access(accountId, projectId, 'export');
+    const images = await this.listImages(accountId, projectId);
+    const rows = await this.db.kysely.selectFrom('project_images').select(['id', 'objects']).where('project_id', '=', projectId).execute();
+    const objectsById = new Map(rows.map((r) => [r.id, JSON.parse(r.objects) as AnnotationObject[]]));
+    return { project: await this.view(project, role), images: images.map((image) => ({ image, objects: objectsById.get(image.id) ?? [] })) };
+  }
+}
+
+/** Objects must name classes of the project and masks must cover the image they are on. */
+function checkObjects(objects: readonly AnnotationObject[], image: ProjectImagesTable, classes: readonly ProjectClass[]): void {
+  const classIds = new Set(classes.map((c) => c.id));
+  const errors: { path: string; message: string }[] = [];
+  const seen = new Set<string>();
+  objects.forEach((object, i) => {
+    if (seen.has(object.id)) errors.push({ path: `objects.${i}.id`, message: `object id ${object.id} appears twice` });
+    seen.add(object.id);
+    if (object.classId !== null && !classIds.has(object.classId)) errors.push({ path: `objects.${i}.classId`, message: `class ${object.classId} is not a class of this project` });
+    if (object.mask) {
+      const { width, height, counts } = object.mask;
+      if (width !== image.width || height !== image.height) errors.push({ path: `objects.${i}.mask`, message: `the mask is ${width}×${height}, the image ${image.width}×${image.height}` });
+      else if (counts.reduce((a, b) => a + b, 0) !== width * height) errors.push({ path: `objects.${i}.mask.counts`, message: 'the runs do not add up to width × height' });
+    }
+  });
+  if (errors.length) throw new DomainError('validation-failed', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
+}

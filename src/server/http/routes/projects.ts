@@ -1,0 +1,112 @@
+/** Projects (issue 28): thin adapters onto domain/projects. Key or session (+ CSRF) on every route. */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { LIMITS } from '../../../contract/limits';
+import {
+  AddImageRequest,
+  AddMemberRequest,
+  CreateProjectRequest,
+  ExportFormat,
+  UpdateClassesRequest,
+  WriteAnnotationsRequest,
+} from '../../../contract/projects';
+import { DomainError } from '../../domain/errors';
+import { decodeImageField } from '../../domain/imageField';
+import { exportProject } from '../../domain/projects/datasetExport';
+import type { Services } from '../../domain/services';
+import { parseBody } from '../validation';
+import { apiRoute } from '../apiRoutes';
+
+type ProjectParams = { Params: { projectId: string } };
+type ImageParams = { Params: { projectId: string; imageId: string } };
+
+/** `If-Match: "<revision>"` (or W/"…"), when the body does not name the revision itself. */
+function ifMatchRevision(header: string | string[] | undefined): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  const match = value && /^(?:W\/)?"(\d{1,15})"$/.exec(value.trim());
+  return match ? Number(match[1]) : undefined;
+}
+
+const ExportQuery = z.object({ format: ExportFormat });
+
+export async function projectRoutes(app: FastifyInstance, { services }: { services: Services }): Promise<void> {
+  const projects = services.projects;
+  const any = { config: { auth: 'any' as const } };
+  const small = { ...any, bodyLimit: 64 * 1024 };
+  const account = (request: { principal: { accountId: string } | null }) => request.principal!.accountId;
+
+  apiRoute(app, 'createProject', small, async (request, reply) => {
+    const { name, classes } = parseBody(CreateProjectRequest, request.body);
+    const project = await projects.create(account(request), name, classes);
+    return reply.code(201).header('Location', `/api/v1/projects/${project.id}`).send(project);
+  });
+
+  apiRoute(app, 'listProjects', any, async (request) => ({ projects: await projects.list(account(request)) }));
+
+  apiRoute<ProjectParams>(app, 'getProject', any, async (request) => projects.get(account(request), request.params.projectId));
+
+  apiRoute<ProjectParams>(app, 'updateProjectClasses', small, async (request) => {
+    const { classes } = parseBody(UpdateClassesRequest, request.body);
+    return projects.updateClasses(account(request), request.params.projectId, classes);
+  });
+
+  apiRoute<ProjectParams>(app, 'addProjectImage', { ...any, bodyLimit: LIMITS.imageMaxChars + 16 * 1024 }, async (request, reply) => {
+    const { name, image } = parseBody(AddImageRequest, request.body);
+    if (image.length > LIMITS.imageMaxChars) throw new DomainError('image-too-large');
+    const { image: stored, created } = await projects.addImage(account(request), request.params.projectId, name, decodeImageField(image));
+    return reply.code(created ? 201 : 200).send(stored);
+  });
+
+  apiRoute<ProjectParams>(app, 'listProjectImages', any, async (request) => ({
+    images: await projects.listImages(account(request), request.params.projectId),
+  }));
+
+  apiRoute<ImageParams>(app, 'projectImageFile', any, async (request, reply) => {
+    const file = await projects.imageFile(account(request), request.params.projectId, request.params.imageId);
+    // Content-addressed: the same URL always answers the same bytes.
+    return reply.header('ETag', `"${file.sha256}"`).header('Cache-Control', 'private, max-age=31536000, immutable').type('application/octet-stream').send(Buffer.from(file.bytes));
+  });
+
+  apiRoute<ImageParams>(app, 'deleteProjectImage', any, async (request, reply) => {
+    await projects.deleteImage(account(request), request.params.projectId, request.params.imageId);
+    return reply.code(204).send();
+  });
+
+  apiRoute<ProjectParams>(app, 'readProjectAnnotations', any, async (request) => ({
+    annotations: await projects.allAnnotations(account(request), request.params.projectId),
+  }));
+
+  apiRoute<ImageParams>(app, 'readAnnotations', any, async (request, reply) => {
+    const annotations = await projects.readAnnotations(account(request), request.params.projectId, request.params.imageId);
+    return reply.header('ETag', `"${annotations.revision}"`).send(annotations);
+  });
+
+  apiRoute<ImageParams>(app, 'writeAnnotations', { ...any, bodyLimit: 16 * 1024 * 1024 }, async (request, reply) => {
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    const fromHeader = ifMatchRevision(request.headers['if-match']);
+    const { revision, objects } = parseBody(WriteAnnotationsRequest, body.revision === undefined && fromHeader !== undefined ? { ...body, revision: fromHeader } : body);
+    const written = await projects.writeAnnotations(account(request), request.params.projectId, request.params.imageId, revision, objects);
+    return reply.header('ETag', `"${written.revision}"`).send(written);
+  });
+
+  apiRoute<ProjectParams>(app, 'listProjectMembers', any, async (request) => ({
+    members: await projects.listMembers(account(request), request.params.projectId),
+  }));
+
+  apiRoute<ProjectParams>(app, 'addProjectMember', small, async (request, reply) => {
+    const { email, role } = parseBody(AddMemberRequest, request.body);
+    const { created, ...member } = await projects.addMember(account(request), request.params.projectId, email, role);
+    return reply.code(created ? 201 : 200).send(member);
+  });
+
+  apiRoute<{ Params: { projectId: string; email: string } }>(app, 'removeProjectMember', any, async (request, reply) => {
+    await projects.removeMember(account(request), request.params.projectId, request.params.email);
+    return reply.code(204).send();
+  });
+
+  apiRoute<ProjectParams & { Querystring: Record<string, string> }>(app, 'exportProject', any, async (request, reply) => {
+    const { format } = parseBody(ExportQuery, { ...request.query });
+    const file = await exportProject(await projects.dataset(account(request), request.params.projectId), format);
+    return reply.type(file.contentType).header('Content-Disposition', `attachment; filename="${file.fileName}"`).send(Buffer.from(file.body));
+  });
+}
