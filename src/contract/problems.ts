@@ -167,6 +167,12 @@ export const PROBLEM_TYPES = {
     title: 'Too many requests',
     description: 'More than 3 requests per second for this account. Retry after `Retry-After` seconds.',
   },
+  'account-queue-full': {
+    status: 429,
+    title: 'Too many calls of this account in flight',
+    description:
+      'This account already has as many calls running or waiting for an inference worker as one account may hold (INFERENCE_ACCOUNT_QUEUE), so that one account cannot take the queue from the others. Nothing was charged. Retry after `Retry-After` seconds.',
+  },
   'engine-failure': {
     status: 500,
     title: 'Segmentation failed',

@@ -64,6 +64,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     x402: config.x402,
     checkImage: checkImageHeader,
     authThrottles: config.authThrottles,
+    fairness: config.fairness,
     demoPayments: demoPaymentsAllowed(config.host, config.demoPaymentsEverywhere),
     ...options.services,
   });

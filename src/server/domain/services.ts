@@ -5,6 +5,7 @@ import { Accounts } from './accounts';
 import { AuthThrottles, DEFAULT_AUTH_THROTTLES, type AuthThrottleSettings } from './authThrottles';
 import { ApiKeys } from './apiKeys';
 import { systemClock, type Clock } from './clock';
+import { DEFAULT_FAIRNESS, FairInferenceBackend, type FairnessSettings } from './fairInference';
 import { FaultInjector, type FaultRates } from './faults';
 import { newId } from './ids';
 import { Payments, type StripeSettings } from './payments';
@@ -51,6 +52,8 @@ export interface ServicesOptions {
   /** Per-request payment (x402); absent = disabled. */
   x402?: X402Settings;
   authThrottles?: AuthThrottleSettings;
+  /** Each account's share of the inference queue; the backend is served through FairInferenceBackend. */
+  fairness?: FairnessSettings;
 }
 
 export interface Services {
@@ -67,6 +70,7 @@ export interface Services {
   payments: Payments;
   recovery: Recovery;
   segmentation: Segmentation;
+  /** The inference backend behind the fair queue (per-account admission and order). */
   backend: InferenceBackend;
   /** null when per-request payment is not configured. */
   x402: X402Gateway | null;
@@ -79,11 +83,12 @@ export function createServices(options: ServicesOptions): Services {
   const billingOptions = { ...DEFAULT_BILLING_OPTIONS, ...options.billing };
   const credits = new Credits(options.db, clock, faults, instanceId, billingOptions);
   const rateLimiter = createRateLimiter(options.db, clock, options.rateLimitPerSecond);
+  const backend = new FairInferenceBackend(options.backend, options.fairness ?? DEFAULT_FAIRNESS);
   const x402 = options.x402 ? new X402Gateway(options.x402) : null;
   const x402Payments = x402 ? new X402Payments(options.db, clock, x402, { leaseMs: billingOptions.leaseMs }) : undefined;
   const runner = new MeteredCalls(faults, {
     inProgressRetryAfterSeconds: billingOptions.inProgressRetryAfterSeconds,
-    backlog: options.backend.backlog?.bind(options.backend),
+    backlog: () => backend.backlog(),
   });
   return {
     db: options.db,
@@ -100,7 +105,7 @@ export function createServices(options: ServicesOptions): Services {
     segmentation: new Segmentation(
       runner,
       credits,
-      options.backend,
+      backend,
       {
         busyRetryAfterSeconds: DEFAULT_BUSY_RETRY_AFTER_SECONDS,
         checkImage: options.checkImage,
@@ -109,7 +114,7 @@ export function createServices(options: ServicesOptions): Services {
       },
       x402Payments,
     ),
-    backend: options.backend,
+    backend,
     x402,
   };
 }
