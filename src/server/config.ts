@@ -8,6 +8,7 @@ import type { X402Settings } from './domain/x402/gateway';
 import type { ModelPrecision } from '../engine/adapters/ortNode';
 import { parsePrices, type Prices } from './domain/pricing';
 import { DEFAULT_FAIRNESS, type FairnessSettings } from './domain/fairInference';
+import { DEFAULT_REFUND_BUDGET, type RefundBudgetSettings } from './domain/refundBudget';
 import { DEFAULT_DEADLINES, checkDeadlines, type Deadlines } from './http/deadlines';
 
 export interface ServerConfig {
@@ -38,6 +39,8 @@ export interface ServerConfig {
   };
   /** INFERENCE_ACCOUNT_QUEUE, INFERENCE_ACCOUNT_CONCURRENCY: each account's share of the inference queue (domain/fairInference.ts). */
   fairness: FairnessSettings;
+  /** REFUND_BUDGET, REFUND_BUDGET_WINDOW_SECONDS: refunded engine runs allowed per payer and window (domain/refundBudget.ts). */
+  refundBudget: RefundBudgetSettings;
   /** HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS: how long a client may take (http/deadlines.ts). */
   deadlines: Deadlines;
   /** HSTS_MAX_AGE_SECONDS: Strict-Transport-Security for deployments behind TLS. */
@@ -140,6 +143,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
       ...DEFAULT_FAIRNESS,
       perAccountQueued: positive(env, 'INFERENCE_ACCOUNT_QUEUE', DEFAULT_FAIRNESS.perAccountQueued),
       perAccountRunning: positive(env, 'INFERENCE_ACCOUNT_CONCURRENCY', DEFAULT_FAIRNESS.perAccountRunning),
+    },
+    refundBudget: {
+      limit: positive(env, 'REFUND_BUDGET', DEFAULT_REFUND_BUDGET.limit),
+      windowMs: positive(env, 'REFUND_BUDGET_WINDOW_SECONDS', DEFAULT_REFUND_BUDGET.windowMs / 1000) * 1000,
     },
     deadlines: checkDeadlines({
       headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', DEFAULT_DEADLINES.headersTimeoutMs),

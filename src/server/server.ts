@@ -65,6 +65,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     checkImage: checkImageHeader,
     authThrottles: config.authThrottles,
     fairness: config.fairness,
+    refundBudget: config.refundBudget,
     demoPayments: demoPaymentsAllowed(config.host, config.demoPaymentsEverywhere),
     ...options.services,
   });

@@ -6,6 +6,7 @@ import { AuthThrottles, DEFAULT_AUTH_THROTTLES, type AuthThrottleSettings } from
 import { ApiKeys } from './apiKeys';
 import { systemClock, type Clock } from './clock';
 import { DEFAULT_FAIRNESS, FairInferenceBackend, type FairnessSettings } from './fairInference';
+import { DEFAULT_REFUND_BUDGET, RefundBudget, type RefundBudgetSettings } from './refundBudget';
 import { FaultInjector, type FaultRates } from './faults';
 import { newId } from './ids';
 import { Payments, type StripeSettings } from './payments';
@@ -54,6 +55,8 @@ export interface ServicesOptions {
   authThrottles?: AuthThrottleSettings;
   /** Each account's share of the inference queue; the backend is served through FairInferenceBackend. */
   fairness?: FairnessSettings;
+  /** Refunded engine runs allowed per payer and window (REFUND_BUDGET, REFUND_BUDGET_WINDOW_SECONDS). */
+  refundBudget?: RefundBudgetSettings;
 }
 
 export interface Services {
@@ -89,6 +92,7 @@ export function createServices(options: ServicesOptions): Services {
   const runner = new MeteredCalls(faults, {
     inProgressRetryAfterSeconds: billingOptions.inProgressRetryAfterSeconds,
     backlog: () => backend.backlog(),
+    refundBudget: new RefundBudget(options.db, clock, options.refundBudget ?? DEFAULT_REFUND_BUDGET),
   });
   return {
     db: options.db,
