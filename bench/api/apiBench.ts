@@ -21,21 +21,18 @@
  * Without --url it starts its own server process (temporary SQLite, rate limit lifted so the
  * limiter does not answer instead of the path under test — the limiter's own cost is still paid).
  */
-import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Agent } from 'node:http';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { call as callWith, newCustomer, repoRoot, startOwnServer, stats, type Stats } from './benchSupport';
 import sharp from 'sharp';
 import { decodeImage } from '../../src/engine/adapters/nodeImage';
 import { loadNodeEngine } from '../../src/engine/adapters/ortNode';
 import { runPvs } from '../../src/engine/pvs';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const log = (line: string) => void process.stderr.write(`[bench:api] ${line}\n`);
 
 const { values: args } = parseArgs({
@@ -91,49 +88,9 @@ async function loadPhase(name: string, base: string, path: string, headers: Reco
   return out;
 }
 
-interface Stats {
-  n: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  mean: number;
-  perSecond: number;
-  statuses: Record<string, number>;
-}
-
-function stats(samples: number[], elapsedMs: number, statuses: Record<string, number> = {}): Stats {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-  const round = (v: number) => Math.round(v * 100) / 100;
-  return {
-    n: samples.length,
-    p50: round(q(0.5)),
-    p90: round(q(0.9)),
-    p99: round(q(0.99)),
-    mean: round(samples.reduce((a, b) => a + b, 0) / samples.length),
-    perSecond: round((samples.length / elapsedMs) * 1000),
-    statuses,
-  };
-}
-
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-function call(base: string, method: string, path: string, headers: Record<string, string>, body?: string | Buffer) {
-  return new Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }>((resolveCall, reject) => {
-    const url = new URL(path, base);
-    const req = httpRequest(
-      { agent, method, hostname: url.hostname, port: url.port, path: url.pathname, headers: { ...headers, ...(body ? { 'content-length': Buffer.byteLength(body) } : {}) } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolveCall({ status: res.statusCode ?? 0, text, headers: res.headers }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const call = (base: string, method: string, path: string, headers: Record<string, string>, body?: string | Buffer) => callWith(agent, base, method, path, headers, body);
 
 /** Server-Timing entries of every response of a phase, by name. */
 const serverTimings: Record<string, Record<string, number[]>> = {};
@@ -170,64 +127,18 @@ async function phase(
   return result;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const probe = createServer();
-    probe.on('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const port = (probe.address() as { port: number }).port;
-      probe.close(() => ok(port));
-    });
-  });
-}
-
-async function startOwnServer(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'mw-bench-api-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/server/main.ts')], {
-    cwd: repoRoot,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: '', RATE_LIMIT_PER_SECOND: '1000000', LOG_LEVEL: 'warn', STRIPE_SECRET_KEY: '' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    const health = await call(url, 'GET', '/api/v1/health', {}).catch(() => undefined);
-    if (health && health.status === 200 && !health.text.includes('starting')) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    url,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
 async function main(): Promise<void> {
-  const own = args.url ? undefined : await startOwnServer();
+  const own = args.url ? undefined : await startOwnServer(agent);
   const base = args.url ?? own!.url;
   log(`server ${base}${own ? ' (own process)' : ''}`);
   try {
     const json = { 'content-type': 'application/json' };
-    const signup = await call(base, 'POST', '/api/v1/auth/signup', json, JSON.stringify({ email: `bench-${Date.now()}@example.test`, password: 'bench-password-1' }));
-    if (signup.status !== 201) throw new Error(`signup failed: ${signup.status} ${signup.text}`);
-    const cookies = ([] as string[]).concat(signup.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]);
-    const csrf = cookies.find((c) => c.startsWith('mw_csrf='))!.slice('mw_csrf='.length);
-    const session = { cookie: cookies.join('; '), 'x-csrf-token': csrf };
-    const key = JSON.parse((await call(base, 'POST', '/api/v1/api-keys', session)).text).key as string;
     // Paid calls: the sequential phase, plus the concurrent one (bounded by the engine's pace).
-    const purchases = Math.ceil((ENGINE_N + 20 + 60 * LOAD_SECONDS) / 1600);
-    for (let i = 0; i < purchases; i++) {
-      const bought = await call(base, 'POST', '/api/v1/credit-purchases', { ...session, ...json }, JSON.stringify({ packageId: 'pro' }));
-      if (JSON.parse(bought.text).mode !== 'demo') throw new Error('the bench needs demo payment mode (no STRIPE_SECRET_KEY)');
-    }
+    const bearer = await newCustomer(agent, base, 'bench', Math.ceil((ENGINE_N + 20 + 60 * LOAD_SECONDS) / 1600));
 
     const bytes = readFileSync(args.image);
     // Bytes, encoded once: a client's own JSON encoding is not the server's cost.
     const body = Buffer.from(JSON.stringify({ image: bytes.toString('base64'), imageId: 'bench-image', points: [{ ...point, positive: true }], multimaskOutput: false }));
-    const bearer = { ...json, authorization: `Bearer ${key}` };
     const prime = await call(base, 'POST', '/api/v1/pvs', bearer, body);
     if (prime.status !== 200) throw new Error(`priming call failed: ${prime.status} ${prime.text}`);
     // The same photo as a thumbnail (64 px wide PNG): what the API costs when the body is small.
