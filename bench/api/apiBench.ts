@@ -255,20 +255,25 @@ async function main(): Promise<void> {
     const load: Record<string, LoadStats> = {};
     const capacity: { look: string; connections: number; stats: LoadStats }[] = [];
     if (LOAD_SECONDS > 0) {
-      load.replay = await loadPhase('idempotent replay', base, '/api/v1/pvs', { ...bearer, 'idempotency-key': 'bench-replay' }, body);
-      load.rejected401 = await loadPhase('rejected (401 unknown key)', base, '/api/v1/pvs', { ...json, authorization: 'Bearer mwk_not-a-key' }, body);
-      // Paid calls with a new point each on the cached photo: what one process serves, per look.
-      for (const [i, look] of CAPACITY_LOOKS.entries()) {
-        const fields = { image: imageField, imageId: 'bench-image', multimaskOutput: false, mirrorAverage: look.mirrorAverage };
+      // Paid calls with a new point each on the cached photo: what one process serves, per look. The
+      // grid runs first (the 401 flood below leaves the server digesting bodies for a while), and the
+      // two looks take turns at each connection count so that a change in the machine's load hits both.
+      const lookFields = CAPACITY_LOOKS.map((look) => ({ image: imageField, imageId: 'bench-image', multimaskOutput: false, mirrorAverage: look.mirrorAverage }));
+      for (const fields of lookFields) {
         const primed = await call(base, 'POST', '/api/v1/pvs', paid, bodiesWithNewPoints(fields, size, 50_000)());
-        if (primed.status !== 200) throw new Error(`priming ${look.name} failed: ${primed.status} ${primed.text}`);
-        for (const connections of CAPACITY_CONNECTIONS) {
+        if (primed.status !== 200) throw new Error(`priming failed: ${primed.status} ${primed.text}`);
+      }
+      for (const connections of CAPACITY_CONNECTIONS) {
+        for (const [i, look] of CAPACITY_LOOKS.entries()) {
+          const fields = lookFields[i];
           const stats = await loadPhase(`${look.name}, new points`, base, '/api/v1/pvs', paid, bodiesWithNewPoints(fields, size, 100_000 * (i + 1) + 10_000 * connections), connections);
           capacity.push({ look: look.name, connections, stats });
           // Calls still queued when autocannon stopped are answered first: the next cell starts on an empty queue.
           await call(base, 'POST', '/api/v1/pvs', paid, bodiesWithNewPoints(fields, size, 90_000 + 1_000 * connections + 100 * i)());
         }
       }
+      load.replay = await loadPhase('idempotent replay', base, '/api/v1/pvs', { ...bearer, 'idempotency-key': 'bench-replay' }, body);
+      load.rejected401 = await loadPhase('rejected (401 unknown key)', base, '/api/v1/pvs', { ...json, authorization: 'Bearer mwk_not-a-key' }, body);
     }
 
     const overheadP50 = Math.round((results.fullPath.p50 - results.bareEngine.p50) * 100) / 100;
