@@ -1,9 +1,12 @@
 /**
  * `npm run bench:api`: the API's own cost, side by side in one run, on loopback —
  *   1. HTTP floor: GET /api/v1/health (what any request pays for HTTP + Fastify),
- *   2. the bare engine: runPvs in this process on the same image, point and cached embedding,
- *   3. the full API path: POST /api/v1/pvs with a cached imageId, a new paid attempt each time
- *      (X-Force-Refresh: true): auth, rate limit, idempotency, charge, worker thread, settle,
+ *   2. the bare engine: runPvs in this process on the same image and cached embedding, one look,
+ *      a new point each call (the same sequence of points as 3),
+ *   3. the full API path: POST /api/v1/pvs with a cached imageId and a NEW point per request, one
+ *      look (a new paid attempt each time: auth, rate limit, idempotency, charge, worker thread,
+ *      decoder, polygons, settle) — a repeated point would be answered from the unkeyed 5-minute
+ *      window or the engine's recent decodes, which measures a cache, not the decoder,
  *   4. an idempotent replay (same Idempotency-Key): no engine, no charge,
  *   5. 3 and 4 again with a thumbnail of the image (64 px wide): the per-request cost without the
  *      part that grows with the body (receiving, parsing, Base64, hashing),
@@ -15,26 +18,29 @@
  *
  *   npm run bench:api -- [--url http://host:port] [--requests 200] [--engine-requests 100] [--image FILE]
  *                        [--connections 8] [--load-seconds 5]
- * Then the same replay, 401 and paid calls again under concurrent load (autocannon, bounded in time):
- * throughput and latency when requests queue.
+ * Then the replay and the 401 under concurrent load, and the capacity grid: paid calls with a new
+ * point each on the cached photo at 1, 4 and 16 connections, with one look and with the mirror
+ * averaging (autocannon, --load-seconds each): calls per second (200s only), latency, and the
+ * server's per-call engine time (Server-Timing). The bench's own server lets one account queue 64
+ * calls (INFERENCE_QUEUE, INFERENCE_ACCOUNT_QUEUE) so that 16 connections measure queueing, not
+ * refusals.
  *
  * Without --url it starts its own server process (temporary SQLite, rate limit lifted so the
  * limiter does not answer instead of the path under test — the limiter's own cost is still paid).
  */
 import autocannon from 'autocannon';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import { cpus, loadavg } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { call as callWith, newCustomer, repoRoot, stats, type Stats } from './benchSupport';
 import sharp from 'sharp';
 import { decodeImage } from '../../src/engine/adapters/nodeImage';
 import { loadNodeEngine } from '../../src/engine/adapters/ortNode';
 import { runPvs } from '../../src/engine/pvs';
 import { startServerProcess } from '../serverProcess';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const log = (line: string) => void process.stderr.write(`[bench:api] ${line}\n`);
 
 const { values: args } = parseArgs({
@@ -43,8 +49,6 @@ const { values: args } = parseArgs({
     requests: { type: 'string', default: '200' },
     'engine-requests': { type: 'string', default: '100' },
     image: { type: 'string', default: join(repoRoot, 'public/samples/chelsea.png') },
-    x: { type: 'string', default: '220' },
-    y: { type: 'string', default: '160' },
     out: { type: 'string', default: join(repoRoot, 'bench/results/apiBench') },
     /** Concurrent load (autocannon): connections and seconds per phase; 0 seconds skips it. */
     connections: { type: 'string', default: '8' },
@@ -53,8 +57,32 @@ const { values: args } = parseArgs({
 });
 const N = Number(args.requests);
 const ENGINE_N = Number(args['engine-requests']);
-const point = { x: Number(args.x), y: Number(args.y) };
+
+/** The k-th click of a fixed sequence spread over the middle of the image: every request a new point. */
+function pointAt(k: number, size: { width: number; height: number }): { x: number; y: number; positive: true } {
+  // Golden-ratio steps: a well-spread, reproducible sequence with no repeats.
+  const u = (k * 0.6180339887) % 1;
+  const v = (k * 0.7548776662 + 0.5) % 1;
+  return { x: Math.round(size.width * (0.15 + 0.7 * u) * 100) / 100, y: Math.round(size.height * (0.15 + 0.7 * v) * 100) / 100, positive: true };
+}
+
+/** Request bodies that differ only in their point, built without re-serializing the image each time. */
+function bodiesWithNewPoints(fields: Record<string, unknown>, size: { width: number; height: number }, start: number): () => Buffer {
+  const json = JSON.stringify({ ...fields, points: [] });
+  const at = json.lastIndexOf('"points":[]') + '"points":['.length;
+  const head = Buffer.from(json.slice(0, at));
+  const tail = Buffer.from(json.slice(at));
+  let k = start;
+  return () => Buffer.concat([head, Buffer.from(JSON.stringify(pointAt(k++, size))), tail]);
+}
 const CONNECTIONS = Number(args.connections);
+const CAPACITY_CONNECTIONS = [1, 4, 16];
+const CAPACITY_LOOKS = [
+  { name: 'one look', mirrorAverage: false },
+  { name: 'mirror averaging', mirrorAverage: true },
+];
+const FULL_PATH = 'full API path (/pvs, cached imageId, new point each, one look, paid)';
+const FULL_PATH_SMALL = 'full API path, new points, small image';
 const LOAD_SECONDS = Number(args['load-seconds']);
 
 interface LoadStats {
@@ -66,6 +94,20 @@ interface LoadStats {
   p99: number;
   statuses: Record<string, number>;
   errors: number;
+  /** 200 answers per second: the calls served. */
+  okPerSecond: number;
+  /** The server's engine time per call (Server-Timing `engine`), p50, when collected. */
+  engineP50: number | null;
+}
+
+/** The Server-Timing header of an autocannon response (an object, or a flat [name, value, …] list). */
+function serverTimingOf(headers: unknown): string | undefined {
+  if (Array.isArray(headers)) {
+    for (let i = 0; i + 1 < headers.length; i += 2) if (String(headers[i]).toLowerCase() === 'server-timing') return String(headers[i + 1]);
+    return undefined;
+  }
+  const value = (headers as Record<string, unknown> | undefined)?.['server-timing'];
+  return value === undefined ? undefined : String(value);
 }
 
 /**
@@ -73,8 +115,33 @@ interface LoadStats {
  * The sequential phases above measure latency without queueing; this one measures how many
  * requests per second the process sustains and what latency that costs.
  */
-async function loadPhase(name: string, base: string, path: string, headers: Record<string, string>, body: Buffer, connections = CONNECTIONS): Promise<LoadStats> {
-  const result = await autocannon({ url: `${base}${path}`, method: 'POST', headers, body, connections, duration: LOAD_SECONDS });
+async function loadPhase(name: string, base: string, path: string, headers: Record<string, string>, body: Buffer | (() => Buffer), connections = CONNECTIONS): Promise<LoadStats> {
+  const engineMs: number[] = [];
+  const fresh = typeof body === 'function' ? body : undefined;
+  const result = await autocannon({
+    url: `${base}${path}`,
+    method: 'POST',
+    headers,
+    connections,
+    duration: LOAD_SECONDS,
+    // A queued paid call may wait many seconds on a busy machine: a timed-out request would be sent
+    // again while the first still holds its place in the account's queue.
+    timeout: 120,
+    ...(fresh
+      ? {
+          requests: [
+            {
+              setupRequest: (request: Record<string, unknown>) => ({ ...request, body: fresh() }),
+              onResponse: (_status: number, _body: string, _context: unknown, responseHeaders: unknown) => {
+                const timing = serverTimingOf(responseHeaders);
+                const engine = timing && /(?:^|,)\s*engine;dur=([\d.]+)/.exec(timing);
+                if (engine) engineMs.push(Number(engine[1]));
+              },
+            },
+          ],
+        }
+      : { body }),
+  } as autocannon.Options);
   const statuses = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, v]) => [code, v.count ?? 0]));
   const out: LoadStats = {
     connections,
@@ -85,54 +152,16 @@ async function loadPhase(name: string, base: string, path: string, headers: Reco
     p99: result.latency.p99,
     statuses,
     errors: result.errors,
+    okPerSecond: Math.round(((statuses['200'] ?? 0) / result.duration) * 100) / 100,
+    engineP50: engineMs.length ? stats(engineMs, 1).p50 : null,
   };
   log(`${name} under load (${connections} connections, ${LOAD_SECONDS} s): ${out.perSecond}/s, p50 ${out.p50} ms, p99 ${out.p99} ms, statuses ${JSON.stringify(statuses)}`);
   return out;
 }
 
-interface Stats {
-  n: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  mean: number;
-  perSecond: number;
-  statuses: Record<string, number>;
-}
-
-function stats(samples: number[], elapsedMs: number, statuses: Record<string, number> = {}): Stats {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-  const round = (v: number) => Math.round(v * 100) / 100;
-  return {
-    n: samples.length,
-    p50: round(q(0.5)),
-    p90: round(q(0.9)),
-    p99: round(q(0.99)),
-    mean: round(samples.reduce((a, b) => a + b, 0) / samples.length),
-    perSecond: round((samples.length / elapsedMs) * 1000),
-    statuses,
-  };
-}
-
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-function call(base: string, method: string, path: string, headers: Record<string, string>, body?: string | Buffer) {
-  return new Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }>((resolveCall, reject) => {
-    const url = new URL(path, base);
-    const req = httpRequest(
-      { agent, method, hostname: url.hostname, port: url.port, path: url.pathname, headers: { ...headers, ...(body ? { 'content-length': Buffer.byteLength(body) } : {}) } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolveCall({ status: res.statusCode ?? 0, text, headers: res.headers }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const call = (base: string, method: string, path: string, headers: Record<string, string>, body?: string | Buffer) => callWith(agent, base, method, path, headers, body);
 
 /** Server-Timing entries of every response of a phase, by name. */
 const serverTimings: Record<string, Record<string, number[]>> = {};
@@ -170,68 +199,82 @@ async function phase(
 }
 
 async function main(): Promise<void> {
-  const own = args.url ? undefined : await startServerProcess('api');
+  // One account may queue more calls than the grid's largest connection count: queueing, not refusals.
+  const own = args.url ? undefined : await startServerProcess('api', { INFERENCE_QUEUE: '64', INFERENCE_ACCOUNT_QUEUE: '64' });
   const base = args.url ?? own!.url;
   log(`server ${base}${own ? ' (own process)' : ''}`);
   try {
     const json = { 'content-type': 'application/json' };
-    const signup = await call(base, 'POST', '/api/v1/auth/signup', json, JSON.stringify({ email: `bench-${Date.now()}@example.test`, password: 'bench-password-1' }));
-    if (signup.status !== 201) throw new Error(`signup failed: ${signup.status} ${signup.text}`);
-    const cookies = ([] as string[]).concat(signup.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]);
-    const csrf = cookies.find((c) => c.startsWith('mw_csrf='))!.slice('mw_csrf='.length);
-    const session = { cookie: cookies.join('; '), 'x-csrf-token': csrf };
-    const key = JSON.parse((await call(base, 'POST', '/api/v1/api-keys', session)).text).key as string;
-    // Paid calls: the sequential phase, plus the concurrent one (bounded by the engine's pace).
-    const purchases = Math.ceil((ENGINE_N + 20 + 60 * LOAD_SECONDS) / 1600);
-    for (let i = 0; i < purchases; i++) {
-      const bought = await call(base, 'POST', '/api/v1/credit-purchases', { ...session, ...json }, JSON.stringify({ packageId: 'pro' }));
-      if (JSON.parse(bought.text).mode !== 'demo') throw new Error('the bench needs demo payment mode (no STRIPE_SECRET_KEY)');
-    }
+    // Paid calls: the sequential phases, plus the capacity grid (bounded by the engine's pace).
+    const bearer = await newCustomer(agent, base, 'bench', Math.ceil((2 * ENGINE_N + 20 + CAPACITY_LOOKS.length * CAPACITY_CONNECTIONS.length * 40 * LOAD_SECONDS) / 1600));
 
     const bytes = readFileSync(args.image);
+    const meta = await sharp(bytes).metadata();
+    const size = { width: meta.width!, height: meta.height! };
+    const imageField = bytes.toString('base64');
     // Bytes, encoded once: a client's own JSON encoding is not the server's cost.
-    const body = Buffer.from(JSON.stringify({ image: bytes.toString('base64'), imageId: 'bench-image', points: [{ ...point, positive: true }], multimaskOutput: false }));
-    const bearer = { ...json, authorization: `Bearer ${key}` };
+    const body = Buffer.from(JSON.stringify({ image: imageField, imageId: 'bench-image', points: [pointAt(0, size)], multimaskOutput: false, mirrorAverage: false }));
     const prime = await call(base, 'POST', '/api/v1/pvs', bearer, body);
     if (prime.status !== 200) throw new Error(`priming call failed: ${prime.status} ${prime.text}`);
     // The same photo as a thumbnail (64 px wide PNG): what the API costs when the body is small.
     const smallBytes = await sharp(bytes).resize({ width: 64 }).png().toBuffer();
-    const smallBody = Buffer.from(JSON.stringify({ image: smallBytes.toString('base64'), imageId: 'bench-small', points: [{ x: 32, y: 20, positive: true }], multimaskOutput: false }));
+    const smallMeta = await sharp(smallBytes).metadata();
+    const smallSize = { width: smallMeta.width!, height: smallMeta.height! };
+    const smallBody = Buffer.from(JSON.stringify({ image: smallBytes.toString('base64'), imageId: 'bench-small', points: [pointAt(0, smallSize)], multimaskOutput: false, mirrorAverage: false }));
     const primeSmall = await call(base, 'POST', '/api/v1/pvs', bearer, smallBody);
     if (primeSmall.status !== 200) throw new Error(`priming call (small image) failed: ${primeSmall.status} ${primeSmall.text}`);
+    const paid = { ...bearer, 'x-force-refresh': 'true' };
+    const newPoints = bodiesWithNewPoints({ image: imageField, imageId: 'bench-image', multimaskOutput: false, mirrorAverage: false }, size, 1);
+    const newPointsSmall = bodiesWithNewPoints({ image: smallBytes.toString('base64'), imageId: 'bench-small', multimaskOutput: false, mirrorAverage: false }, smallSize, 1);
 
     const results: Record<string, Stats> = {};
     results.httpFloor = await phase('HTTP floor (GET /health)', N, () => call(base, 'GET', '/api/v1/health', {}), 200);
 
-    // The bare engine, in this process: the same decoded image, point and cached embedding.
+    // The bare engine, in this process: the same decoded image and cached embedding, the same new points, one look.
     const engine = await loadNodeEngine({});
     const image = await decodeImage(bytes);
-    await runPvs(engine, image, { points: [point], imageId: 'bench-image' }, { multimask: false });
+    await runPvs(engine, image, { points: [pointAt(0, size)], imageId: 'bench-image' }, { multimask: false, mirrorAverage: false });
     {
       const samples: number[] = [];
       const t0 = performance.now();
       for (let i = 0; i < ENGINE_N; i++) {
         const s = performance.now();
-        await runPvs(engine, image, { points: [point], imageId: 'bench-image' }, { multimask: false });
+        await runPvs(engine, image, { points: [pointAt(i + 1, size)], imageId: 'bench-image' }, { multimask: false, mirrorAverage: false });
         samples.push(performance.now() - s);
       }
       results.bareEngine = stats(samples, performance.now() - t0);
-      log(`bare engine (runPvs, cached embedding): p50 ${results.bareEngine.p50} ms`);
+      log(`bare engine (runPvs, cached embedding, new points, one look): p50 ${results.bareEngine.p50} ms`);
     }
     await engine.release();
 
-    results.fullPath = await phase('full API path (/pvs, cached imageId, paid)', ENGINE_N, () => call(base, 'POST', '/api/v1/pvs', { ...bearer, 'x-force-refresh': 'true' }, body), 200);
+    results.fullPath = await phase(FULL_PATH, ENGINE_N, () => call(base, 'POST', '/api/v1/pvs', paid, newPoints()), 200);
     results.replay = await phase('idempotent replay', N, () => call(base, 'POST', '/api/v1/pvs', { ...bearer, 'idempotency-key': 'bench-replay' }, body), 200);
-    results.fullPathSmall = await phase('full API path, small image', ENGINE_N, () => call(base, 'POST', '/api/v1/pvs', { ...bearer, 'x-force-refresh': 'true' }, smallBody), 200);
+    results.fullPathSmall = await phase(FULL_PATH_SMALL, ENGINE_N, () => call(base, 'POST', '/api/v1/pvs', paid, newPointsSmall()), 200);
     results.replaySmall = await phase('idempotent replay, small image', N, () => call(base, 'POST', '/api/v1/pvs', { ...bearer, 'idempotency-key': 'bench-replay-small' }, smallBody), 200);
     results.rejected401 = await phase('rejected (401 unknown key)', N, () => call(base, 'POST', '/api/v1/pvs', { ...json, authorization: 'Bearer mwk_not-a-key' }, body), 401);
 
     const load: Record<string, LoadStats> = {};
+    const capacity: { look: string; connections: number; stats: LoadStats }[] = [];
     if (LOAD_SECONDS > 0) {
+      // Paid calls with a new point each on the cached photo: what one process serves, per look. The
+      // grid runs first (the 401 flood below leaves the server digesting bodies for a while), and the
+      // two looks take turns at each connection count so that a change in the machine's load hits both.
+      const lookFields = CAPACITY_LOOKS.map((look) => ({ image: imageField, imageId: 'bench-image', multimaskOutput: false, mirrorAverage: look.mirrorAverage }));
+      for (const fields of lookFields) {
+        const primed = await call(base, 'POST', '/api/v1/pvs', paid, bodiesWithNewPoints(fields, size, 50_000)());
+        if (primed.status !== 200) throw new Error(`priming failed: ${primed.status} ${primed.text}`);
+      }
+      for (const connections of CAPACITY_CONNECTIONS) {
+        for (const [i, look] of CAPACITY_LOOKS.entries()) {
+          const fields = lookFields[i];
+          const stats = await loadPhase(`${look.name}, new points`, base, '/api/v1/pvs', paid, bodiesWithNewPoints(fields, size, 100_000 * (i + 1) + 10_000 * connections), connections);
+          capacity.push({ look: look.name, connections, stats });
+          // Calls still queued when autocannon stopped are answered first: the next cell starts on an empty queue.
+          await call(base, 'POST', '/api/v1/pvs', paid, bodiesWithNewPoints(fields, size, 90_000 + 1_000 * connections + 100 * i)());
+        }
+      }
       load.replay = await loadPhase('idempotent replay', base, '/api/v1/pvs', { ...bearer, 'idempotency-key': 'bench-replay' }, body);
       load.rejected401 = await loadPhase('rejected (401 unknown key)', base, '/api/v1/pvs', { ...json, authorization: 'Bearer mwk_not-a-key' }, body);
-      // Paid calls wait for the one inference worker: 2 connections keep it busy without filling the queue.
-      load.fullPath = await loadPhase('full API path (paid)', base, '/api/v1/pvs', { ...bearer, 'x-force-refresh': 'true' }, body, 2);
     }
 
     const overheadP50 = Math.round((results.fullPath.p50 - results.bareEngine.p50) * 100) / 100;
@@ -244,8 +287,8 @@ async function main(): Promise<void> {
       log(`${phaseName}, server-side p50 (Server-Timing): ${JSON.stringify(parts)}; total − engine = ${overhead} ms`);
       return { parts, overhead };
     };
-    const { parts: serverSide, overhead: serverOverheadP50 } = inServer('full API path (/pvs, cached imageId, paid)');
-    const { parts: serverSideSmall, overhead: serverOverheadSmallP50 } = inServer('full API path, small image');
+    const { parts: serverSide, overhead: serverOverheadP50 } = inServer(FULL_PATH);
+    const { parts: serverSideSmall, overhead: serverOverheadSmallP50 } = inServer(FULL_PATH_SMALL);
     const replayServerP50 = inServer('idempotent replay').parts.total;
     const replaySmallServerP50 = inServer('idempotent replay, small image').parts.total;
     const report = {
@@ -258,6 +301,7 @@ async function main(): Promise<void> {
       engineRequestsPerPhase: ENGINE_N,
       results,
       load,
+      capacity,
       overheadP50Ms: overheadP50,
       serverTimingP50Ms: serverSide,
       serverOverheadP50Ms: serverOverheadP50,
@@ -276,10 +320,10 @@ async function main(): Promise<void> {
     };
     const rows = [
       ['HTTP floor: GET /api/v1/health', results.httpFloor],
-      ['bare engine: runPvs, cached embedding', results.bareEngine],
-      ['full API path: POST /pvs, cached imageId, paid', results.fullPath],
+      ['bare engine: runPvs, cached embedding, new points, one look', results.bareEngine],
+      ['full API path: POST /pvs, cached imageId, new point each, one look, paid', results.fullPath],
       ['idempotent replay', results.replay],
-      [`full API path, small image (${smallBytes.toString('base64').length} Base64 characters)`, results.fullPathSmall],
+      [`full API path, new points, small image (${smallBytes.toString('base64').length} Base64 characters)`, results.fullPathSmall],
       ['idempotent replay, small image', results.replaySmall],
       ['rejected: 401', results.rejected401],
     ] as const;
@@ -306,6 +350,19 @@ async function main(): Promise<void> {
             '|---|---|---|---|---|---|---|',
             ...Object.entries(load).map(
               ([name, l]) => `| ${name} | ${l.connections} | ${l.requests} | ${l.perSecond} | ${l.p50} | ${l.p99} | ${Object.entries(l.statuses).map(([c, n]) => `${c}×${n}`).join(' ')}${l.errors ? `, ${l.errors} errors` : ''} |`,
+            ),
+            '',
+          ]
+        : []),
+      ...(capacity.length
+        ? [
+            `Capacity: paid /pvs calls, a new point each on the cached photo, one account (autocannon, ${LOAD_SECONDS} s per cell; calls/s counts 200 answers; engine = the server's per-call engine time, Server-Timing, p50):`,
+            '',
+            '| look | connections | calls/s | p50 ms | p99 ms | engine p50 ms | statuses |',
+            '|---|---|---|---|---|---|---|',
+            ...capacity.map(
+              ({ look, connections, stats: l }) =>
+                `| ${look} | ${connections} | ${l.okPerSecond} | ${l.p50} | ${l.p99} | ${l.engineP50 ?? '–'} | ${Object.entries(l.statuses).map(([c, n]) => `${c}×${n}`).join(' ')}${l.errors ? `, ${l.errors} errors` : ''} |`,
             ),
             '',
           ]

@@ -131,7 +131,10 @@ const meteredResponses = (success: string) => ({
   '413': problem(`Image over ${LIMITS.imageMaxChars} characters or payload too large.`, ['image-too-large', 'payload-too-large']),
   '415': problem('Not JSON.', ['unsupported-media-type']),
   '422': problem('x402 only: the result is empty (no mask); the payment was verified but not settled, and may be used again.', ['empty-result']),
-  '429': problem(`More than ${LIMITS.requestsPerSecondPerUser} requests per second for the account.`, ['rate-limited']),
+  '429': problem(
+    `More than ${LIMITS.requestsPerSecondPerUser} requests per second for the account (\`rate-limited\`), as many calls running or waiting for a worker as one account may hold (\`account-queue-full\`), or the account's budget of refunded engine runs for the window used up (\`refund-budget-exhausted\`, with \`rule\`, \`limit\`, \`windowSeconds\`). Nothing charged; retry after \`Retry-After\` seconds.`,
+    ['rate-limited', 'account-queue-full', 'refund-budget-exhausted'],
+  ),
   '500': problem('Engine failure or invalid result; the credit is refunded (x402: the payment is not settled).', ['engine-failure', 'upstream-failure', 'invalid-result', 'attempt-abandoned', 'internal-error']),
   '502': problem('x402 only: the facilitator could not be reached. At verification nothing ran; at settlement the result is withheld and the outcome is unknown.', ['payment-facilitator-unavailable']),
   '503': problem('Inference workers saturated; nothing charged.', ['service-busy']),

@@ -179,6 +179,18 @@ export const PROBLEM_TYPES = {
     title: 'Too many requests',
     description: 'More than 3 requests per second for this account. Retry after `Retry-After` seconds.',
   },
+  'account-queue-full': {
+    status: 429,
+    title: 'Too many calls of this account in flight',
+    description:
+      'This account already has as many calls running or waiting for an inference worker as one account may hold (INFERENCE_ACCOUNT_QUEUE), so that one account cannot take the queue from the others. Nothing was charged. Retry after `Retry-After` seconds.',
+  },
+  'refund-budget-exhausted': {
+    status: 429,
+    title: 'Refunded work budget used up',
+    description:
+      'This account (or x402 payer) had as many refunded engine runs in the current window as allowed (REFUND_BUDGET per REFUND_BUDGET_WINDOW_SECONDS): calls that ended empty or with an image that did not decode cost the service an engine run and the caller nothing. Further calls are refused before any charge or engine work until the window ends: retry after `Retry-After` seconds. The problem names the rule in `rule`, `limit` and `windowSeconds`.',
+  },
   'engine-failure': {
     status: 500,
     title: 'Segmentation failed',

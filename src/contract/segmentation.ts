@@ -1,5 +1,13 @@
 import { z } from 'zod';
 import { DEFAULT_SEGMENTATION_OPTIONS } from '../engine/options';
+
+/**
+ * The API's one departure from the engine's defaults: `/pvs` takes one look unless asked for the
+ * mirror averaging. Mirror averaging saves 6–9 % of the clicks to 90 % IoU but costs twice the
+ * decoder time per call, so one look reaches 90 % IoU in about half the server time per object and
+ * a process serves about twice the calls (docs/RESULTS.md, issue 29).
+ */
+export const API_DEFAULT_MIRROR_AVERAGE = false;
 import { LIMITS } from './limits';
 
 /** A coordinate in image pixels of the uploaded image: finite and non-negative. */
@@ -43,12 +51,13 @@ export const PvsRequest = z
     multimaskOutput: z.boolean().default(DEFAULT_SEGMENTATION_OPTIONS.multimask),
     /**
      * Not in the service specification (an extension): also segment the photo's mirror image with the
-     * mirrored prompt and average the two answers — fewer clicks needed (docs/RESULTS.md, issue 12),
-     * the engine's rule, which the studio applies when the user pauses. On by default; `false` is one
-     * look, for callers that want speed: it saves one encoder run per photo (kept with `imageId`) and
-     * half the decoder time. The price is the same either way.
+     * mirrored prompt and average the two answers — the engine's rule, which the studio applies when
+     * the user pauses: 6–9 % fewer clicks for 90 % IoU (docs/RESULTS.md, issue 12) for one more
+     * encoder run per photo and twice the decoder time per call. Off by default on the API
+     * (`API_DEFAULT_MIRROR_AVERAGE`): per unit of server time one look gets further (issue 29,
+     * docs/RESULTS.md). The price is the same either way.
      */
-    mirrorAverage: z.boolean().default(DEFAULT_SEGMENTATION_OPTIONS.mirrorAverage),
+    mirrorAverage: z.boolean().default(API_DEFAULT_MIRROR_AVERAGE),
   })
   .superRefine((req, ctx) => {
     const hasPositive = req.points?.some((p) => p.positive) ?? false;

@@ -7,6 +7,8 @@ import { DEFAULT_AUTH_THROTTLES, type AuthThrottleSettings } from './domain/auth
 import type { X402Settings } from './domain/x402/gateway';
 import type { ModelPrecision } from '../engine/adapters/ortNode';
 import { parsePrices, type Prices } from './domain/pricing';
+import { DEFAULT_FAIRNESS, type FairnessSettings } from './domain/fairInference';
+import { DEFAULT_REFUND_BUDGET, type RefundBudgetSettings } from './domain/refundBudget';
 import { DEFAULT_DEADLINES, checkDeadlines, type Deadlines } from './http/deadlines';
 import { DEFAULT_PROJECT_QUOTA_BYTES } from './domain/projects/projects';
 
@@ -38,6 +40,10 @@ export interface ServerConfig {
     encoderPrecision: ModelPrecision;
     decoderPrecision: ModelPrecision;
   };
+  /** INFERENCE_ACCOUNT_QUEUE, INFERENCE_ACCOUNT_CONCURRENCY: each account's share of the inference queue (domain/fairInference.ts). */
+  fairness: FairnessSettings;
+  /** REFUND_BUDGET, REFUND_BUDGET_WINDOW_SECONDS: refunded engine runs allowed per payer and window (domain/refundBudget.ts). */
+  refundBudget: RefundBudgetSettings;
   /** HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS: how long a client may take (http/deadlines.ts). */
   deadlines: Deadlines;
   /** HSTS_MAX_AGE_SECONDS: Strict-Transport-Security for deployments behind TLS. */
@@ -61,6 +67,12 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isFinite(value)) throw new Error(`${name} must be a number, got "${raw}"`);
+  return value;
+}
+
+function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = int(env, name, fallback);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number ≥ 1, got "${env[name]}"`);
   return value;
 }
 
@@ -130,6 +142,15 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
       embeddingCacheSize: int(env, 'EMBEDDING_CACHE_SIZE', 16),
       encoderPrecision: precision(env, 'INFERENCE_ENCODER', SERVER_DEFAULT_PRECISION.encoder),
       decoderPrecision: precision(env, 'INFERENCE_DECODER', SERVER_DEFAULT_PRECISION.decoder),
+    },
+    fairness: {
+      ...DEFAULT_FAIRNESS,
+      perAccountQueued: positive(env, 'INFERENCE_ACCOUNT_QUEUE', DEFAULT_FAIRNESS.perAccountQueued),
+      perAccountRunning: positive(env, 'INFERENCE_ACCOUNT_CONCURRENCY', DEFAULT_FAIRNESS.perAccountRunning),
+    },
+    refundBudget: {
+      limit: positive(env, 'REFUND_BUDGET', DEFAULT_REFUND_BUDGET.limit),
+      windowMs: positive(env, 'REFUND_BUDGET_WINDOW_SECONDS', DEFAULT_REFUND_BUDGET.windowMs / 1000) * 1000,
     },
     deadlines: checkDeadlines({
       headersTimeoutMs: int(env, 'HEADERS_TIMEOUT_MS', DEFAULT_DEADLINES.headersTimeoutMs),

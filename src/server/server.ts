@@ -65,6 +65,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     x402: config.x402,
     checkImage: checkImageHeader,
     authThrottles: config.authThrottles,
+    fairness: config.fairness,
+    refundBudget: config.refundBudget,
     demoPayments: demoPaymentsAllowed(config.host, config.demoPaymentsEverywhere),
     // Image files live beside the SQLite file (DATA_DIR, or a test's own file's folder).
     projects: { dataDir: options.database?.sqliteFile ? dirname(options.database.sqliteFile) : config.dataDir, quotaBytes: config.projectQuotaBytes },

@@ -11,6 +11,11 @@ describe('retry policy of paid calls', () => {
     expect(decide({ status: 409, retryAfter: '2', attempt: 1, problemType: '/problems/request-in-progress' })).toMatchObject({ kind: 'wait', seconds: 2 });
     expect(decide({ status: 409, retryAfter: '3', attempt: 1, problemType: '/problems/refund-pending' })).toMatchObject({ kind: 'wait', seconds: 3, reason: expect.stringContaining('refund') });
     expect(decide({ status: 429, retryAfter: null, attempt: 2 })).toMatchObject({ kind: 'wait', seconds: 1 });
+    // A used-up refunded-work budget is not a wait of a second or two: said at once.
+    expect(decide({ status: 429, retryAfter: '540', attempt: 1, problemType: '/problems/refund-budget-exhausted', detail: 'at most 10 per window' })).toMatchObject({
+      kind: 'fail',
+      message: expect.stringContaining('pauses its calls'),
+    });
   });
 
   it('fails a 409 without Retry-After (key reused with a different body)', () => {

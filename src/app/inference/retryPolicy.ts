@@ -53,6 +53,8 @@ export function explainFailure(status: number, problemType?: string, detail?: st
       return 'The image is too large for the service even after scaling. Use a smaller or more compressed image. Nothing was charged.';
     case 422:
       return 'No mask was found. Nothing was charged.';
+    case 429:
+      return `Too many of this account's recent calls found no mask or sent an unreadable image (they were refunded), so the service pauses its calls for a while. ${detail ?? ''} Nothing was charged.`.trim();
     default:
       if (status >= 500) {
         return problemType?.endsWith('engine-failure') || problemType?.endsWith('invalid-result')
@@ -74,8 +76,10 @@ export function decide(facts: ResponseFacts): RetryDecision {
   if (status >= 200 && status < 300) return { kind: 'done' };
   // "Come back later" 409s carry Retry-After; the problem type says the same if a proxy dropped the header.
   const stillRunning = facts.retryAfter !== null || /request-in-progress|refund-pending/.test(facts.problemType ?? '');
+  // A used-up refunded-work budget lasts until its window ends (minutes): waiting would only look stuck.
+  const budgetUsedUp = status === 429 && /refund-budget-exhausted/.test(facts.problemType ?? '');
   const retryable =
-    (status === 409 && stillRunning) || status === 429 || status === 503 || status === 502 || status === 504;
+    (status === 409 && stillRunning) || (status === 429 && !budgetUsedUp) || status === 503 || status === 502 || status === 504;
   if (retryable && !patienceLeft) {
     return { kind: 'fail', message: `The service is still busy after ${MAX_WAIT_SECONDS} s. Try again in a moment: the retry reuses the same Idempotency-Key, so it is never charged twice.` };
   }

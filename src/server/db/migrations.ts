@@ -234,12 +234,26 @@ const projects: Migration = {
   },
 };
 
+/** Refunded engine runs per payer in the current window (domain/refundBudget.ts). */
+const refundBudgets: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('refund_budgets')
+      .addColumn('scope', 'text', (c) => c.primaryKey())
+      .addColumn('window_start', 'bigint', (c) => c.notNull())
+      .addColumn('refunded', 'integer', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('refund_budgets_window_start').on('refund_budgets').column('window_start').execute();
+  },
+};
+
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_x402': x402,
   '0003_body_digest': bodyDigest,
   '0004_attempt_counters': attemptCounters,
   '0005_projects': projects,
+  '0006_refund_budgets': refundBudgets,
 };
 
 class InlineMigrations implements MigrationProvider {

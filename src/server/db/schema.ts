@@ -124,6 +124,14 @@ export interface AttemptCountersTable {
   blocked_until: number;
 }
 
+export interface RefundBudgetsTable {
+  /** The payer's scope: an account id, or an x402 payer. */
+  scope: string;
+  window_start: number;
+  /** Refunded engine runs since window_start. */
+  refunded: number;
+}
+
 export interface ServerInstancesTable {
   id: string;
   started_at: number;
@@ -241,6 +249,7 @@ export interface Database {
   paid_calls: PaidCallsTable;
   paid_keys: PaidKeysTable;
   attempt_counters: AttemptCountersTable;
+  refund_budgets: RefundBudgetsTable;
   kysely_migration?: { name: string; timestamp: string };
   _unused?: { id: Generated<number> };
 }

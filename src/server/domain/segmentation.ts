@@ -329,7 +329,7 @@ export class Segmentation {
     const size = await this.checkUpload(upload, payer.known);
     checkPrompts?.(size);
     const { bytes, digest, fieldDigest } = upload;
-    const slot = this.backend.tryReserve();
+    const slot = this.backend.tryReserve(payer.scope);
     if (!slot) {
       throw new DomainError('service-busy', 'all inference workers are busy and the queue is full', {
         retryAfterSeconds: this.options.busyRetryAfterSeconds,

@@ -5,6 +5,8 @@ import { Accounts } from './accounts';
 import { AuthThrottles, DEFAULT_AUTH_THROTTLES, type AuthThrottleSettings } from './authThrottles';
 import { ApiKeys } from './apiKeys';
 import { systemClock, type Clock } from './clock';
+import { DEFAULT_FAIRNESS, FairInferenceBackend, type FairnessSettings } from './fairInference';
+import { DEFAULT_REFUND_BUDGET, RefundBudget, type RefundBudgetSettings } from './refundBudget';
 import { FaultInjector, type FaultRates } from './faults';
 import { newId } from './ids';
 import { Payments, type StripeSettings } from './payments';
@@ -55,6 +57,10 @@ export interface ServicesOptions {
   authThrottles?: AuthThrottleSettings;
   /** Projects: where SQLite keeps image files (beside its database file), and each account's storage quota. */
   projects?: { dataDir: string; quotaBytes: number };
+  /** Each account's share of the inference queue; the backend is served through FairInferenceBackend. */
+  fairness?: FairnessSettings;
+  /** Refunded engine runs allowed per payer and window (REFUND_BUDGET, REFUND_BUDGET_WINDOW_SECONDS). */
+  refundBudget?: RefundBudgetSettings;
 }
 
 export interface Services {
@@ -71,6 +77,7 @@ export interface Services {
   payments: Payments;
   recovery: Recovery;
   segmentation: Segmentation;
+  /** The inference backend behind the fair queue (per-account admission and order). */
   backend: InferenceBackend;
   /** null when per-request payment is not configured. */
   x402: X402Gateway | null;
@@ -84,11 +91,13 @@ export function createServices(options: ServicesOptions): Services {
   const billingOptions = { ...DEFAULT_BILLING_OPTIONS, ...options.billing };
   const credits = new Credits(options.db, clock, faults, instanceId, billingOptions);
   const rateLimiter = createRateLimiter(options.db, clock, options.rateLimitPerSecond);
+  const backend = new FairInferenceBackend(options.backend, options.fairness ?? DEFAULT_FAIRNESS);
   const x402 = options.x402 ? new X402Gateway(options.x402) : null;
   const x402Payments = x402 ? new X402Payments(options.db, clock, x402, { leaseMs: billingOptions.leaseMs }) : undefined;
   const runner = new MeteredCalls(faults, {
     inProgressRetryAfterSeconds: billingOptions.inProgressRetryAfterSeconds,
-    backlog: options.backend.backlog?.bind(options.backend),
+    backlog: () => backend.backlog(),
+    refundBudget: new RefundBudget(options.db, clock, options.refundBudget ?? DEFAULT_REFUND_BUDGET),
   });
   return {
     db: options.db,
@@ -105,7 +114,7 @@ export function createServices(options: ServicesOptions): Services {
     segmentation: new Segmentation(
       runner,
       credits,
-      options.backend,
+      backend,
       {
         busyRetryAfterSeconds: DEFAULT_BUSY_RETRY_AFTER_SECONDS,
         checkImage: options.checkImage,
@@ -114,7 +123,7 @@ export function createServices(options: ServicesOptions): Services {
       },
       x402Payments,
     ),
-    backend: options.backend,
+    backend,
     x402,
     projects: new Projects(options.db, clock, blobStoreFor(options.db, options.projects?.dataDir ?? './data'), {
       quotaBytes: options.projects?.quotaBytes ?? DEFAULT_PROJECT_QUOTA_BYTES,

@@ -28,7 +28,11 @@ export class JobWithdrawnError extends Error {
 
 /** What the domain needs from inference; injectable (tests may run a pool of one worker). */
 export interface InferenceBackend {
-  tryReserve(): InferenceSlot | undefined;
+  /**
+   * A place for one job, or undefined when none is free (503). `account` is the payer's scope:
+   * the fair backend (domain/fairInference.ts) orders and bounds jobs by it; the pool ignores it.
+   */
+  tryReserve(account?: string): InferenceSlot | undefined;
   /** Jobs reserved now (running or queued) and how many workers run them: the domain's wait estimates. */
   backlog?(): { jobs: number; workers: number };
   readonly description: string;

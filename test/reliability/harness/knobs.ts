@@ -9,14 +9,19 @@ export const KNOB = {
   loginFreePerAddress: 'LOGIN_FREE_ATTEMPTS_PER_ADDRESS',
   loginFreePerAccountAndAddress: 'LOGIN_FREE_ATTEMPTS',
   loginFreePerAccount: 'LOGIN_FREE_ATTEMPTS_PER_ACCOUNT',
+  inferenceAccountQueue: 'INFERENCE_ACCOUNT_QUEUE',
+  refundBudget: 'REFUND_BUDGET',
 } as const;
 
 /**
  * Rate limits high enough that a concurrency test measures concurrency, not the limiters (all its
- * sign-ups and logins come from one address; the throttles have their own tests in api.trust.test.ts).
+ * sign-ups and logins come from one address; the throttles have their own tests in api.trust.test.ts;
+ * an account's share of the inference queue and its refunded-work budget theirs in
+ * api.fairness.test.ts and api.refundBudget.test.ts).
  */
 export const UNLIMITED_RATE = { [KNOB.rateLimitPerSecond]: '100000', [KNOB.signupFreePerAddress]: '1000000', [KNOB.loginFreePerAddress]: '1000000',
   [KNOB.loginFreePerAccountAndAddress]: '1000000', [KNOB.loginFreePerAccount]: '1000000',
+  [KNOB.inferenceAccountQueue]: '1000000', [KNOB.refundBudget]: '1000000',
 };
 
 /** The sample the suites segment (451 x 300 photo of a cat) and a click on the cat's face. */

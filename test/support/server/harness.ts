@@ -125,6 +125,8 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     rateLimitPerSecond: options.rateLimitPerSecond ?? 1000,
     // The suites sign up many accounts from one address; the throttle's own tests set it back.
     authThrottles: { ...configFromEnv({}).authThrottles, signupFreePerAddress: 1_000_000 },
+    // Suites that make many empty answers on purpose (FAULT_INJECTION empty=1); api.refundBudget.test.ts sets its own.
+    refundBudget: { limit: 1_000_000, windowMs: 600_000 },
     ...options.config,
   };
   const server = await startServer({

@@ -6,6 +6,7 @@
  *   fingerprint + begin   who pays (x402: the payment is decoded, looked up and verified)
  *   peek        (read)    a stored answer under the call's key is replayed, a conflict answered 409
  *   twin?                 the same request under the same key still running here → 409
+ *   budget      (read)    the payer's refunded engine runs in the window used up → 429 (refundBudget.ts)
  *   prepare               image checked (400), worker slot reserved (503); local inference may
  *                         start here when the method allows it, its result used only once claimed
  *   claim     → recovery point of the method (credits: key + charge = `charged`; x402: `running`)
@@ -23,6 +24,7 @@ import { requestFingerprint } from '../fingerprint';
 import { timed, timedSync, type Timings } from '../timings';
 import type { Conflict, Decision } from './decision';
 import { inProgressRetryAfterSeconds, RunTimes, type Backlog } from './retryAfter';
+import { BUDGETED_FAILURES, type RefundBudget } from '../refundBudget';
 
 /** The engine side of a call, prepared before any claim so that bad input is never paid for. */
 export interface PreparedWork<Res> {
@@ -119,6 +121,8 @@ export interface RunnerOptions {
   inProgressRetryAfterSeconds: number;
   /** The inference workers' backlog now, for the Retry-After of a 409 request-in-progress. */
   backlog?: () => Backlog;
+  /** Refunded engine runs per payer and window: checked before any work, counted after a refunded run. */
+  refundBudget?: Pick<RefundBudget, 'check' | 'record'>;
 }
 
 export class MeteredCalls {
@@ -196,6 +200,7 @@ export class MeteredCalls {
 
   /** A call that is neither a replay nor a conflict so far: prepare, claim, engine, close. */
   private async attempt<Res, Ticket>(call: MeteredCall<Res>, payment: Payment<Ticket>, key: RequestKey, fingerprint: string): Promise<MeteredOutcome> {
+    await timed(call.timings, 'budget', async () => this.options.refundBudget?.check(payment.scope));
     const work = await timed(call.timings, 'prepare', () => call.prepare(payment.scope));
 
     // Local inference starts now, alongside the claim, so that neither the claim's transaction nor
@@ -258,11 +263,31 @@ export class MeteredCalls {
       work.cancel();
     }
 
-    if (failure) throw await payment.failed(ticket, failure);
+    if (failure) {
+      const answer = await payment.failed(ticket, failure);
+      if (BUDGETED_FAILURES.has(failure.slug)) await this.countRefundedRun(payment.scope);
+      throw answer;
+    }
     // Serialized once: stored for replays and sent as it is.
     const json = JSON.stringify(result ?? null);
-    if (result === undefined || call.isEmpty(result)) return payment.emptied(ticket, result, json);
+    if (result === undefined || call.isEmpty(result)) {
+      const outcome = await payment.emptied(ticket, result, json);
+      await this.countRefundedRun(payment.scope);
+      return outcome;
+    }
     return timed(call.timings, 'settle', () => payment.succeeded(ticket, result, json));
+  }
+
+  /**
+   * Counted after the answer is settled: a count that cannot be written costs the budget one run,
+   * never the caller an answer already paid for and refunded.
+   */
+  private async countRefundedRun(scope: string): Promise<void> {
+    try {
+      await this.options.refundBudget?.record(scope);
+    } catch {
+      // The refund itself is durable; the budget is a fairness bound, not a ledger.
+    }
   }
 }
 

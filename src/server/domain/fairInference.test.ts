@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SAMPLES_DIR } from '../../../test/support/server/harness';
+import { JobWithdrawnError, WorkerPool } from '../inference/pool';
+import type { InferenceJob } from '../inference/protocol';
+import { DomainError } from './errors';
+import { FairInferenceBackend } from './fairInference';
+
+const png = readFileSync(join(SAMPLES_DIR, 'chelsea.png'));
+/** A photo the worker has not seen under this key: a decode and an encoder run. */
+const newPhoto = (key: string): InferenceJob & { kind: 'pvs' } => ({
+  kind: 'pvs',
+  image: new Uint8Array(png),
+  imageDigest: key,
+  cacheKey: key,
+  points: [{ x: 220, y: 160, positive: true }],
+  options: { multimask: false, mirrorAverage: false },
+});
+/** A click on a photo the worker holds: a decoder run. */
+const click = (key: string, x: number): InferenceJob & { kind: 'pvs' } => ({ ...newPhoto(key), points: [{ x, y: 160, positive: true }] });
+
+describe('FairInferenceBackend over one real engine worker', () => {
+  let pool: WorkerPool;
+  beforeAll(async () => {
+    pool = new WorkerPool({ workers: 1, maxQueue: 16, threads: 2, jobTimeoutMs: 120_000 });
+    await pool.ready();
+  });
+  afterAll(async () => pool?.close());
+
+  it('serves a clicking account between a flooding account’s jobs, not after its backlog', async () => {
+    const fair = new FairInferenceBackend(pool, { perAccountQueued: 8, perAccountRunning: 1, retryAfterSeconds: 1 });
+    const warm = `b-${Math.random()}`;
+    await fair.tryReserve('b')!.run(newPhoto(warm));
+
+    const finished: string[] = [];
+    const submit = (account: string, name: string, job: InferenceJob) =>
+      fair
+        .tryReserve(account)!
+        .run(job)
+        .then(() => void finished.push(name));
+    const flood = [1, 2, 3, 4].map((i) => submit('a', `a${i}`, newPhoto(`a-${i}-${Math.random()}`)));
+    // The clicks arrive while a1 runs, behind a2…a4 in arrival order.
+    const clicks = [200, 240].map((x, i) => submit('b', `b${i + 1}`, click(warm, x)));
+    await Promise.all([...flood, ...clicks]);
+    expect(finished).toEqual(['a1', 'b1', 'b2', 'a2', 'a3', 'a4']);
+    expect(fair.backlog().jobs).toBe(0);
+  });
+
+  it('refuses an account beyond its share of the queue with 429 account-queue-full, while another account still gets a place', async () => {
+    const fair = new FairInferenceBackend(pool, { perAccountQueued: 2, perAccountRunning: 1, retryAfterSeconds: 3 });
+    const first = fair.tryReserve('a')!;
+    const second = fair.tryReserve('a')!;
+    let refusal: unknown;
+    try {
+      fair.tryReserve('a');
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(DomainError);
+    expect(refusal).toMatchObject({ slug: 'account-queue-full', status: 429, extra: { retryAfterSeconds: 3 } });
+    const other = fair.tryReserve('b');
+    expect(other).toBeDefined();
+    other!.release();
+    first.release();
+    const again = fair.tryReserve('a'); // the released place is the account's again
+    expect(again).toBeDefined();
+    again!.release();
+    second.release();
+    expect(pool.backlog().jobs).toBe(0);
+  });
+
+  it('a job waiting for its turn is withdrawn by release, and its place given back to the pool', async () => {
+    const fair = new FairInferenceBackend(pool, { perAccountQueued: 4, perAccountRunning: 1, retryAfterSeconds: 1 });
+    const warm = `w-${Math.random()}`;
+    const running = fair.tryReserve('a')!.run(newPhoto(warm));
+    const waitingSlot = fair.tryReserve('a')!; // a's second job waits: a already runs one
+    const waiting = waitingSlot.run(click(warm, 200));
+    waitingSlot.release();
+    await expect(waiting).rejects.toBeInstanceOf(JobWithdrawnError);
+    await running;
+    expect(fair.backlog().jobs).toBe(0);
+    expect(pool.backlog().jobs).toBe(0);
+  });
+});

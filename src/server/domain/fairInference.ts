@@ -1,0 +1,148 @@
+/**
+ * The inference backend as the accounts see it: per-account admission and a fair queue in front
+ * of the worker pool (or any InferenceBackend). Admission still takes the pool's place first (its
+ * bounded queue: 503 when full), then the account's own ceiling: an account holding
+ * `perAccountQueued` jobs (running or waiting) gets 429 `account-queue-full` instead of taking the
+ * rest of the queue from everyone else. Jobs then wait here, one FIFO per account, and reach the
+ * pool only when a worker is free, in FairQueue's order, at most `perAccountRunning` of one
+ * account at a time: the pool's own FIFO never holds a backlog that would serve accounts in
+ * arrival order.
+ */
+import { JobWithdrawnError, type ImageLoader, type InferenceBackend, type InferenceSlot } from '../inference/pool';
+import type { InferenceJob, InferenceResult } from '../inference/protocol';
+import { DomainError } from './errors';
+import { FairQueue } from './fairQueue';
+
+export interface FairnessSettings {
+  /** Jobs one account may hold at once, running or waiting; more → 429 account-queue-full. */
+  perAccountQueued: number;
+  /** Jobs of one account on the workers at once. */
+  perAccountRunning: number;
+  /** Retry-After of a 429 account-queue-full. */
+  retryAfterSeconds: number;
+}
+
+export const DEFAULT_FAIRNESS: FairnessSettings = { perAccountQueued: 4, perAccountRunning: 1, retryAfterSeconds: 2 };
+
+interface Waiting {
+  job: InferenceJob;
+  loadImage?: ImageLoader;
+  inner: InferenceSlot;
+  resolve(result: InferenceResult): void;
+  reject(error: Error): void;
+}
+
+export class FairInferenceBackend implements InferenceBackend {
+  private readonly queue = new FairQueue<Waiting>();
+  /** Jobs per account from admission until they settle or are released. */
+  private readonly reserved = new Map<string, number>();
+  private readonly running = new Map<string, number>();
+  private runningTotal = 0;
+
+  readonly encoderModel: InferenceBackend['encoderModel'];
+
+  constructor(
+    private readonly inner: InferenceBackend,
+    private readonly settings: FairnessSettings = DEFAULT_FAIRNESS,
+  ) {
+    this.encoderModel = inner.encoderModel && (() => inner.encoderModel!());
+  }
+
+  get description(): string {
+    return this.inner.description;
+  }
+
+  backlog(): { jobs: number; workers: number } {
+    let jobs = 0;
+    for (const n of this.reserved.values()) jobs += n;
+    return { jobs, workers: this.workers() };
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  /** How many jobs may be on the pool at once: its workers (one when it does not say). */
+  private workers(): number {
+    return Math.max(1, this.inner.backlog?.().workers ?? 1);
+  }
+
+  /**
+   * A place for one job of `account` (the payer's scope). undefined when the pool is full (503);
+   * throws 429 account-queue-full when the account already holds its share.
+   */
+  tryReserve(account = ''): InferenceSlot | undefined {
+    const held = this.reserved.get(account) ?? 0;
+    if (held >= this.settings.perAccountQueued) {
+      throw new DomainError('account-queue-full', `this account already has ${held} calls running or waiting for a worker (at most ${this.settings.perAccountQueued})`, {
+        retryAfterSeconds: this.settings.retryAfterSeconds,
+      });
+    }
+    const inner = this.inner.tryReserve(account);
+    if (!inner) return undefined;
+    this.reserved.set(account, held + 1);
+    let done = false;
+    const free = () => {
+      if (done) return;
+      done = true;
+      const left = (this.reserved.get(account) ?? 1) - 1;
+      if (left > 0) this.reserved.set(account, left);
+      else this.reserved.delete(account);
+    };
+    let waiting: Waiting | undefined;
+    return {
+      run: (job, loadImage) => {
+        if (waiting || done) return Promise.reject(new Error('inference slot used twice'));
+        return new Promise<InferenceResult>((resolve, reject) => {
+          waiting = { job, loadImage, inner, resolve, reject };
+          this.queue.push(account, waiting);
+          this.pump();
+        }).finally(free);
+      },
+      release: () => {
+        if (!waiting) {
+          inner.release();
+          return free();
+        }
+        if (this.queue.remove(account, waiting)) {
+          inner.release();
+          waiting.reject(new JobWithdrawnError('the job was withdrawn before a worker took it'));
+          return;
+        }
+        // On the pool: the pool withdraws it if no worker has taken it yet.
+        inner.release();
+      },
+    };
+  }
+
+  /** Hands waiting jobs to the pool while it has a free worker, in the fair order. */
+  private pump(): void {
+    while (this.runningTotal < this.workers()) {
+      const next = this.queue.next((account) => (this.running.get(account) ?? 0) < this.settings.perAccountRunning);
+      if (!next) return;
+      const { account, item } = next;
+      this.runningTotal += 1;
+      this.running.set(account, (this.running.get(account) ?? 0) + 1);
+      const started = performance.now();
+      const settle = () => {
+        this.runningTotal -= 1;
+        const left = (this.running.get(account) ?? 1) - 1;
+        if (left > 0) this.running.set(account, left);
+        else this.running.delete(account);
+        this.queue.charge(account, performance.now() - started);
+        this.pump();
+        if (this.runningTotal === 0) this.queue.forgetUsage();
+      };
+      item.inner.run(item.job, item.loadImage).then(
+        (result) => {
+          settle();
+          item.resolve(result);
+        },
+        (error: Error) => {
+          settle();
+          item.reject(error);
+        },
+      );
+    }
+  }
+}
