@@ -87,7 +87,7 @@ export const AnnotationObject = z.object({
   outlineTolerance: z.number().nonnegative().max(100).optional().describe('The tolerance (px) the polygons were traced from the mask at: a studio with the same Detail setting keeps them as they are.'),
   confidence: z.number().min(0).max(1).default(1),
   visible: z.boolean().default(true),
-  review: ReviewState.default('unreviewed').describe('`unreviewed`: a proposal waiting for review (the studio\'s review queue); a hand-made object is `accepted` by whoever made it.'),
+  review: ReviewState.default('accepted').describe('`unreviewed`: a proposal waiting for review (the studio\'s review queue); an object written without a review is its writer\'s, `accepted`. Exports carry accepted objects only.'),
   proposedBy: ProposedBy.optional().describe('What proposed it, when a machine did (kept after review).'),
   changedBy: z.string().optional().describe('Set by the server: the email of who last changed this object.'),
   changedAt: z.string().optional().describe('Set by the server.'),

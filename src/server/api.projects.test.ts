@@ -237,6 +237,8 @@ describe.each(DATABASES)('projects (%s, two servers on one database)', (dbKind) 
       { id: 'm', label: 'cat', classId: 1, confidence: 0.93, color: '#ff5c5c', visible: true, polygons: [{ outer: [[80, 60], [170, 60], [170, 120], [80, 120]], holes: [] }], mask, source: 'local' },
       { id: 'p', label: 'object', classId: null, confidence: 0.5, color: '#3fa7ff', visible: false, polygons: [{ outer: [[300, 200], [400, 200], [350, 280]], holes: [] }], source: 'remote' },
       { id: 'e', label: 'ear', classId: 4, confidence: 0.71, color: '#3fa7ff', visible: true, polygons: [{ outer: [[10, 10], [60, 10], [60, 60], [10, 60]], holes: [[[20, 20], [40, 20], [40, 40], [20, 40]]] }], source: 'local' },
+      // A proposal not yet reviewed: kept in the project, left out of every export (as in the studio).
+      { id: 'q', label: 'cat', classId: 1, confidence: 0.6, color: '#ff5c5c', visible: true, polygons: [{ outer: [[200, 150], [260, 150], [260, 200]], holes: [] }], source: 'text', review: { state: 'proposed', source: 'text-prompt' } },
     ];
     await json(await api.put(`/api/v1/projects/${project.id}/images/${image.id}/annotations`, { revision: 0, objects: objects.map(toAnnotationObject) }), 200);
     const doc: StudioDocument = {
