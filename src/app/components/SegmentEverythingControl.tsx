@@ -2,6 +2,7 @@ import { leftOutNote } from '../inference/objectDedupe';
 import type { EverythingProgress } from '../inference/segmentEverything';
 import { startSegmentEverything } from '../segmentEverythingAction';
 import { useEverything } from '../state/everythingStore';
+import { RunProgress } from './RunProgress';
 
 function progressText(p: EverythingProgress): string {
   const plural = (n: number) => (n === 1 ? '' : 's');
@@ -30,17 +31,17 @@ export function SegmentEverythingControl() {
         Segment everything · <span className="cost">free · local</span>
       </button>
       {progress && (
-        <div className="model-progress" data-testid="everything-progress">
-          <span role="status">{progressText(progress)}</span>
-          {running && (
-            <>
-              <progress max={progress.planned || 1} value={progress.decoded} aria-label="Segment everything progress" />
-              <button type="button" className="small" onClick={() => useEverything.getState().stop()} title="Stop now and keep what was found so far">
-                Stop
-              </button>
-            </>
-          )}
-        </div>
+        <RunProgress
+          testId="everything-progress"
+          running={running}
+          max={progress.planned}
+          value={progress.decoded}
+          label="Segment everything progress"
+          stopTitle="Stop now and keep what was found so far"
+          onStop={() => useEverything.getState().stop()}
+        >
+          {progressText(progress)}
+        </RunProgress>
       )}
       {error && <p className="error">{error}</p>}
     </div>
