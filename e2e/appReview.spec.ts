@@ -116,3 +116,38 @@ test('label all: the prompt runs on every open image, current first, with progre
   await page.keyboard.press('Control+z');
   await expect(thumb('two-coffees.png')).toContainText('to review');
 });
+
+test('segment everything: proposals of every region arrive counted apart, with progress and Stop; one undo removes them', async ({ page }) => {
+  await openSample(page, 'Chelsea the cat');
+  await waitForEncoder(page);
+
+  // The help lists its key; G starts it and shows the text panel, where its progress and Stop are.
+  await page.keyboard.press('?');
+  await expect(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toContainText('Segment everything on this image');
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('g');
+  const everything = page.getByRole('group', { name: 'Segment everything' });
+  const progress = everything.getByTestId('everything-progress');
+  await expect(progress).toContainText(/Segmenting everything on chelsea\.png|Done on chelsea\.png/, { timeout: 30_000 });
+  await expect(everything.getByRole('button', { name: /Segment everything/ })).toBeDisabled();
+
+  // Stop once something is found (or the run has ended by then): what was found lands either way.
+  await expect(progress).toContainText(/[1-9]\d* found so far|Done on/, { timeout: 150_000 });
+  const stop = everything.getByRole('button', { name: 'Stop' });
+  if (await stop.isVisible()) await stop.click().catch(() => undefined);
+  await expect(progress).toContainText(/(Stopped|Done) on chelsea\.png: [1-9]\d* proposals? to review/, { timeout: 60_000 });
+  await expect(everything.getByRole('button', { name: /Segment everything/ })).toBeEnabled();
+  const added = Number(/: (\d+) proposals? to review/.exec((await progress.textContent())!)![1]);
+
+  // Proposals, not objects: counted apart and drawn as proposals.
+  await expect(rows(page)).toHaveCount(added);
+  expect(await reviewStates(page)).toEqual(Array(added).fill('proposed'));
+  await expect(page.getByTestId('object-counts')).toHaveText(`0 objects · ${added} to review`);
+  await expect(canvas(page)).toHaveAttribute('data-drawn-proposals', String(added));
+  await screenshot(page, 'review-06-segment-everything');
+
+  // The whole answer was one undo step.
+  await page.keyboard.press('Control+z');
+  await expect(rows(page)).toHaveCount(0);
+  await expect(page.getByTestId('object-counts')).toHaveText('0 objects');
+});

@@ -8,7 +8,7 @@ import type { Shortcut } from './shortcuts';
 
 /** Keys of the review queue; listed in the help overlay with the others. */
 export const REVIEW_SHORTCUTS: readonly Shortcut[] = [
-  { keys: 'R', action: 'Review: open / close the queue of proposals (text prompts, find similar)' },
+  { keys: 'R', action: 'Review: open / close the queue of proposals (text prompts, find similar, segment everything)' },
   { keys: 'Y / Enter in Review', action: 'Accept the proposal shown (after a fix: its fixed shape) and show the next' },
   { keys: 'Delete / Backspace in Review', action: 'Reject the proposal shown and show the next' },
   { keys: 'J / K in Review', action: 'Next / previous proposal' },

@@ -8,6 +8,7 @@ import { useEdit } from './state/editStore';
 import { EDIT_SHORTCUTS, handleEditShortcut } from './editShortcuts';
 import { handleReviewShortcut, REVIEW_SHORTCUTS } from './reviewShortcuts';
 import { TOOLS, toolForKey } from './tools/registry';
+import { startSegmentEverything } from './segmentEverythingAction';
 
 export interface Shortcut {
   readonly keys: string;
@@ -20,6 +21,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { keys: 'Right-click / Alt+click', action: 'Opposite point (exclude with the positive tool)' },
   ...EDIT_SHORTCUTS,
   ...REVIEW_SHORTCUTS,
+  { keys: 'G', action: 'Segment everything on this image (Local mode): proposals of every object and region, to review' },
   { keys: 'Enter', action: 'Accept the selected mask as an object' },
   { keys: 'Tab to the canvas, then arrows', action: 'Move the crosshair (Shift: larger steps)' },
   { keys: 'Enter / Space on the canvas', action: 'Positive point at the crosshair (Shift+Enter: negative); Box: center, then corner' },
@@ -96,6 +98,11 @@ export function handleShortcut(e: KeyboardEvent): boolean {
       if (n > 1) studio.selectCandidate(imageId, (prompt.selected + (key === ']' ? 1 : n - 1)) % n);
       return true;
     }
+    case 'g':
+    case 'G':
+      // The text panel shows the run's progress and its Stop.
+      if (startSegmentEverything()) useTool.getState().setTool('text');
+      return true;
     case 'f':
     case 'F': {
       const image = doc.images.find((i) => i.id === imageId);

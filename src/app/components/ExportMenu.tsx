@@ -75,7 +75,7 @@ export function ExportMenu() {
       <label className="check">
         <input type="checkbox" checked={includeHidden} onChange={(e) => setIncludeHidden(e.target.checked)} /> Include hidden objects
       </label>
-      <label className="check" title="Proposals (text prompts, find similar) not yet accepted; COCO and Maskwright JSON mark them review_state “proposed”. Rejected ones are never exported.">
+      <label className="check" title="Proposals (text prompts, find similar, segment everything) not yet accepted; COCO and Maskwright JSON mark them review_state “proposed”. Rejected ones are never exported.">
         <input type="checkbox" checked={includeProposals} onChange={(e) => setIncludeProposals(e.target.checked)} /> Include proposals not yet reviewed
       </label>
       {FORMATS.map((format) => (

@@ -4,6 +4,7 @@ import type { TextSegmenter } from '../inference/textSegmentation';
 import { useLabelAll } from '../state/labelAllStore';
 import { currentDocument, useStudio } from '../state/studioStore';
 import { parsePrompts, validatePrompts } from '../tools/textTool';
+import { RunProgress } from './RunProgress';
 
 /** Runs the typed prompts on every open image in the background (labelAll.ts); progress, Stop, and what it added. */
 export function LabelAllControl({ draft, segmenter, busy }: { draft: string; segmenter: TextSegmenter; busy: boolean }) {
@@ -31,22 +32,20 @@ export function LabelAllControl({ draft, segmenter, busy }: { draft: string; seg
         Label all {images} open image{images === 1 ? '' : 's'} · <span className="cost">free · local</span>
       </button>
       {progress && (
-        <div className="model-progress" data-testid="label-all-progress">
-          <span role="status">
-            {running ? `Labelling “${progress.prompts.join(', ')}”: ${progress.done} of ${progress.total} images` : `${progress.stopped ? 'Stopped' : 'Done'}: ${progress.done} of ${progress.total} images`}
-            {` · ${progress.added} proposal${progress.added === 1 ? '' : 's'} to review`}
-            {running && progress.working ? ` · now ${progress.working}` : ''}
-            {!running ? leftOutNote(progress.leftOut) : ''}
-          </span>
-          {running && (
-            <>
-              <progress max={progress.total || 1} value={progress.done} aria-label="Label all progress" />
-              <button type="button" className="small" onClick={() => useLabelAll.getState().stop()} title="Stop after the image in progress (its answer is dropped)">
-                Stop
-              </button>
-            </>
-          )}
-        </div>
+        <RunProgress
+          testId="label-all-progress"
+          running={running}
+          max={progress.total}
+          value={progress.done}
+          label="Label all progress"
+          stopTitle="Stop after the image in progress (its answer is dropped)"
+          onStop={() => useLabelAll.getState().stop()}
+        >
+          {running ? `Labelling “${progress.prompts.join(', ')}”: ${progress.done} of ${progress.total} images` : `${progress.stopped ? 'Stopped' : 'Done'}: ${progress.done} of ${progress.total} images`}
+          {` · ${progress.added} proposal${progress.added === 1 ? '' : 's'} to review`}
+          {running && progress.working ? ` · now ${progress.working}` : ''}
+          {!running ? leftOutNote(progress.leftOut) : ''}
+        </RunProgress>
       )}
       {error && <p className="error">{error}</p>}
     </div>

@@ -19,6 +19,7 @@ import { textToolInitial, textToolTransition, type TextToolState } from '../tool
 import { CandidateThumb } from './CandidateThumb';
 import { KnownConcepts } from './KnownConcepts';
 import { LabelAllControl } from './LabelAllControl';
+import { SegmentEverythingControl } from './SegmentEverythingControl';
 
 /** "1 credit · balance 42": shown on every button that spends a credit. */
 export function CostLabel() {
@@ -194,6 +195,7 @@ function TextPromptPanel() {
       </button>
       {local && state.phase === 'running' && <DetectorProgress />}
       {local && <LabelAllControl draft={state.phase === 'editing' ? state.draft : state.prompts.join(', ')} segmenter={segmenter} busy={state.phase === 'running'} />}
+      {local && <SegmentEverythingControl />}
       {answer && (
         <div role="status" className="receipt text-answer">
           {answer.kind === 'message' ? (

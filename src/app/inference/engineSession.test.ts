@@ -99,4 +99,21 @@ describe('EngineSession', () => {
     expect(session.isEmbedded('coffee')).toBe(false);
     expect(await session.cachedEmbeddings()).toEqual([]);
   });
+
+  it('segments everything on the embedding it made (stored for later visits), with events; a signal already stopped asks the engine nothing', async () => {
+    const s = sessionOnThreads();
+    session = s.session;
+    const decoded: number[] = [];
+    const grid = { options: { rule: 'grid' as const, gridSides: [2] }, outline: { tolerance: 1 } };
+    const answer = await session.segmentEverything('coffee', grid, { onEvent: (e) => decoded.push(e.decoded) });
+    expect(session.isEmbedded('coffee')).toBe(true);
+    expect(s.stored.has('coffee')).toBe(true);
+    expect(decoded).toEqual([1, 2, 3, 4]);
+    expect(answer.decoderRuns).toBe(4);
+    expect(answer.proposals.every((p) => p.mask.width === coffee.width && p.polygons.length > 0)).toBe(true);
+    const stopped = new AbortController();
+    stopped.abort(new Error('stopped before it began'));
+    await expect(session.segmentEverything('coffee', grid, { signal: stopped.signal, onEvent: (e) => decoded.push(e.decoded) })).rejects.toThrow('stopped before it began');
+    expect(decoded).toHaveLength(4);
+  });
 });

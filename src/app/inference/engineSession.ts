@@ -2,12 +2,16 @@ import type { EmbeddingView } from '../../engine/engine';
 import { mirrorImage } from '../../engine/mirror';
 import type { OutlineOptions, SegmentationOptions } from '../../engine/options';
 import { maskOutline } from '../../engine/polygons';
-import type { EmbeddingRecord, FindSimilarResponse, ModelProgress, PolygonCandidate, PredictResponse, SegmentTextResponse } from '../../engine/service/api';
+import type { EmbeddingRecord, EverythingEvent, FindSimilarResponse, ModelProgress, PolygonCandidate, PredictResponse, SegmentEverythingRequest, SegmentEverythingResponse, SegmentTextResponse } from '../../engine/service/api';
+import type { Call } from '../../engine/service/transport';
 import type { BinaryMask, PolygonWithHoles, RgbaImage, VisualPrompt } from '../../engine/types';
 import type { EngineWorker, EngineWorkerStartOptions } from '../../engine/worker/client';
 import type { useEngineStatus } from '../state/engineStatus';
 import type { StoredEmbeddings } from './embeddingStore';
 import type { ModelVariants } from './modelVariants';
+
+/** What a segment-everything call asks of a photo the session holds (left out: the shipped rule). */
+export type EverythingAsk = Pick<SegmentEverythingRequest, 'options' | 'outline'>;
 
 /** A candidate of a local decode, with the tolerance the worker traced its `polygons` at. */
 export type LocalCandidate = Readonly<PolygonCandidate> & { readonly outlineTolerance: number };
@@ -298,6 +302,18 @@ export class EngineSession {
     const run = this.current();
     const imageKey = await this.ensureEmbedding(imageId);
     return (await run.clicks).api.findSimilar({ imageKey, mask: plainMask(mask), outline });
+  }
+
+  /**
+   * Every object and region of a loaded photo as proposals (the engine's shipped rule), on the
+   * embedding the point tools use; `call` carries the progress events and the signal that stops it.
+   */
+  async segmentEverything(imageId: string, request: EverythingAsk, call?: Call<EverythingEvent>): Promise<SegmentEverythingResponse> {
+    const run = this.current();
+    const rgba = plainPixels(this.ports.pixels(imageId));
+    const imageKey = await this.ensureEmbedding(imageId);
+    call?.signal?.throwIfAborted();
+    return (await run.clicks).api.segmentEverything({ ...request, image: rgba, imageId: imageKey }, call);
   }
 
   /**
