@@ -10,12 +10,17 @@
  *   4. the edit-sync round trip: one object of one image moved, `ProjectSync.push` — the comparison
  *      of every image with the server's copy, then one PUT with the revision, answered with the new
  *      revision — measured at the client; and that PUT alone (the server's time plus loopback HTTP).
- * Requests of one open go at most 6 at a time, as a browser sends them to one origin over HTTP/1.1.
+ *   5. the same open in Chromium (bench/projectsBrowserOpen.ts): the built studio, served by the same
+ *      server process, opens the project from its Project panel; timed from the click on
+ *      "Open <project>" to the painted frame whose image list has a row per photo, and to every
+ *      row's thumbnail loaded. dist/ is built first (`npx vite build`) when it is missing.
+ * Requests of one open (2-4) go at most 6 at a time, as a browser sends them to one origin over HTTP/1.1.
  * Prints a table and writes bench/results/projectsBench.json.
  *
- *   npx tsx bench/projectsBench.ts [--images 200] [--opens 10] [--edits 100]
+ *   npx tsx bench/projectsBench.ts [--images 200] [--opens 10] [--edits 100] [--browser-opens 5]
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +31,7 @@ import { emptyDocument, type SegObject, type StudioDocument } from '../src/app/s
 import { setObjects } from '../src/app/state/documentOps';
 import { ProjectApi } from '../src/app/projects/projectApi';
 import { openProject, ProjectSync } from '../src/app/projects/projectSync';
+import { timeBrowserOpens } from './projectsBrowserOpen';
 import { startServerProcess } from './serverProcess';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -35,12 +41,15 @@ const { values: args } = parseArgs({
     images: { type: 'string', default: '200' },
     opens: { type: 'string', default: '10' },
     edits: { type: 'string', default: '100' },
+    'browser-opens': { type: 'string', default: '5' },
     out: { type: 'string', default: join(repoRoot, 'bench/results/projectsBench.json') },
   },
 });
 const IMAGES = Number(args.images);
 const OPENS = Number(args.opens);
 const EDITS = Number(args.edits);
+const BROWSER_OPENS = Number(args['browser-opens']);
+const PASSWORD = 'bench-password-1';
 const BROWSER_CONNECTIONS = 6;
 
 interface Stats {
@@ -101,10 +110,16 @@ const objectsOf = (i: number): AnnotationObject[] =>
   }));
 
 async function main(): Promise<void> {
-  const server = await startServerProcess('projects');
+  const staticDir = join(repoRoot, 'dist');
+  if (BROWSER_OPENS > 0 && !existsSync(join(staticDir, 'index.html'))) {
+    log('building the studio (npx vite build) for the Chromium leg');
+    execFileSync('npx', ['vite', 'build'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  const server = await startServerProcess('projects', { STATIC_DIR: staticDir });
   log(`server ${server.url}, ${IMAGES} images`);
   try {
-    const signup = await fetch(`${server.url}/api/v1/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `bench-${Date.now()}@example.test`, password: 'bench-password-1' }) });
+    const email = `bench-${Date.now()}@example.test`;
+    const signup = await fetch(`${server.url}/api/v1/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
     const cookies = signup.headers.getSetCookie().map((c) => c.split(';')[0]);
     const csrf = cookies.find((c) => c.startsWith('mw_csrf='))!.slice('mw_csrf='.length);
     const keyResponse = await fetch(`${server.url}/api/v1/api-keys`, { method: 'POST', headers: { cookie: cookies.join('; '), 'x-csrf-token': csrf } });
@@ -177,12 +192,27 @@ async function main(): Promise<void> {
       synced.revision = (await api.writeAnnotations(project.id, synced.serverId, synced.revision, synced.base)).revision;
     });
 
-    const results = { images: IMAGES, objectsPerImage: 5, browserConnections: BROWSER_CONNECTIONS, httpFloor, openAnnotations, openShown, openWithFiles, editSync, writeOnly };
+    let browserList: Stats | undefined;
+    let browserThumbnails: Stats | undefined;
+    if (BROWSER_OPENS > 0) {
+      log(`Chromium: ${BROWSER_OPENS} opens of the project from the Project panel`);
+      const samples = await timeBrowserOpens(server.url, email, PASSWORD, project.name, IMAGES, BROWSER_OPENS);
+      browserList = stats(samples.map((s) => s.listPainted));
+      browserThumbnails = stats(samples.map((s) => s.thumbnailsLoaded));
+    }
+
+    const results = { images: IMAGES, objectsPerImage: 5, browserConnections: BROWSER_CONNECTIONS, httpFloor, openAnnotations, openShown, openWithFiles, browserList, browserThumbnails, editSync, writeOnly };
     const rows: Array<[string, Stats]> = [
       ['HTTP floor (GET /health)', httpFloor],
       [`open: project + list + ${IMAGES} images' annotations`, openAnnotations],
       ['open as the studio shows it: the same + the first photo', openShown],
       [`open: the same + all ${IMAGES} photo files (they stream in after)`, openWithFiles],
+      ...(browserList && browserThumbnails
+        ? ([
+            [`Chromium: click "Open" to the list of ${IMAGES} rows painted`, browserList],
+            [`Chromium: click "Open" to all ${IMAGES} thumbnails loaded`, browserThumbnails],
+          ] as Array<[string, Stats]>)
+        : []),
       ['edit sync: one object moved, ProjectSync.push', editSync],
       ['  of which the PUT with revision alone', writeOnly],
     ];

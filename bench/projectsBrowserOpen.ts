@@ -1,0 +1,77 @@
+/**
+ * The Chromium leg of bench/projectsBench.ts: the built studio (dist/, served by the bench's own API
+ * server process on one origin) opens a shared project through its Project panel, as a person does.
+ * Each open is a fresh browser context (an empty profile: no IndexedDB copy, no HTTP cache, like
+ * another machine) that logs the account in on the account page, then, in the page, clicks
+ * "Open <project>" and counts frames until the image list holds a row for every photo; the time
+ * ends at the next requestAnimationFrame after that, i.e. once the frame holding the full list has
+ * been painted. A second time ends when every row's thumbnail <img> has also loaded.
+ */
+import { chromium, type Browser } from 'playwright-core';
+
+export interface BrowserOpenSample {
+  /** ms from the click to the frame after the one where all rows are in the DOM. */
+  listPainted: number;
+  /** ms from the click until every row's thumbnail image has loaded. */
+  thumbnailsLoaded: number;
+}
+
+/**
+ * Runs in the page, so it is source text: tsx would wrap named inner functions in a helper that
+ * the page does not have. Clicks the button, then looks at every frame.
+ */
+const measureOpen = `window.measureOpen = (button, expected) => new Promise((done, fail) => {
+  const rows = () => document.querySelectorAll('.image-strip ul.thumbs:not(.samples) > li');
+  const start = performance.now();
+  let listPainted;
+  let listInDom = false;
+  const frame = () => {
+    const now = performance.now();
+    if (now - start > 60000) return fail(new Error('the list has ' + rows().length + ' of ' + expected + ' rows after 60 s'));
+    if (listPainted === undefined) {
+      if (listInDom) listPainted = now - start;
+      else listInDom = rows().length === expected;
+    }
+    if (listPainted !== undefined) {
+      const loaded = [...rows()].filter((row) => { const img = row.querySelector('img'); return img && img.complete && img.naturalWidth > 0; }).length;
+      if (loaded === expected) return done({ listPainted, thumbnailsLoaded: now - start });
+    }
+    requestAnimationFrame(frame);
+  };
+  button.click();
+  requestAnimationFrame(frame);
+})`;
+
+async function openOnce(browser: Browser, url: string, email: string, password: string, project: string, images: number): Promise<BrowserOpenSample> {
+  const context = await browser.newContext({ baseURL: url });
+  try {
+    const page = await context.newPage();
+    await page.goto('/#/account');
+    await page.getByRole('tab', { name: 'I have an account' }).click();
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Log in', exact: true }).click();
+    await page.getByTestId('balance').filter({ hasText: email }).waitFor();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Studio' }).click();
+    const open = page.getByRole('region', { name: 'Project' }).getByRole('button', { name: `Open ${project}`, exact: true });
+    await open.waitFor();
+    await page.evaluate(measureOpen);
+    return await open.evaluate((button, expected) => (window as unknown as { measureOpen: (b: Element, n: number) => Promise<BrowserOpenSample> }).measureOpen(button, expected), images);
+  } finally {
+    await context.close();
+  }
+}
+
+/** `opens` timed opens after one untimed warm-up (the server's first reads, Chromium's first start). */
+export async function timeBrowserOpens(url: string, email: string, password: string, project: string, images: number, opens: number): Promise<BrowserOpenSample[]> {
+  const { chromiumLaunch } = await import('../playwright.config');
+  const browser = await chromium.launch({ ...chromiumLaunch, headless: true });
+  try {
+    await openOnce(browser, url, email, password, project, images);
+    const samples: BrowserOpenSample[] = [];
+    for (let i = 0; i < opens; i++) samples.push(await openOnce(browser, url, email, password, project, images));
+    return samples;
+  } finally {
+    await browser.close();
+  }
+}
