@@ -32,6 +32,17 @@ interface Waiting {
   reject(error: Error): void;
 }
 
+/** Counts per account; an account at zero has no entry, so the maps follow the active accounts. */
+function countUp(counts: Map<string, number>, account: string): void {
+  counts.set(account, (counts.get(account) ?? 0) + 1);
+}
+
+function countDown(counts: Map<string, number>, account: string): void {
+  const left = (counts.get(account) ?? 1) - 1;
+  if (left > 0) counts.set(account, left);
+  else counts.delete(account);
+}
+
 export class FairInferenceBackend implements InferenceBackend {
   private readonly queue = new FairQueue<Waiting>();
   /** Jobs per account from admission until they settle or are released. */
@@ -80,14 +91,12 @@ export class FairInferenceBackend implements InferenceBackend {
     }
     const inner = this.inner.tryReserve(account);
     if (!inner) return undefined;
-    this.reserved.set(account, held + 1);
+    countUp(this.reserved, account);
     let done = false;
     const free = () => {
       if (done) return;
       done = true;
-      const left = (this.reserved.get(account) ?? 1) - 1;
-      if (left > 0) this.reserved.set(account, left);
-      else this.reserved.delete(account);
+      countDown(this.reserved, account);
     };
     let waiting: Waiting | undefined;
     return {
@@ -122,13 +131,11 @@ export class FairInferenceBackend implements InferenceBackend {
       if (!next) return;
       const { account, item } = next;
       this.runningTotal += 1;
-      this.running.set(account, (this.running.get(account) ?? 0) + 1);
+      countUp(this.running, account);
       const started = performance.now();
       const settle = () => {
         this.runningTotal -= 1;
-        const left = (this.running.get(account) ?? 1) - 1;
-        if (left > 0) this.running.set(account, left);
-        else this.running.delete(account);
+        countDown(this.running, account);
         this.queue.charge(account, performance.now() - started);
         this.pump();
         if (this.runningTotal === 0) this.queue.forgetUsage();
