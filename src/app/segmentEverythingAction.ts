@@ -12,18 +12,13 @@ import { engineSession } from './studioServices';
  * mode). False when it did not start.
  */
 export function startSegmentEverything(): boolean {
-  const store = useEverything.getState();
   const doc = currentDocument();
   const image = doc.images.find((i) => i.id === doc.activeImageId);
   if (useInferenceMode.getState().mode !== 'local') {
     useUi.getState().setNotice('Segment everything runs in this browser: choose Local (or Server start) inference to use it.');
     return false;
   }
-  if (!image || store.controller) return false;
-  const controller = new AbortController();
-  store.begin(controller);
-  segmentEverythingOnImage(engineSession, image, { tolerance: useDetail.getState().tolerance }, controller.signal, (p) => useEverything.getState().report(p))
-    .then(() => useEverything.getState().end())
-    .catch((e: unknown) => useEverything.getState().end(`Segment everything stopped: ${e instanceof Error ? e.message : String(e)}`));
-  return true;
+  if (!image) return false;
+  const tolerance = useDetail.getState().tolerance;
+  return useEverything.getState().start((signal, report) => segmentEverythingOnImage(engineSession, image, { tolerance }, signal, report), 'Segment everything stopped');
 }

@@ -16,14 +16,9 @@ export function LabelAllControl({ draft, segmenter, busy }: { draft: string; seg
   const invalid = validatePrompts(prompts);
 
   const start = () => {
-    const store = useLabelAll.getState();
-    if (invalid || store.controller) return;
-    const controller = new AbortController();
-    store.begin(controller);
+    if (invalid) return;
     const doc = currentDocument();
-    labelAllImages(doc.images, doc.activeImageId, prompts, segmenter, controller.signal, (p) => useLabelAll.getState().report(p))
-      .then(() => useLabelAll.getState().end())
-      .catch((e: unknown) => useLabelAll.getState().end(`Label all stopped: ${e instanceof Error ? e.message : String(e)}`));
+    useLabelAll.getState().start((signal, report) => labelAllImages(doc.images, doc.activeImageId, prompts, segmenter, signal, report), 'Label all stopped');
   };
 
   return (

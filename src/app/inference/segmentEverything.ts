@@ -25,14 +25,20 @@ export interface EverythingProgress {
   readonly stopped: boolean;
 }
 
+type LiveProposals = Map<number, EverythingProposalResult>;
+
+/** One event into the proposals kept so far: those it removed go, those it added come in. */
+function keep(live: LiveProposals, e: EverythingEvent): LiveProposals {
+  for (const id of e.removed) live.delete(id);
+  for (const p of e.added) live.set(p.id, p);
+  return live;
+}
+
+const bestFirst = (live: LiveProposals) => [...live.values()].sort((a, b) => b.confidence - a.confidence);
+
 /** The proposals the events have kept so far (added, less those a better one replaced), best first. */
 export function liveProposals(events: readonly EverythingEvent[]): EverythingProposalResult[] {
-  const live = new Map<number, EverythingProposalResult>();
-  for (const e of events) {
-    for (const id of e.removed) live.delete(id);
-    for (const p of e.added) live.set(p.id, p);
-  }
-  return [...live.values()].sort((a, b) => b.confidence - a.confidence);
+  return bestFirst(events.reduce(keep, new Map()));
 }
 
 /** A proposal as an object to review: class-agnostic (unlabelled), named by its detector's class when one prompted it. */
@@ -62,7 +68,7 @@ export async function segmentEverythingOnImage(
 ): Promise<EverythingProgress> {
   let progress: EverythingProgress = { imageName: image.name, decoded: 0, planned: 0, found: 0, added: 0, leftOut: [], running: true, stopped: false };
   onProgress(progress);
-  const events: EverythingEvent[] = [];
+  const live: LiveProposals = new Map();
   let proposals: EverythingProposalResult[];
   try {
     const answer = await engine.segmentEverything(
@@ -71,8 +77,7 @@ export async function segmentEverythingOnImage(
       {
         signal,
         onEvent: (e) => {
-          events.push(e);
-          progress = { ...progress, decoded: e.decoded, planned: e.planned, found: liveProposals(events).length };
+          progress = { ...progress, decoded: e.decoded, planned: e.planned, found: keep(live, e).size };
           onProgress(progress);
         },
       },
@@ -80,7 +85,7 @@ export async function segmentEverythingOnImage(
     proposals = answer.proposals;
   } catch (error) {
     if (!signal.aborted) throw error;
-    proposals = liveProposals(events);
+    proposals = bestFirst(live);
   }
   const objects = proposals.map((p) => everythingObject(p, settings.tolerance));
   const { added, reasons } = add(image, objects, `segment everything on ${image.name}`);

@@ -10,9 +10,11 @@ export interface BackgroundRunState<P> {
   controller: AbortController | null;
   /** How the last run ended (an error or a summary), until the next one starts. */
   error: string | null;
-  begin(controller: AbortController): void;
-  report(progress: P): void;
-  end(error?: string | null): void;
+  /**
+   * Starts `work` unless a run is under way (false then): it gets the run's stop signal and reports
+   * its progress here; a failure is kept as `error`, after `failure`.
+   */
+  start(work: (signal: AbortSignal, report: (progress: P) => void) => Promise<unknown>, failure: string): boolean;
   stop(): void;
 }
 
@@ -21,9 +23,16 @@ export function createBackgroundRunStore<P>() {
     progress: null,
     controller: null,
     error: null,
-    begin: (controller) => set({ controller, progress: null, error: null }),
-    report: (progress) => set({ progress }),
-    end: (error = null) => set({ controller: null, error }),
+    start: (work, failure) => {
+      if (get().controller) return false;
+      const controller = new AbortController();
+      set({ controller, progress: null, error: null });
+      work(controller.signal, (progress) => set({ progress })).then(
+        () => set({ controller: null }),
+        (e: unknown) => set({ controller: null, error: `${failure}: ${e instanceof Error ? e.message : String(e)}` }),
+      );
+      return true;
+    },
     stop: () => get().controller?.abort(),
   }));
 }
