@@ -161,14 +161,13 @@ export class Segmentation {
           async (slot, image) => {
             const { points, box, multimaskOutput, mirrorAverage } = request;
             const options = { multimask: multimaskOutput, mirrorAverage };
-            const result = await runJob(slot, { kind: 'pvs', ...image.job, points, box, options }, image.load, ctx.timings);
-            if (result.kind !== 'pvs') throw new Error('worker answered the wrong job kind');
+            const response = await runJob(slot, { kind: 'pvs', ...image.job, points, box, options }, image.load, ctx.timings);
             // The engine names the image by its private cache key; the caller gets its own name or the content key.
-            return { ...result.response, imageId: request.imageId ?? contentKey(upload.digest) };
+            return { ...response, imageId: request.imageId ?? contentKey(upload.digest) };
           },
           (size) => checkPromptsInside(request, size),
         ),
-      isEmpty: (r) => !r.prompts.some((p) => p.predictions.some((pred) => pred.masks.some((m) => m.length >= 3))),
+      isEmpty: (r) => !r.prompts.some((p) => hasPolygon(p.predictions)),
       // zod 4's z.number() refuses NaN and ±Infinity, so the schema also keeps coordinates finite.
       isValid: (r) => PvsResponse.safeParse(r).success,
     };
@@ -185,11 +184,9 @@ export class Segmentation {
       body: fingerprintBody(request, upload),
       prepare: (scope) =>
         upstream ? this.prepareUpstream(request, upload, known, upstream, ctx.timings) : this.prepare(request.image, upload, { known, scope }, async (slot, image) => {
-          const result = await runJob(slot, { kind: 'segment', ...image.job, prompts: request.prompts }, image.load, ctx.timings);
-          if (result.kind !== 'segment') throw new Error('worker answered the wrong job kind');
-          return result.response;
+          return runJob(slot, { kind: 'segment', ...image.job, prompts: request.prompts }, image.load, ctx.timings);
         }),
-      isEmpty: (r) => !r.prompt_results.some((p) => p.predictions.some((pred) => pred.masks.some((m) => m.length >= 3))),
+      isEmpty: (r) => !r.prompt_results.some((p) => hasPolygon(p.predictions)),
       isValid: (r) =>
         SegmentResponse.safeParse(r).success &&
         r.prompt_results.length === request.prompts.length &&
@@ -208,11 +205,9 @@ export class Segmentation {
       body: fingerprintBody(request, upload),
       prepare: (scope) =>
         this.prepare(request.image, upload, { known, scope }, async (slot, image) => {
-          const result = await runJob(slot, { kind: 'everything', ...image.job }, image.load, ctx.timings);
-          if (result.kind !== 'everything') throw new Error('worker answered the wrong job kind');
-          return result.response;
+          return runJob(slot, { kind: 'everything', ...image.job }, image.load, ctx.timings);
         }),
-      isEmpty: (r) => !r.predictions.some((pred) => pred.masks.some((m) => m.length >= 3)),
+      isEmpty: (r) => !hasPolygon(r.predictions),
       isValid: (r) => EverythingResponse.safeParse(r).success,
     };
   }
@@ -241,9 +236,7 @@ export class Segmentation {
       body: { image: { sha256: upload.digest }, model: encoder.id },
       prepare: (scope) =>
         this.prepare(request.image, upload, { known, scope }, async (slot, image) => {
-          const result = await runJob(slot, { kind: 'embed', ...image.job }, image.load, ctx.timings);
-          if (result.kind !== 'embed') throw new Error('worker answered the wrong job kind');
-          return { ...result.response, imageId };
+          return { ...(await runJob(slot, { kind: 'embed', ...image.job }, image.load, ctx.timings)), imageId };
         }),
       isEmpty: () => false,
       isValid: (r) => isConsistentEmbedding(r) && r.model.id === encoder.id && r.imageId === imageId,
@@ -359,17 +352,31 @@ export function fingerprintBody<R extends { image: ImageField }>(request: R, upl
 }
 
 /** Runs a job; the worker's decode failure of a file that looked like an image becomes a 400. */
-async function runJob(slot: InferenceSlot, job: InferenceJob, loadImage: ImageLoader, timings?: Record<string, number>): Promise<InferenceResult> {
+/** Whether any prediction holds a polygon (three vertices or more): an answer without one is refunded. */
+function hasPolygon(predictions: ReadonlyArray<{ masks: ReadonlyArray<readonly unknown[]> }>): boolean {
+  return predictions.some((pred) => pred.masks.some((m) => m.length >= 3));
+}
+
+type ResponseOf<K extends InferenceJob['kind']> = Extract<InferenceResult, { kind: K }>['response'];
+
+/** The worker's answer to `job`, which must be of the job's own kind. */
+async function runJob<K extends InferenceJob['kind']>(
+  slot: InferenceSlot,
+  job: Extract<InferenceJob, { kind: K }>,
+  loadImage: ImageLoader,
+  timings?: Record<string, number>,
+): Promise<ResponseOf<K>> {
   const start = performance.now();
   try {
     const result = await slot.run(job, loadImage);
+    if (result.kind !== job.kind) throw new Error('worker answered the wrong job kind');
     if (timings) {
       timings.decode = result.timings.decodeMs;
       timings.engine = result.timings.engineMs;
       // Waiting for a worker, moving the job and the answer between threads.
       timings.worker = performance.now() - start - result.timings.decodeMs - result.timings.engineMs;
     }
-    return result;
+    return result.response as ResponseOf<K>;
   } catch (error) {
     if (error instanceof Error && error.name === 'ImageDecodeError') throw new DomainError('invalid-image', error.message);
     // The engine's own prompt checks (mirrors of the schema): a bad request, not an engine failure.
