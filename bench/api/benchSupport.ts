@@ -26,7 +26,12 @@ export function call(agent: Agent, base: string, method: string, path: string, h
         res.on('end', () => resolveCall({ status: res.statusCode ?? 0, text, headers: res.headers }));
       },
     );
-    req.on('error', reject);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      // A kept-alive socket the server closed at its idle limit just as this request went out: the
+      // request never reached the server, so it is sent again on a fresh socket (Node's documented pattern).
+      if (req.reusedSocket && error.code === 'ECONNRESET') call(agent, base, method, path, headers, body).then(resolveCall, reject);
+      else reject(error);
+    });
     req.end(body);
   });
 }

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SAMPLES_DIR } from '../../../test/support/server/harness';
-import { JobWithdrawnError, WorkerPool } from '../inference/pool';
-import type { InferenceJob } from '../inference/protocol';
+import { JobWithdrawnError, WorkerPool, type InferenceBackend } from '../inference/pool';
+import type { InferenceJob, InferenceResult } from '../inference/protocol';
 import { DomainError } from './errors';
 import { FairInferenceBackend } from './fairInference';
 
@@ -81,5 +81,59 @@ describe('FairInferenceBackend over one real engine worker', () => {
     await running;
     expect(fair.backlog().jobs).toBe(0);
     expect(pool.backlog().jobs).toBe(0);
+  });
+});
+
+describe('FairInferenceBackend: quick jobs may use every free worker, long ones keep to the share', () => {
+  /** A backend of two workers whose jobs finish when the test says: it records which jobs run at once. */
+  function scriptedBackend(quickKeys: Set<string>) {
+    const running = new Set<string>();
+    const finishers = new Map<string, () => void>();
+    const backend: InferenceBackend = {
+      description: 'scripted',
+      backlog: () => ({ jobs: running.size, workers: 2 }),
+      isQuick: (job) => job.cacheKey !== undefined && quickKeys.has(job.cacheKey) && running.size < 2,
+      tryReserve: () => ({
+        run: (job) =>
+          new Promise<InferenceResult>((resolve) => {
+            const name = job.cacheKey!;
+            running.add(name);
+            finishers.set(name, () => {
+              running.delete(name);
+              resolve({ kind: 'pvs', response: { prompts: [] }, timings: { decodeMs: 0, engineMs: 0 } } as unknown as InferenceResult);
+            });
+          }),
+        release: () => undefined,
+      }),
+      close: async () => undefined,
+    };
+    return { backend, running, finish: (name: string) => finishers.get(name)!() };
+  }
+  const job = (key: string): InferenceJob => ({ kind: 'pvs', cacheKey: key, imageDigest: key, points: [{ x: 1, y: 1, positive: true }], options: {} });
+  const settings = { perAccountQueued: 8, perAccountRunning: 1, retryAfterSeconds: 1 };
+
+  it('runs two quick clicks of one account side by side on the two workers', async () => {
+    const { backend, running, finish } = scriptedBackend(new Set(['c1', 'c2']));
+    const fair = new FairInferenceBackend(backend, settings);
+    const done = ['c1', 'c2'].map((key) => fair.tryReserve('a')!.run(job(key)));
+    expect([...running]).toEqual(['c1', 'c2']);
+    finish('c1');
+    finish('c2');
+    await Promise.all(done);
+  });
+
+  it('keeps an account’s long jobs to one worker, leaving the other to a second account', async () => {
+    const { backend, running, finish } = scriptedBackend(new Set());
+    const fair = new FairInferenceBackend(backend, settings);
+    const a = ['a1', 'a2'].map((key) => fair.tryReserve('a')!.run(job(key)));
+    expect([...running]).toEqual(['a1']);
+    const b = fair.tryReserve('b')!.run(job('b1'));
+    expect([...running]).toEqual(['a1', 'b1']);
+    finish('a1');
+    await a[0];
+    expect([...running]).toEqual(['b1', 'a2']);
+    finish('b1');
+    finish('a2');
+    await Promise.all([...a, b]);
   });
 });

@@ -6,7 +6,11 @@
  * rest of the queue from everyone else. Jobs then wait here, one FIFO per account, and reach the
  * pool only when a worker is free, in FairQueue's order, at most `perAccountRunning` of one
  * account at a time: the pool's own FIFO never holds a backlog that would serve accounts in
- * arrival order.
+ * arrival order. A quick job (a click on a photo a free worker holds: one decoder run) may go beyond
+ * that share while workers are free: it keeps a worker for so short a time that nobody waits on it
+ * for long, and one account's clicks can then use every core. Long jobs (a new photo's encoder run,
+ * text prompts, segment everything) cannot be taken back once started, so they keep to the share,
+ * and the rest of the workers stay free for the others.
  */
 import { JobWithdrawnError, type ImageLoader, type InferenceBackend, type InferenceSlot } from '../inference/pool';
 import type { InferenceJob, InferenceResult } from '../inference/protocol';
@@ -127,7 +131,7 @@ export class FairInferenceBackend implements InferenceBackend {
   /** Hands waiting jobs to the pool while it has a free worker, in the fair order. */
   private pump(): void {
     while (this.runningTotal < this.workers()) {
-      const next = this.queue.next((account) => (this.running.get(account) ?? 0) < this.settings.perAccountRunning);
+      const next = this.queue.next((account, item) => (this.running.get(account) ?? 0) < this.settings.perAccountRunning || this.inner.isQuick?.(item.job) === true);
       if (!next) return;
       const { account, item } = next;
       this.runningTotal += 1;

@@ -44,13 +44,13 @@ export class FairQueue<T> {
   }
 
   /**
-   * The next job: from the account with the least usage among those waiting that `eligible`
-   * admits (e.g. under their concurrency), the oldest job first among equals.
+   * The next job: from the account with the least usage among those waiting whose oldest job
+   * `eligible` admits (e.g. under their concurrency), the oldest job first among equals.
    */
-  next(eligible: (account: string) => boolean = () => true): { account: string; item: T } | undefined {
+  next(eligible: (account: string, item: T) => boolean = () => true): { account: string; item: T } | undefined {
     let best: { account: string; used: number; seq: number } | undefined;
     for (const [account, entry] of this.accounts) {
-      if (entry.jobs.length === 0 || !eligible(account)) continue;
+      if (entry.jobs.length === 0 || !eligible(account, entry.jobs[0].item)) continue;
       const seq = entry.jobs[0].seq;
       if (!best || entry.used < best.used || (entry.used === best.used && seq < best.seq)) best = { account, used: entry.used, seq };
     }

@@ -74,3 +74,36 @@ describe('WorkerPool slots (one real engine worker, one queue place)', () => {
     await expect(slot.run(job(200))).rejects.toThrow(/used twice/);
   });
 });
+
+describe('WorkerPool affinity (two real engine workers, one thread each)', () => {
+  let pool: WorkerPool;
+  beforeAll(async () => {
+    pool = new WorkerPool({ workers: 2, maxQueue: 4, threads: 1, jobTimeoutMs: 120_000 });
+    await pool.ready();
+  });
+  afterAll(async () => pool?.close());
+
+  const photo = (key: string, x: number): InferenceJob => ({ kind: 'pvs', image: new Uint8Array(png), imageDigest: key, cacheKey: key, points: [{ x, y: 150, positive: true }], options: { multimask: false } });
+  const byDigest = (key: string, x: number): InferenceJob => ({ kind: 'pvs', imageDigest: key, cacheKey: key, points: [{ x, y: 150, positive: true }], options: { multimask: false } });
+
+  it('sends a click to the free worker that holds its photo, not to the first free one, and calls it quick only there', async () => {
+    const [p, q] = [`p-${Math.random()}`, `q-${Math.random()}`];
+    // Both at once: one photo per worker.
+    await Promise.all([pool.tryReserve()!.run(photo(q, 200)), pool.tryReserve()!.run(photo(p, 200))]);
+    expect(pool.isQuick(byDigest(p, 210))).toBe(true);
+    expect(pool.isQuick(byDigest(`unseen-${Math.random()}`, 210))).toBe(false);
+    expect(pool.isQuick({ kind: 'segment', imageDigest: p, cacheKey: p, prompts: ['cat'] })).toBe(false);
+
+    // Sent without the file: only the worker holding the photo's pixels answers without reading it again.
+    let loads = 0;
+    const load = () => {
+      loads += 1;
+      return new Uint8Array(png);
+    };
+    for (const x of [180, 200, 220, 240]) {
+      await pool.tryReserve()!.run(byDigest(p, x), load);
+      await pool.tryReserve()!.run(byDigest(q, x), load);
+    }
+    expect(loads).toBe(0);
+  });
+});

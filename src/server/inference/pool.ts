@@ -7,6 +7,7 @@ import { Worker } from 'node:worker_threads';
 import type { EncoderIdentity } from '../../contract/embeddings';
 import { workerThreadPort } from '../../engine/adapters/nodePort';
 import { connect } from '../../engine/service/transport';
+import { DEFAULT_EMBEDDING_CACHE_SIZE } from '../../engine/engine';
 import { ImageNotHeldError, INFERENCE_TRANSFERS, type InferenceJob, type InferenceResult, type InferenceWorkerApi, type WorkerInit } from './protocol';
 
 /** The file of a job sent without it, read again when the worker does not hold its pixels. May throw. */
@@ -38,6 +39,12 @@ export interface InferenceBackend {
   readonly description: string;
   /** The encoder the workers run (once they have started): the identity served with every embedding. */
   encoderModel?(): Promise<EncoderIdentity>;
+  /**
+   * Whether `job` would start now as a decoder run only: a point or box prompt on a photo whose
+   * embedding a free worker holds (no encoder run, no detectors). The fair backend lets such short
+   * jobs use every free worker, and keeps long ones to the account's share.
+   */
+  isQuick?(job: InferenceJob): boolean;
   close(): Promise<void>;
 }
 
@@ -70,6 +77,8 @@ interface PoolWorker {
   api: InferenceWorkerApi | undefined;
   ready: Promise<void>;
   busy: { id: number; job: PendingJob; timer: NodeJS.Timeout } | undefined;
+  /** The embeddings (cache keys) its engine made or used recently, least recent first: a guess at its cache. */
+  held: Set<string>;
 }
 
 const WORKER_URL = new URL('./workerEntry.mjs', import.meta.url);
@@ -159,7 +168,7 @@ export class WorkerPool implements InferenceBackend {
     const worker = new Worker(WORKER_URL, { execArgv: [] });
     const { modelDir, threads, embeddingCacheSize, encoderPrecision, decoderPrecision } = this.options;
     const init: WorkerInit = { modelDir, threads, embeddingCacheSize, encoderPrecision, decoderPrecision };
-    const entry: PoolWorker = { worker, api: undefined, ready: Promise.resolve(), busy: undefined };
+    const entry: PoolWorker = { worker, api: undefined, ready: Promise.resolve(), busy: undefined, held: new Set() };
     entry.ready = connect<InferenceWorkerApi, WorkerInit>(workerThreadPort(worker), init, { transfers: INFERENCE_TRANSFERS, errors: { ImageNotHeldError } }).then(
       async ({ api }) => {
         const { backend, encoder } = await api.describe();
@@ -198,34 +207,63 @@ export class WorkerPool implements InferenceBackend {
     if (!this.closed) this.workers[index] = this.spawn();
   }
 
+  isQuick(job: InferenceJob): boolean {
+    const key = neededView(job);
+    return job.kind === 'pvs' && key !== undefined && this.workers.some((entry) => !entry.busy && entry.api && entry.held.has(key));
+  }
+
+  /**
+   * Hands queued jobs to free workers, each to a free worker that holds its photo's embedding when
+   * there is one (each worker has its own engine cache: another worker would run the encoder again).
+   */
   private dispatch(): void {
     if (this.startError) return this.failQueued(this.startError);
-    for (const entry of this.workers) {
-      if (this.queue.length === 0) return;
-      if (entry.busy || !entry.api) continue;
+    while (this.queue.length > 0) {
+      const free = this.workers.filter((entry) => !entry.busy && entry.api);
+      if (free.length === 0) return;
       const job = this.queue.shift()!;
-      const id = this.nextId++;
-      const timer = setTimeout(() => {
-        if (entry.busy?.id !== id) return;
-        // Answer the caller now; keep the worker busy with the late job until it replies.
-        const late = entry.busy.job;
-        entry.busy.job = { job: late.job, resolve: () => undefined, reject: () => undefined };
-        late.reject(new InferenceTimeoutError(`inference took longer than ${this.options.jobTimeoutMs} ms`));
-      }, this.options.jobTimeoutMs);
-      entry.busy = { id, job, timer };
-      const settle = (answer: (pending: PendingJob) => void) => {
-        if (entry.busy?.id !== id) return;
-        const { job: pending } = entry.busy;
-        clearTimeout(timer);
-        entry.busy = undefined;
-        this.notifyIdle();
-        answer(pending);
-        this.dispatch();
-      };
-      runWithImage(entry.api, job).then(
-        (result) => settle((pending) => pending.resolve(result)),
-        (error: Error) => settle((pending) => pending.reject(error)),
-      );
+      const key = neededView(job.job);
+      this.start(free.find((entry) => key !== undefined && entry.held.has(key)) ?? free[0], job);
+    }
+  }
+
+  private start(entry: PoolWorker, job: PendingJob): void {
+    const api = entry.api!;
+    const id = this.nextId++;
+    const timer = setTimeout(() => {
+      if (entry.busy?.id !== id) return;
+      // Answer the caller now; keep the worker busy with the late job until it replies.
+      const late = entry.busy.job;
+      entry.busy.job = { job: late.job, resolve: () => undefined, reject: () => undefined };
+      late.reject(new InferenceTimeoutError(`inference took longer than ${this.options.jobTimeoutMs} ms`));
+    }, this.options.jobTimeoutMs);
+    entry.busy = { id, job, timer };
+    const settle = (answer: (pending: PendingJob) => void) => {
+      if (entry.busy?.id !== id) return;
+      const { job: pending } = entry.busy;
+      clearTimeout(timer);
+      entry.busy = undefined;
+      this.notifyIdle();
+      answer(pending);
+      this.dispatch();
+    };
+    runWithImage(api, job).then(
+      (result) => {
+        for (const key of madeViews(job.job)) this.remember(entry, key);
+        settle((pending) => pending.resolve(result));
+      },
+      (error: Error) => settle((pending) => pending.reject(error)),
+    );
+  }
+
+  /** Marks `key` as the worker's most recent embedding, forgetting beyond its engine's cache size. */
+  private remember(entry: PoolWorker, key: string): void {
+    entry.held.delete(key);
+    entry.held.add(key);
+    const size = this.options.embeddingCacheSize ?? DEFAULT_EMBEDDING_CACHE_SIZE;
+    for (const old of entry.held) {
+      if (entry.held.size <= size) break;
+      entry.held.delete(old);
     }
   }
 
@@ -260,6 +298,18 @@ export class WorkerPool implements InferenceBackend {
       }),
     );
   }
+}
+
+/** The embedding a job runs on, as the pool's affinity names it: the photo's cache key, with the mirror view for mirror averaging. */
+function neededView(job: InferenceJob): string | undefined {
+  if (job.cacheKey === undefined) return undefined;
+  return job.kind === 'pvs' && job.options.mirrorAverage ? `${job.cacheKey}+mirror` : job.cacheKey;
+}
+
+/** The embeddings a worker holds after running `job` (every job embeds its photo; mirror averaging its mirror image too). */
+function madeViews(job: InferenceJob): string[] {
+  const needed = neededView(job);
+  return needed === undefined ? [] : needed === job.cacheKey ? [needed] : [job.cacheKey!, needed];
 }
 
 /**
