@@ -10,7 +10,7 @@
  * refunded-work budget lasts), the ratio against the target (p50 at most 2× alone), and what A's
  * calls got. Writes bench/results/floodBench.json and .md.
  *
- *   npm run bench:flood -- [--clicks 60] [--pace-ms 400] [--flooders 4] [--configs defaults,noBudget,twoWorkers]
+ *   npm run bench:flood -- [--clicks 60] [--pace-ms 400] [--flooders 4] [--configs defaults,noBudget,oneWorker]
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
@@ -28,7 +28,7 @@ const { values: args } = parseArgs({
     clicks: { type: 'string', default: '60' },
     'pace-ms': { type: 'string', default: '400' },
     flooders: { type: 'string', default: '4' },
-    configs: { type: 'string', default: 'defaults,noBudget,twoWorkers' },
+    configs: { type: 'string', default: 'defaults,noBudget,oneWorker' },
     image: { type: 'string', default: join(repoRoot, 'public/samples/chelsea.png') },
     out: { type: 'string', default: join(repoRoot, 'bench/results/floodBench') },
     /** Seconds from the flood's start reported apart: while A's refunded-work budget (10 by default) lasts. */
@@ -42,9 +42,9 @@ const EARLY_MS = Number(args['early-seconds']) * 1000;
 
 /** Server settings per configuration, on top of the server's defaults (and the spec's 3 requests/s). */
 const CONFIGS: Record<string, { label: string; env: Record<string, string> }> = {
-  defaults: { label: 'defaults (1 worker × 2 threads, fair queue, refund budget 10 / 600 s)', env: {} },
+  defaults: { label: 'defaults (one worker per core × 1 thread, fair queue, refund budget 10 / 600 s)', env: {} },
   noBudget: { label: 'fair queue only (refund budget lifted)', env: { REFUND_BUDGET: '1000000' } },
-  twoWorkers: { label: '2 workers × 1 thread (one account on one worker at a time)', env: { INFERENCE_WORKERS: '2', INFERENCE_THREADS: '1' } },
+  oneWorker: { label: '1 worker × every core as threads (the default before issue 29)', env: { INFERENCE_WORKERS: '1' } },
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

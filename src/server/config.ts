@@ -89,8 +89,25 @@ function precision(env: NodeJS.ProcessEnv, name: string, fallback: ModelPrecisio
   return raw;
 }
 
+/** Beyond this many workers, each one's own caches (embeddings, decoded photos) cost more memory than the parallelism gains. */
+const MAX_DEFAULT_WORKERS = 8;
+
+/**
+ * The inference pool's shape on a machine with `cores` cores: one single-threaded worker per core
+ * (up to MAX_DEFAULT_WORKERS), the rest as threads. Several workers because an encoder run cannot be
+ * interrupted: with one worker, every click waits behind any account's new photo; with two or more,
+ * the fair backend keeps one account's long jobs to one worker and the clicks find another. One
+ * thread each because a decoder run of a click is too small to split well: two threads cost more
+ * CPU per click than they save in time, and on a busy server CPU is the limit (docs/RESULTS.md).
+ */
+export function defaultInferenceLayout(cores: number, workers = Math.min(cores, MAX_DEFAULT_WORKERS)): { workers: number; threads: number } {
+  const count = Math.max(1, workers);
+  return { workers: count, threads: Math.max(1, Math.floor(cores / count)) };
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const cores = availableParallelism();
+  const layout = defaultInferenceLayout(cores, env.INFERENCE_WORKERS ? int(env, 'INFERENCE_WORKERS', 1) : undefined);
   const publicBaseUrl = env.PUBLIC_BASE_URL?.replace(/\/$/, '');
   const stripeKey = env.STRIPE_SECRET_KEY;
   let stripe: StripeSettings | undefined;
@@ -135,9 +152,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
       signupFreePerAddress: int(env, 'SIGNUP_FREE_PER_ADDRESS', DEFAULT_AUTH_THROTTLES.signupFreePerAddress),
     },
     inference: {
-      workers: int(env, 'INFERENCE_WORKERS', 1),
+      workers: layout.workers,
       maxQueue: int(env, 'INFERENCE_QUEUE', 8),
-      threads: int(env, 'INFERENCE_THREADS', cores),
+      threads: int(env, 'INFERENCE_THREADS', layout.threads),
       jobTimeoutMs: int(env, 'INFERENCE_TIMEOUT_MS', 60_000),
       embeddingCacheSize: int(env, 'EMBEDDING_CACHE_SIZE', 16),
       encoderPrecision: precision(env, 'INFERENCE_ENCODER', SERVER_DEFAULT_PRECISION.encoder),
