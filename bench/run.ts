@@ -8,11 +8,12 @@
  * wall time and CPU time of each step (cpuTime.ts) and the load average; then user-level figures
  * (new photo → first mask, reload → ready), and time to first mask of a new 1024 px photo in Local
  * and in Server start (a real API server in this process makes the embedding: serverStart.ts),
- * taking turns. Prints markdown tables and ratios, and writes bench/results/bench.json and .md.
+ * taking turns; segment everything on a new 1024 px photo in Chromium and in Node, taking turns
+ * (everythingTiming.ts). Prints markdown tables and ratios, and writes bench/results/bench.json and .md.
  *
  *   npm run bench -- [--image FILE] [--clicks 20] [--warmup-clicks 8] [--encoder-runs 3]
  *                    [--no-node] [--no-browser] [--no-peer] [--no-int8] [--no-build] [--single-threaded]
- *                    [--no-server-start] [--first-mask-runs 4] [--first-mask-only]
+ *                    [--no-server-start] [--first-mask-runs 4] [--first-mask-only] [--everything-runs 2]
  *                    [--no-studio] [--studio-clicks 10] [--studio-only] [--no-reference-decoder] [--no-mirror-pass]
  *
  * The studio itself (bench/studioClicks.ts): perceived click latency — the cursor moves onto the spot,
@@ -36,6 +37,7 @@ import { sharedPath } from '../test/support/sharedData';
 import { buildBenchPage, openBenchPage, serveBenchPage } from './benchPage';
 import { newPhotos, startBenchApi } from './serverStart';
 import { studioClickLatency, type StudioClickTimes } from './studioClicks';
+import { everythingChromiumVsNode, type EverythingTimes } from './everythingTiming';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const resultsDir = join(repoRoot, 'bench/results');
@@ -57,6 +59,8 @@ const { values: args } = parseArgs({
     'no-int8': { type: 'boolean', default: false },
     'no-server-start': { type: 'boolean', default: false },
     'first-mask-runs': { type: 'string', default: '4' },
+    /** Segment everything on a new 1024 px photo, Chromium and Node taking turns (0: skipped). */
+    'everything-runs': { type: 'string', default: '2' },
     // Only Local vs Server start, time to first mask (int8 models, the browser's default): minutes, not the whole bench.
     'first-mask-only': { type: 'boolean', default: false },
     'no-studio': { type: 'boolean', default: false },
@@ -166,6 +170,8 @@ interface UserFigures {
   firstMaskNewPhoto?: { models: string; local: number[]; serverStart: number[] };
   /** The studio: click → mask on screen, after the cursor rested and with no rest (ms). */
   studioClicks?: StudioClickTimes;
+  /** Segment everything on a new 1024 px photo, Chromium and Node (ms). */
+  everything?: EverythingTimes;
 }
 
 /**
@@ -313,11 +319,13 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
       );
     }
     log(`first mask (Local): ${JSON.stringify(user.firstMaskLocal)}; reload → ready: ${JSON.stringify(user.reloadToReady)}`);
-    if (!args['no-server-start']) {
+    const everythingRuns = Number(args['everything-runs']);
+    if (!args['no-server-start'] || everythingRuns > 0) {
       const slot = (precisions as readonly string[]).includes('int8') ? ('int8' as const) : ('fp32' as const);
       // The slots were stopped for the reload figures: the Local side needs its worker again.
       await oursPage.evaluate((o) => window.maskwrightBench.ours.start(o), { slot, imageUrl, backend: backendPreference, encoderPrecision: slot, decoderPrecision: slot });
-      user.firstMaskNewPhoto = await firstMaskLocalVsServer(oursPage, slot, imageBytes, image, clicks[0], cleanups);
+      if (!args['no-server-start']) user.firstMaskNewPhoto = await firstMaskLocalVsServer(oursPage, slot, imageBytes, image, clicks[0], cleanups);
+      if (everythingRuns > 0) user.everything = await everythingChromiumVsNode(oursPage, slot, imageBytes, everythingRuns, rotate, log);
     }
     return { legs, environment, user };
   } finally {
@@ -463,6 +471,12 @@ async function main(): Promise<void> {
       : []),
     ...Object.entries(user.reloadToReady).map(([p, v]) => `| reload → ready to click (${p} models; models from the Cache API, embedding from IndexedDB) | ${fmtSummary(v)} |`),
     ...[browserFp32, browserInt8].filter((r) => r?.stages.clickToPolygon).map((r) => `| click latency, ${r!.label} (bench page, a click with no hover before it: click → polygons) | ${r!.stages.clickToPolygon!.p50.toFixed(1)} p50 |`),
+    ...(user.everything
+      ? [
+          `| segment everything, new 1024 px photo → every proposal traced, Chromium (${user.everything.models} models, worker; taking turns with the next row) | ${fmtSummary(user.everything.chromium)} |`,
+          `| segment everything, new 1024 px photo → every proposal traced, Node (${user.everything.models} models, onnxruntime-node) | ${fmtSummary(user.everything.node)} |`,
+        ]
+      : []),
     ...(user.studioClicks
       ? [
           `| perceived click latency, studio: cursor rests ${user.studioClicks.restMs} ms, click → mask on screen | ${fmtSummary(user.studioClicks.rested)} |`,
@@ -485,6 +499,13 @@ async function main(): Promise<void> {
     perceived === undefined
       ? undefined
       : `- perceived click latency, studio (cursor rested ${user.studioClicks!.restMs} ms, click → mask on screen): p50 ${perceived.toFixed(1)} ms (goal ≤ 50 ms): ${perceived <= 50 ? 'met' : 'NOT met'}`,
+    ...(user.everything
+      ? (['chromium', 'node'] as const).map((where) => {
+          const p50 = summarize(user.everything![where]).p50;
+          const goal = where === 'chromium' ? 5000 : 2000;
+          return `- segment everything, new 1024 px photo, ${where === 'chromium' ? 'Chromium' : 'Node'}: p50 ${p50.toFixed(0)} ms (goal ≤ ${goal} ms): ${p50 <= goal ? 'met' : 'NOT met'}`;
+        })
+      : []),
     clickGoal(browserFp32),
     clickGoal(browserInt8),
     ...ratios.filter((r) => r.stage.endsWith('/ peer')).map((r) => `- ${r.stage}: ${r.ratio.toFixed(2)} (${verdict(r.ratio)})`),

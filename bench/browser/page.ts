@@ -197,6 +197,18 @@ const oursApi = {
     const { results, timings } = await s.client.api.segmentText({ image: s.image, prompts: [prompt], imageId: s.imageKey });
     return { totalMs: since(t0), detectorMs: timings.detectorMs, decoderMs: timings.decoderMs, found: results[0]?.instances.length ?? 0 };
   },
+  /**
+   * Segment everything (the shipped rule) on a photo the slot has not seen: from its decoded pixels
+   * to every proposal traced, encoder and detectors included.
+   */
+  async everything(name: string, photoUrl: string): Promise<{ totalMs: number; proposals: number; decoderRuns: number }> {
+    const s = slot(name);
+    const image = await loadRgba(photoUrl);
+    await s.client.api.forget({});
+    const t0 = performance.now();
+    const found = await s.client.api.segmentEverything({ image, imageId: photoUrl });
+    return { totalMs: since(t0), proposals: found.proposals.length, decoderRuns: found.decoderRuns };
+  },
   /** The detector models whose download has finished in this slot. */
   downloadedDetectors(name: string): string[] {
     return [...slot(name).detectorDownloads.values()].filter((p) => p.totalBytes > 0 && p.loadedBytes >= p.totalBytes).map((p) => p.model);
