@@ -13,7 +13,7 @@
  *
  *   npm run bench -- [--image FILE] [--clicks 20] [--warmup-clicks 8] [--encoder-runs 3]
  *                    [--no-node] [--no-browser] [--no-peer] [--no-int8] [--no-build] [--single-threaded]
- *                    [--no-server-start] [--first-mask-runs 4] [--first-mask-only] [--everything-runs 2]
+ *                    [--no-server-start] [--first-mask-runs 4] [--first-mask-only] [--everything-runs 2] [--everything-image FILE]
  *                    [--no-studio] [--studio-clicks 10] [--studio-only] [--no-reference-decoder] [--no-mirror-pass]
  *
  * The studio itself (bench/studioClicks.ts): perceived click latency — the cursor moves onto the spot,
@@ -61,6 +61,8 @@ const { values: args } = parseArgs({
     'first-mask-runs': { type: 'string', default: '4' },
     /** Segment everything on a new 1024 px photo, Chromium and Node taking turns (0: skipped). */
     'everything-runs': { type: 'string', default: '2' },
+    // A photo with many things in it: the coffee cup alone asks for only a few decoder runs.
+    'everything-image': { type: 'string', default: sharedPath('samples/astronaut.png') },
     // Only Local vs Server start, time to first mask (int8 models, the browser's default): minutes, not the whole bench.
     'first-mask-only': { type: 'boolean', default: false },
     'no-studio': { type: 'boolean', default: false },
@@ -325,7 +327,7 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
       // The slots were stopped for the reload figures: the Local side needs its worker again.
       await oursPage.evaluate((o) => window.maskwrightBench.ours.start(o), { slot, imageUrl, backend: backendPreference, encoderPrecision: slot, decoderPrecision: slot });
       if (!args['no-server-start']) user.firstMaskNewPhoto = await firstMaskLocalVsServer(oursPage, slot, imageBytes, image, clicks[0], cleanups);
-      if (everythingRuns > 0) user.everything = await everythingChromiumVsNode(oursPage, slot, imageBytes, everythingRuns, rotate, log);
+      if (everythingRuns > 0) user.everything = await everythingChromiumVsNode(oursPage, slot, readFileSync(args['everything-image']), everythingRuns, rotate, log);
     }
     return { legs, environment, user };
   } finally {
