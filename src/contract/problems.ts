@@ -285,3 +285,32 @@ export const Problem = z
       .describe('payment-required / payment-invalid: the x402 v2 PaymentRequired object, the same as the decoded `PAYMENT-REQUIRED` header.'),
   });
 export type Problem = z.infer<typeof Problem>;
+
+/**
+ * What a client can rely on in an error answer's body, read leniently: any body (a problem document,
+ * a proxy's HTML page, nothing) gives a value, and fields of the wrong type are left out.
+ */
+export interface ReadProblem {
+  readonly type?: string;
+  /** The person-readable reason: each field error's message, else `detail`, else `title`. */
+  readonly message?: string;
+  /** The whole body, for fields only some problems carry (e.g. revision-conflict's `current`). */
+  readonly body: Readonly<Record<string, unknown>>;
+}
+
+export function readProblem(json: unknown): ReadProblem {
+  const body = json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : {};
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const errors = Array.isArray(body.errors) ? body.errors.map((e: unknown) => text((e as { message?: unknown } | null)?.message)).filter(Boolean) : [];
+  return { type: text(body.type), message: errors.length > 0 ? errors.join('; ') : (text(body.detail) ?? text(body.title)), body };
+}
+
+/** A response body as JSON, or null when it is empty or not JSON. */
+export async function jsonBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return text ? (JSON.parse(text) as unknown) : null;
+  } catch {
+    return null;
+  }
+}

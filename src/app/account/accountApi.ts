@@ -5,6 +5,8 @@ import {
   ApiKeyList,
   CreditPackageList,
   CreditPurchase,
+  jsonBody,
+  readProblem,
   type CreditPackageId,
 } from '../../contract';
 import { apiUrl } from '../inference/remoteClient';
@@ -43,26 +45,16 @@ async function call<T>(baseUrl: string, method: string, path: string, schema: z.
     credentials: 'include',
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const text = await response.text();
-  const json: unknown = text ? safeJson(text) : null;
+  const json = await jsonBody(response);
   if (!response.ok) {
-    const problem = (json ?? {}) as { type?: string; title?: string; detail?: string; errors?: Array<{ path: string; message: string }> };
-    const detail = problem.errors?.map((e) => e.message).join('; ') || problem.detail || problem.title;
-    const message = response.status === 401 || response.status === 409 || response.status === 400 ? (detail ?? explainFailure(response.status)) : explainFailure(response.status, problem.type, detail);
+    const problem = readProblem(json);
+    const message = response.status === 401 || response.status === 409 || response.status === 400 ? (problem.message ?? explainFailure(response.status)) : explainFailure(response.status, problem.type, problem.message);
     throw new AccountApiError(message, response.status, problem.type);
   }
   if (!schema) return undefined as T;
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw new AccountApiError('The server answered with an unexpected shape.', response.status);
   return parsed.data;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
 }
 
 export const accountApi = {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { PvsResponse, SegmentResponse, type PvsRequest, type SegmentRequest } from '../../contract';
+import { jsonBody, PvsResponse, readProblem, SegmentResponse, type PvsRequest, type SegmentRequest } from '../../contract';
 import { decide, newIdempotencyKey } from './retryPolicy';
 
 export interface RemoteConfig {
@@ -80,15 +80,9 @@ export async function paidCall<T>(config: RemoteConfig, path: string, body: unkn
     }
     const requestId = response.headers.get('X-Service-Request-ID');
     const refunded = response.headers.get('X-Service-Refunded') === 'true';
-    const text = await response.text();
-    let json: unknown = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      json = null;
-    }
-    const problem = (json ?? {}) as { type?: string; detail?: string; title?: string };
-    const decision = decide({ status: response.status, retryAfter: response.headers.get('Retry-After'), attempt, waitedSeconds, problemType: problem.type, detail: problem.detail ?? problem.title });
+    const json = await jsonBody(response);
+    const problem = readProblem(json);
+    const decision = decide({ status: response.status, retryAfter: response.headers.get('Retry-After'), attempt, waitedSeconds, problemType: problem.type, detail: problem.message });
     if (decision.kind === 'done') {
       const parsed = schema.safeParse(json);
       if (!parsed.success) throw new RemoteCallError('The server answered with an unexpected shape.', response.status, requestId);

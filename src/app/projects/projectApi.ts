@@ -16,6 +16,7 @@ import {
   type MemberRole,
   type ProjectClass,
 } from '../../contract/projects';
+import { jsonBody, readProblem } from '../../contract/problems';
 
 export interface ProjectTransport {
   readonly baseUrl: string;
@@ -30,7 +31,7 @@ export class ProjectApiError extends Error {
     message: string,
     readonly status: number,
     readonly problemType: string | undefined,
-    readonly body: Record<string, unknown>,
+    readonly body: Readonly<Record<string, unknown>>,
   ) {
     super(message);
     this.name = 'ProjectApiError';
@@ -58,11 +59,10 @@ export class ProjectApi {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (response.ok) return response;
-    const problem = ((await response.json().catch(() => ({}))) ?? {}) as Record<string, unknown>;
-    const type = typeof problem.type === 'string' ? problem.type : undefined;
-    if (response.status === 409 && type?.endsWith('/revision-conflict')) throw new RevisionConflict(ImageAnnotations.parse(problem.current));
-    const detail = typeof problem.detail === 'string' ? problem.detail : typeof problem.title === 'string' ? problem.title : response.statusText;
-    throw new ProjectApiError(`${response.status}: ${detail}`, response.status, type, problem);
+    const problem = readProblem(await jsonBody(response));
+    const { type, message } = problem;
+    if (response.status === 409 && type?.endsWith('/revision-conflict')) throw new RevisionConflict(ImageAnnotations.parse(problem.body.current));
+    throw new ProjectApiError(`${response.status}: ${message ?? response.statusText}`, response.status, type, problem.body);
   }
 
   private async json<T>(schema: z.ZodType<T>, method: string, path: string, body?: unknown): Promise<T> {
