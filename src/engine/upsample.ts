@@ -35,10 +35,69 @@ function axisMap(outSize: number, resized: number): AxisMap {
 }
 
 export function upsampleLogitsToMask(logits: Float32Array, frame: ModelFrame): BinaryMask {
-  const { width, height } = frame;
-  const xs = axisMap(width, frame.resizedWidth);
-  const ys = axisMap(height, frame.resizedHeight);
+  const xs = axisMap(frame.width, frame.resizedWidth);
+  const ys = axisMap(frame.height, frame.resizedHeight);
+  return upsampleRect(logits, xs, ys, { x: 0, y: 0, width: frame.width, height: frame.height });
+}
 
+/** A rectangle of an image-sized mask: `mask` holds the pixels from (`x`, `y`); the rest of the image is 0. */
+export interface MaskCrop {
+  readonly x: number;
+  readonly y: number;
+  readonly mask: BinaryMask;
+}
+
+/**
+ * The same mask as `upsampleLogitsToMask`, computed only over the rectangle that can hold a positive
+ * pixel (the pixels whose bilinear sample reads a low-res cell with a positive logit) and `margin`
+ * pixels of background around it where the image allows: a small object of a large photo costs its
+ * own size, not the photo's. undefined when no logit is positive (the mask would be empty).
+ */
+export function upsampleLogitsToCrop(logits: Float32Array, frame: ModelFrame, margin = 1): MaskCrop | undefined {
+  let cx0 = LOW_RES_SIZE;
+  let cx1 = -1;
+  let cy0 = LOW_RES_SIZE;
+  let cy1 = -1;
+  for (let cy = 0; cy < LOW_RES_SIZE; cy++) {
+    const row = cy * LOW_RES_SIZE;
+    for (let cx = 0; cx < LOW_RES_SIZE; cx++) {
+      if (logits[row + cx] > 0) {
+        if (cx < cx0) cx0 = cx;
+        if (cx > cx1) cx1 = cx;
+        if (cy < cy0) cy0 = cy;
+        cy1 = cy;
+      }
+    }
+  }
+  if (cx1 < 0) return undefined;
+  const xs = axisMap(frame.width, frame.resizedWidth);
+  const ys = axisMap(frame.height, frame.resizedHeight);
+  const [x0, x1] = readingSpan(xs, cx0, cx1, margin);
+  const [y0, y1] = readingSpan(ys, cy0, cy1, margin);
+  if (x1 < x0 || y1 < y0) return undefined;
+  return { x: x0, y: y0, mask: upsampleRect(logits, xs, ys, { x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1 }) };
+}
+
+/** The crop written into an image-sized mask. */
+export function placeCrop(crop: MaskCrop, width: number, height: number): BinaryMask {
+  const data = new Uint8Array(width * height);
+  const { mask } = crop;
+  for (let y = 0; y < mask.height; y++) data.set(mask.data.subarray(y * mask.width, (y + 1) * mask.width), (crop.y + y) * width + crop.x);
+  return { width, height, data };
+}
+
+/** The output indices (inclusive, widened by `margin` within the axis) whose sample reads a cell in [c0, c1]. */
+function readingSpan(axis: AxisMap, c0: number, c1: number, margin: number): [number, number] {
+  const n = axis.i0.length;
+  let first = 0;
+  while (first < n && axis.i1[first] < c0 && axis.i0[first] < c0) first++;
+  let last = n - 1;
+  while (last >= 0 && axis.i0[last] > c1 && axis.i1[last] > c1) last--;
+  return [Math.max(0, first - margin), Math.min(n - 1, last + margin)];
+}
+
+function upsampleRect(logits: Float32Array, xs: AxisMap, ys: AxisMap, rect: { x: number; y: number; width: number; height: number }): BinaryMask {
+  const { width, height } = rect;
   // Horizontally interpolated low-res rows, computed lazily: only the rows the output touches.
   const rows = new Map<number, Float32Array>();
   const rowAt = (r: number): Float32Array => {
@@ -47,8 +106,8 @@ export function upsampleLogitsToMask(logits: Float32Array, frame: ModelFrame): B
       row = new Float32Array(width);
       const base = r * LOW_RES_SIZE;
       for (let x = 0; x < width; x++) {
-        const a = logits[base + xs.i0[x]];
-        row[x] = a + (logits[base + xs.i1[x]] - a) * xs.w1[x];
+        const a = logits[base + xs.i0[rect.x + x]];
+        row[x] = a + (logits[base + xs.i1[rect.x + x]] - a) * xs.w1[rect.x + x];
       }
       rows.set(r, row);
     }
@@ -57,9 +116,9 @@ export function upsampleLogitsToMask(logits: Float32Array, frame: ModelFrame): B
 
   const data = new Uint8Array(width * height);
   for (let y = 0; y < height; y++) {
-    const top = rowAt(ys.i0[y]);
-    const bottom = rowAt(ys.i1[y]);
-    const w = ys.w1[y];
+    const top = rowAt(ys.i0[rect.y + y]);
+    const bottom = rowAt(ys.i1[rect.y + y]);
+    const w = ys.w1[rect.y + y];
     const out = y * width;
     if (w === 0) {
       for (let x = 0; x < width; x++) data[out + x] = top[x] > 0 ? 1 : 0;

@@ -27,7 +27,7 @@ import { boxIoU, suppressOverlaps, type ConceptDetector, type CornerBox } from '
 import { cornerToCenterBox } from '../text/pipeline';
 import { mergeDetections } from '../text/pool';
 import type { BinaryMask, RgbaImage, VisualPrompt } from '../types';
-import { maskArea, upsampleLogitsToMask } from '../upsample';
+import { maskArea, placeCrop, upsampleLogitsToCrop } from '../upsample';
 import { lowResBox } from './lowRes';
 import { pointGrid } from './pointGrid';
 import { removeSmallRegions } from './regions';
@@ -182,9 +182,13 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
   const consider = (candidate: Candidate, frame: ModelFrame): void => {
     const overlapping = kept.filter((k) => boxIoU(k.box, candidate.box) > settings.boxNmsIou);
     if (overlapping.length > 0 && (rule === 'objects' || overlapping.some((k) => k.predictedIoU >= candidate.predictedIoU))) return;
-    const mask = removeSmallRegions(upsampleLogitsToMask(candidate.logits, frame), settings.minRegionArea);
-    const area = maskArea(mask);
+    // Upsampled and cleaned over the rectangle that can be positive only: the same mask, at the cost of the object's size.
+    const crop = upsampleLogitsToCrop(candidate.logits, frame);
+    if (!crop) return;
+    const cleaned = { ...crop, mask: removeSmallRegions(crop.mask, settings.minRegionArea) };
+    const area = maskArea(cleaned.mask);
     if (area === 0) return;
+    const mask = placeCrop(cleaned, frame.width, frame.height);
     kept = kept.filter((k) => !overlapping.includes(k));
     const { logits: _, ...rest } = candidate;
     kept.push({ ...rest, id: nextId++, mask, area, confidence: candidate.predictedIoU * candidate.stability });
