@@ -177,12 +177,15 @@ async function candidateBoxes(page: Page): Promise<Box[]> {
 }
 
 /**
- * One person by hand, as a user of the studio does it: a positive click on the person (the point
- * tool is on), a look at the candidates once the mask has settled (the mirror pass while the user
- * pauses), a click on the one that is the whole person if another is selected — or one more click
- * on the person if none is — and Enter.
+ * One person by hand, as a user of the studio does it: a positive click on the person with the
+ * point tool (P first if another tool is on), a look at the candidates once the mask has settled
+ * (the mirror pass while the user pauses), a click on the one that is the whole person if another
+ * is selected — or one more click on the person if none is — and Enter.
  */
 async function labelByHand(page: Page, actions: UserActions, person: PlacedPerson): Promise<void> {
+  const pointTool = page.getByRole('toolbar', { name: 'Tools' }).getByRole('button', { name: 'Positive point' });
+  if ((await pointTool.getAttribute('aria-pressed')) !== 'true') await actions.press('p', 'P (the point tool)');
+  await expect(pointTool).toHaveAttribute('aria-pressed', 'true');
   const rows = page.getByTestId('object-row');
   const before = await rows.count();
   const candidates = page.getByRole('radiogroup', { name: 'Mask candidates' }).getByRole('radio');
