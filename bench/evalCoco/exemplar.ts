@@ -27,6 +27,7 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode exemplar [options]
   --limit N        first N images only (sorted by file name)
   --every N        every Nth image
   --threads N      onnxruntime intra-op threads (default: all cores)
+  --min-detector-score P  'detected': the calibrated score a detection needs to be proposed (default the text pipeline's)
   --no-embedding-cache  run the encoder on every photo`;
 
 function fail(message: string): never {
@@ -52,6 +53,7 @@ export async function runExemplarEval(argv: readonly string[]): Promise<void> {
         limit: { type: 'string' },
         every: { type: 'string' },
         threads: { type: 'string' },
+        'min-detector-score': { type: 'string' },
         'no-embedding-cache': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -100,7 +102,7 @@ export async function runExemplarEval(argv: readonly string[]): Promise<void> {
       const found: Record<string, { tp: number; fp: number; ms: number; classes: string[] }> = {};
       for (const rule of rules) {
         const t0 = performance.now();
-        const report = await findByExample(engine, imageKey, [example.region.mask], { rule, image, detectors });
+        const report = await findByExample(engine, imageKey, [example.region.mask], { rule, image, detectors, minDetectorScore: values['min-detector-score'] === undefined ? undefined : Number(values['min-detector-score']) });
         const ms = performance.now() - t0;
         caseMs.get(rule)!.push(ms);
         const answers = report.answers;

@@ -14,8 +14,8 @@
  * - 'peaks' / 'verified' — appearance alone (similar.ts): SAM's image features around the examples.
  *
  * One threshold decides what is proposed: `DEFAULT_MIN_DETECTOR_SCORE`, the text pipeline's (an
- * example read as class C is answered as the text prompt "C" is). The same threshold decides whether
- * an example's class is trusted: a coincident detection below it does not name the example.
+ * example read as class C is answered as the text prompt "C" is). Naming the example needs none
+ * (`classesOfExamples`): the person has already said it is an object.
  * What is proposed never repeats an example or another proposal, lies inside one or covers two
  * (proposalDedupe.ts). DOM- and Node-free: the worker, the server, the CLI and the eval share it.
  */
@@ -72,7 +72,7 @@ export interface ExemplarOptions {
   /** The photo and the detectors ('detected'; without them the appearance rule answers). */
   readonly image?: RgbaImage;
   readonly detectors?: readonly ConceptDetector[];
-  /** The calibrated score a detection needs to name an example or be proposed (the text pipeline's). */
+  /** The calibrated score a detection needs to be proposed (default the text pipeline's). */
   readonly minDetectorScore?: number;
   readonly calibration?: Readonly<Record<string, PlattParameters>>;
   /** The appearance rule of the fallback ('detected') or of the request ('peaks', 'verified'). */
@@ -97,15 +97,18 @@ export function exampleBox(mask: BinaryMask): CornerBox | undefined {
 
 /**
  * The class each example is, as the detections say: of the detections coinciding with the example
- * (box IoU ≥ `EXEMPLAR_MATCH.exampleBoxIou`) and sure enough (≥ `minScore`), the best-scored one's
- * class. Examples no detection names add nothing; the classes come back in the examples' order.
+ * (box IoU ≥ `EXEMPLAR_MATCH.exampleBoxIou`), the best-scored one's class, at any score. No score
+ * threshold on purpose: the person has said there is an object there, so the question is only which
+ * class the detectors find most likely for it (a threshold of 0.3 here left a third of coco-tiny's
+ * examples unnamed, answered by appearance at 5 % precision: docs/RESULTS.md). Examples no detection
+ * coincides with add nothing; the classes come back in the examples' order, once each.
  */
-export function classesOfExamples(detections: readonly Detection[], boxes: readonly CornerBox[], minScore: number): Concept[] {
+export function classesOfExamples(detections: readonly Detection[], boxes: readonly CornerBox[]): Concept[] {
   const classes: Concept[] = [];
   for (const box of boxes) {
     let best: Detection | undefined;
     for (const d of detections) {
-      if (d.score < minScore || boxIoU(d.box, box) < EXEMPLAR_MATCH.exampleBoxIou) continue;
+      if (boxIoU(d.box, box) < EXEMPLAR_MATCH.exampleBoxIou) continue;
       if (!best || d.score > best.score) best = d;
     }
     if (best && !classes.includes(best.label)) classes.push(best.label);
@@ -127,7 +130,7 @@ export async function findByExample(
     const boxes = examples.map(exampleBox).filter((b): b is CornerBox => !!b);
     // Every class, scores calibrated so that one threshold means the same for every detector.
     const detections = mergeDetections(await detectEach(options.detectors, options.image, undefined), 0, { calibration: options.calibration });
-    const classes = classesOfExamples(detections, boxes, minScore);
+    const classes = classesOfExamples(detections, boxes);
     if (classes.length > 0) return byDetections(engine, imageKey, examples, boxes, detections, classes, minScore, options.label);
   }
   const appearanceRule = rule === 'detected' ? (options.appearance?.rule ?? DEFAULT_SIMILAR_RULE) : rule;
