@@ -297,11 +297,15 @@ export class EngineSession {
     return (await run.clicks).api.segmentText({ image: rgba, prompts: [...prompts], imageId: imageKey, outline });
   }
 
-  /** Other instances like the object `mask` covers on a photo. */
+  /**
+   * Other instances like the object `mask` covers on a photo; the photo goes along so that the
+   * engine's exemplar rule can read the object's class from its detectors (src/engine/text/exemplar.ts).
+   */
   async findSimilar(imageId: string, mask: BinaryMask, outline: Partial<OutlineOptions>): Promise<FindSimilarResponse> {
     const run = this.current();
+    const rgba = plainPixels(this.ports.pixels(imageId));
     const imageKey = await this.ensureEmbedding(imageId);
-    return (await run.clicks).api.findSimilar({ imageKey, mask: plainMask(mask), outline });
+    return (await run.clicks).api.findSimilar({ imageKey, mask: plainMask(mask), image: rgba, outline });
   }
 
   /**

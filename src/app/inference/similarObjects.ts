@@ -5,8 +5,9 @@ import { addWithoutDuplicates } from './objectDedupe';
 import { proposedBy } from '../state/reviewOps';
 
 /**
- * "Find similar" on an accepted object: the engine worker looks for other instances from SAM's
- * image features alone (src/engine/text/similar.ts), so it works for things no detector knows.
+ * "Find similar" on an accepted object: the engine worker looks for other instances by its exemplar
+ * rule (src/engine/text/exemplar.ts): from the detections of the object's class where a detector
+ * knows it, from SAM's image features otherwise, so it works for things no detector knows.
  * Local mode only: it needs the image embedding, which only the browser engine keeps.
  */
 
@@ -27,7 +28,7 @@ export async function findSimilarObjects(session: EngineSession, image: ImageEnt
     found.map((f) => ({
       label: object.label,
       classId: object.classId ?? null,
-      confidence: Math.min(1, Math.max(0, f.score)),
+      confidence: Math.min(1, Math.max(0, f.confidence)),
       visible: true,
       polygons: f.polygons,
       mask: f.mask,
