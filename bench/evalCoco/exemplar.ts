@@ -19,6 +19,8 @@ import { diskEmbeddingStore } from '../eval/embeddingStore';
 import { gitCommit, groundTruthOf, selectImages, type CocoInstancesFile } from './everything';
 import { averagePrecision, countAt, matchImage, toRegion, type ImageMatch } from './metrics';
 
+export const MIN_INSTANCES = 3;
+
 const USAGE = `usage: npm run eval -- --dataset coco --mode exemplar [options]
   --data DIR       COCO folder with images/ and instances.json (default ../shared/eval/coco-tiny)
   --out FILE       results JSON (default bench/results/evalExemplar.json)
@@ -27,6 +29,7 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode exemplar [options]
   --limit N        first N images only (sorted by file name)
   --every N        every Nth image
   --threads N      onnxruntime intra-op threads (default: all cores)
+  --examples N     the N largest instances are the examples (default 1; at most ${MIN_INSTANCES - 1}, so one is left to find)
   --min-detector-score P  'detected': the calibrated score a detection needs to be proposed (default the text pipeline's)
   --no-embedding-cache  run the encoder on every photo`;
 
@@ -35,7 +38,6 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-export const MIN_INSTANCES = 3;
 
 const mean = (values: readonly number[]): number | undefined => (values.length ? values.reduce((s, v) => s + v, 0) / values.length : undefined);
 
@@ -55,6 +57,7 @@ export async function runExemplarEval(argv: readonly string[]): Promise<void> {
         threads: { type: 'string' },
         'min-detector-score': { type: 'string' },
         'no-embedding-cache': { type: 'boolean' },
+        examples: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -71,6 +74,8 @@ export async function runExemplarEval(argv: readonly string[]): Promise<void> {
   const rules = (values.rules ?? EXEMPLAR_RULES.join(',')).split(',') as ExemplarRule[];
   for (const r of rules) if (!EXEMPLAR_RULES.includes(r)) fail(`unknown rule "${r}" (${EXEMPLAR_RULES.join(', ')})`);
   const threads = values.threads === undefined ? undefined : Number(values.threads);
+  const exampleCount = values.examples === undefined ? 1 : Number(values.examples);
+  if (!Number.isInteger(exampleCount) || exampleCount < 1 || exampleCount >= MIN_INSTANCES) fail(`--examples must be 1 to ${MIN_INSTANCES - 1}`);
   const instances = JSON.parse(await readFile(join(dataDir, 'instances.json'), 'utf8').catch(() => fail(`no instances.json in ${dataDir}`))) as CocoInstancesFile;
   const images = selectImages(instances.images, values.every ? Number(values.every) : undefined, values.limit ? Number(values.limit) : undefined);
   const className = new Map(instances.categories.map((c) => [c.id, c.name]));
@@ -96,13 +101,16 @@ export async function runExemplarEval(argv: readonly string[]): Promise<void> {
     const image = await decodeImage(await readFile(join(dataDir, 'images', info.file_name)));
     const { imageKey } = await engine.embed(image, info.file_name);
     for (const [categoryId, list] of asked) {
-      const [example, ...others] = [...list].sort((a, b) => b.area - a.area);
+      const sorted = [...list].sort((a, b) => b.area - a.area);
+      const examples = sorted.slice(0, exampleCount);
+      const [example] = examples;
+      const others = sorted.slice(exampleCount);
       // The class's crowd regions absorb answers without counting, as in COCOeval.
       const crowd = gts.filter((g) => g.crowd && g.categoryId === categoryId);
       const found: Record<string, { tp: number; fp: number; ms: number; classes: string[] }> = {};
       for (const rule of rules) {
         const t0 = performance.now();
-        const report = await findByExample(engine, imageKey, [example.region.mask], { rule, image, detectors, minDetectorScore: values['min-detector-score'] === undefined ? undefined : Number(values['min-detector-score']) });
+        const report = await findByExample(engine, imageKey, examples.map((e) => e.region.mask), { rule, image, detectors, minDetectorScore: values['min-detector-score'] === undefined ? undefined : Number(values['min-detector-score']) });
         const ms = performance.now() - t0;
         caseMs.get(rule)!.push(ms);
         const answers = report.answers;
@@ -132,7 +140,7 @@ export async function runExemplarEval(argv: readonly string[]): Promise<void> {
       const name = className.get(categoryId) ?? String(categoryId);
       cases.push({ image: info.file_name, class: name, instances: list.length, found });
       process.stderr.write(
-        `[${i + 1}/${images.length}] ${info.file_name} ${name}: 1 example + ${others.length} to find; ` +
+        `[${i + 1}/${images.length}] ${info.file_name} ${name}: ${examples.length} example(s) + ${others.length} to find; ` +
           rules.map((r) => `${r} ${found[r].tp} right, ${found[r].fp} wrong, ${(found[r].ms / 1000).toFixed(1)} s${found[r].classes.length ? ` as ${found[r].classes.join('+')}` : ''}`).join('; ') +
           ` (${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
       );
@@ -161,7 +169,7 @@ export async function runExemplarEval(argv: readonly string[]): Promise<void> {
     dataset: dataDir,
     images: images.length,
     commit: gitCommit(),
-    settings: { minInstances: MIN_INSTANCES, example: 'the largest instance of the class in the image', iou: 0.5 },
+    settings: { minInstances: MIN_INSTANCES, examples: exampleCount, example: `the ${exampleCount} largest instance(s) of the class in the image`, iou: 0.5 },
     exemplar: summaryOf(rules[0]),
     ...(rules.includes('peaks') ? { baseline: summaryOf('peaks') } : {}),
     rules: Object.fromEntries(rules.map((r) => [r, summaryOf(r)])),

@@ -251,6 +251,11 @@ export interface SimilarInstanceResult {
 
 export interface FindSimilarResponse {
   instances: SimilarInstanceResult[];
+  /**
+   * The detector classes the examples were read as (empty: appearance answered). Label all can ask
+   * other photos for these classes by text where they hold no example.
+   */
+  classes?: string[];
   /** Candidates SAM outlined that were turned down because they do not look like the example. */
   rejected?: number;
   timings: { totalMs: number };

@@ -183,7 +183,8 @@ describe('TextService', () => {
     // The cup in the other half of the picture.
     const other = cups.find((c) => meanX(c.mask) < coffee.width !== meanX(source.mask) < coffee.width)!;
     expect(other).toBeDefined();
-    const { instances } = await service.findSimilar('two-cups', source.mask, { tolerance: 1 }, { image: twoCups, rule: 'detected' });
+    const { instances, classes } = await service.findSimilar('two-cups', source.mask, { tolerance: 1 }, { image: twoCups, rule: 'detected' });
+    expect(classes).toEqual(['cup']);
     for (const found of instances) {
       expect(found).toMatchObject({ source: 'detector', detectorClass: 'cup' });
       expect(maskIoU(found.mask, source.mask)).toBeLessThan(0.7);

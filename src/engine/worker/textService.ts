@@ -126,7 +126,7 @@ export class TextService {
     const t0 = performance.now();
     const rule = ask.rule ?? DEFAULT_EXEMPLAR_RULE;
     const detectors = rule === 'detected' && ask.image ? await this.detectorsOfEveryClass() : [];
-    const { answers, rejected } = await findByExample(this.engine, imageKey, [source, ...(ask.moreExamples ?? [])], {
+    const { answers, rejected, classes } = await findByExample(this.engine, imageKey, [source, ...(ask.moreExamples ?? [])], {
       rule,
       image: ask.image,
       detectors,
@@ -145,6 +145,6 @@ export class TextService {
         mask: f.mask,
       }))
       .filter((f) => f.polygons.length > 0);
-    return { instances, rejected, timings: { totalMs: performance.now() - t0 } };
+    return { instances, rejected, classes, timings: { totalMs: performance.now() - t0 } };
   }
 }
