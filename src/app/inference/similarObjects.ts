@@ -1,5 +1,6 @@
 import { objectMask } from '../geometry/objectMask';
 import type { ImageEntry, SegObject } from '../state/model';
+import type { FindSimilarResponse } from '../../engine/service/api';
 import type { EngineSession } from './engineSession';
 import { addWithoutDuplicates } from './objectDedupe';
 import { proposedBy } from '../state/reviewOps';
@@ -20,23 +21,24 @@ export interface SimilarOutcome {
   readonly duplicates: number;
 }
 
+/** What find similar found, as proposals of the class `label` / `classId`, drawn at `tolerance`. */
+export function similarProposals(found: FindSimilarResponse['instances'], label: string, classId: number | null, tolerance: number): Omit<SegObject, 'color' | 'id'>[] {
+  return found.map((f) => ({
+    label,
+    classId,
+    confidence: Math.min(1, Math.max(0, f.confidence)),
+    visible: true,
+    polygons: f.polygons,
+    mask: f.mask,
+    outlineTolerance: tolerance,
+    source: 'local' as const,
+    review: proposedBy('find-similar'),
+  }));
+}
+
 /** Adds what was found as new objects, labelled like the source, in one undo step. */
 export async function findSimilarObjects(session: EngineSession, image: ImageEntry, object: SegObject, tolerance: number): Promise<SimilarOutcome> {
   const { instances: found, rejected = 0 } = await session.findSimilar(image.id, objectMask(object, image.width, image.height), { tolerance });
-  const { added, duplicates } = addWithoutDuplicates(
-    image,
-    found.map((f) => ({
-      label: object.label,
-      classId: object.classId ?? null,
-      confidence: Math.min(1, Math.max(0, f.confidence)),
-      visible: true,
-      polygons: f.polygons,
-      mask: f.mask,
-      outlineTolerance: tolerance,
-      source: 'local' as const,
-      review: proposedBy('find-similar'),
-    })),
-    'find similar',
-  );
+  const { added, duplicates } = addWithoutDuplicates(image, similarProposals(found, object.label, object.classId ?? null, tolerance), 'find similar');
   return { added, rejected, duplicates };
 }
