@@ -17,18 +17,18 @@
  * example read as class C is answered as the text prompt "C" is). Naming the example needs none
  * (`classesOfExamples`): the person has already said it is an object.
  * What is proposed never repeats an example or another proposal, lies inside one or covers two
- * (proposalDedupe.ts). DOM- and Node-free: the worker, the server, the CLI and the eval share it.
+ * (proposalDedupe.ts), nor holds an example (at the same containment share). DOM- and Node-free: the worker, the server, the CLI and the eval share it.
  */
 import { maskBounds } from '../bounds';
 import type { SegmentationEngine } from '../engine';
-import { dedupeProposals } from '../proposalDedupe';
+import { DEFAULT_PROPOSAL_DEDUPE, dedupeProposals } from '../proposalDedupe';
 import type { BinaryMask, RgbaImage } from '../types';
 import type { PlattParameters } from './calibration';
 import type { Concept } from './concepts';
 import { boxIoU, type ConceptDetector, type CornerBox, type Detection } from './detector';
 import { DEFAULT_MIN_DETECTOR_SCORE, instancesOfDetections } from './pipeline';
 import { detectEach, mergeDetections } from './pool';
-import { DEFAULT_SIMILAR_RULE, findSimilarReport, SIMILAR_RULES, type SimilarOptions, type SimilarRule } from './similar';
+import { DEFAULT_SIMILAR_RULE, findSimilarReport, overlapFraction, SIMILAR_RULES, type SimilarOptions, type SimilarRule } from './similar';
 
 export type ExemplarRule = 'detected' | SimilarRule;
 export const EXEMPLAR_RULES: readonly ExemplarRule[] = ['detected', ...SIMILAR_RULES];
@@ -180,10 +180,13 @@ async function byDetections(
       ...(label === undefined ? {} : { label }),
     } satisfies ExemplarAnswer,
   }));
-  // The examples are accepted objects of the same class: a repeat, a part or a group of them is out.
+  // The examples are accepted objects of the same class: a repeat, a part or a group of them is out,
+  // and so is a mask that holds an example (the example outlined larger: another instance never does).
   const { kept, dropped } = dedupeProposals(
     examples.map((mask) => ({ mask, classKey: 'example' })),
     proposals,
   );
-  return { rule: 'detected', answers: kept.map((k) => k.answer), classes: [...classes], rejected: dropped.length };
+  const { containment } = DEFAULT_PROPOSAL_DEDUPE;
+  const answers = kept.filter((k) => examples.every((e) => overlapFraction(e, k.mask) < containment)).map((k) => k.answer);
+  return { rule: 'detected', answers, classes: [...classes], rejected: dropped.length + kept.length - answers.length };
 }

@@ -237,7 +237,8 @@ function dilateCells(coverage: Float32Array): Float32Array {
   return out;
 }
 
-function overlapFraction(inner: BinaryMask, outer: BinaryMask): number {
+/** The share of `inner`'s pixels that `outer` also covers (0 for an empty `inner`). */
+export function overlapFraction(inner: BinaryMask, outer: BinaryMask): number {
   let inside = 0;
   let total = 0;
   for (let i = 0; i < inner.data.length; i++) {
