@@ -6,8 +6,11 @@ import { currentDocument, useStudio } from '../state/studioStore';
 import { parsePrompts, validatePrompts } from '../tools/textTool';
 import { RunProgress } from './RunProgress';
 
-/** Runs the typed prompts on every open image in the background (labelAll.ts); progress, Stop, and what it added. */
-export function LabelAllControl({ draft, segmenter, busy }: { draft: string; segmenter: TextSegmenter; busy: boolean }) {
+/**
+ * Runs the typed prompts on every open image in the background (labelAll.ts); progress, Stop, and what
+ * it added. `segmenter` makes the run's seam (one per run: a class labelled from examples learns as it goes).
+ */
+export function LabelAllControl({ draft, segmenter, busy }: { draft: string; segmenter: () => TextSegmenter; busy: boolean }) {
   const images = useStudio((s) => s.history.present.images.length);
   const progress = useLabelAll((s) => s.progress);
   const running = useLabelAll((s) => s.controller !== null);
@@ -18,7 +21,7 @@ export function LabelAllControl({ draft, segmenter, busy }: { draft: string; seg
   const start = () => {
     if (invalid) return;
     const doc = currentDocument();
-    useLabelAll.getState().start((signal, report) => labelAllImages(doc.images, doc.activeImageId, prompts, segmenter, signal, report), 'Label all stopped');
+    useLabelAll.getState().start((signal, report) => labelAllImages(doc.images, doc.activeImageId, prompts, segmenter(), signal, report), 'Label all stopped');
   };
 
   return (

@@ -3,12 +3,13 @@ import { useAccount } from '../account/useAccount';
 import { rerunActivePrompt, runRemote } from '../inference/controller';
 import { localTextSegmenter } from '../inference/localText';
 import { engineSession } from '../studioServices';
+import { exampleAwareSegmenter } from '../inference/exampleLabelling';
 import { addWithoutDuplicates, leftOutNote } from '../inference/objectDedupe';
 import { hasUnknown, outcomeMessage, outcomeSummary, type PromptOutcome } from '../inference/textOutcomes';
 import { remoteTextSegmenter } from '../inference/textSegmentation';
 import { formatBytes, useEngineStatus } from '../state/engineStatus';
 import { emptyPrompt, hasPrompt } from '../state/model';
-import { studio, useStudio } from '../state/studioStore';
+import { currentDocument, studio, useStudio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
 import { useDetail } from '../state/detailStore';
 import { useInferenceMode } from '../state/inferenceModeStore';
@@ -194,7 +195,13 @@ function TextPromptPanel() {
         {state.phase === 'running' ? 'Finding…' : 'Find objects'} · {local ? <span className="cost">free · local</span> : <CostLabel />}
       </button>
       {local && state.phase === 'running' && <DetectorProgress />}
-      {local && <LabelAllControl draft={state.phase === 'editing' ? state.draft : state.prompts.join(', ')} segmenter={segmenter} busy={state.phase === 'running'} />}
+      {local && (
+        <LabelAllControl
+          draft={state.phase === 'editing' ? state.draft : state.prompts.join(', ')}
+          segmenter={() => exampleAwareSegmenter(segmenter, engineSession, currentDocument, tolerance)}
+          busy={state.phase === 'running'}
+        />
+      )}
       {local && <SegmentEverythingControl />}
       {answer && (
         <div role="status" className="receipt text-answer">

@@ -5,6 +5,7 @@ import { maskOutline } from '../../engine/polygons';
 import type { EmbeddingRecord, EverythingEvent, FindSimilarResponse, ModelProgress, PolygonCandidate, PredictResponse, SegmentEverythingRequest, SegmentEverythingResponse, SegmentTextResponse } from '../../engine/service/api';
 import type { Call } from '../../engine/service/transport';
 import type { BinaryMask, PolygonWithHoles, RgbaImage, VisualPrompt } from '../../engine/types';
+import type { ExemplarRule } from '../../engine/text/exemplar';
 import type { EngineWorker, EngineWorkerStartOptions } from '../../engine/worker/client';
 import type { useEngineStatus } from '../state/engineStatus';
 import type { StoredEmbeddings } from './embeddingStore';
@@ -297,11 +298,17 @@ export class EngineSession {
     return (await run.clicks).api.segmentText({ image: rgba, prompts: [...prompts], imageId: imageKey, outline });
   }
 
-  /** Other instances like the object `mask` covers on a photo. */
-  async findSimilar(imageId: string, mask: BinaryMask, outline: Partial<OutlineOptions>): Promise<FindSimilarResponse> {
+  /**
+   * Other instances like the example objects (one mask or several) on a photo; the photo goes along so
+   * that the engine's exemplar rule can read their class from its detectors (src/engine/text/exemplar.ts).
+   */
+  async findSimilar(imageId: string, examples: BinaryMask | readonly BinaryMask[], outline: Partial<OutlineOptions>, rule?: ExemplarRule): Promise<FindSimilarResponse> {
     const run = this.current();
+    const rgba = plainPixels(this.ports.pixels(imageId));
     const imageKey = await this.ensureEmbedding(imageId);
-    return (await run.clicks).api.findSimilar({ imageKey, mask: plainMask(mask), outline });
+    const [mask, ...moreExamples] = ('data' in examples ? [examples] : examples).map(plainMask);
+    if (!mask) throw new Error('Find similar needs at least one example.');
+    return (await run.clicks).api.findSimilar({ imageKey, mask, ...(moreExamples.length ? { moreExamples } : {}), image: rgba, outline, ...(rule ? { rule } : {}) });
   }
 
   /**

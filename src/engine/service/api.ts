@@ -17,6 +17,7 @@ import type { BinaryMask, PolygonWithHoles, RgbaImage, VisualPrompt } from '../t
 import { EmbeddingMissingError, type EmbeddingView } from '../engine';
 import { PromptError } from '../prompt';
 import type { EverythingRule, EverythingSettings, ProposalSource } from '../everything/segmentEverything';
+import type { ExemplarRule, ExemplarSource } from '../text/exemplar';
 import type { Call, ErrorClasses, TransferTable } from './transport';
 
 export interface EngineApi {
@@ -36,7 +37,10 @@ export interface EngineApi {
   retrace(request: RetraceRequest): Promise<RetraceResponse>;
   /** Text prompts on the image (pass the `imageId` of `embed` to reuse its embedding). */
   segmentText(request: SegmentTextRequest): Promise<SegmentTextResponse>;
-  /** Other instances like the object `mask` covers, from the embedding of `imageKey`. */
+  /**
+   * Other instances like the object `mask` covers (and `moreExamples`), on the embedded photo `imageKey`:
+   * each with its confidence and where it came from (a detector's class or appearance).
+   */
   findSimilar(request: FindSimilarRequest): Promise<FindSimilarResponse>;
   /**
    * Every object and region of the photo as proposals (src/engine/everything/). With an `onEvent`,
@@ -215,14 +219,31 @@ export interface SegmentTextResponse {
 
 export interface FindSimilarRequest {
   imageKey: string;
+  /** The example: the object the person picked. */
   mask: BinaryMask;
+  /** More examples of the same class on the same photo (their classes and appearance are pooled). */
+  moreExamples?: BinaryMask[];
+  /**
+   * The photo: the 'detected' rule runs the detectors on it to read the examples' class (without it,
+   * or with a rule of appearance alone, SAM's features answer: src/engine/text/exemplar.ts).
+   */
+  image?: RgbaImage;
+  /** Left out: DEFAULT_EXEMPLAR_RULE. */
+  rule?: ExemplarRule;
   outline?: Partial<OutlineOptions>;
 }
 
 export interface SimilarInstanceResult {
-  /** Cosine similarity × SAM's predicted IoU × size likeness, best first (src/engine/text/similar.ts). */
+  /** How sure the engine is that this is another instance of the example's kind, in [0, 1]; best first. */
+  confidence: number;
+  /** The same as `confidence` (the name earlier callers read). */
   score: number;
-  similarity: number;
+  /** A detection of the examples' class, or SAM's appearance features (src/engine/text/exemplar.ts). */
+  source: ExemplarSource;
+  /** The detector's class the answer was found as ('detector' answers). */
+  detectorClass?: string;
+  /** Cosine similarity of the answer's appearance to the examples' ('appearance' answers). */
+  similarity?: number;
   area: number;
   polygons: PolygonWithHoles[];
   mask: BinaryMask;
@@ -230,6 +251,11 @@ export interface SimilarInstanceResult {
 
 export interface FindSimilarResponse {
   instances: SimilarInstanceResult[];
+  /**
+   * The detector classes the examples were read as (empty: appearance answered). Label all can ask
+   * other photos for these classes by text where they hold no example.
+   */
+  classes?: string[];
   /** Candidates SAM outlined that were turned down because they do not look like the example. */
   rejected?: number;
   timings: { totalMs: number };

@@ -94,7 +94,7 @@ export class EngineService implements EngineApi {
   }
 
   findSimilar(request: FindSimilarRequest): Promise<FindSimilarResponse> {
-    return this.inTurn(() => this.text.findSimilar(request.imageKey, request.mask, request.outline));
+    return this.inTurn(() => this.text.findSimilar(request.imageKey, request.mask, request.outline, request));
   }
 
   segmentEverything(request: SegmentEverythingRequest, call: Call<EverythingEvent> = {}): Promise<SegmentEverythingResponse> {

@@ -116,6 +116,36 @@ export function pickExtreme(instances: readonly TextInstance[], extreme: Extreme
   return [instances.reduce((best, t) => (key(t) < key(best) ? t : best))];
 }
 
+/**
+ * Each detection's box as a SAM box prompt on the embedded photo `imageKey`: the detection with its
+ * mask (null where SAM answered nothing), in the order given. Text prompts and exemplars share it.
+ */
+export async function instancesOfDetections(engine: SegmentationEngine, imageKey: string, detections: readonly Detection[]): Promise<(TextInstance | null)[]> {
+  const instances: (TextInstance | null)[] = [];
+  for (const detection of detections) {
+    // One look at the photo, like the detectors: the mirror image's encoder run would add
+    // seconds to every new photo's text prompt for a small gain on box prompts.
+    const { candidates } = await engine.predict(imageKey, { box: cornerToCenterBox(detection.box) }, { multimask: false, mirrorAverage: false });
+    const best = candidates[0];
+    instances.push(
+      best
+        ? {
+            label: detection.label,
+            confidence: detection.score,
+            detectorScore: detection.score,
+            detector: detection.detector,
+            rawDetectorScore: detection.rawScore,
+            maskScore: best.score,
+            box: detection.box,
+            mask: best.mask,
+            area: best.area,
+          }
+        : null,
+    );
+  }
+  return instances;
+}
+
 export class TextPipeline {
   private readonly detectors: readonly ConceptDetector[];
 
@@ -168,28 +198,8 @@ export class TextPipeline {
       timings.embeddingCacheHit = embedded.cacheHit;
       const t2 = performance.now();
       timings.embedMs = t2 - t1;
-      for (const detection of detections) {
-        // One look at the photo, like the detectors: the mirror image's encoder run would add
-        // seconds to every new photo's text prompt for a small gain on box prompts.
-        const { candidates } = await this.engine.predict(embedded.imageKey, { box: cornerToCenterBox(detection.box) }, { multimask: false, mirrorAverage: false });
-        const best = candidates[0];
-        instanceOf.set(
-          detection,
-          best
-            ? {
-                label: detection.label,
-                confidence: detection.score,
-                detectorScore: detection.score,
-                detector: detection.detector,
-                rawDetectorScore: detection.rawScore,
-                maskScore: best.score,
-                box: detection.box,
-                mask: best.mask,
-                area: best.area,
-              }
-            : null,
-        );
-      }
+      const instances = await instancesOfDetections(this.engine, embedded.imageKey, detections);
+      detections.forEach((detection, i) => instanceOf.set(detection, instances[i]));
       timings.decoderMs = performance.now() - t2;
     }
 

@@ -158,6 +158,16 @@ function prototypeOf(cells: Float32Array, channels: number, coverage: Float32Arr
   return proto.map((v) => v / norm);
 }
 
+/** The examples' prototypes averaged, unit length (undefined when no example covers a cell). */
+function meanPrototype(prototypes: readonly (Float32Array | undefined)[]): Float32Array | undefined {
+  const present = prototypes.filter((p): p is Float32Array => !!p);
+  if (present.length === 0) return undefined;
+  const mean = new Float32Array(present[0].length);
+  for (const p of present) for (let c = 0; c < mean.length; c++) mean[c] += p[c];
+  const norm = Math.sqrt(mean.reduce((s, v) => s + v * v, 0)) || 1;
+  return mean.map((v) => v / norm);
+}
+
 export function similarityMap(cells: Float32Array, channels: number, proto: Float32Array, g: Geometry): Float32Array {
   const map = new Float32Array(GRID * GRID).fill(-1);
   for (let r = 0; r < g.rows; r++) {
@@ -227,7 +237,8 @@ function dilateCells(coverage: Float32Array): Float32Array {
   return out;
 }
 
-function overlapFraction(inner: BinaryMask, outer: BinaryMask): number {
+/** The share of `inner`'s pixels that `outer` also covers (0 for an empty `inner`). */
+export function overlapFraction(inner: BinaryMask, outer: BinaryMask): number {
   let inside = 0;
   let total = 0;
   for (let i = 0; i < inner.data.length; i++) {
@@ -242,37 +253,54 @@ function overlapFraction(inner: BinaryMask, outer: BinaryMask): number {
 export async function findSimilar(
   engine: SegmentationEngine,
   imageKey: string,
-  source: BinaryMask,
+  source: BinaryMask | readonly BinaryMask[],
   options: SimilarOptions = {},
 ): Promise<SimilarInstance[]> {
   return (await findSimilarReport(engine, imageKey, source, options)).instances;
 }
 
-/** The instances found and how many candidates were turned down because they do not look like the source. */
+/** The pixels set in any of the masks (all of one size). */
+export function unionOfMasks(masks: readonly BinaryMask[]): BinaryMask {
+  const [first] = masks;
+  const data = new Uint8Array(first.data.length);
+  for (const mask of masks) for (let i = 0; i < data.length; i++) data[i] |= mask.data[i];
+  return { width: first.width, height: first.height, data };
+}
+
+/**
+ * The instances found and how many candidates were turned down because they do not look like the
+ * source. Several examples (one or more masks of one class): their prototypes are averaged, seeds and
+ * answers keep clear of all of them, and the size preference compares with their mean area.
+ */
 export async function findSimilarReport(
   engine: SegmentationEngine,
   imageKey: string,
-  source: BinaryMask,
+  examples: BinaryMask | readonly BinaryMask[],
   options: SimilarOptions = {},
 ): Promise<{ instances: SimilarInstance[]; rejected: number }> {
+  const sources: readonly BinaryMask[] = 'data' in examples ? [examples] : examples;
+  if (sources.length === 0) throw new Error('find similar needs at least one example mask');
   const entry = engine.getEmbedding(imageKey);
   if (!entry) throw new Error(`no embedding for image "${imageKey}": embed the image first`);
-  if (entry.width !== source.width || entry.height !== source.height) {
-    throw new Error(`mask is ${source.width}×${source.height} but the image is ${entry.width}×${entry.height}`);
+  for (const source of sources) {
+    if (entry.width !== source.width || entry.height !== source.height) {
+      throw new Error(`mask is ${source.width}×${source.height} but the image is ${entry.width}×${entry.height}`);
+    }
   }
+  const source = sources.length === 1 ? sources[0] : unionOfMasks(sources);
   const [, channels, gh, gw] = entry.embedding.dims;
   if (gh !== GRID || gw !== GRID) throw new Error(`expected a ${GRID}×${GRID} embedding, got [${entry.embedding.dims}]`);
   const g = geometry(entry.width, entry.height);
   const cells = normalisedCells(entry.embedding.data, channels, g);
   const sourceCoverage = maskCellCoverage(source, g);
-  const proto = prototypeOf(cells, channels, sourceCoverage);
+  const proto = sources.length === 1 ? prototypeOf(cells, channels, sourceCoverage) : meanPrototype(sources.map((s) => prototypeOf(cells, channels, maskCellCoverage(s, g))));
   if (!proto) return { instances: [], rejected: 0 };
   const map = similarityMap(cells, channels, proto, g);
   const selfSimilarity = meanSimilarity(map, sourceCoverage);
   if (!(selfSimilarity > 0)) return { instances: [], rejected: 0 };
   const seedThreshold = (options.seedSimilarity ?? 0.5) * selfSimilarity;
   const minSimilarity = options.maskSimilarity ?? 0.7;
-  const sourceArea = source.data.reduce((n, v) => n + v, 0);
+  const sourceArea = sources.reduce((sum, s) => sum + s.data.reduce((n, v) => n + v, 0), 0) / sources.length;
   const maxArea = (options.maxAreaRatio ?? 4) * sourceArea;
   const seeds = similarityPeaks(map, g, seedThreshold, dilateCells(sourceCoverage)).slice(0, options.maxSeeds ?? 24);
 
@@ -303,7 +331,7 @@ export async function findSimilarReport(
       continue;
     }
     // The source itself, or a part of it, is not a new instance.
-    if (overlapFraction(best.mask, source) > 0.3 || maskIoU(best.mask, source) > 0.3) continue;
+    if (overlapFraction(best.mask, source) > 0.3 || sources.some((s) => maskIoU(best!.mask, s) > 0.3)) continue;
     found.push(best);
   }
   found.sort((a, b) => b.score - a.score);

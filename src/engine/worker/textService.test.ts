@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SegmentationEngine } from '../engine';
 import { maskIoU } from '../polygons';
 import type { ObjectDetector } from '../text/detector';
-import type { RgbaImage } from '../types';
+import type { BinaryMask, RgbaImage } from '../types';
 import { decodeImage } from '../adapters/nodeImage';
 import { loadTextModels, releaseTextModels } from '../../../test/support/textModels';
 import { sharedPath } from '../../../test/support/sharedData';
@@ -165,6 +165,35 @@ describe('TextService', () => {
     const sourceX = cups[0].polygons[0].outer.reduce((s, [x]) => s + x, 0) / cups[0].polygons[0].outer.length;
     expect(meanX < coffee.width).not.toBe(sourceX < coffee.width);
     await expect(service.findSimilar('not-embedded', source)).rejects.toThrow(/no embedding/);
+    engine.forget('two-cups');
+  });
+
+  it("with the photo and the 'detected' rule, reads the example as a cup and proposes the other cup from the detections", async () => {
+    const twoCups = sideBySide(coffee);
+    const service = new TextService(engine, async () => detector);
+    await engine.embed(twoCups, 'two-cups');
+    const cups = (await service.segment(twoCups, ['cup'], 'two-cups')).results[0].instances;
+    const [source] = cups;
+    const meanX = (mask: BinaryMask) => {
+      let sum = 0;
+      let n = 0;
+      for (let i = 0; i < mask.data.length; i++) if (mask.data[i]) (sum += i % mask.width), n++;
+      return sum / n;
+    };
+    // The cup in the other half of the picture.
+    const other = cups.find((c) => meanX(c.mask) < coffee.width !== meanX(source.mask) < coffee.width)!;
+    expect(other).toBeDefined();
+    const { instances, classes } = await service.findSimilar('two-cups', source.mask, { tolerance: 1 }, { image: twoCups, rule: 'detected' });
+    expect(classes).toEqual(['cup']);
+    for (const found of instances) {
+      expect(found).toMatchObject({ source: 'detector', detectorClass: 'cup' });
+      expect(maskIoU(found.mask, source.mask)).toBeLessThan(0.7);
+    }
+    const again = instances.find((f) => maskIoU(f.mask, other.mask) > 0.9);
+    expect(again?.confidence).toBeCloseTo(other.confidence, 6);
+    // Both cups as examples: neither is proposed again.
+    const rest = await service.findSimilar('two-cups', source.mask, { tolerance: 1 }, { image: twoCups, rule: 'detected', moreExamples: [other.mask] });
+    for (const found of rest.instances) for (const example of [source, other]) expect(maskIoU(found.mask, example.mask)).toBeLessThan(0.7);
     engine.forget('two-cups');
   });
 });

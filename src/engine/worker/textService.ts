@@ -10,7 +10,8 @@ import type { OutlineOptions } from '../options';
 import { maskOutline } from '../polygons';
 import { TextPipeline, type TextPipelineOptions } from '../text/pipeline';
 import { interpretPrompt } from '../text/promptParser';
-import { findSimilarReport, type SimilarOptions } from '../text/similar';
+import { DEFAULT_EXEMPLAR_RULE, findByExample, type ExemplarRule } from '../text/exemplar';
+import type { SimilarOptions } from '../text/similar';
 import type { CocoClass } from '../text/cocoClasses';
 import type { Concept } from '../text/concepts';
 import type { ConceptDetector } from '../text/detector';
@@ -111,13 +112,39 @@ export class TextService {
     };
   }
 
-  /** Other instances like `source` (a mask over the embedded image `imageKey`), best first. */
-  async findSimilar(imageKey: string, source: BinaryMask, outline?: Partial<OutlineOptions>, options?: SimilarOptions): Promise<FindSimilarResponse> {
+  /**
+   * Other instances like `source` (a mask over the embedded image `imageKey`, and `moreExamples`),
+   * best first, by the exemplar rule asked for (src/engine/text/exemplar.ts): the detectors are
+   * loaded only when the rule reads the examples' class from them and the photo came with the request.
+   */
+  async findSimilar(
+    imageKey: string,
+    source: BinaryMask,
+    outline?: Partial<OutlineOptions>,
+    ask: { moreExamples?: readonly BinaryMask[]; image?: RgbaImage; rule?: ExemplarRule; appearance?: SimilarOptions } = {},
+  ): Promise<FindSimilarResponse> {
     const t0 = performance.now();
-    const { instances: found, rejected } = await findSimilarReport(this.engine, imageKey, source, options);
-    const instances = found
-      .map((f) => ({ score: f.score, similarity: f.similarity, area: f.area, polygons: maskOutline(f.mask, { ...outline, area: f.area }), mask: f.mask }))
+    const rule = ask.rule ?? DEFAULT_EXEMPLAR_RULE;
+    const detectors = rule === 'detected' && ask.image ? await this.detectorsOfEveryClass() : [];
+    const { answers, rejected, classes } = await findByExample(this.engine, imageKey, [source, ...(ask.moreExamples ?? [])], {
+      rule,
+      image: ask.image,
+      detectors,
+      calibration: this.options.calibration,
+      appearance: ask.appearance,
+    });
+    const instances = answers
+      .map((f) => ({
+        confidence: f.confidence,
+        score: f.confidence,
+        source: f.source,
+        ...(f.detectorClass === undefined ? {} : { detectorClass: f.detectorClass }),
+        ...(f.similarity === undefined ? {} : { similarity: f.similarity }),
+        area: f.area,
+        polygons: maskOutline(f.mask, { ...outline, area: f.area }),
+        mask: f.mask,
+      }))
       .filter((f) => f.polygons.length > 0);
-    return { instances, rejected, timings: { totalMs: performance.now() - t0 } };
+    return { instances, rejected, classes, timings: { totalMs: performance.now() - t0 } };
   }
 }
