@@ -6,9 +6,10 @@
  * rest of the queue from everyone else. Jobs then wait here, one FIFO per account, and reach the
  * pool only when a worker is free, in FairQueue's order, at most `perAccountRunning` of one
  * account at a time: the pool's own FIFO never holds a backlog that would serve accounts in
- * arrival order. A quick job (a click on a photo a free worker holds: one decoder run) may go beyond
+ * arrival order. A quick job (a click on a photo a worker already holds: a decoder run) may go beyond
  * that share while workers are free: it keeps a worker for so short a time that nobody waits on it
- * for long, and one account's clicks can then use every core. Long jobs (a new photo's encoder run,
+ * for long, and one account's clicks can then use every core (a second worker pays the photo's
+ * encoder run once, then holds it too). Long jobs (a new photo's encoder run,
  * text prompts, segment everything) cannot be taken back once started, so they keep to the share,
  * and the rest of the workers stay free for the others.
  */

@@ -86,7 +86,7 @@ describe('WorkerPool affinity (two real engine workers, one thread each)', () =>
   const photo = (key: string, x: number): InferenceJob => ({ kind: 'pvs', image: new Uint8Array(png), imageDigest: key, cacheKey: key, points: [{ x, y: 150, positive: true }], options: { multimask: false } });
   const byDigest = (key: string, x: number): InferenceJob => ({ kind: 'pvs', imageDigest: key, cacheKey: key, points: [{ x, y: 150, positive: true }], options: { multimask: false } });
 
-  it('sends a click to the free worker that holds its photo, not to the first free one, and calls it quick only there', async () => {
+  it('sends a click to the free worker that holds its photo, not to the first free one; a click on a held photo is quick, a new photo or a text prompt is not', async () => {
     const [p, q] = [`p-${Math.random()}`, `q-${Math.random()}`];
     // Both at once: one photo per worker.
     await Promise.all([pool.tryReserve()!.run(photo(q, 200)), pool.tryReserve()!.run(photo(p, 200))]);

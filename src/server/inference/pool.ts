@@ -40,9 +40,10 @@ export interface InferenceBackend {
   /** The encoder the workers run (once they have started): the identity served with every embedding. */
   encoderModel?(): Promise<EncoderIdentity>;
   /**
-   * Whether `job` would start now as a decoder run only: a point or box prompt on a photo whose
-   * embedding a free worker holds (no encoder run, no detectors). The fair backend lets such short
-   * jobs use every free worker, and keeps long ones to the account's share.
+   * Whether `job` is a click on a photo the backend already holds: a point or box prompt whose
+   * embedding a worker has (a decoder run there; on another free worker, that worker's encoder run
+   * once, after which both hold the photo). The fair backend lets such short jobs use every free
+   * worker, and keeps long ones (new photos, text prompts, segment everything) to the account's share.
    */
   isQuick?(job: InferenceJob): boolean;
   close(): Promise<void>;
@@ -209,7 +210,7 @@ export class WorkerPool implements InferenceBackend {
 
   isQuick(job: InferenceJob): boolean {
     const key = neededView(job);
-    return job.kind === 'pvs' && key !== undefined && this.workers.some((entry) => !entry.busy && entry.api && entry.held.has(key));
+    return job.kind === 'pvs' && key !== undefined && this.workers.some((entry) => entry.api && entry.held.has(key));
   }
 
   /**
