@@ -33,7 +33,7 @@ import { DEFAULT_SIMILAR_RULE, findSimilarReport, overlapFraction, SIMILAR_RULES
 export type ExemplarRule = 'detected' | SimilarRule;
 export const EXEMPLAR_RULES: readonly ExemplarRule[] = ['detected', ...SIMILAR_RULES];
 /** What "Find similar" and Label all's examples use when the caller names no rule. */
-export const DEFAULT_EXEMPLAR_RULE: ExemplarRule = 'peaks';
+export const DEFAULT_EXEMPLAR_RULE: ExemplarRule = 'detected';
 
 export const EXEMPLAR_MATCH = {
   /**
