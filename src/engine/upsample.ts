@@ -54,28 +54,38 @@ export interface MaskCrop {
  * own size, not the photo's. undefined when no logit is positive (the mask would be empty).
  */
 export function upsampleLogitsToCrop(logits: Float32Array, frame: ModelFrame, margin = 1): MaskCrop | undefined {
-  let cx0 = LOW_RES_SIZE;
-  let cx1 = -1;
-  let cy0 = LOW_RES_SIZE;
-  let cy1 = -1;
-  for (let cy = 0; cy < LOW_RES_SIZE; cy++) {
-    const row = cy * LOW_RES_SIZE;
-    for (let cx = 0; cx < LOW_RES_SIZE; cx++) {
-      if (logits[row + cx] > 0) {
-        if (cx < cx0) cx0 = cx;
-        if (cx > cx1) cx1 = cx;
-        if (cy < cy0) cy0 = cy;
-        cy1 = cy;
-      }
-    }
-  }
-  if (cx1 < 0) return undefined;
+  const cells = positiveCells(logits, LOW_RES_SIZE, LOW_RES_SIZE);
+  if (!cells) return undefined;
+  const { x0: cx0, x1: cx1, y0: cy0, y1: cy1 } = cells;
   const xs = axisMap(frame.width, frame.resizedWidth);
   const ys = axisMap(frame.height, frame.resizedHeight);
   const [x0, x1] = readingSpan(xs, cx0, cx1, margin);
   const [y0, y1] = readingSpan(ys, cy0, cy1, margin);
   if (x1 < x0 || y1 < y0) return undefined;
   return { x: x0, y: y0, mask: upsampleRect(logits, xs, ys, { x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1 }) };
+}
+
+/**
+ * The first and last column and row (inclusive) of the low-res cells with a positive logit, within
+ * the top-left `columns` × `rows` of the 256 grid; undefined when there is none.
+ */
+export function positiveCells(logits: Float32Array, columns: number, rows: number): { x0: number; y0: number; x1: number; y1: number } | undefined {
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -1;
+  let y1 = -1;
+  for (let y = 0; y < rows; y++) {
+    const row = y * LOW_RES_SIZE;
+    for (let x = 0; x < columns; x++) {
+      if (logits[row + x] > 0) {
+        if (x < x0) x0 = x;
+        if (x > x1) x1 = x;
+        if (y < y0) y0 = y;
+        y1 = y;
+      }
+    }
+  }
+  return x1 < 0 ? undefined : { x0, y0, x1, y1 };
 }
 
 /** The crop written into an image-sized mask. */
