@@ -99,10 +99,11 @@ export function placeCrop(crop: MaskCrop, width: number, height: number): Binary
 /** The output indices (inclusive, widened by `margin` within the axis) whose sample reads a cell in [c0, c1]. */
 function readingSpan(axis: AxisMap, c0: number, c1: number, margin: number): [number, number] {
   const n = axis.i0.length;
+  // i0 ≤ i1 at every index: a sample reads a cell in [c0, c1] unless i1 < c0 or i0 > c1.
   let first = 0;
-  while (first < n && axis.i1[first] < c0 && axis.i0[first] < c0) first++;
+  while (first < n && axis.i1[first] < c0) first++;
   let last = n - 1;
-  while (last >= 0 && axis.i0[last] > c1 && axis.i1[last] > c1) last--;
+  while (last >= 0 && axis.i0[last] > c1) last--;
   return [Math.max(0, first - margin), Math.min(n - 1, last + margin)];
 }
 

@@ -193,8 +193,14 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     const { logits: _, ...rest } = candidate;
     kept.push({ ...rest, id: nextId++, mask, area, confidence: candidate.predictedIoU * candidate.stability });
     if (settings.skipCovered) {
+      // Only the crop can hold a set pixel.
       covered ??= new Uint8Array(mask.data.length);
-      for (let i = 0; i < mask.data.length; i++) covered[i] |= mask.data[i];
+      const { x, y, mask: part } = cleaned;
+      for (let row = 0; row < part.height; row++) {
+        const from = row * part.width;
+        const to = (y + row) * frame.width + x;
+        for (let col = 0; col < part.width; col++) covered[to + col] |= part.data[from + col];
+      }
     }
   };
   const candidateOf = (outputs: TokenOutputs, token: number, frame: ModelFrame, origin: Omit<Candidate, 'logits' | 'box' | 'predictedIoU' | 'stability'>) => {
