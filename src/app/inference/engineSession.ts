@@ -299,14 +299,14 @@ export class EngineSession {
   }
 
   /**
-   * Other instances like the example objects (one mask or several) on a photo; the photo goes along so
+   * Other instances like the example objects (one or more masks) on a photo; the photo goes along so
    * that the engine's exemplar rule can read their class from its detectors (src/engine/text/exemplar.ts).
    */
-  async findSimilar(imageId: string, examples: BinaryMask | readonly BinaryMask[], outline: Partial<OutlineOptions>, rule?: ExemplarRule): Promise<FindSimilarResponse> {
+  async findSimilar(imageId: string, examples: readonly BinaryMask[], outline: Partial<OutlineOptions>, rule?: ExemplarRule): Promise<FindSimilarResponse> {
     const run = this.current();
     const rgba = plainPixels(this.ports.pixels(imageId));
     const imageKey = await this.ensureEmbedding(imageId);
-    const [mask, ...moreExamples] = ('data' in examples ? [examples] : examples).map(plainMask);
+    const [mask, ...moreExamples] = examples.map(plainMask);
     if (!mask) throw new Error('Find similar needs at least one example.');
     return (await run.clicks).api.findSimilar({ imageKey, mask, ...(moreExamples.length ? { moreExamples } : {}), image: rgba, outline, ...(rule ? { rule } : {}) });
   }

@@ -38,7 +38,7 @@ export function similarProposals(found: FindSimilarResponse['instances'], label:
 
 /** Adds what was found as new objects, labelled like the source, in one undo step. */
 export async function findSimilarObjects(session: EngineSession, image: ImageEntry, object: SegObject, tolerance: number): Promise<SimilarOutcome> {
-  const { instances: found, rejected = 0 } = await session.findSimilar(image.id, objectMask(object, image.width, image.height), { tolerance });
+  const { instances: found, rejected = 0 } = await session.findSimilar(image.id, [objectMask(object, image.width, image.height)], { tolerance });
   const { added, duplicates } = addWithoutDuplicates(image, similarProposals(found, object.label, object.classId ?? null, tolerance), 'find similar');
   return { added, rejected, duplicates };
 }
