@@ -11,12 +11,15 @@
  *   5. 3 and 4 again with a thumbnail of the image (64 px wide): the per-request cost without the
  *      part that grows with the body (receiving, parsing, Base64, hashing),
  *   6. a rejected request (401, unknown key).
+ * The paid phases (3, 5) are preceded by --warm-up unmeasured paid calls each (new points too): a
+ * server answers calls for hours, and a fresh one's first calls run code the JIT has not optimised
+ * yet, which is start-up cost, not the per-call cost the phases measure.
  * Reports p50/p90/p99 latency and throughput per phase and API overhead = full path − bare
  * engine (p50), against the targets (overhead ≤ 3 ms, replay ≤ 2 ms). Writes
  * bench/results/apiBench.json and .md. Sequential requests (one connection) so latencies are
  * not queueing times; bounded by --requests per phase.
  *
- *   npm run bench:api -- [--url http://host:port] [--requests 200] [--engine-requests 100] [--image FILE]
+ *   npm run bench:api -- [--url http://host:port] [--requests 200] [--engine-requests 100] [--warm-up 20] [--image FILE]
  *                        [--connections 8] [--load-seconds 5]
  * Then the replay and the 401 under concurrent load, and the capacity grid: paid calls with a new
  * point each on the cached photo at 1, 4 and 16 connections, with one look and with the mirror
@@ -48,6 +51,7 @@ const { values: args } = parseArgs({
     url: { type: 'string' },
     requests: { type: 'string', default: '200' },
     'engine-requests': { type: 'string', default: '100' },
+    'warm-up': { type: 'string', default: '20' },
     image: { type: 'string', default: join(repoRoot, 'public/samples/chelsea.png') },
     out: { type: 'string', default: join(repoRoot, 'bench/results/apiBench') },
     /** Concurrent load (autocannon): connections and seconds per phase; 0 seconds skips it. */
@@ -57,6 +61,7 @@ const { values: args } = parseArgs({
 });
 const N = Number(args.requests);
 const ENGINE_N = Number(args['engine-requests']);
+const WARM_UP = Number(args['warm-up']);
 
 /** The k-th click of a fixed sequence spread over the middle of the image: every request a new point. */
 function pointAt(k: number, size: { width: number; height: number }): { x: number; y: number; positive: true } {
@@ -206,7 +211,7 @@ async function main(): Promise<void> {
   try {
     const json = { 'content-type': 'application/json' };
     // Paid calls: the sequential phases, plus the capacity grid (bounded by the engine's pace).
-    const bearer = await newCustomer(agent, base, 'bench', Math.ceil((2 * ENGINE_N + 20 + CAPACITY_LOOKS.length * CAPACITY_CONNECTIONS.length * 40 * LOAD_SECONDS) / 1600));
+    const bearer = await newCustomer(agent, base, 'bench', Math.ceil((2 * ENGINE_N + 2 * WARM_UP + 20 + CAPACITY_LOOKS.length * CAPACITY_CONNECTIONS.length * 40 * LOAD_SECONDS) / 1600));
 
     const bytes = readFileSync(args.image);
     const meta = await sharp(bytes).metadata();
@@ -247,6 +252,15 @@ async function main(): Promise<void> {
     }
     await engine.release();
 
+    const newPointsWarmUp = bodiesWithNewPoints({ image: imageField, imageId: 'bench-image', multimaskOutput: false, mirrorAverage: false }, size, 20_000);
+    const newPointsSmallWarmUp = bodiesWithNewPoints({ image: smallBytes.toString('base64'), imageId: 'bench-small', multimaskOutput: false, mirrorAverage: false }, smallSize, 20_000);
+    for (let i = 0; i < WARM_UP; i++) {
+      for (const next of [newPointsWarmUp, newPointsSmallWarmUp]) {
+        const warm = await call(base, 'POST', '/api/v1/pvs', paid, next());
+        if (warm.status !== 200) throw new Error(`warm-up call failed: ${warm.status} ${warm.text}`);
+      }
+    }
+    if (WARM_UP > 0) log(`warm-up: ${WARM_UP} paid calls with each image, not measured`);
     results.fullPath = await phase(FULL_PATH, ENGINE_N, () => call(base, 'POST', '/api/v1/pvs', paid, newPoints()), 200);
     results.replay = await phase('idempotent replay', N, () => call(base, 'POST', '/api/v1/pvs', { ...bearer, 'idempotency-key': 'bench-replay' }, body), 200);
     results.fullPathSmall = await phase(FULL_PATH_SMALL, ENGINE_N, () => call(base, 'POST', '/api/v1/pvs', paid, newPointsSmall()), 200);
@@ -299,6 +313,7 @@ async function main(): Promise<void> {
       smallImageBase64Chars: smallBytes.toString('base64').length,
       requestsPerPhase: N,
       engineRequestsPerPhase: ENGINE_N,
+      warmUpCallsPerImage: WARM_UP,
       results,
       load,
       capacity,
@@ -330,7 +345,7 @@ async function main(): Promise<void> {
     const md = [
       `# API benchmark (${report.when})`,
       '',
-      `${report.machine.cpus} × ${report.machine.model}, load average ${report.machine.loadavg.join(' / ')}; image ${args.image} (${report.imageBase64Chars} Base64 characters), one connection, sequential.`,
+      `${report.machine.cpus} × ${report.machine.model}, load average ${report.machine.loadavg.join(' / ')}; image ${args.image} (${report.imageBase64Chars} Base64 characters), one connection, sequential; ${WARM_UP} unmeasured paid calls per image before the paid phases.`,
       '',
       '| phase | n | p50 ms | p90 ms | p99 ms | per second |',
       '|---|---|---|---|---|---|',

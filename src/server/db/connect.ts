@@ -96,7 +96,8 @@ export interface OpenDatabaseOptions {
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
   let kysely: Kysely<Database>;
   let dialect: DialectName;
-  let sqliteHandle: SQLite.Database | undefined;
+  let relaxSync: SQLite.Statement | undefined;
+  let restoreSync: SQLite.Statement | undefined;
   if (options.databaseUrl) {
     dialect = 'postgres';
     const schema = options.pgSchema?.replace(/[^a-z0-9_]/gi, '');
@@ -121,13 +122,14 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
     const file = options.sqliteFile ?? join(dataDir, 'maskwright.sqlite');
     if (!options.sqliteFile) mkdirSync(dataDir, { recursive: true });
     const sqlite = new SQLite(file);
-    sqliteHandle = sqlite;
     // Credits live here: WAL for concurrent readers, FULL sync so a committed charge or refund
     // survives power loss, and a busy timeout so a second process waits instead of failing.
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('synchronous = FULL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
+    relaxSync = sqlite.prepare('PRAGMA synchronous = NORMAL');
+    restoreSync = sqlite.prepare('PRAGMA synchronous = FULL');
     kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
   }
   const schema =
@@ -145,13 +147,14 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
     }
     // SQLite's safety level cannot change inside a transaction: hold the one connection, lower it
     // around the transaction, restore it, so no other transaction commits with the lower level.
-    // (Set on the handle directly: a pragma through Kysely costs as much as a statement of the call.)
+    // (Set on the handle directly, with statements prepared once: through Kysely, or with
+    // `pragma()` preparing it anew each time, a pragma costs as much as a statement of the call.)
     return kysely.connection().execute(async (connection) => {
-      sqliteHandle!.pragma('synchronous = NORMAL');
+      relaxSync!.run();
       try {
         return await connection.transaction().execute(fn);
       } finally {
-        sqliteHandle!.pragma('synchronous = FULL');
+        restoreSync!.run();
       }
     });
   };

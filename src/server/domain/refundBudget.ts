@@ -15,6 +15,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../db/connect';
+import { preparedQuery } from '../db/prepared';
 import type { Clock } from './clock';
 import { DomainError } from './errors';
 
@@ -29,6 +30,11 @@ export const DEFAULT_REFUND_BUDGET: RefundBudgetSettings = { limit: 10, windowMs
 /** The refunded outcomes that count: the caller's input made the engine run for nothing. */
 export const BUDGETED_FAILURES: ReadonlySet<string> = new Set(['invalid-image', 'validation-failed']);
 
+/** Read on every metered call before it starts: compiled once (db/prepared.ts). */
+const windowOf = preparedQuery<[scope: string], { window_start: number; refunded: number }>((db, $) =>
+  db.selectFrom('refund_budgets').select(['window_start', 'refunded']).where('scope', '=', $(0)),
+);
+
 export class RefundBudget {
   private recordsSinceSweep = 0;
 
@@ -40,7 +46,7 @@ export class RefundBudget {
 
   /** Throws 429 refund-budget-exhausted when `scope` has used its budget in the current window. */
   async check(scope: string): Promise<void> {
-    const row = await this.db.kysely.selectFrom('refund_budgets').select(['window_start', 'refunded']).where('scope', '=', scope).executeTakeFirst();
+    const [row] = (await windowOf.run(this.db.kysely, this.db.kysely, scope)).rows;
     if (!row) return;
     const now = this.clock.now();
     const windowEnd = Number(row.window_start) + this.settings.windowMs;
