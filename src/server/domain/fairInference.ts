@@ -14,7 +14,7 @@
  * and the rest of the workers stay free for the others.
  */
 import { JobWithdrawnError, type ImageLoader, type InferenceBackend, type InferenceSlot } from '../inference/pool';
-import type { InferenceJob, InferenceResult } from '../inference/protocol';
+import type { InferenceJob, InferenceMethod, QueuedJob, ResultOf, Timed } from '../inference/protocol';
 import { DomainError } from './errors';
 import { FairQueue } from './fairQueue';
 
@@ -30,10 +30,10 @@ export interface FairnessSettings {
 export const DEFAULT_FAIRNESS: FairnessSettings = { perAccountQueued: 4, perAccountRunning: 1, retryAfterSeconds: 2 };
 
 interface Waiting {
-  job: InferenceJob;
+  job: QueuedJob;
   loadImage?: ImageLoader;
   inner: InferenceSlot;
-  resolve(result: InferenceResult): void;
+  resolve(result: Timed<unknown>): void;
   reject(error: Error): void;
 }
 
@@ -105,11 +105,12 @@ export class FairInferenceBackend implements InferenceBackend {
     };
     let waiting: Waiting | undefined;
     return {
-      run: (job, loadImage) => {
+      run: <M extends InferenceMethod>(job: InferenceJob<M>, loadImage?: ImageLoader) => {
         if (waiting || done) return Promise.reject(new Error('inference slot used twice'));
-        return new Promise<InferenceResult>((resolve, reject) => {
-          waiting = { job, loadImage, inner, resolve, reject };
-          this.queue.push(account, waiting);
+        return new Promise<ResultOf<M>>((resolve, reject) => {
+          const entry: Waiting = { job, loadImage, inner, resolve: (result) => resolve(result as ResultOf<M>), reject };
+          waiting = entry;
+          this.queue.push(account, entry);
           this.pump();
         }).finally(free);
       },

@@ -12,7 +12,7 @@ import { EverythingResponse, PvsResponse, SegmentResponse, type EverythingReques
 import { isConsistentEmbedding, type EmbeddingRequest, type EmbeddingResponse, type EncoderIdentity } from '../../contract/embeddings';
 import { PRICING_KEYS, type Prices } from './pricing';
 import type { ImageLoader, InferenceBackend, InferenceSlot } from '../inference/pool';
-import type { InferenceJob, InferenceResult } from '../inference/protocol';
+import type { InferenceJob, InferenceMethod, ResultOf } from '../inference/protocol';
 import { DomainError } from './errors';
 import { decodeImageField, KnownImages, readUpload, RecentFields, type ImageField, type ImageMemo, type ImageSize, type Upload, type WithImageField } from './imageField';
 import { checkPromptsInside } from './promptBounds';
@@ -161,7 +161,7 @@ export class Segmentation {
           async (slot, image) => {
             const { points, box, multimaskOutput, mirrorAverage } = request;
             const options = { multimask: multimaskOutput, mirrorAverage };
-            const response = await runJob(slot, { kind: 'pvs', ...image.job, points, box, options }, image.load, ctx.timings);
+            const response = await runJob(slot, { method: 'pvs', request: { ...image.job, points, box, options } }, image.load, ctx.timings);
             // The engine names the image by its private cache key; the caller gets its own name or the content key.
             return { ...response, imageId: request.imageId ?? contentKey(upload.digest) };
           },
@@ -184,7 +184,7 @@ export class Segmentation {
       body: fingerprintBody(request, upload),
       prepare: (scope) =>
         upstream ? this.prepareUpstream(request, upload, known, upstream, ctx.timings) : this.prepare(request.image, upload, { known, scope }, async (slot, image) => {
-          return runJob(slot, { kind: 'segment', ...image.job, prompts: request.prompts }, image.load, ctx.timings);
+          return runJob(slot, { method: 'segment', request: { ...image.job, prompts: request.prompts } }, image.load, ctx.timings);
         }),
       isEmpty: (r) => !r.prompt_results.some((p) => hasPolygon(p.predictions)),
       isValid: (r) =>
@@ -205,7 +205,7 @@ export class Segmentation {
       body: fingerprintBody(request, upload),
       prepare: (scope) =>
         this.prepare(request.image, upload, { known, scope }, async (slot, image) => {
-          return runJob(slot, { kind: 'everything', ...image.job }, image.load, ctx.timings);
+          return runJob(slot, { method: 'everything', request: image.job }, image.load, ctx.timings);
         }),
       isEmpty: (r) => !hasPolygon(r.predictions),
       isValid: (r) => EverythingResponse.safeParse(r).success,
@@ -236,7 +236,7 @@ export class Segmentation {
       body: { image: { sha256: upload.digest }, model: encoder.id },
       prepare: (scope) =>
         this.prepare(request.image, upload, { known, scope }, async (slot, image) => {
-          return { ...(await runJob(slot, { kind: 'embed', ...image.job }, image.load, ctx.timings)), imageId };
+          return { ...(await runJob(slot, { method: 'embed', request: image.job }, image.load, ctx.timings)), imageId };
         }),
       isEmpty: () => false,
       isValid: (r) => isConsistentEmbedding(r) && r.model.id === encoder.id && r.imageId === imageId,
@@ -351,32 +351,23 @@ export function fingerprintBody<R extends { image: ImageField }>(request: R, upl
   return { ...request, image: { sha256: upload.digest } };
 }
 
-/** Runs a job; the worker's decode failure of a file that looked like an image becomes a 400. */
 /** Whether any prediction holds a polygon (three vertices or more): an answer without one is refunded. */
 function hasPolygon(predictions: ReadonlyArray<{ masks: ReadonlyArray<readonly unknown[]> }>): boolean {
   return predictions.some((pred) => pred.masks.some((m) => m.length >= 3));
 }
 
-type ResponseOf<K extends InferenceJob['kind']> = Extract<InferenceResult, { kind: K }>['response'];
-
-/** The worker's answer to `job`, which must be of the job's own kind. */
-async function runJob<K extends InferenceJob['kind']>(
-  slot: InferenceSlot,
-  job: Extract<InferenceJob, { kind: K }>,
-  loadImage: ImageLoader,
-  timings?: Record<string, number>,
-): Promise<ResponseOf<K>> {
+/** The worker's answer to `job`; its decode failure of a file that looked like an image becomes a 400. */
+async function runJob<M extends InferenceMethod>(slot: InferenceSlot, job: InferenceJob<M>, loadImage: ImageLoader, timings?: Record<string, number>): Promise<ResultOf<M>['response']> {
   const start = performance.now();
   try {
     const result = await slot.run(job, loadImage);
-    if (result.kind !== job.kind) throw new Error('worker answered the wrong job kind');
     if (timings) {
       timings.decode = result.timings.decodeMs;
       timings.engine = result.timings.engineMs;
       // Waiting for a worker, moving the job and the answer between threads.
       timings.worker = performance.now() - start - result.timings.decodeMs - result.timings.engineMs;
     }
-    return result.response as ResponseOf<K>;
+    return result.response;
   } catch (error) {
     if (error instanceof Error && error.name === 'ImageDecodeError') throw new DomainError('invalid-image', error.message);
     // The engine's own prompt checks (mirrors of the schema): a bad request, not an engine failure.

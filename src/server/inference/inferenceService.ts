@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EMBEDDING_ENCODING, type EmbeddingResponse, type EncoderIdentity } from '../../contract/embeddings';
+import type { EverythingResponse, PvsResponse, SegmentResponse } from '../../contract/segmentation';
 import { decodeImage } from '../../engine/adapters/nodeImage';
 import { defaultModelDir, loadNodeEngine, modelFileNames } from '../../engine/adapters/ortNode';
 import { loadNodeDetectors } from '../../engine/adapters/textNode';
@@ -17,7 +18,7 @@ import { quantizeEmbedding } from '../../engine/embeddingCodec';
 import type { SegmentationEngine } from '../../engine/engine';
 import type { RgbaImage } from '../../engine/types';
 import { runPvs } from '../../engine/pvs';
-import { ImageNotHeldError, type InferenceJob, type InferenceResult, type InferenceWorkerApi, type WorkerInit } from './protocol';
+import { ImageNotHeldError, type ImageJob, type InferenceWorkerApi, type PvsJob, type Timed, type WorkerInit } from './protocol';
 
 /** The encoder this worker runs, named as the studio names the one it loaded (`file@sha256`). */
 function encoderIdentity(init: WorkerInit): EncoderIdentity {
@@ -83,26 +84,32 @@ export class InferenceService implements InferenceWorkerApi {
     return { backend, encoder: this.encoder };
   }
 
-  /** Jobs arrive one at a time (the pool gives a worker its next job once it answered). */
-  async run(job: InferenceJob): Promise<InferenceResult> {
+  pvs(job: PvsJob): Promise<Timed<PvsResponse>> {
+    return this.timed(job, async (image) => (await runPvs(this.engine, image, { points: job.points, box: job.box, imageId: job.cacheKey }, job.options)).response);
+  }
+
+  segment(job: ImageJob & { prompts: string[] }): Promise<Timed<SegmentResponse>> {
+    return this.timed(job, (image) => this.textSegmenter.segment(image, job.prompts, job.cacheKey));
+  }
+
+  everything(job: ImageJob): Promise<Timed<EverythingResponse>> {
+    return this.timed(job, async (image) => (await runEverything(this.engine, image, { imageId: job.cacheKey, detectors: this.detectors })).response);
+  }
+
+  embed(job: ImageJob & { cacheKey: string }): Promise<Timed<EmbeddingResponse>> {
+    return this.timed(job, (image) => embeddingOf(this.engine, this.encoder, image, job.cacheKey));
+  }
+
+  /** The job's photo, then `work` on it, each timed. Jobs arrive one at a time (the pool gives a worker its next job once it answered). */
+  private async timed<R>(job: ImageJob, work: (image: RgbaImage) => Promise<R>): Promise<Timed<R>> {
     const t0 = performance.now();
     const image = await this.pixels(job);
     const t1 = performance.now();
-    const timings = () => ({ decodeMs: t1 - t0, engineMs: performance.now() - t1 });
-    if (job.kind === 'pvs') {
-      const { response } = await runPvs(this.engine, image, { points: job.points, box: job.box, imageId: job.cacheKey }, job.options);
-      return { kind: 'pvs', response, timings: timings() };
-    }
-    if (job.kind === 'everything') {
-      const { response } = await runEverything(this.engine, image, { imageId: job.cacheKey, detectors: this.detectors });
-      return { kind: 'everything', response, timings: timings() };
-    }
-    if (job.kind === 'embed') return { kind: 'embed', response: await embeddingOf(this.engine, this.encoder, image, job.cacheKey), timings: timings() };
-    const response = await this.textSegmenter.segment(image, job.prompts, job.cacheKey);
-    return { kind: 'segment', response, timings: timings() };
+    const response = await work(image);
+    return { response, timings: { decodeMs: t1 - t0, engineMs: performance.now() - t1 } };
   }
 
-  private async pixels(job: InferenceJob): Promise<RgbaImage> {
+  private async pixels(job: ImageJob): Promise<RgbaImage> {
     if (!job.image && !job.imageDigest) throw new Error('a job needs its image or the digest of one');
     const key = job.imageDigest ?? createHash('sha256').update(job.image!).digest('base64');
     const hit = this.decoded.get(key);

@@ -8,13 +8,13 @@ import type { EncoderIdentity } from '../../contract/embeddings';
 import { workerThreadPort } from '../../engine/adapters/nodePort';
 import { connect } from '../../engine/service/transport';
 import { DEFAULT_EMBEDDING_CACHE_SIZE } from '../../engine/engine';
-import { ImageNotHeldError, INFERENCE_TRANSFERS, type InferenceJob, type InferenceResult, type InferenceWorkerApi, type WorkerInit } from './protocol';
+import { ImageNotHeldError, INFERENCE_TRANSFERS, type InferenceJob, type InferenceMethod, type ImageJob, type InferenceWorkerApi, type QueuedJob, type ResultOf, type Timed, type WorkerInit } from './protocol';
 
 /** The file of a job sent without it, read again when the worker does not hold its pixels. May throw. */
 export type ImageLoader = () => Uint8Array;
 
 export interface InferenceSlot {
-  run(job: InferenceJob, loadImage?: ImageLoader): Promise<InferenceResult>;
+  run<M extends InferenceMethod>(job: InferenceJob<M>, loadImage?: ImageLoader): Promise<ResultOf<M>>;
   /**
    * Gives the slot back when its job is no longer wanted: unused, or still waiting in the queue
    * (withdrawn, its `run` rejects with JobWithdrawnError). A job a worker already runs finishes,
@@ -45,7 +45,7 @@ export interface InferenceBackend {
    * once, after which both hold the photo). The fair backend lets such short jobs use every free
    * worker, and keeps long ones (new photos, text prompts, segment everything) to the account's share.
    */
-  isQuick?(job: InferenceJob): boolean;
+  isQuick?(job: QueuedJob): boolean;
   close(): Promise<void>;
 }
 
@@ -66,9 +66,9 @@ export class InferenceTimeoutError extends Error {
 }
 
 interface PendingJob {
-  job: InferenceJob;
+  job: QueuedJob;
   loadImage?: ImageLoader;
-  resolve(result: InferenceResult): void;
+  resolve(result: Timed<unknown>): void;
   reject(error: Error): void;
 }
 
@@ -135,15 +135,15 @@ export class WorkerPool implements InferenceBackend {
       }
     };
     return {
-      run: (job, loadImage) => {
+      run: <M extends InferenceMethod>(job: InferenceJob<M>, loadImage?: ImageLoader) => {
         if (queued || used) return Promise.reject(new Error('inference slot used twice'));
-        return new Promise<InferenceResult>((resolve, reject) => {
+        return new Promise<ResultOf<M>>((resolve, reject) => {
           queued = {
             job,
             loadImage,
             resolve: (r) => {
               free();
-              resolve(r);
+              resolve(r as ResultOf<M>);
             },
             reject: (e) => {
               free();
@@ -208,9 +208,9 @@ export class WorkerPool implements InferenceBackend {
     if (!this.closed) this.workers[index] = this.spawn();
   }
 
-  isQuick(job: InferenceJob): boolean {
+  isQuick(job: QueuedJob): boolean {
     const key = neededView(job);
-    return job.kind === 'pvs' && key !== undefined && this.workers.some((entry) => entry.api && entry.held.has(key));
+    return job.method === 'pvs' && key !== undefined && this.workers.some((entry) => entry.api && entry.held.has(key));
   }
 
   /**
@@ -302,24 +302,26 @@ export class WorkerPool implements InferenceBackend {
 }
 
 /** The embedding a job runs on, as the pool's affinity names it: the photo's cache key, with the mirror view for mirror averaging. */
-function neededView(job: InferenceJob): string | undefined {
-  if (job.cacheKey === undefined) return undefined;
-  return job.kind === 'pvs' && job.options.mirrorAverage ? `${job.cacheKey}+mirror` : job.cacheKey;
+function neededView({ method, request }: QueuedJob): string | undefined {
+  if (request.cacheKey === undefined) return undefined;
+  return method === 'pvs' && request.options?.mirrorAverage ? `${request.cacheKey}+mirror` : request.cacheKey;
 }
 
 /** The embeddings a worker holds after running `job` (every job embeds its photo; mirror averaging its mirror image too). */
-function madeViews(job: InferenceJob): string[] {
+function madeViews(job: QueuedJob): string[] {
   const needed = neededView(job);
-  return needed === undefined ? [] : needed === job.cacheKey ? [needed] : [job.cacheKey!, needed];
+  return needed === undefined ? [] : needed === job.request.cacheKey ? [needed] : [job.request.cacheKey!, needed];
 }
 
 /**
  * Runs `pending` on a worker; a job sent without its file that the worker cannot answer from the
  * pixels it holds runs again with the file, read by the job's loader.
  */
-async function runWithImage(api: InferenceWorkerApi, pending: PendingJob): Promise<InferenceResult> {
+async function runWithImage(api: InferenceWorkerApi, pending: PendingJob): Promise<Timed<unknown>> {
+  // The one untyped step: the slot's `run` ties each method to its request and result.
+  const run = ({ method, request }: QueuedJob) => (api[method] as (job: ImageJob) => Promise<Timed<unknown>>)(request);
   try {
-    return await api.run(pending.job);
+    return await run(pending.job);
   } catch (error) {
     if (!(error instanceof ImageNotHeldError)) throw error;
   }
@@ -331,7 +333,7 @@ async function runWithImage(api: InferenceWorkerApi, pending: PendingJob): Promi
     const reason = error instanceof Error ? error.message : String(error);
     throw Object.assign(new Error(`the image could not be read: ${reason}`), { name: 'ImageDecodeError' });
   }
-  return api.run({ ...pending.job, image });
+  return run({ ...pending.job, request: { ...pending.job.request, image } });
 }
 
 function sleep(ms: number): Promise<void> {

@@ -13,28 +13,24 @@ import type { TransferTable } from '../../engine/service/transport';
 export type ImageBytes = Uint8Array;
 
 /**
- * `image` may be left out when the worker is likely to hold the decoded pixels under `imageDigest`
- * (an image seen before): on a miss the job fails with ImageNotHeldError and the pool runs it again
- * with the file, from the loader given with the job.
+ * The photo a job runs on. `image` may be left out when the worker is likely to hold the decoded
+ * pixels under `imageDigest` (an image seen before): on a miss the job fails with ImageNotHeldError
+ * and the pool runs it again with the file, from the loader given with the job.
  */
-export type InferenceJob =
-  | {
-      kind: 'pvs';
-      image?: ImageBytes;
-      /** Names the image (see domain/imageField.ts Upload.digest): the decoded-pixels cache key. */
-      imageDigest?: string;
-      /** Cache key for the embedding (already namespaced per account when client-chosen). */
-      cacheKey?: string;
-      points?: PointPrompt[];
-      box?: BoxPrompt;
-      /** From the request (`multimaskOutput` → `multimask`, `mirrorAverage`); the engine's defaults fill the rest. */
-      options: Partial<SegmentationOptions>;
-    }
-  | { kind: 'segment'; image?: ImageBytes; imageDigest?: string; prompts: string[]; cacheKey?: string }
-  /** Segment everything with the shipped rule and every detector of the worker. */
-  | { kind: 'everything'; image?: ImageBytes; imageDigest?: string; cacheKey?: string }
-  /** The image embedding itself, in its wire form (POST /api/v1/embeddings); `cacheKey` is the content key. */
-  | { kind: 'embed'; image?: ImageBytes; imageDigest?: string; cacheKey: string };
+export interface ImageJob {
+  image?: ImageBytes;
+  /** Names the image (see domain/imageField.ts Upload.digest): the decoded-pixels cache key. */
+  imageDigest?: string;
+  /** Cache key for the embedding (already namespaced per account when client-chosen). */
+  cacheKey?: string;
+}
+
+export interface PvsJob extends ImageJob {
+  points?: PointPrompt[];
+  box?: BoxPrompt;
+  /** From the request (`multimaskOutput` → `multimask`, `mirrorAverage`); the engine's defaults fill the rest. */
+  options: Partial<SegmentationOptions>;
+}
 
 /** Measured inside the worker: decoding the upload (0 on a decoded-image cache hit) and the engine call. */
 export interface WorkerTimings {
@@ -42,14 +38,10 @@ export interface WorkerTimings {
   engineMs: number;
 }
 
-export type InferenceResult = (
-  | { kind: 'pvs'; response: PvsResponse }
-  | { kind: 'segment'; response: SegmentResponse }
-  | { kind: 'everything'; response: EverythingResponse }
-  | { kind: 'embed'; response: EmbeddingResponse }
-) & {
+export interface Timed<Response> {
+  response: Response;
   timings: WorkerTimings;
-};
+}
 
 export interface WorkerInit {
   modelDir?: string;
@@ -60,19 +52,46 @@ export interface WorkerInit {
   embeddingCacheSize?: number;
 }
 
+/**
+ * What a worker does: one method per capability, served over the engine's transport. A new
+ * capability is a method here, its implementation (inferenceService.ts) and its caller
+ * (domain/segmentation.ts); the pool and the fair queue pass any method through.
+ */
 export interface InferenceWorkerApi {
   /** Names the backend and the encoder, once the worker has loaded its engine. */
   describe(): Promise<{ backend: string; encoder: EncoderIdentity }>;
-  run(job: InferenceJob): Promise<InferenceResult>;
+  pvs(job: PvsJob): Promise<Timed<PvsResponse>>;
+  segment(job: ImageJob & { prompts: string[] }): Promise<Timed<SegmentResponse>>;
+  /** Segment everything with the shipped rule and every detector of the worker. */
+  everything(job: ImageJob): Promise<Timed<EverythingResponse>>;
+  /** The image embedding itself, in its wire form (POST /api/v1/embeddings); `cacheKey` is the content key. */
+  embed(job: ImageJob & { cacheKey: string }): Promise<Timed<EmbeddingResponse>>;
+}
+
+export type InferenceMethod = Exclude<keyof InferenceWorkerApi, 'describe'>;
+export type JobOf<M extends InferenceMethod> = Parameters<InferenceWorkerApi[M]>[0];
+export type ResultOf<M extends InferenceMethod> = Awaited<ReturnType<InferenceWorkerApi[M]>>;
+
+/** One job for the pool: a worker method and its request. */
+export interface InferenceJob<M extends InferenceMethod = InferenceMethod> {
+  method: M;
+  request: JobOf<M>;
+}
+
+/** What the pool and the fair queue read of any job: its method and the photo it runs on. */
+export interface QueuedJob {
+  method: InferenceMethod;
+  request: ImageJob & { options?: Partial<SegmentationOptions> };
 }
 
 /**
  * The file moves instead of being copied when it is all its buffer holds (the caller hands it over);
  * a view into a larger buffer (Node's pool of small Buffers) is copied.
  */
-export const INFERENCE_TRANSFERS: TransferTable<InferenceWorkerApi> = {
-  run: { request: (job) => (job.image && job.image.byteOffset === 0 && job.image.byteLength === job.image.buffer.byteLength ? [job.image] : []) },
+const imageMoves = {
+  request: (job: ImageJob) => (job.image && job.image.byteOffset === 0 && job.image.byteLength === job.image.buffer.byteLength ? [job.image] : []),
 };
+export const INFERENCE_TRANSFERS: TransferTable<InferenceWorkerApi> = { pvs: imageMoves, segment: imageMoves, everything: imageMoves, embed: imageMoves };
 
 /** A job sent without its image, whose pixels the worker does not hold (any more). */
 export class ImageNotHeldError extends Error {

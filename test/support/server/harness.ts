@@ -17,7 +17,8 @@ import type { OpenDatabaseOptions } from '../../../src/server/db/connect';
 import { TestClock } from '../../../src/server/domain/clock';
 import type { FaultRates } from '../../../src/server/domain/faults';
 import { ledgerMismatches } from '../../../src/server/domain/ledger';
-import type { InferenceBackend } from '../../../src/server/inference/pool';
+import type { ImageLoader, InferenceBackend } from '../../../src/server/inference/pool';
+import type { InferenceJob, InferenceMethod } from '../../../src/server/inference/protocol';
 import { WorkerPool } from '../../../src/server/inference/pool';
 import { startServer, type RunningServer } from '../../../src/server/server';
 
@@ -55,10 +56,10 @@ export function countingJobs(backend: InferenceBackend): InferenceBackend & { jo
       const slot = backend.tryReserve();
       if (!slot) return undefined;
       return {
-        run: (...args: Parameters<typeof slot.run>) => {
+        run: <M extends InferenceMethod>(job: InferenceJob<M>, loadImage?: ImageLoader) => {
           counted.jobs += 1;
-          if (args[0].image) counted.jobsWithImage += 1;
-          return slot.run(...args);
+          if (job.request.image) counted.jobsWithImage += 1;
+          return slot.run(job, loadImage);
         },
         release: () => slot.release(),
       };
