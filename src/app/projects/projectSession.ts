@@ -17,6 +17,7 @@ import { useUi } from '../state/uiStore';
 import { toProjectClasses } from './annotationMapping';
 import { ProjectApi } from './projectApi';
 import { openProject, ProjectSync, type SyncedImage } from './projectSync';
+import { showProjectInAddress } from './projectLink';
 import { useOpenProject } from './projectStore';
 
 const PUSH_DELAY_MS = 400;
@@ -45,6 +46,7 @@ function follow(sync: ProjectSync): void {
   stopSync();
   const { project } = sync;
   useOpenProject.setState({ open: { id: project.id, name: project.name, role: project.role }, state: 'saved', message: null });
+  showProjectInAddress(project.id);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const push = (delay: number) => {
     clearTimeout(timer);
@@ -63,6 +65,7 @@ function follow(sync: ProjectSync): void {
     unsubscribe();
     window.removeEventListener('online', online);
     useOpenProject.setState({ open: null, state: 'saved', message: null });
+    showProjectInAddress(null);
   };
   push(0);
 }
