@@ -165,6 +165,8 @@ export class Projects {
       await trx.updateTable('projects').set({ updated_at: now }).where('id', '=', projectId).execute();
       return { row, created: true };
     });
+    // The list will ask for its thumbnail next: render it now, off the request, while the bytes are at hand.
+    if (stored.created) this.thumbnails.get(digest, async () => bytes).catch(() => undefined);
     return { image: this.imageView(stored.row, bytes.byteLength), created: stored.created };
   }
 

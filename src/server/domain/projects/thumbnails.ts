@@ -2,7 +2,7 @@
  * Small previews of project images for the studio's image list: a list of 200 rows must not make
  * the browser fetch and decode 200 full photos. One preview per stored file (content-addressed: all
  * images naming the same bytes share it), rendered by sharp on its own thread pool, kept in a
- * bounded in-memory cache. It is derived data: another process or a restart renders it again from
+ * bounded in-memory cache; an upload renders its file's at once. It is derived data: another process or a restart renders it again from
  * the file, so nothing has to be stored or migrated.
  */
 import sharp from 'sharp';
