@@ -13,11 +13,12 @@
  *   5. the same open in Chromium (bench/projectsBrowserOpen.ts): the built studio, served by the same
  *      server process, opens the project from its Project panel; timed from the click on
  *      "Open <project>" to the painted frame whose image list has a row per photo, and to every
- *      row's thumbnail loaded. dist/ is built first (`npx vite build`) when it is missing.
+ *      row's thumbnail loaded: those in view, then all of them, the list scrolled down as they load.
+ *      dist/ is built first (`npx vite build`) when it is missing.
  * Requests of one open (2-4) go at most 6 at a time, as a browser sends them to one origin over HTTP/1.1.
  * Prints a table and writes bench/results/projectsBench.json.
  *
- *   npx tsx bench/projectsBench.ts [--images 200] [--opens 10] [--edits 100] [--browser-opens 5]
+ *   npx tsx bench/projectsBench.ts [--images 200] [--opens 10] [--edits 100] [--browser-opens 5] [--studio DIR]
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -42,6 +43,8 @@ const { values: args } = parseArgs({
     opens: { type: 'string', default: '10' },
     edits: { type: 'string', default: '100' },
     'browser-opens': { type: 'string', default: '5' },
+    /** Another build of the studio to open (e.g. one of an earlier commit, to compare in one stretch). */
+    studio: { type: 'string' },
     out: { type: 'string', default: join(repoRoot, 'bench/results/projectsBench.json') },
   },
 });
@@ -110,8 +113,8 @@ const objectsOf = (i: number): AnnotationObject[] =>
   }));
 
 async function main(): Promise<void> {
-  const staticDir = join(repoRoot, 'dist');
-  if (BROWSER_OPENS > 0 && !existsSync(join(staticDir, 'index.html'))) {
+  const staticDir = args.studio ? resolve(args.studio) : join(repoRoot, 'dist');
+  if (BROWSER_OPENS > 0 && !args.studio && !existsSync(join(staticDir, 'index.html'))) {
     log('building the studio (npx vite build) for the Chromium leg');
     execFileSync('npx', ['vite', 'build'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
   }
@@ -194,23 +197,35 @@ async function main(): Promise<void> {
 
     let browserList: Stats | undefined;
     let browserThumbnails: Stats | undefined;
+    let browserInView: Stats | undefined;
+    let rowsInView: number[] = [];
+    let loadDuringBrowser: number[][] = [];
+    let firstBrowserOpen: unknown;
     if (BROWSER_OPENS > 0) {
       log(`Chromium: ${BROWSER_OPENS} opens of the project from the Project panel`);
-      const samples = await timeBrowserOpens(server.url, email, PASSWORD, project.name, IMAGES, BROWSER_OPENS);
+      const loadBefore = loadavg();
+      const { first, samples } = await timeBrowserOpens(server.url, email, PASSWORD, project.name, IMAGES, BROWSER_OPENS);
+      firstBrowserOpen = first;
+      log(`first open after the upload (untimed warm-up): list ${round(first.listPainted)} ms, thumbnails in view ${round(first.inViewLoaded)} ms, all ${round(first.thumbnailsLoaded)} ms`);
+      loadDuringBrowser = [loadBefore, loadavg()].map((l) => l.map(round));
+      log(`load average ${loadDuringBrowser[0].join(' ')} at the start of the Chromium opens, ${loadDuringBrowser[1].join(' ')} at the end`);
       browserList = stats(samples.map((s) => s.listPainted));
+      browserInView = stats(samples.map((s) => s.inViewLoaded));
+      rowsInView = samples.map((s) => s.inViewRows);
       browserThumbnails = stats(samples.map((s) => s.thumbnailsLoaded));
     }
 
-    const results = { images: IMAGES, objectsPerImage: 5, browserConnections: BROWSER_CONNECTIONS, httpFloor, openAnnotations, openShown, openWithFiles, browserList, browserThumbnails, editSync, writeOnly };
+    const results = { images: IMAGES, objectsPerImage: 5, browserConnections: BROWSER_CONNECTIONS, httpFloor, openAnnotations, openShown, openWithFiles, browserList, browserInView, rowsInView, browserThumbnails, firstBrowserOpen, loadDuringBrowser, editSync, writeOnly };
     const rows: Array<[string, Stats]> = [
       ['HTTP floor (GET /health)', httpFloor],
       [`open: project + list + ${IMAGES} images' annotations`, openAnnotations],
       ['open as the studio shows it: the same + the first photo', openShown],
       [`open: the same + all ${IMAGES} photo files (they stream in after)`, openWithFiles],
-      ...(browserList && browserThumbnails
+      ...(browserList && browserInView && browserThumbnails
         ? ([
             [`Chromium: click "Open" to the list of ${IMAGES} rows painted`, browserList],
-            [`Chromium: click "Open" to all ${IMAGES} thumbnails loaded`, browserThumbnails],
+            [`Chromium: click "Open" to the thumbnails in view loaded (${Math.min(...rowsInView)}–${Math.max(...rowsInView)} rows)`, browserInView],
+            [`Chromium: click "Open" to all ${IMAGES} thumbnails loaded, scrolling down the list`, browserThumbnails],
           ] as Array<[string, Stats]>)
         : []),
       ['edit sync: one object moved, ProjectSync.push', editSync],

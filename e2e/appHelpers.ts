@@ -1,4 +1,4 @@
-import { expect, type Page } from '@playwright/test';
+import { expect, type Browser, type Page } from '@playwright/test';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SAMPLES } from '../src/app/images/imageLibrary';
@@ -130,4 +130,32 @@ export async function download(page: Page, button: string): Promise<Buffer> {
   await dialog.getByRole('button', { name: button }).click();
   const file = await pending;
   return readFileSync((await file.path())!);
+}
+
+/** The real API server, which serves the studio on its own origin (playwright.config.ts). */
+export const API_URL = process.env.E2E_API_URL ?? 'http://127.0.0.1:4180';
+
+/** A new person on a machine of their own (a fresh browser context): signed up, on the studio page. */
+export async function personSignedUp(browser: Browser, tag: string): Promise<{ page: Page; email: string }> {
+  const context = await browser.newContext({ baseURL: API_URL });
+  const page = await context.newPage();
+  const email = uniqueEmail(tag);
+  await page.goto('/#/account');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await expect(page.getByTestId('balance')).toContainText(email);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Studio' }).click();
+  return { page, email };
+}
+
+/** Paints one round object (nothing selected: the brush makes a new one). */
+export async function brushObject(page: Page, x: number, y: number): Promise<void> {
+  await page.getByRole('button', { name: 'Brush', exact: true }).click();
+  await page.keyboard.press('Escape');
+  await page.getByRole('slider', { name: 'Brush size' }).fill('40');
+  await stroke(page, [
+    [x, y],
+    [x + 1, y],
+  ]);
 }

@@ -1,5 +1,5 @@
-import { expect, test, type Browser, type Page } from '@playwright/test';
-import { objectRows, openSample, PASSWORD, screenshot, stroke, uniqueEmail } from './appHelpers';
+import { expect, test, type Page } from '@playwright/test';
+import { brushObject, objectRows, openSample, personSignedUp, screenshot } from './appHelpers';
 
 /**
  * Shared projects (issue 28) in two browser contexts — two people on two machines — against the real
@@ -8,32 +8,6 @@ import { objectRows, openSample, PASSWORD, screenshot, stroke, uniqueEmail } fro
  * project, sees her photo and objects, and accepts one: his review reaches the server. Alice, offline,
  * hides that object: back online, her edit meets his and both versions are kept.
  */
-const API_URL = process.env.E2E_API_URL ?? 'http://127.0.0.1:4180';
-
-async function personSignedUp(browser: Browser, tag: string): Promise<{ page: Page; email: string }> {
-  const context = await browser.newContext({ baseURL: API_URL });
-  const page = await context.newPage();
-  const email = uniqueEmail(tag);
-  await page.goto('/#/account');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign up' }).click();
-  await expect(page.getByTestId('balance')).toContainText(email);
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Studio' }).click();
-  return { page, email };
-}
-
-/** Paints one round object (nothing selected: the brush makes a new one). */
-async function brushObject(page: Page, x: number, y: number): Promise<void> {
-  await page.getByRole('button', { name: 'Brush', exact: true }).click();
-  await page.keyboard.press('Escape');
-  await page.getByRole('slider', { name: 'Brush size' }).fill('40');
-  await stroke(page, [
-    [x, y],
-    [x + 1, y],
-  ]);
-}
-
 /** The objects of the project's one photo as the server holds them (review state and who changed it), read with this person's session. */
 async function serverObjects(page: Page, projectName: string): Promise<Array<{ review: string; changedBy: string }>> {
   const { projects } = (await (await page.request.get('/api/v1/projects')).json()) as { projects: Array<{ id: string; name: string }> };

@@ -19,6 +19,7 @@ import { Toolbar } from './components/Toolbar';
 import { openImageBlobs, openSample } from './images/openImages';
 import { engineSession } from './studioServices';
 import { useSessionPersistence } from './persistence/useSessionPersistence';
+import { useReopenProject } from './projects/useReopenProject';
 import { handleShortcut } from './shortcuts';
 import { useStudio } from './state/studioStore';
 import { pageFromHash, useUi } from './state/uiStore';
@@ -28,7 +29,8 @@ import { SAMPLES } from './images/imageLibrary';
 
 export function App() {
   const page = useUi((s) => s.page);
-  useSessionPersistence();
+  const restored = useSessionPersistence();
+  useReopenProject(restored);
 
   useEffect(() => {
     noticeFromCheckoutReturn();

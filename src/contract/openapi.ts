@@ -18,6 +18,7 @@ import { EverythingRequest, EverythingResponse, PvsRequest, PvsResponse, Segment
 import { EmbeddingRequest, EmbeddingResponse } from './embeddings';
 import {
   EXPORT_FORMATS,
+  PROJECT_THUMBNAIL_MAX_SIDE,
   AddImageRequest,
   AddMemberRequest,
   CreateProjectRequest,
@@ -426,6 +427,18 @@ const OPERATIONS: Record<ApiRouteId, JsonObject> = {
     security: bearer,
     parameters: [projectId, imageId],
     responses: { '200': { description: 'The file (`ETag` = its SHA-256)', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, ...projectReads },
+  },
+  projectImageThumbnail: {
+    summary: `A small preview of the image for lists: WebP, shrunk to fit ${PROJECT_THUMBNAIL_MAX_SIDE} × ${PROJECT_THUMBNAIL_MAX_SIDE} px (never enlarged), turned as its EXIF orientation says`,
+    description:
+      'Rendered once per stored file and cached. The same authorization as the file: a project that is not yours and not shared with you is 404. `ETag` names the file and the rendering, so a revalidation with `If-None-Match` is answered 304 without a body; `Cache-Control: private, max-age=31536000, immutable`.',
+    security: bearer,
+    parameters: [projectId, imageId, { name: 'If-None-Match', in: 'header', required: false, description: 'The ETag of a thumbnail you hold: 304 when it is still this one.', schema: { type: 'string' } }],
+    responses: {
+      '200': { description: 'The thumbnail', headers: { ETag: { description: '`"<sha256 of the file>.<rendering>"`', schema: { type: 'string' } } }, content: { 'image/webp': { schema: { type: 'string', format: 'binary' } } } },
+      '304': { description: 'Not modified: the thumbnail named by `If-None-Match` is still this one' },
+      ...projectReads,
+    },
   },
   readProjectAnnotations: {
     summary: "Every image's objects and revision, in the order of the image list (opening a project in one request)",

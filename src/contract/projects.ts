@@ -62,6 +62,8 @@ export const ProjectImage = z.object({
 });
 export type ProjectImage = z.infer<typeof ProjectImage>;
 export const ProjectImageList = z.object({ images: z.array(ProjectImage) });
+/** The longest side of an image's thumbnail (`GET …/images/{imageId}/thumbnail`), in pixels; never enlarged. */
+export const PROJECT_THUMBNAIL_MAX_SIDE = 128;
 
 const Vertex = z.tuple([z.number().finite(), z.number().finite()]);
 const Ring = z.array(Vertex).max(100_000);

@@ -40,6 +40,7 @@ export const API_ROUTES = {
   listProjectImages: { method: 'GET', path: '/api/v1/projects/{projectId}/images' },
   deleteProjectImage: { method: 'DELETE', path: '/api/v1/projects/{projectId}/images/{imageId}' },
   projectImageFile: { method: 'GET', path: '/api/v1/projects/{projectId}/images/{imageId}/file' },
+  projectImageThumbnail: { method: 'GET', path: '/api/v1/projects/{projectId}/images/{imageId}/thumbnail' },
   readProjectAnnotations: { method: 'GET', path: '/api/v1/projects/{projectId}/annotations' },
   readAnnotations: { method: 'GET', path: '/api/v1/projects/{projectId}/images/{imageId}/annotations' },
   writeAnnotations: { method: 'PUT', path: '/api/v1/projects/{projectId}/images/{imageId}/annotations' },

@@ -7,13 +7,14 @@
  */
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readZip } from '../app/export/zip';
 import { formatById } from '../app/export/formats';
 import { sessionDataset } from '../app/export/sessionDataset';
 import { toAnnotationObject } from '../app/projects/annotationMapping';
 import { emptyDocument, type SegObject, type StudioDocument } from '../app/state/model';
-import { EXPORT_FORMATS, type AnnotationObject, type ImageAnnotations, type Project, type ProjectImage } from '../contract/projects';
+import { EXPORT_FORMATS, PROJECT_THUMBNAIL_MAX_SIDE, type AnnotationObject, type ImageAnnotations, type Project, type ProjectImage } from '../contract/projects';
 import { DATABASES, expectProblem, NO_INFERENCE, sampleBase64, signupUser, startTestServer, type TestServer, type TestUser } from '../../test/support/server/harness';
 
 const CHELSEA = { name: 'chelsea.png', width: 451, height: 300, bytes: 240_512 };
@@ -28,6 +29,7 @@ function client(server: TestServer, user: TestUser) {
   const headers = user.bearer;
   return {
     get: (path: string) => server.fetch(path, { headers }),
+    fetchWith: (path: string, extra: Record<string, string>) => server.fetch(path, { headers: { ...headers, ...extra } }),
     post: (path: string, body: unknown) => server.fetch(path, { method: 'POST', headers, json: body }),
     put: (path: string, body: unknown, extra: Record<string, string> = {}) => server.fetch(path, { method: 'PUT', headers: { ...headers, ...extra }, json: body }),
     del: (path: string) => server.fetch(path, { method: 'DELETE', headers }),
@@ -83,6 +85,33 @@ describe.each(DATABASES)('projects (%s, two servers on one database)', (dbKind) 
     expect(one).toMatchObject({ revision: 1, updatedBy: owner.email });
   });
 
+  it('serves a small WebP thumbnail of an image, content-addressed and cached, revalidated with 304', async () => {
+    const owner = await signupUser(a);
+    const { project, image } = await projectWithImage(owner);
+    const path = `/api/v1/projects/${project.id}/images/${image.id}/thumbnail`;
+    const response = await client(b, owner).get(path);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/webp');
+    expect(response.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
+    const etag = response.headers.get('etag');
+    expect(etag).toBe(`"${image.sha256}.w${PROJECT_THUMBNAIL_MAX_SIDE}.webp"`);
+    const thumbnail = Buffer.from(await response.arrayBuffer());
+    expect(await sharp(thumbnail).metadata()).toMatchObject({ format: 'webp', width: PROJECT_THUMBNAIL_MAX_SIDE, height: Math.round((CHELSEA.height / CHELSEA.width) * PROJECT_THUMBNAIL_MAX_SIDE) });
+    expect(thumbnail.byteLength).toBeLessThan(CHELSEA.bytes / 20);
+    // Revalidation: the tag it holds is still the thumbnail, nothing is sent again.
+    const again = await client(a, owner).fetchWith(path, { 'If-None-Match': etag! });
+    expect(again.status).toBe(304);
+    expect((await again.arrayBuffer()).byteLength).toBe(0);
+    expect((await client(a, owner).fetchWith(path, { 'If-None-Match': '"something-else"' })).status).toBe(200);
+    // The same file in another account's project has the same tag: it is named by its bytes.
+    const other = await signupUser(a);
+    const copy = await projectWithImage(other, b);
+    expect((await client(a, other).get(`/api/v1/projects/${copy.project.id}/images/${copy.image.id}/thumbnail`)).headers.get('etag')).toBe(etag);
+    // A tag held is no way in: another account's revalidation is 404 like any other read.
+    await expectProblem(await client(a, other).fetchWith(path, { 'If-None-Match': etag! }), 404, 'not-found');
+    await expectProblem(await client(a, owner).get(`/api/v1/projects/${project.id}/images/no-such-image/thumbnail`), 404, 'not-found');
+  });
+
   it('answers 404, never 403, on every path of a project that is neither yours nor shared with you', async () => {
     const owner = await signupUser(a);
     const stranger = await signupUser(a);
@@ -95,6 +124,7 @@ describe.each(DATABASES)('projects (%s, two servers on one database)', (dbKind) 
       s.get(`${base}/images`),
       s.post(`${base}/images`, { name: 'x.png', image: sampleBase64('coffee.png') }),
       s.get(`${base}/images/${image.id}/file`),
+      s.get(`${base}/images/${image.id}/thumbnail`),
       s.del(`${base}/images/${image.id}`),
       s.get(`${base}/images/${image.id}/annotations`),
       s.get(`${base}/annotations`),

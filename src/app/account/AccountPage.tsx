@@ -7,6 +7,7 @@ import { storedEmbeddings } from '../studioServices';
 import { forgetAllSpaceKeys } from '../persistence/session';
 import { openSpaceWithPassword } from '../persistence/spaceStore';
 import { flushSessionSave } from '../persistence/useSessionPersistence';
+import { showProjectInAddress } from '../projects/projectLink';
 import { accountApi } from './accountApi';
 import { useAccount } from './useAccount';
 
@@ -29,6 +30,7 @@ export function AccountPage() {
       await storedEmbeddings.forgetAll().catch(() => undefined);
       // A fresh page: nothing of this person stays in memory (the document and its undo history,
       // decoded photos, the engine worker's embeddings, cached answers) for the next one to reach.
+      showProjectInAddress(null);
       location.hash = '#/account';
       location.reload();
     },

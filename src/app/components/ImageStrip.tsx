@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'react';
-import { imageElement, SAMPLES, subscribeImages } from '../images/imageLibrary';
+import { SAMPLES, subscribeImages } from '../images/imageLibrary';
 import { openImageBlobs, openSample } from '../images/openImages';
 import { useStudio, studio } from '../state/studioStore';
 import { countsLine, reviewCounts } from '../state/reviewOps';
+import { ImageThumbnail } from './ImageThumbnail';
 
 export function ImageStrip() {
   const doc = useStudio((s) => s.history.present);
@@ -33,7 +34,7 @@ export function ImageStrip() {
               return (
                 <li key={image.id} className="session-item">
                   <button type="button" className={`thumb${image.id === doc.activeImageId ? ' active' : ''}`} aria-current={image.id === doc.activeImageId} onClick={() => studio.setActiveImage(image.id)} title={`${image.name} — ${image.width}×${image.height}`}>
-                    {imageElement(image.id) && <img src={imageElement(image.id)!.src} alt="" />}
+                    <ImageThumbnail image={image} />
                     <span className="thumb-label">
                       <span className="thumb-name">{image.name}</span>
                       <span className="muted">{countsLine(reviewCounts(doc.objects[image.id] ?? []))}</span>
@@ -53,7 +54,7 @@ export function ImageStrip() {
         {SAMPLES.map((s) => (
           <li key={s.file}>
             <button type="button" className="thumb" aria-label={`Sample: ${s.title}`} onClick={() => void openSample(s.file)}>
-              <img src={`${import.meta.env.BASE_URL}samples/${s.file}`} alt="" />
+              <img src={`${import.meta.env.BASE_URL}samples/${s.file}`} alt="" decoding="async" />
               <span className="thumb-label">{s.title}</span>
             </button>
           </li>

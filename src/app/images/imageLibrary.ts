@@ -1,6 +1,7 @@
 import type { RgbaImage } from '../../engine/types';
 import type { ImageEntry } from '../state/model';
 import { truncationProblem } from './imageIntegrity';
+import { forgetThumbnails } from './thumbnails';
 
 /**
  * Pixels of the session's images, outside the document: the document only holds ids and sizes,
@@ -119,5 +120,6 @@ export async function fetchSample(file: string): Promise<Blob> {
 export function forgetAllImages(): void {
   for (const { element } of loaded.values()) URL.revokeObjectURL(element.src);
   loaded.clear();
+  forgetThumbnails();
   listeners.forEach((l) => l());
 }

@@ -49,11 +49,14 @@ export class RevisionConflict extends Error {
 export class ProjectApi {
   constructor(private readonly transport: ProjectTransport) {}
 
-  private async request(method: string, path: string, body?: unknown): Promise<Response> {
+  private url = (path: string) => `${this.transport.baseUrl.replace(/\/+$/, '')}${path}`;
+
+  private async request(method: string, path: string, body?: unknown, priority?: RequestPriority): Promise<Response> {
     const headers: Record<string, string> = { ...this.transport.authHeaders(method) };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const response = await fetch(`${this.transport.baseUrl.replace(/\/+$/, '')}${path}`, {
+    const response = await fetch(this.url(path), {
       method,
+      priority,
       headers,
       credentials: this.transport.credentials,
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -79,7 +82,10 @@ export class ProjectApi {
   images = async (id: string) => (await this.json(ProjectImageList, 'GET', `${this.project(id)}/images`)).images;
   /** The file as Base64 (what the API takes, like /pvs). */
   addImage = (id: string, name: string, base64: string) => this.json(ProjectImage, 'POST', `${this.project(id)}/images`, { name, image: base64 });
-  imageFile = async (projectId: string, imageId: string) => (await this.request('GET', `${this.image(projectId, imageId)}/file`)).blob();
+  /** `priority: 'low'` for files fetched in the background, so what is on screen goes first. */
+  imageFile = async (projectId: string, imageId: string, priority?: RequestPriority) => (await this.request('GET', `${this.image(projectId, imageId)}/file`, undefined, priority)).blob();
+  /** The thumbnail's URL, for an `<img>` (same authorization as the file: the session cookie goes along). */
+  thumbnailUrl = (projectId: string, imageId: string) => this.url(`${this.image(projectId, imageId)}/thumbnail`);
   annotations = (projectId: string, imageId: string) => this.json(ImageAnnotations, 'GET', `${this.image(projectId, imageId)}/annotations`);
   /** Every image's annotations, in the order of the image list. */
   allAnnotations = async (projectId: string) => (await this.json(ProjectAnnotations, 'GET', `${this.project(projectId)}/annotations`)).annotations;

@@ -7,6 +7,7 @@
 import type { MemberRole, ProjectImage } from '../../contract/projects';
 import { csrfToken } from '../account/accountApi';
 import { contentIdOfSha256, encodeForUpload, restoreImageBlob } from '../images/imageLibrary';
+import { setServerThumbnails } from '../images/thumbnails';
 import { saveImage } from '../persistence/session';
 import { useLocalSpace } from '../persistence/spaceStore';
 import { setObjects } from '../state/documentOps';
@@ -16,12 +17,16 @@ import { useUi } from '../state/uiStore';
 import { toProjectClasses } from './annotationMapping';
 import { ProjectApi } from './projectApi';
 import { openProject, ProjectSync, type SyncedImage } from './projectSync';
+import { showProjectInAddress } from './projectLink';
 import { useOpenProject } from './projectStore';
 
 const PUSH_DELAY_MS = 400;
 const RETRY_MS = 5_000;
-/** A browser sends about six requests at a time to one origin: more would only queue. */
-const FILE_DOWNLOADS = 6;
+/**
+ * A browser sends about six requests at a time to one origin: the background file downloads take
+ * four, so the thumbnails of the rows in view do not wait behind them.
+ */
+const FILE_DOWNLOADS = 4;
 
 /** The API with the session cookie; state-changing calls echo the CSRF cookie. */
 export function browserProjectApi(): ProjectApi {
@@ -41,6 +46,7 @@ function follow(sync: ProjectSync): void {
   stopSync();
   const { project } = sync;
   useOpenProject.setState({ open: { id: project.id, name: project.name, role: project.role }, state: 'saved', message: null });
+  showProjectInAddress(project.id);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const push = (delay: number) => {
     clearTimeout(timer);
@@ -59,6 +65,7 @@ function follow(sync: ProjectSync): void {
     unsubscribe();
     window.removeEventListener('online', online);
     useOpenProject.setState({ open: null, state: 'saved', message: null });
+    showProjectInAddress(null);
   };
   push(0);
 }
@@ -92,13 +99,14 @@ export async function openProjectInStudio(projectId: string): Promise<void> {
   const opened = await openProject(api, projectId, (image) => contentIdOfSha256(image.sha256));
   const space = useLocalSpace.getState().space;
   const fetchFile = async ([imageId, image]: [string, ProjectImage]) => {
-    const blob = await api.imageFile(projectId, image.id);
+    const blob = await api.imageFile(projectId, image.id, 'low');
     await restoreImageBlob(imageId, blob);
     if (space) await saveImage(space, imageId, blob).catch(() => undefined);
   };
   const [first, ...rest] = opened.files;
   if (first) await fetchFile(first);
   stopSync();
+  setServerThumbnails([...opened.files].map(([imageId, image]) => [imageId, api.thumbnailUrl(projectId, image.id)] as const));
   useStudio.getState().load(opened.document);
   startSync(api, opened.project, opened.images);
   void inParallel(rest, FILE_DOWNLOADS, fetchFile).catch((error: unknown) =>

@@ -22,6 +22,7 @@ import type { ImageSize } from '../imageField';
 import type { BlobStore } from './blobStore';
 import { stampChanges } from './objectChanges';
 import { roleAllows, type ProjectAction } from './roles';
+import { ThumbnailCache, THUMBNAIL_VARIANT } from './thumbnails';
 
 /** PROJECT_QUOTA_BYTES unless set: 1 GiB per account. */
 export const DEFAULT_PROJECT_QUOTA_BYTES = 1024 ** 3;
@@ -47,6 +48,7 @@ export class Projects {
     private readonly clock: Clock,
     private readonly blobs: BlobStore,
     private readonly options: ProjectsOptions,
+    private readonly thumbnails = new ThumbnailCache(),
   ) {}
 
   /** The caller's role, or 404 for a project that is not theirs and not shared with them; 403 only to members. */
@@ -163,6 +165,8 @@ export class Projects {
       await trx.updateTable('projects').set({ updated_at: now }).where('id', '=', projectId).execute();
       return { row, created: true };
     });
+    // The list will ask for its thumbnail next: render it now, off the request, while the bytes are at hand.
+    if (stored.created) this.thumbnails.get(digest, async () => bytes).catch(() => undefined);
     return { image: this.imageView(stored.row, bytes.byteLength), created: stored.created };
   }
 
@@ -230,12 +234,26 @@ export class Projects {
     return row;
   }
 
+  private async blob(row: ProjectImagesTable): Promise<Uint8Array> {
+    const bytes = await this.blobs.read(row.digest);
+    if (!bytes) throw new Error(`blob ${row.digest} of image ${row.id} is missing`);
+    return bytes;
+  }
+
   async imageFile(accountId: string, projectId: string, imageId: string): Promise<{ name: string; sha256: string; bytes: Uint8Array }> {
     await this.access(accountId, projectId, 'read');
     const row = await this.imageRow(projectId, imageId);
-    const bytes = await this.blobs.read(row.digest);
-    if (!bytes) throw new Error(`blob ${row.digest} of image ${imageId} is missing`);
-    return { name: row.name, sha256: row.digest, bytes };
+    return { name: row.name, sha256: row.digest, bytes: await this.blob(row) };
+  }
+
+  /**
+   * The image's thumbnail, under the same access as its file. `tag` names the file and the rendering
+   * and is known before anything is rendered, so a caller holding it can be answered at once.
+   */
+  async imageThumbnail(accountId: string, projectId: string, imageId: string): Promise<{ tag: string; render: () => Promise<Buffer> }> {
+    await this.access(accountId, projectId, 'read');
+    const row = await this.imageRow(projectId, imageId);
+    return { tag: `${row.digest}.${THUMBNAIL_VARIANT}`, render: () => this.thumbnails.get(row.digest, () => this.blob(row)) };
   }
 
   async deleteImage(accountId: string, projectId: string, imageId: string): Promise<void> {

@@ -13,6 +13,7 @@ import {
 import { DomainError } from '../../domain/errors';
 import { decodeImageField } from '../../domain/imageField';
 import { exportProject } from '../../domain/projects/datasetExport';
+import { THUMBNAIL_MEDIA_TYPE } from '../../domain/projects/thumbnails';
 import type { Services } from '../../domain/services';
 import { parseBody } from '../validation';
 import { apiRoute } from '../apiRoutes';
@@ -25,6 +26,16 @@ function ifMatchRevision(header: string | string[] | undefined): number | undefi
   const value = Array.isArray(header) ? header[0] : header;
   const match = value && /^(?:W\/)?"(\d{1,15})"$/.exec(value.trim());
   return match ? Number(match[1]) : undefined;
+}
+
+/** `If-None-Match` lists `etag` (or is `*`); weak tags compare equal to strong ones, as RFC 9110 says for GET. */
+function ifNoneMatches(header: string | string[] | undefined, etag: string): boolean {
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (!value) return false;
+  return value.split(',').some((candidate) => {
+    const tag = candidate.trim().replace(/^W\//, '');
+    return tag === '*' || tag === etag;
+  });
 }
 
 const ExportQuery = z.object({ format: ExportFormat });
@@ -65,6 +76,14 @@ export async function projectRoutes(app: FastifyInstance, { services }: { servic
     const file = await projects.imageFile(account(request), request.params.projectId, request.params.imageId);
     // Content-addressed: the same URL always answers the same bytes.
     return reply.header('ETag', `"${file.sha256}"`).header('Cache-Control', 'private, max-age=31536000, immutable').type('application/octet-stream').send(Buffer.from(file.bytes));
+  });
+
+  apiRoute<ImageParams>(app, 'projectImageThumbnail', any, async (request, reply) => {
+    const { tag, render } = await projects.imageThumbnail(account(request), request.params.projectId, request.params.imageId);
+    const etag = `"${tag}"`;
+    reply.header('ETag', etag).header('Cache-Control', 'private, max-age=31536000, immutable');
+    if (ifNoneMatches(request.headers['if-none-match'], etag)) return reply.code(304).send();
+    return reply.type(THUMBNAIL_MEDIA_TYPE).send(await render());
   });
 
   apiRoute<ImageParams>(app, 'deleteProjectImage', any, async (request, reply) => {

@@ -1,0 +1,76 @@
+/**
+ * Small previews of project images for the studio's image list: a list of 200 rows must not make
+ * the browser fetch and decode 200 full photos. One preview per stored file (content-addressed: all
+ * images naming the same bytes share it), rendered by sharp on its own thread pool, kept in a
+ * bounded in-memory cache; an upload renders its file's at once. It is derived data: another process or a restart renders it again from
+ * the file, so nothing has to be stored or migrated.
+ */
+import sharp from 'sharp';
+import { PROJECT_THUMBNAIL_MAX_SIDE as THUMBNAIL_MAX_SIDE } from '../../../contract/projects';
+
+export { THUMBNAIL_MAX_SIDE };
+export const THUMBNAIL_MEDIA_TYPE = 'image/webp';
+/** Names the rendering in the ETag, so a change of size or format is a new URL version for caches. */
+export const THUMBNAIL_VARIANT = `w${THUMBNAIL_MAX_SIDE}.webp`;
+const DEFAULT_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** The file shrunk to fit THUMBNAIL_MAX_SIDE (never enlarged), turned as its EXIF orientation says, as WebP. */
+export function renderThumbnail(file: Uint8Array): Promise<Buffer> {
+  return sharp(file)
+    .rotate()
+    .resize(THUMBNAIL_MAX_SIDE, THUMBNAIL_MAX_SIDE, { fit: 'inside', withoutEnlargement: true })
+    .webp({ quality: 75 })
+    .toBuffer();
+}
+
+/**
+ * Thumbnails by file digest, least recently used dropped first once over `maxBytes`; requests for a
+ * digest being rendered wait for that one rendering.
+ */
+export class ThumbnailCache {
+  private readonly entries = new Map<string, Buffer>();
+  private readonly rendering = new Map<string, Promise<Buffer>>();
+  private size = 0;
+
+  constructor(
+    private readonly maxBytes = DEFAULT_CACHE_BYTES,
+    private readonly render: (file: Uint8Array) => Promise<Buffer> = renderThumbnail,
+  ) {}
+
+  get(digest: string, readFile: () => Promise<Uint8Array>): Promise<Buffer> {
+    const hit = this.entries.get(digest);
+    if (hit) {
+      this.entries.delete(digest);
+      this.entries.set(digest, hit);
+      return Promise.resolve(hit);
+    }
+    let pending = this.rendering.get(digest);
+    if (!pending) {
+      pending = readFile()
+        .then(this.render)
+        .then((thumbnail) => {
+          this.keep(digest, thumbnail);
+          return thumbnail;
+        })
+        .finally(() => this.rendering.delete(digest));
+      this.rendering.set(digest, pending);
+    }
+    return pending;
+  }
+
+  /** Digests held now, least recently used first. */
+  cached(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  private keep(digest: string, thumbnail: Buffer): void {
+    if (thumbnail.byteLength > this.maxBytes) return;
+    this.entries.set(digest, thumbnail);
+    this.size += thumbnail.byteLength;
+    for (const [oldest, buffer] of this.entries) {
+      if (this.size <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.size -= buffer.byteLength;
+    }
+  }
+}
