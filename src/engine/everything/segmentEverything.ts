@@ -9,7 +9,8 @@
  * - `objects` (the shipped rule) — MobileSAMv2's object-aware prompts: the detectors' boxes (every
  *   class, low score) as box prompts first, each one decoder run for a whole object; then a coarse
  *   grid whose points skip what is already covered, and what an earlier prompt's confident mask
- *   already outlined (kept or not), so the decoder runs only where nothing was found (coarse to fine). What is found first stays: a later, overlapping candidate is dropped.
+ *   already outlined (kept or not), so the decoder runs only where nothing was found (coarse to
+ *   fine). What is found first stays: a later, overlapping candidate is dropped.
  *
  * Differences from SAM's code, on purpose: the filters and the NMS box read the 256² logits (SAM reads
  * the upsampled mask), so only kept candidates are upsampled; NMS is incremental (a candidate is
