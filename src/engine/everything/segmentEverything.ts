@@ -95,10 +95,8 @@ export interface EverythingSettings {
   readonly maxBoxes: number;
   /**
    * The detectors (ConceptDetector.name) whose boxes prompt; the others given are not run (`objects`
-   * only). Whole objects of common classes: BlazeFace's faces are parts of the people the COCO
-   * detectors box, and the Open Images SSD's boxes were never the match of an object that the COCO
-   * detectors' boxes and the grid left unfound (docs/RESULTS.md), while each costs a detector run
-   * and decoder runs. Regions of classes no detector here knows are the grid stage's.
+   * only). Detectors of whole objects: not BlazeFace, whose faces are parts of the people the COCO
+   * detectors already box (a detector run and decoder runs for proposals that repeat part of one).
    */
   readonly boxDetectors: readonly string[];
   /** A box prompt's mask needs at least this predicted IoU (a box leaves less doubt than a click). */
@@ -135,7 +133,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     maxProposals: 100,
     minDetectorScore: 0.1,
     maxBoxes: 40,
-    boxDetectors: ['centernet', 'coco-ssd'],
+    boxDetectors: ['centernet', 'coco-ssd', 'open-images-ssd'],
     boxPredIouThreshold: 0.5,
   },
 };
