@@ -6,11 +6,14 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeImage } from '../adapters/nodeImage';
 import { loadNodeEngine } from '../adapters/ortNode';
-import { loadNodeDetector } from '../adapters/textNode';
+import { loadNodeDetector, loadNodeFaceDetector } from '../adapters/textNode';
 import type { SegmentationEngine } from '../engine';
 import { boxIoU, type ConceptDetector } from '../text/detector';
 import type { RgbaImage } from '../types';
-import { segmentEverything, type EverythingEngine, type EverythingProgress } from './segmentEverything';
+import { bestToken, tokenLogits } from '../candidates';
+import type { VisualPrompt } from '../types';
+import { ExploredCells } from './lowRes';
+import { EVERYTHING_SETTINGS, segmentEverything, type EverythingEngine, type EverythingProgress } from './segmentEverything';
 import { sharedPath } from '../../../test/support/sharedData';
 
 let engine: SegmentationEngine;
@@ -43,6 +46,20 @@ function counting(inner: SegmentationEngine): EverythingEngine & { runs: number 
   return counter;
 }
 
+/** The engine, recording every prompt and the decoder's answer to it. */
+function recording(inner: SegmentationEngine) {
+  const answers: { prompt: VisualPrompt; answer: Awaited<ReturnType<SegmentationEngine['decodeTokens']>> }[] = [];
+  const engine: EverythingEngine = {
+    getEmbedding: (key) => inner.getEmbedding(key),
+    decodeTokens: async (key, prompt) => {
+      const answer = await inner.decodeTokens(key, prompt);
+      answers.push({ prompt, answer });
+      return answer;
+    },
+  };
+  return { engine, answers };
+}
+
 describe('segmentEverything', () => {
   it("object-aware rule: the detector's cat box first, as a labelled proposal, then grid proposals that do not repeat it", async () => {
     const progress: EverythingProgress[] = [];
@@ -68,6 +85,52 @@ describe('segmentEverything', () => {
     expect(progress.at(-1)!.planned).toBe(result.decoderRuns);
     expect(progress.some((p) => p.stage === 'boxes' && p.proposals.some((q) => q.label === 'cat'))).toBe(true);
     expect(result.decoderRuns).toBeLessThan(9 + progress.filter((p) => p.stage === 'boxes').length);
+  }, 120_000);
+
+  it('object-aware rule: no grid point is decoded inside a confident mask an earlier prompt returned', async () => {
+    const settings = EVERYTHING_SETTINGS.objects;
+    const skipping = recording(engine);
+    const result = await segmentEverything(skipping.engine, imageKey, { rule: 'objects', image, detectors: [detector], gridSides: [6] });
+    const every = recording(engine);
+    await segmentEverything(every.engine, imageKey, { rule: 'objects', image, detectors: [detector], gridSides: [6], skipExplored: false });
+    expect(result.decoderRuns).toBe(skipping.answers.length);
+    // Skipping spares decoder runs: confident masks answer for grid points that no kept mask covers.
+    expect(skipping.answers.length).toBeLessThan(every.answers.length);
+    const explored = new ExploredCells(skipping.answers[0].answer.frame);
+    for (const { prompt, answer } of skipping.answers) {
+      const grid = prompt.points !== undefined;
+      if (grid) expect(explored.has(prompt.points![0].x, prompt.points![0].y)).toBe(false);
+      // What the rule marks: every grid token over the grid's bar; the box's chosen token over the box bar.
+      const tokens = grid ? [1, 2, 3] : [bestToken(answer.outputs, answer.frame, { ambiguous: false, unstableFallback: true })];
+      for (const token of tokens) {
+        if (answer.outputs.iou[token] >= (grid ? settings.predIouThreshold : settings.boxPredIouThreshold)) explored.add(tokenLogits(answer.outputs, token));
+      }
+    }
+  }, 120_000);
+
+  it('object-aware rule: only the detectors named in boxDetectors run', async () => {
+    const face = await loadNodeFaceDetector({ threads: 1 });
+    try {
+      let faceRuns = 0;
+      const counted: ConceptDetector = {
+        name: face.name,
+        vocabulary: face.vocabulary,
+        inputSize: face.inputSize,
+        detect: (...args) => {
+          faceRuns++;
+          return face.detect(...args);
+        },
+        release: () => face.release(),
+      };
+      const result = await segmentEverything(engine, imageKey, { rule: 'objects', image, detectors: [detector, counted], gridSides: [2] });
+      expect(EVERYTHING_SETTINGS.objects.boxDetectors).not.toContain(face.name);
+      expect(faceRuns).toBe(0);
+      expect(result.proposals.some((p) => p.label === 'cat')).toBe(true);
+      await segmentEverything(engine, imageKey, { rule: 'objects', image, detectors: [detector, counted], gridSides: [2], boxDetectors: [face.name] });
+      expect(faceRuns).toBe(1);
+    } finally {
+      await face.release();
+    }
   }, 120_000);
 
   it("grid rule: SAM's filters hold for every proposal, one decoder run per grid point", async () => {

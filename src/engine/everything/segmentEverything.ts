@@ -8,8 +8,9 @@
  *   removed by box NMS at 0.7 (the higher predicted IoU wins), small holes and islands cleaned up.
  * - `objects` (the shipped rule) — MobileSAMv2's object-aware prompts: the detectors' boxes (every
  *   class, low score) as box prompts first, each one decoder run for a whole object; then a coarse
- *   grid whose points skip what is already covered, so the decoder runs only where nothing was found
- *   (coarse to fine). What is found first stays: a later, overlapping candidate is dropped.
+ *   grid whose points skip what is already covered, and what an earlier prompt's confident mask
+ *   already outlined (kept or not), so the decoder runs only where nothing was found (coarse to
+ *   fine). What is found first stays: a later, overlapping candidate is dropped.
  *
  * Differences from SAM's code, on purpose: the filters and the NMS box read the 256² logits (SAM reads
  * the upsampled mask), so only kept candidates are upsampled; NMS is incremental (a candidate is
@@ -28,7 +29,7 @@ import { cornerToCenterBox } from '../text/pipeline';
 import { mergeDetections } from '../text/pool';
 import type { BinaryMask, RgbaImage, VisualPrompt } from '../types';
 import { maskArea, placeCrop, upsampleLogitsToCrop } from '../upsample';
-import { lowResBox } from './lowRes';
+import { ExploredCells, lowResBox } from './lowRes';
 import { pointGrid } from './pointGrid';
 import { removeSmallRegions } from './regions';
 
@@ -72,6 +73,11 @@ export interface EverythingSettings {
   readonly gridSides: readonly number[];
   /** Grid points inside an already kept proposal are not decoded (`objects`: true, SAM: false). */
   readonly skipCovered: boolean;
+  /**
+   * Grid points inside a confident mask the decoder returned for an earlier prompt (kept or not: one
+   * that passed its stage's predicted-IoU bar) are not decoded either (`objects`: true, SAM: false).
+   */
+  readonly skipExplored: boolean;
   /** Grid candidates need at least this predicted IoU (SAM: 0.88). */
   readonly predIouThreshold: number;
   /** … and at least this stability score (SAM: 0.95) … */
@@ -87,6 +93,12 @@ export interface EverythingSettings {
   /** Detector boxes: at least this calibrated score, at most this many, best first (`objects` only). */
   readonly minDetectorScore: number;
   readonly maxBoxes: number;
+  /**
+   * The detectors (ConceptDetector.name) whose boxes prompt; the others given are not run (`objects`
+   * only). Detectors of whole objects: not BlazeFace, whose faces are parts of the people the COCO
+   * detectors already box (a detector run and decoder runs for proposals that repeat part of one).
+   */
+  readonly boxDetectors: readonly string[];
   /** A box prompt's mask needs at least this predicted IoU (a box leaves less doubt than a click). */
   readonly boxPredIouThreshold: number;
 }
@@ -95,6 +107,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
   grid: {
     gridSides: [32],
     skipCovered: false,
+    skipExplored: false,
     predIouThreshold: 0.88,
     stabilityThreshold: 0.95,
     stabilityOffset: 1,
@@ -103,11 +116,13 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     maxProposals: 100,
     minDetectorScore: 1,
     maxBoxes: 0,
+    boxDetectors: [],
     boxPredIouThreshold: 1,
   },
   objects: {
     gridSides: [8],
     skipCovered: true,
+    skipExplored: true,
     // SAM's 0.88 / 0.95 were set for ViT-H: with this small decoder they keep almost no mask that
     // matches an object (docs/RESULTS.md, issue 26), so the grid stage asks for less.
     predIouThreshold: 0.7,
@@ -118,6 +133,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     maxProposals: 100,
     minDetectorScore: 0.1,
     maxBoxes: 40,
+    boxDetectors: ['centernet', 'coco-ssd', 'open-images-ssd'],
     boxPredIouThreshold: 0.5,
   },
 };
@@ -167,6 +183,12 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
   let decoded = 0;
   let planned = 0;
   let covered: Uint8Array | undefined;
+  let explored: ExploredCells | undefined;
+  const markExplored = (logits: Float32Array, frame: ModelFrame): void => {
+    if (!settings.skipExplored) return;
+    explored ??= new ExploredCells(frame);
+    explored.add(logits);
+  };
   let stage: EverythingProgress['stage'] = 'detect';
 
   const report = () => onProgress?.({ stage, decoded, planned, proposals: ranked(kept) });
@@ -212,12 +234,13 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
   };
 
   // Object-aware prompts: one box per object a detector sees, whatever its class.
-  if (rule === 'objects' && options.image && options.detectors?.length && settings.maxBoxes > 0) {
+  const boxDetectors = (options.detectors ?? []).filter((d) => settings.boxDetectors.includes(d.name));
+  if (rule === 'objects' && options.image && boxDetectors.length > 0 && settings.maxBoxes > 0) {
     signal?.throwIfAborted();
     report();
     const t0 = now();
     const perDetector = [];
-    for (const detector of options.detectors) {
+    for (const detector of boxDetectors) {
       perDetector.push(await detector.detect(options.image, { minScore: Math.min(0.05, settings.minDetectorScore) }));
       signal?.throwIfAborted();
     }
@@ -232,27 +255,34 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       const { outputs, frame } = await decode(prompt);
       const token = bestToken(outputs, frame, { ambiguous: false, unstableFallback: true });
       const candidate = candidateOf(outputs, token, frame, { source: 'detector', label: detection.label, detectorScore: detection.score, prompt });
-      if (candidate && candidate.predictedIoU >= settings.boxPredIouThreshold) consider(candidate, frame);
+      if (candidate && candidate.predictedIoU >= settings.boxPredIouThreshold) {
+        markExplored(candidate.logits, frame);
+        consider(candidate, frame);
+      }
       report();
     }
   }
 
   stage = 'grid';
+  // Covered and explored only grow: a point skipped once stays skipped, so the plan drops it as soon as it is.
+  const answered = (point: { x: number; y: number }): boolean =>
+    Boolean(covered?.[Math.floor(point.y) * size.width + Math.floor(point.x)]) || Boolean(explored?.has(point.x, point.y));
   for (const side of settings.gridSides) {
-    const points = pointGrid(side, size.width, size.height);
-    planned += points.length;
-    for (const point of points) {
-      if (covered?.[Math.floor(point.y) * size.width + Math.floor(point.x)]) {
-        planned--;
-        continue;
-      }
+    let pending = pointGrid(side, size.width, size.height).filter((p) => !answered(p));
+    planned += pending.length;
+    for (let point = pending.shift(); point; point = pending.shift()) {
       const prompt: VisualPrompt = { points: [point] };
       const { outputs, frame } = await decode(prompt);
       // Tokens 1..3, the ambiguous click's subpart / part / whole, as SAM's generator asks for.
       for (let token = 1; token < outputs.tokens; token++) {
         const candidate = candidateOf(outputs, token, frame, { source: 'grid', prompt });
-        if (candidate && candidate.predictedIoU >= settings.predIouThreshold && candidate.stability >= settings.stabilityThreshold) consider(candidate, frame);
+        if (!candidate || candidate.predictedIoU < settings.predIouThreshold) continue;
+        markExplored(candidate.logits, frame);
+        if (candidate.stability >= settings.stabilityThreshold) consider(candidate, frame);
       }
+      const left = pending.filter((p) => !answered(p));
+      planned -= pending.length - left.length;
+      pending = left;
       report();
     }
   }

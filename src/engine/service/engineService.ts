@@ -4,7 +4,7 @@
  * worker serves one of these (worker/engine.worker.ts); Node code may call one directly.
  */
 import type { EmbeddingView, SegmentationEngine } from '../engine';
-import { DEFAULT_EVERYTHING_RULE, segmentEverything, type Proposal } from '../everything/segmentEverything';
+import { DEFAULT_EVERYTHING_RULE, EVERYTHING_SETTINGS, segmentEverything, type Proposal } from '../everything/segmentEverything';
 import { segmentationOptions } from '../options';
 import { maskOutline } from '../polygons';
 import type { Tensor } from '../runtime';
@@ -103,7 +103,9 @@ export class EngineService implements EngineApi {
       const { imageKey } = await this.engine.embed(request.image, request.imageId);
       const embedMs = performance.now() - t0;
       const options = request.options ?? {};
-      const detectors = (options.rule ?? DEFAULT_EVERYTHING_RULE) === 'objects' ? await this.text.detectorsOfEveryClass() : [];
+      // Only the detectors whose boxes prompt are fetched and run.
+      const detectors =
+        (options.rule ?? DEFAULT_EVERYTHING_RULE) === 'objects' ? await this.text.detectorsNamed(options.boxDetectors ?? EVERYTHING_SETTINGS.objects.boxDetectors) : [];
       // Each proposal is traced once: for the event that brings it and for the answer.
       const traced = new Map<number, EverythingProposalResult>();
       const result = (p: Proposal, copyMask: boolean): EverythingProposalResult => {

@@ -87,7 +87,7 @@ describe('segmentEverything in-process', () => {
     // Counts the decoder runs segment-everything asks the real engine for.
     const decodeTokens = engine.decodeTokens.bind(engine);
     engine.decodeTokens = (key, prompt) => (runs++, decodeTokens(key, prompt));
-    const detector = { name: 'detector', vocabulary: COCO_CLASSES, load: () => loadNodeDetector({ threads: 1 }) };
+    const detector = { name: 'centernet', vocabulary: COCO_CLASSES, load: () => loadNodeDetector({ threads: 1 }) };
     service = new EngineService(engine, new TextService(engine, [detector]), { backend: engine.backend, encoderModel: 'sam-encoder-int8@node-test' });
   }, 120_000);
   afterAll(() => engine?.release());

@@ -102,6 +102,23 @@ describe('TextService', () => {
     await cocoSsd.release();
   });
 
+  it("fetches only the named detectors for segment everything's boxes, each once", async () => {
+    const fetches: string[] = [];
+    const loader = (name: string) => ({
+      name,
+      vocabulary: detector.vocabulary,
+      load: async () => {
+        fetches.push(name);
+        return detector;
+      },
+    });
+    const service = new TextService(engine, [loader('centernet'), loader('blazeface'), loader('open-images-ssd')]);
+    expect(await service.detectorsNamed(['centernet', 'coco-ssd'])).toEqual([detector]);
+    expect(await service.detectorsNamed(['centernet'])).toEqual([detector]);
+    expect(fetches).toEqual(['centernet']);
+    expect(await service.detectorsNamed(['nothing-loaded'])).toEqual([]);
+  });
+
   it('never fetches the Open Images SSD for a COCO prompt; fetches it once for "shoes", which it outlines', async () => {
     const { loadNodeOpenImagesDetector } = await import('../adapters/textNode');
     const { OPEN_IMAGES_CONCEPTS } = await import('../text/openImagesSsd');

@@ -21,6 +21,7 @@ import type { FindSimilarResponse, SegmentTextResponse, TextPromptResult } from 
 
 /** A detector the service may load: what it can find, and how to fetch it (once, when first needed). */
 export interface DetectorLoader {
+  /** The detector's own name (ConceptDetector.name): segment everything asks for its box detectors by it. */
   readonly name: string;
   readonly vocabulary: readonly Concept[];
   load(): Promise<ConceptDetector>;
@@ -66,8 +67,12 @@ export class TextService {
   }
 
   /** The first covering detector (awaited) and every other covering one that is ready now. */
-  private async detectorsFor(wanted: ReadonlySet<string>): Promise<ConceptDetector[]> {
-    const covering = this.loaders.filter((l) => l.vocabulary.some((c) => wanted.has(c)));
+  private detectorsFor(wanted: ReadonlySet<string>): Promise<ConceptDetector[]> {
+    return this.firstAndReady(this.loaders.filter((l) => l.vocabulary.some((c) => wanted.has(c))));
+  }
+
+  /** The first of `covering` (awaited) and every other one that is ready now; each is fetched once. */
+  private async firstAndReady(covering: readonly DetectorLoader[]): Promise<ConceptDetector[]> {
     if (covering.length === 0) return [];
     const pending = covering.map((l) => this.loadOnce(l));
     const first = await pending[0];
@@ -78,6 +83,11 @@ export class TextService {
   /** Every detector, for prompts of any class (segment everything): the first one awaited, the others once ready. */
   detectorsOfEveryClass(): Promise<ConceptDetector[]> {
     return this.detectorsFor(new Set(this.loaders.flatMap((l) => l.vocabulary)));
+  }
+
+  /** The detectors of these names (segment everything's box detectors), in the service's order: the first awaited, the others once ready; no other is fetched. */
+  detectorsNamed(names: readonly string[]): Promise<ConceptDetector[]> {
+    return this.firstAndReady(this.loaders.filter((l) => names.includes(l.name)));
   }
 
   async segment(image: RgbaImage, prompts: readonly string[], imageId?: string, outline?: Partial<OutlineOptions>): Promise<SegmentTextResponse> {
