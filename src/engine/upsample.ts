@@ -7,6 +7,7 @@
  * needed low-res row is first interpolated to the output width, then output rows blend two of those.
  * That is far cheaper than the decoder's in-graph resize, which the engine does not fetch.
  */
+import { maskBounds, type PixelBounds } from './bounds';
 import { LOW_RES_SIZE, MODEL_SIZE, type ModelFrame } from './frame';
 import type { BinaryMask } from './types';
 
@@ -69,23 +70,8 @@ export function upsampleLogitsToCrop(logits: Float32Array, frame: ModelFrame, ma
  * The first and last column and row (inclusive) of the low-res cells with a positive logit, within
  * the top-left `columns` × `rows` of the 256 grid; undefined when there is none.
  */
-export function positiveCells(logits: Float32Array, columns: number, rows: number): { x0: number; y0: number; x1: number; y1: number } | undefined {
-  let x0 = Infinity;
-  let y0 = Infinity;
-  let x1 = -1;
-  let y1 = -1;
-  for (let y = 0; y < rows; y++) {
-    const row = y * LOW_RES_SIZE;
-    for (let x = 0; x < columns; x++) {
-      if (logits[row + x] > 0) {
-        if (x < x0) x0 = x;
-        if (x > x1) x1 = x;
-        if (y < y0) y0 = y;
-        y1 = y;
-      }
-    }
-  }
-  return x1 < 0 ? undefined : { x0, y0, x1, y1 };
+export function positiveCells(logits: Float32Array, columns: number, rows: number): PixelBounds | undefined {
+  return maskBounds(logits, columns, rows, LOW_RES_SIZE);
 }
 
 /** The crop written into an image-sized mask. */
