@@ -6,7 +6,12 @@ import { JobWithdrawnError, WorkerPool } from './pool';
 import type { InferenceJob } from './protocol';
 
 const png = readFileSync(join(SAMPLES_DIR, 'chelsea.png'));
-const job = (x: number): InferenceJob<'pvs'> => ({ method: 'pvs', request: { image: new Uint8Array(png), points: [{ x, y: 150, positive: true }], options: { multimask: false } } });
+/** A one-point click at (`x`, 150) on the photo named by `photo` (its file, its digest, its embedding key). */
+const click = (x: number, photo: { image?: Uint8Array; imageDigest?: string; cacheKey?: string }): InferenceJob<'pvs'> => ({
+  method: 'pvs',
+  request: { ...photo, points: [{ x, y: 150, positive: true }], options: { multimask: false } },
+});
+const job = (x: number) => click(x, { image: new Uint8Array(png) });
 
 describe('WorkerPool slots (one real engine worker, one queue place)', () => {
   let pool: WorkerPool;
@@ -48,7 +53,7 @@ describe('WorkerPool slots (one real engine worker, one queue place)', () => {
       loads += 1;
       return new Uint8Array(png);
     };
-    const byDigest = (x: number): InferenceJob<'pvs'> => ({ method: 'pvs', request: { imageDigest: digest, points: [{ x, y: 150, positive: true }], options: { multimask: false } } });
+    const byDigest = (x: number) => click(x, { imageDigest: digest });
     const first = await pool.tryReserve()!.run(byDigest(200), load);
     expect(loads).toBe(1);
     const second = await pool.tryReserve()!.run(byDigest(200), load);
@@ -57,7 +62,7 @@ describe('WorkerPool slots (one real engine worker, one queue place)', () => {
   });
 
   it('a loader that fails, or none at all, fails the job as an undecodable image; the worker carries on', async () => {
-    const job = (): InferenceJob<'pvs'> => ({ method: 'pvs', request: { imageDigest: `test-${Math.random()}`, points: [{ x: 200, y: 150, positive: true }], options: { multimask: false } } });
+    const job = () => click(200, { imageDigest: `test-${Math.random()}` });
     await expect(
       pool.tryReserve()!.run(job(), () => {
         throw new Error('gone');
@@ -82,8 +87,8 @@ describe('WorkerPool affinity (two real engine workers, one thread each)', () =>
   });
   afterAll(async () => pool?.close());
 
-  const photo = (key: string, x: number): InferenceJob<'pvs'> => ({ method: 'pvs', request: { image: new Uint8Array(png), imageDigest: key, cacheKey: key, points: [{ x, y: 150, positive: true }], options: { multimask: false } } });
-  const byDigest = (key: string, x: number): InferenceJob<'pvs'> => ({ method: 'pvs', request: { imageDigest: key, cacheKey: key, points: [{ x, y: 150, positive: true }], options: { multimask: false } } });
+  const photo = (key: string, x: number) => click(x, { image: new Uint8Array(png), imageDigest: key, cacheKey: key });
+  const byDigest = (key: string, x: number) => click(x, { imageDigest: key, cacheKey: key });
 
   it('sends a click to the free worker that holds its photo, not to the first free one; a click on a held photo is quick, a new photo or a text prompt is not', async () => {
     const [p, q] = [`p-${Math.random()}`, `q-${Math.random()}`];
