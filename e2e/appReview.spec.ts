@@ -14,6 +14,14 @@ const canvas = (page: Page) => page.getByTestId('canvas');
 const reviewStates = async (page: Page) => rows(page).evaluateAll((list) => list.map((row) => row.getAttribute('data-review')));
 /** The session strip's thumbnail of the photo named `name`. */
 const thumbOf = (page: Page, name: string) => page.locator('.thumb', { has: page.locator('.thumb-name', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }) });
+/** Two photos open (coffee.png current, two-coffees.png beside it), and "cup" found by text on coffee.png: one proposal. */
+async function oneCupFoundOnCoffee(page: Page): Promise<void> {
+  await pasteTwoCoffees(page);
+  await openSample(page, 'Coffee cup');
+  await waitForEncoder(page);
+  await findObjects(page, 'cup');
+  await expect(page.getByRole('form', { name: 'Text prompt' }).getByRole('status').first()).toContainText('cup: 1 found', { timeout: 120_000 });
+}
 const cameraScale = async (page: Page) => Number((await canvas(page).getAttribute('data-camera'))!.split(',')[0]);
 
 type Coco = { annotations: Array<{ attributes?: { label?: string; review_state?: string; review_source?: string } }> };
@@ -90,11 +98,7 @@ test('text prompt results are proposals; the keyboard accepts one and rejects on
 });
 
 test('label all: the prompt runs on every open image, current first, with progress; accept all at or above a confidence', async ({ page }) => {
-  await pasteTwoCoffees(page);
-  await openSample(page, 'Coffee cup');
-  await waitForEncoder(page);
-  await findObjects(page, 'cup');
-  await expect(page.getByRole('form', { name: 'Text prompt' }).getByRole('status').first()).toContainText('cup: 1 found', { timeout: 120_000 });
+  await oneCupFoundOnCoffee(page);
   await expect(rows(page)).toHaveCount(1);
 
   const labelAll = page.getByRole('group', { name: 'Label all images' });
@@ -120,13 +124,9 @@ test('label all: the prompt runs on every open image, current first, with progre
 });
 
 test('label all from examples: a class no detector knows ("demitasse"), accepted once, is proposed as that class on the other image', async ({ page }) => {
-  await pasteTwoCoffees(page);
-  await openSample(page, 'Coffee cup');
-  await waitForEncoder(page);
   // The example: the cup found by text and accepted, its class then renamed to a word no detector
   // knows ("mug" would not do: it is a synonym of cup).
-  await findObjects(page, 'cup');
-  await expect(page.getByRole('form', { name: 'Text prompt' }).getByRole('status').first()).toContainText('cup: 1 found', { timeout: 120_000 });
+  await oneCupFoundOnCoffee(page);
   await page.keyboard.press('r');
   const panel = page.getByRole('region', { name: 'Review' });
   await panel.getByRole('slider', { name: 'Accept-all confidence' }).fill('0');
