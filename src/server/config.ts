@@ -80,7 +80,7 @@ function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): numbe
  * The variants the server runs unless told otherwise: int8 only where `npm run bench` measured it
  * faster in Node on the same run and `npm run eval` kept quality inside the gate (docs/RESULTS.md).
  */
-export const SERVER_DEFAULT_PRECISION: { encoder: ModelPrecision; decoder: ModelPrecision } = { encoder: 'int8', decoder: 'int8' };
+export const SERVER_DEFAULT_PRECISION: { encoder: ModelPrecision; decoder: ModelPrecision } = { encoder: 'int8', decoder: 'fp32' };
 
 function precision(env: NodeJS.ProcessEnv, name: string, fallback: ModelPrecision): ModelPrecision {
   const raw = env[name];
