@@ -15,12 +15,14 @@
  * of a 256-wide one.
  *
  * The precompute model takes `image_embeddings` and returns the three products under the names of the
- * original MatMul outputs; the per-click model takes the decoder's usual inputs plus those three.
+ * original MatMul outputs; the per-click model takes the decoder's usual inputs plus those three, and
+ * computes its mask head channels last (scripts/onnxDecoderUpscaling.mjs).
  * Both assume one prompt per run (batch 1), as the engine always feeds.
  */
 import onnxProto from 'onnx-proto';
 import { pruneToOutputs } from './onnxMultimask.mjs';
 import { floatsOf } from './onnxQuantize.mjs';
+import { tokenMajorUpscaling } from './onnxDecoderUpscaling.mjs';
 
 const { onnx } = onnxProto;
 const T = onnx.TensorProto.DataType;
@@ -187,9 +189,12 @@ function perClickModel(decoderBytes, outputNames) {
     ]);
   }
   // The new nodes go where the replaced MatMuls were: after the mask branch, before their consumers.
+  // Tiles repeat per prompt, one here: without them the positional encoding is a constant onnxruntime
+  // folds once, instead of a copy and a transpose on every click.
   graph.node = graph.node.flatMap((n) => {
     if (n === parts.maskConv) return [n, ...added];
+    if (n.opType === 'Tile') return [node(n.name, 'Identity', [n.input[0]], n.output)];
     return replacements.get(n) ?? [n];
   });
-  return pruneToOutputs(onnx.ModelProto.encode(model).finish(), outputNames);
+  return tokenMajorUpscaling(pruneToOutputs(onnx.ModelProto.encode(model).finish(), outputNames));
 }

@@ -36,7 +36,7 @@ const PINNED = {
 };
 
 /** Bump when the derivation changes so existing outputs are rebuilt. */
-const DERIVATION_VERSION = 5;
+const DERIVATION_VERSION = 6;
 
 class ProvisionError extends Error {}
 
