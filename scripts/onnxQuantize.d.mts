@@ -18,18 +18,9 @@ export interface QuantizeOptions {
   convMinInputs?: number;
   /** The erf GELU → com.microsoft FastGelu. Default false. */
   fastGelu?: boolean;
-  /** 2 × 2 stride-2 ConvTranspose → 1 × 1 Conv + DepthToSpace (exact). Default false. */
-  pixelShuffle?: boolean;
 }
 /** Rewrites a float graph with int8 weight products and/or FastGelu; see scripts/onnxQuantize.mjs. */
 export declare function quantizeModel(
   modelBytes: Uint8Array,
   options?: QuantizeOptions,
-): { bytes: Uint8Array; quantized: string[]; fastGelus: number; pixelShuffles: number };
-/** ConvTranspose weights [in, out, 2, 2] as 1 × 1 Conv weights [out·4, in] in DepthToSpace's CRD order. */
-export declare function pixelShuffleWeights(
-  weights: Float32Array,
-  inputs: number,
-  outputs: number,
-  bias?: Float32Array,
-): { weight: Float32Array; bias: Float32Array };
+): { bytes: Uint8Array; quantized: string[]; fastGelus: number };

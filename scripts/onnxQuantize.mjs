@@ -133,11 +133,9 @@ function findErfGelus(graph) {
  *   int8 weights the same way (ConvInteger, zero points 0, scales applied after);
  * - `fastGelu`: the exact erf GELU becomes com.microsoft FastGelu (the tanh approximation, one kernel
  *   instead of five, and no erf, which is slow in WASM);
- * - `pixelShuffle`: a 2 × 2, stride-2 ConvTranspose becomes the same arithmetic as a 1 × 1 Conv to four
- *   times the channels followed by DepthToSpace (exact: every output pixel sees one input pixel).
- * @returns {{ bytes: Uint8Array, quantized: string[], fastGelus: number, pixelShuffles: number }}
+ * @returns {{ bytes: Uint8Array, quantized: string[], fastGelus: number }}
  */
-export function quantizeModel(modelBytes, { matmul = /./, conv = false, convMinInputs = 32, fastGelu = false, pixelShuffle = false } = {}) {
+export function quantizeModel(modelBytes, { matmul = /./, conv = false, convMinInputs = 32, fastGelu = false } = {}) {
   const model = onnx.ModelProto.decode(modelBytes);
   const graph = model.graph;
   if (!graph) throw new QuantizationError('the model has no graph');
@@ -145,7 +143,6 @@ export function quantizeModel(modelBytes, { matmul = /./, conv = false, convMinI
   const nodes = [];
   const quantizedInputs = new Map();
   const quantized = [];
-  let pixelShuffles = 0;
   const quantizeInput = (input, base) => {
     let xq = quantizedInputs.get(input);
     if (!xq) {
@@ -174,18 +171,6 @@ export function quantizeModel(modelBytes, { matmul = /./, conv = false, convMinI
         onnx.NodeProto.create({ name: `${base}_Mul`, opType: 'Mul', input: [`${base}_Yf`, `${base}_S`], output: [node.output[0]] }),
       );
       quantized.push(node.name);
-      continue;
-    }
-    if (node.opType === 'ConvTranspose' && pixelShuffle && weights && isStride2Kernel2(node, weights)) {
-      const [inputs, outputs] = weights.dims.map(Number);
-      const { weight, bias } = pixelShuffleWeights(floatsOf(weights), inputs, outputs, initializers.get(node.input[2]) && floatsOf(initializers.get(node.input[2])));
-      addFloat(`${base}_W1x1`, [outputs * 4, inputs, 1, 1], weight);
-      addFloat(`${base}_B1x1`, [outputs * 4], bias);
-      nodes.push(
-        onnx.NodeProto.create({ name: `${base}_Conv1x1`, opType: 'Conv', input: [node.input[0], `${base}_W1x1`, `${base}_B1x1`], output: [`${base}_Y4`] }),
-        onnx.NodeProto.create({ name: `${base}_DepthToSpace`, opType: 'DepthToSpace', input: [`${base}_Y4`], output: [node.output[0]], attribute: [intAttribute('blocksize', 2), stringAttribute('mode', 'CRD')] }),
-      );
-      pixelShuffles++;
       continue;
     }
     const group = Number(node.attribute.find((a) => a.name === 'group')?.i ?? 1);
@@ -237,32 +222,5 @@ export function quantizeModel(modelBytes, { matmul = /./, conv = false, convMinI
   // Constants that only fed the replaced nodes would make onnxruntime warn once per constant.
   graph.node = graph.node.filter((n) => n.opType !== 'Constant' || used.has(n.output[0]));
   graph.initializer = graph.initializer.filter((t) => used.has(t.name));
-  return { bytes: onnx.ModelProto.encode(model).finish(), quantized, fastGelus, pixelShuffles };
-}
-
-const stringAttribute = (name, value) => onnx.AttributeProto.create({ name, type: onnx.AttributeProto.AttributeType.STRING, s: new TextEncoder().encode(value) });
-
-function isStride2Kernel2(node, weights) {
-  const ints = (name) => node.attribute.find((a) => a.name === name)?.ints.map(Number);
-  const same = (value, expected) => value === undefined || value.every((v) => v === expected);
-  const group = Number(node.attribute.find((a) => a.name === 'group')?.i ?? 1);
-  const dims = weights.dims.map(Number);
-  return dims.length === 4 && dims[2] === 2 && dims[3] === 2 && group === 1 && (ints('strides') ?? []).join() === '2,2' &&
-    same(ints('pads'), 0) && same(ints('dilations'), 1) && same(ints('output_padding'), 0) && !node.attribute.some((a) => a.name === 'output_shape');
-}
-
-/**
- * ConvTranspose weights [in, out, 2, 2] as 1 × 1 Conv weights [out·4, in] in DepthToSpace's CRD order:
- * channel o·4 + 2i + j becomes output pixel (2y + i, 2x + j) of channel o.
- */
-export function pixelShuffleWeights(weights, inputs, outputs, bias) {
-  const weight = new Float32Array(outputs * 4 * inputs);
-  const shuffledBias = new Float32Array(outputs * 4);
-  for (let o = 0; o < outputs; o++) {
-    for (let k = 0; k < 4; k++) {
-      shuffledBias[o * 4 + k] = bias ? bias[o] : 0;
-      for (let c = 0; c < inputs; c++) weight[(o * 4 + k) * inputs + c] = weights[(c * outputs + o) * 4 + k];
-    }
-  }
-  return { weight, bias: shuffledBias };
+  return { bytes: onnx.ModelProto.encode(model).finish(), quantized, fastGelus };
 }
