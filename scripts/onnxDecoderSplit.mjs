@@ -22,6 +22,7 @@
 import onnxProto from 'onnx-proto';
 import { pruneToOutputs } from './onnxMultimask.mjs';
 import { floatsOf } from './onnxQuantize.mjs';
+import { floatTensor, int64Tensor, intsAttribute, node } from './onnxGraph.mjs';
 import { tokenMajorUpscaling } from './onnxDecoderUpscaling.mjs';
 
 const { onnx } = onnxProto;
@@ -46,14 +47,6 @@ export class DecoderSplitError extends Error {
   }
 }
 
-const floatTensor = (name, dims, values) =>
-  onnx.TensorProto.create({ name, dims, dataType: T.FLOAT, rawData: new Uint8Array(values.buffer, values.byteOffset, values.byteLength) });
-const int64Tensor = (name, values) => {
-  const data = BigInt64Array.from(values.map(BigInt));
-  return onnx.TensorProto.create({ name, dims: [values.length], dataType: T.INT64, rawData: new Uint8Array(data.buffer) });
-};
-const node = (name, opType, input, output, attribute = []) => onnx.NodeProto.create({ name, opType, input, output, attribute });
-const intsAttribute = (name, ints) => onnx.AttributeProto.create({ name, type: onnx.AttributeProto.AttributeType.INTS, ints });
 const floatInfo = (name, dims) =>
   onnx.ValueInfoProto.create({
     name,
@@ -128,8 +121,7 @@ function anatomy(graph) {
  * @returns {{ precompute: Uint8Array, perClick: Uint8Array, precomputedNames: string[] }}
  */
 export function splitDecoder(decoderBytes) {
-  const outputNames = onnx.ModelProto.decode(decoderBytes).graph.output.map((o) => o.name);
-  return { precompute: precomputeModel(decoderBytes), perClick: perClickModel(decoderBytes, outputNames), precomputedNames: IMAGE_ONLY_PROJECTIONS.map(precomputedName) };
+  return { precompute: precomputeModel(decoderBytes), perClick: perClickModel(decoderBytes), precomputedNames: IMAGE_ONLY_PROJECTIONS.map(precomputedName) };
 }
 
 function precomputeModel(decoderBytes) {
@@ -156,7 +148,7 @@ function precomputeModel(decoderBytes) {
   return onnx.ModelProto.encode(pruned).finish();
 }
 
-function perClickModel(decoderBytes, outputNames) {
+function perClickModel(decoderBytes) {
   const model = onnx.ModelProto.decode(decoderBytes);
   const graph = model.graph;
   const parts = anatomy(graph);
@@ -196,5 +188,6 @@ function perClickModel(decoderBytes, outputNames) {
     if (n.opType === 'Tile') return [node(n.name, 'Identity', [n.input[0]], n.output)];
     return replacements.get(n) ?? [n];
   });
-  return tokenMajorUpscaling(pruneToOutputs(onnx.ModelProto.encode(model).finish(), outputNames));
+  // The mask head rewrite prunes to the outputs, which drops the replaced projections' dead inputs too.
+  return tokenMajorUpscaling(onnx.ModelProto.encode(model).finish());
 }

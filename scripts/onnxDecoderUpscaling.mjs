@@ -17,10 +17,11 @@
  * Assumes one prompt per run (batch 1), as the engine always feeds, and a 64 × 64 embedding.
  */
 import onnxProto from 'onnx-proto';
-import { floatsOf } from './onnxQuantize.mjs';
+import { floatAttribute, floatTensor, int64Tensor, intAttribute, intsAttribute, node } from './onnxGraph.mjs';
+import { pruneToOutputs } from './onnxMultimask.mjs';
+import { constantValue, floatsOf } from './onnxQuantize.mjs';
 
 const { onnx } = onnxProto;
-const T = onnx.TensorProto.DataType;
 
 const UPSCALE = ['/output_upscaling/output_upscaling.0/ConvTranspose', '/output_upscaling/output_upscaling.3/ConvTranspose'];
 const LAYER_NORM = '/output_upscaling/output_upscaling.1/';
@@ -34,16 +35,6 @@ export class DecoderUpscalingError extends Error {
 }
 
 const changed = (what) => new DecoderUpscalingError(`${what}; the decoder graph changed — update scripts/onnxDecoderUpscaling.mjs`);
-const node = (name, opType, input, output, attribute = []) => onnx.NodeProto.create({ name, opType, input, output, attribute });
-const ints = (name, values) => onnx.AttributeProto.create({ name, type: onnx.AttributeProto.AttributeType.INTS, ints: values });
-const int = (name, i) => onnx.AttributeProto.create({ name, type: onnx.AttributeProto.AttributeType.INT, i });
-const float = (name, f) => onnx.AttributeProto.create({ name, type: onnx.AttributeProto.AttributeType.FLOAT, f });
-const floatTensor = (name, dims, values) =>
-  onnx.TensorProto.create({ name, dims, dataType: T.FLOAT, rawData: new Uint8Array(values.buffer, values.byteOffset, values.byteLength) });
-const shapeTensor = (name, dims) => {
-  const data = BigInt64Array.from(dims.map(BigInt));
-  return onnx.TensorProto.create({ name, dims: [dims.length], dataType: T.INT64, rawData: new Uint8Array(data.buffer) });
-};
 
 /**
  * ConvTranspose weights [in, out, 2, 2] as a matrix [in, 4·out]: column (2i + j)·out + o holds the weight
@@ -59,14 +50,6 @@ export function blockMatrix(weights, bias, inputs, outputs) {
   const repeated = new Float32Array(4 * outputs);
   for (let k = 0; k < 4; k++) repeated.set(bias, k * outputs);
   return { matrix, bias: repeated };
-}
-
-function constantScalar(graph, name) {
-  const init = graph.initializer.find((t) => t.name === name);
-  const value = init ?? graph.node.find((n) => n.opType === 'Constant' && n.output[0] === name)?.attribute.find((a) => a.name === 'value')?.t;
-  const floats = value && floatsOf(value);
-  if (!floats || floats.length !== 1) throw changed(`${name} is not a float scalar`);
-  return floats[0];
 }
 
 /** The pieces of the exported head, located by name and checked by shape. */
@@ -101,12 +84,13 @@ function anatomy(graph) {
     if (!tensor) throw changed(`${n.name} has no 64 × 1 × 1 parameter`);
     return floatsOf(tensor);
   };
-  const epsilon = constantScalar(graph, epsilonNode.input[1]);
+  const epsilon = constantValue(graph, epsilonNode.input[1]);
+  if (epsilon?.length !== 1) throw changed(`${epsilonNode.name}'s epsilon is not a float scalar`);
   // masks = hypernetwork vectors [1, 4, 32] · upscaled [1, 32, 65536], reshaped to [1, 4, 256, 256].
-  const masksMatMul = graph.node.find((n) => n.opType === 'MatMul' && producer.get(n.input[1])?.opType === 'Reshape' && byName.get(n.name) && n.name === '/MatMul_1');
-  const masksOut = masksMatMul && graph.node.find((n) => n.opType === 'Reshape' && n.input[0] === masksMatMul.output[0]);
-  if (!masksMatMul || !masksOut) throw changed('the masks product (/MatMul_1 → Reshape) not found');
-  return { tokens, convs, scale: param(scaleNode), shift: param(shiftNode), epsilon, hyper: masksMatMul.input[0], masksOut };
+  const masksMatMul = byName.get('/MatMul_1');
+  const masksOut = masksMatMul?.opType === 'MatMul' && graph.node.find((n) => n.opType === 'Reshape' && n.input[0] === masksMatMul.output[0]);
+  if (!masksOut) throw changed('the masks product (/MatMul_1 → Reshape) not found');
+  return { tokens, convs, scale: param(scaleNode), shift: param(shiftNode), epsilon: epsilon[0], hyper: masksMatMul.input[0], masksOut };
 }
 
 /** x·½·(1 + erf(x/√2)), spelt as PyTorch exports it, so onnxruntime fuses it (and onnxQuantize can swap it). */
@@ -140,45 +124,32 @@ export function tokenMajorUpscaling(modelBytes) {
     floatTensor('token_major/sqrt2', [], Float32Array.of(Math.SQRT2)),
     floatTensor('token_major/one', [], Float32Array.of(1)),
     floatTensor('token_major/half', [], Float32Array.of(0.5)),
-    shapeTensor('token_major/tokens_shape', [pixels, up.inputs]),
-    shapeTensor('token_major/half_res_shape', [pixels * 4, up.outputs]),
-    shapeTensor('token_major/full_res_shape', [pixels * 16, down.outputs]),
-    shapeTensor('token_major/hyper_shape', [4, down.outputs]),
-    shapeTensor('token_major/blocks_shape', [GRID, GRID, 2, 2, 2, 2, 4]),
-    shapeTensor('token_major/masks_shape', [1, 4, GRID * 4, GRID * 4]),
+    int64Tensor('token_major/tokens_shape', [pixels, up.inputs]),
+    int64Tensor('token_major/half_res_shape', [pixels * 4, up.outputs]),
+    int64Tensor('token_major/full_res_shape', [pixels * 16, down.outputs]),
+    int64Tensor('token_major/hyper_shape', [4, down.outputs]),
+    int64Tensor('token_major/blocks_shape', [GRID, GRID, 2, 2, 2, 2, 4]),
+    int64Tensor('token_major/masks_shape', [1, 4, GRID * 4, GRID * 4]),
   );
   const head = [
     node('token_major/tokens', 'Reshape', [parts.tokens, 'token_major/tokens_shape'], ['token_major/rows']),
     // Row p, column (2i + j)·64 + o: output channel o of pixel (2y + i, 2x + j) for token p = 64y + x.
     node('token_major/upscale_1', 'Gemm', ['token_major/rows', 'token_major/W1', 'token_major/b1'], ['token_major/blocks_1']),
     node('token_major/half_res', 'Reshape', ['token_major/blocks_1', 'token_major/half_res_shape'], ['token_major/half_res_rows']),
-    node('token_major/norm', 'LayerNormalization', ['token_major/half_res_rows', 'token_major/gamma', 'token_major/beta'], ['token_major/normed'], [int('axis', -1), float('epsilon', parts.epsilon)]),
+    node('token_major/norm', 'LayerNormalization', ['token_major/half_res_rows', 'token_major/gamma', 'token_major/beta'], ['token_major/normed'], [intAttribute('axis', -1), floatAttribute('epsilon', parts.epsilon)]),
     ...gelu('token_major/gelu_1', 'token_major/normed', 'token_major/activated_1'),
     node('token_major/upscale_2', 'Gemm', ['token_major/activated_1', 'token_major/W2', 'token_major/b2'], ['token_major/blocks_2']),
     ...gelu('token_major/gelu_2', 'token_major/blocks_2', 'token_major/activated_2'),
     node('token_major/full_res', 'Reshape', ['token_major/activated_2', 'token_major/full_res_shape'], ['token_major/full_res_rows']),
     node('token_major/hyper', 'Reshape', [parts.hyper, 'token_major/hyper_shape'], ['token_major/hyper_rows']),
-    node('token_major/masks', 'Gemm', ['token_major/full_res_rows', 'token_major/hyper_rows'], ['token_major/mask_rows'], [int('transB', 1)]),
+    node('token_major/masks', 'Gemm', ['token_major/full_res_rows', 'token_major/hyper_rows'], ['token_major/mask_rows'], [intAttribute('transB', 1)]),
     // Rows are (y, x, i, j, k, l): pixel (4y + 2i + k, 4x + 2j + l) of each of the 4 masks.
     node('token_major/blocks', 'Reshape', ['token_major/mask_rows', 'token_major/blocks_shape'], ['token_major/mask_blocks']),
-    node('token_major/image_order', 'Transpose', ['token_major/mask_blocks'], ['token_major/masks_ordered'], [ints('perm', [6, 0, 2, 4, 1, 3, 5])]),
+    node('token_major/image_order', 'Transpose', ['token_major/mask_blocks'], ['token_major/masks_ordered'], [intsAttribute('perm', [6, 0, 2, 4, 1, 3, 5])]),
     node('token_major/masks_image', 'Reshape', ['token_major/masks_ordered', 'token_major/masks_shape'], [parts.masksOut.output[0]]),
   ];
-  // The head replaces the old masks Reshape, which comes after everything it reads.
+  // The head replaces the old masks Reshape, which comes after everything it reads; what only the
+  // old head used is then dead.
   graph.node = graph.node.flatMap((n) => (n === parts.masksOut ? head : [n]));
-  // What only the old head used is now dead.
-  const needed = new Set();
-  const producer = new Map(graph.node.flatMap((n, i) => n.output.map((o) => [o, i])));
-  const pending = graph.output.map((o) => o.name);
-  while (pending.length > 0) {
-    const index = producer.get(pending.pop());
-    if (index === undefined || needed.has(index)) continue;
-    needed.add(index);
-    pending.push(...graph.node[index].input.filter(Boolean));
-  }
-  graph.node = graph.node.filter((_, i) => needed.has(i));
-  const used = new Set(graph.node.flatMap((n) => n.input));
-  graph.initializer = graph.initializer.filter((t) => used.has(t.name));
-  graph.valueInfo = graph.valueInfo.filter((v) => used.has(v.name));
-  return onnx.ModelProto.encode(model).finish();
+  return pruneToOutputs(onnx.ModelProto.encode(model).finish(), graph.output.map((o) => o.name));
 }

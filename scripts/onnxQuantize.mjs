@@ -12,6 +12,7 @@
  * MatMulIntegerToFloat, whose integer kernels run about twice as fast as the float ones in WASM.
  */
 import onnxProto from 'onnx-proto';
+import { intAttribute } from './onnxGraph.mjs';
 
 const { onnx } = onnxProto;
 const T = onnx.TensorProto.DataType;
@@ -76,10 +77,10 @@ export function quantizePerRow(weights, rows, cols) {
   return { q, scale };
 }
 
-const intAttribute = (name, i) => onnx.AttributeProto.create({ name, type: onnx.AttributeProto.AttributeType.INT, i });
 const castToFloat = (name, input, output) => onnx.NodeProto.create({ name, opType: 'Cast', input: [input], output: [output], attribute: [intAttribute('to', T.FLOAT)] });
 
-function constantValue(graph, name) {
+/** The float values of an initializer or a Constant node's output, by tensor name; undefined when neither. */
+export function constantValue(graph, name) {
   const init = graph.initializer.find((t) => t.name === name);
   if (init) return floatsOf(init);
   const node = graph.node.find((n) => n.opType === 'Constant' && n.output[0] === name);
