@@ -19,6 +19,23 @@ describe('LruCache', () => {
   it('refuses a capacity below 1', () => {
     expect(() => new LruCache(0)).toThrow(RangeError);
   });
+
+  it('bounded by weight: evicts the least recently used until the entries weigh at most the capacity', () => {
+    const cache = new LruCache<string, Uint8Array>(1000, (bytes) => bytes.byteLength);
+    cache.set('a', new Uint8Array(400));
+    cache.set('b', new Uint8Array(400));
+    cache.get('a'); // a is now newest
+    cache.set('c', new Uint8Array(400)); // 1200 > 1000: b goes
+    expect(cache.keys()).toEqual(['a', 'c']);
+    cache.set('a', new Uint8Array(100)); // replacing an entry counts its new weight only
+    cache.set('d', new Uint8Array(500)); // 100 + 400 + 500 = 1000: nothing goes
+    expect(cache.keys()).toEqual(['c', 'a', 'd']);
+    cache.delete('c');
+    cache.set('e', new Uint8Array(400)); // 100 + 500 + 400 = 1000
+    expect(cache.keys()).toEqual(['a', 'd', 'e']);
+    cache.set('e', new Uint8Array(1001)); // heavier than the whole capacity: not kept, the old 'e' gone, nothing else evicted
+    expect(cache.keys()).toEqual(['a', 'd']);
+  });
 });
 
 describe('imageContentKey', () => {

@@ -106,33 +106,20 @@ export function imageFieldDigest(field: ImageField): string {
  * fields read as bytes are kept (strings take the hash). Bounded by bytes, least recently used out.
  */
 export class RecentFields {
-  private readonly byName = new Map<string, { bytes: Buffer; digest: string }>();
-  private bytes = 0;
+  private readonly byName: LruCache<string, { bytes: Buffer; digest: string }>;
 
-  constructor(private readonly budgetBytes = 64 * 1024 * 1024) {}
+  constructor(private readonly budgetBytes = 64 * 1024 * 1024) {
+    this.byName = new LruCache(budgetBytes, (entry) => entry.bytes.length);
+  }
 
   /** The field's digest: remembered when these very bytes came last under `name`, else computed (and remembered). */
   digest(name: string, field: ImageField): string {
     if (typeof field === 'string') return imageFieldDigest(field);
     const last = this.byName.get(name);
-    if (last) {
-      this.byName.delete(name);
-      if (last.bytes.equals(field)) {
-        this.byName.set(name, last);
-        return last.digest;
-      }
-      this.bytes -= last.bytes.length;
-    }
+    if (last?.bytes.equals(field)) return last.digest;
+    this.byName.delete(name);
     const digest = imageFieldDigest(field);
-    if (field.length <= this.budgetBytes / 8) {
-      this.byName.set(name, { bytes: Buffer.from(field), digest });
-      this.bytes += field.length;
-      for (const [oldName, old] of this.byName) {
-        if (this.bytes <= this.budgetBytes) break;
-        this.byName.delete(oldName);
-        this.bytes -= old.bytes.length;
-      }
-    }
+    if (field.length <= this.budgetBytes / 8) this.byName.set(name, { bytes: Buffer.from(field), digest });
     return digest;
   }
 }

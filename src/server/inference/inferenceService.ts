@@ -16,6 +16,7 @@ import type { ConceptDetector } from '../../engine/text/detector';
 import { createTextSegmenter, type TextSegmenter } from '../../engine/text/pipeline';
 import { quantizeEmbedding } from '../../engine/embeddingCodec';
 import type { SegmentationEngine } from '../../engine/engine';
+import { LruCache } from '../../engine/lru';
 import type { RgbaImage } from '../../engine/types';
 import { runPvs } from '../../engine/pvs';
 import { ImageNotHeldError, type ImageJob, type InferenceWorkerApi, type PvsJob, type Timed, type WorkerInit } from './protocol';
@@ -55,8 +56,7 @@ async function embeddingOf(engine: SegmentationEngine, encoder: EncoderIdentity,
 const DECODED_BUDGET_BYTES = 256 * 1024 * 1024;
 
 export class InferenceService implements InferenceWorkerApi {
-  private readonly decoded = new Map<string, RgbaImage>();
-  private decodedBytes = 0;
+  private readonly decoded = new LruCache<string, RgbaImage>(DECODED_BUDGET_BYTES, (image) => image.data.byteLength);
 
   private constructor(
     private readonly init: WorkerInit,
@@ -113,22 +113,10 @@ export class InferenceService implements InferenceWorkerApi {
     if (!job.image && !job.imageDigest) throw new Error('a job needs its image or the digest of one');
     const key = job.imageDigest ?? createHash('sha256').update(job.image!).digest('base64');
     const hit = this.decoded.get(key);
-    if (hit) {
-      this.decoded.delete(key);
-      this.decoded.set(key, hit); // most recently used last
-      return hit;
-    }
+    if (hit) return hit;
     if (!job.image) throw new ImageNotHeldError(`the pixels of ${key} are not held here: send the file`);
     const image = await decodeImage(job.image);
-    if (image.data.byteLength <= DECODED_BUDGET_BYTES / 4) {
-      this.decoded.set(key, image);
-      this.decodedBytes += image.data.byteLength;
-      for (const [oldKey, old] of this.decoded) {
-        if (this.decodedBytes <= DECODED_BUDGET_BYTES) break;
-        this.decoded.delete(oldKey);
-        this.decodedBytes -= old.data.byteLength;
-      }
-    }
+    if (image.data.byteLength <= DECODED_BUDGET_BYTES / 4) this.decoded.set(key, image);
     return image;
   }
 }

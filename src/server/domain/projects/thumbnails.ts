@@ -6,6 +6,7 @@
  * the file, so nothing has to be stored or migrated.
  */
 import sharp from 'sharp';
+import { LruCache } from '../../../engine/lru';
 import { PROJECT_THUMBNAIL_MAX_SIDE as THUMBNAIL_MAX_SIDE } from '../../../contract/projects';
 
 export { THUMBNAIL_MAX_SIDE };
@@ -28,28 +29,25 @@ export function renderThumbnail(file: Uint8Array): Promise<Buffer> {
  * digest being rendered wait for that one rendering.
  */
 export class ThumbnailCache {
-  private readonly entries = new Map<string, Buffer>();
+  private readonly entries: LruCache<string, Buffer>;
   private readonly rendering = new Map<string, Promise<Buffer>>();
-  private size = 0;
 
   constructor(
-    private readonly maxBytes = DEFAULT_CACHE_BYTES,
+    maxBytes = DEFAULT_CACHE_BYTES,
     private readonly render: (file: Uint8Array) => Promise<Buffer> = renderThumbnail,
-  ) {}
+  ) {
+    this.entries = new LruCache(maxBytes, (thumbnail) => thumbnail.byteLength);
+  }
 
   get(digest: string, readFile: () => Promise<Uint8Array>): Promise<Buffer> {
     const hit = this.entries.get(digest);
-    if (hit) {
-      this.entries.delete(digest);
-      this.entries.set(digest, hit);
-      return Promise.resolve(hit);
-    }
+    if (hit) return Promise.resolve(hit);
     let pending = this.rendering.get(digest);
     if (!pending) {
       pending = readFile()
         .then(this.render)
         .then((thumbnail) => {
-          this.keep(digest, thumbnail);
+          this.entries.set(digest, thumbnail);
           return thumbnail;
         })
         .finally(() => this.rendering.delete(digest));
@@ -60,17 +58,6 @@ export class ThumbnailCache {
 
   /** Digests held now, least recently used first. */
   cached(): string[] {
-    return [...this.entries.keys()];
-  }
-
-  private keep(digest: string, thumbnail: Buffer): void {
-    if (thumbnail.byteLength > this.maxBytes) return;
-    this.entries.set(digest, thumbnail);
-    this.size += thumbnail.byteLength;
-    for (const [oldest, buffer] of this.entries) {
-      if (this.size <= this.maxBytes) break;
-      this.entries.delete(oldest);
-      this.size -= buffer.byteLength;
-    }
+    return this.entries.keys();
   }
 }
