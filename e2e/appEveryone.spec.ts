@@ -1,7 +1,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type CDPSession, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { clickImage, imageToPage, openSample, screenshot, waitForEncoder } from './appHelpers';
+import { clickImage, imageToPage, openSample, personSignedUp, screenshot, waitForEncoder } from './appHelpers';
 
 /**
  * The studio for everyone (issue 18): phone and tablet by touch, desktop by keyboard alone, screen
@@ -560,5 +560,38 @@ test.describe('rough edges', () => {
     expect(favicon.status()).toBe(200);
     await page.waitForTimeout(1500);
     expect(errors).toEqual([]);
+  });
+
+  test('signed in, every header link and inference choice stays on one line, from a desktop down to a 360 px phone', async ({ browser }) => {
+    const { page } = await personSignedUp(browser, 'header');
+    await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Account' })).toBeVisible();
+    for (const width of [1280, 1200, 1024, 480, 390, 360]) {
+      await page.setViewportSize({ width, height: 800 });
+      const layout = await page.evaluate(() => {
+        // The lines its words sit on (a radio input inside the element has a box of its own: text only).
+        const lineTops = (el: Element) => {
+          const tops = new Set<number>();
+          const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+          for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const range = document.createRange();
+            range.selectNodeContents(node);
+            for (const rect of Array.from(range.getClientRects())) if (rect.width > 0) tops.add(Math.round(rect.top));
+          }
+          return tops.size;
+        };
+        const shown = (selector: string) => Array.from(document.querySelectorAll<HTMLElement>(selector)).filter((el) => el.offsetParent !== null);
+        const links = shown('.app-header .nav-link');
+        return {
+          broken: shown('.app-header .nav-link, .app-header .segmented-option').filter((el) => lineTops(el) > 1).map((el) => el.textContent!.trim()),
+          linkRows: new Set(links.map((el) => Math.round(el.getBoundingClientRect().top))).size,
+          links: links.length,
+        };
+      });
+      expect(layout.broken, `labels broken over two lines at ${width} px`).toEqual([]);
+      expect(layout.links, `header links shown at ${width} px`).toBe(5);
+      expect(layout.linkRows, `rows of header links at ${width} px`).toBe(1);
+    }
+    await expectNoSidewaysScroll(page);
+    await page.context().close();
   });
 });
