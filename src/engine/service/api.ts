@@ -236,8 +236,6 @@ export interface FindSimilarRequest {
 export interface SimilarInstanceResult {
   /** How sure the engine is that this is another instance of the example's kind, in [0, 1]; best first. */
   confidence: number;
-  /** The same as `confidence` (the name earlier callers read). */
-  score: number;
   /** A detection of the examples' class, or SAM's appearance features (src/engine/text/exemplar.ts). */
   source: ExemplarSource;
   /** The detector's class the answer was found as ('detector' answers). */

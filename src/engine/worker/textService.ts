@@ -146,7 +146,6 @@ export class TextService {
     const instances = answers
       .map((f) => ({
         confidence: f.confidence,
-        score: f.confidence,
         source: f.source,
         ...(f.detectorClass === undefined ? {} : { detectorClass: f.detectorClass }),
         ...(f.similarity === undefined ? {} : { similarity: f.similarity }),
