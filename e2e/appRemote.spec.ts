@@ -177,6 +177,10 @@ test('who pays: a key of another account is flagged, shown as the payer, and spe
   await expect(warning).toContainText(`belongs to ${a.email}, not to ${emailOfB}`);
   // The header shows the account that would pay: A's, not B's.
   await expect(page.getByTestId('balance')).toContainText(a.email);
+  // The warning is a bar across the page under the header, which keeps its one row.
+  const viewport = page.viewportSize()!;
+  expect((await warning.boundingBox())!.width).toBeGreaterThan(viewport.width * 0.9);
+  expect((await page.locator('.app-header').boundingBox())!.height).toBeLessThan(80);
   await screenshot(page, 'remote-payer-01-foreign-key');
 
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Studio' }).click();
