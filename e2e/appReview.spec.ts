@@ -109,6 +109,9 @@ test('label all: the prompt runs on every open image, current first, with progre
   const thumb = (name: string) => thumbOf(page, name);
   await expect(thumb('coffee.png')).toContainText('0 objects · 1 to review');
   await expect(thumb('two-coffees.png')).toContainText(/0 objects · [2-9] to review/);
+  // Both counts are readable in the narrow image list: no word runs past the edge of its label.
+  const label = thumb('two-coffees.png').locator('.thumb-label');
+  expect(await label.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(0);
   await screenshot(page, 'review-05-label-all');
 
   // Accept all at or above 0 %: every proposal of the session, one undo step.

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { Fragment, useEffect, useState } from 'react';
 import { SAMPLES, subscribeImages } from '../images/imageLibrary';
 import { openImageBlobs, openSample } from '../images/openImages';
 import { useStudio, studio } from '../state/studioStore';
@@ -37,7 +37,17 @@ export function ImageStrip() {
                     <ImageThumbnail image={image} />
                     <span className="thumb-label">
                       <span className="thumb-name">{image.name}</span>
-                      <span className="muted">{countsLine(reviewCounts(doc.objects[image.id] ?? []))}</span>
+                      {/* Each count whole on its line: "0 objects" above "· 3 to review" where the strip is narrow. */}
+                      <span className="muted thumb-counts">
+                        {countsLine(reviewCounts(doc.objects[image.id] ?? []))
+                          .split(' · ')
+                          .map((part, i) => (
+                            <Fragment key={i}>
+                              {i > 0 && ' '}
+                              <span>{i > 0 ? `· ${part}` : part}</span>
+                            </Fragment>
+                          ))}
+                      </span>
                     </span>
                   </button>
                   <button type="button" className="icon close-image" aria-label={`Close ${image.name}`} title="Close (undoable)" onClick={() => (objects === 0 || window.confirm(`Close ${image.name} and its ${objects === 1 ? 'object' : `${objects} objects`}? (Undo brings it back until the page is reloaded.)`)) && studio.removeImage(image.id)}>
