@@ -2,7 +2,7 @@ import { Fragment, useEffect, useState } from 'react';
 import { SAMPLES, subscribeImages } from '../images/imageLibrary';
 import { openImageBlobs, openSample } from '../images/openImages';
 import { useStudio, studio } from '../state/studioStore';
-import { countsLine, reviewCounts } from '../state/reviewOps';
+import { countsParts, reviewCounts } from '../state/reviewOps';
 import { ImageThumbnail } from './ImageThumbnail';
 
 export function ImageStrip() {
@@ -39,14 +39,12 @@ export function ImageStrip() {
                       <span className="thumb-name">{image.name}</span>
                       {/* Each count whole on its line: "0 objects" above "· 3 to review" where the strip is narrow. */}
                       <span className="muted thumb-counts">
-                        {countsLine(reviewCounts(doc.objects[image.id] ?? []))
-                          .split(' · ')
-                          .map((part, i) => (
-                            <Fragment key={i}>
-                              {i > 0 && ' '}
-                              <span>{i > 0 ? `· ${part}` : part}</span>
-                            </Fragment>
-                          ))}
+                        {countsParts(reviewCounts(doc.objects[image.id] ?? [])).map((part, i) => (
+                          <Fragment key={i}>
+                            {i > 0 && ' '}
+                            <span>{i > 0 ? `· ${part}` : part}</span>
+                          </Fragment>
+                        ))}
                       </span>
                     </span>
                   </button>

@@ -6,6 +6,7 @@ import { beginRefine } from './objectOps';
 import {
   acceptAllAtLeast,
   countsLine,
+  countsParts,
   proposalsAtLeast,
   proposedBy,
   reviewCounts,
@@ -39,6 +40,8 @@ describe('review state', () => {
     expect(counts).toEqual({ accepted: 1, proposed: 2, rejected: 1 });
     expect(countsLine(counts)).toBe('1 object · 2 to review');
     expect(countsLine({ accepted: 12, proposed: 0, rejected: 3 })).toBe('12 objects');
+    expect(countsParts(counts)).toEqual(['1 object', '2 to review']);
+    expect(countsParts({ accepted: 0, proposed: 0, rejected: 3 })).toEqual(['0 objects']);
   });
 
   it('accepting and rejecting keep where the proposal came from, are undoable, and a repeat is no change', () => {

@@ -26,10 +26,15 @@ export function reviewCounts(objects: readonly Pick<SegObject, 'review'>[]): Rev
   return counts;
 }
 
-/** "12 objects · 5 to review" (accepted objects, then proposals; rejected ones are not counted). */
-export function countsLine(counts: ReviewCounts): string {
+/** ["12 objects", "5 to review"]: accepted objects, then proposals when there are any; rejected ones are not counted. */
+export function countsParts(counts: ReviewCounts): string[] {
   const objects = `${counts.accepted} object${counts.accepted === 1 ? '' : 's'}`;
-  return counts.proposed ? `${objects} · ${counts.proposed} to review` : objects;
+  return counts.proposed ? [objects, `${counts.proposed} to review`] : [objects];
+}
+
+/** "12 objects · 5 to review". */
+export function countsLine(counts: ReviewCounts): string {
+  return countsParts(counts).join(' · ');
 }
 
 /** The objects of `objectIds` on the image take `state` (their source is kept). Unchanged: the same document. */
