@@ -28,7 +28,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import type { AnnotationObject } from '../src/contract/projects';
-import { emptyDocument, type SegObject, type StudioDocument } from '../src/app/state/model';
+import { emptyDocument, type StudioDocument } from '../src/app/state/model';
+import { type Annotation } from '../src/annotations/annotation';
 import { setObjects } from '../src/app/state/documentOps';
 import { ProjectApi } from '../src/app/projects/projectApi';
 import { openProject, ProjectSync } from '../src/app/projects/projectSync';
@@ -183,7 +184,7 @@ async function main(): Promise<void> {
     });
     const imageId = doc.images[0].id;
     const editSync = await timed(EDITS, async (i) => {
-      const objects = doc.objects[imageId] as SegObject[];
+      const objects = doc.objects[imageId] as Annotation[];
       const moved = objects[0].polygons.map((p) => ({ ...p, outer: p.outer.map(([x, y]) => [x + 1 + (i & 1), y] as [number, number]) }));
       doc = setObjects(doc, imageId, [{ ...objects[0], polygons: moved }, ...objects.slice(1)]);
       await sync.push();

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
-import { readZip } from '../src/app/export/zip';
+import { readZip } from '../src/annotations/formats/zip';
 import { clickImage, imageToPage, openSample, screenshot, waitForEncoder } from './appHelpers';
 
 /**

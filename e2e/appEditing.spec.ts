@@ -2,8 +2,8 @@ import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
 import type { Vertex } from '../src/engine/types';
-import { fillPolygons } from '../src/app/export/rasterize';
-import { readZip, writeZip } from '../src/app/export/zip';
+import { fillPolygons } from '../src/annotations/rasterize';
+import { readZip, writeZip } from '../src/annotations/formats/zip';
 import { emptyMask, maskArea, maskIoU, paintStroke } from '../src/app/geometry/maskPaint';
 import { clickImage, download, imageToPage, openMenu, openSample, screenshot, stroke, waitForEncoder } from './appHelpers';
 

@@ -36,7 +36,7 @@ test('text prompt results are proposals; the keyboard accepts one and rejects on
   expect(found).toBeGreaterThanOrEqual(2);
 
   // Proposals, not objects: listed as "to review", drawn dashed (the canvas counts what it draws as what).
-  expect(await reviewStates(page)).toEqual(Array(found).fill('proposed'));
+  expect(await reviewStates(page)).toEqual(Array(found).fill('unreviewed'));
   await expect(rows(page).first()).toContainText('to review');
   await expect(page.getByTestId('object-counts')).toHaveText(`0 objects · ${found} to review`);
   await expect(canvas(page)).toHaveAttribute('data-drawn-proposals', String(found));
@@ -91,7 +91,7 @@ test('text prompt results are proposals; the keyboard accepts one and rejects on
   await page.waitForTimeout(1000); // the session is saved 400 ms after the last change
   await page.reload();
   await expect(rows(page)).toHaveCount(found - 1);
-  expect(await reviewStates(page)).toEqual(['accepted', ...Array(found - 2).fill('proposed')]);
+  expect(await reviewStates(page)).toEqual(['accepted', ...Array(found - 2).fill('unreviewed')]);
   await expect(page.locator(`[data-object-id="${secondId}"]`)).toHaveCount(0);
   await expect(canvas(page)).toHaveAttribute('data-drawn-proposals', String(found - 2));
   await screenshot(page, 'review-04-after-reload');
@@ -149,7 +149,7 @@ test('label all from examples: a class no detector knows ("demitasse"), accepted
   await expect(thumb('coffee.png')).not.toContainText('to review');
   await expect(thumb('two-coffees.png')).toContainText(/0 objects · [2-9] to review/);
   await thumb('two-coffees.png').click();
-  await expect(rows(page).first()).toHaveAttribute('data-review', 'proposed');
+  await expect(rows(page).first()).toHaveAttribute('data-review', 'unreviewed');
   // In the example's class: no class "cup" was made for them.
   await expect(classes.getByTestId('class-row')).toHaveCount(1);
   await screenshot(page, 'review-06-label-all-from-examples');
@@ -179,7 +179,7 @@ test('segment everything: proposals of every region arrive counted apart, with p
 
   // Proposals, not objects: counted apart and drawn as proposals.
   await expect(rows(page)).toHaveCount(added);
-  expect(await reviewStates(page)).toEqual(Array(added).fill('proposed'));
+  expect(await reviewStates(page)).toEqual(Array(added).fill('unreviewed'));
   await expect(page.getByTestId('object-counts')).toHaveText(`0 objects · ${added} to review`);
   await expect(canvas(page)).toHaveAttribute('data-drawn-proposals', String(added));
   await screenshot(page, 'review-06-segment-everything');

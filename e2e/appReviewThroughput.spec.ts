@@ -270,7 +270,7 @@ test('label all "person" plus keyboard review takes fewer than half the actions 
 
   // What the reviewer's eyes tell apart (read from an export, not a user action): each proposal
   // that is one of the pasted people, the first for that person; any other is false.
-  const proposals = (await exported(page, true)).filter((a) => a.state === 'proposed');
+  const proposals = (await exported(page, true)).filter((a) => a.state === 'unreviewed');
   const falseProposals = photos.flatMap((photo) => matchPeople(photo, [...proposals].sort((a, b) => b.score - a.score)).extra);
   // The panel shows a proposal's image, label and confidence in whole percent (the export's score is rounded to 0.01).
   const isFalse = (image: string, label: string, percent: number) => falseProposals.some((a) => a.image === image && a.label === label && Math.abs(a.score * 100 - percent) <= 1);

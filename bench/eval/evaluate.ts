@@ -10,19 +10,7 @@ import { decodeRuleFor, NO_RULES, type RuleChoice } from './rules';
 import type { MaskCandidate, RgbaImage, VisualPrompt } from '../../src/engine/types';
 import { nextClick, type Click, type GroundTruth } from './clicker';
 import { iou, type ImageResult } from './metrics';
-import {
-  containsPositiveClicks,
-  cropImage,
-  objectRoi,
-  pasteMask,
-  regionHeight,
-  regionIou,
-  regionWidth,
-  remapLowResLogits,
-  sameRegion,
-  wholeImage,
-  type Region,
-} from './zoom';
+import { containsPositiveClicks, cropImage, objectRoi, pasteMask, regionHeight, regionIou, regionWidth, remapLowResLogits, sameRegion, wholeImage, type Region } from './zoom';
 
 /** The part of SegmentationEngine (src/engine) the evaluation uses. */
 export interface InteractiveSegmenter {

@@ -14,13 +14,7 @@ import { parseArgs } from 'node:util';
 import { decodeImage } from '../../src/engine/adapters/nodeImage';
 import { loadNodeEngine, type ModelPrecision } from '../../src/engine/adapters/ortNode';
 import { loadNodeDetectors } from '../../src/engine/adapters/textNode';
-import {
-  DEFAULT_EVERYTHING_RULE,
-  EVERYTHING_RULES,
-  EVERYTHING_SETTINGS,
-  segmentEverything,
-  type EverythingRule,
-} from '../../src/engine/everything/segmentEverything';
+import { DEFAULT_EVERYTHING_RULE, EVERYTHING_RULES, EVERYTHING_SETTINGS, segmentEverything, type EverythingRule } from '../../src/engine/everything/segmentEverything';
 import { toRegion, type GroundTruthInstance } from './metrics';
 import { rasterizeSegmentation, type CocoSegmentation } from './rasterize';
 import { addImageRecall, emptyRecallCounts, recall, type RecallCounts } from './recall';

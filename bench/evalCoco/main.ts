@@ -23,19 +23,7 @@ import { DEFAULT_MIN_DETECTOR_SCORE, TextPipeline, type TextPipelineOptions } fr
 import { detectionRule, SINGLE_PASS, type DetectionPasses, type DetectorFusion } from '../text/passes';
 import { detectEach, mergeDetections } from '../../src/engine/text/pool';
 import { interpretPrompt } from '../../src/engine/text/promptParser';
-import {
-  averagePrecision,
-  boxRegion,
-  countAt,
-  IOU_THRESHOLDS,
-  matchImage,
-  mean,
-  reliability,
-  toRegion,
-  type GroundTruthInstance,
-  type ImageMatch,
-  type ScoredInstance,
-} from './metrics';
+import { averagePrecision, boxRegion, countAt, IOU_THRESHOLDS, matchImage, mean, reliability, toRegion, type GroundTruthInstance, type ImageMatch, type ScoredInstance } from './metrics';
 import { rasterizeSegmentation, type CocoSegmentation } from './rasterize';
 
 interface CocoInstances {

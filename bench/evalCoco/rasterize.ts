@@ -50,8 +50,8 @@ export function rasterizeCocoPolygons(polygons: readonly (readonly number[])[], 
 }
 
 /** Decodes COCO's compressed RLE string (the engine's codec, the one the exports use). */
-export { decodeRunsString as decodeRleString } from '../../src/engine/rle';
-import { decodeRunsString as decodeRleString } from '../../src/engine/rle';
+export { decodeRunsString as decodeRleString } from '../../src/annotations/rle';
+import { decodeRunsString as decodeRleString } from '../../src/annotations/rle';
 
 /** Runs alternate background/foreground, starting with background, over the image in column-major order. */
 export function rasterizeRle(counts: readonly number[] | string, height: number, width: number): BinaryMask {

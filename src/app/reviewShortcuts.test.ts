@@ -40,14 +40,14 @@ describe('review keys', () => {
     loadReviewSession();
     press('r');
     press('Y', { shiftKey: true });
-    expect([stateOf('a', 'p1'), stateOf('a', 'p2'), stateOf('b', 'p3')]).toEqual(['accepted', 'proposed', 'accepted']);
+    expect([stateOf('a', 'p1'), stateOf('a', 'p2'), stateOf('b', 'p3')]).toEqual(['accepted', 'unreviewed', 'accepted']);
   });
 
   it('Delete still deletes other selected objects, and C selects the proposal shown for a fix', () => {
     press('r');
     useEdit.getState().select(['p2']);
     expect(press('Delete')).toBe(false);
-    expect(stateOf('a', 'p1')).toBe('proposed');
+    expect(stateOf('a', 'p1')).toBe('unreviewed');
     press('c');
     expect(useEdit.getState().selection).toEqual(['p1']);
     expect(press('Delete')).toBe(true);

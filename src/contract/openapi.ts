@@ -3,36 +3,12 @@
  * GET /api/v1/openapi.json and rendered as HTML at /docs.
  */
 import { z } from 'zod';
-import {
-  Account,
-  ApiKeyCreated,
-  ApiKeyList,
-  CreditPackageList,
-  CreditPurchase,
-  CreditPurchaseRequest,
-  Credentials,
-} from './account';
+import { Account, ApiKeyCreated, ApiKeyList, CreditPackageList, CreditPurchase, CreditPurchaseRequest, Credentials } from './account';
 import { LIMITS } from './limits';
 import { Problem, PROBLEM_TYPES, problemTypeUri } from './problems';
 import { EverythingRequest, EverythingResponse, PvsRequest, PvsResponse, SegmentRequest, SegmentResponse } from './segmentation';
 import { EmbeddingRequest, EmbeddingResponse } from './embeddings';
-import {
-  EXPORT_FORMATS,
-  PROJECT_THUMBNAIL_MAX_SIDE,
-  AddImageRequest,
-  AddMemberRequest,
-  CreateProjectRequest,
-  ImageAnnotations,
-  ProjectAnnotations,
-  Member,
-  MemberList,
-  Project,
-  ProjectImage,
-  ProjectImageList,
-  ProjectList,
-  UpdateClassesRequest,
-  WriteAnnotationsRequest,
-} from './projects';
+import { EXPORT_FORMATS, PROJECT_THUMBNAIL_MAX_SIDE, AddImageRequest, AddMemberRequest, CreateProjectRequest, ImageAnnotations, ProjectAnnotations, Member, MemberList, Project, ProjectImage, ProjectImageList, ProjectList, UpdateClassesRequest, WriteAnnotationsRequest } from './projects';
 import { openApiPaths, type ApiRouteId } from './routes';
 
 type JsonObject = Record<string, unknown>;

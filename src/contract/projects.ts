@@ -65,36 +65,9 @@ export const ProjectImageList = z.object({ images: z.array(ProjectImage) });
 /** The longest side of an image's thumbnail (`GET …/images/{imageId}/thumbnail`), in pixels; never enlarged. */
 export const PROJECT_THUMBNAIL_MAX_SIDE = 128;
 
-const Vertex = z.tuple([z.number().finite(), z.number().finite()]);
-const Ring = z.array(Vertex).max(100_000);
-export const ReviewState = z.enum(['unreviewed', 'accepted', 'rejected']);
-export type ReviewState = z.infer<typeof ReviewState>;
-/** What proposed an object the studio has not had reviewed (the studio's review queue). */
-export const ProposedBy = z.enum(['text-prompt', 'find-similar', 'segment-everything', 'import']);
-
-export const AnnotationObject = z.object({
-  id: z.string().min(1).max(100).describe("Stable per object: what a merge of two people's edits goes by."),
-  classId: z.number().int().positive().nullable().describe('A class id of the project, or null (unlabelled).'),
-  polygons: z.array(z.object({ outer: Ring, holes: z.array(Ring) })).max(10_000),
-  mask: z
-    .object({
-      width: z.number().int().positive(),
-      height: z.number().int().positive(),
-      counts: z.array(z.number().int().nonnegative()).describe('Uncompressed run lengths, row-major, starting with a run of 0s (COCO RLE order is column-major; this is not COCO).'),
-    })
-    .optional(),
-  label: z.string().max(200).optional().describe("The object's own name (a text prompt's words); a labelled object is named by its class."),
-  color: z.string().regex(/^#[0-9a-fA-F]{6}$/).optional().describe("Its colour when unlabelled; a labelled object takes its class's."),
-  source: z.enum(['local', 'remote', 'text']).default('local').describe('What made it: the in-browser engine, the API, or a text prompt.'),
-  outlineTolerance: z.number().nonnegative().max(100).optional().describe('The tolerance (px) the polygons were traced from the mask at: a studio with the same Detail setting keeps them as they are.'),
-  confidence: z.number().min(0).max(1).default(1),
-  visible: z.boolean().default(true),
-  review: ReviewState.default('accepted').describe('`unreviewed`: a proposal waiting for review (the studio\'s review queue); an object written without a review is its writer\'s, `accepted`. Exports carry accepted objects only.'),
-  proposedBy: ProposedBy.optional().describe('What proposed it, when a machine did (kept after review).'),
-  changedBy: z.string().optional().describe('Set by the server: the email of who last changed this object.'),
-  changedAt: z.string().optional().describe('Set by the server.'),
-});
-export type AnnotationObject = z.infer<typeof AnnotationObject>;
+/** The object on the wire is the annotation room's (src/annotations/wire.ts): one schema for the studio, the server and the files. */
+export { AnnotationObject, ProposedBy, ReviewState } from '../annotations/wire';
+import { AnnotationObject } from '../annotations/wire';
 
 export const ImageAnnotations = z.object({
   imageId: z.string(),
@@ -117,7 +90,7 @@ export const AddMemberRequest = z.object({ email: z.string().trim().toLowerCase(
 export const Member = z.object({ email: z.string(), role: ProjectRole, addedAt: z.string().nullable() });
 export const MemberList = z.object({ members: z.array(Member) });
 
-/** The ids of the studio's format registry (src/app/export/formats; a server test holds them equal). */
+/** The ids of the format registry (src/annotations/formats/registry.ts; a test holds them equal). */
 export const EXPORT_FORMATS = ['coco', 'yolo', 'png-masks', 'voc', 'cvat', 'labelme', 'maskwright'] as const;
 export const ExportFormat = z.enum(EXPORT_FORMATS);
 export type ExportFormat = z.infer<typeof ExportFormat>;

@@ -21,22 +21,7 @@ import { PNG } from 'pngjs';
 import { modelFrame } from '../engine/frame';
 import { mirrorImage, mirrorPoint } from '../engine/mirror';
 import { signedArea2 } from '../engine/polygons';
-import {
-  closeSharedEngine,
-  countingJobs,
-  creditsOf,
-  DATABASES,
-  expectProblem,
-  NO_INFERENCE,
-  padPng,
-  SAMPLES_DIR,
-  sampleBase64,
-  sharedEngine,
-  signupUser,
-  startTestServer,
-  type TestServer,
-  type TestUser,
-} from '../../test/support/server/harness';
+import { closeSharedEngine, countingJobs, creditsOf, DATABASES, expectProblem, NO_INFERENCE, padPng, SAMPLES_DIR, sampleBase64, sharedEngine, signupUser, startTestServer, type TestServer, type TestUser } from '../../test/support/server/harness';
 
 const CAT = sampleBase64('chelsea.png');
 const CAT_DATA_URI = `data:image/png;base64,${CAT}`;

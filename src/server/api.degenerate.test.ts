@@ -7,20 +7,7 @@
  */
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  closeSharedEngine,
-  countingJobs,
-  jpegWithExifAfterFrameHeader,
-  creditsOf,
-  DATABASES,
-  expectProblem,
-  sampleBase64,
-  sharedEngine,
-  signupUser,
-  startTestServer,
-  type TestServer,
-  type TestUser,
-} from '../../test/support/server/harness';
+import { closeSharedEngine, countingJobs, jpegWithExifAfterFrameHeader, creditsOf, DATABASES, expectProblem, sampleBase64, sharedEngine, signupUser, startTestServer, type TestServer, type TestUser } from '../../test/support/server/harness';
 
 afterAll(async () => closeSharedEngine());
 

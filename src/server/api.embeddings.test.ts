@@ -13,18 +13,7 @@ import { EmbeddingResponse, isConsistentEmbedding } from '../contract/embeddings
 import { LIMITS } from '../contract/limits';
 import { defaultModelDir } from '../engine/adapters/ortNode';
 import { dequantizeEmbedding } from '../engine/embeddingCodec';
-import {
-  closeSharedEngine,
-  countingJobs,
-  creditsOf,
-  DATABASES,
-  expectProblem,
-  sharedEngine,
-  signupUser,
-  startTestServer,
-  type TestServer,
-  type TestUser,
-} from '../../test/support/server/harness';
+import { closeSharedEngine, countingJobs, creditsOf, DATABASES, expectProblem, sharedEngine, signupUser, startTestServer, type TestServer, type TestUser } from '../../test/support/server/harness';
 import { sharedPath } from '../../test/support/sharedData';
 
 const COFFEE = readFileSync(sharedPath('samples/coffee.png')).toString('base64');

@@ -9,21 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LIMITS } from '../contract/limits';
 import { EverythingResponse } from '../contract/segmentation';
-import {
-  closeSharedEngine,
-  countingJobs,
-  creditsOf,
-  DATABASES,
-  expectProblem,
-  padPng,
-  SAMPLES_DIR,
-  sampleBase64,
-  sharedEngine,
-  signupUser,
-  startTestServer,
-  type TestServer,
-  type TestUser,
-} from '../../test/support/server/harness';
+import { closeSharedEngine, countingJobs, creditsOf, DATABASES, expectProblem, padPng, SAMPLES_DIR, sampleBase64, sharedEngine, signupUser, startTestServer, type TestServer, type TestUser } from '../../test/support/server/harness';
 
 const CAT = `data:image/png;base64,${sampleBase64('chelsea.png')}`;
 const COFFEE = sampleBase64('coffee.png');

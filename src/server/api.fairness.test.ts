@@ -7,19 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  closeSharedEngine,
-  creditsOf,
-  DATABASES,
-  expectProblem,
-  padPng,
-  SAMPLES_DIR,
-  sharedEngine,
-  signupUser,
-  startTestServer,
-  type TestServer,
-  type TestUser,
-} from '../../test/support/server/harness';
+import { closeSharedEngine, creditsOf, DATABASES, expectProblem, padPng, SAMPLES_DIR, sharedEngine, signupUser, startTestServer, type TestServer, type TestUser } from '../../test/support/server/harness';
 
 afterAll(async () => closeSharedEngine());
 

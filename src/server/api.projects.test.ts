@@ -9,11 +9,11 @@ import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readZip } from '../app/export/zip';
-import { formatById } from '../app/export/formats';
-import { sessionDataset } from '../app/export/sessionDataset';
-import { toAnnotationObject } from '../app/projects/annotationMapping';
-import { emptyDocument, type SegObject, type StudioDocument } from '../app/state/model';
+import { readZip } from '../annotations/formats/zip';
+import { formatById } from '../annotations/formats/registry';
+import { sessionDataset } from '../annotations/formats/dataset';
+import { toWire } from '../annotations/wire';
+import type { AnnotatedImages, Annotation } from '../annotations/annotation';
 import { EXPORT_FORMATS, PROJECT_THUMBNAIL_MAX_SIDE, type AnnotationObject, type ImageAnnotations, type Project, type ProjectImage } from '../contract/projects';
 import { DATABASES, expectProblem, NO_INFERENCE, sampleBase64, signupUser, startTestServer, type TestServer, type TestUser } from '../../test/support/server/harness';
 
@@ -263,16 +263,15 @@ describe.each(DATABASES)('projects (%s, two servers on one database)', (dbKind) 
     const { project, image, api } = await projectWithImage(owner);
     const mask = { width: CHELSEA.width, height: CHELSEA.height, data: new Uint8Array(CHELSEA.width * CHELSEA.height) };
     for (let y = 60; y < 120; y++) mask.data.fill(1, y * CHELSEA.width + 80, y * CHELSEA.width + 170);
-    const objects: SegObject[] = [
+    const objects: Annotation[] = [
       { id: 'm', label: 'cat', classId: 1, confidence: 0.93, color: '#ff5c5c', visible: true, polygons: [{ outer: [[80, 60], [170, 60], [170, 120], [80, 120]], holes: [] }], mask, source: 'local' },
       { id: 'p', label: 'object', classId: null, confidence: 0.5, color: '#3fa7ff', visible: false, polygons: [{ outer: [[300, 200], [400, 200], [350, 280]], holes: [] }], source: 'remote' },
       { id: 'e', label: 'ear', classId: 4, confidence: 0.71, color: '#3fa7ff', visible: true, polygons: [{ outer: [[10, 10], [60, 10], [60, 60], [10, 60]], holes: [[[20, 20], [40, 20], [40, 40], [20, 40]]] }], source: 'local' },
       // A proposal not yet reviewed: kept in the project, left out of every export (as in the studio).
-      { id: 'q', label: 'cat', classId: 1, confidence: 0.6, color: '#ff5c5c', visible: true, polygons: [{ outer: [[200, 150], [260, 150], [260, 200]], holes: [] }], source: 'text', review: { state: 'proposed', source: 'text-prompt' } },
+      { id: 'q', label: 'cat', classId: 1, confidence: 0.6, color: '#ff5c5c', visible: true, polygons: [{ outer: [[200, 150], [260, 150], [260, 200]], holes: [] }], source: 'text', review: { state: 'unreviewed', source: 'text-prompt' } },
     ];
-    await json(await api.put(`/api/v1/projects/${project.id}/images/${image.id}/annotations`, { revision: 0, objects: objects.map(toAnnotationObject) }), 200);
-    const doc: StudioDocument = {
-      ...emptyDocument(),
+    await json(await api.put(`/api/v1/projects/${project.id}/images/${image.id}/annotations`, { revision: 0, objects: objects.map(toWire) }), 200);
+    const doc: AnnotatedImages = {
       images: [{ id: 'img-local', name: CHELSEA.name, width: CHELSEA.width, height: CHELSEA.height }],
       objects: { 'img-local': objects },
       classes: project.classes,

@@ -9,19 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  closeSharedEngine,
-  countingJobs,
-  creditsOf,
-  DATABASES,
-  expectProblem,
-  SAMPLES_DIR,
-  sharedEngine,
-  signupUser,
-  startTestServer,
-  type TestServer,
-  type TestUser,
-} from '../../test/support/server/harness';
+import { closeSharedEngine, countingJobs, creditsOf, DATABASES, expectProblem, SAMPLES_DIR, sharedEngine, signupUser, startTestServer, type TestServer, type TestUser } from '../../test/support/server/harness';
 
 afterAll(async () => closeSharedEngine());
 

@@ -12,18 +12,7 @@ import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { configFromEnv } from './config';
-import {
-  closeSharedEngine,
-  creditsOf,
-  DATABASES,
-  expectProblem,
-  NO_INFERENCE,
-  sampleBase64,
-  sharedEngine,
-  signupUser,
-  startTestServer,
-  type TestServer,
-} from '../../test/support/server/harness';
+import { closeSharedEngine, creditsOf, DATABASES, expectProblem, NO_INFERENCE, sampleBase64, sharedEngine, signupUser, startTestServer, type TestServer } from '../../test/support/server/harness';
 import { BASE_SEPOLIA, BASE_SEPOLIA_USDC, startLocalFacilitator, type LocalFacilitator } from '../../test/support/server/x402Facilitator';
 
 const CAT = `data:image/png;base64,${sampleBase64('chelsea.png')}`;

@@ -22,18 +22,7 @@ import { postgresForSuite } from './harness/postgres';
 import { startServer, type ServerProcess } from './harness/serverProcess';
 import { CSRF_COOKIE, CSRF_HEADER, customer, type Session } from './harness/service';
 import { decompressionBombPng, tinyPng } from './harness/hostileImages';
-import {
-  authArbitrary,
-  bodyBytes,
-  headerArbitrary,
-  oversizedImage,
-  pvsBody,
-  segmentBody,
-  serialise,
-  type AuthChoice,
-  type BodyBytes,
-  type ImagePool,
-} from './fuzz/arbitraries';
+import { authArbitrary, bodyBytes, headerArbitrary, oversizedImage, pvsBody, segmentBody, serialise, type AuthChoice, type BodyBytes, type ImagePool } from './fuzz/arbitraries';
 import { accountCase, type AccountCase } from './fuzz/accountArbitraries';
 
 const kind = (await postgresForSuite('fuzz')) ? 'postgres' : 'sqlite';

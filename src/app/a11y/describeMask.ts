@@ -1,5 +1,5 @@
 import type { PolygonWithHoles } from '../../engine/types';
-import { polygonArea } from '../geometry/polygon';
+import { polygonArea } from '../../annotations/polygon';
 
 /**
  * What a screen reader hears when a result arrives: "Mask: 12 % of the image, 2 parts".

@@ -1,14 +1,5 @@
 import type { z } from 'zod';
-import {
-  Account,
-  ApiKeyCreated,
-  ApiKeyList,
-  CreditPackageList,
-  CreditPurchase,
-  jsonBody,
-  readProblem,
-  type CreditPackageId,
-} from '../../contract';
+import { Account, ApiKeyCreated, ApiKeyList, CreditPackageList, CreditPurchase, jsonBody, readProblem, type CreditPackageId } from '../../contract';
 import { apiUrl } from '../inference/remoteClient';
 import { explainFailure } from '../inference/retryPolicy';
 

@@ -1,8 +1,8 @@
 import type { PolygonWithHoles } from '../../engine/types';
-import { boundsOf } from '../geometry/polygon';
+import { boundsOf } from '../../annotations/polygon';
 import { polygonsToSvgPath } from '../geometry/svgPath';
 import { imageElement } from '../images/imageLibrary';
-import type { ImageEntry } from '../state/model';
+import type { ImageEntry } from '../../annotations/annotation';
 
 /** The candidate's box with a margin (a quarter of its size, at least 8 px), inside the image. */
 export function thumbnailView(image: Pick<ImageEntry, 'width' | 'height'>, polygons: readonly PolygonWithHoles[]): [number, number, number, number] {

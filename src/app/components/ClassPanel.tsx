@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { classActions } from '../state/editActions';
-import type { ClassDef } from '../state/model';
+import type { ClassDef } from '../../annotations/annotation';
 import { useStudio } from '../state/studioStore';
 
 /** The session's class list: add, rename, recolour, reorder, delete (after a confirmation); 1–9 pick. */

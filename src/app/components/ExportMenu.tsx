@@ -1,10 +1,10 @@
 import { useState } from 'react';
 import { toApiJson } from '../export/apiJson';
-import { FORMATS, type DatasetFormat } from '../export/formats';
-import { cutOutPng } from '../export/formats/pngMasks';
-import { baseName } from '../export/imported';
-import { isExported, sessionDataset, withImageBytes } from '../export/sessionDataset';
-import { isAccepted, isProposal } from '../state/reviewOps';
+import { FORMATS, type DatasetFormat } from '../../annotations/formats/registry';
+import { cutOutPng } from '../../annotations/formats/pngMasks';
+import { baseName } from '../../annotations/formats/imported';
+import { isExported, sessionDataset, withImageBytes } from '../../annotations/formats/dataset';
+import { isAccepted, isProposal } from '../../annotations/review';
 import { imageBlob, rgbaOf } from '../images/imageLibrary';
 import { outlines } from '../studioServices';
 import { liveSelection } from '../state/editActions';

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { imageBlob } from '../images/imageLibrary';
 import { localThumbnail, readyLocalThumbnail, serverThumbnailUrl } from '../images/thumbnails';
-import type { ImageEntry } from '../state/model';
+import type { ImageEntry } from '../../annotations/annotation';
 
 /**
  * A row's picture in the image list (images/thumbnails.ts): the server's thumbnail of a project

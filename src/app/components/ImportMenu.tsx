@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { importAnnotations } from '../export/importAnnotations';
-import { readDatasetFiles } from '../export/readFiles';
+import { readDatasetFiles } from '../../annotations/formats/readFiles';
 import { openImageBlobs } from '../images/openImages';
 import { useDetail } from '../state/detailStore';
 import { currentDocument, newId, useStudio } from '../state/studioStore';

@@ -1,10 +1,10 @@
 import { useMemo, useState } from 'react';
-import { objectGeometry } from '../export/objectGeometry';
+import { objectGeometry } from '../../annotations/objectGeometry';
 import { countVertices } from '../geometry/svgPath';
 import { findSimilarObjects } from '../inference/similarObjects';
 import { engineSession } from '../studioServices';
 import { similarMessage } from '../inference/similarMessage';
-import type { ImageEntry, ReviewState, SegObject } from '../state/model';
+import type { ImageEntry, ReviewState, Annotation } from '../../annotations/annotation';
 import { studio, useStudio } from '../state/studioStore';
 import { useDetail } from '../state/detailStore';
 import { useOpenProject } from '../projects/projectStore';
@@ -13,7 +13,8 @@ import { EyeIcon, TrashIcon } from './icons';
 import { displayColor } from '../state/classOps';
 import { classActions, edits, liveSelection } from '../state/editActions';
 import { useEdit } from '../state/editStore';
-import { countsLine, isProposal, isShown, reviewCounts, reviewStateOf } from '../state/reviewOps';
+import { countsLine, reviewCounts } from '../state/reviewOps';
+import { isProposal, isShown, reviewStateOf } from '../../annotations/review';
 import { reviewDecision } from '../state/reviewActions';
 import { ReviewButton } from './ReviewPanel';
 
@@ -34,7 +35,7 @@ export function ObjectList() {
   const selection = liveSelection(doc);
   const selectedMultiPart = selection.length === 1 && (objects.find((o) => o.id === selection[0])?.polygons.length ?? 0) > 1;
 
-  const findSimilar = (target: ImageEntry, object: SegObject) => {
+  const findSimilar = (target: ImageEntry, object: Annotation) => {
     setSearch({ running: object.id, message: `Looking for objects like “${object.label}”…` });
     findSimilarObjects(engineSession, target, object, tolerance)
       .then((outcome) => setSearch({ running: null, message: similarMessage(object.label, outcome) }))
@@ -83,11 +84,11 @@ export function ObjectList() {
 
 interface ObjectRowProps {
   image: ImageEntry;
-  object: SegObject;
+  object: Annotation;
   selected: boolean;
   /** The object a "find similar" search runs for, if any (one at a time: the worker runs one job). */
   searching: string | null;
-  onFindSimilar: (image: ImageEntry, object: SegObject) => void;
+  onFindSimilar: (image: ImageEntry, object: Annotation) => void;
 }
 
 function ObjectRow({ image, object, selected, searching, onFindSimilar }: ObjectRowProps) {

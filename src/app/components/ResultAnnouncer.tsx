@@ -1,6 +1,7 @@
 import { describeMask } from '../a11y/describeMask';
 import { emptyPrompt } from '../state/model';
-import { countsLine, isShown, reviewCounts } from '../state/reviewOps';
+import { countsLine, reviewCounts } from '../state/reviewOps';
+import { isShown } from '../../annotations/review';
 import { useStudio } from '../state/studioStore';
 
 /** Says each new result to screen readers ("Mask: 12 % of the image, 2 parts"); invisible on screen. */

@@ -1,5 +1,6 @@
 import { classById } from '../state/classOps';
-import { isProposal, objectOf, proposalsAtLeast, reviewQueue } from '../state/reviewOps';
+import { isProposal } from '../../annotations/review';
+import { objectOf, proposalsAtLeast, reviewQueue } from '../state/reviewOps';
 import { review } from '../state/reviewActions';
 import { useReview } from '../state/reviewStore';
 import { useStudio } from '../state/studioStore';

@@ -1,5 +1,5 @@
 import { promptOf } from '../state/documentOps';
-import { isAccepted } from '../state/reviewOps';
+import { isAccepted } from '../../annotations/review';
 import { studio, useStudio } from '../state/studioStore';
 
 export type Sheet = 'images' | 'panel' | null;

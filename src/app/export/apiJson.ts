@@ -1,9 +1,9 @@
 import type { SegmentResponse } from '../../contract';
-import { bridgeHoles } from '../geometry/polygon';
-import type { SegObject } from '../state/model';
+import { bridgeHoles } from '../../annotations/polygon';
+import type { Annotation } from '../../annotations/annotation';
 
 /** Labels in order of first appearance. */
-function labelsOf(objects: readonly SegObject[]): string[] {
+function labelsOf(objects: readonly Annotation[]): string[] {
   return [...new Set(objects.map((o) => o.label))];
 }
 
@@ -13,7 +13,7 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
  * The service's own response shape (`prompt_results`, one entry per label), so an export can be fed
  * to any client written against the API. Rings carry holes as keyhole cuts, like the COCO export.
  */
-export function toApiJson(objects: readonly SegObject[]): SegmentResponse {
+export function toApiJson(objects: readonly Annotation[]): SegmentResponse {
   return {
     prompt_results: labelsOf(objects).map((label) => ({
       echo: { text: label },

@@ -7,9 +7,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { toCoco } from './formats/coco';
-import { decodeRunsString, maskToRle, maskToRuns } from '../../engine/rle';
-import { sessionDataset, type Dataset } from './sessionDataset';
+import { toCoco } from '../../annotations/formats/coco';
+import { decodeRunsString, maskToRle, maskToRuns } from '../../annotations/rle';
+import { sessionDataset, type Dataset } from '../../annotations/formats/dataset';
 import { testSession, withReviews } from './testSession';
 
 const probe = spawnSync('python3', ['-c', 'import pycocotools, numpy'], { encoding: 'utf8' });
@@ -55,7 +55,7 @@ describe.skipIf(!available)('COCO export read by pycocotools', () => {
     const judged = judge(dataset, false);
     expect(judged.anns.map((a: { attributes: Record<string, unknown> }) => [a.attributes.review_state, a.attributes.review_source ?? null])).toEqual([
       ['accepted', 'text-prompt'],
-      ['proposed', 'find-similar'],
+      ['unreviewed', 'find-similar'],
       ['accepted', null],
       ['accepted', null],
     ]);

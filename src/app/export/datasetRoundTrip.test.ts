@@ -3,16 +3,16 @@ import { maskIoU } from '../geometry/maskPaint';
 import { objectMask } from '../geometry/objectMask';
 import { addImage } from '../state/documentOps';
 import { emptyDocument, type StudioDocument } from '../state/model';
-import { reviewStateOf } from '../state/reviewOps';
-import { UNLABELLED } from './categories';
-import { FORMATS } from './formats';
-import { readCoco, toCoco } from './formats/coco';
-import { yoloZip } from './formats/yolo';
+import { reviewStateOf } from '../../annotations/review';
+import { UNLABELLED } from '../../annotations/formats/categories';
+import { FORMATS } from '../../annotations/formats/registry';
+import { readCoco, toCoco } from '../../annotations/formats/coco';
+import { yoloZip } from '../../annotations/formats/yolo';
 import { importAnnotations } from './importAnnotations';
-import { readDatasetFiles } from './readFiles';
-import { sessionDataset, type Dataset } from './sessionDataset';
+import { readDatasetFiles } from '../../annotations/formats/readFiles';
+import { sessionDataset, type Dataset } from '../../annotations/formats/dataset';
 import { IMAGE_A, IMAGE_B, OUTLINE, testSession, withReviews } from './testSession';
-import { readZip, textEntry, writeZip } from './zip';
+import { readZip, textEntry, writeZip } from '../../annotations/formats/zip';
 
 let ids = 0;
 const newId = () => `imported-${++ids}`;
@@ -109,7 +109,7 @@ describe('what the formats keep beyond the shape', () => {
       if (format.id === 'coco' || format.id === 'maskwright') {
         expect(reviews, format.id).toEqual([
           ['accepted', 'text-prompt'],
-          ['proposed', 'find-similar'],
+          ['unreviewed', 'find-similar'],
           ['accepted', undefined],
         ]);
       } else expect(reviews.map((r) => r[0]), format.id).toEqual(['accepted', 'accepted', 'accepted']);

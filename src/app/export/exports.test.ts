@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { PNG } from 'pngjs';
 import { SegmentResponse } from '../../contract';
 import type { PolygonWithHoles, Ring } from '../../engine/types';
-import type { ImageEntry, SegObject } from '../state/model';
+import type { ImageEntry, Annotation } from '../../annotations/annotation';
 import { toApiJson } from './apiJson';
-import { toCoco } from './formats/coco';
-import { cutOut, instanceIndexMask, pngMasksZip } from './formats/pngMasks';
-import { readZip } from './zip';
-import { dataYaml, readDataYamlNames, toYoloSeg } from './formats/yolo';
-import { datasetCategories } from './categories';
-import { sessionDataset, type Dataset } from './sessionDataset';
+import { toCoco } from '../../annotations/formats/coco';
+import { cutOut, instanceIndexMask, pngMasksZip } from '../../annotations/formats/pngMasks';
+import { readZip } from '../../annotations/formats/zip';
+import { dataYaml, readDataYamlNames, toYoloSeg } from '../../annotations/formats/yolo';
+import { datasetCategories } from '../../annotations/formats/categories';
+import { sessionDataset, type Dataset } from '../../annotations/formats/dataset';
 
 const rect = (x: number, y: number, w: number, h: number): Ring => [
   [x, y],
@@ -20,7 +20,7 @@ const rect = (x: number, y: number, w: number, h: number): Ring => [
 
 const image: ImageEntry = { id: 'img-1', name: 'coffee.png', width: 20, height: 10 };
 const ring: PolygonWithHoles = { outer: rect(2, 2, 8, 6), holes: [rect(4, 4, 2, 2)] };
-const objects: SegObject[] = [
+const objects: Annotation[] = [
   { id: 'a', label: 'cup', classId: 1, confidence: 0.934, color: '#f00', visible: true, polygons: [ring], source: 'local' },
   { id: 'b', label: 'spoon', classId: 3, confidence: 0.5, color: '#0f0', visible: false, polygons: [{ outer: rect(12, 1, 4, 2), holes: [] }], source: 'remote' },
   { id: 'c', label: 'cup', classId: 1, confidence: 0.8, color: '#00f', visible: true, polygons: [{ outer: rect(16, 5, 3, 3), holes: [] }], source: 'local' },
@@ -126,7 +126,7 @@ describe('PNG mask export', () => {
   });
 
   it('resolves overlaps by the stacking order: the later object owns the pixel', () => {
-    const over: SegObject = { ...objects[2], id: 'd', polygons: [{ outer: rect(3, 3, 2, 2), holes: [] }] };
+    const over: Annotation = { ...objects[2], id: 'd', polygons: [{ outer: rect(3, 3, 2, 2), holes: [] }] };
     const mask = instanceIndexMask(sessionDataset({ ...doc, objects: { [image.id]: [...objects, over] } }, { includeHidden: true }).images[0]);
     expect(mask[3 * 20 + 3]).toBe(4);
   });

@@ -9,9 +9,10 @@ import { sharedPath } from '../../../test/support/sharedData';
 import { maskArea } from '../geometry/maskPaint';
 import { objectMask } from '../geometry/objectMask';
 import { addImage } from '../state/documentOps';
-import { emptyDocument, type ImageEntry } from '../state/model';
+import { emptyDocument } from '../state/model';
+import { type ImageEntry } from '../../annotations/annotation';
 import { importAnnotations } from './importAnnotations';
-import { readDatasetFiles } from './readFiles';
+import { readDatasetFiles } from '../../annotations/formats/readFiles';
 import { OUTLINE } from './testSession';
 
 function filesUnder(dir: string): Array<{ name: string; bytes: Uint8Array }> {

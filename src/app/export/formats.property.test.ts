@@ -13,14 +13,14 @@ import { addClass, deleteClass } from '../state/classOps';
 import { addImage } from '../state/documentOps';
 import { emptyDocument, type StudioDocument } from '../state/model';
 import { addPaintedObject, setObjectPolygons } from '../state/objectOps';
-import { UNLABELLED } from './categories';
-import { FORMATS } from './formats';
-import { toCoco } from './formats/coco';
+import { UNLABELLED } from '../../annotations/formats/categories';
+import { FORMATS } from '../../annotations/formats/registry';
+import { toCoco } from '../../annotations/formats/coco';
 import { importAnnotations } from './importAnnotations';
-import { readDatasetFiles } from './readFiles';
-import { objectGeometry } from './objectGeometry';
-import { sessionDataset } from './sessionDataset';
-import { reviewStateOf } from '../state/reviewOps';
+import { readDatasetFiles } from '../../annotations/formats/readFiles';
+import { objectGeometry } from '../../annotations/objectGeometry';
+import { sessionDataset } from '../../annotations/formats/dataset';
+import { reviewStateOf } from '../../annotations/review';
 import { OUTLINE } from './testSession';
 
 const W = 72;
@@ -34,7 +34,7 @@ const objectArb = fc.record({
   speck: fc.boolean(),
   dragOut: fc.boolean(),
   classIndex: fc.integer({ min: -1, max: 5 }),
-  review: fc.constantFrom(undefined, 'accepted' as const, 'proposed' as const, 'rejected' as const),
+  review: fc.constantFrom(undefined, 'accepted' as const, 'unreviewed' as const, 'rejected' as const),
 });
 const sessionArb = fc.record({
   classNames: fc.uniqueArray(fc.constantFrom('person', 'frisbee', 'cup', 'dog', 'Car', 'traffic light', 'ünïcode'), { minLength: 1, maxLength: 5 }),
@@ -84,7 +84,7 @@ describe.each(['coco', 'yolo', 'maskwright', 'cvat', 'labelme'])('%s: random ses
         const doc = buildSession(s);
         const dataset = sessionDataset(doc, { includeHidden: true, includeProposals: s.includeProposals });
         // Accepted objects always, proposals only when asked, rejected ones never.
-        const wanted = (doc.objects[image.id] ?? []).filter((o) => reviewStateOf(o) === 'accepted' || (s.includeProposals && reviewStateOf(o) === 'proposed'));
+        const wanted = (doc.objects[image.id] ?? []).filter((o) => reviewStateOf(o) === 'accepted' || (s.includeProposals && reviewStateOf(o) === 'unreviewed'));
         expect(dataset.images[0].objects.map((o) => o.object.id)).toEqual(wanted.filter((o) => objectGeometry(o, W, H)).map((o) => o.id));
         const file = await format.write(dataset, {});
         const read = await readDatasetFiles([{ name: file.name, bytes: file.bytes }]);

@@ -2,11 +2,12 @@ import { maskOutline } from '../../engine/polygons';
 import type { BinaryMask, Vertex } from '../../engine/types';
 import { maskArea, maskIoU } from '../geometry/maskPaint';
 import { objectMask } from '../geometry/objectMask';
-import { colorForIndex, type ImageEntry, type SegObject, type StudioDocument } from '../state/model';
+import { colorForIndex, type ImageEntry, type Annotation } from '../../annotations/annotation';
+import { type StudioDocument } from '../state/model';
 import type { Outline } from '../state/outlineOps';
-import { classKey, mapClasses } from './classMapping';
-import { baseName, type ImportedAnnotation, type ImportedDataset } from './imported';
-import { fillPolygons } from './rasterize';
+import { classKey, mapClasses } from '../../annotations/formats/classMapping';
+import { baseName, type ImportedAnnotation, type ImportedDataset } from '../../annotations/formats/imported';
+import { fillPolygons } from '../../annotations/rasterize';
 
 /**
  * A read dataset meets the session: annotations matched to open images by file name, classes
@@ -49,7 +50,7 @@ export function importAnnotations(doc: StudioDocument, dataset: Pick<ImportedDat
   let alreadyPresent = 0;
   const unmatched = new Map<string, number>();
   const note = (reason: string) => unmatched.set(reason, (unmatched.get(reason) ?? 0) + 1);
-  const objects: Record<string, SegObject[]> = {};
+  const objects: Record<string, Annotation[]> = {};
   const before = new Map<string, Array<{ classId: number | null; mask: BinaryMask }>>();
   for (const a of dataset.annotations) {
     const image = doc.images.find((i) => matchKey(i.name) === matchKey(a.fileName));

@@ -8,8 +8,9 @@ import { DEFAULT_SEGMENTATION_OPTIONS } from '../../engine/options';
 import { emptyMask, paintStroke } from '../geometry/maskPaint';
 import { addClass, deleteClass } from '../state/classOps';
 import { addImage } from '../state/documentOps';
-import { emptyDocument, type SegObject, type StudioDocument } from '../state/model';
-import { proposedBy } from '../state/reviewOps';
+import { emptyDocument, type StudioDocument } from '../state/model';
+import { type Annotation } from '../../annotations/annotation';
+import { proposedBy } from '../../annotations/review';
 import { addPaintedObject, setObjectPolygons } from '../state/objectOps';
 
 export const OUTLINE = { tolerance: DEFAULT_SEGMENTATION_OPTIONS.tolerance };
@@ -46,7 +47,7 @@ export function testSession(): StudioDocument {
 
 /** The session with review states: ring an accepted text-prompt proposal, pair a find-similar proposal, edge rejected. */
 export function withReviews(doc: StudioDocument): StudioDocument {
-  const reviews: Record<string, SegObject['review']> = {
+  const reviews: Record<string, Annotation['review']> = {
     ring: { state: 'accepted', source: 'text-prompt' },
     pair: proposedBy('find-similar'),
     edge: { state: 'rejected', source: 'text-prompt' },

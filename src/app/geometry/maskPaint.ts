@@ -1,3 +1,4 @@
+import { maskBounds } from '../../engine/bounds';
 import type { BinaryMask, Vertex } from '../../engine/types';
 
 /**
@@ -42,21 +43,8 @@ export { maskPixelCount as maskArea, maskIoU } from '../../engine/polygons';
 
 /** Pixel bounds [left, top, width, height] of the set pixels; null for an empty mask. */
 export function maskBox(mask: BinaryMask): [number, number, number, number] | null {
-  let minX = Infinity;
-  let minY = Infinity;
-  let maxX = -1;
-  let maxY = -1;
-  for (let y = 0; y < mask.height; y++) {
-    const row = y * mask.width;
-    for (let x = 0; x < mask.width; x++) {
-      if (!mask.data[row + x]) continue;
-      if (x < minX) minX = x;
-      if (x > maxX) maxX = x;
-      if (y < minY) minY = y;
-      maxY = y;
-    }
-  }
-  return maxX < 0 ? null : [minX, minY, maxX - minX + 1, maxY - minY + 1];
+  const bounds = maskBounds(mask.data, mask.width, mask.height);
+  return bounds ? [bounds.x0, bounds.y0, bounds.x1 - bounds.x0 + 1, bounds.y1 - bounds.y0 + 1] : null;
 }
 
 /** Union (merge) of masks of the same size. */

@@ -1,5 +1,5 @@
 import type { RgbaImage } from '../../engine/types';
-import type { ImageEntry } from '../state/model';
+import type { ImageEntry } from '../../annotations/annotation';
 import { truncationProblem } from './imageIntegrity';
 import { forgetThumbnails } from './thumbnails';
 

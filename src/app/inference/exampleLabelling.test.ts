@@ -12,8 +12,9 @@ import { decodeImage } from '../../engine/adapters/nodeImage';
 import { maskIoU } from '../../engine/polygons';
 import type { BinaryMask, RgbaImage } from '../../engine/types';
 import { useEngineStatus } from '../state/engineStatus';
-import { emptyDocument, type ImageEntry, type SegObject, type StudioDocument } from '../state/model';
-import { proposedBy } from '../state/reviewOps';
+import { emptyDocument, type StudioDocument } from '../state/model';
+import { type ImageEntry, type Annotation } from '../../annotations/annotation';
+import { proposedBy } from '../../annotations/review';
 import { EngineSession } from './engineSession';
 import { exampleAwareSegmenter, exampleClassOf, type ExampleFinder } from './exampleLabelling';
 import { localTextSegmenter } from './localText';
@@ -57,7 +58,7 @@ beforeAll(async () => {
 
 afterAll(() => session?.dispose());
 
-const walker = (image: string, mask: BinaryMask, review?: SegObject['review']): SegObject => ({
+const walker = (image: string, mask: BinaryMask, review?: Annotation['review']): Annotation => ({
   id: `${image}-${Math.random()}`,
   label: WALKER.name,
   classId: WALKER.id,
@@ -116,13 +117,13 @@ describe('Label all from examples', () => {
     const there = await segmenter.segment(second, ['walker']);
     expect(finder.calls).toEqual([first.id]);
     expect(there.objects.length).toBeGreaterThanOrEqual(2);
-    for (const o of there.objects) expect(o).toMatchObject({ label: 'walker', classId: WALKER.id, review: { state: 'proposed', source: 'text-prompt' } });
+    for (const o of there.objects) expect(o).toMatchObject({ label: 'walker', classId: WALKER.id, review: { state: 'unreviewed', source: 'text-prompt' } });
     expect(matched(there.objects, people.get(second.id)!)).toBeGreaterThanOrEqual(2);
 
     // The examples' photo: the answer found while learning lands, with no second run.
     const here = await segmenter.segment(first, ['walker']);
     expect(finder.calls).toEqual([first.id]);
-    for (const o of here.objects) expect(o).toMatchObject({ label: 'walker', classId: WALKER.id, review: { state: 'proposed', source: 'find-similar' } });
+    for (const o of here.objects) expect(o).toMatchObject({ label: 'walker', classId: WALKER.id, review: { state: 'unreviewed', source: 'find-similar' } });
     const examples = people.get(first.id)!.slice(0, 2);
     expect(matched(here.objects, people.get(first.id)!.slice(2))).toBeGreaterThanOrEqual(1);
     for (const o of here.objects) for (const e of examples) expect(maskIoU(o.mask!, e)).toBeLessThan(0.7);

@@ -2,8 +2,9 @@ import { interpretPrompt } from '../../engine/text/promptParser';
 import type { FindSimilarResponse } from '../../engine/service/api';
 import type { BinaryMask } from '../../engine/types';
 import { objectMask } from '../geometry/objectMask';
-import type { ClassDef, ImageEntry, SegObject, StudioDocument } from '../state/model';
-import { isAccepted } from '../state/reviewOps';
+import type { ClassDef, ImageEntry, Annotation } from '../../annotations/annotation';
+import type { StudioDocument } from '../state/model';
+import { isAccepted } from '../../annotations/review';
 import { similarProposals } from './similarObjects';
 import type { TextSegmentation, TextSegmenter } from './textSegmentation';
 
@@ -32,7 +33,7 @@ export function exampleClassOf(prompt: string, doc: StudioDocument): ClassDef | 
   return Object.values(doc.objects).some((list) => list.some((o) => o.classId === cls.id && isAccepted(o))) ? cls : undefined;
 }
 
-const examplesOn = (doc: StudioDocument, image: ImageEntry, cls: ClassDef): SegObject[] =>
+const examplesOn = (doc: StudioDocument, image: ImageEntry, cls: ClassDef): Annotation[] =>
   (doc.objects[image.id] ?? []).filter((o) => o.classId === cls.id && isAccepted(o));
 
 export function exampleAwareSegmenter(base: TextSegmenter, finder: ExampleFinder, documentNow: () => StudioDocument, tolerance: number): TextSegmenter {
@@ -41,7 +42,7 @@ export function exampleAwareSegmenter(base: TextSegmenter, finder: ExampleFinder
   /** Answers found while learning, per image and class, landed when Label all reaches that image. */
   const early = new Map<string, FindSimilarResponse>();
 
-  const fromExamples = async (image: ImageEntry, examples: readonly SegObject[], cls: ClassDef): Promise<FindSimilarResponse> => {
+  const fromExamples = async (image: ImageEntry, examples: readonly Annotation[], cls: ClassDef): Promise<FindSimilarResponse> => {
     const key = `${image.id}\u0000${cls.id}`;
     const kept = early.get(key);
     if (kept) {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { addImage } from '../state/documentOps';
-import { emptyDocument, type ImageEntry } from '../state/model';
-import { proposedBy, reviewStateOf } from '../state/reviewOps';
+import { emptyDocument } from '../state/model';
+import { type ImageEntry } from '../../annotations/annotation';
+import { proposedBy, reviewStateOf } from '../../annotations/review';
 import { currentDocument, studio, useStudio } from '../state/studioStore';
 import { labelAllImages, labellingOrder, type LabelAllProgress } from './labelAll';
 import type { TextSegmenter } from './textSegmentation';
@@ -46,7 +47,7 @@ describe('label all', () => {
     const doc = currentDocument();
     const cup = doc.classes.find((c) => c.name === 'cup')!;
     for (const image of images) {
-      expect(doc.objects[image.id].map((o) => [reviewStateOf(o), o.review?.source, o.classId])).toEqual([['proposed', 'text-prompt', cup.id]]);
+      expect(doc.objects[image.id].map((o) => [reviewStateOf(o), o.review?.source, o.classId])).toEqual([['unreviewed', 'text-prompt', cup.id]]);
     }
     expect(useStudio.getState().history.labels).toEqual(['label all “cup” on c.png', 'label all “cup” on a.png', 'label all “cup” on b.png']);
     studio.undo();

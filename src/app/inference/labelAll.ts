@@ -1,4 +1,4 @@
-import type { ImageEntry } from '../state/model';
+import type { ImageEntry } from '../../annotations/annotation';
 import { addWithoutDuplicates, type LeftOutReason } from './objectDedupe';
 import type { TextSegmenter } from './textSegmentation';
 

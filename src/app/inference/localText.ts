@@ -2,7 +2,7 @@ import { interpretPrompt } from '../../engine/text/promptParser';
 import type { EngineSession } from './engineSession';
 import { outcomeOf } from './textOutcomes';
 import type { TextSegmenter } from './textSegmentation';
-import { proposedBy } from '../state/reviewOps';
+import { proposedBy } from '../../annotations/review';
 
 /**
  * Text prompts in the browser: the engine worker runs the same pipeline as the server (COCO

@@ -49,7 +49,7 @@ describe('withoutDuplicates', () => {
     expect(reasons).toEqual(['rejected-before']);
     expect(leftOutNote(reasons)).toBe(' · 1 not added: 1 rejected before');
     // Still proposed: a proposal is on the image like an accepted object.
-    const proposed = { ...square(0, 0, 50, 50), review: { state: 'proposed' as const, source: 'text-prompt' as const } };
+    const proposed = { ...square(0, 0, 50, 50), review: { state: 'unreviewed' as const, source: 'text-prompt' as const } };
     expect(withoutDuplicates([proposed], [square(0, 0, 50, 50)], image).reasons).toEqual(['repeats-accepted']);
   });
 });

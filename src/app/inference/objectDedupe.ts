@@ -2,8 +2,8 @@ import { DEFAULT_PROPOSAL_DEDUPE, dedupeProposals, type DropReason } from '../..
 import { maskIoU } from '../geometry/maskPaint';
 import { objectMask } from '../geometry/objectMask';
 import { classById } from '../state/classOps';
-import { isShown } from '../state/reviewOps';
-import type { ClassDef, ImageEntry, SegObject } from '../state/model';
+import { isShown } from '../../annotations/review';
+import type { ClassDef, ImageEntry, Annotation } from '../../annotations/annotation';
 import { studio, useStudio } from '../state/studioStore';
 
 /**
@@ -12,7 +12,7 @@ import { studio, useStudio } from '../state/studioStore';
  * one, a repeat within the answer or a mask that is a group of instances is not added. A proposal
  * someone already rejected on the image (the same mask, at the rule's IoU) is not proposed again.
  */
-type Proposal = Pick<SegObject, 'mask' | 'polygons' | 'label' | 'review'> & { readonly classId?: number | null };
+type Proposal = Pick<Annotation, 'mask' | 'polygons' | 'label' | 'review'> & { readonly classId?: number | null };
 
 /** Why a proposal was not added: the engine's rule, or a person rejected it before. */
 export type LeftOutReason = DropReason | 'rejected-before';
@@ -66,7 +66,7 @@ export function leftOutNote(reasons: readonly LeftOutReason[]): string {
 /** Adds the objects to the image in one undo step, leaving out those already there; returns how many were left out and why. */
 export function addWithoutDuplicates(
   image: Pick<ImageEntry, 'id' | 'width' | 'height'>,
-  objects: ReadonlyArray<Omit<SegObject, 'color' | 'id'>>,
+  objects: ReadonlyArray<Omit<Annotation, 'color' | 'id'>>,
   action?: string,
 ): { added: number; duplicates: number; reasons: LeftOutReason[] } {
   const doc = useStudio.getState().history.present;

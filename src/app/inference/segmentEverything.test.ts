@@ -9,8 +9,9 @@ import { decodeImage } from '../../engine/adapters/nodeImage';
 import type { EverythingEvent } from '../../engine/service/api';
 import type { RgbaImage } from '../../engine/types';
 import { addImage } from '../state/documentOps';
-import { emptyDocument, type ImageEntry } from '../state/model';
-import { reviewStateOf } from '../state/reviewOps';
+import { emptyDocument } from '../state/model';
+import { type ImageEntry } from '../../annotations/annotation';
+import { reviewStateOf } from '../../annotations/review';
 import { currentDocument, studio, useStudio } from '../state/studioStore';
 import { liveProposals, segmentEverythingOnImage, type EverythingEngine, type EverythingProgress } from './segmentEverything';
 
@@ -45,7 +46,7 @@ describe('segment everything in the studio', () => {
     expect(objects).toHaveLength(end.added);
     expect(end.added + end.leftOut.length).toBe(end.found);
     for (const o of objects) {
-      expect(reviewStateOf(o)).toBe('proposed');
+      expect(reviewStateOf(o)).toBe('unreviewed');
       expect(o.review?.source).toBe('segment-everything');
       expect(o.classId).toBeNull();
       expect(o.confidence).toBeGreaterThan(0);

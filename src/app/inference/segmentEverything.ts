@@ -1,6 +1,6 @@
 import type { EverythingEvent, EverythingProposalResult } from '../../engine/service/api';
-import type { ImageEntry } from '../state/model';
-import { proposedBy } from '../state/reviewOps';
+import type { ImageEntry } from '../../annotations/annotation';
+import { proposedBy } from '../../annotations/review';
 import type { EngineSession } from './engineSession';
 import { addWithoutDuplicates, type LeftOutReason } from './objectDedupe';
 

@@ -1,9 +1,9 @@
 import { objectMask } from '../geometry/objectMask';
-import type { ImageEntry, SegObject } from '../state/model';
+import type { ImageEntry, Annotation } from '../../annotations/annotation';
 import type { FindSimilarResponse } from '../../engine/service/api';
 import type { EngineSession } from './engineSession';
 import { addWithoutDuplicates } from './objectDedupe';
-import { proposedBy } from '../state/reviewOps';
+import { proposedBy } from '../../annotations/review';
 
 /**
  * "Find similar" on an accepted object: the engine worker looks for other instances by its exemplar
@@ -22,7 +22,7 @@ export interface SimilarOutcome {
 }
 
 /** What find similar found, as proposals of the class `label` / `classId`, drawn at `tolerance`. */
-export function similarProposals(found: FindSimilarResponse['instances'], label: string, classId: number | null, tolerance: number): Omit<SegObject, 'color' | 'id'>[] {
+export function similarProposals(found: FindSimilarResponse['instances'], label: string, classId: number | null, tolerance: number): Omit<Annotation, 'color' | 'id'>[] {
   return found.map((f) => ({
     label,
     classId,
@@ -37,7 +37,7 @@ export function similarProposals(found: FindSimilarResponse['instances'], label:
 }
 
 /** Adds what was found as new objects, labelled like the source, in one undo step. */
-export async function findSimilarObjects(session: EngineSession, image: ImageEntry, object: SegObject, tolerance: number): Promise<SimilarOutcome> {
+export async function findSimilarObjects(session: EngineSession, image: ImageEntry, object: Annotation, tolerance: number): Promise<SimilarOutcome> {
   const { instances: found, rejected = 0 } = await session.findSimilar(image.id, [objectMask(object, image.width, image.height)], { tolerance });
   const { added, duplicates } = addWithoutDuplicates(image, similarProposals(found, object.label, object.classId ?? null, tolerance), 'find similar');
   return { added, rejected, duplicates };

@@ -4,19 +4,19 @@ import type { Vertex } from '../../engine/types';
 import { polygonsToOriginal, uploadScaleFor } from '../geometry/uploadScale';
 import { encodeForUpload } from '../images/imageLibrary';
 import { ACCOUNT_QUERY, queryClient } from '../queryClient';
-import type { ImageEntry, SegObject } from '../state/model';
+import type { ImageEntry, Annotation } from '../../annotations/annotation';
 import type { RemoteSettings } from '../state/remoteSettingsStore';
 import { RemoteCallError, remoteSegment } from './remoteClient';
 import type { PromptOutcome } from './textOutcomes';
 import { UnsettledKeys } from './unsettledKeys';
-import { proposedBy } from '../state/reviewOps';
+import { proposedBy } from '../../annotations/review';
 
 /**
  * The seam for text prompts: the server (POST /api/v1/segment, paid) in Remote mode, the engine
  * worker (`localText.ts`, free) in Local mode. The panel does not care which one answers.
  */
 export interface TextSegmentation {
-  readonly objects: ReadonlyArray<Omit<SegObject, 'color' | 'id'>>;
+  readonly objects: ReadonlyArray<Omit<Annotation, 'color' | 'id'>>;
   readonly requestId: string | null;
   readonly refunded: boolean;
   /** Per prompt, in order: known or not, found or not (local runs; the server does not say). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { addImage, addObjects, addPoint, applyCandidates, markPending } from '../state/documentOps';
-import { proposedBy, reviewStateOf, setReviewState } from '../state/reviewOps';
+import { proposedBy, reviewStateOf } from '../../annotations/review';
+import { setReviewState } from '../state/reviewOps';
 import { emptyDocument } from '../state/model';
 import { stripForStorage } from './session';
 

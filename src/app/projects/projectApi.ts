@@ -4,18 +4,7 @@
  * key), so the same client runs against a real server in both. Answers are parsed by the contract.
  */
 import type { z } from 'zod';
-import {
-  ImageAnnotations,
-  Member,
-  Project,
-  ProjectImage,
-  ProjectAnnotations,
-  ProjectImageList,
-  ProjectList,
-  type AnnotationObject,
-  type MemberRole,
-  type ProjectClass,
-} from '../../contract/projects';
+import { ImageAnnotations, Member, Project, ProjectImage, ProjectAnnotations, ProjectImageList, ProjectList, type AnnotationObject, type MemberRole, type ProjectClass } from '../../contract/projects';
 import { jsonBody, readProblem } from '../../contract/problems';
 
 export interface ProjectTransport {

@@ -5,14 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_INFERENCE, sampleBase64, signupUser, startTestServer, type TestServer, type TestUser } from '../../../test/support/server/harness';
-import { emptyDocument, type SegObject, type StudioDocument } from '../state/model';
+import { emptyDocument, type StudioDocument } from '../state/model';
+import { type Annotation } from '../../annotations/annotation';
 import { setObjects } from '../state/documentOps';
 import { ProjectApi } from './projectApi';
 import { openProject, ProjectSync, type SyncState, type SyncedImage } from './projectSync';
 import type { Project } from '../../contract/projects';
 
 const CAT = { id: 1, name: 'cat', color: '#ff5c5c' };
-const square = (id: string, x: number, extra: Partial<SegObject> = {}): SegObject => ({
+const square = (id: string, x: number, extra: Partial<Annotation> = {}): Annotation => ({
   id,
   label: 'cat',
   classId: 1,
@@ -31,7 +32,7 @@ function studio(server: TestServer, user: TestUser, project: Project, doc: Studi
     doc,
     states: [] as Array<{ state: SyncState; message: string | null }>,
     sync: undefined as unknown as ProjectSync,
-    edit(imageId: string, objects: SegObject[]) {
+    edit(imageId: string, objects: Annotation[]) {
       person.doc = setObjects(person.doc, imageId, objects);
     },
   };
@@ -60,7 +61,7 @@ describe('studio project sync (real server)', () => {
     const session: StudioDocument = {
       ...emptyDocument(),
       images: [{ id: 'img-local', name: 'chelsea.png', width: 451, height: 300 }],
-      objects: { 'img-local': [square('o1', 10), square('o2', 100, { review: { state: 'proposed', source: 'text-prompt' } })] },
+      objects: { 'img-local': [square('o1', 10), square('o2', 100, { review: { state: 'unreviewed', source: 'text-prompt' } })] },
       classes: [CAT],
     };
     const project = await ownerApi.create('Cats', [CAT]);
@@ -78,13 +79,13 @@ describe('studio project sync (real server)', () => {
 
     // Both edit o1 on revision 1: Alice moves it, Bob rejects it and adds o3. Alice writes first.
     const bob = studio(server, reviewer, opened.project, opened.document, opened.images);
-    alice.edit('img-local', [square('o1', 30), square('o2', 100, { review: { state: 'proposed', source: 'text-prompt' } })]);
-    bob.edit(imageId, [square('o1', 10, { review: { state: 'rejected' } }), square('o2', 100, { review: { state: 'proposed', source: 'text-prompt' } }), square('o3', 200)]);
+    alice.edit('img-local', [square('o1', 30), square('o2', 100, { review: { state: 'unreviewed', source: 'text-prompt' } })]);
+    bob.edit(imageId, [square('o1', 10, { review: { state: 'rejected' } }), square('o2', 100, { review: { state: 'unreviewed', source: 'text-prompt' } }), square('o3', 200)]);
     await alice.sync.push();
     await bob.sync.push();
     expect(bob.states.at(-1)?.state).toBe('conflict');
     expect(bob.states.at(-1)?.message).toContain('both versions are kept of one object');
-    const expected = [square('o1', 30), square('o1~mine', 10, { review: { state: 'rejected' } }), square('o2', 100, { review: { state: 'proposed', source: 'text-prompt' } }), square('o3', 200)];
+    const expected = [square('o1', 30), square('o1~mine', 10, { review: { state: 'rejected' } }), square('o2', 100, { review: { state: 'unreviewed', source: 'text-prompt' } }), square('o3', 200)];
     expect(bob.doc.objects[imageId]).toEqual(expected);
     const stored = await reviewerApi.annotations(project.id, opened.images.get(imageId)!.serverId);
     expect(stored.revision).toBe(3);

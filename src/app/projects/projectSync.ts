@@ -10,9 +10,11 @@
  * so tests run it against a real server in Node.
  */
 import type { AnnotationObject, Project, ProjectClass, ProjectImage } from '../../contract/projects';
-import type { SegObject, StudioDocument } from '../state/model';
-import { fromAnnotationObject, projectDocument, toAnnotationObject, toProjectClasses } from './annotationMapping';
-import { mergeObjects } from './objectMerge';
+import type { Annotation } from '../../annotations/annotation';
+import type { StudioDocument } from '../state/model';
+import { fromWire, toWire } from '../../annotations/wire';
+import { projectDocument, toProjectClasses } from './annotationMapping';
+import { mergeObjects } from '../../annotations/merge';
 import { RevisionConflict, type ProjectApi } from './projectApi';
 
 /** `error`: the server refused a write (a role that may not edit, say); the message says why. */
@@ -24,14 +26,14 @@ export interface SyncedImage {
   /** What the server holds at `revision`, as the studio writes it. */
   base: AnnotationObject[];
   /** The document's object list last found equal to `base`: the same list again needs no comparison (the document is immutable). */
-  seen?: readonly SegObject[];
+  seen?: readonly Annotation[];
 }
 
 export interface ProjectSyncPorts {
   readonly api: ProjectApi;
   document(): Pick<StudioDocument, 'images' | 'objects' | 'classes'>;
   /** Lands merged objects in the document. */
-  replaceObjects(imageId: string, objects: SegObject[]): void;
+  replaceObjects(imageId: string, objects: Annotation[]): void;
   /** The photo's file as Base64 (for an image added to the session). */
   imageBase64(imageId: string): Promise<string>;
   status(state: SyncState, message: string | null): void;
@@ -39,13 +41,13 @@ export interface ProjectSyncPorts {
 
 /** Server objects as the studio would write them back: what local edits are compared against. */
 export function asStudioWrites(objects: readonly AnnotationObject[], classes: readonly ProjectClass[]): AnnotationObject[] {
-  return objects.map((o, i) => toAnnotationObject(fromAnnotationObject(o, classes, i)));
+  return objects.map((o, i) => toWire(fromWire(o, classes, i)));
 }
 
 const sameObjects = (a: readonly AnnotationObject[], b: readonly AnnotationObject[]) => JSON.stringify(a) === JSON.stringify(b);
 const sameClasses = (a: readonly ProjectClass[], b: readonly ProjectClass[]) => JSON.stringify(a) === JSON.stringify(b);
 const MAX_MERGES = 3;
-const NO_OBJECTS: readonly SegObject[] = [];
+const NO_OBJECTS: readonly Annotation[] = [];
 
 export class ProjectSync {
   private running = false;
@@ -82,7 +84,7 @@ export class ProjectSync {
       const synced = this.images.get(image.id);
       const objects = doc.objects[image.id] ?? NO_OBJECTS;
       if (synced?.seen === objects) return [];
-      const mine = objects.map(toAnnotationObject);
+      const mine = objects.map(toWire);
       if (synced && sameObjects(synced.base, mine)) {
         synced.seen = objects;
         return [];
@@ -116,7 +118,7 @@ export class ProjectSync {
   }
 
   private mine(doc: Pick<StudioDocument, 'objects'>, imageId: string): AnnotationObject[] {
-    return (doc.objects[imageId] ?? []).map(toAnnotationObject);
+    return (doc.objects[imageId] ?? []).map(toWire);
   }
 
   /**
@@ -126,11 +128,11 @@ export class ProjectSync {
   private landMerge(imageId: string, sent: AnnotationObject[], written: AnnotationObject[]): void {
     const now = this.mine(this.ports.document(), imageId);
     const objects = sameObjects(now, sent) ? written : mergeObjects(sent, now, written).objects;
-    this.ports.replaceObjects(imageId, objects.map((o, i) => fromAnnotationObject(o, this.project.classes, i)));
+    this.ports.replaceObjects(imageId, objects.map((o, i) => fromWire(o, this.project.classes, i)));
   }
 
   /** Writes `objects` on the image's revision, merging with the server's on a conflict; returns the ids kept twice. */
-  private async write(imageId: string, synced: SyncedImage, objects: AnnotationObject[], from: readonly SegObject[]): Promise<string[]> {
+  private async write(imageId: string, synced: SyncedImage, objects: AnnotationObject[], from: readonly Annotation[]): Promise<string[]> {
     const kept: string[] = [];
     let next = objects;
     for (let attempt = 0; ; attempt++) {

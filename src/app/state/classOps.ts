@@ -1,4 +1,5 @@
-import { colorForIndex, type ClassDef, type SegObject, type StudioDocument } from './model';
+import { colorForIndex, type ClassDef, type Annotation } from '../../annotations/annotation';
+import { type StudioDocument } from './model';
 
 /**
  * Pure changes of the session's class list. Ids are handed out once (max + 1, never reused while
@@ -77,6 +78,6 @@ export function assignClass(doc: StudioDocument, imageId: string, objectIds: rea
 }
 
 /** The colour an object is drawn in: its class's, else its own. */
-export function displayColor(doc: Pick<StudioDocument, 'classes'>, object: Pick<SegObject, 'classId' | 'color'>): string {
+export function displayColor(doc: Pick<StudioDocument, 'classes'>, object: Pick<Annotation, 'classId' | 'color'>): string {
   return classById(doc, object.classId)?.color ?? object.color;
 }

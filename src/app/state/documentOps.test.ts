@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { commit, createHistory, redo, settle, undo } from './history';
-import {
-  acceptCandidate,
-  addImage,
-  addPoint,
-  applyCandidates,
-  deleteObject,
-  markPending,
-  removeImage,
-  setBox,
-  updateObject,
-} from './documentOps';
+import { acceptCandidate, addImage, addPoint, applyCandidates, deleteObject, markPending, removeImage, setBox, updateObject } from './documentOps';
 import { emptyDocument, type Candidate } from './model';
 
 const image = { id: 'img', name: 'coffee.png', width: 600, height: 400 };

@@ -1,14 +1,7 @@
 import type { BoxPrompt, PointPrompt } from '../../engine/types';
 import { ensureClassNamed } from './classOps';
-import {
-  colorForIndex,
-  emptyPrompt,
-  type Candidate,
-  type ImageEntry,
-  type PromptState,
-  type SegObject,
-  type StudioDocument,
-} from './model';
+import { colorForIndex, type ImageEntry, type Annotation } from '../../annotations/annotation';
+import { emptyPrompt, type Candidate, type PromptState, type StudioDocument } from './model';
 
 /** Pure document changes. Each returns a new document (or the same one when nothing changes). */
 
@@ -124,7 +117,7 @@ export function selectCandidate(doc: StudioDocument, imageId: string, index: num
   return withPrompt(doc, imageId, { ...prompt, selected: index });
 }
 
-export function nextObjectLabel(objects: readonly SegObject[]): string {
+export function nextObjectLabel(objects: readonly Annotation[]): string {
   return `object ${objects.length + 1}`;
 }
 
@@ -163,7 +156,7 @@ export function acceptCandidate(doc: StudioDocument, imageId: string, objectId: 
  * Several objects at once (text prompt, find similar). An object that comes without a class takes
  * the class of its label's name, created when missing (a text prompt "cup" lands in class "cup").
  */
-export function addObjects(doc: StudioDocument, imageId: string, incoming: ReadonlyArray<Omit<SegObject, 'color'>>): StudioDocument {
+export function addObjects(doc: StudioDocument, imageId: string, incoming: ReadonlyArray<Omit<Annotation, 'color'>>): StudioDocument {
   if (incoming.length === 0) return doc;
   const objects = doc.objects[imageId] ?? [];
   let next = doc;
@@ -175,17 +168,17 @@ export function addObjects(doc: StudioDocument, imageId: string, incoming: Reado
   return { ...next, objects: { ...next.objects, [imageId]: [...objects, ...added] } };
 }
 
-export function updateObject(doc: StudioDocument, imageId: string, objectId: string, change: Partial<Pick<SegObject, 'label' | 'visible' | 'color' | 'review'>>): StudioDocument {
+export function updateObject(doc: StudioDocument, imageId: string, objectId: string, change: Partial<Pick<Annotation, 'label' | 'visible' | 'color' | 'review'>>): StudioDocument {
   const objects = doc.objects[imageId];
   const target = objects?.find((o) => o.id === objectId);
   if (!objects || !target) return doc;
-  const changed = Object.entries(change).some(([k, v]) => target[k as keyof SegObject] !== v);
+  const changed = Object.entries(change).some(([k, v]) => target[k as keyof Annotation] !== v);
   if (!changed) return doc;
   return { ...doc, objects: { ...doc.objects, [imageId]: objects.map((o) => (o.id === objectId ? { ...o, ...change } : o)) } };
 }
 
 /** An image's objects replaced as a whole (a merge with a shared project's server copy). */
-export function setObjects(doc: StudioDocument, imageId: string, objects: readonly SegObject[]): StudioDocument {
+export function setObjects(doc: StudioDocument, imageId: string, objects: readonly Annotation[]): StudioDocument {
   return { ...doc, objects: { ...doc.objects, [imageId]: objects } };
 }
 

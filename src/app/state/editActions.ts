@@ -1,14 +1,15 @@
 import type { BinaryMask, PolygonWithHoles, Vertex } from '../../engine/types';
-import { containsPoint } from '../geometry/polygon';
+import { containsPoint } from '../../annotations/polygon';
 import { emptyMask, paintStroke } from '../geometry/maskPaint';
 import { objectMask } from '../geometry/objectMask';
 import { deleteVertex } from '../geometry/vertexEdit';
 import * as classOps from './classOps';
 import { useDetail } from './detailStore';
 import { useEdit } from './editStore';
-import type { SegObject, StudioDocument } from './model';
+import type { Annotation } from '../../annotations/annotation';
+import type { StudioDocument } from './model';
 import * as objectOps from './objectOps';
-import { isShown } from './reviewOps';
+import { isShown } from '../../annotations/review';
 import { currentDocument, newId, nextRevision, useStudio } from './studioStore';
 
 /** Named user actions for hand editing and classes; each is one undo step through the history. */
@@ -25,7 +26,7 @@ function activeImage() {
 }
 
 /** The topmost visible object under `at` (later objects are drawn over earlier ones). */
-export function objectAt(objects: readonly SegObject[], at: Vertex): SegObject | undefined {
+export function objectAt(objects: readonly Annotation[], at: Vertex): Annotation | undefined {
   for (let i = objects.length - 1; i >= 0; i--) {
     const o = objects[i];
     if (!o.visible || !isShown(o)) continue;

@@ -1,72 +1,7 @@
+import type { Annotation, ClassDef, ImageEntry, RemoteReceipt } from '../../annotations/annotation';
 import type { BinaryMask, BoxPrompt, PointPrompt, PolygonWithHoles } from '../../engine/types';
 
 /** Plain data of a studio session. Everything here is immutable; changes go through the history store. */
-
-export interface ImageEntry {
-  readonly id: string;
-  readonly name: string;
-  readonly width: number;
-  readonly height: number;
-}
-
-export type InferenceSource = 'local' | 'remote' | 'text';
-
-export interface RemoteReceipt {
-  readonly requestId: string | null;
-  readonly refunded: boolean;
-}
-
-/** A class of the session's label list. `id` never changes and is what every export writes. */
-export interface ClassDef {
-  readonly id: number;
-  readonly name: string;
-  readonly color: string;
-}
-
-/** The prompt an object was made from, kept so a later refinement continues from it. */
-export interface ObjectPrompt {
-  readonly points: readonly PointPrompt[];
-  readonly box: BoxPrompt | null;
-}
-
-/**
- * Where an object stands in review. Proposals (what a machine suggested) are drawn apart, counted
- * apart and left out of exports until a person accepts them; a rejected one stays in the document,
- * undrawn, so undo brings it back and the same proposal is not made again.
- */
-export type ReviewState = 'proposed' | 'accepted' | 'rejected';
-
-/** What proposed an object. */
-export type ProposalSource = 'text-prompt' | 'find-similar' | 'segment-everything' | 'import';
-
-export interface ObjectReview {
-  readonly state: ReviewState;
-  /** What proposed it (kept after it is accepted or rejected); absent: made by hand. */
-  readonly source?: ProposalSource;
-}
-
-export interface SegObject {
-  readonly id: string;
-  readonly label: string;
-  /** The session class (ClassDef.id); absent or null = unlabelled. */
-  readonly classId?: number | null;
-  readonly prompt?: ObjectPrompt;
-  /** The decoder's 256×256 logits of the accepted mask: a refinement feeds them back. */
-  readonly lowResLogits?: Float32Array;
-  readonly confidence: number;
-  readonly color: string;
-  readonly visible: boolean;
-  /** Polygons in original image pixels: with a mask, its outline at the Detail slider's tolerance (what the view and the exports draw). */
-  readonly polygons: readonly PolygonWithHoles[];
-  /** Full-resolution mask when inference ran locally (or it was painted): the slider re-traces it, in the engine worker. */
-  readonly mask?: BinaryMask;
-  /** The tolerance `polygons` were traced at from `mask`; unknown (absent) counts as out of date. */
-  readonly outlineTolerance?: number;
-  readonly source: InferenceSource;
-  readonly receipt?: RemoteReceipt;
-  /** Review state; absent = accepted (made by hand, or a session from before review existed). The proposal's confidence is `confidence`. */
-  readonly review?: ObjectReview;
-}
 
 export interface Candidate {
   /** Traced by the engine worker from `mask` (local) or given by the API (remote, no mask). */
@@ -101,7 +36,7 @@ export interface PromptState {
 export interface StudioDocument {
   readonly images: readonly ImageEntry[];
   readonly activeImageId: string | null;
-  readonly objects: Readonly<Record<string, readonly SegObject[]>>;
+  readonly objects: Readonly<Record<string, readonly Annotation[]>>;
   readonly prompts: Readonly<Record<string, PromptState>>;
   /** The session's class list, in the order the user arranged it (keys 1–9 follow this order). */
   readonly classes: readonly ClassDef[];
@@ -125,11 +60,4 @@ export const emptyDocument = (): StudioDocument => ({ images: [], activeImageId:
 
 export function hasPrompt(prompt: PromptState): boolean {
   return prompt.box !== null || prompt.points.some((p) => p.positive !== false);
-}
-
-/** A palette readable over photos, cycled by object index. */
-export const OBJECT_COLORS = ['#ff5c5c', '#3fa7ff', '#ffc83d', '#4cd98b', '#c77dff', '#ff8c42', '#2ee6d6', '#ff6fb5', '#a3e635', '#8b9dff'];
-
-export function colorForIndex(index: number): string {
-  return OBJECT_COLORS[index % OBJECT_COLORS.length];
 }

@@ -1,9 +1,10 @@
 import { maskOutline } from '../../engine/polygons';
 import type { BinaryMask, BoxPrompt, PolygonWithHoles } from '../../engine/types';
 import { maskArea, unionMasks } from '../geometry/maskPaint';
-import { boundsOf } from '../geometry/polygon';
+import { boundsOf } from '../../annotations/polygon';
 import { objectMask } from '../geometry/objectMask';
-import { colorForIndex, emptyPrompt, type SegObject, type StudioDocument } from './model';
+import { colorForIndex, type Annotation } from '../../annotations/annotation';
+import { emptyPrompt, type StudioDocument } from './model';
 import type { Outline } from './outlineOps';
 
 /**
@@ -16,11 +17,11 @@ function imageSize(doc: StudioDocument, imageId: string): { width: number; heigh
   return image ? { width: image.width, height: image.height } : null;
 }
 
-function withObjects(doc: StudioDocument, imageId: string, objects: readonly SegObject[]): StudioDocument {
+function withObjects(doc: StudioDocument, imageId: string, objects: readonly Annotation[]): StudioDocument {
   return { ...doc, objects: { ...doc.objects, [imageId]: objects } };
 }
 
-function findObject(doc: StudioDocument, imageId: string, objectId: string): SegObject | undefined {
+function findObject(doc: StudioDocument, imageId: string, objectId: string): Annotation | undefined {
   return doc.objects[imageId]?.find((o) => o.id === objectId);
 }
 
@@ -58,7 +59,7 @@ export function addPaintedObject(doc: StudioDocument, imageId: string, objectId:
   const objects = doc.objects[imageId] ?? [];
   const area = maskArea(mask);
   if (area === 0) return doc;
-  const object: SegObject = {
+  const object: Annotation = {
     id: objectId,
     label: `object ${objects.length + 1}`,
     classId: doc.activeClassId,
@@ -89,7 +90,7 @@ export function duplicateObject(doc: StudioDocument, imageId: string, objectId: 
   const index = objects?.findIndex((o) => o.id === objectId) ?? -1;
   if (!objects || index < 0) return doc;
   const original = objects[index];
-  const copy: SegObject = { ...original, id: copyId, label: `${original.label} copy` };
+  const copy: Annotation = { ...original, id: copyId, label: `${original.label} copy` };
   return withObjects(doc, imageId, [...objects.slice(0, index + 1), copy, ...objects.slice(index + 1)]);
 }
 
@@ -101,7 +102,7 @@ export function mergeObjects(doc: StudioDocument, imageId: string, objectIds: re
   if (!objects || !size || parts.length < 2) return doc;
   const mask = unionMasks(parts.map((o) => objectMask(o, size.width, size.height)));
   const [first] = parts;
-  const merged: SegObject = { ...first, mask, polygons: maskOutline(mask, outline), outlineTolerance: outline.tolerance, confidence: Math.min(...parts.map((p) => p.confidence)), prompt: undefined, lowResLogits: undefined };
+  const merged: Annotation = { ...first, mask, polygons: maskOutline(mask, outline), outlineTolerance: outline.tolerance, confidence: Math.min(...parts.map((p) => p.confidence)), prompt: undefined, lowResLogits: undefined };
   return withObjects(
     doc,
     imageId,
@@ -117,7 +118,7 @@ export function splitObject(doc: StudioDocument, imageId: string, objectId: stri
   if (!objects || !size || index < 0) return doc;
   const original = objects[index];
   if (original.polygons.length < 2) return doc;
-  const parts = original.polygons.map((polygon, i): SegObject => {
+  const parts = original.polygons.map((polygon, i): Annotation => {
     const shape = { ...original, polygons: [polygon], mask: undefined };
     return {
       ...shape,

@@ -1,5 +1,6 @@
 import type { BinaryMask, PolygonWithHoles } from '../../engine/types';
-import type { Candidate, PromptState, SegObject, StudioDocument } from './model';
+import type { Candidate, PromptState, StudioDocument } from './model';
+import type { Annotation } from '../../annotations/annotation';
 
 /**
  * The outline of an object or candidate with a mask is its mask traced at the Detail slider's
@@ -14,7 +15,7 @@ export interface Outline {
   readonly tolerance: number;
 }
 
-type Outlined = SegObject | Candidate;
+type Outlined = Annotation | Candidate;
 
 const outOfDate = (item: Outlined, tolerance: number) => item.mask !== undefined && item.outlineTolerance !== tolerance;
 

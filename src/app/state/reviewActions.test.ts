@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useEdit } from './editStore';
-import type { SegObject } from './model';
+import type { Annotation } from '../../annotations/annotation';
 import { review, reviewDecision } from './reviewActions';
 import { loadReviewSession, shownProposal as shown, square, stateOf as state } from './reviewSession';
 import { useReview } from './reviewStore';
@@ -24,9 +24,9 @@ describe('review queue actions', () => {
     expect(useStudio.getState().history.labels.slice(-3)).toEqual(['accept proposal', 'reject proposal', 'switch image']);
     studio.undo();
     studio.undo();
-    expect(state('a', 'p2')).toBe('proposed');
+    expect(state('a', 'p2')).toBe('unreviewed');
     studio.undo();
-    expect(state('a', 'p1')).toBe('proposed');
+    expect(state('a', 'p1')).toBe('unreviewed');
   });
 
   it('next and previous walk without deciding; nothing left to review shows nothing', () => {
@@ -49,7 +49,7 @@ describe('review queue actions', () => {
     expect(useEdit.getState().selection).toEqual(['p1']);
     expect(useTool.getState().tool).toBe('positive');
     // A click on a selected object begins its refinement (promptEdits.ts); its answer is a new candidate.
-    const refined: SegObject['polygons'] = square(70);
+    const refined: Annotation['polygons'] = square(70);
     useStudio.getState().apply('refine', (d) => ({
       ...d,
       prompts: { ...d.prompts, a: { ...d.prompts.a, revision: 9, targetObjectId: 'p1', status: 'done', candidates: [{ polygons: refined, score: 0.97, area: 100 }], selected: 0 } },
@@ -65,10 +65,10 @@ describe('review queue actions', () => {
   it('accepts all proposals at or above the threshold in one undo step, and the list’s own buttons decide too', () => {
     review.open();
     expect(review.acceptAllAtThreshold()).toBe(2);
-    expect([state('a', 'p1'), state('a', 'p2'), state('b', 'p3')]).toEqual(['accepted', 'proposed', 'accepted']);
+    expect([state('a', 'p1'), state('a', 'p2'), state('b', 'p3')]).toEqual(['accepted', 'unreviewed', 'accepted']);
     expect(shown()).toBe('p2');
     studio.undo();
-    expect([state('a', 'p1'), state('b', 'p3')]).toEqual(['proposed', 'proposed']);
+    expect([state('a', 'p1'), state('b', 'p3')]).toEqual(['unreviewed', 'unreviewed']);
     reviewDecision('a', 'p2', 'rejected');
     expect(state('a', 'p2')).toBe('rejected');
     useReview.getState().setThreshold(0.99);

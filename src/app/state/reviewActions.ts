@@ -1,7 +1,8 @@
 import { promptOf } from './documentOps';
 import { useEdit } from './editStore';
 import type { StudioDocument } from './model';
-import { acceptAllAtLeast, isProposal, objectOf, proposalsAtLeast, setReviewState, stepQueue, type QueueItem } from './reviewOps';
+import { acceptAllAtLeast, objectOf, proposalsAtLeast, setReviewState, stepQueue, type QueueItem } from './reviewOps';
+import { isProposal } from '../../annotations/review';
 import { useReview } from './reviewStore';
 import { currentDocument, studio, useStudio } from './studioStore';
 import { useTool } from './toolStore';

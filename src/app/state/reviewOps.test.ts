@@ -1,24 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { acceptCandidate, addImage, addObjects } from './documentOps';
 import { commit, createHistory, redo, undo } from './history';
-import { emptyDocument, type SegObject, type StudioDocument } from './model';
+import { emptyDocument, type StudioDocument } from './model';
+import { type Annotation } from '../../annotations/annotation';
 import { beginRefine } from './objectOps';
-import {
-  acceptAllAtLeast,
-  countsLine,
-  countsParts,
-  proposalsAtLeast,
-  proposedBy,
-  reviewCounts,
-  reviewQueue,
-  reviewStateOf,
-  setReviewState,
-  stepQueue,
-} from './reviewOps';
+import { acceptAllAtLeast, countsLine, countsParts, proposalsAtLeast, reviewCounts, reviewQueue, setReviewState, stepQueue } from './reviewOps';
+import { proposedBy, reviewStateOf } from '../../annotations/review';
 
-const square = (x: number): SegObject['polygons'] => [{ outer: [[x, 0], [x + 10, 0], [x + 10, 10], [x, 10]], holes: [] }];
+const square = (x: number): Annotation['polygons'] => [{ outer: [[x, 0], [x + 10, 0], [x + 10, 10], [x, 10]], holes: [] }];
 
-function object(id: string, confidence: number, review?: SegObject['review']): Omit<SegObject, 'color'> {
+function object(id: string, confidence: number, review?: Annotation['review']): Omit<Annotation, 'color'> {
   return { id, label: id, classId: null, confidence, visible: true, polygons: square(confidence * 50), source: 'text', ...(review ? { review } : {}) };
 }
 
@@ -37,11 +28,11 @@ describe('review state', () => {
     const doc = setReviewState(session(), 'a', ['p2'], 'rejected');
     expect(reviewStateOf(doc.objects.a[0])).toBe('accepted');
     const counts = reviewCounts([...doc.objects.a, ...doc.objects.b]);
-    expect(counts).toEqual({ accepted: 1, proposed: 2, rejected: 1 });
+    expect(counts).toEqual({ accepted: 1, unreviewed: 2, rejected: 1 });
     expect(countsLine(counts)).toBe('1 object · 2 to review');
-    expect(countsLine({ accepted: 12, proposed: 0, rejected: 3 })).toBe('12 objects');
+    expect(countsLine({ accepted: 12, unreviewed: 0, rejected: 3 })).toBe('12 objects');
     expect(countsParts(counts)).toEqual(['1 object', '2 to review']);
-    expect(countsParts({ accepted: 0, proposed: 0, rejected: 3 })).toEqual(['0 objects']);
+    expect(countsParts({ accepted: 0, unreviewed: 0, rejected: 3 })).toEqual(['0 objects']);
   });
 
   it('accepting and rejecting keep where the proposal came from, are undoable, and a repeat is no change', () => {

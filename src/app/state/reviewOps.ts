@@ -1,4 +1,7 @@
-import type { ObjectReview, ProposalSource, ReviewState, SegObject, StudioDocument } from './model';
+import type { ReviewState } from '../../annotations/annotation';
+import { isProposal, reviewStateOf } from '../../annotations/review';
+import type { Annotation } from '../../annotations/annotation';
+import type { StudioDocument } from './model';
 
 /**
  * Review of what a machine proposed: pure document changes and the queue the Review panel walks.
@@ -6,22 +9,14 @@ import type { ObjectReview, ProposalSource, ReviewState, SegObject, StudioDocume
  * document with their state, so each change is one undo step like any other.
  */
 
-export const reviewStateOf = (object: Pick<SegObject, 'review'>): ReviewState => object.review?.state ?? 'accepted';
-export const isProposal = (object: Pick<SegObject, 'review'>) => reviewStateOf(object) === 'proposed';
-export const isAccepted = (object: Pick<SegObject, 'review'>) => reviewStateOf(object) === 'accepted';
-/** Drawn, listed and hit by clicks: everything but rejected objects. */
-export const isShown = (object: Pick<SegObject, 'review'>) => reviewStateOf(object) !== 'rejected';
-
-export const proposedBy = (source: ProposalSource): ObjectReview => ({ state: 'proposed', source });
-
 export interface ReviewCounts {
   readonly accepted: number;
-  readonly proposed: number;
+  readonly unreviewed: number;
   readonly rejected: number;
 }
 
-export function reviewCounts(objects: readonly Pick<SegObject, 'review'>[]): ReviewCounts {
-  const counts = { accepted: 0, proposed: 0, rejected: 0 };
+export function reviewCounts(objects: readonly Pick<Annotation, 'review'>[]): ReviewCounts {
+  const counts = { accepted: 0, unreviewed: 0, rejected: 0 };
   for (const o of objects) counts[reviewStateOf(o)]++;
   return counts;
 }
@@ -29,7 +24,7 @@ export function reviewCounts(objects: readonly Pick<SegObject, 'review'>[]): Rev
 /** ["12 objects", "5 to review"]: accepted objects, then proposals when there are any; rejected ones are not counted. */
 export function countsParts(counts: ReviewCounts): string[] {
   const objects = `${counts.accepted} object${counts.accepted === 1 ? '' : 's'}`;
-  return counts.proposed ? [objects, `${counts.proposed} to review`] : [objects];
+  return counts.unreviewed ? [objects, `${counts.unreviewed} to review`] : [objects];
 }
 
 /** "12 objects · 5 to review". */
@@ -65,12 +60,12 @@ export interface QueueItem {
   readonly objectId: string;
 }
 
-export function objectOf(doc: Pick<StudioDocument, 'objects'>, item: QueueItem): SegObject | undefined {
+export function objectOf(doc: Pick<StudioDocument, 'objects'>, item: QueueItem): Annotation | undefined {
   return doc.objects[item.imageId]?.find((o) => o.id === item.objectId);
 }
 
 /** Every object of the session in order: images as listed, each image's objects as listed. */
-function allObjects(doc: Pick<StudioDocument, 'images' | 'objects'>): Array<QueueItem & { readonly object: SegObject }> {
+function allObjects(doc: Pick<StudioDocument, 'images' | 'objects'>): Array<QueueItem & { readonly object: Annotation }> {
   return doc.images.flatMap((image) => (doc.objects[image.id] ?? []).map((object) => ({ imageId: image.id, objectId: object.id, object })));
 }
 

@@ -4,15 +4,16 @@
  */
 import { addImage, addObjects } from './documentOps';
 import { useEdit } from './editStore';
-import { emptyDocument, type SegObject } from './model';
-import { proposedBy, reviewStateOf } from './reviewOps';
+import { emptyDocument } from './model';
+import { type Annotation } from '../../annotations/annotation';
+import { proposedBy, reviewStateOf } from '../../annotations/review';
 import { useReview } from './reviewStore';
 import { currentDocument, useStudio } from './studioStore';
 import { useTool } from './toolStore';
 
-export const square = (x: number): SegObject['polygons'] => [{ outer: [[x, 0], [x + 10, 0], [x + 10, 10], [x, 10]], holes: [] }];
+export const square = (x: number): Annotation['polygons'] => [{ outer: [[x, 0], [x + 10, 0], [x + 10, 10], [x, 10]], holes: [] }];
 
-const proposal = (id: string, confidence: number): Omit<SegObject, 'color'> => ({
+const proposal = (id: string, confidence: number): Omit<Annotation, 'color'> => ({
   id,
   label: id,
   classId: null,

@@ -2,7 +2,8 @@ import { create } from 'zustand';
 import type { BoxPrompt, PointPrompt } from '../../engine/types';
 import * as ops from './documentOps';
 import { commit, createHistory, redo, settle, undo, type History } from './history';
-import { emptyDocument, type Candidate, type ImageEntry, type ObjectReview, type SegObject, type StudioDocument } from './model';
+import { emptyDocument, type Candidate, type StudioDocument } from './model';
+import { type ImageEntry, type ObjectReview, type Annotation } from '../../annotations/annotation';
 
 /**
  * The one store of the document. Every user change is a `commit` (one undo step); async results
@@ -53,7 +54,7 @@ export const studio = {
   selectCandidate: (imageId: string, index: number) => useStudio.getState().apply('pick candidate', (d) => ops.selectCandidate(d, imageId, index)),
   acceptCandidate: (imageId: string, label?: string) => useStudio.getState().apply('accept object', (d) => ops.acceptCandidate(d, imageId, newId('obj'), nextRevision(), label)),
   /** Several objects at once (text prompt, find similar): one undo step removes all of them. */
-  addObjects: (imageId: string, objects: ReadonlyArray<Omit<SegObject, 'color' | 'id'>>, action = `add ${objects.length} objects`) =>
+  addObjects: (imageId: string, objects: ReadonlyArray<Omit<Annotation, 'color' | 'id'>>, action = `add ${objects.length} objects`) =>
     useStudio.getState().apply(action, (d) => ops.addObjects(d, imageId, objects.map((o) => ({ ...o, id: newId('obj') })))),
   renameObject: (imageId: string, objectId: string, label: string) => useStudio.getState().apply('rename', (d) => ops.updateObject(d, imageId, objectId, { label })),
   setVisible: (imageId: string, objectId: string, visible: boolean) =>

@@ -10,25 +10,7 @@ import { maskOutline } from '../polygons';
 import type { Tensor } from '../runtime';
 import type { TextService } from '../worker/textService';
 import type { Call } from './transport';
-import type {
-  EmbeddingRecord,
-  EmbedRequest,
-  EmbedResponse,
-  EngineApi,
-  EngineDescription,
-  EverythingEvent,
-  EverythingProposalResult,
-  FindSimilarRequest,
-  FindSimilarResponse,
-  PredictRequest,
-  PredictResponse,
-  RetraceRequest,
-  RetraceResponse,
-  SegmentTextRequest,
-  SegmentEverythingRequest,
-  SegmentEverythingResponse,
-  SegmentTextResponse,
-} from './api';
+import type { EmbeddingRecord, EmbedRequest, EmbedResponse, EngineApi, EngineDescription, EverythingEvent, EverythingProposalResult, FindSimilarRequest, FindSimilarResponse, PredictRequest, PredictResponse, RetraceRequest, RetraceResponse, SegmentTextRequest, SegmentEverythingRequest, SegmentEverythingResponse, SegmentTextResponse } from './api';
 import type { BinaryMask } from '../types';
 
 export class EngineService implements EngineApi {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FORMATS } from '../../../app/export/formats';
+import { FORMATS } from '../../../annotations/formats/registry';
 import { EXPORT_FORMATS } from '../../../contract/projects';
 import { exportFormat } from './datasetExport';
 

@@ -1,14 +1,17 @@
 /**
- * The server's one adapter onto the studio's dataset formats (src/app/export/formats, pure and
- * DOM-free): a project is turned into the document the studio would hold
- * (src/app/projects/annotationMapping.ts) and written by the format registry's own writer, so a
- * server export equals the studio's export of the same data and each format has one home.
+ * A project written in one of the annotation room's dataset formats: the stored objects are read
+ * with the wire mapping (src/annotations/wire.ts) and written by the format registry's own writer,
+ * the same code the studio exports with, so a server export equals the studio's.
  */
-import { formatById, type DatasetFormat } from '../../../app/export/formats';
-import { sessionDataset } from '../../../app/export/sessionDataset';
-import { projectDocument, type ProjectData } from '../../../app/projects/annotationMapping';
+import { sessionDataset } from '../../../annotations/formats/dataset';
+import { formatById, type DatasetFormat } from '../../../annotations/formats/registry';
+import { fromWireDataset, type WireDataset } from '../../../annotations/wire';
 import type { ExportFormat } from '../../../contract/projects';
 
+export interface ProjectData {
+  readonly project: { readonly name: string; readonly classes: WireDataset['classes'] };
+  readonly images: WireDataset['images'];
+}
 
 export interface ProjectExportFile {
   contentType: string;
@@ -29,7 +32,7 @@ const defaultOptions = (format: DatasetFormat) => Object.fromEntries((format.opt
 /** Hidden objects are exported, as with the studio's "Include hidden objects" ticked; each format's options at their defaults. */
 export async function exportProject(data: ProjectData, id: ExportFormat): Promise<ProjectExportFile> {
   const format = exportFormat(id);
-  const file = await format.write(sessionDataset(projectDocument(data), { includeHidden: true }), defaultOptions(format));
+  const file = await format.write(sessionDataset(fromWireDataset({ classes: data.project.classes, images: data.images }), { includeHidden: true }), defaultOptions(format));
   const base = data.project.name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'project';
   // The writers name their file after the studio's session (`maskwright-session.coco.json`); here it is the project's.
   const fileName = file.name.startsWith(SESSION_FILE) ? `${base}${file.name.slice(SESSION_FILE.length)}` : `${base}-${file.name}`;

@@ -4,15 +4,7 @@
  * here: routes (http/routes/projects.ts) turn the DomainErrors into problems.
  */
 import type { Transaction } from 'kysely';
-import type {
-  AnnotationObject,
-  ImageAnnotations,
-  MemberRole,
-  Project,
-  ProjectClass,
-  ProjectImage,
-  ProjectRole,
-} from '../../../contract/projects';
+import type { AnnotationObject, ImageAnnotations, MemberRole, Project, ProjectClass, ProjectImage, ProjectRole } from '../../../contract/projects';
 import type { Db } from '../../db/connect';
 import type { Database, ProjectImagesTable, ProjectsTable } from '../../db/schema';
 import type { Clock } from '../clock';

@@ -2,14 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { LIMITS } from '../../../contract/limits';
-import {
-  AddImageRequest,
-  AddMemberRequest,
-  CreateProjectRequest,
-  ExportFormat,
-  UpdateClassesRequest,
-  WriteAnnotationsRequest,
-} from '../../../contract/projects';
+import { AddImageRequest, AddMemberRequest, CreateProjectRequest, ExportFormat, UpdateClassesRequest, WriteAnnotationsRequest } from '../../../contract/projects';
 import { DomainError } from '../../domain/errors';
 import { decodeImageField } from '../../domain/imageField';
 import { exportProject } from '../../domain/projects/datasetExport';

@@ -1,5 +1,5 @@
 import type { BinaryMask, PolygonWithHoles, Ring, Vertex } from '../../engine/types';
-import type { ObjectReview, ProposalSource, ReviewState } from '../state/model';
+import type { ObjectReview } from '../annotation';
 
 /**
  * A dataset file read into plain data, before it meets the session (importAnnotations.ts): what
@@ -98,18 +98,4 @@ export function jsonFilesWhere<T>(files: readonly InputFile[], is: (json: unknow
     if (is(json)) out.push({ file, json });
   }
   return out;
-}
-
-const REVIEW_STATES: readonly ReviewState[] = ['proposed', 'accepted', 'rejected'];
-const PROPOSAL_SOURCES: readonly ProposalSource[] = ['text-prompt', 'find-similar', 'segment-everything', 'import'];
-
-/**
- * A review state and source as a file wrote them, when the studio knows them (an unknown source is
- * dropped, the state kept). Accepted with no source is an object made by hand: no review, as in the studio.
- */
-export function reviewFrom(state: unknown, source: unknown): ObjectReview | undefined {
-  if (!REVIEW_STATES.includes(state as ReviewState)) return undefined;
-  const known = PROPOSAL_SOURCES.includes(source as ProposalSource) ? (source as ProposalSource) : undefined;
-  if (known) return { state: state as ReviewState, source: known };
-  return state === 'accepted' ? undefined : { state: state as ReviewState };
 }

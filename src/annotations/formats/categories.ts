@@ -1,4 +1,4 @@
-import type { ClassDef, SegObject } from '../state/model';
+import type { ClassDef, Annotation } from '../annotation';
 
 /**
  * The categories every dataset export writes: the session's classes by id (ids stable for the
@@ -14,14 +14,14 @@ export interface DatasetCategory {
 export const UNLABELLED = 'unlabelled';
 export const UNLABELLED_COLOR = '#9e9e9e';
 
-export function datasetCategories(classes: readonly ClassDef[], objects: readonly Pick<SegObject, 'classId'>[]): DatasetCategory[] {
+export function datasetCategories(classes: readonly ClassDef[], objects: readonly Pick<Annotation, 'classId'>[]): DatasetCategory[] {
   const known = [...classes].sort((a, b) => a.id - b.id).map((c) => ({ id: c.id, name: c.name, color: c.color }));
   const needsUnlabelled = objects.some((o) => o.classId == null || !classes.some((c) => c.id === o.classId));
   if (!needsUnlabelled) return known;
   return [...known, { id: (known[known.length - 1]?.id ?? 0) + 1, name: UNLABELLED, color: UNLABELLED_COLOR }];
 }
 
-export function categoryIdOf(categories: readonly DatasetCategory[], object: Pick<SegObject, 'classId'>): number {
+export function categoryIdOf(categories: readonly DatasetCategory[], object: Pick<Annotation, 'classId'>): number {
   const own = categories.find((c) => c.id === object.classId && c.name !== UNLABELLED);
   return own?.id ?? categories.find((c) => c.name === UNLABELLED)!.id;
 }

@@ -1,14 +1,14 @@
-import type { ImageEntry, SegObject, StudioDocument } from '../state/model';
-import { isAccepted, isShown } from '../state/reviewOps';
+import type { AnnotatedImages, Annotation, ImageEntry } from '../annotation';
+import { isAccepted, isShown } from '../review';
 import { categoryIdOf, datasetCategories, type DatasetCategory } from './categories';
-import { objectGeometry, type ObjectGeometry } from './objectGeometry';
+import { objectGeometry, type ObjectGeometry } from '../objectGeometry';
 
 /**
  * What every dataset writer takes: plain data, no DOM, so the server can write the same files
  * (issue 28). Each object carries its one exported geometry (objectGeometry.ts) and its category.
  */
 export interface DatasetObject {
-  readonly object: SegObject;
+  readonly object: Annotation;
   readonly categoryId: number;
   readonly geometry: ObjectGeometry;
 }
@@ -35,12 +35,12 @@ export interface ExportOptions {
 }
 
 /** Whether an object goes into a file written with these options. */
-export function isExported(object: SegObject, options: ExportOptions): boolean {
+export function isExported(object: Annotation, options: ExportOptions): boolean {
   return (options.includeHidden || object.visible) && (options.includeProposals ? isShown(object) : isAccepted(object));
 }
 
 /** Every image of the session with the objects to export, and the categories they use. */
-export function sessionDataset(doc: Pick<StudioDocument, 'images' | 'objects' | 'classes'>, options: ExportOptions): Dataset {
+export function sessionDataset(doc: AnnotatedImages, options: ExportOptions): Dataset {
   const chosen = doc.images.map((image) => ({ image, objects: (doc.objects[image.id] ?? []).filter((o) => isExported(o, options)) }));
   const categories = datasetCategories(doc.classes, chosen.flatMap((e) => e.objects));
   const outsideImage: string[] = [];

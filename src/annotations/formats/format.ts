@@ -1,5 +1,5 @@
-import type { Dataset } from '../sessionDataset';
-import type { ImportedDataset, InputFile } from '../imported';
+import type { Dataset } from './dataset';
+import type { ImportedDataset, InputFile } from './imported';
 
 /**
  * One dataset format, one file (Excalidraw's actions): how it is named in the menus, what it writes

@@ -1,4 +1,4 @@
-import type { PolygonWithHoles, Ring, Vertex } from '../../engine/types';
+import type { PolygonWithHoles, Ring, Vertex } from '../engine/types';
 
 /** Signed shoelace area: positive for counter-clockwise rings in a y-up frame. */
 export function signedRingArea(ring: readonly Vertex[]): number {

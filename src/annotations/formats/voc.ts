@@ -1,9 +1,9 @@
-import type { BinaryMask } from '../../../engine/types';
-import { baseName, fileNameOf, textOf, type ImportedAnnotation, type ImportedCategory, type ImportedDataset, type InputFile } from '../imported';
-import { decodePng, encodePng } from '../png';
-import type { Dataset } from '../sessionDataset';
-import { textEntry, writeZip, type ZipEntry } from '../zip';
-import { childNamed, childrenNamed, childText, escapeXml, parseXml } from '../xml';
+import type { BinaryMask } from '../../engine/types';
+import { baseName, fileNameOf, textOf, type ImportedAnnotation, type ImportedCategory, type ImportedDataset, type InputFile } from './imported';
+import { decodePng, encodePng } from './png';
+import type { Dataset } from './dataset';
+import { textEntry, writeZip, type ZipEntry } from './zip';
+import { childNamed, childrenNamed, childText, escapeXml, parseXml } from './xml';
 import { instanceIndexMask, semanticMask } from './pngMasks';
 import type { DatasetFormat } from './format';
 

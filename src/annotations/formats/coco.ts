@@ -1,10 +1,11 @@
-import { bridgeHoles, flattenRing } from '../../geometry/polygon';
-import type { ImportedAnnotation, ImportedCategory, ImportedDataset } from '../imported';
-import { fileNameOf, jsonFilesWhere, mergeImported, pairsToRing, reviewFrom } from '../imported';
-import type { ProposalSource, ReviewState } from '../../state/model';
-import { reviewStateOf } from '../../state/reviewOps';
-import { maskToRle, rleToMask, type CocoRle } from '../../../engine/rle';
-import type { Dataset } from '../sessionDataset';
+import { bridgeHoles, flattenRing } from '../polygon';
+import type { ImportedAnnotation, ImportedCategory, ImportedDataset } from './imported';
+import { fileNameOf, jsonFilesWhere, mergeImported, pairsToRing } from './imported';
+import { reviewFrom } from '../review';
+import type { ProposalSource, ReviewState } from '../annotation';
+import { reviewStateOf } from '../review';
+import { maskToRle, rleToMask, type CocoRle } from '../rle';
+import type { Dataset } from './dataset';
 import { jsonFile, type DatasetFormat } from './format';
 
 /**

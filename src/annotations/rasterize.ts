@@ -1,4 +1,4 @@
-import type { PolygonWithHoles } from '../../engine/types';
+import type { PolygonWithHoles } from '../engine/types';
 
 /**
  * Even-odd scanline fill at pixel centres: a pixel belongs to the shape when its centre lies inside

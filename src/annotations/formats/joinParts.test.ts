@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Ring } from '../../engine/types';
 import { joinParts } from './joinParts';
-import { fillPolygons } from './rasterize';
+import { fillPolygons } from '../rasterize';
 
 const square = (x: number, y: number, s: number): Ring => [
   [x, y],

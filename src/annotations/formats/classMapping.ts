@@ -1,5 +1,5 @@
-import { nextClassId } from '../state/classOps';
-import type { ClassDef } from '../state/model';
+import { nextClassId } from '../annotation';
+import type { ClassDef } from '../annotation';
 import { UNLABELLED } from './categories';
 import type { ImportedCategory } from './imported';
 

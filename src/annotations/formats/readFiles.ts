@@ -1,4 +1,4 @@
-import { IMPORTABLE } from './formats';
+import { IMPORTABLE } from './registry';
 import { mergeImported, type ImportedDataset, type InputFile } from './imported';
 import { readZip } from './zip';
 

@@ -1,11 +1,11 @@
-import type { RgbaImage } from '../../../engine/types';
-import { maskBox } from '../../geometry/maskPaint';
-import type { SegObject } from '../../state/model';
-import { baseName } from '../imported';
+import type { RgbaImage } from '../../engine/types';
+import { maskBounds } from '../../engine/bounds';
+import type { Annotation } from '../annotation';
+import { baseName } from './imported';
 import { objectGeometry } from '../objectGeometry';
-import { encodePng } from '../png';
-import type { Dataset, DatasetImage } from '../sessionDataset';
-import { textEntry, writeZip, type ZipEntry } from '../zip';
+import { encodePng } from './png';
+import type { Dataset, DatasetImage } from './dataset';
+import { textEntry, writeZip, type ZipEntry } from './zip';
 import type { DatasetFormat } from './format';
 
 export const STACKING_ORDER =
@@ -77,11 +77,11 @@ export const pngMasksFormat: DatasetFormat = {
 };
 
 /** The object alone on transparency, cropped to its box: RGBA pixels of the image where its exported mask is set. */
-export function cutOut(rgba: RgbaImage, object: SegObject): RgbaImage | null {
+export function cutOut(rgba: RgbaImage, object: Annotation): RgbaImage | null {
   const mask = objectGeometry(object, rgba.width, rgba.height)?.mask;
-  const box = mask && maskBox(mask);
-  if (!mask || !box) return null;
-  const [left, top, width, height] = box;
+  const bounds = mask && maskBounds(mask.data, mask.width, mask.height);
+  if (!mask || !bounds) return null;
+  const [left, top, width, height] = [bounds.x0, bounds.y0, bounds.x1 - bounds.x0 + 1, bounds.y1 - bounds.y0 + 1];
   const data = new Uint8Array(width * height * 4);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
@@ -93,7 +93,7 @@ export function cutOut(rgba: RgbaImage, object: SegObject): RgbaImage | null {
   return { width, height, data };
 }
 
-export async function cutOutPng(rgba: RgbaImage, object: SegObject): Promise<Uint8Array | null> {
+export async function cutOutPng(rgba: RgbaImage, object: Annotation): Promise<Uint8Array | null> {
   const cut = cutOut(rgba, object);
   return cut ? encodePng(cut.width, cut.height, cut.data as Uint8Array, 'rgba') : null;
 }

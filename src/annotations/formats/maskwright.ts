@@ -1,9 +1,10 @@
-import type { PolygonWithHoles } from '../../../engine/types';
-import type { ImportedAnnotation, ImportedDataset } from '../imported';
-import { fileNameOf, jsonFilesWhere, mergeImported, reviewFrom } from '../imported';
-import type { ObjectReview } from '../../state/model';
-import { maskToRle, rleToMask, type CocoRle } from '../../../engine/rle';
-import type { Dataset } from '../sessionDataset';
+import type { PolygonWithHoles } from '../../engine/types';
+import type { ImportedAnnotation, ImportedDataset } from './imported';
+import { fileNameOf, jsonFilesWhere, mergeImported } from './imported';
+import { reviewFrom } from '../review';
+import type { ObjectReview } from '../annotation';
+import { maskToRle, rleToMask, type CocoRle } from '../rle';
+import type { Dataset } from './dataset';
 import { jsonFile, type DatasetFormat } from './format';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AnnotationObject } from '../../contract/projects';
-import { mergeObjects } from './objectMerge';
+import type { AnnotationObject } from './wire';
+import { mergeObjects } from './merge';
 
 const square = (id: string, x: number, extra: Partial<AnnotationObject> = {}): AnnotationObject => ({
   id,

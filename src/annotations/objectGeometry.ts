@@ -1,7 +1,7 @@
-import { speckArea } from '../../engine/options';
-import type { BinaryMask, PolygonWithHoles, Ring, Vertex } from '../../engine/types';
-import { boundsOf, signedRingArea } from '../geometry/polygon';
-import type { SegObject } from '../state/model';
+import { speckArea } from '../engine/options';
+import type { BinaryMask, PolygonWithHoles, Ring, Vertex } from '../engine/types';
+import { boundsOf, signedRingArea } from './polygon';
+import type { Annotation } from './annotation';
 import { fillPolygons } from './rasterize';
 
 /**
@@ -95,7 +95,7 @@ function pixelCount(polygon: PolygonWithHoles): number {
 }
 
 /** The object's exported geometry, or null when nothing of it lies in the image. */
-export function objectGeometry(object: Pick<SegObject, 'polygons'>, width: number, height: number, speckFraction?: number): ObjectGeometry | null {
+export function objectGeometry(object: Pick<Annotation, 'polygons'>, width: number, height: number, speckFraction?: number): ObjectGeometry | null {
   const clipped = object.polygons.map((p) => clipPolygon(p, width, height)).filter((p): p is PolygonWithHoles => p !== null);
   const counts = clipped.map(pixelCount);
   const total = counts.reduce((a, b) => a + b, 0);

@@ -1,8 +1,8 @@
-import type { Ring } from '../../../engine/types';
-import { bridgeHoles } from '../../geometry/polygon';
-import { baseName, fileNameOf, jsonFilesWhere, mergeImported, type ImportedAnnotation, type ImportedDataset } from '../imported';
-import type { Dataset } from '../sessionDataset';
-import { textEntry, writeZip } from '../zip';
+import type { Ring } from '../../engine/types';
+import { bridgeHoles } from '../polygon';
+import { baseName, fileNameOf, jsonFilesWhere, mergeImported, type ImportedAnnotation, type ImportedDataset } from './imported';
+import type { Dataset } from './dataset';
+import { textEntry, writeZip } from './zip';
 import type { DatasetFormat } from './format';
 
 /**

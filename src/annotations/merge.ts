@@ -8,7 +8,7 @@
  * Pure: the objects are compared as the studio writes them (annotationMapping.ts), without the
  * server's who-and-when stamps.
  */
-import type { AnnotationObject } from '../../contract/projects';
+import type { AnnotationObject } from './wire';
 
 export interface MergeResult {
   readonly objects: AnnotationObject[];

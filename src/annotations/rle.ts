@@ -1,4 +1,4 @@
-import type { BinaryMask } from './types';
+import type { BinaryMask } from '../engine/types';
 
 /**
  * COCO run-length encoding, as pycocotools' mask API defines it: the mask read column by column
@@ -13,37 +13,48 @@ export interface CocoRle {
   readonly counts: number[] | string;
 }
 
-export function maskToRuns(mask: BinaryMask): number[] {
+/**
+ * The order pixels are read in: `columns` is COCO's (pycocotools reads Fortran order); `rows` is the
+ * project wire format's (src/annotations/wire.ts), the order masks are held in memory.
+ */
+export type PixelOrder = 'rows' | 'columns';
+
+/** Run lengths of the mask read in `order`, alternating 0 and 1, starting with a run of 0s (possibly empty). */
+export function maskToRuns(mask: BinaryMask, order: PixelOrder = 'columns'): number[] {
   const { width, height, data } = mask;
   const runs: number[] = [];
   let value = 0;
   let run = 0;
-  for (let x = 0; x < width; x++) {
-    for (let y = 0; y < height; y++) {
-      const v = data[y * width + x] ? 1 : 0;
-      if (v !== value) {
-        runs.push(run);
-        run = 0;
-        value = v;
-      }
-      run++;
+  const total = width * height;
+  for (let k = 0; k < total; k++) {
+    const index = order === 'rows' ? k : (k % height) * width + Math.floor(k / height);
+    const v = data[index] ? 1 : 0;
+    if (v !== value) {
+      runs.push(run);
+      run = 0;
+      value = v;
     }
+    run++;
   }
   runs.push(run);
   return runs;
 }
 
-export function runsToMask(runs: readonly number[], height: number, width: number): BinaryMask {
+/** The mask the runs describe; refused when the runs do not cover exactly width × height pixels. */
+export function runsToMask(runs: readonly number[], height: number, width: number, order: PixelOrder = 'columns'): BinaryMask {
   const total = width * height;
-  if (runs.reduce((a, b) => a + b, 0) !== total) throw new Error(`RLE runs cover ${runs.reduce((a, b) => a + b, 0)} pixels, the size says ${total}`);
+  const covered = runs.reduce((a, b) => a + b, 0);
+  if (covered !== total) throw new Error(`RLE runs cover ${covered} pixels, the size says ${total}`);
   const data = new Uint8Array(total);
   let at = 0;
   runs.forEach((run, i) => {
     if (i % 2 === 1) {
-      for (let k = at; k < at + run; k++) {
-        const x = Math.floor(k / height);
-        data[(k - x * height) * width + x] = 1;
-      }
+      if (order === 'rows') data.fill(1, at, at + run);
+      else
+        for (let k = at; k < at + run; k++) {
+          const x = Math.floor(k / height);
+          data[(k - x * height) * width + x] = 1;
+        }
     }
     at += run;
   });

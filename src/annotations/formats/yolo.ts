@@ -1,9 +1,9 @@
-import { bridgeHoles } from '../../geometry/polygon';
-import type { DatasetCategory } from '../categories';
-import { baseName, fileNameOf, pairsToRing, textOf, type ImportedAnnotation, type ImportedCategory, type ImportedDataset, type InputFile } from '../imported';
-import { joinParts } from '../joinParts';
-import type { DatasetImage, Dataset } from '../sessionDataset';
-import { textEntry, writeZip, type ZipEntry } from '../zip';
+import { bridgeHoles } from '../polygon';
+import type { DatasetCategory } from './categories';
+import { baseName, fileNameOf, pairsToRing, textOf, type ImportedAnnotation, type ImportedCategory, type ImportedDataset, type InputFile } from './imported';
+import { joinParts } from './joinParts';
+import type { DatasetImage, Dataset } from './dataset';
+import { textEntry, writeZip, type ZipEntry } from './zip';
 import type { DatasetFormat } from './format';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PolygonWithHoles, Ring } from '../../engine/types';
+import type { PolygonWithHoles, Ring } from '../engine/types';
 import { boundsOf, bridgeHoles, containsPoint, flattenRing, polygonArea, signedRingArea } from './polygon';
 
 const square = (x: number, y: number, size: number): Ring => [

@@ -1,8 +1,8 @@
-import type { PolygonWithHoles, Ring } from '../../../engine/types';
-import { bridgeHoles } from '../../geometry/polygon';
-import { fileNameOf, mergeImported, textOf, type ImportedAnnotation, type ImportedDataset, type InputFile } from '../imported';
-import type { Dataset } from '../sessionDataset';
-import { childNamed, childrenNamed, childText, escapeXml, parseXml, type XmlElement } from '../xml';
+import type { PolygonWithHoles, Ring } from '../../engine/types';
+import { bridgeHoles } from '../polygon';
+import { fileNameOf, mergeImported, textOf, type ImportedAnnotation, type ImportedDataset, type InputFile } from './imported';
+import type { Dataset } from './dataset';
+import { childNamed, childrenNamed, childText, escapeXml, parseXml, type XmlElement } from './xml';
 import type { DatasetFormat } from './format';
 
 /**
