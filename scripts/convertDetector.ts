@@ -19,6 +19,7 @@ import { COCO_SSD_SOURCE, cutCocoSsdGraph } from './convertDetector/cocoSsd';
 import { OPEN_IMAGES_SSD_OUTPUTS, OPEN_IMAGES_SSD_SOURCE, OPEN_IMAGES_SSD_TFLITE, readOpenImagesSsdSource } from './convertDetector/openImagesSsd';
 import { convertTfliteModel } from './convertDetector/tfliteToOnnx';
 import { convertTfjsGraphModel, type TfjsGraphModelJson } from './convertDetector/tfjsToOnnx';
+import { DETECTORS, type DetectorName } from '../src/engine/catalog';
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -154,12 +155,14 @@ function recordInManifest(modelPath: string, key: string): void {
 }
 
 /** Each converted detector: its file under public/models, its manifest key, its pinned source. */
-const CONVERSIONS = [
-  { key: 'detector', file: 'detector.onnx', source: DETECTOR_SOURCE, convert: convertDetector },
-  { key: 'detectorCocoSsd', file: 'detector-coco-ssd.onnx', source: COCO_SSD_SOURCE, convert: convertCocoSsd },
-  { key: 'detectorFace', file: 'detector-face.onnx', source: BLAZEFACE_SOURCE, convert: convertBlazeFace },
-  { key: 'detectorOpenImages', file: 'detector-open-images.onnx', source: OPEN_IMAGES_SSD_SOURCE, convert: convertOpenImagesSsd },
-] as const;
+const CONVERTERS: Record<DetectorName, { source: { readonly sha256: Record<string, string> }; convert: () => Uint8Array }> = {
+  centernet: { source: DETECTOR_SOURCE, convert: convertDetector },
+  'coco-ssd': { source: COCO_SSD_SOURCE, convert: convertCocoSsd },
+  blazeface: { source: BLAZEFACE_SOURCE, convert: convertBlazeFace },
+  'open-images-ssd': { source: OPEN_IMAGES_SSD_SOURCE, convert: convertOpenImagesSsd },
+};
+/** File and manifest key from the engine's catalog: the names the browser and Node load by. */
+const CONVERSIONS = DETECTORS.map((d) => ({ key: d.manifestKey, file: d.file, ...CONVERTERS[d.name] }));
 
 async function main(): Promise<void> {
   const force = process.argv.includes('--force');

@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultModelDir, loadNodeEngine, modelFileNames, type ModelPrecision } from '../../src/engine/adapters/ortNode';
+import { defaultModelDir, loadNodeEngine, type ModelPrecision } from '../../src/engine/adapters/ortNode';
+import { samFiles } from '../../src/engine/catalog';
 import { diskEmbeddingStore } from './embeddingStore';
 import { writeContactSheet, type SheetEntry, type SheetSection } from './contactSheet';
 import { listSamples, type DatasetName, type Sample } from './datasets';
@@ -330,9 +331,9 @@ async function main(): Promise<void> {
   const started = Date.now();
   const engineHash = engineSourceHash();
   const modelDir = args.modelDir ?? defaultModelDir();
-  const modelFiles = modelFileNames(args.encoderPrecision, args.decoderPrecision);
+  const modelFiles = samFiles({ encoderPrecision: args.encoderPrecision, decoderPrecision: args.decoderPrecision });
   // loadNodeEngine runs the split decoder by default: name the files that actually run.
-  const decoderFiles = `${modelFiles.decoderSplit.precompute} + ${modelFiles.decoderSplit.click}`;
+  const decoderFiles = `${modelFiles.decoderPrecompute} + ${modelFiles.decoder}`;
   const embeddingStore =
     args.embeddingCache === null ? undefined : diskEmbeddingStore(join(modelDir, modelFiles.encoder), args.embeddingCache);
   const engine = await loadNodeEngine({

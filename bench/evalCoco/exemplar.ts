@@ -14,7 +14,8 @@ import { decodeImage } from '../../src/engine/adapters/nodeImage';
 import { loadNodeEngine } from '../../src/engine/adapters/ortNode';
 import { loadNodeDetectors } from '../../src/engine/adapters/textNode';
 import { EXEMPLAR_RULES, findByExample, type ExemplarRule } from '../../src/engine/text/exemplar';
-import { defaultModelDir, modelFileNames } from '../../src/engine/adapters/ortNode';
+import { defaultModelDir } from '../../src/engine/adapters/ortNode';
+import { samFiles } from '../../src/engine/catalog';
 import { diskEmbeddingStore } from '../eval/embeddingStore';
 import { gitCommit, groundTruthOf, selectImages, type CocoInstancesFile } from './everything';
 import { averagePrecision, countAt, matchImage, toRegion, type ImageMatch } from './metrics';
@@ -80,7 +81,7 @@ export async function runExemplarEval(argv: readonly string[]): Promise<void> {
   const images = selectImages(instances.images, values.every ? Number(values.every) : undefined, values.limit ? Number(values.limit) : undefined);
   const className = new Map(instances.categories.map((c) => [c.id, c.name]));
 
-  const embeddingStore = values['no-embedding-cache'] ? undefined : diskEmbeddingStore(join(defaultModelDir(), modelFileNames().encoder));
+  const embeddingStore = values['no-embedding-cache'] ? undefined : diskEmbeddingStore(join(defaultModelDir(), samFiles().encoder));
   const engine = await loadNodeEngine({ threads, embeddingCacheSize: 1, embeddingStore });
   const detectors = rules.includes('detected') ? await loadNodeDetectors({ threads }) : [];
   const matches = new Map<ExemplarRule, ImageMatch[]>(rules.map((r) => [r, []]));

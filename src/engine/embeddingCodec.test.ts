@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodeImage } from './adapters/nodeImage';
-import { createNodeRuntime, defaultModelDir, modelFileNames } from './adapters/ortNode';
+import { createNodeRuntime, defaultModelDir } from './adapters/ortNode';
+import { samFiles } from './catalog';
 import { SegmentationEngine } from './engine';
 import { dequantizeEmbedding, quantizeEmbedding } from './embeddingCodec';
 import { maskIoU } from './iou';
@@ -36,7 +37,7 @@ describe('embedding codec', () => {
   it('masks from the int8 embedding of a real photo agree with the fp32 embedding (mask IoU)', async () => {
     const image = await decodeImage(readFileSync(sharedPath('samples/coffee.png')));
     const dir = defaultModelDir();
-    const files = modelFileNames('int8', 'fp32');
+    const files = samFiles({ encoderPrecision: 'int8', decoderPrecision: 'fp32', splitDecoder: false });
     const engine = await SegmentationEngine.create(createNodeRuntime(), { encoder: `${dir}/${files.encoder}`, decoder: `${dir}/${files.decoder}` });
     const { imageKey } = await engine.embed(image, 'fp32');
     const original = engine.getEmbedding(imageKey)!.embedding;

@@ -12,7 +12,8 @@ export interface Tensor {
   readonly dims: readonly number[];
 }
 
-export type ModelName = 'encoder' | 'decoder' | 'decoder-precompute' | 'detector' | 'detector-coco-ssd' | 'detector-face' | 'detector-open-images';
+import type { ModelName } from './catalog';
+export type { ModelName };
 
 export interface ModelSession {
   readonly inputNames: readonly string[];

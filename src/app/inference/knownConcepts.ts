@@ -1,4 +1,4 @@
-import { detectorsAnswering } from '../../engine/text/catalog';
+import { detectorsAnswering } from '../../engine/catalog';
 import { KNOWN_CONCEPTS } from '../../engine/text/promptParser';
 
 /**

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import type { BackendInfo, ModelName, ModelSession, Runtime, Tensor } from '../runtime';
+import { samFiles, type ModelPrecision } from '../catalog';
 import { SegmentationEngine, type EmbeddingStore } from '../engine';
 
 export interface NodeRuntimeOptions {
@@ -71,7 +72,7 @@ export function defaultModelDir(): string {
   return resolve(dirname(fileURLToPath(import.meta.url)), '../../../public/models');
 }
 
-export type ModelPrecision = 'fp32' | 'int8';
+export type { ModelPrecision };
 
 export interface LoadNodeEngineOptions extends NodeRuntimeOptions {
   modelDir?: string;
@@ -88,25 +89,12 @@ export interface LoadNodeEngineOptions extends NodeRuntimeOptions {
   splitDecoder?: boolean;
 }
 
-/** The model files of a precision choice, by the names scripts/provisionModels.mjs writes. */
-export function modelFileNames(
-  encoder: ModelPrecision = 'fp32',
-  decoder: ModelPrecision = 'fp32',
-): { encoder: string; decoder: string; decoderSplit: { precompute: string; click: string } } {
-  return {
-    encoder: encoder === 'int8' ? 'sam-encoder-int8.onnx' : 'sam-encoder.onnx',
-    decoder: decoder === 'int8' ? 'sam-decoder-int8.onnx' : 'sam-decoder.onnx',
-    decoderSplit: { precompute: 'sam-decoder-precompute.onnx', click: decoder === 'int8' ? 'sam-decoder-click-int8.onnx' : 'sam-decoder-click.onnx' },
-  };
-}
-
 export async function loadNodeEngine(options: LoadNodeEngineOptions = {}): Promise<SegmentationEngine> {
   const modelDir = options.modelDir ?? defaultModelDir();
-  const files = modelFileNames(options.encoderPrecision, options.decoderPrecision);
-  const split = options.splitDecoder ?? true;
+  const files = samFiles(options);
   const encoder = join(modelDir, files.encoder);
-  const decoder = join(modelDir, split ? files.decoderSplit.click : files.decoder);
-  const decoderPrecompute = split ? join(modelDir, files.decoderSplit.precompute) : undefined;
+  const decoder = join(modelDir, files.decoder);
+  const decoderPrecompute = files.decoderPrecompute ? join(modelDir, files.decoderPrecompute) : undefined;
   for (const file of [encoder, decoder, ...(decoderPrecompute ? [decoderPrecompute] : [])]) {
     if (!existsSync(file)) {
       throw new Error(`model file ${file} is missing; run \`npm run models\` to provision it`);

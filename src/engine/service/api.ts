@@ -12,7 +12,7 @@
  * Nothing in the transport, the worker entry or the client changes.
  */
 import type { OutlineOptions, SegmentationOptions } from '../options';
-import type { BackendInfo } from '../runtime';
+import type { BackendInfo, ModelName } from '../runtime';
 import type { BinaryMask, PolygonWithHoles, RgbaImage, VisualPrompt } from '../types';
 import { EmbeddingMissingError, type EmbeddingView } from '../engine';
 import { PromptError } from '../prompt';
@@ -87,7 +87,7 @@ export interface EngineDescription {
 
 export interface ModelProgress {
   /** 'detector…' arrive after start, when the first text prompt loads them. */
-  model: 'encoder' | 'decoder' | 'detector' | 'detector-coco-ssd' | 'detector-face' | 'detector-open-images';
+  model: Exclude<ModelName, 'decoder-precompute'>;
   loadedBytes: number;
   totalBytes: number;
 }

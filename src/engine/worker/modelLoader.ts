@@ -8,32 +8,8 @@
 export const MODEL_CACHE_NAME = 'maskwright-models-v1';
 const SHA_HEADER = 'x-maskwright-sha256';
 
-export interface ManifestEntry {
-  file: string;
-  size: number;
-  sha256: string;
-}
-
-export interface ModelManifest {
-  encoder: ManifestEntry;
-  decoder: ManifestEntry;
-  /** The decoder with its image-side projections in int8 (scripts/onnxQuantize.mjs). */
-  decoderInt8?: ManifestEntry;
-  encoderInt8?: ManifestEntry;
-  /**
-   * The decoder split into its once-per-image part and its per-click parts (scripts/onnxDecoderSplit.mjs):
-   * loaded in place of `decoder` / `decoderInt8` when listed.
-   */
-  decoderSplit?: { precompute: ManifestEntry; click: ManifestEntry; clickInt8?: ManifestEntry };
-  /** The COCO-80 detector for text prompts (scripts/convertDetector.ts); loaded on the first text prompt. */
-  detector?: ManifestEntry;
-  /** The second COCO detector (COCO-SSD), loaded with the first and pooled once ready. */
-  detectorCocoSsd?: ManifestEntry;
-  /** The face detector (BlazeFace), loaded on the first prompt that asks for a face. */
-  detectorFace?: ManifestEntry;
-  /** The Open Images SSD (footwear, high heels, desk), loaded on the first prompt that asks for one of its concepts. */
-  detectorOpenImages?: ManifestEntry;
-}
+export type { ManifestEntry, ModelManifest } from '../catalog';
+import type { ManifestEntry, ModelManifest } from '../catalog';
 
 export class ModelIntegrityError extends Error {
   override name = 'ModelIntegrityError';

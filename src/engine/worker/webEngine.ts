@@ -7,11 +7,8 @@
 import { createWebRuntime, DEFAULT_WEBGPU_TIMEOUT_MS, withTimeout, type WebBackendPreference } from '../adapters/ortWeb';
 import { SegmentationEngine } from '../engine';
 import type { Runtime } from '../runtime';
-import { FaceDetector } from '../text/blazeFace';
-import { CocoSsdDetector } from '../text/cocoSsd';
-import { COCO_CLASSES } from '../text/cocoClasses';
-import { ObjectDetector, type ConceptDetector } from '../text/detector';
-import { OPEN_IMAGES_CONCEPTS, OpenImagesDetector } from '../text/openImagesSsd';
+import { DETECTORS, samManifestEntries } from '../catalog';
+import { createDetector } from '../text/detectors';
 import type { DecoderPrecision, EncoderPrecision, ModelProgress } from '../service/api';
 import { EngineService } from '../service/engineService';
 import type { Call } from '../service/transport';
@@ -58,13 +55,8 @@ export async function startWebEngine(request: WebEngineOptions, lifetime: Call<M
   const t0 = performance.now();
   const base = request.modelBaseUrl;
   const manifest = await loadManifest(base);
-  const split = request.splitDecoder === false ? undefined : manifest?.decoderSplit;
-  const splitClick = request.decoderPrecision === 'int8' ? split?.clickInt8 : split?.click;
-  const files = {
-    encoder: request.encoderPrecision === 'int8' ? manifest?.encoderInt8 : (manifest?.encoder ?? { file: 'sam-encoder.onnx' }),
-    // The split decoder when the deployment has it: the same masks, less work per click.
-    decoder: splitClick ?? (request.decoderPrecision === 'int8' ? manifest?.decoderInt8 : (manifest?.decoder ?? { file: 'sam-decoder.onnx' })),
-  };
+  // The split decoder when the deployment has it: the same masks, less work per click.
+  const files = samManifestEntries(manifest, request);
   if (!files.encoder) throw new Error('this deployment has no int8 encoder (manifest.json lists no encoderInt8); run `npm run models`');
   if (!files.decoder) throw new Error('this deployment has no int8 decoder (manifest.json lists no decoderInt8); run `npm run models`');
   const fetchModel = (entry: { file: string } | ManifestEntry, progress?: ModelProgress['model']) =>
@@ -73,7 +65,7 @@ export async function startWebEngine(request: WebEngineOptions, lifetime: Call<M
   const [encoder, decoder, decoderPrecompute] = await Promise.all([
     fetchModel(files.encoder, 'encoder'),
     fetchModel(files.decoder, 'decoder'),
-    splitClick && split ? fetchModel(split.precompute) : undefined,
+    files.decoderPrecompute ? fetchModel(files.decoderPrecompute) : undefined,
   ]);
   const t1 = performance.now();
   const runtime = await createWebRuntime({
@@ -96,16 +88,11 @@ export async function startWebEngine(request: WebEngineOptions, lifetime: Call<M
   }
   // The first decoder runs after load are slow while V8 optimises the JS around them: pay that now.
   if (request.warmUpDecoder !== false) await engine.warmUpDecoder(DECODER_WARM_UP_RUNS);
-  const detector = (progress: ModelProgress['model'], entry: { file: string } | ManifestEntry | undefined, fallback: string, create: (runtime: Runtime, bytes: Uint8Array) => Promise<ConceptDetector>) =>
-    () => loadDetectorModel(entry ?? { file: fallback }, base, progressReporter(progress, lifetime), (bytes) => create(runtime, bytes));
-  const detectorLoaders: DetectorLoader[] = [
-    { name: 'centernet', vocabulary: COCO_CLASSES, load: detector('detector', manifest?.detector, 'detector.onnx', (r, b) => ObjectDetector.create(r, b)) },
-    // The second COCO detector, fetched alongside the first on the first known prompt; it joins once ready.
-    { name: 'coco-ssd', vocabulary: COCO_CLASSES, load: detector('detector-coco-ssd', manifest?.detectorCocoSsd, 'detector-coco-ssd.onnx', (r, b) => CocoSsdDetector.create(r, b)) },
-    { name: 'blazeface', vocabulary: ['face'], load: detector('detector-face', manifest?.detectorFace, 'detector-face.onnx', (r, b) => FaceDetector.create(r, b)) },
-    // Fetched on the first prompt that asks for one of its concepts (footwear, high heels, desk).
-    { name: 'open-images-ssd', vocabulary: OPEN_IMAGES_CONCEPTS, load: detector('detector-open-images', manifest?.detectorOpenImages, 'detector-open-images.onnx', (r, b) => OpenImagesDetector.create(r, b)) },
-  ];
+  const detectorLoaders: DetectorLoader[] = DETECTORS.map((entry) => ({
+    name: entry.name,
+    vocabulary: entry.vocabulary,
+    load: () => loadDetectorModel(manifest?.[entry.manifestKey] ?? { file: entry.file }, base, progressReporter(entry.model, lifetime), (bytes) => createDetector(entry.name, runtime, bytes)),
+  }));
   const allowed = request.textDetectors;
   const text = new TextService(engine, allowed ? detectorLoaders.filter((l) => allowed.includes(l.name)) : detectorLoaders);
   // Written to the Cache API while the sessions were created; awaited so "ready" means "works offline next time".

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { EMBEDDING_ENCODING, type EmbeddingResponse, type EncoderIdentity } from '../../contract/embeddings';
 import type { EverythingResponse, PvsResponse, SegmentResponse } from '../../contract/segmentation';
 import { decodeImage } from '../../engine/adapters/nodeImage';
-import { defaultModelDir, loadNodeEngine, modelFileNames } from '../../engine/adapters/ortNode';
+import { defaultModelDir, loadNodeEngine } from '../../engine/adapters/ortNode';
+import { samFiles } from '../../engine/catalog';
 import { loadNodeDetectors } from '../../engine/adapters/textNode';
 import { runEverything } from '../../engine/everything/response';
 import type { ConceptDetector } from '../../engine/text/detector';
@@ -23,7 +24,7 @@ import { ImageNotHeldError, type ImageJob, type InferenceWorkerApi, type PvsJob,
 
 /** The encoder this worker runs, named as the studio names the one it loaded (`file@sha256`). */
 function encoderIdentity(init: WorkerInit): EncoderIdentity {
-  const file = modelFileNames(init.encoderPrecision, init.decoderPrecision).encoder;
+  const file = samFiles({ encoderPrecision: init.encoderPrecision }).encoder;
   const sha256 = createHash('sha256').update(readFileSync(join(init.modelDir ?? defaultModelDir(), file))).digest('hex');
   return { file, sha256, id: `${file}@${sha256}` };
 }
