@@ -5,6 +5,7 @@
  * current revision and annotations (409 `revision-conflict`), so nothing is lost.
  */
 import { z } from 'zod';
+import { DisplayName, hasControlCharacter, ImageFileName } from './names';
 
 export const ProjectRole = z.enum(['owner', 'annotator', 'reviewer']);
 export type ProjectRole = z.infer<typeof ProjectRole>;
@@ -14,7 +15,7 @@ export type MemberRole = z.infer<typeof MemberRole>;
 
 export const ProjectClass = z.object({
   id: z.number().int().positive().describe('Stable: what every export writes as the category id, whatever the order.'),
-  name: z.string().trim().min(1).max(100),
+  name: DisplayName(100),
   color: z.string().regex(/^#[0-9a-fA-F]{6}$/),
 });
 export type ProjectClass = z.infer<typeof ProjectClass>;
@@ -25,7 +26,7 @@ const ProjectClasses = z
   .refine((classes) => new Set(classes.map((c) => c.id)).size === classes.length, 'class ids must be unique');
 
 export const CreateProjectRequest = z.object({
-  name: z.string().trim().min(1).max(200),
+  name: DisplayName(200),
   classes: ProjectClasses.optional(),
 });
 
@@ -46,7 +47,7 @@ export const ProjectList = z.object({ projects: z.array(Project) });
 export const UpdateClassesRequest = z.object({ classes: ProjectClasses });
 
 export const AddImageRequest = z.object({
-  name: z.string().trim().min(1).max(255).describe('File name, as exports write it.'),
+  name: ImageFileName.describe('File name, as exports write it: its last path segment (`photos/a.png` is stored as `a.png`); control characters and direction marks are refused.'),
   image: z.string().min(1).describe('The file as Base64, optionally behind a `data:<media_type>;base64,` prefix, like the segmentation endpoints.'),
 });
 
@@ -83,7 +84,7 @@ export const AnnotationObject = z.object({
       counts: z.array(z.number().int().nonnegative()).describe('Uncompressed run lengths, row-major, starting with a run of 0s (COCO RLE order is column-major; this is not COCO).'),
     })
     .optional(),
-  label: z.string().max(200).optional().describe("The object's own name (a text prompt's words); a labelled object is named by its class."),
+  label: z.string().max(200).refine((label) => !hasControlCharacter(label), 'must not contain control characters or direction marks').optional().describe("The object's own name (a text prompt's words); a labelled object is named by its class."),
   color: z.string().regex(/^#[0-9a-fA-F]{6}$/).optional().describe("Its colour when unlabelled; a labelled object takes its class's."),
   source: z.enum(['local', 'remote', 'text']).default('local').describe('What made it: the in-browser engine, the API, or a text prompt.'),
   outlineTolerance: z.number().nonnegative().max(100).optional().describe('The tolerance (px) the polygons were traced from the mask at: a studio with the same Detail setting keeps them as they are.'),
@@ -108,8 +109,11 @@ export type ImageAnnotations = z.infer<typeof ImageAnnotations>;
 /** Every image's annotations at once: opening a project is one request, not one per image. */
 export const ProjectAnnotations = z.object({ annotations: z.array(ImageAnnotations) });
 
+/** Revisions are 32-bit integers in the database: a write names at most the one below, so the next still fits. */
+export const MAX_REVISION = 2_147_483_647;
+
 export const WriteAnnotationsRequest = z.object({
-  revision: z.number().int().nonnegative().describe('The revision these edits were made on (or send `If-Match: "<revision>"`).'),
+  revision: z.number().int().nonnegative().max(MAX_REVISION - 1).describe('The revision these edits were made on (or send `If-Match: "<revision>"`); at most 2147483646.'),
   objects: z.array(AnnotationObject).max(10_000),
 });
 

@@ -17,7 +17,7 @@ import type { Db } from '../../db/connect';
 import type { Database, ProjectImagesTable, ProjectsTable } from '../../db/schema';
 import type { Clock } from '../clock';
 import { DomainError } from '../errors';
-import { newId, sha256Hex } from '../ids';
+import { opaqueId, sha256Hex } from '../ids';
 import type { ImageSize } from '../imageField';
 import type { BlobStore } from './blobStore';
 import { stampChanges } from './objectChanges';
@@ -51,22 +51,22 @@ export class Projects {
     private readonly thumbnails = new ThumbnailCache(),
   ) {}
 
-  /** The caller's role, or 404 for a project that is not theirs and not shared with them; 403 only to members. */
+  /**
+   * The caller's role, or 404 for a project that is not theirs and not shared with them; 403 only to
+   * members. One query whether the project exists or not, so the 404 takes the same time either way.
+   */
   private async access(accountId: string, projectId: string, action: ProjectAction): Promise<Access> {
-    const project = await this.db.kysely.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirst();
-    if (!project) throw notFound();
-    let role: ProjectRole;
-    if (project.owner_id === accountId) role = 'owner';
-    else {
-      const member = await this.db.kysely
-        .selectFrom('project_members')
-        .select('role')
-        .where('project_id', '=', projectId)
-        .where('account_id', '=', accountId)
-        .executeTakeFirst();
-      if (!member) throw notFound();
-      role = member.role;
-    }
+    const found = await this.db.kysely
+      .selectFrom('projects')
+      .leftJoin('project_members', (join) => join.onRef('project_members.project_id', '=', 'projects.id').on('project_members.account_id', '=', accountId))
+      .selectAll('projects')
+      .select('project_members.role as member_role')
+      .where('projects.id', '=', projectId)
+      .executeTakeFirst();
+    if (!found) throw notFound();
+    const { member_role, ...project } = found;
+    const role: ProjectRole | null = project.owner_id === accountId ? 'owner' : member_role;
+    if (!role) throw notFound();
     if (!roleAllows(role, action)) throw new DomainError('role-forbidden', `a project's ${role} cannot ${action.replace('-', ' ')}`);
     return { project, role };
   }
@@ -90,7 +90,7 @@ export class Projects {
 
   async create(accountId: string, name: string, classes: ProjectClass[] = []): Promise<Project> {
     const now = this.clock.now();
-    const project: ProjectsTable = { id: newId('prj'), owner_id: accountId, name, classes: JSON.stringify(classes), created_at: now, updated_at: now };
+    const project: ProjectsTable = { id: opaqueId('prj'), owner_id: accountId, name, classes: JSON.stringify(classes), created_at: now, updated_at: now };
     await this.db.kysely.insertInto('projects').values(project).execute();
     return this.view(project, 'owner');
   }
@@ -142,7 +142,7 @@ export class Projects {
     await this.blobs.prepare(digest, bytes);
     const now = this.clock.now();
     const row: ProjectImagesTable = {
-      id: newId('img'),
+      id: opaqueId('img'),
       project_id: projectId,
       digest,
       name,
