@@ -166,7 +166,7 @@ export class Projects {
       return { row, created: true };
     });
     // The list will ask for its thumbnail next: render it now, off the request, while the bytes are at hand.
-    if (stored.created) this.thumbnails.get(digest, async () => bytes).catch(() => undefined);
+    if (stored.created) this.thumbnails.get(thumbnailKey(projectId, digest), async () => bytes).catch(() => undefined);
     return { image: this.imageView(stored.row, bytes.byteLength), created: stored.created };
   }
 
@@ -253,7 +253,11 @@ export class Projects {
   async imageThumbnail(accountId: string, projectId: string, imageId: string): Promise<{ tag: string; render: () => Promise<Buffer> }> {
     await this.access(accountId, projectId, 'read');
     const row = await this.imageRow(projectId, imageId);
-    return { tag: `${row.digest}.${THUMBNAIL_VARIANT}`, render: () => this.thumbnails.get(row.digest, () => this.blob(row)) };
+    const render = () =>
+      this.thumbnails.get(thumbnailKey(projectId, row.digest), () => this.blob(row)).catch((error: unknown) => {
+        throw new DomainError('invalid-image', `the stored file does not decode: ${error instanceof Error ? error.message : String(error)}`);
+      });
+    return { tag: `${row.digest}.${THUMBNAIL_VARIANT}`, render };
   }
 
   async deleteImage(accountId: string, projectId: string, imageId: string): Promise<void> {
@@ -360,6 +364,12 @@ export class Projects {
     return { project: await this.view(project, role), images: images.map((image) => ({ image, objects: objectsById.get(image.id) ?? [] })) };
   }
 }
+
+/**
+ * Thumbnails are cached per project, not per file: a file another account uploaded earlier must not
+ * make this account's thumbnail answer sooner (that would tell it the file is on the server).
+ */
+const thumbnailKey = (projectId: string, digest: string) => `${projectId}/${digest}`;
 
 /** Objects must name classes of the project and masks must cover the image they are on. */
 function checkObjects(objects: readonly AnnotationObject[], image: ProjectImagesTable, classes: readonly ProjectClass[]): void {
