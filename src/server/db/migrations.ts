@@ -247,6 +247,18 @@ const refundBudgets: Migration = {
   },
 };
 
+/** Devices and client addresses an account logged in from before (domain/knownLogins.ts). */
+const knownLogins: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('known_logins')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('last_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('known_logins_last_at').on('known_logins').column('last_at').execute();
+  },
+};
+
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_x402': x402,
@@ -254,6 +266,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004_attempt_counters': attemptCounters,
   '0005_projects': projects,
   '0006_refund_budgets': refundBudgets,
+  '0007_known_logins': knownLogins,
 };
 
 class InlineMigrations implements MigrationProvider {

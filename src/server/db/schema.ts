@@ -132,6 +132,12 @@ export interface RefundBudgetsTable {
   refunded: number;
 }
 
+/** A device (by its cookie) or client address an account logged in from: found by a digest of the pair. */
+export interface KnownLoginsTable {
+  id: string;
+  last_at: number;
+}
+
 export interface ServerInstancesTable {
   id: string;
   started_at: number;
@@ -250,6 +256,7 @@ export interface Database {
   paid_keys: PaidKeysTable;
   attempt_counters: AttemptCountersTable;
   refund_budgets: RefundBudgetsTable;
+  known_logins: KnownLoginsTable;
   kysely_migration?: { name: string; timestamp: string };
   _unused?: { id: Generated<number> };
 }
