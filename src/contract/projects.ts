@@ -109,6 +109,21 @@ export type ImageAnnotations = z.infer<typeof ImageAnnotations>;
 /** Every image's annotations at once: opening a project is one request, not one per image. */
 export const ProjectAnnotations = z.object({ annotations: z.array(ImageAnnotations) });
 
+/**
+ * How much one image, and one project, may hold: an export reads every vertex of the project, so
+ * these bound what one export costs. A write past them is answered 413 `annotations-too-large`
+ * before it is validated or stored; the README and OpenAPI state them.
+ */
+export const ANNOTATION_LIMITS = {
+  objectsPerImage: 2_000,
+  /** Polygon vertices (outer rings and holes) of all of an image's objects together. */
+  verticesPerImage: 250_000,
+  /** Polygon vertices of every image of a project together. */
+  verticesPerProject: 2_500_000,
+  /** Run lengths of all of an image's object masks together. */
+  maskRunsPerImage: 2_000_000,
+} as const;
+
 /** Revisions are 32-bit integers in the database: a write names at most the one below, so the next still fits. */
 export const MAX_REVISION = 2_147_483_647;
 

@@ -259,6 +259,13 @@ const knownLogins: Migration = {
   },
 };
 
+/** Each image's polygon vertices, counted at each write (the per-project annotation limit). Rows written before count 0 until written again. */
+const imageVertexCounts: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('project_images').addColumn('vertex_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  },
+};
+
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_x402': x402,
@@ -267,6 +274,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005_projects': projects,
   '0006_refund_budgets': refundBudgets,
   '0007_known_logins': knownLogins,
+  '0008_image_vertex_counts': imageVertexCounts,
 };
 
 class InlineMigrations implements MigrationProvider {

@@ -231,6 +231,8 @@ export interface ProjectImagesTable {
   revision: number;
   /** JSON of the stored AnnotationObject[] (contract/projects.ts). */
   objects: string;
+  /** Polygon vertices of `objects`, so a project's total is one SUM (the per-project annotation limit). */
+  vertex_count: number;
   updated_by: string | null;
   updated_at: number | null;
   created_by: string;

@@ -20,6 +20,7 @@ import { MeteredCalls } from './metered/runner';
 import { X402Payments } from './metered/x402';
 import { blobStoreFor } from './projects/blobStore';
 import { DEFAULT_PROJECT_QUOTA_BYTES, Projects } from './projects/projects';
+import { ProjectExports } from '../exports/exportWorkers';
 
 export interface BillingOptions {
   /** How long an attempt may run before another process may consider it orphaned. */
@@ -82,6 +83,8 @@ export interface Services {
   /** null when per-request payment is not configured. */
   x402: X402Gateway | null;
   projects: Projects;
+  /** Project exports, each in a worker thread of its own (exports/exportWorkers.ts). */
+  projectExports: ProjectExports;
 }
 
 export function createServices(options: ServicesOptions): Services {
@@ -125,6 +128,7 @@ export function createServices(options: ServicesOptions): Services {
     ),
     backend,
     x402,
+    projectExports: new ProjectExports(),
     projects: new Projects(options.db, clock, blobStoreFor(options.db, options.projects?.dataDir ?? './data'), {
       quotaBytes: options.projects?.quotaBytes ?? DEFAULT_PROJECT_QUOTA_BYTES,
       checkImage: options.checkImage,

@@ -14,12 +14,14 @@ import type {
   ProjectRole,
 } from '../../../contract/projects';
 import type { Db } from '../../db/connect';
+import type { ProjectDatasetSource } from '../../exports/protocol';
 import type { Database, ProjectImagesTable, ProjectsTable } from '../../db/schema';
 import type { Clock } from '../clock';
 import { DomainError } from '../errors';
 import { opaqueId, sha256Hex } from '../ids';
 import type { ImageSize } from '../imageField';
 import type { BlobStore } from './blobStore';
+import { annotationSize, checkImageAnnotationSize, checkProjectVertices } from './annotationLimits';
 import { stampChanges } from './objectChanges';
 import { roleAllows, type ProjectAction } from './roles';
 import { ThumbnailCache, THUMBNAIL_VARIANT } from './thumbnails';
@@ -150,6 +152,7 @@ export class Projects {
       height: size.height,
       revision: 0,
       objects: '[]',
+      vertex_count: 0,
       updated_by: null,
       updated_at: null,
       created_by: accountId,
@@ -299,12 +302,15 @@ export class Projects {
     const { project } = await this.access(accountId, projectId, 'annotate');
     const row = await this.imageRow(projectId, imageId);
     checkObjects(objects, row, JSON.parse(project.classes) as ProjectClass[]);
+    const size = annotationSize(objects);
+    checkImageAnnotationSize(size);
+    await this.checkProjectVertices(projectId, imageId, size.vertices);
     const now = this.clock.now();
     const writer = await this.db.kysely.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirstOrThrow();
     const stamped = stampChanges(JSON.parse(row.objects) as AnnotationObject[], objects, writer.email, iso(now)!);
     const updated = await this.db.kysely
       .updateTable('project_images')
-      .set({ objects: JSON.stringify(stamped), revision: revision + 1, updated_by: accountId, updated_at: now })
+      .set({ objects: JSON.stringify(stamped), vertex_count: size.vertices, revision: revision + 1, updated_by: accountId, updated_at: now })
       .where('id', '=', imageId)
       .where('revision', '=', revision)
       .executeTakeFirst();
@@ -316,6 +322,21 @@ export class Projects {
       });
     }
     return { imageId, revision: revision + 1, objects: stamped, updatedBy: writer.email, updatedAt: iso(now) };
+  }
+
+  /**
+   * 413 when the project's other images and this one's new objects together pass the per-project
+   * vertex limit. Two writers on two images at once may each fit alone and pass it together by at
+   * most one image's worth; the export checks the total again before any work.
+   */
+  private async checkProjectVertices(projectId: string, imageId: string, vertices: number): Promise<void> {
+    const others = await this.db.kysely
+      .selectFrom('project_images')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('vertex_count'), eb.lit(0)).as('n'))
+      .where('project_id', '=', projectId)
+      .where('id', '<>', imageId)
+      .executeTakeFirstOrThrow();
+    checkProjectVertices(Number(others.n) + vertices);
   }
 
   async listMembers(accountId: string, projectId: string): Promise<Array<{ email: string; role: ProjectRole; addedAt: string | null }>> {
@@ -355,13 +376,23 @@ export class Projects {
     if (!removed || Number(removed.numDeletedRows) === 0) throw new DomainError('not-found', 'no such member');
   }
 
-  /** Everything an export needs, read as the caller may see it. */
-  async dataset(accountId: string, projectId: string): Promise<{ project: Project; images: Array<{ image: ProjectImage; objects: AnnotationObject[] }> }> {
+  /**
+   * Everything an export needs, read as the caller may see it, with each image's objects left as
+   * their stored JSON: parsing them is the export worker's work (exports/exportWorker.ts), off the
+   * event loop. A project past the vertex limit is refused (413) before anything is read.
+   */
+  async dataset(accountId: string, projectId: string): Promise<ProjectDatasetSource> {
     const { project, role } = await this.access(accountId, projectId, 'export');
+    const total = await this.db.kysely
+      .selectFrom('project_images')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('vertex_count'), eb.lit(0)).as('n'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirstOrThrow();
+    checkProjectVertices(Number(total.n));
     const images = await this.listImages(accountId, projectId);
     const rows = await this.db.kysely.selectFrom('project_images').select(['id', 'objects']).where('project_id', '=', projectId).execute();
-    const objectsById = new Map(rows.map((r) => [r.id, JSON.parse(r.objects) as AnnotationObject[]]));
-    return { project: await this.view(project, role), images: images.map((image) => ({ image, objects: objectsById.get(image.id) ?? [] })) };
+    const objectsById = new Map(rows.map((r) => [r.id, r.objects]));
+    return { project: await this.view(project, role), images: images.map((image) => ({ image, objectsJson: objectsById.get(image.id) ?? '[]' })) };
   }
 }
 

@@ -12,7 +12,7 @@ import {
 } from '../../../contract/projects';
 import { DomainError } from '../../domain/errors';
 import { decodeImageField } from '../../domain/imageField';
-import { exportProject } from '../../domain/projects/datasetExport';
+import { annotationSize, checkImageAnnotationSize } from '../../domain/projects/annotationLimits';
 import { THUMBNAIL_MEDIA_TYPE } from '../../domain/projects/thumbnails';
 import type { Services } from '../../domain/services';
 import { parseBody } from '../validation';
@@ -102,6 +102,8 @@ export async function projectRoutes(app: FastifyInstance, { services }: { servic
 
   apiRoute<ImageParams>(app, 'writeAnnotations', { ...any, bodyLimit: 16 * 1024 * 1024 }, async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
+    // Past the limits is refused before the schema looks at every vertex.
+    checkImageAnnotationSize(annotationSize(body.objects));
     const fromHeader = ifMatchRevision(request.headers['if-match']);
     const { revision, objects } = parseBody(WriteAnnotationsRequest, body.revision === undefined && fromHeader !== undefined ? { ...body, revision: fromHeader } : body);
     const written = await projects.writeAnnotations(account(request), request.params.projectId, request.params.imageId, revision, objects);
@@ -125,7 +127,7 @@ export async function projectRoutes(app: FastifyInstance, { services }: { servic
 
   apiRoute<ProjectParams & { Querystring: Record<string, string> }>(app, 'exportProject', any, async (request, reply) => {
     const { format } = parseBody(ExportQuery, { ...request.query });
-    const file = await exportProject(await projects.dataset(account(request), request.params.projectId), format);
+    const file = await services.projectExports.run(await projects.dataset(account(request), request.params.projectId), format);
     return reply.type(file.contentType).header('Content-Disposition', `attachment; filename="${file.fileName}"`).send(Buffer.from(file.body));
   });
 }
