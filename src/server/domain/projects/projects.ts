@@ -21,8 +21,8 @@ import { DomainError } from '../errors';
 import { opaqueId, sha256Hex } from '../ids';
 import type { ImageSize } from '../imageField';
 import type { BlobStore } from './blobStore';
-import { annotationSize, checkImageAnnotationSize, checkProjectVertices } from './annotationLimits';
-import { stampChanges } from './objectChanges';
+import { checkProjectVertices } from './annotationLimits';
+import type { AnnotationWriteInput, PreparedAnnotationWrite } from './annotationWrite';
 import { roleAllows, type ProjectAction } from './roles';
 import { ThumbnailCache, THUMBNAIL_VARIANT } from './thumbnails';
 
@@ -34,6 +34,8 @@ export interface ProjectsOptions {
   quotaBytes: number;
   /** The header check of an uploaded file (inference/imageCheck.ts): its displayed size, or 400. */
   checkImage: (bytes: Uint8Array) => Promise<ImageSize>;
+  /** The heavy half of an annotation write (annotationWrite.ts): at once for a small body, in a worker thread for a large one. */
+  prepareWrite: (input: AnnotationWriteInput) => Promise<PreparedAnnotationWrite>;
 }
 
 interface Access {
@@ -294,23 +296,30 @@ export class Projects {
   }
 
   /**
-   * Replaces the image's objects if it is still at `revision`: one conditional UPDATE, so of two
-   * writers on the same revision exactly one succeeds, in any number of processes. The other gets
-   * 409 `revision-conflict` with the annotations as stored, to merge into and write again.
+   * Replaces the image's objects if it is still at the revision the request names: one conditional
+   * UPDATE, so of two writers on the same revision exactly one succeeds, in any number of processes.
+   * The other gets 409 `revision-conflict` with the annotations as stored, to merge into and write
+   * again. The body arrives as text: parsing, limits, validation and stamping are `prepareWrite`'s
+   * (a worker thread's for a large body), so a large write does not stall other requests.
    */
-  async writeAnnotations(accountId: string, projectId: string, imageId: string, revision: number, objects: AnnotationObject[]): Promise<ImageAnnotations> {
+  async writeAnnotations(accountId: string, projectId: string, imageId: string, request: { rawBody: string; ifMatchRevision?: number }): Promise<ImageAnnotations> {
     const { project } = await this.access(accountId, projectId, 'annotate');
     const row = await this.imageRow(projectId, imageId);
-    checkObjects(objects, row, JSON.parse(project.classes) as ProjectClass[]);
-    const size = annotationSize(objects);
-    checkImageAnnotationSize(size);
-    await this.checkProjectVertices(projectId, imageId, size.vertices);
     const now = this.clock.now();
     const writer = await this.db.kysely.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirstOrThrow();
-    const stamped = stampChanges(JSON.parse(row.objects) as AnnotationObject[], objects, writer.email, iso(now)!);
+    const prepared = await this.options.prepareWrite({
+      ...request,
+      storedObjectsJson: row.objects,
+      image: { width: row.width, height: row.height },
+      classIds: (JSON.parse(project.classes) as ProjectClass[]).map((c) => c.id),
+      writer: writer.email,
+      at: iso(now)!,
+    });
+    const { revision } = prepared;
+    await this.checkProjectVertices(projectId, imageId, prepared.vertices);
     const updated = await this.db.kysely
       .updateTable('project_images')
-      .set({ objects: JSON.stringify(stamped), vertex_count: size.vertices, revision: revision + 1, updated_by: accountId, updated_at: now })
+      .set({ objects: prepared.objectsJson, vertex_count: prepared.vertices, revision: revision + 1, updated_by: accountId, updated_at: now })
       .where('id', '=', imageId)
       .where('revision', '=', revision)
       .executeTakeFirst();
@@ -321,7 +330,7 @@ export class Projects {
         headers: { ETag: `"${current.revision}"` },
       });
     }
-    return { imageId, revision: revision + 1, objects: stamped, updatedBy: writer.email, updatedAt: iso(now) };
+    return { imageId, revision: revision + 1, objects: JSON.parse(prepared.objectsJson) as AnnotationObject[], updatedBy: writer.email, updatedAt: iso(now) };
   }
 
   /**
@@ -401,21 +410,3 @@ export class Projects {
  * make this account's thumbnail answer sooner (that would tell it the file is on the server).
  */
 const thumbnailKey = (projectId: string, digest: string) => `${projectId}/${digest}`;
-
-/** Objects must name classes of the project and masks must cover the image they are on. */
-function checkObjects(objects: readonly AnnotationObject[], image: ProjectImagesTable, classes: readonly ProjectClass[]): void {
-  const classIds = new Set(classes.map((c) => c.id));
-  const errors: { path: string; message: string }[] = [];
-  const seen = new Set<string>();
-  objects.forEach((object, i) => {
-    if (seen.has(object.id)) errors.push({ path: `objects.${i}.id`, message: `object id ${object.id} appears twice` });
-    seen.add(object.id);
-    if (object.classId !== null && !classIds.has(object.classId)) errors.push({ path: `objects.${i}.classId`, message: `class ${object.classId} is not a class of this project` });
-    if (object.mask) {
-      const { width, height, counts } = object.mask;
-      if (width !== image.width || height !== image.height) errors.push({ path: `objects.${i}.mask`, message: `the mask is ${width}×${height}, the image ${image.width}×${image.height}` });
-      else if (counts.reduce((a, b) => a + b, 0) !== width * height) errors.push({ path: `objects.${i}.mask.counts`, message: 'the runs do not add up to width × height' });
-    }
-  });
-  if (errors.length) throw new DomainError('validation-failed', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
-}

@@ -8,11 +8,9 @@ import {
   CreateProjectRequest,
   ExportFormat,
   UpdateClassesRequest,
-  WriteAnnotationsRequest,
 } from '../../../contract/projects';
 import { DomainError } from '../../domain/errors';
 import { decodeImageField } from '../../domain/imageField';
-import { annotationSize, checkImageAnnotationSize } from '../../domain/projects/annotationLimits';
 import { THUMBNAIL_MEDIA_TYPE } from '../../domain/projects/thumbnails';
 import type { Services } from '../../domain/services';
 import { parseBody } from '../validation';
@@ -100,14 +98,18 @@ export async function projectRoutes(app: FastifyInstance, { services }: { servic
     return reply.header('ETag', `"${annotations.revision}"`).send(annotations);
   });
 
-  apiRoute<ImageParams>(app, 'writeAnnotations', { ...any, bodyLimit: 16 * 1024 * 1024 }, async (request, reply) => {
-    const body = (request.body ?? {}) as Record<string, unknown>;
-    // Past the limits is refused before the schema looks at every vertex.
-    checkImageAnnotationSize(annotationSize(body.objects));
-    const fromHeader = ifMatchRevision(request.headers['if-match']);
-    const { revision, objects } = parseBody(WriteAnnotationsRequest, body.revision === undefined && fromHeader !== undefined ? { ...body, revision: fromHeader } : body);
-    const written = await projects.writeAnnotations(account(request), request.params.projectId, request.params.imageId, revision, objects);
-    return reply.header('ETag', `"${written.revision}"`).send(written);
+  // The body stays text: parsing and validating a large one is the project workers' (off the event loop).
+  await app.register(async (scope) => {
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    apiRoute<ImageParams>(scope, 'writeAnnotations', { ...any, bodyLimit: 16 * 1024 * 1024 }, async (request, reply) => {
+      const rawBody = typeof request.body === 'string' ? request.body : '';
+      const written = await projects.writeAnnotations(account(request), request.params.projectId, request.params.imageId, {
+        rawBody,
+        ifMatchRevision: ifMatchRevision(request.headers['if-match']),
+      });
+      return reply.header('ETag', `"${written.revision}"`).send(written);
+    });
   });
 
   apiRoute<ProjectParams>(app, 'listProjectMembers', any, async (request) => ({
@@ -127,7 +129,7 @@ export async function projectRoutes(app: FastifyInstance, { services }: { servic
 
   apiRoute<ProjectParams & { Querystring: Record<string, string> }>(app, 'exportProject', any, async (request, reply) => {
     const { format } = parseBody(ExportQuery, { ...request.query });
-    const file = await services.projectExports.run(await projects.dataset(account(request), request.params.projectId), format);
+    const file = await services.projectWorkers.export(await projects.dataset(account(request), request.params.projectId), format);
     return reply.type(file.contentType).header('Content-Disposition', `attachment; filename="${file.fileName}"`).send(Buffer.from(file.body));
   });
 }

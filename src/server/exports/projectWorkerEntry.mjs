@@ -3,4 +3,4 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('./exportWorker.ts');
+await import('./projectWorker.ts');
