@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { ANNOTATION_KINDS, PROPOSAL_SOURCES, REVIEW_STATES, colorForIndex, type AnnotatedImages, type Annotation, type ClassDef, type ImageEntry, type ObjectReview, type ProposalSource, type ReviewState as ReviewStateName } from './annotation';
+import { hasControlCharacter } from './names';
 import { maskToRuns, runsToMask } from './rle';
 
 const Vertex = z.tuple([z.number().finite(), z.number().finite()]);
@@ -32,7 +33,7 @@ export const AnnotationObject = z
         counts: z.array(z.number().int().nonnegative()).describe('Uncompressed run lengths, row-major, starting with a run of 0s (COCO RLE order is column-major; this is not COCO).'),
       })
       .optional(),
-    label: z.string().max(200).optional().describe("The object's own name (a text prompt's words); a labelled object is named by its class."),
+    label: z.string().max(200).refine((label) => !hasControlCharacter(label), 'must not contain control characters or direction marks').optional().describe("The object's own name (a text prompt's words); a labelled object is named by its class."),
     color: z.string().regex(/^#[0-9a-fA-F]{6}$/).optional().describe("Its colour when unlabelled; a labelled object takes its class's."),
     source: z.enum(['local', 'remote', 'text']).default('local').describe('What made it: the in-browser engine, the API, or a text prompt.'),
     outlineTolerance: z.number().nonnegative().max(100).optional().describe('The tolerance (px) the polygons were traced from the mask at: a studio with the same Detail setting keeps them as they are.'),

@@ -242,6 +242,12 @@ export const PROBLEM_TYPES = {
     description:
       'Storing this image would take the project owner\'s account over its storage quota (`usedBytes`, `quotaBytes`, `neededBytes` in the body). Nothing was stored. The same bytes stored once count once; delete images or ask the operator for a larger quota (`PROJECT_QUOTA_BYTES`).',
   },
+  'annotations-too-large': {
+    status: 413,
+    title: 'Annotations too large',
+    description:
+      'The write would take the image or its project past the annotation limits (objects and polygon vertices per image, vertices per project, mask runs per image; `limit`, `value` and `rule` in the body, the numbers in the API README), or a stored project is past them for an export. Nothing was written; split the work over more images or projects, or trace outlines with fewer vertices.',
+  },
   'service-busy': {
     status: 503,
     title: 'Service busy',

@@ -5,6 +5,7 @@
  * current revision and annotations (409 `revision-conflict`), so nothing is lost.
  */
 import { z } from 'zod';
+import { DisplayName, hasControlCharacter, ImageFileName } from '../annotations/names';
 
 export const ProjectRole = z.enum(['owner', 'annotator', 'reviewer']);
 export type ProjectRole = z.infer<typeof ProjectRole>;
@@ -14,7 +15,7 @@ export type MemberRole = z.infer<typeof MemberRole>;
 
 export const ProjectClass = z.object({
   id: z.number().int().positive().describe('Stable: what every export writes as the category id, whatever the order.'),
-  name: z.string().trim().min(1).max(100),
+  name: DisplayName(100),
   color: z.string().regex(/^#[0-9a-fA-F]{6}$/),
 });
 export type ProjectClass = z.infer<typeof ProjectClass>;
@@ -25,7 +26,7 @@ const ProjectClasses = z
   .refine((classes) => new Set(classes.map((c) => c.id)).size === classes.length, 'class ids must be unique');
 
 export const CreateProjectRequest = z.object({
-  name: z.string().trim().min(1).max(200),
+  name: DisplayName(200),
   classes: ProjectClasses.optional(),
 });
 
@@ -46,7 +47,7 @@ export const ProjectList = z.object({ projects: z.array(Project) });
 export const UpdateClassesRequest = z.object({ classes: ProjectClasses });
 
 export const AddImageRequest = z.object({
-  name: z.string().trim().min(1).max(255).describe('File name, as exports write it.'),
+  name: ImageFileName.describe('File name, as exports write it: its last path segment (`photos/a.png` is stored as `a.png`); control characters and direction marks are refused.'),
   image: z.string().min(1).describe('The file as Base64, optionally behind a `data:<media_type>;base64,` prefix, like the segmentation endpoints.'),
 });
 
@@ -81,8 +82,26 @@ export type ImageAnnotations = z.infer<typeof ImageAnnotations>;
 /** Every image's annotations at once: opening a project is one request, not one per image. */
 export const ProjectAnnotations = z.object({ annotations: z.array(ImageAnnotations) });
 
+/**
+ * How much one image, and one project, may hold: an export reads every vertex of the project, so
+ * these bound what one export costs. A write past them is answered 413 `annotations-too-large`
+ * before it is validated or stored; the README and OpenAPI state them.
+ */
+export const ANNOTATION_LIMITS = {
+  objectsPerImage: 2_000,
+  /** Polygon vertices (outer rings and holes) of all of an image's objects together. */
+  verticesPerImage: 250_000,
+  /** Polygon vertices of every image of a project together. */
+  verticesPerProject: 2_500_000,
+  /** Run lengths of all of an image's object masks together. */
+  maskRunsPerImage: 2_000_000,
+} as const;
+
+/** Revisions are 32-bit integers in the database: a write names at most the one below, so the next still fits. */
+export const MAX_REVISION = 2_147_483_647;
+
 export const WriteAnnotationsRequest = z.object({
-  revision: z.number().int().nonnegative().describe('The revision these edits were made on (or send `If-Match: "<revision>"`).'),
+  revision: z.number().int().nonnegative().max(MAX_REVISION - 1).describe('The revision these edits were made on (or send `If-Match: "<revision>"`); at most 2147483646.'),
   objects: z.array(AnnotationObject).max(10_000),
 });
 

@@ -100,6 +100,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         lifecycle.draining = true;
         await app.close();
         await services.recovery.stop();
+        await services.projectWorkers.close();
         if (ownBackend) await backend.close();
         await db.close();
       })()),

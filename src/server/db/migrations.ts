@@ -247,6 +247,25 @@ const refundBudgets: Migration = {
   },
 };
 
+/** Devices and client addresses an account logged in from before (domain/knownLogins.ts). */
+const knownLogins: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('known_logins')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('last_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('known_logins_last_at').on('known_logins').column('last_at').execute();
+  },
+};
+
+/** Each image's polygon vertices, counted at each write (the per-project annotation limit). Rows written before count 0 until written again. */
+const imageVertexCounts: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('project_images').addColumn('vertex_count', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  },
+};
+
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_x402': x402,
@@ -254,6 +273,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004_attempt_counters': attemptCounters,
   '0005_projects': projects,
   '0006_refund_budgets': refundBudgets,
+  '0007_known_logins': knownLogins,
+  '0008_image_vertex_counts': imageVertexCounts,
 };
 
 class InlineMigrations implements MigrationProvider {

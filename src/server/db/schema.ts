@@ -132,6 +132,12 @@ export interface RefundBudgetsTable {
   refunded: number;
 }
 
+/** A device (by its cookie) or client address an account logged in from: found by a digest of the pair. */
+export interface KnownLoginsTable {
+  id: string;
+  last_at: number;
+}
+
 export interface ServerInstancesTable {
   id: string;
   started_at: number;
@@ -225,6 +231,8 @@ export interface ProjectImagesTable {
   revision: number;
   /** JSON of the stored AnnotationObject[] (contract/projects.ts). */
   objects: string;
+  /** Polygon vertices of `objects`, so a project's total is one SUM (the per-project annotation limit). */
+  vertex_count: number;
   updated_by: string | null;
   updated_at: number | null;
   created_by: string;
@@ -250,6 +258,7 @@ export interface Database {
   paid_keys: PaidKeysTable;
   attempt_counters: AttemptCountersTable;
   refund_budgets: RefundBudgetsTable;
+  known_logins: KnownLoginsTable;
   kysely_migration?: { name: string; timestamp: string };
   _unused?: { id: Generated<number> };
 }

@@ -20,6 +20,7 @@ import { MeteredCalls } from './metered/runner';
 import { X402Payments } from './metered/x402';
 import { blobStoreFor } from './projects/blobStore';
 import { DEFAULT_PROJECT_QUOTA_BYTES, Projects } from './projects/projects';
+import { ProjectWorkers } from '../exports/projectWorkers';
 
 export interface BillingOptions {
   /** How long an attempt may run before another process may consider it orphaned. */
@@ -82,6 +83,8 @@ export interface Services {
   /** null when per-request payment is not configured. */
   x402: X402Gateway | null;
   projects: Projects;
+  /** A project's heavy work (exports, large annotation writes), each in a worker thread of its own (exports/projectWorkers.ts). */
+  projectWorkers: ProjectWorkers;
 }
 
 export function createServices(options: ServicesOptions): Services {
@@ -99,6 +102,7 @@ export function createServices(options: ServicesOptions): Services {
     backlog: () => backend.backlog(),
     refundBudget: new RefundBudget(options.db, clock, options.refundBudget ?? DEFAULT_REFUND_BUDGET),
   });
+  const projectWorkers = new ProjectWorkers();
   return {
     db: options.db,
     clock,
@@ -125,9 +129,11 @@ export function createServices(options: ServicesOptions): Services {
     ),
     backend,
     x402,
+    projectWorkers,
     projects: new Projects(options.db, clock, blobStoreFor(options.db, options.projects?.dataDir ?? './data'), {
       quotaBytes: options.projects?.quotaBytes ?? DEFAULT_PROJECT_QUOTA_BYTES,
       checkImage: options.checkImage,
+      prepareWrite: (input) => projectWorkers.prepareWrite(input),
     }),
   };
 }

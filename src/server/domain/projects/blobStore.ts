@@ -38,9 +38,12 @@ export class FileBlobStore implements BlobStore {
     return join(this.dir, digest.slice(0, 2), digest);
   }
 
+  /**
+   * Written even when the file is there already (the same bytes replace themselves): an upload of a
+   * file another account stored first must cost what a new file costs, or its time would tell.
+   */
   async prepare(digest: string, bytes: Uint8Array): Promise<void> {
     const target = this.path(digest);
-    if (existsSync(target)) return;
     mkdirSync(join(this.dir, digest.slice(0, 2)), { recursive: true });
     const aside = `${target}.${newId('tmp')}`;
     const fd = openSync(aside, 'w');
@@ -69,9 +72,14 @@ export class DatabaseBlobStore implements BlobStore {
   async prepare(): Promise<void> {}
 
   async record(trx: Transaction<Database>, digest: string, bytes: Uint8Array, now: number): Promise<void> {
-    if (await recordRow(trx, digest, bytes.byteLength, now)) {
-      await trx.insertInto('blob_data').values({ digest, data: bytes }).execute();
-    }
+    await recordRow(trx, digest, bytes.byteLength, now);
+    // The bytes are written whether or not another account stored them first: the same work either
+    // way, so an upload's time does not tell whether the file was on the server.
+    await trx
+      .insertInto('blob_data')
+      .values({ digest, data: bytes })
+      .onConflict((c) => c.column('digest').doUpdateSet({ data: bytes }))
+      .execute();
   }
 
   async read(digest: string): Promise<Uint8Array | undefined> {

@@ -5,6 +5,7 @@
  */
 import { sessionDataset } from '../../../annotations/formats/dataset';
 import { formatById, type DatasetFormat } from '../../../annotations/formats/registry';
+import { exportFileName, hasControlCharacter } from '../../../annotations/names';
 import { fromWireDataset, type WireDataset } from '../../../annotations/wire';
 import type { ExportFormat } from '../../../contract/projects';
 
@@ -32,9 +33,27 @@ const defaultOptions = (format: DatasetFormat) => Object.fromEntries((format.opt
 /** Hidden objects are exported, as with the studio's "Include hidden objects" ticked; each format's options at their defaults. */
 export async function exportProject(data: ProjectData, id: ExportFormat): Promise<ProjectExportFile> {
   const format = exportFormat(id);
-  const file = await format.write(sessionDataset(fromWireDataset({ classes: data.project.classes, images: data.images }), { includeHidden: true }), defaultOptions(format));
+  const safe = withSafeNames(data);
+  const file = await format.write(sessionDataset(fromWireDataset({ classes: safe.project.classes, images: safe.images }), { includeHidden: true }), defaultOptions(format));
   const base = data.project.name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'project';
   // The writers name their file after the studio's session (`maskwright-session.coco.json`); here it is the project's.
   const fileName = file.name.startsWith(SESSION_FILE) ? `${base}${file.name.slice(SESSION_FILE.length)}` : `${base}-${file.name}`;
   return { contentType: file.mime, fileName, body: file.bytes };
+}
+
+const dropControls = (text: string) => (hasControlCharacter(text) ? [...text].filter((c) => !hasControlCharacter(c)).join('') : text);
+
+/**
+ * Names as every format may write them, whatever was stored before names were checked at upload:
+ * image names are a bare file name (no folder, so no entry of the dataset points outside it) and
+ * no name carries a control character (XML stays well-formed, zip entry names whole).
+ */
+export function withSafeNames(data: ProjectData): ProjectData {
+  return {
+    project: { ...data.project, classes: data.project.classes.map((c) => ({ ...c, name: dropControls(c.name) || `class ${c.id}` })) },
+    images: data.images.map(({ image, objects }) => ({
+      image: { ...image, name: exportFileName(image.name) },
+      objects: objects.map((o) => (o.label === undefined ? o : { ...o, label: dropControls(o.label) })),
+    })),
+  };
 }

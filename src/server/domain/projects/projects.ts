@@ -6,13 +6,15 @@
 import type { Transaction } from 'kysely';
 import type { AnnotationObject, ImageAnnotations, MemberRole, Project, ProjectClass, ProjectImage, ProjectRole } from '../../../contract/projects';
 import type { Db } from '../../db/connect';
+import type { ProjectDatasetSource } from '../../exports/protocol';
 import type { Database, ProjectImagesTable, ProjectsTable } from '../../db/schema';
 import type { Clock } from '../clock';
 import { DomainError } from '../errors';
-import { newId, sha256Hex } from '../ids';
+import { opaqueId, sha256Hex } from '../ids';
 import type { ImageSize } from '../imageField';
 import type { BlobStore } from './blobStore';
-import { stampChanges } from './objectChanges';
+import { checkProjectVertices } from './annotationLimits';
+import type { AnnotationWriteInput, PreparedAnnotationWrite } from './annotationWrite';
 import { roleAllows, type ProjectAction } from './roles';
 import { ThumbnailCache, THUMBNAIL_VARIANT } from './thumbnails';
 
@@ -24,6 +26,8 @@ export interface ProjectsOptions {
   quotaBytes: number;
   /** The header check of an uploaded file (inference/imageCheck.ts): its displayed size, or 400. */
   checkImage: (bytes: Uint8Array) => Promise<ImageSize>;
+  /** The heavy half of an annotation write (annotationWrite.ts): at once for a small body, in a worker thread for a large one. */
+  prepareWrite: (input: AnnotationWriteInput) => Promise<PreparedAnnotationWrite>;
 }
 
 interface Access {
@@ -43,22 +47,22 @@ export class Projects {
     private readonly thumbnails = new ThumbnailCache(),
   ) {}
 
-  /** The caller's role, or 404 for a project that is not theirs and not shared with them; 403 only to members. */
+  /**
+   * The caller's role, or 404 for a project that is not theirs and not shared with them; 403 only to
+   * members. One query whether the project exists or not, so the 404 takes the same time either way.
+   */
   private async access(accountId: string, projectId: string, action: ProjectAction): Promise<Access> {
-    const project = await this.db.kysely.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirst();
-    if (!project) throw notFound();
-    let role: ProjectRole;
-    if (project.owner_id === accountId) role = 'owner';
-    else {
-      const member = await this.db.kysely
-        .selectFrom('project_members')
-        .select('role')
-        .where('project_id', '=', projectId)
-        .where('account_id', '=', accountId)
-        .executeTakeFirst();
-      if (!member) throw notFound();
-      role = member.role;
-    }
+    const found = await this.db.kysely
+      .selectFrom('projects')
+      .leftJoin('project_members', (join) => join.onRef('project_members.project_id', '=', 'projects.id').on('project_members.account_id', '=', accountId))
+      .selectAll('projects')
+      .select('project_members.role as member_role')
+      .where('projects.id', '=', projectId)
+      .executeTakeFirst();
+    if (!found) throw notFound();
+    const { member_role, ...project } = found;
+    const role: ProjectRole | null = project.owner_id === accountId ? 'owner' : member_role;
+    if (!role) throw notFound();
     if (!roleAllows(role, action)) throw new DomainError('role-forbidden', `a project's ${role} cannot ${action.replace('-', ' ')}`);
     return { project, role };
   }
@@ -82,7 +86,7 @@ export class Projects {
 
   async create(accountId: string, name: string, classes: ProjectClass[] = []): Promise<Project> {
     const now = this.clock.now();
-    const project: ProjectsTable = { id: newId('prj'), owner_id: accountId, name, classes: JSON.stringify(classes), created_at: now, updated_at: now };
+    const project: ProjectsTable = { id: opaqueId('prj'), owner_id: accountId, name, classes: JSON.stringify(classes), created_at: now, updated_at: now };
     await this.db.kysely.insertInto('projects').values(project).execute();
     return this.view(project, 'owner');
   }
@@ -134,7 +138,7 @@ export class Projects {
     await this.blobs.prepare(digest, bytes);
     const now = this.clock.now();
     const row: ProjectImagesTable = {
-      id: newId('img'),
+      id: opaqueId('img'),
       project_id: projectId,
       digest,
       name,
@@ -142,6 +146,7 @@ export class Projects {
       height: size.height,
       revision: 0,
       objects: '[]',
+      vertex_count: 0,
       updated_by: null,
       updated_at: null,
       created_by: accountId,
@@ -158,7 +163,7 @@ export class Projects {
       return { row, created: true };
     });
     // The list will ask for its thumbnail next: render it now, off the request, while the bytes are at hand.
-    if (stored.created) this.thumbnails.get(digest, async () => bytes).catch(() => undefined);
+    if (stored.created) this.thumbnails.get(thumbnailKey(projectId, digest), async () => bytes).catch(() => undefined);
     return { image: this.imageView(stored.row, bytes.byteLength), created: stored.created };
   }
 
@@ -245,7 +250,11 @@ export class Projects {
   async imageThumbnail(accountId: string, projectId: string, imageId: string): Promise<{ tag: string; render: () => Promise<Buffer> }> {
     await this.access(accountId, projectId, 'read');
     const row = await this.imageRow(projectId, imageId);
-    return { tag: `${row.digest}.${THUMBNAIL_VARIANT}`, render: () => this.thumbnails.get(row.digest, () => this.blob(row)) };
+    const render = () =>
+      this.thumbnails.get(thumbnailKey(projectId, row.digest), () => this.blob(row)).catch((error: unknown) => {
+        throw new DomainError('invalid-image', `the stored file does not decode: ${error instanceof Error ? error.message : String(error)}`);
+      });
+    return { tag: `${row.digest}.${THUMBNAIL_VARIANT}`, render };
   }
 
   async deleteImage(accountId: string, projectId: string, imageId: string): Promise<void> {
@@ -279,20 +288,30 @@ export class Projects {
   }
 
   /**
-   * Replaces the image's objects if it is still at `revision`: one conditional UPDATE, so of two
-   * writers on the same revision exactly one succeeds, in any number of processes. The other gets
-   * 409 `revision-conflict` with the annotations as stored, to merge into and write again.
+   * Replaces the image's objects if it is still at the revision the request names: one conditional
+   * UPDATE, so of two writers on the same revision exactly one succeeds, in any number of processes.
+   * The other gets 409 `revision-conflict` with the annotations as stored, to merge into and write
+   * again. The body arrives as text: parsing, limits, validation and stamping are `prepareWrite`'s
+   * (a worker thread's for a large body), so a large write does not stall other requests.
    */
-  async writeAnnotations(accountId: string, projectId: string, imageId: string, revision: number, objects: AnnotationObject[]): Promise<ImageAnnotations> {
+  async writeAnnotations(accountId: string, projectId: string, imageId: string, request: { rawBody: string; ifMatchRevision?: number }): Promise<ImageAnnotations> {
     const { project } = await this.access(accountId, projectId, 'annotate');
     const row = await this.imageRow(projectId, imageId);
-    checkObjects(objects, row, JSON.parse(project.classes) as ProjectClass[]);
     const now = this.clock.now();
     const writer = await this.db.kysely.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirstOrThrow();
-    const stamped = stampChanges(JSON.parse(row.objects) as AnnotationObject[], objects, writer.email, iso(now)!);
+    const prepared = await this.options.prepareWrite({
+      ...request,
+      storedObjectsJson: row.objects,
+      image: { width: row.width, height: row.height },
+      classIds: (JSON.parse(project.classes) as ProjectClass[]).map((c) => c.id),
+      writer: writer.email,
+      at: iso(now)!,
+    });
+    const { revision } = prepared;
+    await this.checkProjectVertices(projectId, imageId, prepared.vertices);
     const updated = await this.db.kysely
       .updateTable('project_images')
-      .set({ objects: JSON.stringify(stamped), revision: revision + 1, updated_by: accountId, updated_at: now })
+      .set({ objects: prepared.objectsJson, vertex_count: prepared.vertices, revision: revision + 1, updated_by: accountId, updated_at: now })
       .where('id', '=', imageId)
       .where('revision', '=', revision)
       .executeTakeFirst();
@@ -303,7 +322,22 @@ export class Projects {
         headers: { ETag: `"${current.revision}"` },
       });
     }
-    return { imageId, revision: revision + 1, objects: stamped, updatedBy: writer.email, updatedAt: iso(now) };
+    return { imageId, revision: revision + 1, objects: JSON.parse(prepared.objectsJson) as AnnotationObject[], updatedBy: writer.email, updatedAt: iso(now) };
+  }
+
+  /**
+   * 413 when the project's other images and this one's new objects together pass the per-project
+   * vertex limit. Two writers on two images at once may each fit alone and pass it together by at
+   * most one image's worth; the export checks the total again before any work.
+   */
+  private async checkProjectVertices(projectId: string, imageId: string, vertices: number): Promise<void> {
+    const others = await this.db.kysely
+      .selectFrom('project_images')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('vertex_count'), eb.lit(0)).as('n'))
+      .where('project_id', '=', projectId)
+      .where('id', '<>', imageId)
+      .executeTakeFirstOrThrow();
+    checkProjectVertices(Number(others.n) + vertices);
   }
 
   async listMembers(accountId: string, projectId: string): Promise<Array<{ email: string; role: ProjectRole; addedAt: string | null }>> {
@@ -343,30 +377,28 @@ export class Projects {
     if (!removed || Number(removed.numDeletedRows) === 0) throw new DomainError('not-found', 'no such member');
   }
 
-  /** Everything an export needs, read as the caller may see it. */
-  async dataset(accountId: string, projectId: string): Promise<{ project: Project; images: Array<{ image: ProjectImage; objects: AnnotationObject[] }> }> {
+  /**
+   * Everything an export needs, read as the caller may see it, with each image's objects left as
+   * their stored JSON: parsing them is the export worker's work (exports/exportWorker.ts), off the
+   * event loop. A project past the vertex limit is refused (413) before anything is read.
+   */
+  async dataset(accountId: string, projectId: string): Promise<ProjectDatasetSource> {
     const { project, role } = await this.access(accountId, projectId, 'export');
+    const total = await this.db.kysely
+      .selectFrom('project_images')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('vertex_count'), eb.lit(0)).as('n'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirstOrThrow();
+    checkProjectVertices(Number(total.n));
     const images = await this.listImages(accountId, projectId);
     const rows = await this.db.kysely.selectFrom('project_images').select(['id', 'objects']).where('project_id', '=', projectId).execute();
-    const objectsById = new Map(rows.map((r) => [r.id, JSON.parse(r.objects) as AnnotationObject[]]));
-    return { project: await this.view(project, role), images: images.map((image) => ({ image, objects: objectsById.get(image.id) ?? [] })) };
+    const objectsById = new Map(rows.map((r) => [r.id, r.objects]));
+    return { project: await this.view(project, role), images: images.map((image) => ({ image, objectsJson: objectsById.get(image.id) ?? '[]' })) };
   }
 }
 
-/** Objects must name classes of the project and masks must cover the image they are on. */
-function checkObjects(objects: readonly AnnotationObject[], image: ProjectImagesTable, classes: readonly ProjectClass[]): void {
-  const classIds = new Set(classes.map((c) => c.id));
-  const errors: { path: string; message: string }[] = [];
-  const seen = new Set<string>();
-  objects.forEach((object, i) => {
-    if (seen.has(object.id)) errors.push({ path: `objects.${i}.id`, message: `object id ${object.id} appears twice` });
-    seen.add(object.id);
-    if (object.classId !== null && !classIds.has(object.classId)) errors.push({ path: `objects.${i}.classId`, message: `class ${object.classId} is not a class of this project` });
-    if (object.mask) {
-      const { width, height, counts } = object.mask;
-      if (width !== image.width || height !== image.height) errors.push({ path: `objects.${i}.mask`, message: `the mask is ${width}×${height}, the image ${image.width}×${image.height}` });
-      else if (counts.reduce((a, b) => a + b, 0) !== width * height) errors.push({ path: `objects.${i}.mask.counts`, message: 'the runs do not add up to width × height' });
-    }
-  });
-  if (errors.length) throw new DomainError('validation-failed', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
-}
+/**
+ * Thumbnails are cached per project, not per file: a file another account uploaded earlier must not
+ * make this account's thumbnail answer sooner (that would tell it the file is on the server).
+ */
+const thumbnailKey = (projectId: string, digest: string) => `${projectId}/${digest}`;

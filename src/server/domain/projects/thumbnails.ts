@@ -6,6 +6,7 @@
  * the file, so nothing has to be stored or migrated.
  */
 import sharp from 'sharp';
+import { LIMITS } from '../../../contract/limits';
 import { LruCache } from '../../../engine/lru';
 import { PROJECT_THUMBNAIL_MAX_SIDE as THUMBNAIL_MAX_SIDE } from '../../../contract/projects';
 
@@ -17,7 +18,8 @@ const DEFAULT_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** The file shrunk to fit THUMBNAIL_MAX_SIDE (never enlarged), turned as its EXIF orientation says, as WebP. */
 export function renderThumbnail(file: Uint8Array): Promise<Buffer> {
-  return sharp(file)
+  // The upload's check decoded the file whole; these limits hold for files stored before it did.
+  return sharp(file, { limitInputPixels: LIMITS.imageMaxPixels, failOn: 'truncated' })
     .rotate()
     .resize(THUMBNAIL_MAX_SIDE, THUMBNAIL_MAX_SIDE, { fit: 'inside', withoutEnlargement: true })
     .webp({ quality: 75 })
@@ -25,8 +27,9 @@ export function renderThumbnail(file: Uint8Array): Promise<Buffer> {
 }
 
 /**
- * Thumbnails by file digest, least recently used dropped first once over `maxBytes`; requests for a
- * digest being rendered wait for that one rendering.
+ * Thumbnails by key, least recently used dropped first once over `maxBytes`; requests for a key
+ * being rendered wait for that one rendering. The key is the caller's: projects key by project and
+ * file digest, so a thumbnail rendered for one account's upload never answers faster for another's.
  */
 export class ThumbnailCache {
   private readonly entries: LruCache<string, Buffer>;
@@ -39,24 +42,24 @@ export class ThumbnailCache {
     this.entries = new LruCache(maxBytes, (thumbnail) => thumbnail.byteLength);
   }
 
-  get(digest: string, readFile: () => Promise<Uint8Array>): Promise<Buffer> {
-    const hit = this.entries.get(digest);
+  get(key: string, readFile: () => Promise<Uint8Array>): Promise<Buffer> {
+    const hit = this.entries.get(key);
     if (hit) return Promise.resolve(hit);
-    let pending = this.rendering.get(digest);
+    let pending = this.rendering.get(key);
     if (!pending) {
       pending = readFile()
         .then(this.render)
         .then((thumbnail) => {
-          this.entries.set(digest, thumbnail);
+          this.entries.set(key, thumbnail);
           return thumbnail;
         })
-        .finally(() => this.rendering.delete(digest));
-      this.rendering.set(digest, pending);
+        .finally(() => this.rendering.delete(key));
+      this.rendering.set(key, pending);
     }
     return pending;
   }
 
-  /** Digests held now, least recently used first. */
+  /** Keys held now, least recently used first. */
   cached(): string[] {
     return this.entries.keys();
   }

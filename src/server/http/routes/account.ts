@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CREDIT_PACKAGES, CreditPurchaseRequest, Credentials } from '../../../contract/account';
 import { SESSION_TTL_MS } from '../../domain/accounts';
+import { KNOWN_LOGIN_TTL_MS } from '../../domain/knownLogins';
 import type { Services } from '../../domain/services';
 import { CSRF_COOKIE, SESSION_COOKIE } from '../plugins/auth';
 import { parseBody } from '../validation';
@@ -26,6 +27,15 @@ function setSessionCookies(request: FastifyRequest, reply: FastifyReply, token: 
   return setCsrfCookie(request, reply, token, policy);
 }
 
+/** The device's login token (domain/knownLogins.ts): sent back to the login route only. */
+export const DEVICE_COOKIE = 'mw_device';
+const DEVICE_COOKIE_PATH = '/api/v1/auth';
+
+function setDeviceCookie(request: FastifyRequest, reply: FastifyReply, token: string, policy: CookiePolicy): void {
+  const secure = policy.secure === 'auto' ? request.protocol === 'https' : policy.secure;
+  reply.setCookie(DEVICE_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure, path: DEVICE_COOKIE_PATH, maxAge: Math.floor(KNOWN_LOGIN_TTL_MS / 1000) });
+}
+
 export async function accountRoutes(
   app: FastifyInstance,
   { services, cookies }: { services: Services; cookies: CookiePolicy },
@@ -36,15 +46,17 @@ export async function accountRoutes(
     const { email, password } = parseBody(Credentials, request.body);
     await services.authThrottles.admitSignup(request.ip);
     const { account, sessionToken } = await services.accounts.signup(email, password);
+    setDeviceCookie(request, reply, await services.authThrottles.signedUp(email, request.ip, request.cookies[DEVICE_COOKIE]), cookies);
     const csrfToken = setSessionCookies(request, reply, sessionToken, cookies);
     return reply.code(201).send({ email: account.email, credits: account.credits, csrfToken });
   });
 
   apiRoute(app, 'login', small, async (request, reply) => {
     const { email, password } = parseBody(Credentials, request.body);
-    await services.authThrottles.admitLogin(email, request.ip);
+    const device = request.cookies[DEVICE_COOKIE];
+    await services.authThrottles.admitLogin(email, request.ip, device);
     const { account, sessionToken } = await services.accounts.login(email, password);
-    await services.authThrottles.loginSucceeded(email, request.ip);
+    setDeviceCookie(request, reply, await services.authThrottles.loginSucceeded(email, request.ip, device), cookies);
     const csrfToken = setSessionCookies(request, reply, sessionToken, cookies);
     return reply.send({ email: account.email, credits: account.credits, csrfToken });
   });

@@ -2,10 +2,15 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { LIMITS } from '../../../contract/limits';
-import { AddImageRequest, AddMemberRequest, CreateProjectRequest, ExportFormat, UpdateClassesRequest, WriteAnnotationsRequest } from '../../../contract/projects';
+import {
+  AddImageRequest,
+  AddMemberRequest,
+  CreateProjectRequest,
+  ExportFormat,
+  UpdateClassesRequest,
+} from '../../../contract/projects';
 import { DomainError } from '../../domain/errors';
 import { decodeImageField } from '../../domain/imageField';
-import { exportProject } from '../../domain/projects/datasetExport';
 import { THUMBNAIL_MEDIA_TYPE } from '../../domain/projects/thumbnails';
 import type { Services } from '../../domain/services';
 import { parseBody } from '../validation';
@@ -93,12 +98,18 @@ export async function projectRoutes(app: FastifyInstance, { services }: { servic
     return reply.header('ETag', `"${annotations.revision}"`).send(annotations);
   });
 
-  apiRoute<ImageParams>(app, 'writeAnnotations', { ...any, bodyLimit: 16 * 1024 * 1024 }, async (request, reply) => {
-    const body = (request.body ?? {}) as Record<string, unknown>;
-    const fromHeader = ifMatchRevision(request.headers['if-match']);
-    const { revision, objects } = parseBody(WriteAnnotationsRequest, body.revision === undefined && fromHeader !== undefined ? { ...body, revision: fromHeader } : body);
-    const written = await projects.writeAnnotations(account(request), request.params.projectId, request.params.imageId, revision, objects);
-    return reply.header('ETag', `"${written.revision}"`).send(written);
+  // The body stays text: parsing and validating a large one is the project workers' (off the event loop).
+  await app.register(async (scope) => {
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    apiRoute<ImageParams>(scope, 'writeAnnotations', { ...any, bodyLimit: 16 * 1024 * 1024 }, async (request, reply) => {
+      const rawBody = typeof request.body === 'string' ? request.body : '';
+      const written = await projects.writeAnnotations(account(request), request.params.projectId, request.params.imageId, {
+        rawBody,
+        ifMatchRevision: ifMatchRevision(request.headers['if-match']),
+      });
+      return reply.header('ETag', `"${written.revision}"`).send(written);
+    });
   });
 
   apiRoute<ProjectParams>(app, 'listProjectMembers', any, async (request) => ({
@@ -118,7 +129,7 @@ export async function projectRoutes(app: FastifyInstance, { services }: { servic
 
   apiRoute<ProjectParams & { Querystring: Record<string, string> }>(app, 'exportProject', any, async (request, reply) => {
     const { format } = parseBody(ExportQuery, { ...request.query });
-    const file = await exportProject(await projects.dataset(account(request), request.params.projectId), format);
+    const file = await services.projectWorkers.export(await projects.dataset(account(request), request.params.projectId), format);
     return reply.type(file.contentType).header('Content-Disposition', `attachment; filename="${file.fileName}"`).send(Buffer.from(file.body));
   });
 }

@@ -1,0 +1,105 @@
+/**
+ * A project's heavy work off the event loop: exports, and annotation writes with large bodies. Each
+ * runs in a worker thread of its own (projectWorker.ts), started for it and ended after it, with a
+ * heap limit, so a large project neither stalls other requests nor keeps its memory afterwards.
+ * At most `maxRunning` run at once and `maxWaiting` wait; more is answered 503 `service-busy` with
+ * Retry-After, nothing started. A small write is done at once, here: a thread costs more than it.
+ */
+import { Worker } from 'node:worker_threads';
+import type { ExportFormat } from '../../contract/projects';
+import { prepareAnnotationWrite, type AnnotationWriteInput, type PreparedAnnotationWrite } from '../domain/projects/annotationWrite';
+import type { ProjectExportFile } from '../domain/projects/datasetExport';
+import { DomainError } from '../domain/errors';
+import type { ProjectDatasetSource, ProjectJob, ProjectJobAnswer, ProjectJobResult } from './protocol';
+
+export interface ExportWorkerOptions {
+  maxRunning: number;
+  maxWaiting: number;
+  /** A job taking longer is stopped (its thread terminated) and answered 503. */
+  timeoutMs: number;
+  /** The worker's V8 heap limit: a job needing more is stopped and answered 413. */
+  maxHeapMb: number;
+  /** Annotation bodies up to this many characters are prepared on the event loop (a few milliseconds). */
+  inlineWriteMaxChars: number;
+}
+
+export const DEFAULT_EXPORT_WORKERS: ExportWorkerOptions = { maxRunning: 1, maxWaiting: 8, timeoutMs: 120_000, maxHeapMb: 1536, inlineWriteMaxChars: 128 * 1024 };
+
+const ENTRY = new URL('./projectWorkerEntry.mjs', import.meta.url);
+
+export class ProjectWorkers {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+  private readonly workers = new Set<Worker>();
+
+  constructor(private readonly options: ExportWorkerOptions = DEFAULT_EXPORT_WORKERS) {}
+
+  export(source: ProjectDatasetSource, format: ExportFormat): Promise<ProjectExportFile> {
+    return this.run({ kind: 'export', source, format });
+  }
+
+  prepareWrite(input: AnnotationWriteInput): Promise<PreparedAnnotationWrite> {
+    if (input.rawBody.length <= this.options.inlineWriteMaxChars) return Promise.resolve().then(() => prepareAnnotationWrite(input));
+    return this.run({ kind: 'write', input });
+  }
+
+  private async run<J extends ProjectJob>(job: J): Promise<ProjectJobResult<J>> {
+    await this.turn();
+    try {
+      return (await this.inWorker(job)) as ProjectJobResult<J>;
+    } finally {
+      this.running -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+
+  /** Ends the jobs still running (their requests fail); for the server's shutdown. */
+  async close(): Promise<void> {
+    await Promise.all([...this.workers].map((worker) => worker.terminate()));
+  }
+
+  private turn(): Promise<void> {
+    if (this.running < this.options.maxRunning) {
+      this.running += 1;
+      return Promise.resolve();
+    }
+    if (this.waiting.length >= this.options.maxWaiting) {
+      return Promise.reject(new DomainError('service-busy', 'as many exports and large writes as the server runs at once are running or waiting; try again shortly', { retryAfterSeconds: 5 }));
+    }
+    // The slot is handed over by the export that ends: `running` stays counted.
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private inWorker(job: ProjectJob): Promise<ProjectExportFile | PreparedAnnotationWrite> {
+    return new Promise((resolve, reject) => {
+      const worker = new Worker(ENTRY, { workerData: job, resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb } });
+      this.workers.add(worker);
+      let settled = false;
+      const settle = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.workers.delete(worker);
+        void worker.terminate();
+        outcome();
+      };
+      const timer = setTimeout(
+        () => settle(() => reject(new DomainError('service-busy', `the work took longer than ${this.options.timeoutMs / 1000} s and was stopped`, { retryAfterSeconds: 60 }))),
+        this.options.timeoutMs,
+      );
+      worker.once('message', (answer: ProjectJobAnswer) =>
+        settle(() => (answer.ok ? resolve(answer.result) : reject(new DomainError(answer.slug, answer.detail, { members: answer.members, errors: answer.errors })))),
+      );
+      worker.once('error', (error: Error & { code?: string }) =>
+        settle(() =>
+          reject(
+            error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+              ? new DomainError('annotations-too-large', `the work needed more than the ${this.options.maxHeapMb} MB a project job may use`, { members: { rule: 'job-memory', limit: this.options.maxHeapMb } })
+              : error,
+          ),
+        ),
+      );
+      worker.once('exit', (code) => settle(() => reject(new Error(`the project worker stopped (exit code ${code}) without an answer`))));
+    });
+  }
+}
