@@ -106,13 +106,12 @@ function Studio() {
   const [sheet, setSheet] = useState<Sheet>(null);
   const active = doc.activeImageId;
 
-  // Local mode: start the model as soon as the studio opens, embed the image being looked at, then
-  // the session's other photos in the background.
+  // Local mode: start the model as soon as the studio opens, embed the image being looked at first
+  // (ahead of any photo still waiting), then the session's other photos in the background.
   const imageIds = doc.images.map((image) => image.id).join(',');
   useEffect(() => {
     if (mode !== 'local') return;
     void engineSession.start().catch(() => undefined);
-    if (active) void engineSession.ensureEmbedding(active).catch(() => undefined);
     engineSession.embedInBackground(active, imageIds ? imageIds.split(',') : []);
   }, [mode, active, imageIds]);
 
