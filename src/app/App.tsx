@@ -8,6 +8,7 @@ import { ImageStrip } from './components/ImageStrip';
 import { ObjectList } from './components/ObjectList';
 import { ReviewPanel } from './components/ReviewPanel';
 import { ClassPanel } from './components/ClassPanel';
+import { BackgroundRuns } from './components/BackgroundRuns';
 import { ResultAnnouncer } from './components/ResultAnnouncer';
 import { SheetBar, type Sheet } from './components/SheetBar';
 import { PromptPanel } from './components/PromptPanel';
@@ -143,6 +144,7 @@ function Studio() {
         <aside className="side-panel" id="selection-sheet" aria-label="Selection and objects">
           {(mode === 'remote' || embeddingSource === 'server') && <RemoteSettings />}
           <ReviewPanel />
+          <BackgroundRuns />
           <ProjectPanel />
           <PromptPanel />
           <ClassPanel />
