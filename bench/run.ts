@@ -15,9 +15,11 @@
  *                    [--no-node] [--no-browser] [--no-peer] [--no-int8] [--no-build] [--single-threaded]
  *                    [--no-server-start] [--first-mask-runs 4] [--first-mask-only] [--everything-runs 2] [--everything-image FILE]
  *                    [--no-studio] [--studio-clicks 10] [--studio-only] [--no-reference-decoder] [--no-mirror-pass]
+ *                    [--batch-open-runs 2] [--batch-open-only] [--batch-open-photos DIR]
  *
  * The studio itself (bench/studioClicks.ts): perceived click latency — the cursor moves onto the spot,
- * rests 150 ms, clicks — from the click to the mask on screen, beside clicks with no rest.
+ * rests 150 ms, clicks — from the click to the mask on screen, beside clicks with no rest. And
+ * (bench/batchOpen.ts) opening photos → first mask on the photo shown, one photo beside 20 at once.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -38,6 +40,7 @@ import { buildBenchPage, openBenchPage, serveBenchPage } from './benchPage';
 import { newPhotos, startBenchApi } from './serverStart';
 import { studioClickLatency, type StudioClickTimes } from './studioClicks';
 import { everythingChromiumVsNode, type EverythingTimes } from './everythingTiming';
+import { batchPhotos, firstMaskWhileBatchOpens, type BatchOpenTimes } from './batchOpen';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const resultsDir = join(repoRoot, 'bench/results');
@@ -73,6 +76,11 @@ const { values: args } = parseArgs({
     'no-mirror-pass': { type: 'boolean', default: false },
     // Only the studio's perceived click latency: a few minutes.
     'studio-only': { type: 'boolean', default: false },
+    /** Rounds of open one photo / open 20 photos → first mask on the photo shown, in the studio (0: skipped). */
+    'batch-open-runs': { type: 'string', default: '2' },
+    'batch-open-only': { type: 'boolean', default: false },
+    // COCO file names share their start, as a real batch's do; read in place, never copied.
+    'batch-open-photos': { type: 'string', default: sharedPath('eval/coco-tiny/images') },
   },
 });
 
@@ -92,6 +100,9 @@ const port = positiveInt('port', args.port);
 const firstMaskRuns = positiveInt('first-mask-runs', args['first-mask-runs']);
 const firstMaskOnly = args['first-mask-only'];
 const studioOnly = args['studio-only'];
+const batchOpenOnly = args['batch-open-only'];
+const batchOpenRuns = batchOpenOnly ? positiveInt('batch-open-runs', args['batch-open-runs']) : Number(args['batch-open-runs']);
+const BATCH_SIZE = 20;
 const studioClicks = positiveInt('studio-clicks', args['studio-clicks']);
 const REFERENCE_DECODER_LABEL = 'Chromium, ours, single fp32 decoder file (before the split; int8 encoder) (worker)';
 const MIRROR_PASS_NODE_LABEL = 'Node, ours, mirror pass';
@@ -174,6 +185,8 @@ interface UserFigures {
   studioClicks?: StudioClickTimes;
   /** Segment everything on a new 1024 px photo, Chromium and Node (ms). */
   everything?: EverythingTimes;
+  /** The studio: open one photo / 20 at once → first mask on the photo shown (ms). */
+  batchOpen?: BatchOpenTimes;
 }
 
 /**
@@ -186,7 +199,7 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
   const user: UserFigures = { firstMaskLocal: {}, reloadToReady: {} };
   let environment: unknown;
   try {
-    if (!args['no-node'] && !firstMaskOnly && !studioOnly) {
+    if (!args['no-node'] && !firstMaskOnly && !studioOnly && !batchOpenOnly) {
       for (const precision of ['fp32', 'int8'] as const) {
         if (precision === 'int8' && args['no-int8']) continue;
         const node = await startNodeLeg({ image, multimask: true, encoderPrecision: precision, decoderPrecision: precision });
@@ -226,8 +239,16 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
       user.studioClicks = await studioClickLatency(browser, base, gridClicks(image.width, image.height, studioClicks), { warmup: warmupClicks, restMs: CURSOR_REST_MS });
       log(`studio: click → mask on screen p50 rested ${summarize(user.studioClicks.rested).p50.toFixed(1)} ms, unrested ${summarize(user.studioClicks.unrested).p50.toFixed(1)} ms`);
     };
+    const measureBatchOpen = async () => {
+      log(`studio: open 1 photo / ${BATCH_SIZE} photos → first mask on the photo shown, ${batchOpenRuns} rounds`);
+      user.batchOpen = await firstMaskWhileBatchOpens(chromiumProcess, base, batchPhotos(args['batch-open-photos']!, BATCH_SIZE), batchOpenRuns, log);
+    };
     if (studioOnly) {
       await measureStudio();
+      return { legs, environment, user };
+    }
+    if (batchOpenOnly) {
+      await measureBatchOpen();
       return { legs, environment, user };
     }
     const backendPreference = args['single-threaded'] ? ('wasm-single-threaded' as const) : ('auto' as const);
@@ -291,6 +312,7 @@ async function runAll(imageBytes: Buffer, imageName: string, image: Awaited<Retu
     await runEncoders(legs);
     await runClicks(legs, clicks);
     if (!args['no-studio']) await measureStudio();
+    if (batchOpenRuns > 0) await measureBatchOpen();
 
     // User-level figures, the variants taking turns.
     for (let round = 0; round < 2; round++) {
@@ -479,6 +501,12 @@ async function main(): Promise<void> {
           `| segment everything, new 1024 px photo → every proposal traced, Node (${user.everything.models} models, onnxruntime-node) | ${fmtSummary(user.everything.node)} |`,
         ]
       : []),
+    ...(user.batchOpen
+      ? [
+          `| studio: open 1 photo → first mask on it (click as soon as it shows; taking turns with the next row) | ${fmtSummary(user.batchOpen.single)} |`,
+          `| studio: open ${user.batchOpen.batchSize} photos at once → first mask on the photo shown | ${fmtSummary(user.batchOpen.batch)} |`,
+        ]
+      : []),
     ...(user.studioClicks
       ? [
           `| perceived click latency, studio: cursor rests ${user.studioClicks.restMs} ms, click → mask on screen | ${fmtSummary(user.studioClicks.rested)} |`,
@@ -493,8 +521,12 @@ async function main(): Promise<void> {
     return p50 === undefined ? undefined : `- ${run!.label}: click → polygons p50 ${p50.toFixed(1)} ms (bench page, no hover before the click; the perceived-latency goal is the studio's row)`;
   };
   const perceived = user.studioClicks && summarize(user.studioClicks.rested).p50;
+  const batchOpenRatio = user.batchOpen && summarize(user.batchOpen.batch).p50 / summarize(user.batchOpen.single).p50;
   const firstMaskRatio = user.firstMaskNewPhoto && summarize(user.firstMaskNewPhoto.serverStart).p50 / summarize(user.firstMaskNewPhoto.local).p50;
   const goals = [
+    batchOpenRatio === undefined
+      ? undefined
+      : `- first mask on the photo shown, ${user.batchOpen!.batchSize} photos opening / one photo (p50, same run): ${batchOpenRatio.toFixed(2)} (goal ≤ 1.5): ${batchOpenRatio <= 1.5 ? 'met' : 'NOT met'}; photo shown: ${[...new Set(user.batchOpen!.shown)].join(', ')}`,
     firstMaskRatio === undefined
       ? undefined
       : `- time to first mask, new 1024 px photo, Server start / Local (p50, same run): ${firstMaskRatio.toFixed(2)} (goal ≤ 0.3): ${firstMaskRatio <= 0.3 ? 'met' : 'NOT met'}`,

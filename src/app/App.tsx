@@ -8,6 +8,7 @@ import { ImageStrip } from './components/ImageStrip';
 import { ObjectList } from './components/ObjectList';
 import { ReviewPanel } from './components/ReviewPanel';
 import { ClassPanel } from './components/ClassPanel';
+import { BackgroundRuns } from './components/BackgroundRuns';
 import { ResultAnnouncer } from './components/ResultAnnouncer';
 import { SheetBar, type Sheet } from './components/SheetBar';
 import { PromptPanel } from './components/PromptPanel';
@@ -106,13 +107,12 @@ function Studio() {
   const [sheet, setSheet] = useState<Sheet>(null);
   const active = doc.activeImageId;
 
-  // Local mode: start the model as soon as the studio opens, embed the image being looked at, then
-  // the session's other photos in the background.
+  // Local mode: start the model as soon as the studio opens, embed the image being looked at first
+  // (ahead of any photo still waiting), then the session's other photos in the background.
   const imageIds = doc.images.map((image) => image.id).join(',');
   useEffect(() => {
     if (mode !== 'local') return;
     void engineSession.start().catch(() => undefined);
-    if (active) void engineSession.ensureEmbedding(active).catch(() => undefined);
     engineSession.embedInBackground(active, imageIds ? imageIds.split(',') : []);
   }, [mode, active, imageIds]);
 
@@ -144,6 +144,7 @@ function Studio() {
         <aside className="side-panel" id="selection-sheet" aria-label="Selection and objects">
           {(mode === 'remote' || embeddingSource === 'server') && <RemoteSettings />}
           <ReviewPanel />
+          <BackgroundRuns />
           <ProjectPanel />
           <PromptPanel />
           <ClassPanel />

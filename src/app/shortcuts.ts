@@ -44,8 +44,29 @@ function viewSize() {
   return host ? { width: host.clientWidth, height: host.clientHeight } : null;
 }
 
+/** Fields where Ctrl+Z undoes typing: they keep it. A menu, slider or swatch has no undo of its own. */
+function editsText(target: HTMLElement): boolean {
+  if (target.isContentEditable || target.tagName === 'TEXTAREA') return true;
+  return target.tagName === 'INPUT' && !NON_TEXT_INPUTS.has((target as HTMLInputElement).type);
+}
+
+const NON_TEXT_INPUTS = new Set(['checkbox', 'radio', 'range', 'color', 'file', 'button', 'submit', 'reset', 'image']);
+
+function handleUndoRedo(e: KeyboardEvent): boolean {
+  if (!(e.ctrlKey || e.metaKey) || useUi.getState().page !== 'studio') return false;
+  const key = e.key.toLowerCase();
+  if (key === 'z' && e.shiftKey) studio.redo();
+  else if (key === 'z') studio.undo();
+  else if (key === 'y') studio.redo();
+  else return false;
+  return true;
+}
+
 export function handleShortcut(e: KeyboardEvent): boolean {
   const target = e.target as HTMLElement | null;
+  // Undo and redo also from a control that keeps the focus after a change (the class menu of an
+  // object, say): else Ctrl+Z does nothing there while the Undo button works.
+  if (!(target && editsText(target)) && handleUndoRedo(e)) return true;
   if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return false;
   // Enter on a focused button or link activates that control, not the "accept" shortcut, except on
   // a mask candidate: picking one is done by clicking it, and Enter then accepts it as the help says.
@@ -56,15 +77,6 @@ export function handleShortcut(e: KeyboardEvent): boolean {
   const key = e.key;
   const doc = currentDocument();
   const imageId = doc.activeImageId;
-  if (mod && (key === 'z' || key === 'Z')) {
-    if (e.shiftKey) studio.redo();
-    else studio.undo();
-    return true;
-  }
-  if (mod && (key === 'y' || key === 'Y')) {
-    studio.redo();
-    return true;
-  }
   if (handleReviewShortcut(e)) return true;
   if (handleEditShortcut(e)) return true;
   if (mod || e.altKey) return false;

@@ -4,6 +4,18 @@ import { openImageBlobs, openSample } from '../images/openImages';
 import { useStudio, studio } from '../state/studioStore';
 import { countsParts, reviewCounts } from '../state/reviewOps';
 import { ImageThumbnail } from './ImageThumbnail';
+import { nameParts } from './nameParts';
+
+/** The name with a middle ellipsis: the head gives way, the distinguishing tail always shows. */
+function ThumbName({ name }: { name: string }) {
+  const { head, tail } = nameParts(name);
+  return (
+    <span className="thumb-name">
+      {head && <span className="thumb-name-head">{head}</span>}
+      <span className="thumb-name-tail">{tail}</span>
+    </span>
+  );
+}
 
 export function ImageStrip() {
   const doc = useStudio((s) => s.history.present);
@@ -36,7 +48,7 @@ export function ImageStrip() {
                   <button type="button" className={`thumb${image.id === doc.activeImageId ? ' active' : ''}`} aria-current={image.id === doc.activeImageId} onClick={() => studio.setActiveImage(image.id)} title={`${image.name} — ${image.width}×${image.height}`}>
                     <ImageThumbnail image={image} />
                     <span className="thumb-label">
-                      <span className="thumb-name">{image.name}</span>
+                      <ThumbName name={image.name} />
                       {/* Each count whole on its line: "0 objects" above "· 3 to review" where the strip is narrow. */}
                       <span className="muted thumb-counts">
                         {countsParts(reviewCounts(doc.objects[image.id] ?? [])).map((part, i) => (

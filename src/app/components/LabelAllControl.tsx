@@ -12,9 +12,7 @@ import { RunProgress } from './RunProgress';
  */
 export function LabelAllControl({ draft, segmenter, busy }: { draft: string; segmenter: () => TextSegmenter; busy: boolean }) {
   const images = useStudio((s) => s.history.present.images.length);
-  const progress = useLabelAll((s) => s.progress);
   const running = useLabelAll((s) => s.controller !== null);
-  const error = useLabelAll((s) => s.error);
   const prompts = parsePrompts(draft);
   const invalid = validatePrompts(prompts);
 
@@ -29,6 +27,18 @@ export function LabelAllControl({ draft, segmenter, busy }: { draft: string; seg
       <button type="button" className="wide" disabled={running || busy || !!invalid} onClick={start} title="Run these prompts on every open image, this one first; the results arrive as proposals to review">
         Label all {images} open image{images === 1 ? '' : 's'} · <span className="cost">free · local</span>
       </button>
+      <LabelAllProgress />
+    </div>
+  );
+}
+
+/** The run's line (what it does, how far, Stop) and how it ended; also shown outside the text panel while it runs (BackgroundRuns.tsx). */
+export function LabelAllProgress() {
+  const progress = useLabelAll((s) => s.progress);
+  const running = useLabelAll((s) => s.controller !== null);
+  const error = useLabelAll((s) => s.error);
+  return (
+    <>
       {progress && (
         <RunProgress
           testId="label-all-progress"
@@ -46,6 +56,6 @@ export function LabelAllControl({ draft, segmenter, busy }: { draft: string; seg
         </RunProgress>
       )}
       {error && <p className="error">{error}</p>}
-    </div>
+    </>
   );
 }

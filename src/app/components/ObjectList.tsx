@@ -44,11 +44,9 @@ export function ObjectList() {
 
   return (
     <section className="card objects" aria-label="Objects">
+      {/* The counts name the panel ("0 objects · 1 to review"): a title before them would say "objects" twice. */}
       <h2 className="section-title">
-        Objects{' '}
-        <span className="muted" data-testid="object-counts">
-          {countsLine(counts)}
-        </span>
+        <span data-testid="object-counts">{countsLine(counts)}</span>
       </h2>
       <ReviewButton />
       {objects.length === 0 ? (

@@ -39,7 +39,8 @@ export function ReviewPanel() {
     <section className="card review-panel" id="review-panel" aria-label="Review">
       <div className="review-head">
         <h2 className="section-title">
-          Review <span className="muted" data-testid="review-count">{queue.length} to review</span>
+          {/* "139 to review" says what the panel is; "Review 139 to review" said it twice. */}
+          <span data-testid="review-count">{queue.length} to review</span>
         </h2>
         <button type="button" className="icon" aria-label="Close review" title="Close (R or Esc)" onClick={review.close}>
           ✕

@@ -15,9 +15,7 @@ function progressText(p: EverythingProgress): string {
 
 /** Segments every object and region of the current image in the background (segmentEverything.ts); progress, Stop, and what it added. */
 export function SegmentEverythingControl() {
-  const progress = useEverything((s) => s.progress);
   const running = useEverything((s) => s.controller !== null);
-  const error = useEverything((s) => s.error);
 
   return (
     <div className="label-all" role="group" aria-label="Segment everything">
@@ -30,6 +28,18 @@ export function SegmentEverythingControl() {
       >
         Segment everything · <span className="cost">free · local</span>
       </button>
+      <EverythingProgress />
+    </div>
+  );
+}
+
+/** The run's line (what it does, how far, Stop) and how it ended; also shown outside the text panel while it runs (BackgroundRuns.tsx). */
+export function EverythingProgress() {
+  const progress = useEverything((s) => s.progress);
+  const running = useEverything((s) => s.controller !== null);
+  const error = useEverything((s) => s.error);
+  return (
+    <>
       {progress && (
         <RunProgress
           testId="everything-progress"
@@ -44,6 +54,6 @@ export function SegmentEverythingControl() {
         </RunProgress>
       )}
       {error && <p className="error">{error}</p>}
-    </div>
+    </>
   );
 }

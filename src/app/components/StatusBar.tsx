@@ -65,7 +65,14 @@ export function StatusBar() {
             {engine.phase === 'off' && 'Local model not loaded yet'}
             {engine.phase === 'downloading' && 'Loading the model…'}
             {engine.phase === 'starting' && 'Starting the model…'}
-            {engine.phase === 'ready' && (embeddingHere === 'running' ? 'Analysing the image…' : embeddingHere === 'ready' ? 'Ready — hover to preview, click to select' : 'Model ready')}
+            {engine.phase === 'ready' &&
+              (embeddingHere === 'running'
+                ? 'Analysing the image…'
+                : embeddingHere === 'ready'
+                  ? 'Ready — hover to preview, click to select'
+                  : active && engineSession.isWaitingToEmbed(active)
+                    ? 'Analysing this photo next…'
+                    : 'Model ready')}
             {engine.phase === 'error' && <span className="error">Model failed: {engine.error}</span>}
           </span>
           {serverStart && (

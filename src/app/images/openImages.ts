@@ -6,6 +6,8 @@ import { addImageBlob, fetchSample } from './imageLibrary';
 
 /** One path for every way an image arrives: picker, drop, paste, sample gallery. */
 export async function openImageBlobs(files: Iterable<Blob & { name?: string }>): Promise<void> {
+  // The batch opens on its first image, the one the user expects to see (and to be analysed first).
+  let opened = 0;
   for (const file of files) {
     if (!file.type.startsWith('image/')) {
       useUi.getState().setNotice(`${file.name ?? 'That file'} is not an image.`);
@@ -16,7 +18,8 @@ export async function openImageBlobs(files: Iterable<Blob & { name?: string }>):
       const entry = await addImageBlob(file, name);
       const space = useLocalSpace.getState().space;
       if (space) await saveImage(space, entry.id, file).catch(() => undefined);
-      studio.addImage(entry);
+      studio.addImage(entry, { show: opened === 0 });
+      opened += 1;
     } catch (error) {
       // The notice names the file: with several dropped at once, the user must know which one failed.
       useUi.getState().setNotice(`Could not open ${name}: ${error instanceof Error ? error.message : String(error)}`);

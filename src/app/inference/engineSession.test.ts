@@ -17,24 +17,27 @@ const CUP = { points: [{ x: 210, y: 170, positive: true }] };
 const OPTIONS = { tolerance: 0.7, multimask: false, mirrorAverage: false };
 
 let coffee: RgbaImage;
+const photos = new Map<string, RgbaImage>();
 beforeAll(async () => {
   coffee = await decodeImage(readFileSync(new URL('../../../public/samples/coffee.png', import.meta.url)));
+  photos.set('coffee', coffee);
+  for (const name of ['chelsea', 'astronaut']) photos.set(name, await decodeImage(readFileSync(new URL(`../../../public/samples/${name}.png`, import.meta.url))));
 });
 
-/** A session on engine threads, with what it started and stored in view. */
-function sessionOnThreads() {
+/** A session on engine threads, with what it started and stored in view; `clickCacheSize`: photos the click worker's engine holds. */
+function sessionOnThreads({ clickCacheSize }: { clickCacheSize?: number } = {}) {
   const launched: Awaited<ReturnType<typeof startEngineThread>>[] = [];
   const stored = new Map<string, EmbeddingRecord>();
   let models: ModelVariants = { encoder: 'int8', decoder: 'int8' };
   const ports: EngineSessionPorts = {
     launch: async (options) => {
-      const thread = await startEngineThread({ encoderPrecision: options.encoderPrecision, decoderPrecision: options.decoderPrecision, embeddingCacheSize: options.embeddingCacheSize });
+      const thread = await startEngineThread({ encoderPrecision: options.encoderPrecision, decoderPrecision: options.decoderPrecision, embeddingCacheSize: options.embeddingCacheSize ?? clickCacheSize });
       launched.push(thread);
       return thread;
     },
     models: () => models,
     status: () => useEngineStatus.getState(),
-    pixels: (id) => (id === 'coffee' ? coffee : undefined),
+    pixels: (id) => photos.get(id),
     stored: { load: async (key, model) => (stored.get(key)?.model === model ? stored.get(key) : undefined), save: async (key, record) => void stored.set(key, record) },
     serverEmbedding: async () => {
       throw new Error('Server start is off here');
@@ -82,6 +85,30 @@ describe('EngineSession', () => {
     expect(useEngineStatus.getState().models).toEqual({ encoder: 'fp32', decoder: 'fp32' });
     // Stored under each encoder's identity: the fp32 engine ran its own encoder, it did not take the int8 embedding.
     expect(s.stored.get('coffee')?.model).toBe('sam-encoder-fp32@node-test');
+  });
+
+  it('makes an embedding the worker let go again, so a click on that photo still gets its mask', async () => {
+    const s = sessionOnThreads({ clickCacheSize: 1 });
+    session = s.session;
+    const first = await session.predict('coffee', CUP, OPTIONS);
+    await session.ensureEmbedding('chelsea'); // the worker holds one photo: coffee goes
+    expect((await session.cachedEmbeddings()).map((c) => c.imageKey)).toEqual(['chelsea']);
+    const storedBefore = useEngineStatus.getState().storedEmbeddingsUsed;
+    const again = await session.predict('coffee', CUP, OPTIONS);
+    expect(again[0].mask).toEqual(first[0].mask);
+    expect(useEngineStatus.getState().storedEmbeddingsUsed).toBe(storedBefore + 1); // from storage, not a second encoder run
+  });
+
+  it('embeds the photo on screen before the photos waiting in the background', async () => {
+    const s = sessionOnThreads();
+    session = s.session;
+    const finished: string[] = [];
+    session.embedInBackground(null, ['coffee', 'chelsea', 'astronaut']);
+    // The user looks at the last photo while the first is being embedded.
+    session.embedInBackground('astronaut', ['coffee', 'chelsea', 'astronaut']);
+    expect(session.isWaitingToEmbed('chelsea')).toBe(true);
+    await Promise.all(['coffee', 'chelsea', 'astronaut'].map((id) => session!.ensureEmbedding(id, 'background').then(() => finished.push(id))));
+    expect(finished).toEqual(['coffee', 'astronaut', 'chelsea']);
   });
 
   it('runs the mirror pass with the mirror image embedded by its own one-thread worker, which the engine then holds; dispose ends both workers', async () => {

@@ -10,6 +10,7 @@ import type { EngineWorker, EngineWorkerStartOptions } from '../../engine/worker
 import type { useEngineStatus } from '../state/engineStatus';
 import type { StoredEmbeddings } from './embeddingStore';
 import type { ModelVariants } from './modelVariants';
+import { EmbedQueue, type EmbedUrgency } from './embedQueue';
 
 /** What a segment-everything call asks of a photo the session holds (left out: the shipped rule). */
 export type EverythingAsk = Pick<SegmentEverythingRequest, 'options' | 'outline'>;
@@ -44,7 +45,8 @@ interface EngineRun {
   readonly embedded: Set<string>;
   readonly mirrorEmbeddings: Map<string, Promise<string>>;
   readonly detectorDownloads: Map<string, ModelProgress>;
-  background: Promise<unknown>;
+  /** Where embeddings wait their turn for the click worker's encoder (embedQueue.ts). */
+  readonly queue: EmbedQueue;
 }
 
 /**
@@ -52,7 +54,8 @@ interface EngineRun {
  * what they hold (which photos are embedded), for the model variants chosen now. `dispose` ends the
  * workers; a model switch or a crashed worker starts a fresh engine on the next call, no reload.
  * Each image is embedded once per engine (the worker's cache answers repeats); predictions on an
- * image wait for its embedding.
+ * image wait for its embedding. The photo on screen is embedded before those asked for in the
+ * background, and an embedding the worker's cache let go is made again when next needed.
  */
 export class EngineSession {
   private run: EngineRun | undefined;
@@ -84,7 +87,7 @@ export class EngineSession {
       embedded: new Set(),
       mirrorEmbeddings: new Map(),
       detectorDownloads: new Map(),
-      background: Promise.resolve(),
+      queue: new EmbedQueue(),
     };
     this.run = run;
     run.clicks.then(
@@ -136,16 +139,25 @@ export class EngineSession {
     return this.run?.embedded.has(imageId) ?? false;
   }
 
+  /** Whether the photo's embedding waits behind another photo's encoder run. */
+  isWaitingToEmbed(imageId: string): boolean {
+    return this.run?.queue.isWaiting(imageId) ?? false;
+  }
+
   /**
    * Embeds the image (once); resolves to the worker's image key. An embedding stored by an earlier
    * visit is handed to the worker instead of running the encoder; in Server start the server makes
    * it, else — or when the server cannot — this device's encoder does; a new one is stored either way.
+   * `now` (a click, the photo on screen) goes before every photo asked for in the `background`.
    */
-  ensureEmbedding(imageId: string): Promise<string> {
+  ensureEmbedding(imageId: string, urgency: EmbedUrgency = 'now'): Promise<string> {
     const run = this.current();
     const existing = run.embeddings.get(imageId);
-    if (existing) return existing;
-    const promise = run.clicks.then((worker) => this.embed(run, worker, imageId));
+    if (existing) {
+      if (urgency === 'now') run.queue.hurry(imageId);
+      return existing;
+    }
+    const promise = run.queue.schedule(imageId, () => run.clicks.then((worker) => this.embed(run, worker, imageId)), urgency);
     run.embeddings.set(imageId, promise);
     promise.catch((error: unknown) => {
       run.embeddings.delete(imageId);
@@ -185,16 +197,44 @@ export class EngineSession {
 
   /**
    * Embeds the session's photos one after another, `current` first, so switching photos finds its
-   * embedding ready (or stored). Runs behind any click: the worker handles requests in order.
+   * embedding ready (or stored). The others wait in the queue, not in the worker, so a click (and a
+   * photo the user switches to) waits at most for the one encoder run under way.
    */
   embedInBackground(current: string | null, imageIds: readonly string[]): void {
     const run = this.current();
+    if (current) void this.ensureEmbedding(current, 'now').catch(() => undefined);
     // Server start costs a credit per photo: only the photo the user opens is paid for.
     const others = this.ports.serverStart() ? [] : imageIds.filter((id) => id !== current);
-    for (const id of [...(current ? [current] : []), ...others]) {
+    for (const id of others) {
       if (run.embedded.has(id)) continue;
-      run.background = run.background.then(() => this.ensureEmbedding(id)).catch(() => undefined);
+      void this.ensureEmbedding(id, 'background').catch(() => undefined);
     }
+  }
+
+  /**
+   * `use` on the photo's embedding in the click worker. The worker's cache holds a few photos and
+   * lets the least recently used go: when it no longer has this one, the embedding is made again
+   * (from storage, usually) and `use` asked once more, so the user never meets that eviction.
+   */
+  private async onEmbedding<T>(run: EngineRun, imageId: string, use: (imageKey: string, worker: EngineWorker) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const embedding = this.ensureEmbedding(imageId);
+      const imageKey = await embedding;
+      try {
+        return await use(imageKey, await run.clicks);
+      } catch (error) {
+        if (attempt > 0 || !isEmbeddingMissing(error)) throw error;
+        this.forgetEmbedding(run, imageId, embedding);
+      }
+    }
+  }
+
+  /** The worker no longer holds the photo: the next ask embeds it again (unless someone already did). */
+  private forgetEmbedding(run: EngineRun, imageId: string, embedding: Promise<string>): void {
+    if (run.embeddings.get(imageId) !== embedding) return;
+    run.embeddings.delete(imageId);
+    run.embedded.delete(imageId);
+    run.mirrorEmbeddings.delete(imageId);
   }
 
   /**
@@ -203,8 +243,7 @@ export class EngineSession {
    */
   async predict(imageId: string, prompt: VisualPrompt, options: Partial<SegmentationOptions> & { tolerance: number }, onMask?: (mask: BinaryMask) => void): Promise<LocalCandidate[]> {
     const run = this.current();
-    const imageKey = await this.ensureEmbedding(imageId);
-    const result = await (await run.clicks).api.predict({ imageKey, prompt, options }, { onEvent: onMask });
+    const result = await this.onEmbedding(run, imageId, (imageKey, { api }) => api.predict({ imageKey, prompt, options }, { onEvent: onMask }));
     this.ports.status().update({ lastDecoder: result.timings });
     return localCandidates(result, options.tolerance);
   }
@@ -224,6 +263,10 @@ export class EngineSession {
     } catch (error) {
       // The worker's cache may have dropped the photo (and its mirror with it): embed both again next time.
       run.mirrorEmbeddings.delete(imageId);
+      if (isEmbeddingMissing(error)) {
+        const embedding = run.embeddings.get(imageId);
+        if (embedding) this.forgetEmbedding(run, imageId, embedding);
+      }
       throw error;
     }
   }
@@ -294,8 +337,7 @@ export class EngineSession {
   async segmentText(imageId: string, prompts: readonly string[], outline: Partial<OutlineOptions>): Promise<SegmentTextResponse> {
     const run = this.current();
     const rgba = plainPixels(this.ports.pixels(imageId));
-    const imageKey = await this.ensureEmbedding(imageId);
-    return (await run.clicks).api.segmentText({ image: rgba, prompts: [...prompts], imageId: imageKey, outline });
+    return this.onEmbedding(run, imageId, (imageKey, { api }) => api.segmentText({ image: rgba, prompts: [...prompts], imageId: imageKey, outline }));
   }
 
   /**
@@ -305,10 +347,9 @@ export class EngineSession {
   async findSimilar(imageId: string, examples: readonly BinaryMask[], outline: Partial<OutlineOptions>, rule?: ExemplarRule): Promise<FindSimilarResponse> {
     const run = this.current();
     const rgba = plainPixels(this.ports.pixels(imageId));
-    const imageKey = await this.ensureEmbedding(imageId);
     const [mask, ...moreExamples] = examples.map(plainMask);
     if (!mask) throw new Error('Find similar needs at least one example.');
-    return (await run.clicks).api.findSimilar({ imageKey, mask, ...(moreExamples.length ? { moreExamples } : {}), image: rgba, outline, ...(rule ? { rule } : {}) });
+    return this.onEmbedding(run, imageId, (imageKey, { api }) => api.findSimilar({ imageKey, mask, ...(moreExamples.length ? { moreExamples } : {}), image: rgba, outline, ...(rule ? { rule } : {}) }));
   }
 
   /**
@@ -318,9 +359,10 @@ export class EngineSession {
   async segmentEverything(imageId: string, request: EverythingAsk, call?: Call<EverythingEvent>): Promise<SegmentEverythingResponse> {
     const run = this.current();
     const rgba = plainPixels(this.ports.pixels(imageId));
-    const imageKey = await this.ensureEmbedding(imageId);
-    call?.signal?.throwIfAborted();
-    return (await run.clicks).api.segmentEverything({ ...request, image: rgba, imageId: imageKey }, call);
+    return this.onEmbedding(run, imageId, (imageKey, { api }) => {
+      call?.signal?.throwIfAborted();
+      return api.segmentEverything({ ...request, image: rgba, imageId: imageKey }, call);
+    });
   }
 
   /**
@@ -349,6 +391,11 @@ function plainPixels(image: RgbaImage | null | undefined): RgbaImage {
 
 function plainMask(mask: BinaryMask): BinaryMask {
   return { width: mask.width, height: mask.height, data: mask.data };
+}
+
+/** The engine's EmbeddingMissingError, as it crosses from the worker (matched by name: the page does not load the engine). */
+function isEmbeddingMissing(error: unknown): boolean {
+  return error instanceof Error && error.name === 'EmbeddingMissingError';
 }
 
 function messageOf(error: unknown): string {

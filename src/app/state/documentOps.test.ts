@@ -15,6 +15,15 @@ describe('document operations', () => {
     expect(removeImage(doc, 'img').activeImageId).toBeNull();
   });
 
+  it('adds an image behind the one on screen when asked not to show it (a batch stays on its first image)', () => {
+    const first = addImage(emptyDocument(), image, { show: false });
+    expect(first.activeImageId).toBe('img'); // nothing was on screen
+    const second = addImage(first, { ...image, id: 'img2', name: 'b.png' }, { show: false });
+    expect(second.images.map((i) => i.id)).toEqual(['img', 'img2']);
+    expect(second.activeImageId).toBe('img');
+    expect(addImage(second, { ...image, id: 'img3', name: 'c.png' }).activeImageId).toBe('img3');
+  });
+
   it('applies a prediction only to the revision it was asked for and selects the engine’s answer, listed first, whatever the scores', () => {
     let doc = addPoint(addImage(emptyDocument(), image), 'img', { x: 5, y: 5, positive: true }, 1);
     doc = markPending(doc, 'img', 1, 'pending');

@@ -5,12 +5,17 @@ import { emptyPrompt, type Candidate, type PromptState, type StudioDocument } fr
 
 /** Pure document changes. Each returns a new document (or the same one when nothing changes). */
 
-export function addImage(doc: StudioDocument, image: ImageEntry): StudioDocument {
-  if (doc.images.some((i) => i.id === image.id)) return { ...doc, activeImageId: image.id };
+/**
+ * `show: false` adds the image behind the one on screen: a batch of photos opens on its first one,
+ * and the rest of the batch must not take the screen (and the encoder's first turn) from it.
+ */
+export function addImage(doc: StudioDocument, image: ImageEntry, { show = true }: { show?: boolean } = {}): StudioDocument {
+  const activeImageId = show || doc.activeImageId === null ? image.id : doc.activeImageId;
+  if (doc.images.some((i) => i.id === image.id)) return { ...doc, activeImageId };
   return {
     ...doc,
     images: [...doc.images, image],
-    activeImageId: image.id,
+    activeImageId,
     objects: { ...doc.objects, [image.id]: [] },
     prompts: { ...doc.prompts, [image.id]: emptyPrompt() },
   };

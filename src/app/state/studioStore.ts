@@ -37,7 +37,7 @@ export const currentDocument = () => useStudio.getState().history.present;
 
 /** Named user actions, so components and shortcuts never build documents themselves. */
 export const studio = {
-  addImage: (image: ImageEntry) => useStudio.getState().apply(`open ${image.name}`, (d) => ops.addImage(d, image)),
+  addImage: (image: ImageEntry, how?: { show?: boolean }) => useStudio.getState().apply(`open ${image.name}`, (d) => ops.addImage(d, image, how)),
   removeImage: (imageId: string) => useStudio.getState().apply('close image', (d) => ops.removeImage(d, imageId)),
   setActiveImage: (imageId: string) => useStudio.getState().apply('switch image', (d) => ops.setActiveImage(d, imageId)),
   addPoint: (imageId: string, point: PointPrompt) => {

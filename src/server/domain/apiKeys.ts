@@ -8,7 +8,8 @@ import { DomainError } from './errors';
 import { newId, randomSecret, sha256Hex } from './ids';
 import { preparedQuery } from '../db/prepared';
 
-const KEY_PREFIX = 'mwk_';
+/** Every key starts with it (the README's examples too: test/docs/readmeExamples.test.ts). */
+export const KEY_PREFIX = 'mwk_';
 const DISPLAY_PREFIX_LENGTH = 12;
 
 export interface ApiKeyCreatedView {
