@@ -43,7 +43,7 @@ export function toLabelme(dataset: Dataset): Array<{ name: string; file: Labelme
       flags: {},
       shapes: objects.flatMap(({ object, categoryId, geometry }) => {
         const groupId = geometry.polygons.length > 1 ? ++group : null;
-        const label = dataset.categories.find((c) => c.id === categoryId)!.name;
+        const label = labelLine(dataset.categories.find((c) => c.id === categoryId)!.name);
         return geometry.polygons.map((p) => ({ label, points: bridgeHoles(p).map(([x, y]) => [x, y]), group_id: groupId, shape_type: 'polygon', flags: {}, description: object.label }));
       }),
       imagePath: fileNameOf(image.name),
@@ -57,7 +57,7 @@ export function toLabelme(dataset: Dataset): Array<{ name: string; file: Labelme
 const IGNORE = '__ignore__';
 const BACKGROUND = '_background_';
 const UNUSED = /^unused_\d+$/;
-/** A class name as one line of labels.txt: line breaks and other controls would shift every id after it. */
+/** A class name as one line of labels.txt (and so in the shapes too): line breaks and other controls would shift every id after it. */
 const labelLine = (name: string) => name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ');
 
 /** labels.txt: line n (from 0 after `__ignore__`) names class id n; every id up to the highest has a line. */

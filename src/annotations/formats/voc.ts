@@ -36,6 +36,12 @@ export function vocColormap(): Uint8Array {
 }
 
 const VOID = 255;
+
+/**
+ * A class name as VOC writes it, in the XML and in labelmap.txt alike: a line break or another
+ * control would split labelmap.txt's line and shift every class id after it; `:` ends the name there.
+ */
+export const vocClassName = (name: string) => name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ').replace(/:/g, '_').replace(/[\ufffe\uffff]/g, '\ufffd');
 /** VOC's own 20 classes, by index: the names of a file without labelmap.txt. */
 const VOC_CLASSES = ['background', 'aeroplane', 'bicycle', 'bird', 'boat', 'bottle', 'bus', 'car', 'cat', 'chair', 'cow', 'diningtable', 'dog', 'horse', 'motorbike', 'person', 'pottedplant', 'sheep', 'sofa', 'train', 'tvmonitor'];
 
@@ -48,7 +54,7 @@ function annotationXml(entry: Dataset['images'][number], dataset: Dataset): stri
     const truncated = x <= 0 || y <= 0 || x + w >= image.width || y + h >= image.height ? 1 : 0;
     lines.push(
       '  <object>',
-      `    <name>${escapeXml(dataset.categories.find((c) => c.id === categoryId)!.name)}</name>`,
+      `    <name>${escapeXml(vocClassName(dataset.categories.find((c) => c.id === categoryId)!.name))}</name>`,
       '    <pose>Unspecified</pose>',
       `    <truncated>${truncated}</truncated>`,
       '    <difficult>0</difficult>',
@@ -64,7 +70,7 @@ export function labelmap(dataset: Dataset): string {
   const colours = vocColormap();
   const count = dataset.categories.reduce((n, c) => Math.max(n, c.id), 0);
   const lines = ['# label:color_rgb:parts:actions', 'background:0,0,0::'];
-  for (let id = 1; id <= count; id++) lines.push(`${dataset.categories.find((c) => c.id === id)?.name ?? `unused_${id}`}:${colours.slice(id * 3, id * 3 + 3).join(',')}::`);
+  for (let id = 1; id <= count; id++) lines.push(`${vocClassName(dataset.categories.find((c) => c.id === id)?.name ?? `unused_${id}`)}:${colours.slice(id * 3, id * 3 + 3).join(',')}::`);
   return `${lines.join('\n')}\n`;
 }
 
