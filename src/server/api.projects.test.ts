@@ -298,6 +298,25 @@ describe.each(DATABASES)('projects (%s, two servers on one database)', (dbKind) 
     await expectProblem(await api.get(`/api/v1/projects/${project.id}/export?format=tfrecord`), 400, 'validation-failed');
   });
 
+  it('exports 256 overlapping objects on one image as PNG masks and VOC (16-bit masks, said in NOTES.md), not a 500', async () => {
+    const owner = await signupUser(a);
+    const { project, image, api } = await projectWithImage(owner);
+    // 16 × 16 squares of 20 px on a 15 px grid: each overlaps its neighbours.
+    const objects = Array.from({ length: 256 }, (_, i) => {
+      const [x, y] = [10 + (i % 16) * 15, 10 + Math.floor(i / 16) * 15];
+      return { ...square(`s${i}`, 0, 1), review: 'accepted', polygons: [{ outer: [[x, y], [x + 20, y], [x + 20, y + 20], [x, y + 20]], holes: [] }] } as AnnotationObject;
+    });
+    await json(await api.put(`/api/v1/projects/${project.id}/images/${image.id}/annotations`, { revision: 0, objects }), 200);
+    for (const [format, maskEntry] of [['png-masks', 'chelsea.instances.png'], ['voc', 'SegmentationObject/chelsea.png']]) {
+      const served = await api.get(`/api/v1/projects/${project.id}/export?format=${format}`);
+      expect(served.status, format).toBe(200);
+      const files = await readZip(new Uint8Array(await served.arrayBuffer()));
+      const png = files.find((f) => f.name === maskEntry)!;
+      expect(png.data[24], `${format}: IHDR bit depth`).toBe(16);
+      expect(new TextDecoder().decode(files.find((f) => f.name === 'NOTES.md')!.data), format).toMatch(/256 objects, more than .* 16-bit grayscale/);
+    }
+  });
+
   it('documents the conflict, the quota and the contract schemas of the project routes (the route table lists them)', async () => {
     const doc = (await (await a.fetch('/api/v1/openapi.json')).json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>>; components: { schemas: Record<string, unknown> } };
     expect(Object.keys(doc.paths['/api/v1/projects/{projectId}/images/{imageId}/annotations'].put.responses)).toContain('409');

@@ -56,7 +56,7 @@ export function toCoco(dataset: Dataset, options: CocoOptions = { rleForHoles: f
   };
   dataset.images.forEach((entry, imageIndex) => {
     const imageId = imageIndex + 1;
-    coco.images.push({ id: imageId, file_name: entry.image.name, width: entry.image.width, height: entry.image.height });
+    coco.images.push({ id: imageId, file_name: fileNameOf(entry.image.name), width: entry.image.width, height: entry.image.height });
     for (const { object, categoryId, geometry } of entry.objects) {
       const hasHoles = geometry.polygons.some((p) => p.holes.length > 0);
       coco.annotations.push({

@@ -19,7 +19,7 @@ export function toCvat(dataset: Dataset): string {
   lines.push('      </labels>', '    </task>', '  </meta>');
   let group = 0;
   dataset.images.forEach(({ image, objects }, index) => {
-    lines.push(`  <image id="${index}" name="${escapeXml(image.name)}" width="${image.width}" height="${image.height}">`);
+    lines.push(`  <image id="${index}" name="${escapeXml(fileNameOf(image.name))}" width="${image.width}" height="${image.height}">`);
     objects.forEach(({ categoryId, geometry }, z) => {
       const label = escapeXml(dataset.categories.find((c) => c.id === categoryId)!.name);
       const groupAttribute = geometry.polygons.length > 1 ? ` group_id="${++group}"` : '';

@@ -16,6 +16,8 @@ export interface ExportFile {
   readonly name: string;
   readonly bytes: Uint8Array;
   readonly mime: string;
+  /** What a user should know about this file (what the format could not hold as it is), in words; the zip formats also carry them as NOTES.md. */
+  readonly notes?: readonly string[];
 }
 
 export interface DatasetFormat {

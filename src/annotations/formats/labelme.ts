@@ -1,6 +1,7 @@
 import type { Ring } from '../../engine/types';
 import { bridgeHoles } from '../polygon';
-import { baseName, fileNameOf, jsonFilesWhere, mergeImported, type ImportedAnnotation, type ImportedDataset } from './imported';
+import { baseName, fileNameOf, jsonFilesWhere, mergeImported, textOf, type ImportedAnnotation, type ImportedCategory, type ImportedDataset, type InputFile } from './imported';
+import type { DatasetCategory } from './categories';
 import type { Dataset } from './dataset';
 import { textEntry, writeZip } from './zip';
 import type { DatasetFormat } from './format';
@@ -10,6 +11,9 @@ import type { DatasetFormat } from './format';
  * `group_id`; `imagePath`, `imageHeight`, `imageWidth`, `imageData` null), one file per image in a
  * zip. A multi-part object is several shapes sharing a `group_id`, as LabelMe groups them; holes are
  * keyhole cuts. Other shape types (rectangle, circle, line, point) are listed as not imported.
+ * LabelMe files hold class names only; the zip's `labels.txt` (the file labelme's own labelme2coco
+ * and labelme2voc take: `__ignore__` = -1, `_background_` = 0, then one class a line, line n = id
+ * n) keeps every class id, a deleted id as `unused_<id>`, and the classes no shape uses.
  */
 interface LabelmeShape {
   label: string;
@@ -39,15 +43,42 @@ export function toLabelme(dataset: Dataset): Array<{ name: string; file: Labelme
       flags: {},
       shapes: objects.flatMap(({ object, categoryId, geometry }) => {
         const groupId = geometry.polygons.length > 1 ? ++group : null;
-        const label = dataset.categories.find((c) => c.id === categoryId)!.name;
+        const label = labelLine(dataset.categories.find((c) => c.id === categoryId)!.name);
         return geometry.polygons.map((p) => ({ label, points: bridgeHoles(p).map(([x, y]) => [x, y]), group_id: groupId, shape_type: 'polygon', flags: {}, description: object.label }));
       }),
-      imagePath: image.name,
+      imagePath: fileNameOf(image.name),
       imageData: null,
       imageHeight: image.height,
       imageWidth: image.width,
     },
   }));
+}
+
+const IGNORE = '__ignore__';
+const BACKGROUND = '_background_';
+const UNUSED = /^unused_\d+$/;
+/** A class name as one line of labels.txt (and so in the shapes too): line breaks and other controls would shift every id after it. */
+const labelLine = (name: string) => name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ');
+
+/** labels.txt: line n (from 0 after `__ignore__`) names class id n; every id up to the highest has a line. */
+export function labelsTxt(categories: readonly DatasetCategory[]): string {
+  const count = categories.reduce((n, c) => Math.max(n, c.id), 0);
+  const names = Array.from({ length: count }, (_, i) => labelLine(categories.find((c) => c.id === i + 1)?.name ?? `unused_${i + 1}`));
+  return `${[IGNORE, BACKGROUND, ...names].join('\n')}\n`;
+}
+
+/** Whether a text file is a labelme labels.txt (a YOLO label line starts with a number, never with these). */
+export function isLabelsTxt(file: InputFile): boolean {
+  if (!/(^|\/)[^/]*\.txt$/i.test(file.name)) return false;
+  const first = textOf(file).trimStart().split(/\r?\n/, 1)[0]?.trim();
+  return first === IGNORE || first === BACKGROUND;
+}
+
+/** The classes of a labels.txt with their ids (the line numbers labelme gives them). */
+export function readLabelsTxt(text: string): ImportedCategory[] {
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const idOfFirst = lines[0] === IGNORE ? -1 : 0;
+  return lines.map((name, i) => ({ id: idOfFirst + i, name })).filter((c) => c.id > 0 && !UNUSED.test(c.name));
 }
 
 const isLabelme = (json: unknown): json is LabelmeFile => !!json && typeof json === 'object' && Array.isArray((json as LabelmeFile).shapes) && 'imagePath' in (json as object);
@@ -84,13 +115,18 @@ export const labelmeFormat: DatasetFormat = {
   summary: 'one LabelMe JSON per image: polygon shapes, parts grouped by group_id',
   carriesImages: true,
   async write(dataset) {
-    const entries = toLabelme(dataset).map((f) => textEntry(f.name, JSON.stringify(f.file, null, 2)));
-    for (const e of dataset.images) if (e.bytes) entries.push({ name: e.image.name, data: e.bytes });
+    const entries = [textEntry('labels.txt', labelsTxt(dataset.categories)), ...toLabelme(dataset).map((f) => textEntry(f.name, JSON.stringify(f.file, null, 2)))];
+    for (const e of dataset.images) if (e.bytes) entries.push({ name: fileNameOf(e.image.name), data: e.bytes });
     return { name: 'maskwright-session.labelme.zip', bytes: writeZip(entries), mime: 'application/zip' };
   },
   async read(files) {
     const found = jsonFilesWhere(files, isLabelme);
     if (found.length === 0) return undefined;
-    return { dataset: mergeImported('labelme', found.map((x) => readLabelme(x.json))), consumed: found.map((x) => x.file.name) };
+    const labels = files.find(isLabelsTxt);
+    const read = mergeImported('labelme', found.map((x) => readLabelme(x.json)));
+    return {
+      dataset: labels ? { ...read, categories: readLabelsTxt(textOf(labels)) } : read,
+      consumed: [...found.map((x) => x.file.name), ...(labels ? [labels.name] : [])],
+    };
   },
 };

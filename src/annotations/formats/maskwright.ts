@@ -45,7 +45,7 @@ export function toMaskwright(dataset: Dataset): MaskwrightFile {
     version: 1,
     classes: dataset.categories.filter((c) => c !== unlabelled).map((c) => ({ id: c.id, name: c.name, color: c.color })),
     images: dataset.images.map(({ image, objects }) => ({
-      name: image.name,
+      name: fileNameOf(image.name),
       width: image.width,
       height: image.height,
       objects: objects.map(({ object, categoryId, geometry }) => ({

@@ -1,6 +1,6 @@
 /**
- * A minimal PNG encoder (8-bit grayscale, RGBA or palette, no filtering) and decoder (8-bit, every
- * colour type and filter, no interlacing) on the platform's zlib `CompressionStream` /
+ * A minimal PNG encoder (8-bit grayscale, RGBA or palette, 16-bit grayscale, no filtering) and
+ * decoder (8-bit, every colour type and filter, 16-bit grayscale; no interlacing) on the platform's zlib `CompressionStream` /
  * `DecompressionStream`, available in browsers and Node alike — so mask export and import are pure
  * modules, testable without a canvas.
  */
@@ -41,11 +41,25 @@ async function zlibInflate(data: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-/** 'indexed': one byte per pixel into `palette` (RGB triples), e.g. Pascal VOC's masks. */
-export type PngColor = 'gray' | 'rgba' | 'indexed';
+/**
+ * 'indexed': one byte per pixel into `palette` (RGB triples), e.g. Pascal VOC's masks. 'gray16': two
+ * bytes per pixel, most significant first (PNG's order; see `gray16Bytes`), for masks of more than
+ * 255 values.
+ */
+export type PngColor = 'gray' | 'rgba' | 'indexed' | 'gray16';
+
+/** 16-bit samples as a 'gray16' PNG takes them (big-endian). */
+export function gray16Bytes(values: ArrayLike<number>): Uint8Array {
+  const bytes = new Uint8Array(values.length * 2);
+  for (let i = 0; i < values.length; i++) {
+    bytes[i * 2] = values[i] >> 8;
+    bytes[i * 2 + 1] = values[i] & 0xff;
+  }
+  return bytes;
+}
 
 export async function encodePng(width: number, height: number, pixels: Uint8Array, color: PngColor, palette?: Uint8Array): Promise<Uint8Array> {
-  const channels = color === 'rgba' ? 4 : 1;
+  const channels = color === 'rgba' ? 4 : color === 'gray16' ? 2 : 1;
   if (pixels.length !== width * height * channels) throw new Error(`expected ${width * height * channels} bytes, got ${pixels.length}`);
   const stride = width * channels;
   const raw = new Uint8Array((stride + 1) * height);
@@ -57,8 +71,8 @@ export async function encodePng(width: number, height: number, pixels: Uint8Arra
   const view = new DataView(header.buffer);
   view.setUint32(0, width);
   view.setUint32(4, height);
-  header[8] = 8; // bit depth
-  header[9] = color === 'gray' ? 0 : color === 'rgba' ? 6 : 3;
+  header[8] = color === 'gray16' ? 16 : 8; // bit depth
+  header[9] = color === 'gray' || color === 'gray16' ? 0 : color === 'rgba' ? 6 : 3;
   if (color === 'indexed' && !palette) throw new Error('an indexed PNG needs a palette');
   const paletteChunks = color === 'indexed' ? [chunk('PLTE', palette!)] : [];
   const parts = [SIGNATURE, chunk('IHDR', header), ...paletteChunks, chunk('IDAT', await zlibDeflate(raw)), chunk('IEND', new Uint8Array())];
@@ -75,6 +89,8 @@ export interface DecodedPng {
   readonly pixels: Uint8Array;
   /** RGB triples, for an indexed PNG. */
   readonly palette?: Uint8Array;
+  /** The samples of a 16-bit grayscale PNG (then `pixels` holds their high bytes). */
+  readonly samples16?: Uint16Array;
 }
 
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
@@ -85,6 +101,7 @@ export async function decodePng(bytes: Uint8Array): Promise<DecodedPng> {
   let width = 0;
   let height = 0;
   let colorType = -1;
+  let depth = 8;
   let palette: Uint8Array | undefined;
   const idat: Uint8Array[] = [];
   for (let at = 8; at + 8 <= bytes.length; ) {
@@ -94,9 +111,9 @@ export async function decodePng(bytes: Uint8Array): Promise<DecodedPng> {
     if (type === 'IHDR') {
       width = view.getUint32(at + 8);
       height = view.getUint32(at + 12);
-      const depth = data[8];
+      depth = data[8];
       colorType = data[9];
-      if (depth !== 8) throw new Error(`PNG bit depth ${depth} is not supported (8 only)`);
+      if (depth !== 8 && !(depth === 16 && colorType === 0)) throw new Error(`PNG bit depth ${depth} is not supported (8, or 16 for grayscale)`);
       if (data[12] !== 0) throw new Error('interlaced PNGs are not supported');
     } else if (type === 'PLTE') palette = data.slice();
     else if (type === 'IDAT') idat.push(data);
@@ -106,22 +123,33 @@ export async function decodePng(bytes: Uint8Array): Promise<DecodedPng> {
   const channels = CHANNELS[colorType];
   if (!channels) throw new Error(`PNG colour type ${colorType} is not supported`);
   const raw = await zlibInflate(concatBytes(idat));
-  const stride = width * channels;
+  // Filters work on bytes, a pixel apart: two bytes per sample at 16 bits.
+  const pixelBytes = (channels * depth) / 8;
+  const stride = width * pixelBytes;
   if (raw.length < (stride + 1) * height) throw new Error('PNG image data is truncated');
-  const pixels = new Uint8Array(stride * height);
+  const bytesOut = new Uint8Array(stride * height);
   for (let y = 0; y < height; y++) {
     const filter = raw[y * (stride + 1)];
     const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
-    const out = pixels.subarray(y * stride, (y + 1) * stride);
-    const prior = y > 0 ? pixels.subarray((y - 1) * stride, y * stride) : new Uint8Array(stride);
+    const out = bytesOut.subarray(y * stride, (y + 1) * stride);
+    const prior = y > 0 ? bytesOut.subarray((y - 1) * stride, y * stride) : new Uint8Array(stride);
     for (let i = 0; i < stride; i++) {
-      const a = i >= channels ? out[i - channels] : 0;
+      const a = i >= pixelBytes ? out[i - pixelBytes] : 0;
       const b = prior[i];
-      const c = i >= channels ? prior[i - channels] : 0;
+      const c = i >= pixelBytes ? prior[i - pixelBytes] : 0;
       out[i] = (line[i] + unfilter(filter, a, b, c)) & 0xff;
     }
   }
-  return { width, height, channels: colorType === 3 ? 1 : channels, pixels, palette };
+  if (depth === 16) {
+    const samples16 = new Uint16Array(width * height);
+    const pixels = new Uint8Array(width * height);
+    for (let i = 0; i < samples16.length; i++) {
+      samples16[i] = (bytesOut[i * 2] << 8) | bytesOut[i * 2 + 1];
+      pixels[i] = bytesOut[i * 2];
+    }
+    return { width, height, channels: 1, pixels, samples16 };
+  }
+  return { width, height, channels: colorType === 3 ? 1 : channels, pixels: bytesOut, palette };
 }
 
 function unfilter(filter: number, a: number, b: number, c: number): number {

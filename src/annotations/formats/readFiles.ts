@@ -30,6 +30,6 @@ export async function readDatasetFiles(picked: readonly InputFile[]): Promise<Re
     read.consumed.forEach((name) => consumed.add(name));
   }
   const dataset = mergeImported(parts.map((p) => p.format).join('+') || 'none', parts);
-  const problems = parts.length === 0 ? ['no annotation file of a known format (COCO, YOLO, Pascal VOC, LabelMe, CVAT, Maskwright) among the chosen files'] : dataset.problems;
+  const problems = parts.length === 0 ? ['no annotation file of a known format (COCO, YOLO, PNG masks, Pascal VOC, LabelMe, CVAT, Maskwright) among the chosen files'] : dataset.problems;
   return { dataset: { ...dataset, problems }, images: files.filter((f) => IMAGE.test(f.name) && !consumed.has(f.name)) };
 }

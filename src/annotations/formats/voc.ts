@@ -1,10 +1,10 @@
 import type { BinaryMask } from '../../engine/types';
 import { baseName, fileNameOf, textOf, type ImportedAnnotation, type ImportedCategory, type ImportedDataset, type InputFile } from './imported';
-import { decodePng, encodePng } from './png';
+import { decodePng } from './png';
 import type { Dataset } from './dataset';
 import { textEntry, writeZip, type ZipEntry } from './zip';
 import { childNamed, childrenNamed, childText, escapeXml, parseXml } from './xml';
-import { instanceIndexMask, semanticMask } from './pngMasks';
+import { instanceIndexMask, lostPixelNotes, maskPng, notesEntry, semanticMask } from './pngMasks';
 import type { DatasetFormat } from './format';
 
 /**
@@ -12,8 +12,10 @@ import type { DatasetFormat } from './format';
  * and 1-based pixel `bndbox`), `SegmentationObject/<image>.png` (value n = the n-th object of the
  * XML), `SegmentationClass/<image>.png` (value = class index), both palette PNGs in VOC's colour map,
  * 255 = "void"; `ImageSets/Segmentation/train.txt`; `labelmap.txt` (Datumaro's, `name:r,g,b::`) names
- * the class indices, which are the studio's class ids. One pixel has one owner: where objects
- * overlap the later one keeps it (as the studio draws), so an occluded part is not in the file.
+ * the class indices, which are the studio's class ids. One pixel has one owner: objects are painted
+ * largest first (pngMasks.ts, `paintingOrder`), so one nested in or overlapping a bigger one keeps
+ * its pixels, and each object that still loses some is named in the export's notes (NOTES.md). Past
+ * 254 objects (255 is void) or class ids, the PNG is 16-bit grayscale instead of the palette.
  */
 export function vocColormap(): Uint8Array {
   const map = new Uint8Array(256 * 3);
@@ -34,19 +36,25 @@ export function vocColormap(): Uint8Array {
 }
 
 const VOID = 255;
+
+/**
+ * A class name as VOC writes it, in the XML and in labelmap.txt alike: a line break or another
+ * control would split labelmap.txt's line and shift every class id after it; `:` ends the name there.
+ */
+export const vocClassName = (name: string) => name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ').replace(/:/g, '_').replace(/[\ufffe\uffff]/g, '\ufffd');
 /** VOC's own 20 classes, by index: the names of a file without labelmap.txt. */
 const VOC_CLASSES = ['background', 'aeroplane', 'bicycle', 'bird', 'boat', 'bottle', 'bus', 'car', 'cat', 'chair', 'cow', 'diningtable', 'dog', 'horse', 'motorbike', 'person', 'pottedplant', 'sheep', 'sofa', 'train', 'tvmonitor'];
 
 function annotationXml(entry: Dataset['images'][number], dataset: Dataset): string {
   const { image, objects } = entry;
-  const lines = ['<annotation>', '  <folder>Maskwright</folder>', `  <filename>${escapeXml(image.name)}</filename>`, '  <size>', `    <width>${image.width}</width>`, `    <height>${image.height}</height>`, '    <depth>3</depth>', '  </size>', '  <segmented>1</segmented>'];
+  const lines = ['<annotation>', '  <folder>Maskwright</folder>', `  <filename>${escapeXml(fileNameOf(image.name))}</filename>`, '  <size>', `    <width>${image.width}</width>`, `    <height>${image.height}</height>`, '    <depth>3</depth>', '  </size>', '  <segmented>1</segmented>'];
   for (const { categoryId, geometry } of objects) {
     const [x, y, w, h] = geometry.bbox;
     const box = [Math.floor(x) + 1, Math.floor(y) + 1, Math.ceil(x + w), Math.ceil(y + h)];
     const truncated = x <= 0 || y <= 0 || x + w >= image.width || y + h >= image.height ? 1 : 0;
     lines.push(
       '  <object>',
-      `    <name>${escapeXml(dataset.categories.find((c) => c.id === categoryId)!.name)}</name>`,
+      `    <name>${escapeXml(vocClassName(dataset.categories.find((c) => c.id === categoryId)!.name))}</name>`,
       '    <pose>Unspecified</pose>',
       `    <truncated>${truncated}</truncated>`,
       '    <difficult>0</difficult>',
@@ -62,31 +70,46 @@ export function labelmap(dataset: Dataset): string {
   const colours = vocColormap();
   const count = dataset.categories.reduce((n, c) => Math.max(n, c.id), 0);
   const lines = ['# label:color_rgb:parts:actions', 'background:0,0,0::'];
-  for (let id = 1; id <= count; id++) lines.push(`${dataset.categories.find((c) => c.id === id)?.name ?? `unused_${id}`}:${colours.slice(id * 3, id * 3 + 3).join(',')}::`);
+  for (let id = 1; id <= count; id++) lines.push(`${vocClassName(dataset.categories.find((c) => c.id === id)?.name ?? `unused_${id}`)}:${colours.slice(id * 3, id * 3 + 3).join(',')}::`);
   return `${lines.join('\n')}\n`;
 }
 
-export async function vocZip(dataset: Dataset): Promise<Uint8Array> {
-  if (dataset.categories.some((c) => c.id >= VOID)) throw new Error('Pascal VOC class PNGs hold class ids up to 254');
+/** The most palette indices a VOC mask uses for objects or classes: 255 is "void". */
+const PALETTE_MAX = VOID - 1;
+
+export async function vocExport(dataset: Dataset): Promise<{ zip: Uint8Array; notes: string[] }> {
   const palette = vocColormap();
   const files: ZipEntry[] = [textEntry('labelmap.txt', labelmap(dataset))];
+  const notes: string[] = [];
   for (const entry of dataset.images) {
     const { image } = entry;
     const base = baseName(image.name);
     files.push(textEntry(`Annotations/${base}.xml`, annotationXml(entry, dataset)));
-    files.push({ name: `SegmentationObject/${base}.png`, data: await encodePng(image.width, image.height, instanceIndexMask(entry), 'indexed', palette) });
-    files.push({ name: `SegmentationClass/${base}.png`, data: await encodePng(image.width, image.height, semanticMask(entry), 'indexed', palette) });
-    if (entry.bytes) files.push({ name: `JPEGImages/${image.name}`, data: entry.bytes });
+    const instanceValues = instanceIndexMask(entry);
+    const objects = await maskPng(image.width, image.height, instanceValues, PALETTE_MAX, palette);
+    const classes = await maskPng(image.width, image.height, semanticMask(entry, instanceValues), PALETTE_MAX, palette);
+    if (objects.bitDepth === 16) notes.push(`${image.name}: ${entry.objects.length} objects, more than VOC's palette holds (254): SegmentationObject/${base}.png is 16-bit grayscale (value n = the n-th object of the XML)`);
+    if (classes.bitDepth === 16) notes.push(`${image.name}: class ids above 254: SegmentationClass/${base}.png is 16-bit grayscale (value = class id)`);
+    notes.push(...lostPixelNotes(entry, instanceValues, dataset));
+    files.push({ name: `SegmentationObject/${base}.png`, data: objects.png });
+    files.push({ name: `SegmentationClass/${base}.png`, data: classes.png });
+    if (entry.bytes) files.push({ name: `JPEGImages/${fileNameOf(image.name)}`, data: entry.bytes });
   }
   files.push(textEntry('ImageSets/Segmentation/train.txt', `${dataset.images.map((e) => baseName(e.image.name)).join('\n')}\n`));
-  return writeZip(files);
+  return { zip: writeZip([...files, ...notesEntry('Pascal VOC', notes)]), notes };
 }
 
-/** Palette indices of a VOC mask PNG: indexed PNGs as they are, RGB ones through the colour map. */
-async function indicesOf(file: InputFile): Promise<{ width: number; height: number; index: Uint8Array }> {
+export async function vocZip(dataset: Dataset): Promise<Uint8Array> {
+  return (await vocExport(dataset)).zip;
+}
+
+/**
+ * Palette indices of a VOC mask PNG: indexed and gray PNGs as they are (16-bit ones too, where 255
+ * is an index like any other), RGB ones through the colour map.
+ */
+async function indicesOf(file: InputFile): Promise<{ width: number; height: number; index: ArrayLike<number>; voidValue?: number }> {
   const png = await decodePng(file.bytes);
-  if (png.palette && png.channels === 1) return { width: png.width, height: png.height, index: png.pixels };
-  if (png.channels === 1) return { width: png.width, height: png.height, index: png.pixels };
+  if (png.channels === 1) return { width: png.width, height: png.height, index: png.samples16 ?? png.pixels, voidValue: png.samples16 ? undefined : VOID };
   const colours = vocColormap();
   const byColour = new Map<number, number>();
   for (let i = 0; i < 256; i++) byColour.set((colours[i * 3] << 16) | (colours[i * 3 + 1] << 8) | colours[i * 3 + 2], i);
@@ -95,10 +118,14 @@ async function indicesOf(file: InputFile): Promise<{ width: number; height: numb
     const o = p * png.channels;
     index[p] = byColour.get((png.pixels[o] << 16) | (png.pixels[o + 1] << 8) | png.pixels[o + 2]) ?? VOID;
   }
-  return { width: png.width, height: png.height, index };
+  return { width: png.width, height: png.height, index, voidValue: VOID };
 }
 
-const maskWhere = (width: number, height: number, index: Uint8Array, value: number): BinaryMask => ({ width, height, data: index.map((v) => (v === value ? 1 : 0)) });
+function maskWhere(width: number, height: number, index: ArrayLike<number>, value: number): BinaryMask {
+  const data = new Uint8Array(width * height);
+  for (let i = 0; i < data.length; i++) if (index[i] === value) data[i] = 1;
+  return { width, height, data };
+}
 
 export async function readVoc(files: readonly InputFile[]): Promise<{ dataset: ImportedDataset; consumed: string[] } | undefined> {
   const xmls = files.filter((f) => /(^|\/)Annotations\/[^/]+\.xml$/i.test(f.name));
@@ -137,9 +164,9 @@ export async function readVoc(files: readonly InputFile[]): Promise<{ dataset: I
       const classPng = byBase(classPngs, base);
       if (classPng) {
         // Without instances, each class region is one object.
-        const { width, height, index } = await indicesOf(classPng);
-        for (const value of new Set(index)) {
-          if (value === 0 || value === VOID) continue;
+        const { width, height, index, voidValue } = await indicesOf(classPng);
+        for (const value of new Set(Array.from(index))) {
+          if (value === 0 || value === voidValue) continue;
           annotations.push({ fileName, className: names[value] ?? `class ${value}`, mask: maskWhere(width, height, index, value) });
         }
         problems.push(`${fileName}: no SegmentationObject PNG; each class region of SegmentationClass became one object`);
@@ -156,7 +183,8 @@ export const vocFormat: DatasetFormat = {
   summary: 'Annotations XML + SegmentationObject / SegmentationClass palette PNGs, labelmap.txt',
   carriesImages: true,
   async write(dataset) {
-    return { name: 'maskwright-session.voc.zip', bytes: await vocZip(dataset), mime: 'application/zip' };
+    const { zip, notes } = await vocExport(dataset);
+    return { name: 'maskwright-session.voc.zip', bytes: zip, mime: 'application/zip', notes };
   },
   read: readVoc,
 };

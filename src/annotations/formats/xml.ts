@@ -20,8 +20,29 @@ export function decodeEntities(s: string): string {
   });
 }
 
+/** C0 controls XML 1.0 cannot hold at all, not even as a character reference (tab, LF and CR it can). */
+const C0_NOT_IN_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g;
+/** Noncharacters and lone surrogates, equally outside XML 1.0's Char production. */
+const OTHER_NOT_IN_XML = /[\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Text or an attribute value as well-formed XML whatever it holds: markup characters as entities;
+ * tab, LF and CR as references (so attribute normalisation keeps them); a C0 control XML forbids as
+ * its visible picture (NUL as U+2400 "␀", from the Control Pictures block), so the name stays
+ * recognisable instead of breaking the whole file.
+ */
 export function escapeXml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;')
+    .replace(/\t/g, '&#9;')
+    .replace(/\n/g, '&#10;')
+    .replace(/\r/g, '&#13;')
+    .replace(C0_NOT_IN_XML, (c) => String.fromCharCode(0x2400 + c.charCodeAt(0)))
+    .replace(OTHER_NOT_IN_XML, '\ufffd');
 }
 
 export function parseXml(source: string): XmlElement {

@@ -5,6 +5,7 @@ import { joinParts } from './joinParts';
 import type { DatasetImage, Dataset } from './dataset';
 import { textEntry, writeZip, type ZipEntry } from './zip';
 import type { DatasetFormat } from './format';
+import { isLabelsTxt } from './labelme';
 
 /**
  * Ultralytics YOLO segmentation (docs.ultralytics.com/datasets/segment): `labels/<image>.txt`, one
@@ -49,7 +50,7 @@ export function yoloZip(dataset: Dataset, withImages: boolean): Uint8Array {
   const files: ZipEntry[] = [textEntry('data.yaml', dataYaml(dataset.categories, withImages))];
   for (const entry of dataset.images) {
     files.push(textEntry(`labels/${baseName(entry.image.name)}.txt`, toYoloSeg(entry)));
-    if (withImages && entry.bytes) files.push({ name: `images/${entry.image.name}`, data: entry.bytes });
+    if (withImages && entry.bytes) files.push({ name: `images/${fileNameOf(entry.image.name)}`, data: entry.bytes });
   }
   return writeZip(files);
 }
@@ -123,7 +124,7 @@ export const yoloFormat: DatasetFormat = {
     return { name: 'maskwright-session.yolo.zip', bytes: yoloZip(dataset, withImages), mime: 'application/zip' };
   },
   async read(files: readonly InputFile[]) {
-    const labels = files.filter((e) => /\.txt$/i.test(e.name) && !/(^|\/)(classes|labelmap|train|val|test)\.txt$/i.test(e.name) && !/ImageSets\//.test(e.name));
+    const labels = files.filter((e) => /\.txt$/i.test(e.name) && !/(^|\/)(classes|labelmap|train|val|test)\.txt$/i.test(e.name) && !/ImageSets\//.test(e.name) && !isLabelsTxt(e));
     if (labels.length === 0) return undefined;
     const yaml = files.find((e) => /(^|\/)data\.ya?ml$/i.test(e.name));
     const read = readYoloLabels(labels.map((l) => ({ name: l.name, text: textOf(l) })), yaml ? readDataYamlNames(textOf(yaml)) : []);

@@ -1,3 +1,4 @@
+import { fileNameOf } from './imported';
 import { concatBytes, crc32 } from './png';
 
 /**
@@ -27,6 +28,16 @@ export function dosDateTime(date: Date): { date: number; time: number } {
   };
 }
 
+/**
+ * The entry path a zip may hold whatever name it was given: each folder and the file name made safe
+ * as `fileNameOf` makes a name (no controls, no bidirectional overrides), `.`, `..` and empty
+ * segments dropped, so no entry unpacks outside the folder it is unpacked into.
+ */
+export function safeEntryPath(path: string): string {
+  const segments = path.split(/[\\/]+/).filter((s) => s !== '' && s !== '.' && s !== '..');
+  return segments.length ? segments.map(fileNameOf).join('/') : 'file';
+}
+
 /** Entries are dated `modified` (default now): an all-zero DOS date reads as 1980-00-00, an invalid date. */
 export function writeZip(entries: readonly ZipEntry[], modified: Date = new Date()): Uint8Array {
   const stamp = dosDateTime(modified);
@@ -34,7 +45,7 @@ export function writeZip(entries: readonly ZipEntry[], modified: Date = new Date
   const centrals: Uint8Array[] = [];
   let offset = 0;
   for (const entry of entries) {
-    const name = encoder.encode(entry.name);
+    const name = encoder.encode(safeEntryPath(entry.name));
     const crc = crc32(entry.data);
     const local = new Uint8Array(30 + name.length);
     const lv = new DataView(local.buffer);

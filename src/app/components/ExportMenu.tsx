@@ -38,7 +38,8 @@ export function ExportMenu() {
     }
     const file = await format.write(dataset, options);
     download(file.name, file.bytes as BlobPart, file.mime);
-    setNote(dataset.outsideImage.length ? `Left out (no pixel inside the image): ${dataset.outsideImage.join(', ')}` : null);
+    const notes = [...(dataset.outsideImage.length ? [`Left out (no pixel inside the image): ${dataset.outsideImage.join(', ')}`] : []), ...(file.notes ?? [])];
+    setNote(notes.length ? notes.join('\n') : null);
   };
   const selectedObject = () => {
     const [id] = liveSelection();
@@ -103,7 +104,7 @@ export function ExportMenu() {
         API JSON (this image)
       </button>
       {note && (
-        <p role="status" className="small">
+        <p role="status" className="small" style={{ whiteSpace: 'pre-line' }}>
           {note}
         </p>
       )}

@@ -121,11 +121,11 @@ describe('PNG mask export', () => {
     expect(instances.data[(3 * 20 + 3) * 4]).toBe(1);
     expect(semantic.data[(1 * 20 + 13) * 4]).toBe(3); // the spoon: class id 3
     const legend = JSON.parse(new TextDecoder().decode(files[2].data));
-    expect(legend.stacking).toMatch(/later one owns the pixel/);
+    expect(legend.stacking).toMatch(/largest first/);
     expect(legend.instances[1]).toEqual({ value: 2, objectId: 'b', label: 'spoon', classId: 3, className: 'spoon' });
   });
 
-  it('resolves overlaps by the stacking order: the later object owns the pixel', () => {
+  it('resolves overlaps by the painting order: the smaller object owns the pixel', () => {
     const over: Annotation = { ...objects[2], id: 'd', polygons: [{ outer: rect(3, 3, 2, 2), holes: [] }] };
     const mask = instanceIndexMask(sessionDataset({ ...doc, objects: { [image.id]: [...objects, over] } }, { includeHidden: true }).images[0]);
     expect(mask[3 * 20 + 3]).toBe(4);
