@@ -19,7 +19,9 @@ export const STACKING_ORDER =
 export function instanceIndexMask(entry: DatasetImage): Uint8Array {
   if (entry.objects.length > 255) throw new Error(`${entry.image.name}: a PNG mask holds at most 255 objects`);
   const pixels = new Uint8Array(entry.image.width * entry.image.height);
-  entry.objects.forEach(({ geometry }, index) => {
+  entry.objects.forEach(({ kind, geometry }, index) => {
+    // A box keeps its number (VOC's XML lists it) but owns no pixel: it has no outline.
+    if (kind === 'box') return;
     const data = geometry.mask.data;
     for (let i = 0; i < pixels.length; i++) if (data[i]) pixels[i] = index + 1;
   });
@@ -69,6 +71,7 @@ export async function pngMasksZip(dataset: Dataset): Promise<Uint8Array> {
 
 export const pngMasksFormat: DatasetFormat = {
   id: 'png-masks',
+  holds: { mask: true, box: false, tag: false },
   label: 'PNG masks zip',
   summary: 'per image: instance PNG, semantic PNG (value = class id), legend JSON',
   async write(dataset) {
