@@ -8,8 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { maskIoU } from '../geometry/maskPaint';
 import { objectMask } from '../geometry/objectMask';
 import { addImage } from '../state/documentOps';
-import { addBoxObject } from '../state/boxOps';
-import { emptyDocument, type StudioDocument } from '../state/model';
+import { emptyDocument } from '../state/model';
 import { isBox } from '../../annotations/annotation';
 import { UNLABELLED } from '../../annotations/formats/categories';
 import { FORMATS, writeFormat } from '../../annotations/formats/registry';
@@ -18,21 +17,11 @@ import { sessionDataset, type Dataset } from '../../annotations/formats/dataset'
 import { readDatasetFiles } from '../../annotations/formats/readFiles';
 import { readZip, textEntry, writeZip } from '../../annotations/formats/zip';
 import { importAnnotations } from './importAnnotations';
-import { IMAGE_A, IMAGE_B, OUTLINE, testSession } from './testSession';
+import { IMAGE_A, IMAGE_B, OUTLINE, sessionWithBoxes, testSession } from './testSession';
 
 let ids = 0;
 const newId = () => `imported-${++ids}`;
 const fresh = () => [IMAGE_B, IMAGE_A].reduce((d, i) => addImage(d, i), emptyDocument());
-
-/** The format tests' session with three boxes: one first on its image, one past the image's right edge, one unlabelled. */
-export function sessionWithBoxes(): StudioDocument {
-  let doc = testSession();
-  doc = addBoxObject({ ...doc, activeClassId: 1 }, 'img-a', 'box-person', [4, 6, 20, 30]);
-  doc = addBoxObject({ ...doc, activeClassId: 4 }, 'img-a', 'box-cup-edge', [80, 40, 30, 30]);
-  doc = addBoxObject({ ...doc, activeClassId: null }, 'img-b', 'box-unlabelled', [10, 50, 25, 12]);
-  const b = doc.objects['img-b'];
-  return { ...doc, activeClassId: 1, objects: { ...doc.objects, 'img-b': [b[b.length - 1], ...b.slice(0, -1)] } };
-}
 
 const nameOf = (dataset: Dataset, categoryId: number) => dataset.categories.find((c) => c.id === categoryId)!.name;
 
