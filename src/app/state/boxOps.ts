@@ -1,9 +1,7 @@
-import { maskOutline } from '../../engine/polygons';
-import type { BinaryMask } from '../../engine/types';
+import type { BinaryMask, PolygonWithHoles } from '../../engine/types';
 import { colorForIndex, isBox, type Annotation, type BoxGeometry } from '../../annotations/annotation';
 import { maskArea } from '../geometry/maskPaint';
 import type { StudioDocument } from './model';
-import type { Outline } from './outlineOps';
 
 /**
  * Pure edits of box annotations (detection datasets): add one, move its edges, turn it into a mask.
@@ -58,22 +56,31 @@ export function setObjectBox(doc: StudioDocument, imageId: string, objectId: str
   return { ...doc, objects: { ...doc.objects, [imageId]: objects.map((o) => (o.id === objectId ? { ...o, box: clipped } : o)) } };
 }
 
+/** The mask SAM found for a box, outlined at `outlineTolerance` (the engine's candidate). */
+export interface FoundMask {
+  readonly mask: BinaryMask;
+  readonly polygons: readonly PolygonWithHoles[];
+  readonly outlineTolerance: number;
+  readonly score: number;
+  readonly lowResLogits?: Float32Array;
+}
+
 /**
  * The box becomes the mask found in it (SAM's box prompt): same id, place in the list, class, name,
  * review and visibility, so undo gives the box back and the object list does not jump.
  */
-export function boxToMask(doc: StudioDocument, imageId: string, objectId: string, mask: BinaryMask, outline: Outline, confidence: number): StudioDocument {
+export function boxToMask(doc: StudioDocument, imageId: string, objectId: string, found: FoundMask): StudioDocument {
   const objects = doc.objects[imageId];
   const target = objects?.find((o) => o.id === objectId);
-  const area = maskArea(mask);
-  if (!objects || !target || !isBox(target) || area === 0) return doc;
+  if (!objects || !target || !isBox(target) || maskArea(found.mask) === 0 || found.polygons.length === 0) return doc;
   const { kind: _kind, box, ...rest } = target;
   const masked: Annotation = {
     ...rest,
-    polygons: maskOutline(mask, { ...outline, area }),
-    mask,
-    outlineTolerance: outline.tolerance,
-    confidence,
+    polygons: found.polygons,
+    mask: found.mask,
+    outlineTolerance: found.outlineTolerance,
+    confidence: found.score,
+    ...(found.lowResLogits ? { lowResLogits: found.lowResLogits } : {}),
     prompt: { points: [], box: { x: box[0] + box[2] / 2, y: box[1] + box[3] / 2, width: box[2], height: box[3] } },
   };
   return { ...doc, objects: { ...doc.objects, [imageId]: objects.map((o) => (o.id === objectId ? masked : o)) } };
