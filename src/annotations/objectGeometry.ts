@@ -1,7 +1,7 @@
 import { speckArea } from '../engine/options';
 import type { BinaryMask, PolygonWithHoles, Ring, Vertex } from '../engine/types';
 import { boundsOf, signedRingArea } from './polygon';
-import type { Annotation } from './annotation';
+import type { Annotation, BoxGeometry } from './annotation';
 import { fillPolygons } from './rasterize';
 
 /**
@@ -114,4 +114,23 @@ function polygonBox(polygons: readonly PolygonWithHoles[]): [number, number, num
   // Called only for outlines that filled at least one pixel, so there is a box.
   const { left, top, width, height } = boundsOf(polygons)!;
   return [left, top, round(width), round(height)];
+}
+
+/**
+ * A box's exported geometry: its rectangle clipped to the image (coordinates rounded as outlines
+ * are). `polygons` and `mask` are the rectangle's, for what needs pixels of it (a cut-out); `area` is
+ * width × height, COCO's area of a box; null when nothing of it lies in the image.
+ */
+export function boxGeometry(box: BoxGeometry, width: number, height: number): ObjectGeometry | null {
+  const left = round(Math.min(width, Math.max(0, box[0])));
+  const top = round(Math.min(height, Math.max(0, box[1])));
+  const right = round(Math.min(width, Math.max(0, box[0] + box[2])));
+  const bottom = round(Math.min(height, Math.max(0, box[1] + box[3])));
+  if (right <= left || bottom <= top) return null;
+  const polygons: PolygonWithHoles[] = [{ outer: [[left, top], [right, top], [right, bottom], [left, bottom]], holes: [] }];
+  const data = new Uint8Array(width * height);
+  fillPolygons(data, width, height, polygons, 1);
+  const boxWidth = round(right - left);
+  const boxHeight = round(bottom - top);
+  return { polygons, mask: { width, height, data }, bbox: [left, top, boxWidth, boxHeight], area: round(boxWidth * boxHeight) };
 }

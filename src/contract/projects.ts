@@ -110,6 +110,6 @@ export const Member = z.object({ email: z.string(), role: ProjectRole, addedAt: 
 export const MemberList = z.object({ members: z.array(Member) });
 
 /** The ids of the format registry (src/annotations/formats/registry.ts; a test holds them equal). */
-export const EXPORT_FORMATS = ['coco', 'yolo', 'png-masks', 'voc', 'cvat', 'labelme', 'maskwright'] as const;
+export const EXPORT_FORMATS = ['coco', 'yolo-detection', 'yolo', 'png-masks', 'voc', 'cvat', 'labelme', 'maskwright'] as const;
 export const ExportFormat = z.enum(EXPORT_FORMATS);
 export type ExportFormat = z.infer<typeof ExportFormat>;

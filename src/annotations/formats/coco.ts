@@ -13,7 +13,8 @@ import { jsonFile, type DatasetFormat } from './format';
  * One annotation per object: several polygons for a multi-part object, each hole joined to its
  * outer ring by a keyhole cut (COCO polygons have no holes; see bridgeHoles), or — with the
  * "holes as RLE" option — a compressed RLE mask for objects with holes. `bbox` is the polygons' box
- * and `area` their pixel count (objectGeometry.ts). What COCO has no key for (the detector's
+ * and `area` their pixel count (objectGeometry.ts). A box is a detection: its `bbox`, `"segmentation": []`
+ * and `area` = width × height; reading, an annotation with no segmentation but a bbox is a box. What COCO has no key for (the detector's
  * confidence, the object's own name, colour and visibility, its review state) is kept under
  * `attributes`, the key CVAT and Datumaro use for per-annotation extras, as flat scalar values:
  * `review_state` ("accepted" or "proposed": proposals are written only when asked) and
@@ -57,13 +58,15 @@ export function toCoco(dataset: Dataset, options: CocoOptions = { rleForHoles: f
   dataset.images.forEach((entry, imageIndex) => {
     const imageId = imageIndex + 1;
     coco.images.push({ id: imageId, file_name: fileNameOf(entry.image.name), width: entry.image.width, height: entry.image.height });
-    for (const { object, categoryId, geometry } of entry.objects) {
+    for (const { object, kind, categoryId, geometry } of entry.objects) {
       const hasHoles = geometry.polygons.some((p) => p.holes.length > 0);
+      const isBox = kind === 'box';
       coco.annotations.push({
         id: coco.annotations.length + 1,
         image_id: imageId,
         category_id: categoryId,
-        segmentation: options.rleForHoles && hasHoles ? maskToRle(geometry.mask, true) : geometry.polygons.map((p) => flattenRing(bridgeHoles(p))),
+        // A box is a detection: its bbox, no outline (pycocotools reads `[]` as no segmentation).
+        segmentation: isBox ? [] : options.rleForHoles && hasHoles ? maskToRle(geometry.mask, true) : geometry.polygons.map((p) => flattenRing(bridgeHoles(p))),
         area: geometry.area,
         bbox: geometry.bbox,
         iscrowd: 0,
@@ -83,7 +86,7 @@ export function toCoco(dataset: Dataset, options: CocoOptions = { rleForHoles: f
 
 interface CocoLike {
   images?: Array<{ id: number; file_name: string; width?: number; height?: number }>;
-  annotations?: Array<{ image_id: number; category_id: number; segmentation?: unknown; score?: number; attributes?: Record<string, unknown> }>;
+  annotations?: Array<{ image_id: number; category_id: number; segmentation?: unknown; bbox?: unknown; score?: number; attributes?: Record<string, unknown> }>;
   categories?: Array<{ id: number; name: string; color?: string }>;
 }
 
@@ -93,7 +96,9 @@ export const isCoco = (json: unknown): json is CocoLike =>
 const isRle = (s: unknown): s is CocoRle =>
   !!s && typeof s === 'object' && Array.isArray((s as CocoRle).size) && (typeof (s as CocoRle).counts === 'string' || Array.isArray((s as CocoRle).counts));
 
-/** A COCO instances file: polygons, uncompressed and compressed RLE, any category ids. */
+const isBbox = (b: unknown): b is [number, number, number, number] => Array.isArray(b) && b.length === 4 && b.every((v) => typeof v === 'number' && Number.isFinite(v)) && b[2] > 0 && b[3] > 0;
+
+/** A COCO instances file (a detection file, bboxes without segmentation, reads as boxes): polygons, uncompressed and compressed RLE, any category ids. */
 export function readCoco(json: unknown): ImportedDataset {
   if (!isCoco(json)) throw new Error('not a COCO instances file (images and annotations lists missing)');
   const images = new Map(json.images!.map((i) => [i.id, i]));
@@ -128,7 +133,8 @@ export function readCoco(json: unknown): ImportedDataset {
       } catch (error) {
         problems.push(`annotation ${index + 1} on ${fileName}: ${error instanceof Error ? error.message : String(error)}`);
       }
-    } else problems.push(`annotation ${index + 1} on ${fileName}: no segmentation (a box alone is not an outline)`);
+    } else if (isBbox(a.bbox)) annotations.push({ ...kept, box: a.bbox });
+    else problems.push(`annotation ${index + 1} on ${fileName}: neither a segmentation nor a bbox`);
   });
   return {
     format: 'coco',
@@ -141,8 +147,9 @@ export function readCoco(json: unknown): ImportedDataset {
 
 export const cocoFormat: DatasetFormat = {
   id: 'coco',
+  holds: { mask: true, box: true, tag: false },
   label: 'COCO JSON',
-  summary: 'instances JSON: one annotation per object, polygons (or RLE for objects with holes), bbox, area',
+  summary: 'instances JSON: one annotation per object, polygons (or RLE for objects with holes), bbox, area; boxes as bbox alone',
   options: [{ id: 'rleForHoles', label: 'Objects with holes as RLE masks (instead of keyhole cuts)', defaultValue: false }],
   async write(dataset, options) {
     return jsonFile('maskwright-session.coco.json', toCoco(dataset, { rleForHoles: !!options.rleForHoles }));

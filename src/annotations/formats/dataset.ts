@@ -1,7 +1,7 @@
-import type { AnnotatedImages, Annotation, ImageEntry } from '../annotation';
+import { isBox, type AnnotatedImages, type Annotation, type ImageEntry } from '../annotation';
 import { isAccepted, isShown } from '../review';
 import { categoryIdOf, datasetCategories, type DatasetCategory } from './categories';
-import { objectGeometry, type ObjectGeometry } from '../objectGeometry';
+import { boxGeometry, objectGeometry, type ObjectGeometry } from '../objectGeometry';
 
 /**
  * What every dataset writer takes: plain data, no DOM, so the server can write the same files
@@ -9,6 +9,8 @@ import { objectGeometry, type ObjectGeometry } from '../objectGeometry';
  */
 export interface DatasetObject {
   readonly object: Annotation;
+  /** What the object is: a mask (its outline) or a box (its rectangle). Both have a `geometry.bbox`: what a detection format writes. */
+  readonly kind: 'mask' | 'box';
   readonly categoryId: number;
   readonly geometry: ObjectGeometry;
 }
@@ -47,12 +49,13 @@ export function sessionDataset(doc: AnnotatedImages, options: ExportOptions): Da
   const images = chosen.map(({ image, objects }) => ({
     image,
     objects: objects.flatMap((object): DatasetObject[] => {
-      const geometry = objectGeometry(object, image.width, image.height);
+      const kind = isBox(object) ? 'box' : 'mask';
+      const geometry = isBox(object) ? boxGeometry(object.box, image.width, image.height) : objectGeometry(object, image.width, image.height);
       if (!geometry) {
         outsideImage.push(`${image.name}: ${object.label}`);
         return [];
       }
-      return [{ object, categoryId: categoryIdOf(categories, object), geometry }];
+      return [{ object, kind, categoryId: categoryIdOf(categories, object), geometry }];
     }),
   }));
   return { images, categories, outsideImage };

@@ -20,8 +20,21 @@ export interface ExportFile {
   readonly notes?: readonly string[];
 }
 
+/**
+ * The annotation kinds a format's files can hold. An object of a kind its format cannot hold is left
+ * out of the file and named in the export's notes (`writeFormat`): one rule for every format, so a
+ * box never turns silently into a rectangular mask in a segmentation dataset.
+ */
+export interface HeldKinds {
+  readonly mask: boolean;
+  readonly box: boolean;
+  readonly tag: boolean;
+}
+
 export interface DatasetFormat {
   readonly id: string;
+  /** What its files hold (see HeldKinds). */
+  readonly holds: HeldKinds;
   /** Menu text, e.g. "COCO JSON". */
   readonly label: string;
   /** One line on what the file holds, shown beside the entry. */
@@ -40,3 +53,37 @@ export interface DatasetFormat {
 
 const encoder = new TextEncoder();
 export const jsonFile = (name: string, value: unknown): ExportFile => ({ name, bytes: encoder.encode(JSON.stringify(value, null, 2)), mime: 'application/json' });
+
+/** A written file and what was left out of it, in words for the user. */
+export interface WrittenExport {
+  readonly file: ExportFile;
+  readonly notes: readonly string[];
+}
+
+const KIND_NAMES = { mask: ['mask', 'masks'], box: ['box', 'boxes'] } as const;
+
+/** The dataset without the objects the format cannot hold, and a note per kind left out. */
+export function keepHeldKinds(format: Pick<DatasetFormat, 'label' | 'holds'>, dataset: Dataset): { dataset: Dataset; notes: string[] } {
+  const leftOut = { mask: [] as string[], box: [] as string[] };
+  const images = dataset.images.map((entry) => ({
+    ...entry,
+    objects: entry.objects.filter((o) => {
+      if (format.holds[o.kind]) return true;
+      leftOut[o.kind].push(`${entry.image.name}: ${o.object.label}`);
+      return false;
+    }),
+  }));
+  const notes = (['mask', 'box'] as const)
+    .filter((kind) => leftOut[kind].length > 0)
+    .map((kind) => {
+      const n = leftOut[kind].length;
+      return `${format.label} cannot hold ${KIND_NAMES[kind][1]}: ${n} ${KIND_NAMES[kind][n === 1 ? 0 : 1]} left out (${leftOut[kind].join(', ')})`;
+    });
+  return { dataset: notes.length ? { ...dataset, images } : dataset, notes };
+}
+
+/** The one way a format is written: the objects it cannot hold are left out and named. */
+export async function writeFormat(format: DatasetFormat, dataset: Dataset, options: Readonly<Record<string, boolean>>): Promise<WrittenExport> {
+  const held = keepHeldKinds(format, dataset);
+  return { file: await format.write(held.dataset, options), notes: held.notes };
+}

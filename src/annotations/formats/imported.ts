@@ -1,5 +1,5 @@
 import type { BinaryMask, PolygonWithHoles, Ring, Vertex } from '../../engine/types';
-import type { ObjectReview } from '../annotation';
+import type { BoxGeometry, ObjectReview } from '../annotation';
 
 /**
  * A dataset file read into plain data, before it meets the session (importAnnotations.ts): what
@@ -22,7 +22,9 @@ export interface ImportedAnnotation {
   readonly polygons?: readonly PolygonWithHoles[];
   /** A ready mask (COCO RLE, PNG masks). */
   readonly mask?: BinaryMask;
-  /** YOLO rings are normalised: they are scaled when the image is known. */
+  /** A box, `[x, y, width, height]`: the annotation is a box, not a mask (detection datasets). */
+  readonly box?: BoxGeometry;
+  /** YOLO rings and boxes are normalised: they are scaled when the image is known. */
   readonly normalised?: boolean;
   readonly score?: number;
   /** What the file keeps of the object beyond its shape (formats that can hold it). */

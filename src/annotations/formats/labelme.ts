@@ -1,4 +1,5 @@
 import type { Ring } from '../../engine/types';
+import type { BoxGeometry } from '../annotation';
 import { bridgeHoles } from '../polygon';
 import { baseName, fileNameOf, jsonFilesWhere, mergeImported, textOf, type ImportedAnnotation, type ImportedCategory, type ImportedDataset, type InputFile } from './imported';
 import type { DatasetCategory } from './categories';
@@ -10,11 +11,14 @@ import type { DatasetFormat } from './format';
  * LabelMe JSON (wkentaro/labelme's file: `shapes` of `shape_type` "polygon" with `points`, `label`,
  * `group_id`; `imagePath`, `imageHeight`, `imageWidth`, `imageData` null), one file per image in a
  * zip. A multi-part object is several shapes sharing a `group_id`, as LabelMe groups them; holes are
- * keyhole cuts. Other shape types (rectangle, circle, line, point) are listed as not imported.
+ * keyhole cuts. A box is a `rectangle` shape (two corners) and reads back as one; other shape types
+ * (circle, line, point) are listed as not imported.
  * LabelMe files hold class names only; the zip's `labels.txt` (the file labelme's own labelme2coco
  * and labelme2voc take: `__ignore__` = -1, `_background_` = 0, then one class a line, line n = id
  * n) keeps every class id, a deleted id as `unused_<id>`, and the classes no shape uses.
  */
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
 interface LabelmeShape {
   label: string;
   points: number[][];
@@ -41,9 +45,13 @@ export function toLabelme(dataset: Dataset): Array<{ name: string; file: Labelme
     file: {
       version: '5.4.1',
       flags: {},
-      shapes: objects.flatMap(({ object, categoryId, geometry }) => {
-        const groupId = geometry.polygons.length > 1 ? ++group : null;
+      shapes: objects.flatMap(({ object, kind, categoryId, geometry }) => {
         const label = labelLine(dataset.categories.find((c) => c.id === categoryId)!.name);
+        if (kind === 'box') {
+          const [x, y, w, h] = geometry.bbox;
+          return [{ label, points: [[x, y], [round2(x + w), round2(y + h)]], group_id: null, shape_type: 'rectangle', flags: {}, description: object.label }];
+        }
+        const groupId = geometry.polygons.length > 1 ? ++group : null;
         return geometry.polygons.map((p) => ({ label, points: bridgeHoles(p).map(([x, y]) => [x, y]), group_id: groupId, shape_type: 'polygon', flags: {}, description: object.label }));
       }),
       imagePath: fileNameOf(image.name),
@@ -85,10 +93,19 @@ const isLabelme = (json: unknown): json is LabelmeFile => !!json && typeof json 
 
 export function readLabelme(file: LabelmeFile): ImportedDataset {
   const fileName = fileNameOf(file.imagePath);
-  const groups = new Map<string, { className: string; label?: string; rings: Ring[] }>();
+  // Shapes in file order, a group at its first shape's place.
+  const groups = new Map<string, { className: string; label?: string; rings: Ring[]; box?: BoxGeometry }>();
   const skipped = new Map<string, number>();
   file.shapes.forEach((shape, i) => {
     const type = shape.shape_type ?? 'polygon';
+    if (type === 'rectangle' && Array.isArray(shape.points) && shape.points.length === 2) {
+      const [[x1, y1], [x2, y2]] = shape.points;
+      const [left, top, right, bottom] = [Math.min(x1, x2), Math.min(y1, y2), Math.max(x1, x2), Math.max(y1, y2)];
+      if (right > left && bottom > top) {
+        groups.set(`box ${i}`, { className: shape.label || 'unlabelled', label: shape.description || undefined, rings: [], box: [left, top, round2(right - left), round2(bottom - top)] });
+        return;
+      }
+    }
     if (type !== 'polygon' || !Array.isArray(shape.points) || shape.points.length < 3) {
       skipped.set(type, (skipped.get(type) ?? 0) + 1);
       return;
@@ -98,8 +115,8 @@ export function readLabelme(file: LabelmeFile): ImportedDataset {
     g.rings.push(shape.points.map(([x, y]) => [x, y]));
     groups.set(key, g);
   });
-  const annotations: ImportedAnnotation[] = [...groups.values()].map((g) => ({ fileName, className: g.className, label: g.label, rings: g.rings }));
-  const problems = [...skipped].map(([kind, n]) => `${fileName}: ${n} ${kind} shape${n === 1 ? '' : 's'} not imported (only polygons are outlines)`);
+  const annotations: ImportedAnnotation[] = [...groups.values()].map((g) => ({ fileName, className: g.className, label: g.label, ...(g.box ? { box: g.box } : { rings: g.rings }) }));
+  const problems = [...skipped].map(([kind, n]) => `${fileName}: ${n} ${kind} shape${n === 1 ? '' : 's'} not imported (only polygons and rectangles are read)`);
   return {
     format: 'labelme',
     images: [{ name: fileName, width: file.imageWidth, height: file.imageHeight }],
@@ -111,8 +128,9 @@ export function readLabelme(file: LabelmeFile): ImportedDataset {
 
 export const labelmeFormat: DatasetFormat = {
   id: 'labelme',
+  holds: { mask: true, box: true, tag: false },
   label: 'LabelMe JSON zip',
-  summary: 'one LabelMe JSON per image: polygon shapes, parts grouped by group_id',
+  summary: 'one LabelMe JSON per image: polygon shapes, parts grouped by group_id; boxes as rectangles',
   carriesImages: true,
   async write(dataset) {
     const entries = [textEntry('labels.txt', labelsTxt(dataset.categories)), ...toLabelme(dataset).map((f) => textEntry(f.name, JSON.stringify(f.file, null, 2)))];

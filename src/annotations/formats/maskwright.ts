@@ -32,7 +32,10 @@ export interface MaskwrightFile {
       confidence: number;
       source: string;
       polygons: PolygonWithHoles[];
-      mask: CocoRle;
+      /** Every mask has one; a box has none. */
+      mask?: CocoRle;
+      kind?: 'box';
+      box?: [number, number, number, number];
       review?: ObjectReview;
     }>;
   }>;
@@ -48,15 +51,14 @@ export function toMaskwright(dataset: Dataset): MaskwrightFile {
       name: fileNameOf(image.name),
       width: image.width,
       height: image.height,
-      objects: objects.map(({ object, categoryId, geometry }) => ({
+      objects: objects.map(({ object, kind, categoryId, geometry }) => ({
         label: object.label,
         classId: categoryId === unlabelled?.id ? null : categoryId,
         color: object.color,
         visible: object.visible,
         confidence: object.confidence,
         source: object.source,
-        polygons: geometry.polygons,
-        mask: maskToRle(geometry.mask, true),
+        ...(kind === 'box' ? { kind, box: geometry.bbox, polygons: [] } : { polygons: geometry.polygons, mask: maskToRle(geometry.mask, true) }),
         ...(object.review ? { review: object.review } : {}),
       })),
     })),
@@ -73,8 +75,12 @@ export function readMaskwright(file: MaskwrightFile): ImportedDataset {
   for (const image of file.images) {
     image.objects.forEach((o, i) => {
       const shared = { fileName: fileNameOf(image.name), className: o.classId == null ? 'unlabelled' : (names.get(o.classId) ?? `class ${o.classId}`), label: o.label, color: o.color, visible: o.visible, score: o.confidence, review: o.review ? reviewFrom(o.review.state, o.review.source) : undefined };
+      if (o.kind === 'box' && Array.isArray(o.box) && o.box.length === 4) {
+        annotations.push({ ...shared, box: o.box });
+        return;
+      }
       try {
-        annotations.push({ ...shared, mask: rleToMask(o.mask) });
+        annotations.push({ ...shared, mask: rleToMask(o.mask!) });
       } catch {
         if (o.polygons?.length) annotations.push({ ...shared, polygons: o.polygons });
         else problems.push(`${image.name} object ${i + 1}: neither its mask nor its polygons can be read`);
@@ -86,6 +92,7 @@ export function readMaskwright(file: MaskwrightFile): ImportedDataset {
 
 export const maskwrightFormat: DatasetFormat = {
   id: 'maskwright',
+  holds: { mask: true, box: true, tag: false },
   label: 'Maskwright dataset JSON',
   summary: 'everything the studio keeps: classes with ids and colours, each object’s mask, outline, name, visibility',
   async write(dataset) {

@@ -31,6 +31,8 @@ export function instanceIndexMask(entry: DatasetImage): Uint16Array {
   if (entry.objects.length > SIXTEEN_BIT_VALUES) throw new Error(`${entry.image.name}: a PNG mask holds at most ${SIXTEEN_BIT_VALUES} objects`);
   const pixels = new Uint16Array(width * height);
   for (const index of paintingOrder(entry)) {
+    // A box keeps its number (VOC's XML lists it) but owns no pixel: it has no outline.
+    if (entry.objects[index].kind === 'box') continue;
     const { mask, bbox } = entry.objects[index].geometry;
     // Only the object's box can hold its pixels: a mask of many small objects stays cheap.
     const [x0, y0] = [Math.max(0, Math.floor(bbox[0])), Math.max(0, Math.floor(bbox[1]))];
@@ -54,9 +56,10 @@ export function semanticMask(entry: DatasetImage, instances: Uint16Array = insta
 export function lostPixelNotes(entry: DatasetImage, instances: Uint16Array, dataset: Pick<Dataset, 'categories'>): string[] {
   const kept = new Array<number>(entry.objects.length + 1).fill(0);
   for (let i = 0; i < instances.length; i++) kept[instances[i]]++;
-  return entry.objects.flatMap(({ object, categoryId, geometry }, i) => {
+  return entry.objects.flatMap(({ object, kind, categoryId, geometry }, i) => {
     const owned = kept[i + 1];
-    if (owned >= geometry.area) return [];
+    // A box owns no pixel by design (instanceIndexMask).
+    if (kind === 'box' || owned >= geometry.area) return [];
     const name = `${entry.image.name}: object ${i + 1} "${object.label}" (${dataset.categories.find((c) => c.id === categoryId)?.name ?? categoryId})`;
     return [owned === 0 ? `${name} has no pixel left in the masks: objects painted over it cover all ${geometry.area}` : `${name} keeps ${owned} of its ${geometry.area} pixels in the masks: smaller objects cover the rest`];
   });
@@ -186,6 +189,7 @@ export async function readPngMasks(files: readonly InputFile[]): Promise<{ datas
 
 export const pngMasksFormat: DatasetFormat = {
   id: 'png-masks',
+  holds: { mask: true, box: false, tag: false },
   label: 'PNG masks zip',
   summary: 'per image: instance PNG, semantic PNG (value = class id), legend JSON; 16-bit PNGs past 255 objects',
   async write(dataset) {

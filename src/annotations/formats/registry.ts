@@ -6,10 +6,13 @@ import { maskwrightFormat } from './maskwright';
 import { pngMasksFormat } from './pngMasks';
 import { vocFormat } from './voc';
 import { yoloFormat } from './yolo';
+import { yoloDetectionFormat } from './yoloDetection';
 
 /** Every dataset format, in menu order. The Export and Import menus are generated from this list. */
-export const FORMATS: readonly DatasetFormat[] = [cocoFormat, yoloFormat, pngMasksFormat, vocFormat, cvatFormat, labelmeFormat, maskwrightFormat];
+// YOLO detection before YOLO segmentation: its reader takes the label files of five numbers a line first.
+export const FORMATS: readonly DatasetFormat[] = [cocoFormat, yoloDetectionFormat, yoloFormat, pngMasksFormat, vocFormat, cvatFormat, labelmeFormat, maskwrightFormat];
 
 export const formatById = (id: string) => FORMATS.find((f) => f.id === id);
 export const IMPORTABLE = FORMATS.filter((f) => f.read);
-export type { DatasetFormat, ExportFile, FormatOption } from './format';
+export { writeFormat } from './format';
+export type { DatasetFormat, ExportFile, FormatOption, HeldKinds, WrittenExport } from './format';

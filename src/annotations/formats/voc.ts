@@ -3,7 +3,7 @@ import { baseName, fileNameOf, textOf, type ImportedAnnotation, type ImportedCat
 import { decodePng } from './png';
 import type { Dataset } from './dataset';
 import { textEntry, writeZip, type ZipEntry } from './zip';
-import { childNamed, childrenNamed, childText, escapeXml, parseXml } from './xml';
+import { childNamed, childrenNamed, childText, escapeXml, parseXml, type XmlElement } from './xml';
 import { instanceIndexMask, lostPixelNotes, maskPng, notesEntry, semanticMask } from './pngMasks';
 import type { DatasetFormat } from './format';
 
@@ -16,6 +16,8 @@ import type { DatasetFormat } from './format';
  * largest first (pngMasks.ts, `paintingOrder`), so one nested in or overlapping a bigger one keeps
  * its pixels, and each object that still loses some is named in the export's notes (NOTES.md). Past
  * 254 objects (255 is void) or class ids, the PNG is 16-bit grayscale instead of the palette.
+ * A box is an object of the XML (its `bndbox`) with no pixel in the PNGs; reading, an object without
+ * pixels — and every object of a detection dataset, XML without PNGs — is a box.
  */
 export function vocColormap(): Uint8Array {
   const map = new Uint8Array(256 * 3);
@@ -127,6 +129,22 @@ function maskWhere(width: number, height: number, index: ArrayLike<number>, valu
   return { width, height, data };
 }
 
+/** VOC's `bndbox` (1-based, both ends inside) as `[x, y, width, height]` in pixels; null when it is not a box. */
+function bndbox(object: XmlElement): [number, number, number, number] | null {
+  const element = childNamed(object, 'bndbox');
+  if (!element) return null;
+  const [xmin, ymin, xmax, ymax] = ['xmin', 'ymin', 'xmax', 'ymax'].map((k) => Number(childText(element, k)));
+  if (![xmin, ymin, xmax, ymax].every(Number.isFinite) || xmax < xmin || ymax < ymin) return null;
+  return [xmin - 1, ymin - 1, xmax - xmin + 1, ymax - ymin + 1];
+}
+
+function boxOrProblem(fileName: string, object: XmlElement, index: number, annotations: ImportedAnnotation[], problems: string[]) {
+  const className = childText(object, 'name') || 'unlabelled';
+  const box = bndbox(object);
+  if (box) annotations.push({ fileName, className, box });
+  else problems.push(`${fileName}: object ${index + 1} (${className}) has neither pixels in SegmentationObject nor a bndbox`);
+}
+
 export async function readVoc(files: readonly InputFile[]): Promise<{ dataset: ImportedDataset; consumed: string[] } | undefined> {
   const xmls = files.filter((f) => /(^|\/)Annotations\/[^/]+\.xml$/i.test(f.name));
   const objectPngs = files.filter((f) => /(^|\/)SegmentationObject\/[^/]+\.png$/i.test(f.name));
@@ -158,7 +176,7 @@ export async function readVoc(files: readonly InputFile[]): Promise<{ dataset: I
       objects.forEach((o, i) => {
         const mask = maskWhere(width, height, index, i + 1);
         if (mask.data.some((v) => v)) annotations.push({ fileName, className: childText(o, 'name') || 'unlabelled', mask });
-        else problems.push(`${fileName}: object ${i + 1} (${childText(o, 'name')}) has no pixels in SegmentationObject (a box alone is not an outline)`);
+        else boxOrProblem(fileName, o, i, annotations, problems);
       });
     } else {
       const classPng = byBase(classPngs, base);
@@ -170,7 +188,7 @@ export async function readVoc(files: readonly InputFile[]): Promise<{ dataset: I
           annotations.push({ fileName, className: names[value] ?? `class ${value}`, mask: maskWhere(width, height, index, value) });
         }
         problems.push(`${fileName}: no SegmentationObject PNG; each class region of SegmentationClass became one object`);
-      } else if (objects.length) problems.push(`${fileName}: ${objects.length} object box${objects.length === 1 ? '' : 'es'} without segmentation PNGs not imported`);
+      } else objects.forEach((o, i) => boxOrProblem(fileName, o, i, annotations, problems));
     }
   }
   const consumed = [...xmls, ...objectPngs, ...classPngs, ...(map ? [map] : [])].map((f) => f.name);
@@ -179,8 +197,9 @@ export async function readVoc(files: readonly InputFile[]): Promise<{ dataset: I
 
 export const vocFormat: DatasetFormat = {
   id: 'voc',
+  holds: { mask: true, box: true, tag: false },
   label: 'Pascal VOC zip',
-  summary: 'Annotations XML + SegmentationObject / SegmentationClass palette PNGs, labelmap.txt',
+  summary: 'Annotations XML (boxes as bndbox) + SegmentationObject / SegmentationClass palette PNGs, labelmap.txt',
   carriesImages: true,
   async write(dataset) {
     const { zip, notes } = await vocExport(dataset);

@@ -114,19 +114,24 @@ export function readYoloLabels(files: ReadonlyArray<{ name: string; text: string
   return { format: 'yolo', images: [], categories, annotations, problems };
 }
 
+/** The label files among a dataset's `.txt` files (not class lists, split lists or VOC's image sets). */
+export const isYoloLabelFile = (file: InputFile) => /\.txt$/i.test(file.name) && !/(^|\/)(classes|labelmap|train|val|test)\.txt$/i.test(file.name) && !/ImageSets\//.test(file.name);
+export const isDataYaml = (file: InputFile) => /(^|\/)data\.ya?ml$/i.test(file.name);
+
 export const yoloFormat: DatasetFormat = {
   id: 'yolo',
+  holds: { mask: true, box: false, tag: false },
   label: 'YOLO segmentation zip',
-  summary: 'Ultralytics labels/*.txt (one line per object) + data.yaml; the photos too if ticked',
+  summary: 'Ultralytics labels/*.txt (one polygon line per object) + data.yaml; the photos too if ticked; no boxes (YOLO detection holds them)',
   carriesImages: true,
   async write(dataset) {
     const withImages = dataset.images.some((e) => e.bytes);
     return { name: 'maskwright-session.yolo.zip', bytes: yoloZip(dataset, withImages), mime: 'application/zip' };
   },
   async read(files: readonly InputFile[]) {
-    const labels = files.filter((e) => /\.txt$/i.test(e.name) && !/(^|\/)(classes|labelmap|train|val|test)\.txt$/i.test(e.name) && !/ImageSets\//.test(e.name) && !isLabelsTxt(e));
+    const labels = files.filter((e) => isYoloLabelFile(e) && !isLabelsTxt(e));
     if (labels.length === 0) return undefined;
-    const yaml = files.find((e) => /(^|\/)data\.ya?ml$/i.test(e.name));
+    const yaml = files.find(isDataYaml);
     const read = readYoloLabels(labels.map((l) => ({ name: l.name, text: textOf(l) })), yaml ? readDataYamlNames(textOf(yaml)) : []);
     const problems = yaml ? read.problems : ['YOLO labels without data.yaml: class names unknown, classes named by index', ...read.problems];
     return { dataset: { ...read, problems }, consumed: [...labels, ...(yaml ? [yaml] : [])].map((f) => f.name) };

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { toApiJson } from '../export/apiJson';
-import { FORMATS, type DatasetFormat } from '../../annotations/formats/registry';
+import { FORMATS, writeFormat, type DatasetFormat } from '../../annotations/formats/registry';
 import { cutOutPng } from '../../annotations/formats/pngMasks';
 import { baseName } from '../../annotations/formats/imported';
 import { isExported, sessionDataset, withImageBytes } from '../../annotations/formats/dataset';
@@ -36,10 +36,11 @@ export function ExportMenu() {
       const bytes = new Map(await Promise.all(dataset.images.map(async (e) => [e.image.id, new Uint8Array((await imageBlob(e.image.id)?.arrayBuffer()) ?? new ArrayBuffer(0))] as const)));
       dataset = withImageBytes(dataset, (i) => bytes.get(i.id));
     }
-    const file = await format.write(dataset, options);
+    const { file, notes } = await writeFormat(format, dataset, options);
     download(file.name, file.bytes as BlobPart, file.mime);
-    const notes = [...(dataset.outsideImage.length ? [`Left out (no pixel inside the image): ${dataset.outsideImage.join(', ')}`] : []), ...(file.notes ?? [])];
-    setNote(notes.length ? notes.join('\n') : null);
+    const outside = dataset.outsideImage.length ? [`Left out (no pixel inside the image): ${dataset.outsideImage.join(', ')}`] : [];
+    const all = [...outside, ...notes, ...(file.notes ?? [])];
+    setNote(all.length ? all.join('\n') : null);
   };
   const selectedObject = () => {
     const [id] = liveSelection();

@@ -1,5 +1,7 @@
 import { useMemo, useState } from 'react';
-import { objectGeometry } from '../../annotations/objectGeometry';
+import { boxGeometry, objectGeometry } from '../../annotations/objectGeometry';
+import { isBox } from '../../annotations/annotation';
+import { convertSelectedBoxToMask } from '../boxToMaskAction';
 import { countVertices } from '../geometry/svgPath';
 import { findSimilarObjects } from '../inference/similarObjects';
 import { engineSession } from '../studioServices';
@@ -34,6 +36,8 @@ export function ObjectList() {
   useEdit((s) => s.selection);
   const selection = liveSelection(doc);
   const selectedMultiPart = selection.length === 1 && (objects.find((o) => o.id === selection[0])?.polygons.length ?? 0) > 1;
+  const selectedBox = selection.length === 1 && objects.some((o) => o.id === selection[0] && isBox(o));
+  const [converting, setConverting] = useState(false);
 
   const findSimilar = (target: ImageEntry, object: Annotation) => {
     setSearch({ running: object.id, message: `Looking for objects like “${object.label}”…` });
@@ -68,6 +72,20 @@ export function ObjectList() {
           <button type="button" className="small" title="Duplicate (Ctrl+D)" onClick={edits.duplicateSelected}>
             Duplicate
           </button>
+          {selectedBox && (
+            <button
+              type="button"
+              className="small"
+              disabled={converting}
+              title="Replace the box by the mask SAM finds in it (its box prompt); undo brings the box back"
+              onClick={() => {
+                setConverting(true);
+                void convertSelectedBoxToMask().finally(() => setConverting(false));
+              }}
+            >
+              {converting ? 'Finding the mask…' : 'Box → mask'}
+            </button>
+          )}
         </div>
       )}
       {mode !== 'local' && objects.length > 0 && <p className="hint small">Find similar runs on the local model only: switch to Local mode to use it.</p>}
@@ -98,7 +116,7 @@ function ObjectRow({ image, object, selected, searching, onFindSimilar }: Object
   const [draft, setDraft] = useState(object.label);
   // The area every export writes (the filled canonical outline, export/objectGeometry.ts), so the
   // list and the files never disagree; tests read it.
-  const area = useMemo(() => objectGeometry(object, image.width, image.height)?.area ?? 0, [object, image]);
+  const area = useMemo(() => (isBox(object) ? boxGeometry(object.box, image.width, image.height) : objectGeometry(object, image.width, image.height))?.area ?? 0, [object, image]);
   const vertices = countVertices(object.polygons);
   const commit = () => {
     setEditing(false);
@@ -109,6 +127,8 @@ function ObjectRow({ image, object, selected, searching, onFindSimilar }: Object
   return (
     <li className={`object-row${object.visible ? '' : ' hidden-object'}${selected ? ' selected' : ''}${proposal ? ' proposal' : ''}`} data-testid="object-row"
       data-area={area}
+      data-kind={object.kind ?? 'mask'}
+      data-box={isBox(object) ? object.box.join(',') : undefined}
       data-object-id={object.id}
       data-review={reviewStateOf(object)}
       // A click anywhere on the row but its controls selects the object (the square button is the keyboard way).
@@ -181,7 +201,7 @@ function ObjectRow({ image, object, selected, searching, onFindSimilar }: Object
           </select>
         )}
         <span className="muted small">
-          {proposal && <span className="chip to-review">to review</span>} {(object.confidence * 100).toFixed(0)}% · {vertices} vertices · {object.source}
+          {proposal && <span className="chip to-review">to review</span>} {(object.confidence * 100).toFixed(0)}% · {isBox(object) ? `box ${Math.round(object.box[2])}×${Math.round(object.box[3])}` : `${vertices} vertices`} · {object.source}
           {object.receipt && (
             <>
               {' '}

@@ -27,12 +27,18 @@ import { pointerToolEvent, touchToolEvents, type ImageView } from '../tools/poin
 import { PolygonShape } from './PolygonShape';
 import { BrushOverlay, brushWheel } from './BrushOverlay';
 import { VertexHandles } from './VertexHandles';
+import { BoxHandles } from './BoxHandles';
+import { boxPolygon } from '../geometry/boxHandles';
+import { isBox, type Annotation } from '../../annotations/annotation';
 import { displayColor } from '../state/classOps';
 import { edits, liveSelection } from '../state/editActions';
 import { useEdit } from '../state/editStore';
 import { isProposal, isShown } from '../../annotations/review';
 import { useReview } from '../state/reviewStore';
 import { insertVertex, nearestEdge } from '../geometry/vertexEdit';
+
+/** A box with its rectangle as its outline, so it is drawn (and zoomed to) as a mask's outline is. */
+const withBoxOutline = (o: Annotation): Annotation => (isBox(o) ? { ...o, polygons: [boxPolygon(o.box)] } : o);
 
 /** How close (screen pixels) a click must be to the selected outline to act on it. */
 const EDGE_REACH_PX = 6;
@@ -57,7 +63,8 @@ export function StudioCanvas() {
   const prompt = (image && doc.prompts[image.id]) || emptyPrompt();
   const objects = (image && doc.objects[image.id]) || [];
   // Rejected proposals stay in the document (undo, no second proposal) but are not drawn.
-  const drawn = objects.filter((o) => o.visible && isShown(o));
+  // A box is drawn as its rectangle, with the masks' fill and outline.
+  const drawn = objects.filter((o) => o.visible && isShown(o)).map(withBoxOutline);
   const reviewing = useReview((s) => (s.open ? s.current : null));
   const reviewed = reviewing && image && reviewing.imageId === image.id ? drawn.find((o) => o.id === reviewing.objectId && isProposal(o)) : undefined;
   const element = useImageElement(image?.id);
@@ -334,10 +341,12 @@ export function StudioCanvas() {
                 {reviewed && <PolygonShape name="review-current" polygons={reviewed.polygons} fill="rgba(255,255,255,0.08)" stroke="#fde047" dash={[10, 5]} scale={scale} strokePx={3} />}
                 {objects
                   .filter((o) => selection.includes(o.id))
+                  .map(withBoxOutline)
                   .map((o) => (
                     <PolygonShape key={`selected-${o.id}`} name="selected-object" polygons={o.polygons} fill="rgba(255,255,255,0.12)" stroke="#ffffff" dash={[5, 3]} scale={scale} strokePx={2.5} />
                   ))}
-                {editing && tool === 'select' && <VertexHandles objectId={editing.id} polygons={editing.polygons} scale={scale} />}
+                {editing && isBox(editing) && (tool === 'select' || tool === 'box-annotation') && <BoxHandles key={editing.id} objectId={editing.id} box={editing.box} scale={scale} clamp={clampToImage} />}
+                {editing && !isBox(editing) && tool === 'select' && <VertexHandles objectId={editing.id} polygons={editing.polygons} scale={scale} />}
                 {(tool === 'brush' || tool === 'eraser') && <BrushOverlay erase={tool === 'eraser'} cursor={cursorAt} stroke={strokeUnderWay(toolSession)} scale={scale} />}
                 {hoverPreview && hoverPreview.imageId === image.id && !selected && (
                   <PolygonShape name="hover-preview" polygons={hoverPreview.polygons} fill="rgba(255,255,255,0.22)" stroke="#ffffff" dash={[6, 4]} scale={scale} strokePx={1.5} />

@@ -23,6 +23,14 @@ export const BoxIcon = () => (
   </svg>
 );
 
+/** A solid rectangle with corner handles: a box that is itself the annotation. */
+export const BoxAnnotationIcon = () => (
+  <svg {...common}>
+    <rect x="2.5" y="3.5" width="11" height="9" />
+    <path d="M1.5 2.5h2v2h-2zM12.5 2.5h2v2h-2zM1.5 11.5h2v2h-2zM12.5 11.5h2v2h-2z" />
+  </svg>
+);
+
 export const TextIcon = () => (
   <svg {...common}>
     <path d="M3 4V3h10v1M8 3v10M6 13h4" />

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { toCoco } from '../../annotations/formats/coco';
 import { decodeRunsString, maskToRle, maskToRuns } from '../../annotations/rle';
 import { sessionDataset, type Dataset } from '../../annotations/formats/dataset';
-import { testSession, withReviews } from './testSession';
+import { sessionWithBoxes, testSession, withReviews } from './testSession';
 
 const probe = spawnSync('python3', ['-c', 'import pycocotools, numpy'], { encoding: 'utf8' });
 const available = probe.status === 0;
@@ -87,3 +87,41 @@ function judge(dataset: Dataset, rleForHoles: boolean) {
   expect(judged.ourDecodedEqual).toBe(true);
   return judged;
 }
+
+/**
+ * A detection file: pycocotools loads it, every box's bbox and area are as written, and evaluating
+ * the file's boxes (with scores) against itself as ground truth gives AP 1 — COCOeval's bbox path
+ * reads them as the boxes they are. The masks' own bbox takes part too.
+ */
+const JUDGE_BOXES = `
+import json, sys, io, contextlib
+from pycocotools.coco import COCO
+from pycocotools.cocoeval import COCOeval
+with contextlib.redirect_stdout(io.StringIO()):
+    gt = COCO(sys.argv[1])
+    detections = [{'image_id': a['image_id'], 'category_id': a['category_id'], 'bbox': a['bbox'], 'score': 1.0} for a in gt.loadAnns(gt.getAnnIds())]
+    dt = gt.loadRes(detections)
+    evaluation = COCOeval(gt, dt, 'bbox')
+    evaluation.evaluate(); evaluation.accumulate(); evaluation.summarize()
+anns = gt.loadAnns(gt.getAnnIds())
+print(json.dumps({'boxes': [[a['bbox'], a['area']] for a in anns if a['segmentation'] == []], 'count': len(anns), 'ap': float(evaluation.stats[0])}))
+`;
+
+describe.skipIf(!available)('COCO export with bbox-only objects read by pycocotools', () => {
+  it('loads; the boxes keep bbox and area, COCOeval (bbox) of the file against itself gives AP 1', () => {
+    const dataset = sessionDataset(sessionWithBoxes(), { includeHidden: true });
+    const dir = mkdtempSync(join(tmpdir(), 'mw-coco-boxes-'));
+    writeFileSync(join(dir, 'coco.json'), JSON.stringify(toCoco(dataset)));
+    writeFileSync(join(dir, 'judge.py'), JUDGE_BOXES);
+    const run = spawnSync('python3', [join(dir, 'judge.py'), join(dir, 'coco.json')], { encoding: 'utf8' });
+    expect(run.stderr.trim()).toBe('');
+    const judged = JSON.parse(run.stdout.trim().split('\n').pop()!);
+    expect(judged.count).toBe(8);
+    expect(judged.boxes).toEqual([
+      [[4, 6, 20, 30], 600],
+      [[80, 40, 16, 24], 384],
+      [[10, 50, 25, 12], 300],
+    ]);
+    expect(judged.ap).toBeCloseTo(1, 6);
+  });
+});

@@ -26,10 +26,10 @@ let n = 0;
 const newId = () => `o${++n}`;
 
 describe('COCO from Datumaro: category ids 1, 2, 4, uncompressed RLE, attributes, a box-only annotation', () => {
-  it('keeps the file’s ids, reads the RLE, lists the box and offers the photos', async () => {
+  it('keeps the file’s ids, reads the RLE, reads the box-only annotation as a box and offers the photos', async () => {
     const read = await readDatasetFiles(filesUnder('coco'));
     expect(read.images.map((f) => f.name).sort()).toEqual(['images/train/a.jpg', 'images/val/b.jpg']);
-    expect(read.dataset.problems).toEqual(['annotation 1 on a.jpg: no segmentation (a box alone is not an outline)']);
+    expect(read.dataset.problems).toEqual([]);
     const a = { id: 'a', name: 'a.jpg', width: 10, height: 5 };
     const b = { id: 'b', name: 'b.jpg', width: 5, height: 10 };
     const result = importAnnotations(session(a, b), read.dataset, newId, OUTLINE);
@@ -44,35 +44,37 @@ describe('COCO from Datumaro: category ids 1, 2, 4, uncompressed RLE, attributes
     expect(maskArea(objects[1].mask!)).toBe(20); // RLE [0, 20, 30], column-major: the two left columns
     expect(objects[1].mask!.data[9 * 5 + 1]).toBe(1);
     expect(objects[1].mask!.data[2]).toBe(0);
+    expect(result.doc.objects.a.map((o) => [o.kind, o.box, o.classId, o.polygons.length])).toEqual([['box', [2, 2, 3, 1], 2, 0]]);
     expect(importAnnotations(result.doc, read.dataset, newId, OUTLINE).added).toBe(0);
   });
 });
 
 describe('CVAT for images 1.1 from Datumaro: boxes, polylines, points, an unlabelled polygon', () => {
-  it('imports the polygon as an unlabelled object, lists the rest, keeps the labels', async () => {
+  it('imports the polygon as an unlabelled object and the box as a box, lists the rest, keeps the labels', async () => {
     const read = await readDatasetFiles(filesUnder('cvat-images-1.1'));
-    expect(read.dataset.problems).toEqual([
-      'img0.jpg: 1 box not imported (only polygons are outlines)',
-      'img0.jpg: 1 polyline not imported (only polygons are outlines)',
-      'img1.jpg: 1 points not imported (only polygons are outlines)',
-    ]);
+    expect(read.dataset.problems).toEqual(['img0.jpg: 1 polyline not imported (only polygons and boxes are read)', 'img1.jpg: 1 points not imported (only polygons and boxes are read)']);
     expect(read.images.map((f) => f.name).sort()).toEqual(['images/img0.jpg', 'images/img1.jpg']);
     const result = importAnnotations(session({ id: 'i0', name: 'img0.jpg', width: 8, height: 8 }, { id: 'i1', name: 'img1.jpg', width: 10, height: 10 }), read.dataset, newId, OUTLINE);
     expect(result.doc.classes.map((c) => c.name)).toEqual(['label1', 'label2']);
     expect(result.doc.objects.i1).toHaveLength(1);
     expect(result.doc.objects.i1[0].classId).toBeNull();
+    const box = result.doc.objects.i0.find((o) => o.kind === 'box')!;
+    expect([box.box, result.doc.classes.find((c) => c.id === box.classId)?.name]).toEqual([[0, 2, 4, 2], 'label1']);
   });
 });
 
 describe('Pascal VOC from Datumaro: RGB masks in the VOC colour map, an object with no pixels', () => {
-  it('reads the instance mask for the first object and lists the second', async () => {
+  it('reads the instance mask for the first object and the second, without pixels, as its bndbox', async () => {
     const read = await readDatasetFiles(filesUnder('voc'));
     expect(read.images.map((f) => f.name).sort()).toEqual(['JPEGImages/2007_000001.jpg', 'JPEGImages/2007_000002.jpg']);
-    expect(read.dataset.problems).toEqual(['2007_000001.jpg: object 2 (person) has no pixels in SegmentationObject (a box alone is not an outline)']);
+    expect(read.dataset.problems).toEqual([]);
     const result = importAnnotations(session({ id: 'v', name: '2007_000001.jpg', width: 20, height: 10 }), read.dataset, newId, OUTLINE);
     const [cat] = result.doc.objects.v;
     expect(result.doc.classes.find((c) => c.id === cat.classId)?.name).toBe('cat');
     expect(result.doc.classes.find((c) => c.name === 'cat')?.id).toBe(8); // VOC's own index of "cat"
     expect(maskArea(cat.mask!)).toBe(200);
+    const person = result.doc.objects.v[1];
+    // bndbox 4,5 – 6,7 (1-based, both ends inside) is 3 × 3 pixels from (3, 4).
+    expect([person.kind, person.box, result.doc.classes.find((c) => c.id === person.classId)?.name]).toEqual(['box', [3, 4, 3, 3], 'person']);
   });
 });

@@ -2,7 +2,7 @@ import { maskOutline } from '../../engine/polygons';
 import type { BinaryMask, Vertex } from '../../engine/types';
 import { maskArea, maskIoU } from '../geometry/maskPaint';
 import { objectMask } from '../geometry/objectMask';
-import { colorForIndex, type ImageEntry, type Annotation } from '../../annotations/annotation';
+import { colorForIndex, isBox, type Annotation, type BoxGeometry, type ImageEntry } from '../../annotations/annotation';
 import { type StudioDocument } from '../state/model';
 import type { Outline } from '../state/outlineOps';
 import { classKey, mapClasses } from '../../annotations/formats/classMapping';
@@ -44,6 +44,27 @@ export function annotationMask(a: ImportedAnnotation, image: Pick<ImageEntry, 'w
   return mask;
 }
 
+/** The annotation's box on its image (scaled when normalised, clipped to the image), or null when it is not a box or covers nothing there. */
+export function annotationBox(a: ImportedAnnotation, image: Pick<ImageEntry, 'width' | 'height'>): BoxGeometry | null {
+  if (!a.box) return null;
+  const [x, y, w, h] = a.normalised ? [a.box[0] * image.width, a.box[1] * image.height, a.box[2] * image.width, a.box[3] * image.height] : a.box;
+  const round = (n: number) => Math.round(n * 100) / 100;
+  const left = Math.max(0, x);
+  const top = Math.max(0, y);
+  const right = Math.min(image.width, x + w);
+  const bottom = Math.min(image.height, y + h);
+  if (right <= left || bottom <= top) return null;
+  return [round(left), round(top), round(right - left), round(bottom - top)];
+}
+
+export function boxIoU(a: BoxGeometry, b: BoxGeometry): number {
+  const w = Math.min(a[0] + a[2], b[0] + b[2]) - Math.max(a[0], b[0]);
+  const h = Math.min(a[1] + a[3], b[1] + b[3]) - Math.max(a[1], b[1]);
+  if (w <= 0 || h <= 0) return 0;
+  const overlap = w * h;
+  return overlap / (a[2] * a[3] + b[2] * b[3] - overlap);
+}
+
 export function importAnnotations(doc: StudioDocument, dataset: Pick<ImportedDataset, 'annotations' | 'categories'>, newId: () => string, outline: Outline): ImportResult {
   const mapping = mapClasses(doc, dataset.categories, dataset.annotations.map((a) => a.className), (id) => colorForIndex(id - 1));
   let added = 0;
@@ -56,6 +77,34 @@ export function importAnnotations(doc: StudioDocument, dataset: Pick<ImportedDat
     const image = doc.images.find((i) => matchKey(i.name) === matchKey(a.fileName));
     if (!image) {
       note(`${a.fileName}: no open image of that name`);
+      continue;
+    }
+    if (a.box) {
+      const box = annotationBox(a, image);
+      if (!box) {
+        note(`${a.fileName}: empty box or outside its image`);
+        continue;
+      }
+      const classId = mapping.idOf.get(classKey(a.className)) ?? null;
+      const list = (objects[image.id] ??= [...(doc.objects[image.id] ?? [])]);
+      if (list.some((o) => isBox(o) && (o.classId ?? null) === classId && boxIoU(o.box, box) >= SAME_OBJECT_IOU)) {
+        alreadyPresent++;
+        continue;
+      }
+      list.push({
+        id: newId(),
+        kind: 'box',
+        box,
+        label: a.label ?? `${a.className} ${list.length + 1}`,
+        classId,
+        confidence: a.score ?? 1,
+        color: a.color ?? colorForIndex(list.length),
+        visible: a.visible ?? true,
+        polygons: [],
+        source: 'local',
+        ...(a.review ? { review: a.review } : {}),
+      });
+      added++;
       continue;
     }
     const mask = annotationMask(a, image);

@@ -12,6 +12,7 @@ import { emptyDocument, type StudioDocument } from '../state/model';
 import { type Annotation } from '../../annotations/annotation';
 import { proposedBy } from '../../annotations/review';
 import { addPaintedObject, setObjectPolygons } from '../state/objectOps';
+import { addBoxObject } from '../state/boxOps';
 
 export const OUTLINE = { tolerance: DEFAULT_SEGMENTATION_OPTIONS.tolerance };
 export const IMAGE_A = { id: 'img-a', name: 'a.png', width: 96, height: 64 };
@@ -54,4 +55,14 @@ export function withReviews(doc: StudioDocument): StudioDocument {
   };
   const objects = Object.fromEntries(Object.entries(doc.objects).map(([id, list]) => [id, list.map((o) => (reviews[o.id] ? { ...o, review: reviews[o.id] } : o))]));
   return { ...doc, objects };
+}
+
+/** The format tests' session with three boxes: one first on its image, one past the image's right edge, one unlabelled. */
+export function sessionWithBoxes(): StudioDocument {
+  let doc = testSession();
+  doc = addBoxObject({ ...doc, activeClassId: 1 }, 'img-a', 'box-person', [4, 6, 20, 30]);
+  doc = addBoxObject({ ...doc, activeClassId: 4 }, 'img-a', 'box-cup-edge', [80, 40, 30, 30]);
+  doc = addBoxObject({ ...doc, activeClassId: null }, 'img-b', 'box-unlabelled', [10, 50, 25, 12]);
+  const b = doc.objects['img-b'];
+  return { ...doc, activeClassId: 1, objects: { ...doc.objects, 'img-b': [b[b.length - 1], ...b.slice(0, -1)] } };
 }

@@ -1,3 +1,4 @@
+import { boxToCornerRect } from '../geometry/centerBox';
 import { edits } from '../state/editActions';
 import { writePromptEdit } from '../state/promptEdits';
 import { currentDocument } from '../state/studioStore';
@@ -28,6 +29,11 @@ export function handleToolOutputs(outputs: readonly ToolOutput[]): void {
       case 'stroke':
         edits.stroke(output.path, output.erase);
         break;
+      case 'addBox': {
+        const { left, top, width, height } = boxToCornerRect(output.box);
+        edits.addBox([left, top, width, height]);
+        break;
+      }
       case 'addPoint':
       case 'setBox': {
         const edit = writePromptEdit(output);

@@ -6,7 +6,9 @@ import { deleteVertex } from '../geometry/vertexEdit';
 import * as classOps from './classOps';
 import { useDetail } from './detailStore';
 import { useEdit } from './editStore';
-import type { Annotation } from '../../annotations/annotation';
+import { isBox, type Annotation, type BoxGeometry } from '../../annotations/annotation';
+import { boxContains } from '../geometry/boxHandles';
+import * as boxOps from './boxOps';
 import type { StudioDocument } from './model';
 import * as objectOps from './objectOps';
 import { isShown } from '../../annotations/review';
@@ -32,6 +34,10 @@ export function objectAt(objects: readonly Annotation[], at: Vertex): Annotation
     if (!o.visible || !isShown(o)) continue;
     const x = Math.floor(at[0]);
     const y = Math.floor(at[1]);
+    if (isBox(o)) {
+      if (boxContains(o.box, at)) return o;
+      continue;
+    }
     const hit = o.mask ? o.mask.data[y * o.mask.width + x] === 1 : o.polygons.some((p) => containsPoint(p, at));
     if (hit) return o;
   }
@@ -75,6 +81,27 @@ export const edits = {
     }
     const painted: BinaryMask = paintStroke(objectMask(target, image.width, image.height), path, radius, erase ? 0 : 1);
     apply(erase ? 'erase' : 'brush', (d) => objectOps.replaceObjectMask(d, image.id, target.id, painted, outline()));
+  },
+
+  /** A box drawn with the box annotation tool: a box of the current class, selected so its handles show. */
+  addBox(box: BoxGeometry) {
+    const image = activeImage();
+    if (!image) return;
+    const id = newId('obj');
+    const before = currentDocument();
+    apply('draw box', (d) => boxOps.addBoxObject(d, image.id, id, box));
+    if (currentDocument() !== before) useEdit.getState().select([id]);
+  },
+
+  /** A box resized by a handle. */
+  setBox(objectId: string, box: BoxGeometry) {
+    const image = activeImage();
+    if (image) apply('resize box', (d) => boxOps.setObjectBox(d, image.id, objectId, box));
+  },
+
+  /** The box replaced by the mask SAM found in it (box → mask); undo gives the box back. */
+  replaceBoxByMask(imageId: string, objectId: string, found: boxOps.FoundMask) {
+    apply('box to mask', (d) => boxOps.boxToMask(d, imageId, objectId, found));
   },
 
   setPolygons(objectId: string, polygons: readonly PolygonWithHoles[], action: string) {

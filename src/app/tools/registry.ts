@@ -1,3 +1,4 @@
+import { boxAnnotationTool } from './boxAnnotationTool';
 import { boxTool } from './boxTool';
 import { brushTool, eraserTool } from './brushTool';
 import { negativePointTool, positivePointTool } from './pointTool';
@@ -9,7 +10,7 @@ import type { ToolDefinition } from './toolDefinition';
  * Every tool of the studio, in toolbar order. The toolbar's buttons, the keys that pick a tool, the
  * help overlay and the canvas all read this list: a new tool is its file and one line here.
  */
-export const TOOLS: readonly ToolDefinition[] = [positivePointTool, negativePointTool, boxTool, textTool, selectTool, brushTool, eraserTool];
+export const TOOLS: readonly ToolDefinition[] = [positivePointTool, negativePointTool, boxTool, textTool, selectTool, boxAnnotationTool, brushTool, eraserTool];
 
 export type ToolId = string;
 

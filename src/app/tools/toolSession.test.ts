@@ -9,7 +9,7 @@ const down = (at: [number, number], more: Partial<Extract<ToolEvent, { type: 'do
 
 describe('tool registry', () => {
   it('holds every tool once, each with its own key', () => {
-    expect(TOOLS.map((t) => t.id)).toEqual(['positive', 'negative', 'box', 'text', 'select', 'brush', 'eraser']);
+    expect(TOOLS.map((t) => t.id)).toEqual(['positive', 'negative', 'box', 'text', 'select', 'box-annotation', 'brush', 'eraser']);
     expect(new Set(TOOLS.map((t) => t.key.toLowerCase())).size).toBe(TOOLS.length);
     expect(toolForKey('x')?.id).toBe('box');
     expect(toolForKey('X')?.id).toBe('box');

@@ -20,6 +20,8 @@ export type ToolEvent =
 export type ToolOutput =
   | { type: 'addPoint'; point: PointPrompt }
   | { type: 'setBox'; box: BoxPrompt }
+  /** Box annotation tool: a finished box (center-anchored, as every tool box), one undo step. */
+  | { type: 'addBox'; box: BoxPrompt }
   | { type: 'hover'; at: Vertex | null }
   /** Select tool: pick the object under `at` (Shift adds to the selection). */
   | { type: 'select'; at: Vertex; additive: boolean }

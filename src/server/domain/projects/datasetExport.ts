@@ -4,7 +4,7 @@
  * the same code the studio exports with, so a server export equals the studio's.
  */
 import { sessionDataset } from '../../../annotations/formats/dataset';
-import { formatById, type DatasetFormat } from '../../../annotations/formats/registry';
+import { formatById, writeFormat, type DatasetFormat } from '../../../annotations/formats/registry';
 import { exportFileName, hasControlCharacter } from '../../../annotations/names';
 import { fromWireDataset, type WireDataset } from '../../../annotations/wire';
 import type { ExportFormat } from '../../../contract/projects';
@@ -34,7 +34,8 @@ const defaultOptions = (format: DatasetFormat) => Object.fromEntries((format.opt
 export async function exportProject(data: ProjectData, id: ExportFormat): Promise<ProjectExportFile> {
   const format = exportFormat(id);
   const safe = withSafeNames(data);
-  const file = await format.write(sessionDataset(fromWireDataset({ classes: safe.project.classes, images: safe.images }), { includeHidden: true }), defaultOptions(format));
+  // What the format cannot hold is left out (writeFormat); the studio shows the notes, a download has no place for them.
+  const { file } = await writeFormat(format, sessionDataset(fromWireDataset({ classes: safe.project.classes, images: safe.images }), { includeHidden: true }), defaultOptions(format));
   const base = data.project.name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'project';
   // The writers name their file after the studio's session (`maskwright-session.coco.json`); here it is the project's.
   const fileName = file.name.startsWith(SESSION_FILE) ? `${base}${file.name.slice(SESSION_FILE.length)}` : `${base}-${file.name}`;
