@@ -27,6 +27,13 @@ export interface DatasetFormat {
   readonly options?: readonly FormatOption[];
   /** Whether the writer packs the photos when given their bytes (the "include images" choice). */
   readonly carriesImages?: boolean;
+  /** The photos are the file (one folder per class): they are packed whether or not "include images" is ticked. */
+  readonly requiresImages?: boolean;
+  /**
+   * What it does with image tags (annotations of kind `tag`): `beside-shapes` writes them with the
+   * objects, `only` writes nothing but them; absent: it cannot hold them (leftOut.ts says so).
+   */
+  readonly imageTags?: 'beside-shapes' | 'only';
   /** Pure: plain data in, file out (Node can run it). */
   write(dataset: Dataset, options: Readonly<Record<string, boolean>>): Promise<ExportFile>;
   /**

@@ -4,6 +4,7 @@ import { FORMATS, type DatasetFormat } from '../../annotations/formats/registry'
 import { cutOutPng } from '../../annotations/formats/pngMasks';
 import { baseName } from '../../annotations/formats/imported';
 import { isExported, sessionDataset, withImageBytes } from '../../annotations/formats/dataset';
+import { leftOutByFormat } from '../../annotations/formats/leftOut';
 import { isAccepted, isProposal } from '../../annotations/review';
 import { imageBlob, rgbaOf } from '../images/imageLibrary';
 import { outlines } from '../studioServices';
@@ -32,13 +33,14 @@ export function ExportMenu() {
     // The outlines follow the Detail slider in the worker: a file waits for them, so it matches the screen.
     await outlines.settled();
     let dataset = sessionDataset(currentDocument(), exportOptions);
-    if (format.carriesImages && withImages) {
+    if (format.requiresImages || (format.carriesImages && withImages)) {
       const bytes = new Map(await Promise.all(dataset.images.map(async (e) => [e.image.id, new Uint8Array((await imageBlob(e.image.id)?.arrayBuffer()) ?? new ArrayBuffer(0))] as const)));
       dataset = withImageBytes(dataset, (i) => bytes.get(i.id));
     }
     const file = await format.write(dataset, options);
     download(file.name, file.bytes as BlobPart, file.mime);
-    setNote(dataset.outsideImage.length ? `Left out (no pixel inside the image): ${dataset.outsideImage.join(', ')}` : null);
+    const notes = [...(dataset.outsideImage.length ? [`Left out (no pixel inside the image): ${dataset.outsideImage.join(', ')}`] : []), ...leftOutByFormat(format, dataset)];
+    setNote(notes.length ? notes.join('. ') : null);
   };
   const selectedObject = () => {
     const [id] = liveSelection();
@@ -88,7 +90,7 @@ export function ExportMenu() {
               <input type="checkbox" checked={!!options[o.id]} onChange={(e) => setOptions({ ...options, [o.id]: e.target.checked })} /> {o.label}
             </label>
           ))}
-          {format.carriesImages && (
+          {format.carriesImages && !format.requiresImages && (
             <label className="check">
               <input type="checkbox" checked={withImages} onChange={(e) => setWithImages(e.target.checked)} /> Include the images in the {format.label.replace(/ zip$/, '')} zip
             </label>
