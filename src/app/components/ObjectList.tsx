@@ -9,7 +9,7 @@ import { studio, useStudio } from '../state/studioStore';
 import { useDetail } from '../state/detailStore';
 import { useOpenProject } from '../projects/projectStore';
 import { useInferenceMode } from '../state/inferenceModeStore';
-import { EyeIcon, TrashIcon } from './icons';
+import { EyeIcon, TrashIcon } from '../icons/icons';
 import { displayColor } from '../state/classOps';
 import { classActions, edits, liveSelection } from '../state/editActions';
 import { useEdit } from '../state/editStore';
