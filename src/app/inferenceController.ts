@@ -1,8 +1,8 @@
-import { edits } from '../state/editActions';
-import { writePromptEdit } from './promptEdits';
-import { currentDocument } from '../state/studioStore';
-import { scheduler } from '../studioServices';
-import type { ToolOutput } from '../tools/types';
+import { edits } from './state/editActions';
+import { writePromptEdit } from './inference/promptEdits';
+import { currentDocument } from './state/studioStore';
+import { scheduler } from './studioServices';
+import type { ToolOutput } from './tools/types';
 
 /**
  * Where tool outputs go: to the document (inference/promptEdits.ts, editActions) and, for prompt edits,
