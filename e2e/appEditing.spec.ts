@@ -220,6 +220,15 @@ test('classes: add, rename, pick with keys, reorder, delete with confirmation; a
   await page.keyboard.press('Control+z');
   await expect(objectClass).toHaveValue('2');
 
+  // I then a class's digit tags the whole image (key 2 is cup since the reorder): a chip in the image
+  // list, not a row of the object list, and the object keeps its class.
+  const imageList = page.getByRole('complementary', { name: 'Images' });
+  await page.keyboard.press('i');
+  await page.keyboard.press('2');
+  await expect(imageList.getByLabel('Tags: cup')).toBeVisible();
+  await expect(rows(page)).toHaveCount(1);
+  await expect(objectClass).toHaveValue('2');
+
   // Brush an edit in, then reload: classes, their order, the class of the object and the edit survive.
   await page.keyboard.press('b');
   await page.getByRole('slider', { name: 'Brush size' }).fill('16');
@@ -234,6 +243,7 @@ test('classes: add, rename, pick with keys, reorder, delete with confirmation; a
   await expect(page.getByTestId('class-row')).toHaveCount(2);
   await expect(page.getByTestId('class-row').first()).toHaveAttribute('data-class-id', '2');
   await expect(page.getByLabel('Class of object 1')).toHaveValue('2');
+  await expect(imageList.getByLabel('Tags: cup')).toBeVisible();
   await expect.poll(() => areaOf(page)).toBe(edited);
 });
 

@@ -1,6 +1,6 @@
 import { segmentEverythingOnImage } from './inference/segmentEverything';
 import { useDetail } from './state/detailStore';
-import { useEverything } from './state/everythingStore';
+import { useEverything } from './inference/everythingStore';
 import { useInferenceMode } from './state/inferenceModeStore';
 import { currentDocument } from './state/studioStore';
 import { useUi } from './state/uiStore';

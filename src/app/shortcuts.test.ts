@@ -1,5 +1,4 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handleReviewShortcut } from './reviewShortcuts';
 import { handleShortcut } from './shortcuts';
 import { addClass } from './state/classOps';
 import { classActions } from './state/editActions';
@@ -21,8 +20,8 @@ describe('Ctrl+Z and Ctrl+Y', () => {
   });
 
   it('undo a class picked in the object list’s class menu while fixing a proposal in Review, though the menu keeps the focus', () => {
-    handleReviewShortcut(keyFrom('BODY', 'r'));
-    handleReviewShortcut(keyFrom('BODY', 'c'));
+    handleShortcut(keyFrom('BODY', 'r'));
+    handleShortcut(keyFrom('BODY', 'c'));
     const bottle = currentDocument().classes[0].id;
     classActions.assign('a', ['p1'], bottle); // what the <select> does on change
     expect(classOfP1()).toBe(bottle);

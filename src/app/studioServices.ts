@@ -13,7 +13,7 @@ import { useEngineStatus } from './state/engineStatus';
 import { useHoverPreview } from './state/hoverPreviewStore';
 import { useInferenceMode } from './state/inferenceModeStore';
 import { usePreferences } from './state/preferences';
-import { studioPromptDocument } from './state/promptEdits';
+import { studioPromptDocument } from './inference/promptEdits';
 import { useRemoteSettings } from './state/remoteSettingsStore';
 import { useTool } from './state/toolStore';
 import { useUi } from './state/uiStore';

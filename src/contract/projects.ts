@@ -69,6 +69,7 @@ export const PROJECT_THUMBNAIL_MAX_SIDE = 128;
 /** The object on the wire is the annotation room's (src/annotations/wire.ts): one schema for the studio, the server and the files. */
 export { AnnotationObject, ProposedBy, ReviewState } from '../annotations/wire';
 import { AnnotationObject } from '../annotations/wire';
+import { FORMATS } from '../annotations/formats/registry';
 
 export const ImageAnnotations = z.object({
   imageId: z.string(),
@@ -109,7 +110,11 @@ export const AddMemberRequest = z.object({ email: z.string().trim().toLowerCase(
 export const Member = z.object({ email: z.string(), role: ProjectRole, addedAt: z.string().nullable() });
 export const MemberList = z.object({ members: z.array(Member) });
 
-/** The ids of the format registry (src/annotations/formats/registry.ts; a test holds them equal). */
-export const EXPORT_FORMATS = ['coco', 'yolo-detection', 'yolo', 'png-masks', 'voc', 'cvat', 'labelme', 'maskwright'] as const;
+/**
+ * The formats a project exports in: the format registry's (src/annotations/formats/registry.ts), so a
+ * new format is served without a second list; those made of the photos themselves (one folder per
+ * class) are the studio's alone.
+ */
+export const EXPORT_FORMATS = FORMATS.filter((f) => !f.requiresImages).map((f) => f.id) as [string, ...string[]];
 export const ExportFormat = z.enum(EXPORT_FORMATS);
 export type ExportFormat = z.infer<typeof ExportFormat>;

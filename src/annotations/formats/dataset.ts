@@ -1,4 +1,4 @@
-import { isBox, type AnnotatedImages, type Annotation, type ImageEntry } from '../annotation';
+import { isBox, isTag, type AnnotatedImages, type Annotation, type ImageEntry } from '../annotation';
 import { isAccepted, isShown } from '../review';
 import { categoryIdOf, datasetCategories, type DatasetCategory } from './categories';
 import { boxGeometry, objectGeometry, type ObjectGeometry } from '../objectGeometry';
@@ -15,9 +15,17 @@ export interface DatasetObject {
   readonly geometry: ObjectGeometry;
 }
 
+/** A class given to the whole image (an annotation of kind `tag`): it has no geometry. */
+export interface DatasetTag {
+  readonly object: Annotation;
+  readonly categoryId: number;
+}
+
 export interface DatasetImage {
   readonly image: ImageEntry;
   readonly objects: readonly DatasetObject[];
+  /** The image's tags; absent: none. Kept apart from `objects`, which all have a shape. */
+  readonly tags?: readonly DatasetTag[];
   /** The photo's file bytes, for formats that can carry them. */
   readonly bytes?: Uint8Array;
 }
@@ -48,7 +56,8 @@ export function sessionDataset(doc: AnnotatedImages, options: ExportOptions): Da
   const outsideImage: string[] = [];
   const images = chosen.map(({ image, objects }) => ({
     image,
-    objects: objects.flatMap((object): DatasetObject[] => {
+    tags: objects.filter(isTag).map((object) => ({ object, categoryId: categoryIdOf(categories, object) })),
+    objects: objects.filter((o) => !isTag(o)).flatMap((object): DatasetObject[] => {
       const kind = isBox(object) ? 'box' : 'mask';
       const geometry = isBox(object) ? boxGeometry(object.box, image.width, image.height) : objectGeometry(object, image.width, image.height);
       if (!geometry) {

@@ -42,6 +42,8 @@ export interface DatasetFormat {
   readonly options?: readonly FormatOption[];
   /** Whether the writer packs the photos when given their bytes (the "include images" choice). */
   readonly carriesImages?: boolean;
+  /** The photos are the file (one folder per class): they are packed whether or not "include images" is ticked. */
+  readonly requiresImages?: boolean;
   /** Pure: plain data in, file out (Node can run it). */
   write(dataset: Dataset, options: Readonly<Record<string, boolean>>): Promise<ExportFile>;
   /**
@@ -60,20 +62,25 @@ export interface WrittenExport {
   readonly notes: readonly string[];
 }
 
-const KIND_NAMES = { mask: ['mask', 'masks'], box: ['box', 'boxes'] } as const;
+const KIND_NAMES = { mask: ['mask', 'masks'], box: ['box', 'boxes'], tag: ['image tag', 'image tags'] } as const;
 
-/** The dataset without the objects the format cannot hold, and a note per kind left out. */
+/**
+ * The dataset without what the format cannot hold, and a note per kind left out: objects of a kind
+ * it has no shape for, and image tags where it has none (a tags-only format keeps only the tags).
+ */
 export function keepHeldKinds(format: Pick<DatasetFormat, 'label' | 'holds'>, dataset: Dataset): { dataset: Dataset; notes: string[] } {
-  const leftOut = { mask: [] as string[], box: [] as string[] };
-  const images = dataset.images.map((entry) => ({
-    ...entry,
-    objects: entry.objects.filter((o) => {
+  const leftOut = { mask: [] as string[], box: [] as string[], tag: [] as string[] };
+  const images = dataset.images.map((entry) => {
+    const objects = entry.objects.filter((o) => {
       if (format.holds[o.kind]) return true;
       leftOut[o.kind].push(`${entry.image.name}: ${o.object.label}`);
       return false;
-    }),
-  }));
-  const notes = (['mask', 'box'] as const)
+    });
+    if (format.holds.tag || !entry.tags?.length) return { ...entry, objects };
+    for (const t of entry.tags) leftOut.tag.push(`${entry.image.name}: ${t.object.label}`);
+    return { ...entry, objects, tags: [] };
+  });
+  const notes = (['mask', 'box', 'tag'] as const)
     .filter((kind) => leftOut[kind].length > 0)
     .map((kind) => {
       const n = leftOut[kind].length;

@@ -16,6 +16,8 @@ export interface ImportedAnnotation {
   /** The image's file name as the dataset names it (YOLO: the label file's base name). */
   readonly fileName: string;
   readonly className: string;
+  /** A class of the whole image (an image tag): no shape. */
+  readonly tag?: boolean;
   /** Rings in image pixels, filled even-odd together (keyhole cuts and holes come out right). */
   readonly rings?: readonly Ring[];
   /** Parts with their holes (formats that keep holes apart). */

@@ -1,5 +1,5 @@
-import { useEverything } from '../state/everythingStore';
-import { useLabelAll } from '../state/labelAllStore';
+import { useEverything } from '../inference/everythingStore';
+import { useLabelAll } from '../inference/labelAllStore';
 import { useTool } from '../state/toolStore';
 import { LabelAllProgress } from './LabelAllControl';
 import { EverythingProgress } from './SegmentEverythingControl';

@@ -32,7 +32,7 @@ export function ExportMenu() {
     // The outlines follow the Detail slider in the worker: a file waits for them, so it matches the screen.
     await outlines.settled();
     let dataset = sessionDataset(currentDocument(), exportOptions);
-    if (format.carriesImages && withImages) {
+    if (format.requiresImages || (format.carriesImages && withImages)) {
       const bytes = new Map(await Promise.all(dataset.images.map(async (e) => [e.image.id, new Uint8Array((await imageBlob(e.image.id)?.arrayBuffer()) ?? new ArrayBuffer(0))] as const)));
       dataset = withImageBytes(dataset, (i) => bytes.get(i.id));
     }
@@ -90,7 +90,7 @@ export function ExportMenu() {
               <input type="checkbox" checked={!!options[o.id]} onChange={(e) => setOptions({ ...options, [o.id]: e.target.checked })} /> {o.label}
             </label>
           ))}
-          {format.carriesImages && (
+          {format.carriesImages && !format.requiresImages && (
             <label className="check">
               <input type="checkbox" checked={withImages} onChange={(e) => setWithImages(e.target.checked)} /> Include the images in the {format.label.replace(/ zip$/, '')} zip
             </label>

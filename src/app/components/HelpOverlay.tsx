@@ -1,6 +1,7 @@
 import { useRef } from 'react';
 import { useFocusTrap } from '../a11y/useFocusTrap';
-import { SHORTCUTS } from '../shortcuts';
+import { GESTURE_HELP } from '../commands/gestures';
+import { commandHelpRows } from '../commands/registry';
 import { useUi } from '../state/uiStore';
 
 export function HelpOverlay() {
@@ -23,8 +24,8 @@ function HelpDialog() {
         </div>
         <table className="shortcuts">
           <tbody>
-            {SHORTCUTS.map((s) => (
-              <tr key={s.keys}>
+            {[...commandHelpRows(), ...GESTURE_HELP].map((s) => (
+              <tr key={`${s.keys}:${s.action}`}>
                 <td>
                   <kbd>{s.keys}</kbd>
                 </td>

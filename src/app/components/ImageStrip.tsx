@@ -3,6 +3,8 @@ import { SAMPLES, subscribeImages } from '../images/imageLibrary';
 import { openImageBlobs, openSample } from '../images/openImages';
 import { useStudio, studio } from '../state/studioStore';
 import { countsParts, reviewCounts } from '../state/reviewOps';
+import { tagClassesOf } from '../state/tagOps';
+import { isTag } from '../../annotations/annotation';
 import { ImageThumbnail } from './ImageThumbnail';
 import { nameParts } from './nameParts';
 
@@ -42,7 +44,9 @@ export function ImageStrip() {
           <h2 className="section-title">This session</h2>
           <ul className="thumbs">
             {doc.images.map((image) => {
-              const objects = doc.objects[image.id]?.length ?? 0;
+              const shapes = (doc.objects[image.id] ?? []).filter((o) => !isTag(o));
+              const objects = shapes.length;
+              const tags = tagClassesOf(doc, image.id);
               return (
                 <li key={image.id} className="session-item">
                   <button type="button" className={`thumb${image.id === doc.activeImageId ? ' active' : ''}`} aria-current={image.id === doc.activeImageId} onClick={() => studio.setActiveImage(image.id)} title={`${image.name} — ${image.width}×${image.height}`}>
@@ -51,13 +55,22 @@ export function ImageStrip() {
                       <ThumbName name={image.name} />
                       {/* Each count whole on its line: "0 objects" above "· 3 to review" where the strip is narrow. */}
                       <span className="muted thumb-counts">
-                        {countsParts(reviewCounts(doc.objects[image.id] ?? [])).map((part, i) => (
+                        {countsParts(reviewCounts(shapes)).map((part, i) => (
                           <Fragment key={i}>
                             {i > 0 && ' '}
                             <span>{i > 0 ? `· ${part}` : part}</span>
                           </Fragment>
                         ))}
                       </span>
+                      {tags.length > 0 && (
+                        <span className="tag-chips" aria-label={`Tags: ${tags.map((t) => t.name).join(', ')}`}>
+                          {tags.map((t) => (
+                            <span key={t.id} className="tag-chip" style={{ borderColor: t.color }}>
+                              {t.name}
+                            </span>
+                          ))}
+                        </span>
+                      )}
                     </span>
                   </button>
                   <button type="button" className="icon close-image" aria-label={`Close ${image.name}`} title="Close (undoable)" onClick={() => (objects === 0 || window.confirm(`Close ${image.name} and its ${objects === 1 ? 'object' : `${objects} objects`}? (Undo brings it back until the page is reloaded.)`)) && studio.removeImage(image.id)}>

@@ -1,4 +1,4 @@
-import { rerunActivePrompt } from '../inference/controller';
+import { rerunActivePrompt } from '../inferenceController';
 import { SERVER_START_LABEL } from '../inference/serverEmbedding';
 import { promptOf } from '../state/documentOps';
 import { useInferenceMode } from '../state/inferenceModeStore';

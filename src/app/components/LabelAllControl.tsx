@@ -1,7 +1,7 @@
 import { labelAllImages } from '../inference/labelAll';
 import { leftOutNote } from '../inference/objectDedupe';
 import type { TextSegmenter } from '../inference/textSegmentation';
-import { useLabelAll } from '../state/labelAllStore';
+import { useLabelAll } from '../inference/labelAllStore';
 import { currentDocument, useStudio } from '../state/studioStore';
 import { parsePrompts, validatePrompts } from '../tools/textTool';
 import { RunProgress } from './RunProgress';

@@ -11,11 +11,12 @@ import { studio, useStudio } from '../state/studioStore';
 import { useDetail } from '../state/detailStore';
 import { useOpenProject } from '../projects/projectStore';
 import { useInferenceMode } from '../state/inferenceModeStore';
-import { EyeIcon, TrashIcon } from './icons';
+import { EyeIcon, TrashIcon } from '../icons/icons';
 import { displayColor } from '../state/classOps';
 import { classActions, edits, liveSelection } from '../state/editActions';
 import { useEdit } from '../state/editStore';
 import { countsLine, reviewCounts } from '../state/reviewOps';
+import { isTag } from '../../annotations/annotation';
 import { isProposal, isShown, reviewStateOf } from '../../annotations/review';
 import { reviewDecision } from '../state/reviewActions';
 import { ReviewButton } from './ReviewPanel';
@@ -26,7 +27,8 @@ type SimilarSearch = { readonly running: string | null; readonly message: string
 export function ObjectList() {
   const doc = useStudio((s) => s.history.present);
   const image = doc.images.find((i) => i.id === doc.activeImageId);
-  const all = image ? (doc.objects[image.id] ?? []) : [];
+  // Image tags are classes of the whole image: the image list shows them, this list the shapes.
+  const all = image ? (doc.objects[image.id] ?? []).filter((o) => !isTag(o)) : [];
   // Rejected proposals are kept for undo and so they are not proposed again, but not listed.
   const objects = all.filter(isShown);
   const counts = reviewCounts(all);

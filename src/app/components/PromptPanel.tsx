@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useAccount } from '../account/useAccount';
-import { rerunActivePrompt, runRemote } from '../inference/controller';
+import { rerunActivePrompt, runRemote } from '../inferenceController';
 import { localTextSegmenter } from '../inference/localText';
 import { engineSession } from '../studioServices';
 import { exampleAwareSegmenter } from '../inference/exampleLabelling';

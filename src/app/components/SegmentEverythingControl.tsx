@@ -1,7 +1,7 @@
 import { leftOutNote } from '../inference/objectDedupe';
 import type { EverythingProgress } from '../inference/segmentEverything';
 import { startSegmentEverything } from '../segmentEverythingAction';
-import { useEverything } from '../state/everythingStore';
+import { useEverything } from '../inference/everythingStore';
 import { RunProgress } from './RunProgress';
 
 function progressText(p: EverythingProgress): string {

@@ -6,7 +6,7 @@ import { fitRegion, fitToScreen, panBy, screenToImage, wheelZoomFactor, zoomAt, 
 import { boundsOf } from '../../annotations/polygon';
 import { boxToCornerRect } from '../geometry/centerBox';
 import { imageElement, subscribeImages } from '../images/imageLibrary';
-import { handleToolOutputs } from '../inference/controller';
+import { handleToolOutputs } from '../inferenceController';
 import { emptyPrompt } from '../state/model';
 import { type ImageEntry } from '../../annotations/annotation';
 import { studio, useStudio } from '../state/studioStore';

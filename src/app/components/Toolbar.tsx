@@ -10,7 +10,7 @@ import { BoxDrawingSetting } from './BoxDrawingSetting';
 import { ExportMenu } from './ExportMenu';
 import { ImportMenu } from './ImportMenu';
 import { BrushSizeSlider } from './BrushSizeSlider';
-import { RedoIcon, UndoIcon } from './icons';
+import { RedoIcon, UndoIcon } from '../icons/icons';
 
 export function Toolbar() {
   const tool = useTool((s) => s.tool);

@@ -99,9 +99,9 @@ describe('formats that cannot hold a box', () => {
     expect(await labels(withBoxes.file.bytes)).toEqual(await labels(without.file.bytes));
   });
 
-  it('every format declares what it holds; only the segmentation-only ones refuse boxes', () => {
-    expect(FORMATS.filter((f) => !f.holds.box).map((f) => f.id)).toEqual(['yolo', 'png-masks']);
-    expect(FORMATS.every((f) => f.holds.mask)).toBe(true);
+  it('every format declares what it holds; only the segmentation-only and the tags-only ones refuse boxes', () => {
+    expect(FORMATS.filter((f) => !f.holds.box).map((f) => f.id)).toEqual(['yolo', 'png-masks', 'tags-csv', 'class-folders']);
+    expect(FORMATS.filter((f) => !f.holds.mask).map((f) => f.id)).toEqual(['tags-csv', 'class-folders']);
   });
 });
 

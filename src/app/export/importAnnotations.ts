@@ -2,9 +2,10 @@ import { maskOutline } from '../../engine/polygons';
 import type { BinaryMask, Vertex } from '../../engine/types';
 import { maskArea, maskIoU } from '../geometry/maskPaint';
 import { objectMask } from '../geometry/objectMask';
-import { colorForIndex, isBox, type Annotation, type BoxGeometry, type ImageEntry } from '../../annotations/annotation';
+import { colorForIndex, isBox, isTag, type Annotation, type BoxGeometry, type ImageEntry } from '../../annotations/annotation';
 import { type StudioDocument } from '../state/model';
 import type { Outline } from '../state/outlineOps';
+import { tagAnnotation } from '../state/tagOps';
 import { classKey, mapClasses } from '../../annotations/formats/classMapping';
 import { baseName, type ImportedAnnotation, type ImportedDataset } from '../../annotations/formats/imported';
 import { fillPolygons } from '../../annotations/rasterize';
@@ -79,13 +80,21 @@ export function importAnnotations(doc: StudioDocument, dataset: Pick<ImportedDat
       note(`${a.fileName}: no open image of that name`);
       continue;
     }
+    const classId = mapping.idOf.get(classKey(a.className)) ?? null;
+    if (a.tag) {
+      const list = (objects[image.id] ??= [...(doc.objects[image.id] ?? [])]);
+      const classDef = [...doc.classes, ...mapping.created].find((c) => c.id === classId);
+      if (!classDef) note(`${a.fileName}: tag without a class`);
+      else if (list.some((o) => isTag(o) && o.classId === classId)) alreadyPresent++;
+      else list.push(tagAnnotation(newId(), classDef)), added++;
+      continue;
+    }
     if (a.box) {
       const box = annotationBox(a, image);
       if (!box) {
         note(`${a.fileName}: empty box or outside its image`);
         continue;
       }
-      const classId = mapping.idOf.get(classKey(a.className)) ?? null;
       const list = (objects[image.id] ??= [...(doc.objects[image.id] ?? [])]);
       if (list.some((o) => isBox(o) && (o.classId ?? null) === classId && boxIoU(o.box, box) >= SAME_OBJECT_IOU)) {
         alreadyPresent++;
@@ -112,10 +121,9 @@ export function importAnnotations(doc: StudioDocument, dataset: Pick<ImportedDat
       note(`${a.fileName}: empty or wrong-sized shape`);
       continue;
     }
-    const classId = mapping.idOf.get(classKey(a.className)) ?? null;
     let existing = before.get(image.id);
     if (!existing) {
-      existing = (doc.objects[image.id] ?? []).map((o) => ({ classId: o.classId ?? null, mask: objectMask(o, image.width, image.height) }));
+      existing = (doc.objects[image.id] ?? []).filter((o) => !isTag(o)).map((o) => ({ classId: o.classId ?? null, mask: objectMask(o, image.width, image.height) }));
       before.set(image.id, existing);
     }
     if (existing.some((o) => o.classId === classId && maskIoU(o.mask, mask) >= SAME_OBJECT_IOU)) {

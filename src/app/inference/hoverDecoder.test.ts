@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { HeldDecoder, ManualClock, PreviewShown, settled, squareCandidate } from '../../../test/support/schedulerTestKit';
 import { emptyDocument } from '../state/model';
-import { studioPromptDocument } from '../state/promptEdits';
+import { studioPromptDocument } from './promptEdits';
 import { studio, useStudio } from '../state/studioStore';
 import { HOVER_REST_MS, HoverDecoder } from './hoverDecoder';
 import type { LocalCandidate } from './engineSession';

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { EarlyMasksShown, HeldDecoder, ManualClock, PreviewShown, settled, squareCandidate } from '../../../test/support/schedulerTestKit';
 import { emptyDocument, type PromptState } from '../state/model';
-import { studioPromptDocument, writePromptEdit } from '../state/promptEdits';
+import { studioPromptDocument, writePromptEdit } from './promptEdits';
 import { studio, currentDocument, useStudio } from '../state/studioStore';
 import { HOVER_REST_MS } from './hoverDecoder';
 import { EMBEDDING_FIRST, InferenceScheduler, NEEDS_API_KEY } from './inferenceScheduler';

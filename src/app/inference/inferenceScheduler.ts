@@ -9,7 +9,7 @@ import { decodeKeyOf, RestedDecode } from './restedDecode';
 import { realClock, type EarlyMaskSink, type HoverPreviewSink, type LocalDecoder, type PromptDocument, type RemoteSegmenter, type SchedulerClock, type SchedulerSettings } from './schedulerPorts';
 import { UnsettledKeys } from './unsettledKeys';
 
-/** A prompt edit just written to the document (see state/promptEdits.ts). */
+/** A prompt edit just written to the document (see promptEdits.ts). */
 export interface PromptEdit {
   readonly imageId: string;
   /** The prompt just before the edit (after a refinement began): its revision keys the rested decode. */

@@ -3,7 +3,8 @@ import { create } from 'zustand';
 /** Personal settings of this browser that are not part of the document (kept in localStorage). */
 const KEY = 'maskwright.preferences';
 
-export type BoxDrawing = 'center' | 'corners';
+import type { BoxDrawing } from '../tools/toolDefinition';
+export type { BoxDrawing } from '../tools/toolDefinition';
 /**
  * Where Local inference gets a photo's embedding: this device's encoder (free, offline), or the
  * server's ("Server start": 1 credit per photo, then every click decodes here).

@@ -1,5 +1,5 @@
 import type { BoxPrompt, Vertex } from '../../engine/types';
-import { BoxAnnotationIcon } from '../components/icons';
+import { BoxAnnotationIcon } from '../icons/icons';
 import { boxFromDrag, isBoxLargeEnough } from '../geometry/centerBox';
 import { ALL_DEVICES, type ToolDefinition } from './toolDefinition';
 import { MOUSE_LEFT, type InputDevice, type ToolMachine } from './types';

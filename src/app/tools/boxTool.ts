@@ -1,4 +1,4 @@
-import { BoxIcon } from '../components/icons';
+import { BoxIcon } from '../icons/icons';
 import { createPromptTool } from './promptTool';
 import { ALL_DEVICES, type ToolDefinition } from './toolDefinition';
 

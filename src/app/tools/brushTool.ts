@@ -1,5 +1,5 @@
 import type { Vertex } from '../../engine/types';
-import { BrushIcon, EraserIcon } from '../components/editIcons';
+import { BrushIcon, EraserIcon } from '../icons/editIcons';
 import { POINTER_DEVICES, type ToolDefinition } from './toolDefinition';
 import { MOUSE_LEFT, type ToolMachine } from './types';
 

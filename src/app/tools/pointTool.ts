@@ -1,4 +1,4 @@
-import { NegativeIcon, PositiveIcon } from '../components/icons';
+import { NegativeIcon, PositiveIcon } from '../icons/icons';
 import { createPromptTool } from './promptTool';
 import { ALL_DEVICES, type ToolDefinition } from './toolDefinition';
 

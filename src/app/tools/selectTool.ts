@@ -1,4 +1,4 @@
-import { SelectIcon } from '../components/editIcons';
+import { SelectIcon } from '../icons/editIcons';
 import { POINTER_DEVICES, type ToolDefinition } from './toolDefinition';
 import { MOUSE_LEFT, type ToolMachine } from './types';
 

@@ -1,5 +1,5 @@
 import { LIMITS } from '../../contract/limits';
-import { TextIcon } from '../components/icons';
+import { TextIcon } from '../icons/icons';
 import type { ToolDefinition } from './toolDefinition';
 
 /** Prompts are typed in the panel (PromptPanel), which runs the machine below: the canvas takes no input. */

@@ -1,6 +1,8 @@
 import type { JSX } from 'react';
-import type { BoxDrawing } from '../state/preferences';
 import type { InputDevice, ToolMachine } from './types';
+
+/** How the box tool draws: from the centre out (the API's centre-anchored box), or corner to corner. */
+export type BoxDrawing = 'center' | 'corners';
 
 /** The settings a tool's machine is built with; a change starts the tool afresh. */
 export interface ToolSettings {

@@ -1,12 +1,12 @@
-import { boxToCornerRect } from '../geometry/centerBox';
-import { edits } from '../state/editActions';
-import { writePromptEdit } from '../state/promptEdits';
-import { currentDocument } from '../state/studioStore';
-import { scheduler } from '../studioServices';
-import type { ToolOutput } from '../tools/types';
+import { boxToCornerRect } from './geometry/centerBox';
+import { edits } from './state/editActions';
+import { writePromptEdit } from './inference/promptEdits';
+import { currentDocument } from './state/studioStore';
+import { scheduler } from './studioServices';
+import type { ToolOutput } from './tools/types';
 
 /**
- * Where tool outputs go: to the document (state/promptEdits.ts, editActions) and, for prompt edits,
+ * Where tool outputs go: to the document (inference/promptEdits.ts, editActions) and, for prompt edits,
  * to the studio's one inference scheduler (built in studioServices.ts).
  */
 

@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../contract/limits';
-import { useEdit } from './editStore';
-import { emptyDocument, emptyPrompt } from './model';
+import { useEdit } from '../state/editStore';
+import { emptyDocument, emptyPrompt } from '../state/model';
 import { studioPromptDocument, writePromptEdit } from './promptEdits';
-import { currentDocument, studio, useStudio } from './studioStore';
+import { currentDocument, studio, useStudio } from '../state/studioStore';
 
 const IMAGE = { id: 'coffee', name: 'coffee.png', width: 600, height: 400 };
 const square = { outer: [[100, 100], [200, 100], [200, 200], [100, 200]] as [number, number][], holes: [] };

@@ -1,22 +1,23 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { handleReviewShortcut } from './reviewShortcuts';
-import { useEdit } from './state/editStore';
-import { loadReviewSession, shownProposal, stateOf } from './state/reviewSession';
-import { useReview } from './state/reviewStore';
+import { runKey } from './registry';
+import { useEdit } from '../state/editStore';
+import { loadReviewSession, shownProposal, stateOf } from '../state/reviewSession';
+import { useReview } from '../state/reviewStore';
+import { currentDocument } from '../state/studioStore';
 
 /** The keys as the window's keydown handler passes them (only what the handler reads). */
 const press = (key: string, mods: { shiftKey?: boolean; ctrlKey?: boolean } = {}) =>
-  handleReviewShortcut({ key, shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, ...mods } as KeyboardEvent);
+  runKey({ key, shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, ...mods })?.id ?? null;
 
-describe('review keys', () => {
+describe('review keys, run through the command registry', () => {
   beforeEach(loadReviewSession);
 
   it('R opens and closes Review; the review keys act only while it is open', () => {
-    expect(press('y')).toBe(false);
-    expect(press('r')).toBe(true);
+    expect(press('y')).toBe(null);
+    expect(press('r')).toBe('review-toggle');
     expect(useReview.getState().open).toBe(true);
     expect(shownProposal()).toBe('p1');
-    expect(press('r', { ctrlKey: true })).toBe(false);
+    expect(press('r', { ctrlKey: true })).toBe(null);
     press('R');
     expect(useReview.getState().open).toBe(false);
   });
@@ -46,11 +47,12 @@ describe('review keys', () => {
   it('Delete still deletes other selected objects, and C selects the proposal shown for a fix', () => {
     press('r');
     useEdit.getState().select(['p2']);
-    expect(press('Delete')).toBe(false);
+    expect(press('Delete')).toBe('delete-selection');
     expect(stateOf('a', 'p1')).toBe('unreviewed');
+    expect(currentDocument().objects.a.map((o) => o.id)).not.toContain('p2');
     press('c');
     expect(useEdit.getState().selection).toEqual(['p1']);
-    expect(press('Delete')).toBe(true);
+    expect(press('Delete')).toBe('review-reject');
     expect(stateOf('a', 'p1')).toBe('rejected');
   });
 });

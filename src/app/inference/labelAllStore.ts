@@ -1,5 +1,5 @@
-import type { LabelAllProgress } from '../inference/labelAll';
-import { createBackgroundRunStore } from './backgroundRunStore';
+import type { LabelAllProgress } from './labelAll';
+import { createBackgroundRunStore } from '../state/backgroundRunStore';
 
 /** Where a "Label all" run stands (outside the text panel, which is remade per image). */
 export const useLabelAll = createBackgroundRunStore<LabelAllProgress>();

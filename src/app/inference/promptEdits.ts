@@ -1,11 +1,11 @@
 import { LIMITS } from '../../contract/limits';
 import { clampBoxToImage } from '../geometry/centerBox';
-import type { PromptDocument } from '../inference/schedulerPorts';
-import type { PromptEdit } from '../inference/inferenceScheduler';
+import type { PromptDocument } from './schedulerPorts';
+import type { PromptEdit } from './inferenceScheduler';
 import type { ToolOutput } from '../tools/types';
-import { promptOf } from './documentOps';
-import { edits, liveSelection } from './editActions';
-import { currentDocument, studio } from './studioStore';
+import { promptOf } from '../state/documentOps';
+import { edits, liveSelection } from '../state/editActions';
+import { currentDocument, studio } from '../state/studioStore';
 
 export type PromptToolOutput = Extract<ToolOutput, { type: 'addPoint' | 'setBox' }>;
 

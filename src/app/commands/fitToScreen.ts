@@ -1,0 +1,17 @@
+import { fitToScreen } from '../geometry/camera';
+import { useCamera } from '../state/cameraStore';
+import { currentDocument } from '../state/studioStore';
+import { canvasViewSize } from './canvasViewSize';
+import type { Command } from './command';
+
+export const fitToScreenCommand: Command = {
+  id: 'fit-to-screen',
+  label: 'Fit to screen',
+  keys: [{ key: 'f' }],
+  perform: () => {
+    const doc = currentDocument();
+    const image = doc.images.find((i) => i.id === doc.activeImageId);
+    const size = canvasViewSize();
+    if (image && size) useCamera.getState().setCamera(fitToScreen(image.width, image.height, size.width, size.height));
+  },
+};
