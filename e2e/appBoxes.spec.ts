@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { download, openSample, stroke } from './appHelpers';
+import { download, openSample, stroke, waitForEncoder } from './appHelpers';
 
 /**
  * Box annotations (issue 36): drawn with the box tool, resized by a handle, undone through the one
@@ -55,4 +55,29 @@ test('draw a box corner to corner, resize it by its corner handle, undo, export 
   await expect.poll(async () => near(await boxOf(page), [100, 100, 100, 80])).toBe(true);
   await page.keyboard.press('Control+z');
   await expect(rows(page)).toHaveCount(0);
+});
+
+test('Box → mask: SAM’s box prompt on a drawn box replaces it by a mask in its place; undo brings the box back', async ({ page }) => {
+  await openSample(page, 'Coffee cup');
+  await waitForEncoder(page);
+  await page.keyboard.press('o');
+  await stroke(page, [
+    [200, 130],
+    [410, 340],
+  ]);
+  await expect(rows(page).first()).toHaveAttribute('data-kind', 'box');
+  const objectId = await rows(page).first().getAttribute('data-object-id');
+  const boxArea = Number(await rows(page).first().getAttribute('data-area'));
+
+  await page.getByRole('button', { name: 'Box → mask' }).click();
+  await expect(rows(page).first()).toHaveAttribute('data-kind', 'mask');
+  await expect(rows(page)).toHaveCount(1);
+  expect(await rows(page).first().getAttribute('data-object-id')).toBe(objectId);
+  const maskArea = Number(await rows(page).first().getAttribute('data-area'));
+  // The cup fills part of its box, not none of it and not more than all of it.
+  expect(maskArea).toBeGreaterThan(boxArea * 0.2);
+  expect(maskArea).toBeLessThan(boxArea);
+
+  await page.keyboard.press('Control+z');
+  await expect(rows(page).first()).toHaveAttribute('data-kind', 'box');
 });
