@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readZip } from '../annotations/formats/zip';
-import { formatById } from '../annotations/formats/registry';
+import { formatById, writeFormat } from '../annotations/formats/registry';
 import { sessionDataset } from '../annotations/formats/dataset';
 import { toWire } from '../annotations/wire';
 import type { AnnotatedImages, Annotation } from '../annotations/annotation';
@@ -269,6 +269,8 @@ describe.each(DATABASES)('projects (%s, two servers on one database)', (dbKind) 
       { id: 'e', label: 'ear', classId: 4, confidence: 0.71, color: '#3fa7ff', visible: true, polygons: [{ outer: [[10, 10], [60, 10], [60, 60], [10, 60]], holes: [[[20, 20], [40, 20], [40, 40], [20, 40]]] }], source: 'local' },
       // A proposal not yet reviewed: kept in the project, left out of every export (as in the studio).
       { id: 'q', label: 'cat', classId: 1, confidence: 0.6, color: '#ff5c5c', visible: true, polygons: [{ outer: [[200, 150], [260, 150], [260, 200]], holes: [] }], source: 'text', review: { state: 'unreviewed', source: 'text-prompt' } },
+      // A box: a bbox in the detection formats, left out of those that cannot hold one (writeFormat).
+      { id: 'b', kind: 'box', box: [250, 40, 60, 50], label: 'cat', classId: 1, confidence: 1, color: '#ff5c5c', visible: true, polygons: [], source: 'local' },
     ];
     await json(await api.put(`/api/v1/projects/${project.id}/images/${image.id}/annotations`, { revision: 0, objects: objects.map(toWire) }), 200);
     const doc: AnnotatedImages = {
@@ -286,7 +288,7 @@ describe.each(DATABASES)('projects (%s, two servers on one database)', (dbKind) 
     for (const id of EXPORT_FORMATS) {
       const format = formatById(id)!;
       const options = Object.fromEntries((format.options ?? []).map((o) => [o.id, o.defaultValue]));
-      const expected = await format.write(studio, options);
+      const { file: expected } = await writeFormat(format, studio, options);
       const served = await client(b, owner).get(`/api/v1/projects/${project.id}/export?format=${id}`);
       expect(served.status, id).toBe(200);
       expect(served.headers.get('content-type'), id).toContain(expected.mime);
@@ -294,7 +296,7 @@ describe.each(DATABASES)('projects (%s, two servers on one database)', (dbKind) 
       expect(await contents(new Uint8Array(await served.arrayBuffer()), expected.mime), id).toEqual(await contents(expected.bytes, expected.mime));
     }
     const coco = await json<{ annotations: unknown[] }>(await api.get(`/api/v1/projects/${project.id}/export?format=coco`), 200);
-    expect(coco.annotations).toHaveLength(3);
+    expect(coco.annotations).toHaveLength(4);
     await expectProblem(await api.get(`/api/v1/projects/${project.id}/export?format=tfrecord`), 400, 'validation-failed');
   });
 

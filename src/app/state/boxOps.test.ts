@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { emptyMask, paintStroke } from '../geometry/maskPaint';
+import { emptyMask, maskArea, paintStroke } from '../geometry/maskPaint';
+import { objectMask } from '../geometry/objectMask';
+import { addPaintedObject, mergeObjects, replaceObjectMask } from './objectOps';
 import { addBoxObject, boxToMask, setObjectBox } from './boxOps';
 import { addImage } from './documentOps';
 import { commit, createHistory, undo } from './history';
@@ -37,6 +39,19 @@ describe('box annotations in the document', () => {
     expect(masked.box).toBeUndefined();
     expect(other.id).toBe('b2');
     expect(undo(history).present.objects.img[0]).toMatchObject({ kind: 'box', box: [10.12, 20, 30, 40] });
+  });
+
+  it('a box given pixels — merged with a mask, or painted on — becomes a mask of its rectangle and those pixels', () => {
+    const disc = paintStroke(emptyMask(100, 80), [[80, 60]], 5, 1);
+    let doc = addPaintedObject(withBox(), 'img', 'm1', disc, { tolerance: 1 });
+    const merged = mergeObjects(doc, 'img', ['b1', 'm1'], { tolerance: 1 }).objects.img;
+    expect(merged).toHaveLength(1);
+    expect([merged[0].id, merged[0].kind, merged[0].box]).toEqual(['b1', undefined, undefined]);
+    // The box's 30 × 40 pixels and the disc's, apart.
+    expect(maskArea(merged[0].mask!)).toBe(maskArea(disc) + 30 * 40);
+    doc = withBox();
+    const painted = replaceObjectMask(doc, 'img', 'b1', paintStroke(objectMask(doc.objects.img[0], 100, 80), [[60, 40]], 4, 1), { tolerance: 1 }).objects.img[0];
+    expect([painted.kind, painted.box, painted.polygons.length > 0]).toEqual([undefined, undefined, true]);
   });
 
   it('an empty mask leaves the box as it is', () => {

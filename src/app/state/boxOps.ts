@@ -56,6 +56,12 @@ export function setObjectBox(doc: StudioDocument, imageId: string, objectId: str
   return { ...doc, objects: { ...doc.objects, [imageId]: objects.map((o) => (o.id === objectId ? { ...o, box: clipped } : o)) } };
 }
 
+/** The object without its box: what becomes of a box that is given pixels (refined, painted, merged). */
+export function withoutBox<T extends Annotation>(object: T): Omit<T, 'kind' | 'box'> {
+  const { kind: _kind, box: _box, ...rest } = object;
+  return rest;
+}
+
 /** The mask SAM found for a box, outlined at `outlineTolerance` (the engine's candidate). */
 export interface FoundMask {
   readonly mask: BinaryMask;
@@ -73,9 +79,9 @@ export function boxToMask(doc: StudioDocument, imageId: string, objectId: string
   const objects = doc.objects[imageId];
   const target = objects?.find((o) => o.id === objectId);
   if (!objects || !target || !isBox(target) || maskArea(found.mask) === 0 || found.polygons.length === 0) return doc;
-  const { kind: _kind, box, ...rest } = target;
+  const { box } = target;
   const masked: Annotation = {
-    ...rest,
+    ...withoutBox(target),
     polygons: found.polygons,
     mask: found.mask,
     outlineTolerance: found.outlineTolerance,

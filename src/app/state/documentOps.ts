@@ -1,6 +1,7 @@
 import type { BoxPrompt, PointPrompt } from '../../engine/types';
 import { ensureClassNamed } from './classOps';
 import { colorForIndex, type ImageEntry, type Annotation } from '../../annotations/annotation';
+import { withoutBox } from './boxOps';
 import { emptyPrompt, type Candidate, type PromptState, type StudioDocument } from './model';
 
 /** Pure document changes. Each returns a new document (or the same one when nothing changes). */
@@ -148,7 +149,7 @@ export function acceptCandidate(doc: StudioDocument, imageId: string, objectId: 
   const target = prompt.targetObjectId ? objects.find((o) => o.id === prompt.targetObjectId) : undefined;
   // A refined proposal is a person's answer: it is accepted with its new shape.
   const next = target
-    ? objects.map((o) => (o === target ? { ...o, ...shape, review: o.review && { ...o.review, state: 'accepted' as const } } : o))
+    ? objects.map((o) => (o === target ? { ...withoutBox(o), ...shape, review: o.review && { ...o.review, state: 'accepted' as const } } : o))
     : [...objects, { id: objectId, label: label?.trim() || nextObjectLabel(objects), classId: doc.activeClassId, color: colorForIndex(objects.length), visible: true, ...shape }];
   return {
     ...doc,

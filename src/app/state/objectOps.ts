@@ -6,6 +6,7 @@ import { objectMask } from '../geometry/objectMask';
 import { colorForIndex, type Annotation } from '../../annotations/annotation';
 import { emptyPrompt, type StudioDocument } from './model';
 import type { Outline } from './outlineOps';
+import { withoutBox } from './boxOps';
 
 /**
  * Pure edits of accepted objects (brush, eraser, vertices, duplicate, merge, split, refine).
@@ -38,7 +39,7 @@ export function replaceObjectMask(doc: StudioDocument, imageId: string, objectId
   return withObjects(
     doc,
     imageId,
-    objects.map((o) => (o.id === objectId ? { ...o, mask, polygons, outlineTolerance: outline.tolerance } : o)),
+    objects.map((o) => (o.id === objectId ? { ...withoutBox(o), mask, polygons, outlineTolerance: outline.tolerance } : o)),
   );
 }
 
@@ -102,7 +103,7 @@ export function mergeObjects(doc: StudioDocument, imageId: string, objectIds: re
   if (!objects || !size || parts.length < 2) return doc;
   const mask = unionMasks(parts.map((o) => objectMask(o, size.width, size.height)));
   const [first] = parts;
-  const merged: Annotation = { ...first, mask, polygons: maskOutline(mask, outline), outlineTolerance: outline.tolerance, confidence: Math.min(...parts.map((p) => p.confidence)), prompt: undefined, lowResLogits: undefined };
+  const merged: Annotation = { ...withoutBox(first), mask, polygons: maskOutline(mask, outline), outlineTolerance: outline.tolerance, confidence: Math.min(...parts.map((p) => p.confidence)), prompt: undefined, lowResLogits: undefined };
   return withObjects(
     doc,
     imageId,
