@@ -34,14 +34,15 @@ async function openBatch(page: Page): Promise<void> {
 
 test('a batch of 20 photos opens on its first photo, and the list shows the end of each name', async ({ page }) => {
   await openBatch(page);
-  await expect(page.locator('.thumb[aria-current="true"] .thumb-name')).toHaveText(BATCH[0]);
-  await expect(page.getByRole('heading', { level: 1 })).toHaveText(`Studio: ${BATCH[0]}`);
+  // Soft: each defect is reported on its own.
+  await expect.soft(page.locator('.thumb[aria-current="true"] .thumb-name')).toHaveText(BATCH[0]);
+  await expect.soft(page.getByRole('heading', { level: 1 })).toHaveText(`Studio: ${BATCH[0]}`);
   // 000000005001.jpg and 000000010764.jpg share their start: the end of each shows whole in the strip.
   const items = page.locator('.image-strip .session-item');
-  for (let i = 0; i < BATCH.length; i++) {
-    const tail = items.nth(i).locator('.thumb-name-tail');
-    await expect(tail).toHaveText(BATCH[i].slice(-10));
-    expect(await inside(tail, items.nth(i).locator('.thumb')), `${BATCH[i]}: its end is cut off`).toBe(true);
+  const tails = items.locator('.thumb-name-tail');
+  expect.soft(await tails.allTextContents()).toEqual(BATCH.map((name) => name.slice(-10)));
+  for (let i = 0; i < (await tails.count()); i++) {
+    expect.soft(await inside(tails.nth(i), items.nth(i).locator('.thumb')), `${BATCH[i]}: its end is cut off`).toBe(true);
   }
   await screenshot(page, 'batch-01-twenty-photos');
 });
@@ -50,23 +51,30 @@ test('at 1440×900 the toolbar is one row, Label all holds its words, and headin
   await openBatch(page);
   const toolbar = page.getByRole('toolbar', { name: 'Tools' });
   const rows = await toolbar.evaluate((bar) => new Set([...bar.children].map((child) => Math.round(child.getBoundingClientRect().top + child.getBoundingClientRect().height / 2))).size);
-  expect(rows, 'toolbar rows at 1440 px').toBe(1);
+  expect.soft(rows, 'toolbar rows at 1440 px').toBe(1);
   for (const tool of ['Brush', 'Eraser', 'Box']) {
     await page.getByRole('button', { name: tool, exact: true }).click();
-    expect(await toolbar.evaluate((bar) => new Set([...bar.children].map((c) => Math.round(c.getBoundingClientRect().top + c.getBoundingClientRect().height / 2))).size), `toolbar rows with the ${tool} tool`).toBe(1);
+    expect.soft(await toolbar.evaluate((bar) => new Set([...bar.children].map((c) => Math.round(c.getBoundingClientRect().top + c.getBoundingClientRect().height / 2))).size), `toolbar rows with the ${tool} tool`).toBe(1);
   }
 
-  await expect(page.getByRole('region', { name: 'Objects' }).getByRole('heading')).toHaveText('0 objects');
+  await expect.soft(page.getByRole('region', { name: 'Objects' }).getByRole('heading')).toHaveText('0 objects', { timeout: 5_000 });
   await page.keyboard.press('r');
-  await expect(page.getByRole('region', { name: 'Review' }).getByRole('heading')).toHaveText('0 to review');
+  await expect.soft(page.getByRole('region', { name: 'Review' }).getByRole('heading')).toHaveText('0 to review', { timeout: 5_000 });
   await page.keyboard.press('r');
 
   await page.keyboard.press('t');
   const labelAll = page.getByRole('button', { name: `Label all ${BATCH.length} open images · free · local` });
   await expect(labelAll).toBeVisible();
-  const fits = await labelAll.evaluate((button) => button.scrollWidth <= button.clientWidth);
-  expect(fits, 'the Label all button’s words overflow it').toBe(true);
-  expect(await inside(labelAll, page.getByRole('form', { name: 'Text prompt' }))).toBe(true);
+  // The words' own extent against the button's content box: a centred line too long for it spills into the padding and past the edges.
+  const spill = await labelAll.evaluate((button) => {
+    const words = document.createRange();
+    words.selectNodeContents(button);
+    const style = getComputedStyle(button);
+    const room = button.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    return words.getBoundingClientRect().width - room;
+  });
+  expect.soft(spill, 'the Label all button’s words run past its padding').toBeLessThanOrEqual(1);
+  expect.soft(await inside(labelAll, page.getByRole('form', { name: 'Text prompt' })), 'the Label all button runs past its panel').toBe(true);
   await screenshot(page, 'batch-02-toolbar-label-all');
 });
 
