@@ -363,6 +363,9 @@ test('the studio reads its own PNG masks zip: the mask PNGs become objects, only
   await expect(page.getByTestId('import-report')).toContainText('3 objects imported. 1 image opened from the file.');
   await expect(rows(page)).toHaveCount(3);
   await expect(page.getByTestId('class-row')).toHaveCount(2);
-  // The two bottles whole (40 × 120 each); the refrigerator less what they cover.
-  expect([await areaOf(page, 0), await areaOf(page, 1), await areaOf(page, 2)].sort((a, b) => a - b)).toEqual([4800, 4800, 240 * 300 - 2 * 4800]);
+  // The two bottles whole (40 × 120 each); the refrigerator less what they cover, within 0.5 % (its
+  // outline, holes included, is traced again from the mask at the Detail slider's tolerance).
+  const areas = [await areaOf(page, 0), await areaOf(page, 1), await areaOf(page, 2)].sort((a, b) => a - b);
+  expect(areas.slice(0, 2)).toEqual([4800, 4800]);
+  expect(Math.abs(areas[2] - (240 * 300 - 2 * 4800)) / (240 * 300 - 2 * 4800)).toBeLessThanOrEqual(0.005);
 });
