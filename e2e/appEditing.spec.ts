@@ -368,4 +368,17 @@ test('the studio reads its own PNG masks zip: the mask PNGs become objects, only
   const areas = [await areaOf(page, 0), await areaOf(page, 1), await areaOf(page, 2)].sort((a, b) => a - b);
   expect(areas.slice(0, 2)).toEqual([4800, 4800]);
   expect(Math.abs(areas[2] - (240 * 300 - 2 * 4800)) / (240 * 300 - 2 * 4800)).toBeLessThanOrEqual(0.005);
+
+  // A table under all three (from a COCO file): exported as PNG masks, the menu names what it loses.
+  const table = {
+    images: [{ id: 1, file_name: 'coffee.png', width: 600, height: 400 }],
+    annotations: [{ id: 1, image_id: 1, category_id: 9, segmentation: [[60, 40, 360, 40, 360, 380, 60, 380]], area: 102000, bbox: [60, 40, 300, 340], iscrowd: 0 }],
+    categories: [{ id: 9, name: 'table' }],
+  };
+  await dialog.getByLabel(/Import annotations/).setInputFiles({ name: 'table.coco.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(table)) });
+  await expect(page.getByTestId('import-report')).toContainText('1 object imported.');
+  const zip = await readZip(await download(page, 'PNG masks zip (whole session)'));
+  const exportDialog = page.getByRole('dialog', { name: 'Export' });
+  await expect(exportDialog.getByRole('status')).toContainText(/\(table\) keeps \d+ of its 102000 pixels in the masks: smaller objects cover the rest/);
+  expect(new TextDecoder().decode(zip.find((f) => f.name === 'NOTES.md')!.data)).toMatch(/\(table\) keeps \d+ of its 102000 pixels/);
 });
