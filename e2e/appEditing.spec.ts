@@ -4,6 +4,9 @@ import { PNG } from 'pngjs';
 import type { Vertex } from '../src/engine/types';
 import { fillPolygons } from '../src/annotations/rasterize';
 import { readZip, writeZip } from '../src/annotations/formats/zip';
+import { pngMasksZip } from '../src/annotations/formats/pngMasks';
+import { sessionDataset } from '../src/annotations/formats/dataset';
+import type { Annotation } from '../src/annotations/annotation';
 import { emptyMask, maskArea, maskIoU, paintStroke } from '../src/app/geometry/maskPaint';
 import { clickImage, download, imageToPage, openMenu, openSample, screenshot, stroke, waitForEncoder } from './appHelpers';
 
@@ -354,4 +357,38 @@ test('whole-session COCO and YOLO exports read back; COCO imported into a fresh 
   const importDialog = await openMenu(page, 'Import');
   await importDialog.getByLabel(/Import annotations/).setInputFiles({ name: 'stray.coco.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(stray)) });
   await expect(page.getByRole('list', { name: 'Not imported' })).toContainText('elsewhere.png: no open image of that name (1 annotation)');
+});
+
+test('the studio reads its own PNG masks zip: the mask PNGs become objects, only the photo opens', async ({ page }) => {
+  // Two bottles inside a refrigerator listed after them (issue 39): painted largest first, all three come back.
+  const rect = (x: number, y: number, w: number, h: number): Vertex[] => [[x, y], [x + w, y], [x + w, y + h], [x, y + h]];
+  const object = (id: string, classId: number, outer: Vertex[]): Annotation => ({ id, label: id, classId, confidence: 1, color: '#888888', visible: true, source: 'local', polygons: [{ outer, holes: [] }] });
+  const coffee = { id: 'coffee', name: 'coffee.png', width: 600, height: 400 };
+  const classes = [{ id: 5, name: 'bottle', color: '#ff0000' }, { id: 7, name: 'refrigerator', color: '#00ff00' }];
+  const objects = [object('bottle-1', 5, rect(120, 150, 40, 120)), object('bottle-2', 5, rect(200, 150, 40, 120)), object('refrigerator', 7, rect(80, 60, 240, 300))];
+  const masks = await readZip(await pngMasksZip(sessionDataset({ images: [coffee], objects: { coffee: objects }, classes }, { includeHidden: true })));
+  const bundle = writeZip([...masks, { name: 'coffee.png', data: readFileSync('public/samples/coffee.png') }]);
+  const dialog = await openMenu(page, 'Import');
+  await dialog.getByLabel(/Import annotations/).setInputFiles({ name: 'maskwright-session.masks.zip', mimeType: 'application/zip', buffer: Buffer.from(bundle) });
+  await expect(page.getByTestId('import-report')).toContainText('3 objects imported. 1 image opened from the file.');
+  await expect(rows(page)).toHaveCount(3);
+  await expect(page.getByTestId('class-row')).toHaveCount(2);
+  // The two bottles whole (40 × 120 each); the refrigerator less what they cover, within 0.5 % (its
+  // outline, holes included, is traced again from the mask at the Detail slider's tolerance).
+  const areas = [await areaOf(page, 0), await areaOf(page, 1), await areaOf(page, 2)].sort((a, b) => a - b);
+  expect(areas.slice(0, 2)).toEqual([4800, 4800]);
+  expect(Math.abs(areas[2] - (240 * 300 - 2 * 4800)) / (240 * 300 - 2 * 4800)).toBeLessThanOrEqual(0.005);
+
+  // A table under all three (from a COCO file): exported as PNG masks, the menu names what it loses.
+  const table = {
+    images: [{ id: 1, file_name: 'coffee.png', width: 600, height: 400 }],
+    annotations: [{ id: 1, image_id: 1, category_id: 9, segmentation: [[60, 40, 360, 40, 360, 380, 60, 380]], area: 102000, bbox: [60, 40, 300, 340], iscrowd: 0 }],
+    categories: [{ id: 9, name: 'table' }],
+  };
+  await dialog.getByLabel(/Import annotations/).setInputFiles({ name: 'table.coco.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(table)) });
+  await expect(page.getByTestId('import-report')).toContainText('1 object imported.');
+  const zip = await readZip(await download(page, 'PNG masks zip (whole session)'));
+  const exportDialog = page.getByRole('dialog', { name: 'Export' });
+  await expect(exportDialog.getByRole('status')).toContainText(/\(table\) keeps \d+ of its 102000 pixels in the masks: smaller objects cover the rest/);
+  expect(new TextDecoder().decode(zip.find((f) => f.name === 'NOTES.md')!.data)).toMatch(/\(table\) keeps \d+ of its 102000 pixels/);
 });

@@ -12,6 +12,9 @@ import { useEdit } from '../state/editStore';
 import { currentDocument, useStudio } from '../state/studioStore';
 import { download, PopupMenu } from './PopupMenu';
 
+/** How many of an export's notes the menu shows. */
+const NOTES_SHOWN = 5;
+
 /** Datasets out, whole session, one entry per registered format (export/formats). */
 export function ExportMenu() {
   const [includeHidden, setIncludeHidden] = useState(false);
@@ -38,8 +41,11 @@ export function ExportMenu() {
     }
     const { file, notes } = await writeFormat(format, dataset, options);
     download(file.name, file.bytes as BlobPart, file.mime);
+    // A long list (every object a mask format painted smaller ones over) stays in the zip's NOTES.md.
+    const fileNotes = file.notes ?? [];
+    const shown = fileNotes.length > NOTES_SHOWN ? [...fileNotes.slice(0, NOTES_SHOWN), `… and ${fileNotes.length - NOTES_SHOWN} more, all listed in NOTES.md in the zip`] : fileNotes;
     const outside = dataset.outsideImage.length ? [`Left out (no pixel inside the image): ${dataset.outsideImage.join(', ')}`] : [];
-    const all = [...outside, ...notes, ...(file.notes ?? [])];
+    const all = [...outside, ...notes, ...shown];
     setNote(all.length ? all.join('\n') : null);
   };
   const selectedObject = () => {

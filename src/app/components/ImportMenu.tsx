@@ -46,7 +46,7 @@ export function ImportMenu() {
   };
 
   return (
-    <PopupMenu label="Import" dialogLabel="Import" title="Import annotations (COCO, YOLO, Pascal VOC, LabelMe, CVAT, Maskwright)">
+    <PopupMenu label="Import" dialogLabel="Import" title="Import annotations (COCO, YOLO, PNG masks, Pascal VOC, LabelMe, CVAT, Maskwright)">
       <p className="muted small">Annotations land on the open images of the same file name; photos inside a zip are opened.</p>
       <label className="button">
         Import annotations…
@@ -55,7 +55,7 @@ export function ImportMenu() {
           className="visually-hidden"
           multiple
           accept=".json,.zip,.txt,.yaml,.yml,.xml,.png,.jpg,.jpeg"
-          aria-label="Import annotations (COCO JSON, YOLO zip, Pascal VOC, LabelMe, CVAT XML, Maskwright JSON)"
+          aria-label="Import annotations (COCO JSON, YOLO zip, PNG masks zip, Pascal VOC, LabelMe, CVAT XML, Maskwright JSON)"
           onChange={(e) => {
             void importFiles(Array.from(e.target.files ?? []));
             e.target.value = '';
