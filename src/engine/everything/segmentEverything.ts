@@ -24,10 +24,10 @@
 import { bestToken, stabilityScore, tokenLogits, validLowResRegion, type TokenOutputs } from '../candidates';
 import { EmbeddingMissingError, type SegmentationEngine } from '../engine';
 import type { ModelFrame } from '../frame';
-import { boxIoU, suppressOverlaps, type ConceptDetector, type CornerBox } from '../text/detector';
+import { boxIoU, suppressOverlaps, type ConceptDetector, type CornerBox, type Detection } from '../text/detector';
 import { cornerToCenterBox } from '../text/pipeline';
 import { mergeDetections } from '../text/pool';
-import type { BinaryMask, RgbaImage, VisualPrompt } from '../types';
+import type { BinaryMask, PointPrompt, RgbaImage, VisualPrompt } from '../types';
 import { maskArea, placeCrop, upsampleLogitsToCrop } from '../upsample';
 import { ExploredCells, lowResBox } from './lowRes';
 import { pointGrid } from './pointGrid';
@@ -296,8 +296,8 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
 
   // Object-aware prompts: one box per object a detector sees, whatever its class.
   const boxDetectors = (options.detectors ?? []).filter((d) => settings.boxDetectors.includes(d.name));
-  const promptBoxes = async (view: View, picture: RgbaImage): Promise<void> => {
-    if (rule === 'grid' || boxDetectors.length === 0 || settings.maxBoxes <= 0) return;
+  const detectBoxes = async (view: View, picture: RgbaImage): Promise<Detection[]> => {
+    if (rule === 'grid' || boxDetectors.length === 0 || settings.maxBoxes <= 0) return [];
     signal?.throwIfAborted();
     report();
     const t0 = now();
@@ -312,6 +312,9 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     // A tile's box around an object already kept asks again what was answered.
     if (view.tile) boxes = boxes.filter((d) => kept.every((k) => boxIoU(k.box, tileBoxToPhoto(d.box, view.tile!)) <= settings.boxNmsIou));
     timings.detectMs += now() - t0;
+    return boxes;
+  };
+  const promptBoxes = async (view: View, boxes: readonly Detection[]): Promise<void> => {
     stage = view.tile ? 'tiles' : 'boxes';
     planned += boxes.length;
     for (const detection of boxes) {
@@ -336,8 +339,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
   const promptGrid = async (view: View, sides: readonly number[]): Promise<void> => {
     const area = view.tile ?? { x0: 0, y0: 0, x1: size.width, y1: size.height };
     for (const side of sides) {
-      const inPhoto = pointGrid(side, area.x1 - area.x0, area.y1 - area.y0).map((p) => ({ ...p, x: p.x + area.x0, y: p.y + area.y0 }));
-      let pending = inPhoto.filter((p) => !answered(view, p));
+      let pending = tileGrid(area, side).filter((p) => !answered(view, p));
       planned += pending.length;
       for (let point = pending.shift(); point; point = pending.shift()) {
         const prompt: VisualPrompt = { points: [{ ...point, x: point.x - area.x0, y: point.y - area.y0 }] };
@@ -358,7 +360,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
   };
 
   const whole: View = { imageKey };
-  if (options.image) await promptBoxes(whole, options.image);
+  if (options.image) await promptBoxes(whole, await detectBoxes(whole, options.image));
   stage = 'grid';
   await promptGrid(whole, settings.gridSides);
 
@@ -369,14 +371,19 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       stage = 'tiles';
       report();
       const picture = cropImage(photo, tile);
-      const t0 = now();
       const tileKey = `${imageKey}#tile:${tile.x0},${tile.y0},${tile.x1},${tile.y1}`;
+      const view: View = { imageKey: tileKey, tile };
+      // The detectors cost a fraction of an encoder run: a tile where they see nothing new and where
+      // no grid point is left unanswered is not encoded at all.
+      const boxes = await detectBoxes(view, picture);
+      const gridLeft = settings.tileGridSides.some((side) => tileGrid(tile, side).some((p) => !answered(view, p)));
+      if (boxes.length === 0 && !gridLeft) continue;
+      const t0 = now();
       await engine.embed!(picture, tileKey);
       timings.tileEncodeMs += now() - t0;
       tilesEncoded++;
       try {
-        const view: View = { imageKey: tileKey, tile };
-        await promptBoxes(view, picture);
+        await promptBoxes(view, boxes);
         await promptGrid(view, settings.tileGridSides);
       } finally {
         // The tile's embedding is of no use to anyone else; the photo's stays cached.
@@ -387,6 +394,11 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
   signal?.throwIfAborted();
   timings.totalMs = now() - started;
   return { rule, proposals: ranked(kept).slice(0, settings.maxProposals), decoderRuns: decoded, tilesEncoded, timings };
+}
+
+/** A grid of points over a rectangle of the photo, in photo pixels. */
+function tileGrid(area: TileRect, side: number): PointPrompt[] {
+  return pointGrid(side, area.x1 - area.x0, area.y1 - area.y0).map((p) => ({ ...p, x: p.x + area.x0, y: p.y + area.y0 }));
 }
 
 /** A prompt given on a tile, in photo pixels (what the proposal reports it was found with). */
