@@ -28,7 +28,7 @@ import {
   type EverythingRule,
   type EverythingSettings,
 } from '../../src/engine/everything/segmentEverything';
-import { toRegion, type GroundTruthInstance } from './metrics';
+import { matchImage, toRegion, type GroundTruthInstance } from './metrics';
 import { rasterizeSegmentation, type CocoSegmentation } from './rasterize';
 import { addImageRecall, emptyRecallCounts, recall, type RecallCounts } from './recall';
 
@@ -88,6 +88,26 @@ interface RuleTotals {
   tilesEncoded: number;
   decoderRuns: number;
   proposals: number;
+  /** Proposals and the instances they matched, by what found them (photo or tile, box or grid point). */
+  foundBy: Record<string, { proposals: number; matched: number }>;
+}
+
+/** Which prompts' proposals matched an instance (all areas, IoU ≥ 0.5, the matching of the recall). */
+function tallyFoundBy(
+  foundBy: RuleTotals['foundBy'],
+  gts: readonly (GroundTruthInstance & { area: number })[],
+  proposals: readonly { source: string; tile?: unknown }[],
+  scored: readonly { region: ReturnType<typeof toRegion>; score: number }[],
+): void {
+  const match = matchImage(gts, scored, [0.5]);
+  // matchImage ranks a stable copy best first and keeps the top 100: the same order here.
+  const order = [...scored.keys()].sort((a, b) => scored[b].score - scored[a].score).slice(0, match.matched[0].length);
+  order.forEach((index, rank) => {
+    const key = `${proposals[index].tile ? 'tile' : 'photo'} ${proposals[index].source}`;
+    foundBy[key] ??= { proposals: 0, matched: 0 };
+    foundBy[key].proposals++;
+    if (match.matched[0][rank]) foundBy[key].matched++;
+  });
 }
 
 export async function runEverythingEval(argv: readonly string[]): Promise<void> {
@@ -144,7 +164,7 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
   const engine = await loadNodeEngine({ threads, embeddingCacheSize: 2, embeddingStore, ...models });
   const detectors = await loadNodeDetectors({ threads });
   const totals = new Map<EverythingRule, RuleTotals>(
-    rules.map((r) => [r, { counts: emptyRecallCounts(), ms: 0, cpuMs: 0, detectMs: 0, decodeMs: 0, tileEncodeMs: 0, tilesEncoded: 0, decoderRuns: 0, proposals: 0 }]),
+    rules.map((r) => [r, { counts: emptyRecallCounts(), ms: 0, cpuMs: 0, detectMs: 0, decodeMs: 0, tileEncodeMs: 0, tilesEncoded: 0, decoderRuns: 0, proposals: 0, foundBy: {} }]),
   );
   let encoderMs = 0;
   let encoderCpuMs = 0;
@@ -174,7 +194,9 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
       total.tileEncodeMs += result.timings.tileEncodeMs;
       total.tilesEncoded += result.tilesEncoded;
       const before = total.counts.all.matched;
-      addImageRecall(total.counts, gts, result.proposals.map((p) => ({ region: toRegion(p.mask), score: p.confidence })));
+      const scored = result.proposals.map((p) => ({ region: toRegion(p.mask), score: p.confidence }));
+      addImageRecall(total.counts, gts, scored);
+      tallyFoundBy(total.foundBy, gts, result.proposals, scored);
       total.ms += ms;
       total.decoderRuns += result.decoderRuns;
       total.proposals += result.proposals.length;
@@ -206,6 +228,7 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
       tilesEncodedPerPhoto: t.tilesEncoded / images.length,
       decoderRunsPerPhoto: t.decoderRuns / images.length,
       proposalsPerPhoto: t.proposals / images.length,
+      foundBy: t.foundBy,
       instances: { all: t.counts.all.instances, small: t.counts.small.instances, medium: t.counts.medium.instances, large: t.counts.large.instances },
     };
   };

@@ -62,6 +62,8 @@ export interface Proposal {
   /** The detector's (calibrated) score, for proposals from a detector's box. */
   readonly detectorScore?: number;
   readonly prompt: VisualPrompt;
+  /** The tile whose re-encoded picture found it (photo pixels); none: the whole photo (`thorough` only). */
+  readonly tile?: TileRect;
 }
 
 export interface EverythingProgress {
@@ -212,6 +214,7 @@ interface Candidate {
   readonly label?: string;
   readonly detectorScore?: number;
   readonly prompt: VisualPrompt;
+  readonly tile?: TileRect;
 }
 
 const now = (): number => performance.now();
@@ -291,7 +294,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     if (!boxInView) return undefined;
     const box = view.tile ? tileBoxToPhoto(boxInView, view.tile) : boxInView;
     const stability = stabilityScore(logits, validLowResRegion(frame), settings.stabilityOffset);
-    return { ...origin, logits, box, predictedIoU: Math.min(1, Math.max(0, outputs.iou[token])), stability };
+    return { ...origin, ...(view.tile ? { tile: view.tile } : {}), logits, box, predictedIoU: Math.min(1, Math.max(0, outputs.iou[token])), stability };
   };
 
   // Object-aware prompts: one box per object a detector sees, whatever its class.
