@@ -118,6 +118,13 @@ export interface EverythingSettings {
   readonly tileOverlap: number;
   /** Grid stages inside each tile, points per side (after the tile's detector boxes). */
   readonly tileGridSides: readonly number[];
+  /**
+   * A tile's grid point inside a mask the whole photo's pass kept or outlined is not decoded (true), or
+   * is asked again at the tile's resolution (false): small objects on a large one (cups on a table)
+   * lie inside the large one's mask. The tile's own masks are skipped either way, as `skipCovered` and
+   * `skipExplored` say.
+   */
+  readonly tileSkipsPhotoAnswers: boolean;
 }
 
 export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSettings>> = {
@@ -138,6 +145,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     tilesPerSide: 0,
     tileOverlap: 0,
     tileGridSides: [],
+    tileSkipsPhotoAnswers: true,
   },
   objects: {
     gridSides: [8],
@@ -158,6 +166,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     tilesPerSide: 0,
     tileOverlap: 0,
     tileGridSides: [],
+    tileSkipsPhotoAnswers: true,
   },
   // The object-aware rule on the whole photo, then again on 2×2 tiles for what it was too small to see.
   thorough: {
@@ -178,6 +187,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     // A fifth of a tile's side: an object cut by one tile's edge is whole in its neighbour up to that size.
     tileOverlap: 0.2,
     tileGridSides: [8],
+    tileSkipsPhotoAnswers: true,
   },
 };
 
@@ -242,7 +252,9 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
   let decoded = 0;
   let planned = 0;
   let tilesEncoded = 0;
+  // What the photo's pass kept, and what the tiles' did: a tile may look again inside the former.
   let covered: Uint8Array | undefined;
+  let coveredByTiles: Uint8Array | undefined;
   const markExplored = (view: View, logits: Float32Array, frame: ModelFrame): void => {
     if (!settings.skipExplored) return;
     view.explored ??= new ExploredCells(frame);
@@ -279,12 +291,12 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     kept.push({ ...rest, id: nextId++, mask, area, confidence: candidate.predictedIoU * candidate.stability });
     if (settings.skipCovered) {
       // Only the crop can hold a set pixel.
-      covered ??= new Uint8Array(mask.data.length);
+      const into = view.tile ? (coveredByTiles ??= new Uint8Array(mask.data.length)) : (covered ??= new Uint8Array(mask.data.length));
       const { x, y, mask: part } = cleaned;
       for (let row = 0; row < part.height; row++) {
         const from = row * part.width;
         const to = (y + row) * size.width + x;
-        for (let col = 0; col < part.width; col++) covered[to + col] |= part.data[from + col];
+        for (let col = 0; col < part.width; col++) into[to + col] |= part.data[from + col];
       }
     }
   };
@@ -335,10 +347,12 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
 
   // Covered and explored only grow: a point skipped once stays skipped, so the plan drops it as soon as it is.
   // Points in photo pixels; a tile's own explored cells are looked up in its pixels.
-  const answered = (view: View, point: { x: number; y: number }): boolean =>
-    Boolean(covered?.[Math.floor(point.y) * size.width + Math.floor(point.x)]) ||
-    Boolean(whole.explored?.has(point.x, point.y)) ||
-    Boolean(view.tile && view.explored?.has(point.x - view.tile.x0, point.y - view.tile.y0));
+  const answered = (view: View, point: { x: number; y: number }): boolean => {
+    const pixel = Math.floor(point.y) * size.width + Math.floor(point.x);
+    if (coveredByTiles?.[pixel] || (view.tile && view.explored?.has(point.x - view.tile.x0, point.y - view.tile.y0))) return true;
+    if (view.tile && !settings.tileSkipsPhotoAnswers) return false;
+    return Boolean(covered?.[pixel]) || Boolean(whole.explored?.has(point.x, point.y));
+  };
   const promptGrid = async (view: View, sides: readonly number[]): Promise<void> => {
     const area = view.tile ?? { x0: 0, y0: 0, x1: size.width, y1: size.height };
     for (const side of sides) {
