@@ -1,6 +1,6 @@
 /**
  * Segment everything: every object and region of one photo as proposals, without a prompt from the
- * person. Two rules on the same machinery:
+ * person. Three rules on the same machinery:
  *
  * - `grid` — SAM's automatic mask generator (segment_anything/automatic_mask_generator.py), the
  *   baseline: a 32×32 grid of single-click prompts, the three multimask tokens of each, kept when the
@@ -11,6 +11,12 @@
  *   grid whose points skip what is already covered, and what an earlier prompt's confident mask
  *   already outlined (kept or not), so the decoder runs only where nothing was found (coarse to
  *   fine). What is found first stays: a later, overlapping candidate is dropped.
+ * - `thorough` (bulk labelling, `BULK_EVERYTHING_RULE`) — `objects`, then SAHI's slicing: the
+ *   detectors run again on overlapping tiles, where a small object is larger in their input; each
+ *   tile where they box something not yet found is re-encoded at the encoder's full resolution and
+ *   those boxes are decoded on it, the masks mapped back onto the photo (tiles.ts). A tile's mask that
+ *   reaches one of its edges inside the photo is dropped (the object goes on beyond it), and one that
+ *   repeats a kept proposal too (the same incremental NMS across tiles). Up to four more encoder runs.
  *
  * Differences from SAM's code, on purpose: the filters and the NMS box read the 256² logits (SAM reads
  * the upsampled mask), so only kept candidates are upsampled; NMS is incremental (a candidate is
@@ -32,7 +38,7 @@ import { maskArea, placeCrop, upsampleLogitsToCrop } from '../upsample';
 import { ExploredCells, lowResBox } from './lowRes';
 import { pointGrid } from './pointGrid';
 import { removeSmallRegions } from './regions';
-import { cutByTileEdge, tileBoxToPhoto, tileCropToPhoto, tileRects, type TileRect } from './tiles';
+import { cutByTileEdge, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile, type TileRect } from './tiles';
 import { cropImage } from '../crop';
 
 export type EverythingRule = 'grid' | 'objects' | 'thorough';
@@ -168,7 +174,9 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     tileGridSides: [],
     tileSkipsPhotoAnswers: true,
   },
-  // The object-aware rule on the whole photo, then again on 2×2 tiles for what it was too small to see.
+  // The object-aware rule on the whole photo, then the detectors again on 2×2 tiles (SAHI's slicing):
+  // a tile where they box something the photo's pass did not find is re-encoded and those boxes are
+  // decoded on it. No grid on the tiles: its masks matched no instance the boxes had not (docs/RESULTS.md).
   thorough: {
     gridSides: [8],
     skipCovered: true,
@@ -186,7 +194,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     tilesPerSide: 2,
     // A fifth of a tile's side: an object cut by one tile's edge is whole in its neighbour up to that size.
     tileOverlap: 0.2,
-    tileGridSides: [8],
+    tileGridSides: [],
     tileSkipsPhotoAnswers: true,
   },
 };
@@ -325,7 +333,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     const merged = mergeDetections(perDetector, settings.minDetectorScore);
     let boxes = suppressOverlaps(merged, (a, b) => boxIoU(a.box, b.box), settings.boxNmsIou).slice(0, settings.maxBoxes);
     // A tile's box around an object already kept asks again what was answered.
-    if (view.tile) boxes = boxes.filter((d) => kept.every((k) => boxIoU(k.box, tileBoxToPhoto(d.box, view.tile!)) <= settings.boxNmsIou));
+    if (view.tile) boxes = unfoundInTile(boxes, view.tile, kept.map((k) => k.box), settings.boxNmsIou);
     timings.detectMs += now() - t0;
     return boxes;
   };

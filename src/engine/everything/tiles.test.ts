@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MaskCrop } from '../upsample';
-import { cropBounds, cutByTileEdge, tileBoxToPhoto, tileCropToPhoto, tileRects } from './tiles';
+import { cropBounds, cutByTileEdge, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile } from './tiles';
 
 /** A crop of `w` × `h` pixels at (x, y) with the pixels of `set` ([x, y] within the crop) on. */
 function crop(x: number, y: number, w: number, h: number, set: [number, number][]): MaskCrop {
@@ -80,5 +80,25 @@ describe('cutByTileEdge', () => {
     expect(cutByTileEdge(crop(400, 100, 10, 10, [[5, 5]]), tile, 640, 480)).toBe(false);
     // A crop whose margin reaches the edge while its set pixels do not.
     expect(cutByTileEdge(crop(284, 100, 10, 10, [[5, 5]]), tile, 640, 480)).toBe(false);
+  });
+});
+
+describe('unfoundInTile: the merge across tiles', () => {
+  const left = { x0: 0, y0: 0, x1: 356, y1: 267 };
+  const right = { x0: 284, y0: 0, x1: 640, y1: 267 };
+  it('an object in the overlap, found from the left tile, is not asked about again from the right one', () => {
+    // A cup at photo x 300–340, kept from the left tile; the right tile boxes it at x 16–56.
+    const found = [tileBoxToPhoto({ x0: 300, y0: 100, x1: 340, y1: 140 }, left)];
+    const cup = { box: { x0: 16, y0: 100, x1: 56, y1: 140 }, label: 'cup' };
+    const saucer = { box: { x0: 60, y0: 100, x1: 100, y1: 140 }, label: 'saucer' };
+    expect(unfoundInTile([cup, saucer], right, found, 0.7)).toEqual([saucer]);
+  });
+
+  it('a box overlapping a kept one by less than the NMS threshold stays (a neighbour, not a repeat)', () => {
+    const found = [{ x0: 300, y0: 100, x1: 340, y1: 140 }];
+    // Shifted by 10 px of 40: IoU 30·40 / (2·1600 − 1200) = 0.6.
+    const neighbour = { box: { x0: 26, y0: 100, x1: 66, y1: 140 } };
+    expect(unfoundInTile([neighbour], right, found, 0.7)).toEqual([neighbour]);
+    expect(unfoundInTile([neighbour], right, found, 0.5)).toEqual([]);
   });
 });

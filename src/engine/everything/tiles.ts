@@ -7,7 +7,7 @@
  */
 import type { PixelBounds } from '../bounds';
 import { maskBounds } from '../bounds';
-import type { CornerBox } from '../text/detector';
+import { boxIoU, type CornerBox } from '../text/detector';
 import type { MaskCrop } from '../upsample';
 
 /** A rectangle of the photo in integer pixels, x1 and y1 exclusive (cropImage's box). */
@@ -73,4 +73,16 @@ export function cutByTileEdge(crop: MaskCrop, tile: TileRect, photoWidth: number
     (tile.x1 < photoWidth && b.x1 >= tile.x1 - 1) ||
     (tile.y1 < photoHeight && b.y1 >= tile.y1 - 1)
   );
+}
+
+/**
+ * The detections a tile's detector run found (tile pixels) that no proposal kept so far repeats (photo
+ * pixels, from the photo or an earlier tile): the merge across tiles, before any decoder run. An object
+ * in the overlap of two tiles is boxed in both; the second tile does not ask about it again.
+ */
+export function unfoundInTile<T extends { readonly box: CornerBox }>(detections: readonly T[], tile: TileRect, found: readonly CornerBox[], nmsIou: number): T[] {
+  return detections.filter((d) => {
+    const onPhoto = tileBoxToPhoto(d.box, tile);
+    return found.every((box) => boxIoU(box, onPhoto) <= nmsIou);
+  });
 }
