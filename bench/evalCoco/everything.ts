@@ -277,7 +277,7 @@ function ruleName(rule: EverythingRule, overrides: Partial<EverythingSettings>):
   if (rule === 'grid') return `SAM automatic mask generator: ${s.gridSides[0]}×${s.gridSides[0]} grid, pred IoU ≥ ${s.predIouThreshold}, stability ≥ ${s.stabilityThreshold}, box NMS ${s.boxNmsIou}`;
   const objects = `object-aware: detector boxes (≤ ${s.maxBoxes}, score ≥ ${s.minDetectorScore}) then a ${s.gridSides.join('→')} grid over what is not yet covered`;
   return s.tilesPerSide > 1
-    ? `${objects}; then ${s.tilesPerSide}×${s.tilesPerSide} tiles (overlap ${s.tileOverlap}) re-encoded, each with detector boxes and a ${s.tileGridSides.join('→')} grid`
+    ? `${objects}; then ${s.tilesPerSide}×${s.tilesPerSide} tiles (overlap ${s.tileOverlap}) re-encoded where the detectors box something new, their boxes${s.tileGridSides.length ? ` and a ${s.tileGridSides.join('→')} grid` : ''} decoded on each`
     : objects;
 }
 
