@@ -1,11 +1,13 @@
 /**
- * `npm run eval -- --dataset coco --mode everything [--data DIR] [--out FILE] [--rules objects,grid] [--limit N] [--every N] [--threads N] [--encoder fp32|int8] [--decoder fp32|int8]`
+ * `npm run eval -- --dataset coco --mode everything [--data DIR] [--out FILE] [--rules thorough,objects,grid] [--limit N] [--every N] [--threads N] [--encoder fp32|int8] [--decoder fp32|int8] [--embeddings DIR] [--settings JSON]`
  *
  * Segment everything on COCO photos: class-agnostic recall of the instances at mask IoU ≥ 0.5 with
  * at most 100 proposals per photo (AR@100; and for COCO's small / medium / large), and milliseconds
- * per photo in Node (the encoder run, the detectors and the decoder runs; the encoder is measured
- * once per photo and added to every rule, since each rule needs it). The shipped rule is reported
- * under "everything", SAM's 32×32 grid rule under "baseline".
+ * per photo in Node (the encoder run, the detectors and the decoder runs; the photo's encoder run is
+ * measured once per photo and added to every rule, since each rule needs it; a rule's tile encoder
+ * runs are its own). The rule bulk labelling uses is reported under "everything", the interactive
+ * rule (the studio's button, the API's default) under "interactive", SAM's 32×32 grid rule under
+ * "baseline".
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -14,8 +16,19 @@ import { parseArgs } from 'node:util';
 import { decodeImage } from '../../src/engine/adapters/nodeImage';
 import { loadNodeEngine, type ModelPrecision } from '../../src/engine/adapters/ortNode';
 import { loadNodeDetectors } from '../../src/engine/adapters/textNode';
-import { DEFAULT_EVERYTHING_RULE, EVERYTHING_RULES, EVERYTHING_SETTINGS, segmentEverything, type EverythingRule } from '../../src/engine/everything/segmentEverything';
-import { toRegion, type GroundTruthInstance } from './metrics';
+import { defaultModelDir } from '../../src/engine/adapters/ortNode';
+import { samFiles } from '../../src/engine/catalog';
+import { diskEmbeddingStore } from '../eval/embeddingStore';
+import {
+  BULK_EVERYTHING_RULE,
+  DEFAULT_EVERYTHING_RULE,
+  EVERYTHING_RULES,
+  EVERYTHING_SETTINGS,
+  segmentEverything,
+  type EverythingRule,
+  type EverythingSettings,
+} from '../../src/engine/everything/segmentEverything';
+import { matchImage, toRegion, type GroundTruthInstance } from './metrics';
 import { rasterizeSegmentation, type CocoSegmentation } from './rasterize';
 import { addImageRecall, emptyRecallCounts, recall, type RecallCounts } from './recall';
 
@@ -28,12 +41,16 @@ export interface CocoInstancesFile {
 const USAGE = `usage: npm run eval -- --dataset coco --mode everything [options]
   --data DIR       COCO folder with images/ and instances.json (default ../shared/eval/coco-tiny)
   --out FILE       results JSON (default bench/results/evalEverything.json)
-  --rules LIST     rules to run, comma-separated (default objects,grid: the shipped rule and SAM's grid)
+  --rules LIST     rules to run, comma-separated (default thorough,objects: the bulk and the interactive
+                   rule; add grid for SAM's automatic mask generator, ~1,000 decoder runs a photo)
   --limit N        first N images only (sorted by file name)
   --every N        every Nth image (a spread-out subset)
   --threads N      onnxruntime intra-op threads (default: all cores)
   --encoder P      fp32 (default) or int8 (the server's default encoder)
-  --decoder P      fp32 (default, also the server's) or int8`;
+  --decoder P      fp32 (default, also the server's) or int8
+  --embeddings DIR keep encoder outputs (photos and tiles) on disk in DIR and reuse them; the times
+                   then leave out every encoder run found there (development runs only)
+  --settings JSON  EverythingSettings fields laid over every rule's (trying a variant)`;
 
 function fail(message: string): never {
   process.stderr.write(`eval coco everything: ${message}\n\n${USAGE}\n`);
@@ -67,8 +84,30 @@ interface RuleTotals {
   cpuMs: number;
   detectMs: number;
   decodeMs: number;
+  tileEncodeMs: number;
+  tilesEncoded: number;
   decoderRuns: number;
   proposals: number;
+  /** Proposals and the instances they matched, by what found them (photo or tile, box or grid point). */
+  foundBy: Record<string, { proposals: number; matched: number }>;
+}
+
+/** Which prompts' proposals matched an instance (all areas, IoU ≥ 0.5, the matching of the recall). */
+function tallyFoundBy(
+  foundBy: RuleTotals['foundBy'],
+  gts: readonly (GroundTruthInstance & { area: number })[],
+  proposals: readonly { source: string; tile?: unknown }[],
+  scored: readonly { region: ReturnType<typeof toRegion>; score: number }[],
+): void {
+  const match = matchImage(gts, scored, [0.5]);
+  // matchImage ranks a stable copy best first and keeps the top 100: the same order here.
+  const order = [...scored.keys()].sort((a, b) => scored[b].score - scored[a].score).slice(0, match.matched[0].length);
+  order.forEach((index, rank) => {
+    const key = `${proposals[index].tile ? 'tile' : 'photo'} ${proposals[index].source}`;
+    foundBy[key] ??= { proposals: 0, matched: 0 };
+    foundBy[key].proposals++;
+    if (match.matched[0][rank]) foundBy[key].matched++;
+  });
 }
 
 export async function runEverythingEval(argv: readonly string[]): Promise<void> {
@@ -87,6 +126,8 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
         threads: { type: 'string' },
         encoder: { type: 'string' },
         decoder: { type: 'string' },
+        embeddings: { type: 'string' },
+        settings: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -100,7 +141,13 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
   }
   const dataDir = resolve(values.data ?? '../shared/eval/coco-tiny');
   const out = resolve(values.out ?? 'bench/results/evalEverything.json');
-  const rules = (values.rules ?? `${DEFAULT_EVERYTHING_RULE},grid`).split(',') as EverythingRule[];
+  const rules = (values.rules ?? `${BULK_EVERYTHING_RULE},${DEFAULT_EVERYTHING_RULE}`).split(',') as EverythingRule[];
+  let overrides: Partial<EverythingSettings> = {};
+  try {
+    overrides = values.settings ? (JSON.parse(values.settings) as Partial<EverythingSettings>) : {};
+  } catch (error) {
+    fail(`--settings: ${(error as Error).message}`);
+  }
   for (const r of rules) if (!EVERYTHING_RULES.includes(r)) fail(`unknown rule "${r}" (${EVERYTHING_RULES.join(', ')})`);
   const threads = values.threads === undefined ? undefined : Number(values.threads);
   const instances = JSON.parse(await readFile(join(dataDir, 'instances.json'), 'utf8').catch(() => fail(`no instances.json in ${dataDir}`))) as CocoInstancesFile;
@@ -112,9 +159,13 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
     return value;
   };
   const models = { encoderPrecision: precision('encoder'), decoderPrecision: precision('decoder') };
-  const engine = await loadNodeEngine({ threads, embeddingCacheSize: 1, ...models });
+  const embeddingStore = values.embeddings ? diskEmbeddingStore(join(defaultModelDir(), samFiles({ encoderPrecision: models.encoderPrecision }).encoder), resolve(values.embeddings)) : undefined;
+  // The photo and the tile being worked on.
+  const engine = await loadNodeEngine({ threads, embeddingCacheSize: 2, embeddingStore, ...models });
   const detectors = await loadNodeDetectors({ threads });
-  const totals = new Map<EverythingRule, RuleTotals>(rules.map((r) => [r, { counts: emptyRecallCounts(), ms: 0, cpuMs: 0, detectMs: 0, decodeMs: 0, decoderRuns: 0, proposals: 0 }]));
+  const totals = new Map<EverythingRule, RuleTotals>(
+    rules.map((r) => [r, { counts: emptyRecallCounts(), ms: 0, cpuMs: 0, detectMs: 0, decodeMs: 0, tileEncodeMs: 0, tilesEncoded: 0, decoderRuns: 0, proposals: 0, foundBy: {} }]),
+  );
   let encoderMs = 0;
   let encoderCpuMs = 0;
   const started = Date.now();
@@ -134,20 +185,24 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
     for (const rule of rules) {
       const t1 = performance.now();
       const c1 = process.cpuUsage();
-      const result = await segmentEverything(engine, imageKey, { rule, image, detectors });
+      const result = await segmentEverything(engine, imageKey, { ...overrides, rule, image, detectors });
       const ms = performance.now() - t1 + embedMs;
       const total = totals.get(rule)!;
       total.cpuMs += cpuMsSince(c1) + embedCpuMs;
       total.detectMs += result.timings.detectMs;
       total.decodeMs += result.timings.decodeMs;
+      total.tileEncodeMs += result.timings.tileEncodeMs;
+      total.tilesEncoded += result.tilesEncoded;
       const before = total.counts.all.matched;
-      addImageRecall(total.counts, gts, result.proposals.map((p) => ({ region: toRegion(p.mask), score: p.confidence })));
+      const scored = result.proposals.map((p) => ({ region: toRegion(p.mask), score: p.confidence }));
+      addImageRecall(total.counts, gts, scored);
+      tallyFoundBy(total.foundBy, gts, result.proposals, scored);
       total.ms += ms;
       total.decoderRuns += result.decoderRuns;
       total.proposals += result.proposals.length;
       line.push(
         `${rule}: ${total.counts.all.matched - before} found, ${result.proposals.length} proposals, ${result.decoderRuns} decodes, ` +
-          `${(ms / 1000).toFixed(1)} s (detect ${(result.timings.detectMs / 1000).toFixed(1)}, decode ${(result.timings.decodeMs / 1000).toFixed(1)})`,
+          `${(ms / 1000).toFixed(1)} s (detect ${(result.timings.detectMs / 1000).toFixed(1)}, decode ${(result.timings.decodeMs / 1000).toFixed(1)}, tiles encoded ${(result.timings.tileEncodeMs / 1000).toFixed(1)})`,
       );
     }
     engine.forget();
@@ -160,7 +215,7 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
   const summaryOf = (rule: EverythingRule) => {
     const t = totals.get(rule)!;
     return {
-      rule: ruleName(rule),
+      rule: ruleName(rule, overrides),
       ar100: recall(t.counts.all),
       arSmall: recall(t.counts.small),
       arMedium: recall(t.counts.medium),
@@ -169,8 +224,11 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
       cpuMsPerPhotoNode: t.cpuMs / images.length,
       detectMsPerPhoto: t.detectMs / images.length,
       decodeMsPerPhoto: t.decodeMs / images.length,
+      tileEncodeMsPerPhoto: t.tileEncodeMs / images.length,
+      tilesEncodedPerPhoto: t.tilesEncoded / images.length,
       decoderRunsPerPhoto: t.decoderRuns / images.length,
       proposalsPerPhoto: t.proposals / images.length,
+      foundBy: t.foundBy,
       instances: { all: t.counts.all.instances, small: t.counts.small.instances, medium: t.counts.medium.instances, large: t.counts.large.instances },
     };
   };
@@ -182,22 +240,26 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
     models,
     encoderMsPerPhoto: encoderMs / images.length,
     encoderCpuMsPerPhoto: encoderCpuMs / images.length,
-    ...(rules.includes(DEFAULT_EVERYTHING_RULE) ? { everything: summaryOf(DEFAULT_EVERYTHING_RULE) } : {}),
+    embeddingsCached: Boolean(embeddingStore),
+    overrides,
+    ...(rules.includes(BULK_EVERYTHING_RULE) ? { everything: summaryOf(BULK_EVERYTHING_RULE) } : {}),
+    ...(rules.includes(DEFAULT_EVERYTHING_RULE) ? { interactive: summaryOf(DEFAULT_EVERYTHING_RULE) } : {}),
     ...(rules.includes('grid') ? { baseline: summaryOf('grid') } : {}),
-    rules: Object.fromEntries(rules.map((r) => [r, { ...summaryOf(r), settings: EVERYTHING_SETTINGS[r] }])),
+    rules: Object.fromEntries(rules.map((r) => [r, { ...summaryOf(r), settings: { ...EVERYTHING_SETTINGS[r], ...overrides } }])),
   };
   const pct = (v: number | undefined) => (v === undefined ? '–' : (v * 100).toFixed(1));
   const table = [
     `COCO segment everything, ${images.length} images, ${totals.get(rules[0])!.counts.all.instances} instances (class-agnostic, mask IoU ≥ 0.5, ≤ 100 proposals)`,
     '',
-    '| rule | AR@100 | small | medium | large | ms/photo (Node) | CPU ms/photo | decoder runs/photo | proposals/photo |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| rule | AR@100 | small | medium | large | ms/photo (Node) | CPU ms/photo | decoder runs/photo | tiles encoded/photo | proposals/photo |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...rules.map((r) => {
       const s = summaryOf(r);
-      return `| ${s.rule} | ${pct(s.ar100)} | ${pct(s.arSmall)} | ${pct(s.arMedium)} | ${pct(s.arLarge)} | ${s.msPerPhotoNode.toFixed(0)} | ${s.cpuMsPerPhotoNode.toFixed(0)} | ${s.decoderRunsPerPhoto.toFixed(0)} | ${s.proposalsPerPhoto.toFixed(0)} |`;
+      return `| ${s.rule} | ${pct(s.ar100)} | ${pct(s.arSmall)} | ${pct(s.arMedium)} | ${pct(s.arLarge)} | ${s.msPerPhotoNode.toFixed(0)} | ${s.cpuMsPerPhotoNode.toFixed(0)} | ${s.decoderRunsPerPhoto.toFixed(0)} | ${s.tilesEncodedPerPhoto.toFixed(1)} | ${s.proposalsPerPhoto.toFixed(0)} |`;
     }),
     '',
     `encoder: ${(encoderMs / images.length).toFixed(0)} ms (CPU ${(encoderCpuMs / images.length).toFixed(0)} ms) per photo (included in every rule's time)`,
+    ...(embeddingStore ? ['encoder outputs reused from --embeddings: the times leave out the encoder runs found there'] : []),
   ].join('\n');
   process.stdout.write(`${table}\n`);
   await mkdir(dirname(out), { recursive: true });
@@ -210,11 +272,13 @@ function cpuMsSince(start: NodeJS.CpuUsage): number {
   return (used.user + used.system) / 1000;
 }
 
-function ruleName(rule: EverythingRule): string {
-  const s = EVERYTHING_SETTINGS[rule];
-  return rule === 'grid'
-    ? `SAM automatic mask generator: ${s.gridSides[0]}×${s.gridSides[0]} grid, pred IoU ≥ ${s.predIouThreshold}, stability ≥ ${s.stabilityThreshold}, box NMS ${s.boxNmsIou}`
-    : `object-aware: detector boxes (≤ ${s.maxBoxes}, score ≥ ${s.minDetectorScore}) then a ${s.gridSides.join('→')} grid over what is not yet covered`;
+function ruleName(rule: EverythingRule, overrides: Partial<EverythingSettings>): string {
+  const s = { ...EVERYTHING_SETTINGS[rule], ...overrides };
+  if (rule === 'grid') return `SAM automatic mask generator: ${s.gridSides[0]}×${s.gridSides[0]} grid, pred IoU ≥ ${s.predIouThreshold}, stability ≥ ${s.stabilityThreshold}, box NMS ${s.boxNmsIou}`;
+  const objects = `object-aware: detector boxes (≤ ${s.maxBoxes}, score ≥ ${s.minDetectorScore}) then a ${s.gridSides.join('→')} grid over what is not yet covered`;
+  return s.tilesPerSide > 1
+    ? `${objects}; then ${s.tilesPerSide}×${s.tilesPerSide} tiles (overlap ${s.tileOverlap}) re-encoded where the detectors box something new, their boxes${s.tileGridSides.length ? ` and a ${s.tileGridSides.join('→')} grid` : ''} decoded on each`
+    : objects;
 }
 
 export function gitCommit(): string | undefined {

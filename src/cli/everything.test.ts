@@ -36,6 +36,7 @@ describe('cli everything', () => {
     expect(() => parseEverythingArgs(['--image', 'x.png', '--rule', 'all'])).toThrow(UsageError);
     expect(() => parseEverythingArgs([])).toThrow(UsageError);
     expect(parseEverythingArgs(['--image', 'x.png']).rule).toBe('objects');
+    expect(parseEverythingArgs(['--image', 'x.png', '--rule', 'thorough']).rule).toBe('thorough');
     const noFile = await cli('everything', '--image', '/nonexistent.png');
     expect(noFile.code).toBe(2);
     expect(noFile.stdout).toBe('');

@@ -14,6 +14,8 @@ export const EVERYTHING_USAGE = `usage: everything --image FILE [--rule ${EVERYT
 
   --image FILE     PNG, JPEG, WebP, GIF, AVIF or TIFF
   --rule R         objects (default): the detectors' boxes, then a coarse grid where nothing was found;
+                   thorough (bulk work): objects, then again on 2×2 tiles each re-encoded at the
+                   encoder's full resolution (4 more encoder runs: finds more small objects);
                    grid: SAM's automatic mask generator (32×32 points: about 100× the decoder runs)
   --tolerance PX   polygon simplification tolerance in pixels (default ${DEFAULT_SEGMENTATION_OPTIONS.tolerance})
   --threads N      inference threads (default: all cores)
@@ -48,7 +50,7 @@ export async function everythingCommand(argv: readonly string[], io: { stdout: (
   const options = parseEverythingArgs(argv);
   const image = await readImageArgument(options.imagePath);
   const engine = await loadNodeEngine({ threads: options.threads, embeddingCacheSize: 1 });
-  const detectors = options.rule === 'objects' ? await loadNodeDetectors({ threads: options.threads }) : [];
+  const detectors = options.rule !== 'grid' ? await loadNodeDetectors({ threads: options.threads }) : [];
   try {
     let shown = -1;
     const { response: answer, result } = await runEverything(engine, image, {

@@ -13,6 +13,8 @@ import type { RgbaImage } from '../types';
 import { bestToken, tokenLogits } from '../candidates';
 import type { VisualPrompt } from '../types';
 import { ExploredCells } from './lowRes';
+import { cutByTileEdge, tileRects } from './tiles';
+import { maskArea } from '../upsample';
 import { EVERYTHING_SETTINGS, segmentEverything, type EverythingEngine, type EverythingProgress } from './segmentEverything';
 import { sharedPath } from '../../../test/support/sharedData';
 
@@ -162,6 +164,51 @@ describe('segmentEverything', () => {
     await expect(segmentEverything(already, imageKey, { signal: AbortSignal.abort(), image, detectors: [detector] })).rejects.toMatchObject({ name: 'AbortError' });
     expect(already.runs).toBe(0);
   }, 120_000);
+
+  it('thorough rule: the whole photo first, then each tile re-encoded and forgotten; every proposal on the photo, none cut by a tile edge', async () => {
+    const embedded: string[] = [];
+    const forgotten: string[] = [];
+    const tiling: EverythingEngine = {
+      getEmbedding: (key) => engine.getEmbedding(key),
+      decodeTokens: (key, prompt) => engine.decodeTokens(key, prompt),
+      embed: async (picture, key) => {
+        embedded.push(key!);
+        return engine.embed(picture, key);
+      },
+      forget: (key) => {
+        forgotten.push(key!);
+        engine.forget(key);
+      },
+    };
+    const settings = { image, detectors: [detector], gridSides: [2], tileGridSides: [2] };
+    const progress: EverythingProgress[] = [];
+    const thorough = await segmentEverything(tiling, imageKey, { rule: 'thorough', ...settings, onProgress: (p) => progress.push(p) });
+    const objects = await segmentEverything(engine, imageKey, { rule: 'objects', ...settings });
+    expect(thorough.tilesEncoded).toBe(4);
+    expect(embedded).toHaveLength(4);
+    expect(forgotten).toEqual(embedded);
+    expect(engine.hasEmbedding(imageKey)).toBe(true);
+    for (const key of embedded) expect(engine.hasEmbedding(key)).toBe(false);
+    // The whole photo's pass is the object-aware rule's: its proposals come first and stay.
+    expect(thorough.proposals.filter((p) => p.id < objects.proposals.length).map((p) => p.area).sort()).toEqual(objects.proposals.map((p) => p.area).sort());
+    expect(progress.some((p) => p.stage === 'tiles')).toBe(true);
+    const tiles = tileRects(image.width, image.height, 2, EVERYTHING_SETTINGS.thorough.tileOverlap);
+    for (const p of thorough.proposals) {
+      expect(p.mask.width).toBe(image.width);
+      expect(p.mask.height).toBe(image.height);
+      expect(maskArea(p.mask)).toBe(p.area);
+    }
+    for (const [i, a] of thorough.proposals.entries()) {
+      for (const b of thorough.proposals.slice(i + 1)) expect(boxIoU(a.box, b.box)).toBeLessThanOrEqual(0.7);
+    }
+    // A tile's proposal lies inside its tile and reaches none of its edges inside the photo.
+    const fromTiles = thorough.proposals.filter((p) => p.id >= objects.proposals.length);
+    for (const p of fromTiles) {
+      const home = tiles.filter((t) => p.box.x0 >= t.x0 - 4 && p.box.x1 <= t.x1 + 4 && p.box.y0 >= t.y0 - 4 && p.box.y1 <= t.y1 + 4);
+      expect(home.length, JSON.stringify(p.box)).toBeGreaterThan(0);
+      expect(home.some((t) => !cutByTileEdge({ x: 0, y: 0, mask: p.mask }, t, image.width, image.height))).toBe(true);
+    }
+  }, 300_000);
 
   it('refuses an image that was not embedded', async () => {
     await expect(segmentEverything(engine, 'never-embedded')).rejects.toThrow(/embed/);

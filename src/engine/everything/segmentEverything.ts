@@ -1,6 +1,6 @@
 /**
  * Segment everything: every object and region of one photo as proposals, without a prompt from the
- * person. Two rules on the same machinery:
+ * person. Three rules on the same machinery:
  *
  * - `grid` — SAM's automatic mask generator (segment_anything/automatic_mask_generator.py), the
  *   baseline: a 32×32 grid of single-click prompts, the three multimask tokens of each, kept when the
@@ -11,6 +11,12 @@
  *   grid whose points skip what is already covered, and what an earlier prompt's confident mask
  *   already outlined (kept or not), so the decoder runs only where nothing was found (coarse to
  *   fine). What is found first stays: a later, overlapping candidate is dropped.
+ * - `thorough` (bulk labelling, `BULK_EVERYTHING_RULE`) — `objects`, then SAHI's slicing: the
+ *   detectors run again on overlapping tiles, where a small object is larger in their input; each
+ *   tile where they box something not yet found is re-encoded at the encoder's full resolution and
+ *   those boxes are decoded on it, the masks mapped back onto the photo (tiles.ts). A tile's mask that
+ *   reaches one of its edges inside the photo is dropped (the object goes on beyond it), and one that
+ *   repeats a kept proposal too (the same incremental NMS across tiles). Up to four more encoder runs.
  *
  * Differences from SAM's code, on purpose: the filters and the NMS box read the 256² logits (SAM reads
  * the upsampled mask), so only kept candidates are upsampled; NMS is incremental (a candidate is
@@ -24,18 +30,23 @@
 import { bestToken, stabilityScore, tokenLogits, validLowResRegion, type TokenOutputs } from '../candidates';
 import { EmbeddingMissingError, type SegmentationEngine } from '../engine';
 import type { ModelFrame } from '../frame';
-import { boxIoU, suppressOverlaps, type ConceptDetector, type CornerBox } from '../text/detector';
+import { boxIoU, suppressOverlaps, type ConceptDetector, type CornerBox, type Detection } from '../text/detector';
 import { cornerToCenterBox } from '../text/pipeline';
 import { mergeDetections } from '../text/pool';
-import type { BinaryMask, RgbaImage, VisualPrompt } from '../types';
+import type { BinaryMask, PointPrompt, RgbaImage, VisualPrompt } from '../types';
 import { maskArea, placeCrop, upsampleLogitsToCrop } from '../upsample';
 import { ExploredCells, lowResBox } from './lowRes';
 import { pointGrid } from './pointGrid';
 import { removeSmallRegions } from './regions';
+import { cutByTileEdge, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile, type TileRect } from './tiles';
+import { cropImage } from '../crop';
 
-export type EverythingRule = 'grid' | 'objects';
-export const EVERYTHING_RULES: readonly EverythingRule[] = ['grid', 'objects'];
+export type EverythingRule = 'grid' | 'objects' | 'thorough';
+export const EVERYTHING_RULES: readonly EverythingRule[] = ['grid', 'objects', 'thorough'];
+/** What the studio's button and the API answer with when no rule is asked for: fast enough to wait for. */
 export const DEFAULT_EVERYTHING_RULE: EverythingRule = 'objects';
+/** What bulk labelling (jobs over many photos, nobody waiting on one) runs: more encoder passes, more found. */
+export const BULK_EVERYTHING_RULE: EverythingRule = 'thorough';
 
 /** Which prompt found a proposal: a grid point, or a detector's box (then `label` is its class). */
 export type ProposalSource = 'grid' | 'detector';
@@ -57,10 +68,12 @@ export interface Proposal {
   /** The detector's (calibrated) score, for proposals from a detector's box. */
   readonly detectorScore?: number;
   readonly prompt: VisualPrompt;
+  /** The tile whose re-encoded picture found it (photo pixels); none: the whole photo (`thorough` only). */
+  readonly tile?: TileRect;
 }
 
 export interface EverythingProgress {
-  readonly stage: 'detect' | 'boxes' | 'grid';
+  readonly stage: 'detect' | 'boxes' | 'grid' | 'tiles';
   /** Decoder runs done and planned so far (the plan grows when a finer grid stage starts). */
   readonly decoded: number;
   readonly planned: number;
@@ -101,6 +114,23 @@ export interface EverythingSettings {
   readonly boxDetectors: readonly string[];
   /** A box prompt's mask needs at least this predicted IoU (a box leaves less doubt than a click). */
   readonly boxPredIouThreshold: number;
+  /**
+   * After the whole photo, `tilesPerSide` × `tilesPerSide` overlapping tiles are each re-encoded at the
+   * encoder's full resolution, and the detectors and `tileGridSides` prompt on them (SAHI's slicing):
+   * small objects come out larger. 0 or 1: no tiles (`thorough` only).
+   */
+  readonly tilesPerSide: number;
+  /** Share of a tile's side shared with its neighbour. */
+  readonly tileOverlap: number;
+  /** Grid stages inside each tile, points per side (after the tile's detector boxes). */
+  readonly tileGridSides: readonly number[];
+  /**
+   * A tile's grid point inside a mask the whole photo's pass kept or outlined is not decoded (true), or
+   * is asked again at the tile's resolution (false): small objects on a large one (cups on a table)
+   * lie inside the large one's mask. The tile's own masks are skipped either way, as `skipCovered` and
+   * `skipExplored` say.
+   */
+  readonly tileSkipsPhotoAnswers: boolean;
 }
 
 export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSettings>> = {
@@ -118,6 +148,10 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     maxBoxes: 0,
     boxDetectors: [],
     boxPredIouThreshold: 1,
+    tilesPerSide: 0,
+    tileOverlap: 0,
+    tileGridSides: [],
+    tileSkipsPhotoAnswers: true,
   },
   objects: {
     gridSides: [8],
@@ -135,6 +169,33 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     maxBoxes: 40,
     boxDetectors: ['centernet', 'coco-ssd', 'open-images-ssd'],
     boxPredIouThreshold: 0.5,
+    tilesPerSide: 0,
+    tileOverlap: 0,
+    tileGridSides: [],
+    tileSkipsPhotoAnswers: true,
+  },
+  // The object-aware rule on the whole photo, then the detectors again on 2×2 tiles (SAHI's slicing):
+  // a tile where they box something the photo's pass did not find is re-encoded and those boxes are
+  // decoded on it. No grid on the tiles: its masks matched no instance the boxes had not (docs/RESULTS.md).
+  thorough: {
+    gridSides: [8],
+    skipCovered: true,
+    skipExplored: true,
+    predIouThreshold: 0.7,
+    stabilityThreshold: 0.7,
+    stabilityOffset: 1,
+    boxNmsIou: 0.7,
+    minRegionArea: 100,
+    maxProposals: 100,
+    minDetectorScore: 0.1,
+    maxBoxes: 40,
+    boxDetectors: ['centernet', 'coco-ssd', 'open-images-ssd'],
+    boxPredIouThreshold: 0.5,
+    tilesPerSide: 2,
+    // A fifth of a tile's side: an object cut by one tile's edge is whole in its neighbour up to that size.
+    tileOverlap: 0.2,
+    tileGridSides: [],
+    tileSkipsPhotoAnswers: true,
   },
 };
 
@@ -151,11 +212,16 @@ export interface EverythingResult {
   readonly rule: EverythingRule;
   readonly proposals: Proposal[];
   readonly decoderRuns: number;
-  readonly timings: { readonly detectMs: number; readonly decodeMs: number; readonly totalMs: number };
+  /** Encoder runs for tiles (the photo's own is the caller's), and their time. */
+  readonly tilesEncoded: number;
+  readonly timings: { readonly detectMs: number; readonly decodeMs: number; readonly tileEncodeMs: number; readonly totalMs: number };
 }
 
-/** What segment-everything needs of the engine (a wrapper can count or delay the decoder runs). */
-export type EverythingEngine = Pick<SegmentationEngine, 'decodeTokens' | 'getEmbedding'>;
+/**
+ * What segment-everything needs of the engine (a wrapper can count or delay the decoder runs); `embed`
+ * and `forget` only for tiles.
+ */
+export type EverythingEngine = Pick<SegmentationEngine, 'decodeTokens' | 'getEmbedding'> & Partial<Pick<SegmentationEngine, 'embed' | 'forget'>>;
 
 interface Candidate {
   readonly logits: Float32Array;
@@ -166,9 +232,18 @@ interface Candidate {
   readonly label?: string;
   readonly detectorScore?: number;
   readonly prompt: VisualPrompt;
+  readonly tile?: TileRect;
 }
 
 const now = (): number => performance.now();
+
+/** Where prompts are decoded: the photo's own embedding, or a tile's (prompts and masks in tile pixels). */
+interface View {
+  readonly imageKey: string;
+  readonly tile?: TileRect;
+  /** Confident masks the decoder returned on this view (its own 256² grid). */
+  explored?: ExploredCells;
+}
 
 export async function segmentEverything(engine: EverythingEngine, imageKey: string, options: EverythingOptions = {}): Promise<EverythingResult> {
   const rule = options.rule ?? DEFAULT_EVERYTHING_RULE;
@@ -176,119 +251,189 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
   const { signal, onProgress } = options;
   const size = engine.getEmbedding(imageKey);
   if (!size) throw new EmbeddingMissingError(imageKey);
+  const tiled = settings.tilesPerSide > 1;
+  if (tiled && !(options.image && engine.embed)) throw new Error('segment everything with tiles needs the photo and an engine that can embed its tiles');
   const started = now();
-  const timings = { detectMs: 0, decodeMs: 0, totalMs: 0 };
+  const timings = { detectMs: 0, decodeMs: 0, tileEncodeMs: 0, totalMs: 0 };
   let kept: Proposal[] = [];
   let nextId = 0;
   let decoded = 0;
   let planned = 0;
+  let tilesEncoded = 0;
+  // What the photo's pass kept, and what the tiles' did: a tile may look again inside the former.
   let covered: Uint8Array | undefined;
-  let explored: ExploredCells | undefined;
-  const markExplored = (logits: Float32Array, frame: ModelFrame): void => {
+  let coveredByTiles: Uint8Array | undefined;
+  const markExplored = (view: View, logits: Float32Array, frame: ModelFrame): void => {
     if (!settings.skipExplored) return;
-    explored ??= new ExploredCells(frame);
-    explored.add(logits);
+    view.explored ??= new ExploredCells(frame);
+    view.explored.add(logits);
   };
   let stage: EverythingProgress['stage'] = 'detect';
 
   const report = () => onProgress?.({ stage, decoded, planned, proposals: ranked(kept) });
-  const decode = async (prompt: VisualPrompt): Promise<{ outputs: TokenOutputs; frame: ModelFrame }> => {
+  const decode = async (view: View, prompt: VisualPrompt): Promise<{ outputs: TokenOutputs; frame: ModelFrame }> => {
     signal?.throwIfAborted();
     const t0 = now();
-    const answer = await engine.decodeTokens(imageKey, prompt);
+    const answer = await engine.decodeTokens(view.imageKey, prompt);
     timings.decodeMs += now() - t0;
     decoded++;
     return answer;
   };
   // Incremental NMS: `objects` keeps what it found first; `grid` keeps the higher predicted IoU, as SAM.
-  const consider = (candidate: Candidate, frame: ModelFrame): void => {
+  // Across tiles too: a tile's mask of an object already kept (from the photo or another tile) is dropped.
+  const consider = (candidate: Candidate, frame: ModelFrame, view: View): void => {
     const overlapping = kept.filter((k) => boxIoU(k.box, candidate.box) > settings.boxNmsIou);
-    if (overlapping.length > 0 && (rule === 'objects' || overlapping.some((k) => k.predictedIoU >= candidate.predictedIoU))) return;
+    if (overlapping.length > 0 && (rule !== 'grid' || overlapping.some((k) => k.predictedIoU >= candidate.predictedIoU))) return;
     // Upsampled and cleaned over the rectangle that can be positive only: the same mask, at the cost of the object's size.
     const crop = upsampleLogitsToCrop(candidate.logits, frame);
     if (!crop) return;
-    const cleaned = { ...crop, mask: removeSmallRegions(crop.mask, settings.minRegionArea) };
+    const cleanedInView = { ...crop, mask: removeSmallRegions(crop.mask, settings.minRegionArea) };
+    const cleaned = view.tile ? tileCropToPhoto(cleanedInView, view.tile) : cleanedInView;
+    // The tile saw part of an object its edge cuts: the photo or the neighbouring tile sees it whole.
+    if (view.tile && cutByTileEdge(cleaned, view.tile, size.width, size.height)) return;
     const area = maskArea(cleaned.mask);
     if (area === 0) return;
-    const mask = placeCrop(cleaned, frame.width, frame.height);
+    const mask = placeCrop(cleaned, size.width, size.height);
     kept = kept.filter((k) => !overlapping.includes(k));
     const { logits: _, ...rest } = candidate;
     kept.push({ ...rest, id: nextId++, mask, area, confidence: candidate.predictedIoU * candidate.stability });
     if (settings.skipCovered) {
       // Only the crop can hold a set pixel.
-      covered ??= new Uint8Array(mask.data.length);
+      const into = view.tile ? (coveredByTiles ??= new Uint8Array(mask.data.length)) : (covered ??= new Uint8Array(mask.data.length));
       const { x, y, mask: part } = cleaned;
       for (let row = 0; row < part.height; row++) {
         const from = row * part.width;
-        const to = (y + row) * frame.width + x;
-        for (let col = 0; col < part.width; col++) covered[to + col] |= part.data[from + col];
+        const to = (y + row) * size.width + x;
+        for (let col = 0; col < part.width; col++) into[to + col] |= part.data[from + col];
       }
     }
   };
-  const candidateOf = (outputs: TokenOutputs, token: number, frame: ModelFrame, origin: Omit<Candidate, 'logits' | 'box' | 'predictedIoU' | 'stability'>) => {
+  const candidateOf = (view: View, outputs: TokenOutputs, token: number, frame: ModelFrame, origin: Omit<Candidate, 'logits' | 'box' | 'predictedIoU' | 'stability'>) => {
     const logits = tokenLogits(outputs, token);
-    const box = lowResBox(logits, frame);
-    if (!box) return undefined;
+    const boxInView = lowResBox(logits, frame);
+    if (!boxInView) return undefined;
+    const box = view.tile ? tileBoxToPhoto(boxInView, view.tile) : boxInView;
     const stability = stabilityScore(logits, validLowResRegion(frame), settings.stabilityOffset);
-    return { ...origin, logits, box, predictedIoU: Math.min(1, Math.max(0, outputs.iou[token])), stability };
+    return { ...origin, ...(view.tile ? { tile: view.tile } : {}), logits, box, predictedIoU: Math.min(1, Math.max(0, outputs.iou[token])), stability };
   };
 
   // Object-aware prompts: one box per object a detector sees, whatever its class.
   const boxDetectors = (options.detectors ?? []).filter((d) => settings.boxDetectors.includes(d.name));
-  if (rule === 'objects' && options.image && boxDetectors.length > 0 && settings.maxBoxes > 0) {
+  const detectBoxes = async (view: View, picture: RgbaImage): Promise<Detection[]> => {
+    if (rule === 'grid' || boxDetectors.length === 0 || settings.maxBoxes <= 0) return [];
     signal?.throwIfAborted();
     report();
     const t0 = now();
     const perDetector = [];
     for (const detector of boxDetectors) {
-      perDetector.push(await detector.detect(options.image, { minScore: Math.min(0.05, settings.minDetectorScore) }));
+      perDetector.push(await detector.detect(picture, { minScore: Math.min(0.05, settings.minDetectorScore) }));
       signal?.throwIfAborted();
     }
     // Boxes of any class on one object are one prompt: the best-scored box stays.
     const merged = mergeDetections(perDetector, settings.minDetectorScore);
-    const boxes = suppressOverlaps(merged, (a, b) => boxIoU(a.box, b.box), settings.boxNmsIou).slice(0, settings.maxBoxes);
-    timings.detectMs = now() - t0;
-    stage = 'boxes';
+    let boxes = suppressOverlaps(merged, (a, b) => boxIoU(a.box, b.box), settings.boxNmsIou).slice(0, settings.maxBoxes);
+    // A tile's box around an object already kept asks again what was answered.
+    if (view.tile) boxes = unfoundInTile(boxes, view.tile, kept.map((k) => k.box), settings.boxNmsIou);
+    timings.detectMs += now() - t0;
+    return boxes;
+  };
+  const promptBoxes = async (view: View, boxes: readonly Detection[]): Promise<void> => {
+    stage = view.tile ? 'tiles' : 'boxes';
     planned += boxes.length;
     for (const detection of boxes) {
       const prompt: VisualPrompt = { box: cornerToCenterBox(detection.box) };
-      const { outputs, frame } = await decode(prompt);
+      const { outputs, frame } = await decode(view, prompt);
       const token = bestToken(outputs, frame, { ambiguous: false, unstableFallback: true });
-      const candidate = candidateOf(outputs, token, frame, { source: 'detector', label: detection.label, detectorScore: detection.score, prompt });
+      const candidate = candidateOf(view, outputs, token, frame, { source: 'detector', label: detection.label, detectorScore: detection.score, prompt: promptInPhoto(prompt, view) });
       if (candidate && candidate.predictedIoU >= settings.boxPredIouThreshold) {
-        markExplored(candidate.logits, frame);
-        consider(candidate, frame);
+        markExplored(view, candidate.logits, frame);
+        consider(candidate, frame, view);
       }
       report();
     }
-  }
+  };
 
-  stage = 'grid';
   // Covered and explored only grow: a point skipped once stays skipped, so the plan drops it as soon as it is.
-  const answered = (point: { x: number; y: number }): boolean =>
-    Boolean(covered?.[Math.floor(point.y) * size.width + Math.floor(point.x)]) || Boolean(explored?.has(point.x, point.y));
-  for (const side of settings.gridSides) {
-    let pending = pointGrid(side, size.width, size.height).filter((p) => !answered(p));
-    planned += pending.length;
-    for (let point = pending.shift(); point; point = pending.shift()) {
-      const prompt: VisualPrompt = { points: [point] };
-      const { outputs, frame } = await decode(prompt);
-      // Tokens 1..3, the ambiguous click's subpart / part / whole, as SAM's generator asks for.
-      for (let token = 1; token < outputs.tokens; token++) {
-        const candidate = candidateOf(outputs, token, frame, { source: 'grid', prompt });
-        if (!candidate || candidate.predictedIoU < settings.predIouThreshold) continue;
-        markExplored(candidate.logits, frame);
-        if (candidate.stability >= settings.stabilityThreshold) consider(candidate, frame);
+  // Points in photo pixels; a tile's own explored cells are looked up in its pixels.
+  const answered = (view: View, point: { x: number; y: number }): boolean => {
+    const pixel = Math.floor(point.y) * size.width + Math.floor(point.x);
+    if (coveredByTiles?.[pixel] || (view.tile && view.explored?.has(point.x - view.tile.x0, point.y - view.tile.y0))) return true;
+    if (view.tile && !settings.tileSkipsPhotoAnswers) return false;
+    return Boolean(covered?.[pixel]) || Boolean(whole.explored?.has(point.x, point.y));
+  };
+  const promptGrid = async (view: View, sides: readonly number[]): Promise<void> => {
+    const area = view.tile ?? { x0: 0, y0: 0, x1: size.width, y1: size.height };
+    for (const side of sides) {
+      let pending = tileGrid(area, side).filter((p) => !answered(view, p));
+      planned += pending.length;
+      for (let point = pending.shift(); point; point = pending.shift()) {
+        const prompt: VisualPrompt = { points: [{ ...point, x: point.x - area.x0, y: point.y - area.y0 }] };
+        const { outputs, frame } = await decode(view, prompt);
+        // Tokens 1..3, the ambiguous click's subpart / part / whole, as SAM's generator asks for.
+        for (let token = 1; token < outputs.tokens; token++) {
+          const candidate = candidateOf(view, outputs, token, frame, { source: 'grid', prompt: { points: [point] } });
+          if (!candidate || candidate.predictedIoU < settings.predIouThreshold) continue;
+          markExplored(view, candidate.logits, frame);
+          if (candidate.stability >= settings.stabilityThreshold) consider(candidate, frame, view);
+        }
+        const left = pending.filter((p) => !answered(view, p));
+        planned -= pending.length - left.length;
+        pending = left;
+        report();
       }
-      const left = pending.filter((p) => !answered(p));
-      planned -= pending.length - left.length;
-      pending = left;
+    }
+  };
+
+  const whole: View = { imageKey };
+  if (options.image) await promptBoxes(whole, await detectBoxes(whole, options.image));
+  stage = 'grid';
+  await promptGrid(whole, settings.gridSides);
+
+  if (tiled) {
+    const photo = options.image!;
+    for (const tile of tileRects(size.width, size.height, settings.tilesPerSide, settings.tileOverlap)) {
+      signal?.throwIfAborted();
+      stage = 'tiles';
       report();
+      const picture = cropImage(photo, tile);
+      const tileKey = `${imageKey}#tile:${tile.x0},${tile.y0},${tile.x1},${tile.y1}`;
+      const view: View = { imageKey: tileKey, tile };
+      // The detectors cost a fraction of an encoder run: a tile where they see nothing new and where
+      // no grid point is left unanswered is not encoded at all.
+      const boxes = await detectBoxes(view, picture);
+      const gridLeft = settings.tileGridSides.some((side) => tileGrid(tile, side).some((p) => !answered(view, p)));
+      if (boxes.length === 0 && !gridLeft) continue;
+      const t0 = now();
+      await engine.embed!(picture, tileKey);
+      timings.tileEncodeMs += now() - t0;
+      tilesEncoded++;
+      try {
+        await promptBoxes(view, boxes);
+        await promptGrid(view, settings.tileGridSides);
+      } finally {
+        // The tile's embedding is of no use to anyone else; the photo's stays cached.
+        engine.forget?.(tileKey);
+      }
     }
   }
   signal?.throwIfAborted();
   timings.totalMs = now() - started;
-  return { rule, proposals: ranked(kept).slice(0, settings.maxProposals), decoderRuns: decoded, timings };
+  return { rule, proposals: ranked(kept).slice(0, settings.maxProposals), decoderRuns: decoded, tilesEncoded, timings };
+}
+
+/** A grid of points over a rectangle of the photo, in photo pixels. */
+function tileGrid(area: TileRect, side: number): PointPrompt[] {
+  return pointGrid(side, area.x1 - area.x0, area.y1 - area.y0).map((p) => ({ ...p, x: p.x + area.x0, y: p.y + area.y0 }));
+}
+
+/** A prompt given on a tile, in photo pixels (what the proposal reports it was found with). */
+function promptInPhoto(prompt: VisualPrompt, view: View): VisualPrompt {
+  const tile = view.tile;
+  if (!tile) return prompt;
+  return {
+    ...(prompt.points ? { points: prompt.points.map((p) => ({ ...p, x: p.x + tile.x0, y: p.y + tile.y0 })) } : {}),
+    ...(prompt.box ? { box: { ...prompt.box, x: prompt.box.x + tile.x0, y: prompt.box.y + tile.y0 } } : {}),
+  };
 }
 
 function ranked(proposals: readonly Proposal[]): Proposal[] {

@@ -287,7 +287,7 @@ export interface EverythingProposalResult {
  * a higher predicted IoU overlapped them: SAM's grid rule only).
  */
 export interface EverythingEvent {
-  stage: 'detect' | 'boxes' | 'grid';
+  stage: 'detect' | 'boxes' | 'grid' | 'tiles';
   decoded: number;
   planned: number;
   added: EverythingProposalResult[];
