@@ -8,7 +8,7 @@ import { LIMITS } from './limits';
 import { Problem, PROBLEM_TYPES, problemTypeUri } from './problems';
 import { EverythingRequest, EverythingResponse, PvsRequest, PvsResponse, SegmentRequest, SegmentResponse } from './segmentation';
 import { EmbeddingRequest, EmbeddingResponse } from './embeddings';
-import { EXPORT_FORMATS, PROJECT_THUMBNAIL_MAX_SIDE, AddImageRequest, AddMemberRequest, CreateProjectRequest, ImageAnnotations, ProjectAnnotations, Member, MemberList, Project, ProjectImage, ProjectImageList, ProjectList, UpdateClassesRequest, WriteAnnotationsRequest } from './projects';
+import { ANNOTATION_LIMITS, EXPORT_FORMATS, PROJECT_THUMBNAIL_MAX_SIDE, AddImageRequest, AddMemberRequest, CreateProjectRequest, ImageAnnotations, ProjectAnnotations, Member, MemberList, Project, ProjectImage, ProjectImageList, ProjectList, UpdateClassesRequest, WriteAnnotationsRequest } from './projects';
 import { openApiPaths, type ApiRouteId } from './routes';
 
 type JsonObject = Record<string, unknown>;
@@ -437,6 +437,11 @@ const OPERATIONS: Record<ApiRouteId, JsonObject> = {
       '200': { description: 'Written: the new revision; each changed object is stamped with who changed it and when', headers: revisionHeader, content: json('ImageAnnotations') },
       ...projectWrites,
       '409': problem('Stale revision: someone wrote first. Nothing was written; `currentRevision` and `current` carry what is stored, to merge into and write again.', ['revision-conflict']),
+      '413': problem(
+        `Past the annotation limits: more than ${ANNOTATION_LIMITS.objectsPerImage} objects, ${ANNOTATION_LIMITS.verticesPerImage} polygon vertices or ${ANNOTATION_LIMITS.maskRunsPerImage} mask run lengths on the image, or more than ${ANNOTATION_LIMITS.verticesPerProject} vertices in the project with this write (\`rule\`, \`value\`, \`limit\`); or a body over 16 MiB. Nothing was written.`,
+        ['annotations-too-large', 'payload-too-large'],
+      ),
+      '503': problem('As many exports and large writes as the server runs at once are running or waiting; retry after `Retry-After` seconds.', ['service-busy']),
     },
   },
   listProjectMembers: { summary: 'The owner and the members with their roles', security: bearer, parameters: [projectId], responses: { '200': { description: 'Members', content: json('MemberList') }, ...projectReads } },
@@ -461,6 +466,8 @@ const OPERATIONS: Record<ApiRouteId, JsonObject> = {
       '200': { description: 'The dataset file (`Content-Disposition: attachment`)', content: { 'application/json': {}, 'application/zip': { schema: { type: 'string', format: 'binary' } } } },
       '400': problem('Unknown format.', ['validation-failed']),
       ...projectReads,
+      '413': problem(`The project holds more than ${ANNOTATION_LIMITS.verticesPerProject} polygon vertices (or an image more than the per-image limits): refused before any work.`, ['annotations-too-large']),
+      '503': problem('As many exports and large writes as the server runs at once are running or waiting (one runs at a time, in a worker thread of its own); retry after `Retry-After` seconds.', ['service-busy']),
     },
   },
   openapi: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } },

@@ -6,7 +6,7 @@
  *   (its bytes moved, not copied);
  * - a large annotation write: parses, limits, validates and stamps the body (annotationWrite.ts).
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { DomainError } from '../domain/errors';
 import { annotationSize, checkImageAnnotationSize, checkProjectVertices } from '../domain/projects/annotationLimits';
 import { prepareAnnotationWrite } from '../domain/projects/annotationWrite';
@@ -34,6 +34,10 @@ async function run(job: ProjectJob): Promise<ProjectJobAnswer> {
   }
 }
 
-const answer = await run(workerData as ProjectJob);
-const transfer = answer.ok && 'body' in answer.result ? [answer.result.body.buffer as ArrayBuffer] : [];
-parentPort!.postMessage(answer, transfer);
+// Started ahead of its job (the pool keeps one ready), it waits for it, answers, and is ended.
+parentPort!.once('message', async (job: ProjectJob) => {
+  const answer = await run(job);
+  const transfer = answer.ok && 'body' in answer.result ? [answer.result.body.buffer as ArrayBuffer] : [];
+  parentPort!.postMessage(answer, transfer);
+});
+parentPort!.postMessage('ready');

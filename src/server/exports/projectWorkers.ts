@@ -4,6 +4,8 @@
  * heap limit, so a large project neither stalls other requests nor keeps its memory afterwards.
  * At most `maxRunning` run at once and `maxWaiting` wait; more is answered 503 `service-busy` with
  * Retry-After, nothing started. A small write is done at once, here: a thread costs more than it.
+ * Starting a thread (loading the format writers) takes longer than many jobs, so once the pool has
+ * been used it keeps one thread started and waiting for the next job.
  */
 import { Worker } from 'node:worker_threads';
 import type { ExportFormat } from '../../contract/projects';
@@ -31,6 +33,8 @@ export class ProjectWorkers {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
   private readonly workers = new Set<Worker>();
+  private spare: { worker: Worker; ready: Promise<void> } | undefined;
+  private closed = false;
 
   constructor(private readonly options: ExportWorkerOptions = DEFAULT_EXPORT_WORKERS) {}
 
@@ -55,7 +59,26 @@ export class ProjectWorkers {
 
   /** Ends the jobs still running (their requests fail); for the server's shutdown. */
   async close(): Promise<void> {
-    await Promise.all([...this.workers].map((worker) => worker.terminate()));
+    this.closed = true;
+    const spare = this.spare?.worker;
+    this.spare = undefined;
+    await Promise.all([...this.workers, ...(spare ? [spare] : [])].map((worker) => worker.terminate()));
+  }
+
+  /** A started thread for the next job: the spare if there is one (a new spare is started behind it). */
+  private take(): { worker: Worker; ready: Promise<void> } {
+    const taken = this.spare ?? this.start();
+    this.spare = this.closed ? undefined : this.start();
+    return taken;
+  }
+
+  private start(): { worker: Worker; ready: Promise<void> } {
+    const worker = new Worker(ENTRY, { resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb } });
+    // A spare that fails to start is noticed by the job that takes it (its 'error' or 'exit').
+    const ready = new Promise<void>((resolve) => worker.once('message', () => resolve()));
+    worker.on('error', () => undefined);
+    worker.unref();
+    return { worker, ready };
   }
 
   private turn(): Promise<void> {
@@ -72,7 +95,8 @@ export class ProjectWorkers {
 
   private inWorker(job: ProjectJob): Promise<ProjectExportFile | PreparedAnnotationWrite> {
     return new Promise((resolve, reject) => {
-      const worker = new Worker(ENTRY, { workerData: job, resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb } });
+      const { worker, ready } = this.take();
+      worker.ref();
       this.workers.add(worker);
       let settled = false;
       const settle = (outcome: () => void) => {
@@ -87,9 +111,12 @@ export class ProjectWorkers {
         () => settle(() => reject(new DomainError('service-busy', `the work took longer than ${this.options.timeoutMs / 1000} s and was stopped`, { retryAfterSeconds: 60 }))),
         this.options.timeoutMs,
       );
-      worker.once('message', (answer: ProjectJobAnswer) =>
-        settle(() => (answer.ok ? resolve(answer.result) : reject(new DomainError(answer.slug, answer.detail, { members: answer.members, errors: answer.errors })))),
-      );
+      void ready.then(() => {
+        worker.once('message', (answer: ProjectJobAnswer) =>
+          settle(() => (answer.ok ? resolve(answer.result) : reject(new DomainError(answer.slug, answer.detail, { members: answer.members, errors: answer.errors })))),
+        );
+        worker.postMessage(job);
+      });
       worker.once('error', (error: Error & { code?: string }) =>
         settle(() =>
           reject(

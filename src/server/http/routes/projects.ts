@@ -11,6 +11,7 @@ import {
 } from '../../../contract/projects';
 import { DomainError } from '../../domain/errors';
 import { decodeImageField } from '../../domain/imageField';
+import type { StoredAnnotations } from '../../domain/projects/projects';
 import { THUMBNAIL_MEDIA_TYPE } from '../../domain/projects/thumbnails';
 import type { Services } from '../../domain/services';
 import { parseBody } from '../validation';
@@ -34,6 +35,11 @@ function ifNoneMatches(header: string | string[] | undefined, etag: string): boo
     const tag = candidate.trim().replace(/^W\//, '');
     return tag === '*' || tag === etag;
   });
+}
+
+/** ImageAnnotations as JSON, its stored objects spliced in as they are (never parsed and serialised again here). */
+function annotationsJson({ objectsJson, ...rest }: StoredAnnotations): string {
+  return `${JSON.stringify(rest).slice(0, -1)},"objects":${objectsJson}}`;
 }
 
 const ExportQuery = z.object({ format: ExportFormat });
@@ -89,13 +95,14 @@ export async function projectRoutes(app: FastifyInstance, { services }: { servic
     return reply.code(204).send();
   });
 
-  apiRoute<ProjectParams>(app, 'readProjectAnnotations', any, async (request) => ({
-    annotations: await projects.allAnnotations(account(request), request.params.projectId),
-  }));
+  apiRoute<ProjectParams>(app, 'readProjectAnnotations', any, async (request, reply) => {
+    const all = await projects.allAnnotations(account(request), request.params.projectId);
+    return reply.type('application/json; charset=utf-8').send(`{"annotations":[${all.map(annotationsJson).join(',')}]}`);
+  });
 
   apiRoute<ImageParams>(app, 'readAnnotations', any, async (request, reply) => {
     const annotations = await projects.readAnnotations(account(request), request.params.projectId, request.params.imageId);
-    return reply.header('ETag', `"${annotations.revision}"`).send(annotations);
+    return reply.header('ETag', `"${annotations.revision}"`).type('application/json; charset=utf-8').send(annotationsJson(annotations));
   });
 
   // The body stays text: parsing and validating a large one is the project workers' (off the event loop).
@@ -108,7 +115,7 @@ export async function projectRoutes(app: FastifyInstance, { services }: { servic
         rawBody,
         ifMatchRevision: ifMatchRevision(request.headers['if-match']),
       });
-      return reply.header('ETag', `"${written.revision}"`).send(written);
+      return reply.header('ETag', `"${written.revision}"`).type('application/json; charset=utf-8').send(annotationsJson(written));
     });
   });
 
