@@ -63,6 +63,8 @@ describe.each(DATABASES)('export limits and workers (%s)', (dbKind) => {
     // A body well over the size written at once (128 KiB): parsed and stamped in a worker thread too.
     const objects = circles(500, 100);
     expect((await put(`/api/v1/projects/${project.id}/images/${images[0].id}/annotations`, { revision: 0, objects })).status).toBe(200);
+    expect(server.services.projectWorkers.threadJobs.write).toBeGreaterThan(0);
+    const exportsBefore = server.services.projectWorkers.threadJobs.export;
     const order: string[] = [];
     const exporting = get(`/api/v1/projects/${project.id}/export?format=coco`).then(async (response) => {
       order.push('export');
@@ -77,6 +79,7 @@ describe.each(DATABASES)('export limits and workers (%s)', (dbKind) => {
     const response = await exporting;
     expect(response.status).toBe(200);
     expect(order[0]).toBe('health');
+    expect(server.services.projectWorkers.threadJobs.export).toBe(exportsBefore + 1);
     const coco = (await response.json()) as { annotations: unknown[] };
     expect(coco.annotations).toHaveLength(500);
   }, 300_000);

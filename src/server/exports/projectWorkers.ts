@@ -34,6 +34,8 @@ export class ProjectWorkers {
   private readonly waiting: Array<() => void> = [];
   private readonly workers = new Set<Worker>();
   private spare: { worker: Worker; ready: Promise<void> } | undefined;
+  /** Jobs handed to a thread so far, by kind (what the health of the event loop depends on; read by tests). */
+  readonly threadJobs = { export: 0, write: 0 };
   private closed = false;
 
   constructor(private readonly options: ExportWorkerOptions = DEFAULT_EXPORT_WORKERS) {}
@@ -49,6 +51,7 @@ export class ProjectWorkers {
 
   private async run<J extends ProjectJob>(job: J): Promise<ProjectJobResult<J>> {
     await this.turn();
+    this.threadJobs[job.kind] += 1;
     try {
       return (await this.inWorker(job)) as ProjectJobResult<J>;
     } finally {
