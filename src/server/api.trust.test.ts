@@ -5,6 +5,7 @@
  * methods, text bodies and public health checks get the documented answers.
  */
 import { crc32 } from 'node:zlib';
+import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { configFromEnv } from './config';
 import { DEFAULT_AUTH_THROTTLES } from './domain/authThrottles';
@@ -120,8 +121,11 @@ describe.each(DATABASES)('trust and defaults (%s)', (dbKind) => {
       s.fetch('/api/v1/pvs', { method: 'POST', headers: user.bearer, json: { image: png.toString('base64'), points: [{ x: 1, y: 1 }] } });
     const tooLarge = await expectProblem(await pvs(pngClaiming(8000, 6250)), 400, 'invalid-image');
     expect(tooLarge.detail).toMatch(/8000 × 6250.*40 megapixels/);
-    // Under the limit the header check passes; this server has no engine, so the call stops at 503.
-    await expectProblem(await pvs(pngClaiming(7000, 5000)), 503, 'service-busy');
+    // A header under the limit without the pixels behind it is refused by the decoding check (issue 39)...
+    expect((await expectProblem(await pvs(pngClaiming(7000, 5000)), 400, 'invalid-image')).detail).toMatch(/does not decode/);
+    // ...a whole 35 MP file passes both; this server has no engine, so the call stops at 503.
+    const whole = await sharp({ create: { width: 7000, height: 5000, channels: 3, background: '#808080' } }).png({ compressionLevel: 9 }).toBuffer();
+    await expectProblem(await pvs(whole), 503, 'service-busy');
     expect(await chargesOf(s)).toEqual([]);
   });
 
