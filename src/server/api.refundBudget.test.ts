@@ -38,12 +38,16 @@ describe.each(DATABASES)('refunded work budget over HTTP (%s)', (dbKind) => {
   afterEach(async () => server.checkLedger());
   afterAll(async () => server?.cleanup());
 
-  it('after 2 refunded runs (an empty answer, an undecodable image) the third call gets 429 naming the rule, with nothing charged and no engine job', async () => {
-    const empty = await pvs(server, flooder, await emptyCall(40));
-    expect(empty.status).toBe(200);
-    expect(empty.headers.get('x-service-refunded')).toBe('true');
+  it('after 2 refunded runs (empty answers) the third call gets 429 naming the rule, with nothing charged and no engine job', async () => {
+    // A file that does not decode is refused before any engine run (issue 39): no refund, not counted.
     const truncated = png.subarray(0, Math.floor(png.length / 2)).toString('base64');
-    await expectProblem(await pvs(server, flooder, { image: truncated, points: [{ x: 220, y: 160 }] }), 400, 'invalid-image');
+    const refusedImage = await expectProblem(await pvs(server, flooder, { image: truncated, points: [{ x: 220, y: 160 }] }), 400, 'invalid-image');
+    expect(refusedImage.refunded).toBeUndefined();
+    for (const seed of [40, 41]) {
+      const empty = await pvs(server, flooder, await emptyCall(seed));
+      expect(empty.status).toBe(200);
+      expect(empty.headers.get('x-service-refunded')).toBe('true');
+    }
     expect(await creditsOf(server, flooder)).toBe(5);
 
     const jobs = backend.jobs;
