@@ -10,6 +10,7 @@ import { EverythingRequest, EverythingResponse, PvsRequest, PvsResponse, Segment
 import { EmbeddingRequest, EmbeddingResponse } from './embeddings';
 import { ANNOTATION_LIMITS, EXPORT_FORMATS, PROJECT_THUMBNAIL_MAX_SIDE, AddImageRequest, AddMemberRequest, CreateProjectRequest, ImageAnnotations, ProjectAnnotations, Member, MemberList, Project, ProjectImage, ProjectImageList, ProjectList, UpdateClassesRequest, WriteAnnotationsRequest } from './projects';
 import { openApiPaths, type ApiRouteId } from './routes';
+import { AssignImageRequest, CreateJobRequest, InvitationList, Job, JobList, ProjectEvent } from './jobs';
 
 type JsonObject = Record<string, unknown>;
 
@@ -198,6 +199,12 @@ export function buildOpenApiDocument(): JsonObject {
     ProjectImageList: schemaOf(ProjectImageList, 'output'),
     ImageAnnotations: schemaOf(ImageAnnotations, 'output'),
     ProjectAnnotations: schemaOf(ProjectAnnotations, 'output'),
+    CreateJobRequest: schemaOf(CreateJobRequest, 'input'),
+    Job: schemaOf(Job, 'output'),
+    JobList: schemaOf(JobList, 'output'),
+    ProjectEvent: schemaOf(ProjectEvent, 'output'),
+    InvitationList: schemaOf(InvitationList, 'output'),
+    AssignImageRequest: schemaOf(AssignImageRequest, 'input'),
     WriteAnnotationsRequest: schemaOf(WriteAnnotationsRequest, 'input'),
     AddMemberRequest: schemaOf(AddMemberRequest, 'input'),
     Member: schemaOf(Member, 'output'),
@@ -469,6 +476,53 @@ const OPERATIONS: Record<ApiRouteId, JsonObject> = {
       '413': problem(`The project holds more than ${ANNOTATION_LIMITS.verticesPerProject} polygon vertices (or an image more than the per-image limits): refused before any work.`, ['annotations-too-large']),
       '503': problem('As many exports and large writes as the server runs at once are running or waiting (one runs at a time, in a worker thread of its own); retry after `Retry-After` seconds.', ['service-busy']),
     },
+  },
+  assignProjectImage: {
+    summary: 'Assign the image to a member (owner), or unassign it with `null`; annotators see their images first',
+    security: bearer,
+    parameters: [projectId, imageId],
+    requestBody: { required: true, content: json('AssignImageRequest') },
+    responses: { '200': { description: 'The image with its assignee', content: json('ProjectImage') }, ...projectWrites },
+  },
+  listInvitations: {
+    summary: 'Projects you were invited to and have not joined yet (they stay hidden, 404, until you join)',
+    security: bearer,
+    responses: { '200': { description: 'Invitations', content: json('InvitationList') }, ...accountProblems },
+  },
+  joinProject: {
+    summary: 'Accept the invitation to a project: from now on it is in your list with the role you were given',
+    security: bearer,
+    parameters: [projectId],
+    responses: { '200': { description: 'The project', content: json('Project') }, ...projectWrites },
+  },
+  createJob: {
+    summary: 'Start an auto-label job over the project\'s images (owner, annotator): each image\'s result lands as `unreviewed` proposals in a new revision',
+    description:
+      'Runs in the background on the server\'s job queue. One credit per image (pricing key `service:auto-label`) from the caller\'s account, charged when the image runs, refunded when it gives nothing or fails; an image is never charged twice. Out of credits, the job is `paused` and resumes by itself once credits arrive. `learned` is refused (400) until the server has learned classes. Honours `Idempotency-Key`: the same key and body answer the same job.',
+    security: bearer,
+    parameters: [projectId, { name: 'Idempotency-Key', in: 'header', required: false, description: 'The same key and body within 24 h answer the job created the first time; another body → 409.', schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' } }],
+    requestBody: { required: true, content: json('CreateJobRequest') },
+    responses: {
+      '202': { description: 'Queued', content: json('Job') },
+      ...projectWrites,
+      '409': problem('The Idempotency-Key was used for another request.', ['idempotency-key-reused']),
+    },
+  },
+  listJobs: { summary: "The project's jobs, newest first", security: bearer, parameters: [projectId], responses: { '200': { description: 'Jobs', content: json('JobList') }, ...projectReads } },
+  getJob: { summary: 'One job: its state and counts', security: bearer, parameters: [projectId, pathParameter('jobId', 'The job.')], responses: { '200': { description: 'The job', content: json('Job') }, ...projectReads } },
+  cancelJob: {
+    summary: 'Cancel a job (owner, or who started it): images not yet run are never run nor charged',
+    security: bearer,
+    parameters: [projectId, pathParameter('jobId', 'The job.')],
+    responses: { '200': { description: 'The job, cancelled (or as it ended, when it had)', content: json('Job') }, ...projectWrites },
+  },
+  projectEvents: {
+    summary: 'Server-Sent Events: every change to the project as it happens (members only)',
+    description:
+      'Each event is one `ProjectEvent` as JSON on its `data:` line, with an `id:`; reconnecting with `Last-Event-ID` sends what was missed first. `annotations` after every write of an image\'s objects (by a person or a job), `job` after every change of a job\'s state or counts. Reaches members connected to any server process.',
+    security: bearer,
+    parameters: [projectId, { name: 'Last-Event-ID', in: 'header', required: false, description: 'The id of the last event received: the stream starts after it.', schema: { type: 'string' } }],
+    responses: { '200': { description: 'The stream', content: { 'text/event-stream': { schema: ref('ProjectEvent') } } }, ...projectReads },
   },
   openapi: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } },
   health: { summary: 'Liveness and readiness', security: [], responses: { '200': { description: 'OK' } } },

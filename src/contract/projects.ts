@@ -59,6 +59,7 @@ export const ProjectImage = z.object({
   sha256: z.string().describe('SHA-256 (hex) of the stored file: the same bytes are stored once, whoever uploads them.'),
   bytes: z.number().int().positive(),
   revision: z.number().int().nonnegative().describe("The revision of the image's annotations."),
+  assignee: z.string().nullable().optional().describe('Email of the member the owner assigned this image to, if any.'),
   createdAt: z.string(),
 });
 export type ProjectImage = z.infer<typeof ProjectImage>;
@@ -107,7 +108,12 @@ export const WriteAnnotationsRequest = z.object({
 });
 
 export const AddMemberRequest = z.object({ email: z.string().trim().toLowerCase().pipe(z.email()), role: MemberRole });
-export const Member = z.object({ email: z.string(), role: ProjectRole, addedAt: z.string().nullable() });
+export const Member = z.object({
+  email: z.string(),
+  role: ProjectRole,
+  addedAt: z.string().nullable(),
+  invited: z.boolean().optional().describe('true while the invitation is not accepted (POST …/join): until then the project is hidden from them.'),
+});
 export const MemberList = z.object({ members: z.array(Member) });
 
 /**

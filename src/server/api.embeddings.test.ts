@@ -167,7 +167,7 @@ describe.each(DATABASES)('POST /api/v1/embeddings: price and rate limit (%s)', (
       db: dbKind,
       backend: await sharedEngine(),
       rateLimitPerSecond: 2,
-      config: { prices: { 'service:visual': 1, 'service:text': 1, 'service:everything': 1, 'service:embedding': 2 } },
+      config: { prices: { 'service:visual': 1, 'service:text': 1, 'service:everything': 1, 'service:embedding': 2, 'service:auto-label': 1 } },
     });
   });
   afterEach(async () => server.checkLedger());

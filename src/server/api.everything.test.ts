@@ -14,7 +14,7 @@ import { closeSharedEngine, countingJobs, creditsOf, DATABASES, expectProblem, p
 const CAT = `data:image/png;base64,${sampleBase64('chelsea.png')}`;
 const COFFEE = sampleBase64('coffee.png');
 /** Priced apart from /pvs and /segment (1 each): a charge of 2 can only be this key's. */
-const PRICES = { 'service:visual': 1, 'service:text': 1, 'service:everything': 2, 'service:embedding': 1 };
+const PRICES = { 'service:visual': 1, 'service:text': 1, 'service:everything': 2, 'service:embedding': 1, 'service:auto-label': 1 };
 
 afterAll(async () => closeSharedEngine());
 

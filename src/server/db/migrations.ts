@@ -266,6 +266,53 @@ const imageVertexCounts: Migration = {
   },
 };
 
+/** Issue 38: auto-label jobs, the projects' event log, invitations and image assignment. */
+const jobs: Migration = {
+  async up(db: Kysely<any>) {
+    const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+    await db.schema
+      .createTable('jobs')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('project_id', 'text', (c) => c.notNull().references('projects.id').onDelete('cascade'))
+      .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+      .addColumn('kind', 'text', (c) => c.notNull())
+      .addColumn('prompts', 'text')
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('total', 'integer', (c) => c.notNull())
+      .addColumn('done', 'integer', (c) => c.notNull())
+      .addColumn('failed', 'integer', (c) => c.notNull())
+      .addColumn('idempotency_key', 'text')
+      .addColumn('fingerprint', 'text')
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('jobs_project').on('jobs').columns(['project_id', 'created_at']).execute();
+    await db.schema.createIndex('jobs_state').on('jobs').column('state').execute();
+    await db.schema.createIndex('jobs_idempotency').on('jobs').columns(['account_id', 'idempotency_key']).unique().execute();
+    await db.schema
+      .createTable('job_images')
+      .addColumn('job_id', 'text', (c) => c.notNull().references('jobs.id').onDelete('cascade'))
+      .addColumn('image_id', 'text', (c) => c.notNull())
+      .addColumn('state', 'text', (c) => c.notNull())
+      .addColumn('proposed', 'integer', (c) => c.notNull())
+      .addColumn('finished_at', 'bigint')
+      .addPrimaryKeyConstraint('job_images_pk', ['job_id', 'image_id'])
+      .execute();
+    await db.schema
+      .createTable('project_events')
+      .addColumn('id', postgres ? 'bigserial' : 'integer', (c) => (postgres ? c.primaryKey() : c.primaryKey().autoIncrement()))
+      .addColumn('project_id', 'text', (c) => c.notNull())
+      .addColumn('payload', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('project_events_project').on('project_events').columns(['project_id', 'id']).execute();
+    // Members added before invitations existed had joined.
+    await db.schema.alterTable('project_members').addColumn('joined_at', 'bigint').execute();
+    await db.updateTable('project_members').set({ joined_at: sql`added_at` }).execute();
+    await db.schema.alterTable('project_images').addColumn('assignee_id', 'text').execute();
+  },
+};
+
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_x402': x402,
@@ -275,6 +322,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006_refund_budgets': refundBudgets,
   '0007_known_logins': knownLogins,
   '0008_image_vertex_counts': imageVertexCounts,
+  '0009_jobs': jobs,
 };
 
 class InlineMigrations implements MigrationProvider {

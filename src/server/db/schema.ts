@@ -205,6 +205,8 @@ export interface ProjectMembersTable {
   account_id: string;
   role: 'annotator' | 'reviewer';
   added_at: number;
+  /** null while the membership is an invitation not yet accepted (issue 38): the project stays hidden from them. */
+  joined_at?: number | null;
 }
 
 /** One row per distinct file, named by the SHA-256 (hex) of its bytes. */
@@ -237,6 +239,49 @@ export interface ProjectImagesTable {
   updated_at: number | null;
   created_by: string;
   created_at: number;
+  /** The member the owner assigned the image to (issue 38). */
+  assignee_id?: string | null;
+}
+
+export type JobStateColumn = 'queued' | 'running' | 'paused' | 'done' | 'cancelled' | 'failed';
+
+/** An auto-label job (issue 38): its counts are kept with its images' states, in the same transactions. */
+export interface JobsTable {
+  id: string;
+  project_id: string;
+  /** Who started it, and pays for its images. */
+  account_id: string;
+  kind: 'everything' | 'text' | 'learned';
+  /** JSON of string[] (text jobs), or null. */
+  prompts: string | null;
+  state: JobStateColumn;
+  total: number;
+  done: number;
+  failed: number;
+  /** The Idempotency-Key of the POST that created it, and that POST's fingerprint. */
+  idempotency_key: string | null;
+  fingerprint: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One image of a job: `pending` until its proposals are written (or it failed), exactly once. */
+export interface JobImagesTable {
+  job_id: string;
+  image_id: string;
+  state: 'pending' | 'done' | 'failed' | 'cancelled';
+  /** Objects proposed (0 when nothing was found, or all were duplicates of accepted ones). */
+  proposed: number;
+  finished_at: number | null;
+}
+
+/** The live stream of a project (GET …/events): ids only grow, so Last-Event-ID resumes exactly. */
+export interface ProjectEventsTable {
+  id: Generated<number>;
+  project_id: string;
+  /** JSON of the ProjectEvent (contract/jobs.ts). */
+  payload: string;
+  created_at: number;
 }
 
 export interface Database {
@@ -245,6 +290,9 @@ export interface Database {
   blobs: BlobsTable;
   blob_data: BlobDataTable;
   project_images: ProjectImagesTable;
+  jobs: JobsTable;
+  job_images: JobImagesTable;
+  project_events: ProjectEventsTable;
   accounts: AccountsTable;
   sessions: SessionsTable;
   api_keys: ApiKeysTable;

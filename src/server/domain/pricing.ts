@@ -11,6 +11,8 @@ export const PRICING_KEYS = {
   segment: 'service:text',
   everything: 'service:everything',
   embeddings: 'service:embedding',
+  /** One image of an auto-label job (issue 38), whatever its kind. */
+  autoLabel: 'service:auto-label',
 } as const;
 export type PricingKey = (typeof PRICING_KEYS)[keyof typeof PRICING_KEYS];
 export type Prices = Readonly<Record<PricingKey, number>>;
@@ -20,6 +22,7 @@ export const DEFAULT_PRICES: Prices = {
   'service:text': LIMITS.creditsPerCall,
   'service:everything': LIMITS.creditsPerCall,
   'service:embedding': LIMITS.creditsPerCall,
+  'service:auto-label': LIMITS.creditsPerCall,
 };
 
 const KNOWN = new Set<string>(Object.values(PRICING_KEYS));

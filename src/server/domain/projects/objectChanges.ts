@@ -17,3 +17,19 @@ export function stampChanges(stored: readonly AnnotationObject[], incoming: read
     return { ...object, changedBy: writer, changedAt: at };
   });
 }
+
+/**
+ * Ids of the objects whose review this write decides: an object set to `accepted` or `rejected`
+ * that was stored with another review, and a machine's proposal (`proposedBy`) written new as
+ * accepted or rejected. A person's own new object is `accepted` by default and decides nothing.
+ */
+export function reviewsDecided(stored: readonly AnnotationObject[], incoming: readonly AnnotationObject[]): string[] {
+  const before = new Map(stored.map((o) => [o.id, o]));
+  return incoming
+    .filter((object) => {
+      if (object.review === 'unreviewed') return false;
+      const previous = before.get(object.id);
+      return previous ? previous.review !== object.review : object.proposedBy !== undefined;
+    })
+    .map((o) => o.id);
+}

@@ -15,6 +15,8 @@ import type { ImageSize } from '../imageField';
 import type { BlobStore } from './blobStore';
 import { checkProjectVertices } from './annotationLimits';
 import type { AnnotationWriteInput, PreparedAnnotationWrite } from './annotationWrite';
+import { reviewsDecided } from './objectChanges';
+import type { ProjectEvents } from './projectEvents';
 import { roleAllows, type ProjectAction } from './roles';
 import { ThumbnailCache, THUMBNAIL_VARIANT } from './thumbnails';
 
@@ -28,6 +30,8 @@ export interface ProjectsOptions {
   checkImage: (bytes: Uint8Array) => Promise<ImageSize>;
   /** The heavy half of an annotation write (annotationWrite.ts): at once for a small body, in a worker thread for a large one. */
   prepareWrite: (input: AnnotationWriteInput) => Promise<PreparedAnnotationWrite>;
+  /** The projects' live stream (issue 38): every write of annotations is an event. */
+  events?: ProjectEvents;
 }
 
 interface Access {
@@ -56,20 +60,26 @@ export class Projects {
   ) {}
 
   /**
-   * The caller's role, or 404 for a project that is not theirs and not shared with them; 403 only to
-   * members. One query whether the project exists or not, so the 404 takes the same time either way.
+   * The caller's role, or 404 for a project that is not theirs and not shared with them (an
+   * invitation not yet accepted included); 403 only to members. One query whether the project
+   * exists or not, so the 404 takes the same time either way.
    */
+  authorize(accountId: string, projectId: string, action: ProjectAction): Promise<Access> {
+    return this.access(accountId, projectId, action);
+  }
+
   private async access(accountId: string, projectId: string, action: ProjectAction): Promise<Access> {
     const found = await this.db.kysely
       .selectFrom('projects')
       .leftJoin('project_members', (join) => join.onRef('project_members.project_id', '=', 'projects.id').on('project_members.account_id', '=', accountId))
       .selectAll('projects')
-      .select('project_members.role as member_role')
+      .select(['project_members.role as member_role', 'project_members.joined_at as member_joined_at'])
       .where('projects.id', '=', projectId)
       .executeTakeFirst();
     if (!found) throw notFound();
-    const { member_role, ...project } = found;
-    const role: ProjectRole | null = project.owner_id === accountId ? 'owner' : member_role;
+    const { member_role, member_joined_at, ...project } = found;
+    // An invitation not yet accepted is no membership: the project stays hidden.
+    const role: ProjectRole | null = project.owner_id === accountId ? 'owner' : member_joined_at === null || member_joined_at === undefined ? null : member_role;
     if (!role) throw notFound();
     if (!roleAllows(role, action)) throw new DomainError('role-forbidden', `a project's ${role} cannot ${action.replace('-', ' ')}`);
     return { project, role };
@@ -108,6 +118,7 @@ export class Projects {
       .selectAll('projects')
       .select('project_members.role as member_role')
       .where('project_members.account_id', '=', accountId)
+      .where('project_members.joined_at', 'is not', null)
       .execute();
     const views = await Promise.all([
       ...owned.map((p) => this.view(p, 'owner')),
@@ -128,8 +139,8 @@ export class Projects {
     return this.view(updated, role);
   }
 
-  private imageView(row: ProjectImagesTable, size: number): ProjectImage {
-    return { id: row.id, name: row.name, width: row.width, height: row.height, sha256: row.digest, bytes: size, revision: row.revision, createdAt: iso(row.created_at)! };
+  private imageView(row: ProjectImagesTable, size: number, assignee: string | null = null): ProjectImage {
+    return { id: row.id, name: row.name, width: row.width, height: row.height, sha256: row.digest, bytes: size, revision: row.revision, assignee, createdAt: iso(row.created_at)! };
   }
 
   /**
@@ -224,13 +235,14 @@ export class Projects {
     const rows = await this.db.kysely
       .selectFrom('project_images')
       .innerJoin('blobs', 'blobs.digest', 'project_images.digest')
+      .leftJoin('accounts as assignee', 'assignee.id', 'project_images.assignee_id')
       .selectAll('project_images')
-      .select('blobs.size')
+      .select(['blobs.size', 'assignee.email as assignee_email'])
       .where('project_id', '=', projectId)
       .orderBy('project_images.created_at')
       .orderBy('project_images.id')
       .execute();
-    return rows.map(({ size, ...row }) => this.imageView(row, Number(size)));
+    return rows.map(({ size, assignee_email, ...row }) => this.imageView(row, Number(size), assignee_email ?? null));
   }
 
   private async imageRow(projectId: string, imageId: string): Promise<ProjectImagesTable> {
@@ -308,7 +320,7 @@ export class Projects {
    * (a worker thread's for a large body), so a large write does not stall other requests.
    */
   async writeAnnotations(accountId: string, projectId: string, imageId: string, request: { rawBody: string; ifMatchRevision?: number }): Promise<StoredAnnotations> {
-    const { project } = await this.access(accountId, projectId, 'annotate');
+    const { project, role } = await this.access(accountId, projectId, 'annotate');
     const row = await this.imageRow(projectId, imageId);
     const now = this.clock.now();
     const writer = await this.db.kysely.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirstOrThrow();
@@ -321,13 +333,25 @@ export class Projects {
       at: iso(now)!,
     });
     const { revision } = prepared;
+    // Judging proposals is the owner's and the reviewers' (issue 38): an annotator does not approve his own.
+    if (!roleAllows(role, 'review')) {
+      const decided = reviewsDecided(JSON.parse(row.objects) as AnnotationObject[], JSON.parse(prepared.objectsJson) as AnnotationObject[]);
+      if (decided.length) throw new DomainError('role-forbidden', `a project's ${role} cannot accept or reject objects (${decided.slice(0, 5).join(', ')})`);
+    }
     await this.checkProjectVertices(projectId, imageId, prepared.vertices);
-    const updated = await this.db.kysely
-      .updateTable('project_images')
-      .set({ objects: prepared.objectsJson, vertex_count: prepared.vertices, revision: revision + 1, updated_by: accountId, updated_at: now })
-      .where('id', '=', imageId)
-      .where('revision', '=', revision)
-      .executeTakeFirst();
+    const updated = await this.db.transaction(async (trx) => {
+      const result = await trx
+        .updateTable('project_images')
+        .set({ objects: prepared.objectsJson, vertex_count: prepared.vertices, revision: revision + 1, updated_by: accountId, updated_at: now })
+        .where('id', '=', imageId)
+        .where('revision', '=', revision)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) > 0) {
+        await this.options.events?.record(trx, projectId, [{ type: 'annotations', imageId, revision: revision + 1, changedBy: writer.email }]);
+      }
+      return result;
+    });
+    if (Number(updated.numUpdatedRows) > 0) this.options.events?.wake(projectId);
     if (Number(updated.numUpdatedRows) === 0) {
       const current = await this.annotationsView(await this.imageRow(projectId, imageId));
       throw new DomainError('revision-conflict', `the annotations are at revision ${current.revision}, not ${revision}`, {
@@ -353,17 +377,20 @@ export class Projects {
     checkProjectVertices(Number(others.n) + vertices);
   }
 
-  async listMembers(accountId: string, projectId: string): Promise<Array<{ email: string; role: ProjectRole; addedAt: string | null }>> {
+  async listMembers(accountId: string, projectId: string): Promise<Array<{ email: string; role: ProjectRole; addedAt: string | null; invited?: boolean }>> {
     const { project } = await this.access(accountId, projectId, 'read');
     const owner = await this.db.kysely.selectFrom('accounts').select('email').where('id', '=', project.owner_id).executeTakeFirstOrThrow();
     const members = await this.db.kysely
       .selectFrom('project_members')
       .innerJoin('accounts', 'accounts.id', 'project_members.account_id')
-      .select(['accounts.email', 'project_members.role', 'project_members.added_at'])
+      .select(['accounts.email', 'project_members.role', 'project_members.added_at', 'project_members.joined_at'])
       .where('project_id', '=', projectId)
       .orderBy('project_members.added_at')
       .execute();
-    return [{ email: owner.email, role: 'owner', addedAt: null }, ...members.map((m) => ({ email: m.email, role: m.role, addedAt: iso(m.added_at) }))];
+    return [
+      { email: owner.email, role: 'owner', addedAt: null },
+      ...members.map((m) => ({ email: m.email, role: m.role, addedAt: iso(m.added_at), ...(m.joined_at === null ? { invited: true } : {}) })),
+    ];
   }
 
   /** Adds or changes a member. An email with no account is 404, like a project one cannot see: the owner learns nothing more than "not found". */
@@ -376,7 +403,8 @@ export class Projects {
       const had = await trx.selectFrom('project_members').select(['role', 'added_at']).where('project_id', '=', projectId).where('account_id', '=', member.id).executeTakeFirst();
       const addedAt = had ? Number(had.added_at) : this.clock.now();
       if (had) await trx.updateTable('project_members').set({ role }).where('project_id', '=', projectId).where('account_id', '=', member.id).execute();
-      else await trx.insertInto('project_members').values({ project_id: projectId, account_id: member.id, role, added_at: addedAt }).execute();
+      // A new member is invited: the project shows to them once they join (POST …/join).
+      else await trx.insertInto('project_members').values({ project_id: projectId, account_id: member.id, role, added_at: addedAt, joined_at: null }).execute();
       return { email, role, addedAt: iso(addedAt), created: !had };
     });
   }
@@ -388,6 +416,55 @@ export class Projects {
       ? await this.db.kysely.deleteFrom('project_members').where('project_id', '=', projectId).where('account_id', '=', member.id).executeTakeFirst()
       : undefined;
     if (!removed || Number(removed.numDeletedRows) === 0) throw new DomainError('not-found', 'no such member');
+  }
+
+  /** Projects the account was invited to and has not joined. */
+  async invitations(accountId: string): Promise<Array<{ projectId: string; projectName: string; owner: string; role: MemberRole; invitedAt: string }>> {
+    const rows = await this.db.kysely
+      .selectFrom('project_members')
+      .innerJoin('projects', 'projects.id', 'project_members.project_id')
+      .innerJoin('accounts as owner', 'owner.id', 'projects.owner_id')
+      .select(['projects.id', 'projects.name', 'owner.email', 'project_members.role', 'project_members.added_at'])
+      .where('project_members.account_id', '=', accountId)
+      .where('project_members.joined_at', 'is', null)
+      .orderBy('project_members.added_at')
+      .execute();
+    return rows.map((r) => ({ projectId: r.id, projectName: r.name, owner: r.email, role: r.role, invitedAt: iso(r.added_at)! }));
+  }
+
+  /**
+   * Accepts an invitation. Joining again, or the owner joining, answers the project as they see it;
+   * without an invitation it stays 404.
+   */
+  async join(accountId: string, projectId: string): Promise<Project> {
+    await this.db.kysely
+      .updateTable('project_members')
+      .set({ joined_at: this.clock.now() })
+      .where('project_id', '=', projectId)
+      .where('account_id', '=', accountId)
+      .where('joined_at', 'is', null)
+      .execute();
+    return this.get(accountId, projectId);
+  }
+
+  /** The owner assigns an image to a member who has joined (or unassigns it with null). */
+  async assignImage(accountId: string, projectId: string, imageId: string, assigneeEmail: string | null): Promise<ProjectImage> {
+    const { project } = await this.access(accountId, projectId, 'assign');
+    await this.imageRow(projectId, imageId);
+    let assigneeId: string | null = null;
+    if (assigneeEmail !== null) {
+      const account = await this.db.kysely.selectFrom('accounts').select('id').where('email', '=', assigneeEmail).executeTakeFirst();
+      const isMember =
+        account &&
+        (account.id === project.owner_id ||
+          (await this.db.kysely.selectFrom('project_members').select('role').where('project_id', '=', projectId).where('account_id', '=', account.id).where('joined_at', 'is not', null).executeTakeFirst()));
+      if (!account || !isMember) throw new DomainError('validation-failed', 'the assignee is not a member of this project', { errors: [{ path: 'assignee', message: 'not a member of this project' }] });
+      assigneeId = account.id;
+    }
+    await this.db.kysely.updateTable('project_images').set({ assignee_id: assigneeId }).where('id', '=', imageId).where('project_id', '=', projectId).execute();
+    const image = (await this.listImages(accountId, projectId)).find((i) => i.id === imageId);
+    if (!image) throw new DomainError('not-found', 'no such image in this project');
+    return image;
   }
 
   /**

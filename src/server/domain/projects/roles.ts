@@ -4,13 +4,14 @@
  */
 import type { ProjectRole } from '../../../contract/projects';
 
-export type ProjectAction = 'read' | 'annotate' | 'add-image' | 'delete-image' | 'edit-classes' | 'manage-members' | 'export';
+export type ProjectAction = 'read' | 'annotate' | 'review' | 'add-image' | 'delete-image' | 'edit-classes' | 'manage-members' | 'assign' | 'start-job' | 'export';
 
 const ALLOWED: Record<ProjectRole, ReadonlySet<ProjectAction>> = {
-  owner: new Set(['read', 'annotate', 'add-image', 'delete-image', 'edit-classes', 'manage-members', 'export']),
-  annotator: new Set(['read', 'annotate', 'add-image', 'delete-image', 'export']),
-  // A reviewer judges what is there (review states and corrections), adds and removes no images.
-  reviewer: new Set(['read', 'annotate', 'export']),
+  owner: new Set(['read', 'annotate', 'review', 'add-image', 'delete-image', 'edit-classes', 'manage-members', 'assign', 'start-job', 'export']),
+  // An annotator proposes and labels; accepting or rejecting is left to an owner or reviewer (issue 38).
+  annotator: new Set(['read', 'annotate', 'add-image', 'delete-image', 'start-job', 'export']),
+  // A reviewer judges what is there (review states and corrections), adds and removes no images, starts no jobs.
+  reviewer: new Set(['read', 'annotate', 'review', 'export']),
 };
 
 export function roleAllows(role: ProjectRole, action: ProjectAction): boolean {
