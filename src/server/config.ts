@@ -58,6 +58,16 @@ export interface ServerConfig {
   x402?: X402Settings;
   publicBaseUrl?: string;
   logLevel: string;
+  /**
+   * Auto-label jobs (issue 38). JOB_CONCURRENCY: images this process works on at once (0: it only
+   * queues, as an HTTP server in front of `npm run worker` processes would); default one per
+   * inference worker. JOB_TASK_TIMEOUT_SECONDS: a task not finished by then (its worker died) is
+   * handed to another worker (pg-boss); JOB_MAINTENANCE_SECONDS: how often pg-boss looks for such
+   * tasks; JOB_RESUME_SECONDS: how often paused jobs are checked for new credits.
+   */
+  jobs: { concurrency: number; taskTimeoutSeconds: number; maintenanceSeconds: number; resumeSeconds: number };
+  /** ATTEMPT_LEASE_SECONDS: after this a metered call still `running` counts as abandoned by a dead process (its key is free again, its charge refunded). */
+  attemptLeaseSeconds: number;
   /** TEXT_UPSTREAM_*: text prompts forwarded to a SAM-3-class server (Roboflow's sam3/concept_segment wire format). */
   textUpstream?: { url: string; apiKey?: string; timeoutMs: number; maxInFlight: number };
 }
@@ -138,6 +148,13 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     host: env.HOST || '127.0.0.1',
     dataDir: env.DATA_DIR ?? './data',
     databaseUrl: env.DATABASE_URL || undefined,
+    jobs: {
+      concurrency: env.JOB_CONCURRENCY === '0' ? 0 : positive(env, 'JOB_CONCURRENCY', layout.workers),
+      taskTimeoutSeconds: positive(env, 'JOB_TASK_TIMEOUT_SECONDS', 120),
+      maintenanceSeconds: positive(env, 'JOB_MAINTENANCE_SECONDS', 15),
+      resumeSeconds: positive(env, 'JOB_RESUME_SECONDS', 2),
+    },
+    attemptLeaseSeconds: positive(env, 'ATTEMPT_LEASE_SECONDS', 120),
     projectQuotaBytes: int(env, 'PROJECT_QUOTA_BYTES', DEFAULT_PROJECT_QUOTA_BYTES),
     staticDir: env.STATIC_DIR ?? 'dist',
     modelDir: env.MODEL_DIR || undefined,

@@ -13,6 +13,8 @@ import { buildApp } from './http/app';
 import { checkImageHeader } from './inference/imageCheck';
 import { demoPaymentsAllowed } from './domain/demoPayments';
 import { WorkerPool, type InferenceBackend } from './inference/pool';
+import { InProcessQueue, PgBossQueue, type JobQueue } from './domain/jobs/queue';
+import { JobWorker } from './domain/jobs/jobWorker';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -34,9 +36,24 @@ export interface StartOptions {
   services?: Partial<Pick<ServicesOptions, 'billing' | 'recovery' | 'instanceId'>>;
 }
 
-export async function startServer(options: StartOptions): Promise<RunningServer> {
+/** The jobs' queue: pg-boss on PostgreSQL (its own schema, or a test's), in-process on SQLite. */
+function jobQueueFor(config: ServerConfig, database: OpenDatabaseOptions): JobQueue {
+  if (!database.databaseUrl) return new InProcessQueue();
+  return new PgBossQueue({
+    connectionString: database.databaseUrl,
+    schema: database.pgSchema ?? 'pgboss',
+    taskTimeoutSeconds: config.jobs.taskTimeoutSeconds,
+    maintenanceIntervalSeconds: config.jobs.maintenanceSeconds,
+    pollingIntervalSeconds: 0.5,
+    retryDelaySeconds: 1,
+  });
+}
+
+/** Database, inference pool and domain, as a server and a job worker process both need them. */
+async function openServices(options: StartOptions): Promise<{ services: Services; backend: InferenceBackend; ownBackend: boolean; jobWorker: JobWorker }> {
   const { config } = options;
-  const db: Db = await openDatabase(options.database ?? { databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = options.database ?? { databaseUrl: config.databaseUrl, dataDir: config.dataDir };
+  const db: Db = await openDatabase(database);
   const ownBackend = !options.backend;
   const backend =
     options.backend ??
@@ -70,10 +87,21 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     demoPayments: demoPaymentsAllowed(config.host, config.demoPaymentsEverywhere),
     // Image files live beside the SQLite file (DATA_DIR, or a test's own file's folder).
     projects: { dataDir: options.database?.sqliteFile ? dirname(options.database.sqliteFile) : config.dataDir, quotaBytes: config.projectQuotaBytes },
+    jobQueue: jobQueueFor(config, database),
+    eventsListen: database.databaseUrl ? { connectionString: database.databaseUrl, schema: database.pgSchema } : undefined,
+    billing: { leaseMs: config.attemptLeaseSeconds * 1000 },
     ...options.services,
   });
   await services.recovery.register();
   if (options.backgroundLoops !== false) services.recovery.start();
+  const jobWorker = new JobWorker(services.jobs, services.jobQueue, { concurrency: config.jobs.concurrency, resumeEveryMs: config.jobs.resumeSeconds * 1000 });
+  await jobWorker.start();
+  return { services, backend, ownBackend, jobWorker };
+}
+
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const { config } = options;
+  const { services, backend, ownBackend, jobWorker } = await openServices(options);
 
   const lifecycle = { draining: false };
   const app = await buildApp({
@@ -99,10 +127,33 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       (closing ??= (async () => {
         lifecycle.draining = true;
         await app.close();
-        await services.recovery.stop();
-        await services.projectWorkers.close();
-        if (ownBackend) await backend.close();
-        await db.close();
+        await closeServices(services, jobWorker, ownBackend ? backend : undefined);
       })()),
   };
+}
+
+async function closeServices(services: Services, jobWorker: JobWorker, backend?: InferenceBackend): Promise<void> {
+  await jobWorker.stop();
+  await services.recovery.stop();
+  await services.projectWorkers.close();
+  await services.projectEvents.close();
+  if (backend) await backend.close();
+  await services.db.close();
+}
+
+export interface RunningWorker {
+  services: Services;
+  close(): Promise<void>;
+}
+
+/**
+ * `npm run worker`: a process that only works the job queue (and the recovery of metered calls),
+ * without HTTP. Needs PostgreSQL: with SQLite the server works its jobs itself.
+ */
+export async function startJobWorker(options: StartOptions): Promise<RunningWorker> {
+  const database = options.database ?? { databaseUrl: options.config.databaseUrl };
+  if (!database.databaseUrl) throw new Error('npm run worker needs DATABASE_URL (PostgreSQL); with SQLite, npm start runs the jobs in its own process');
+  const { services, backend, ownBackend, jobWorker } = await openServices({ ...options, database });
+  let closing: Promise<void> | undefined;
+  return { services, close: () => (closing ??= closeServices(services, jobWorker, ownBackend ? backend : undefined)) };
 }

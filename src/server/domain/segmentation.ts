@@ -134,6 +134,22 @@ export class Segmentation {
     return this.runner.run(call as MeteredCall<unknown>, this.payer(ctx));
   }
 
+  /**
+   * One image of an auto-label job (issue 38): segment everything, or the job's text prompts, paid
+   * with the job starter's credits under the pricing key `service:auto-label`, through the same
+   * runner as every metered call (idempotency key, refund of an empty or failed answer, refund
+   * budget, fair queue). `ctx.idempotencyKey` names the (job, image): run again, it is a replay.
+   */
+  async autoLabel(kind: 'everything' | 'text', ctx: CallContext, image: Uint8Array, prompts: readonly string[] = []): Promise<MeteredOutcome> {
+    const field = Buffer.from(image).toString('base64');
+    const call =
+      kind === 'everything'
+        ? this.everything(ctx, { image: field } as MeteredRequests['everything'])
+        : this.segment(ctx, { image: field, prompts: [...prompts] } as MeteredRequests['segment']);
+    const priced = { ...call, endpoint: 'auto-label', price: this.options.prices[PRICING_KEYS.autoLabel] } as MeteredCall<unknown>;
+    return this.runner.run(priced, this.credits.method(ctx.accountId));
+  }
+
   /** Credits, or for a request carrying an x402 payment, that payment. */
   private payer(ctx: CallContext): PaymentMethod {
     if (!ctx.payment) return this.credits.method(ctx.accountId, ctx.balanceHint);

@@ -21,6 +21,9 @@ import { X402Payments } from './metered/x402';
 import { blobStoreFor } from './projects/blobStore';
 import { DEFAULT_PROJECT_QUOTA_BYTES, Projects } from './projects/projects';
 import { ProjectWorkers } from '../exports/projectWorkers';
+import { ProjectEvents, type ListenSettings } from './projects/projectEvents';
+import { Jobs } from './jobs/jobs';
+import { InProcessQueue, type JobQueue } from './jobs/queue';
 
 export interface BillingOptions {
   /** How long an attempt may run before another process may consider it orphaned. */
@@ -62,6 +65,10 @@ export interface ServicesOptions {
   fairness?: FairnessSettings;
   /** Refunded engine runs allowed per payer and window (REFUND_BUDGET, REFUND_BUDGET_WINDOW_SECONDS). */
   refundBudget?: RefundBudgetSettings;
+  /** Where auto-label jobs wait (issue 38): pg-boss with PostgreSQL; in-process by default. */
+  jobQueue?: JobQueue;
+  /** PostgreSQL: the connection that LISTENs for other processes' project events. */
+  eventsListen?: ListenSettings;
 }
 
 export interface Services {
@@ -85,6 +92,9 @@ export interface Services {
   projects: Projects;
   /** A project's heavy work (exports, large annotation writes), each in a worker thread of its own (exports/projectWorkers.ts). */
   projectWorkers: ProjectWorkers;
+  projectEvents: ProjectEvents;
+  jobQueue: JobQueue;
+  jobs: Jobs;
 }
 
 export function createServices(options: ServicesOptions): Services {
@@ -103,6 +113,27 @@ export function createServices(options: ServicesOptions): Services {
     refundBudget: new RefundBudget(options.db, clock, options.refundBudget ?? DEFAULT_REFUND_BUDGET),
   });
   const projectWorkers = new ProjectWorkers();
+  const prices = options.prices ?? DEFAULT_PRICES;
+  const projectEvents = new ProjectEvents(options.db, clock, options.eventsListen);
+  const projects = new Projects(options.db, clock, blobStoreFor(options.db, options.projects?.dataDir ?? './data'), {
+    quotaBytes: options.projects?.quotaBytes ?? DEFAULT_PROJECT_QUOTA_BYTES,
+    checkImage: options.checkImage,
+    prepareWrite: (input) => projectWorkers.prepareWrite(input),
+    events: projectEvents,
+  });
+  const segmentation = new Segmentation(
+    runner,
+    credits,
+    backend,
+    {
+      busyRetryAfterSeconds: DEFAULT_BUSY_RETRY_AFTER_SECONDS,
+      checkImage: options.checkImage,
+      textUpstream: options.textUpstream,
+      prices,
+    },
+    x402Payments,
+  );
+  const jobQueue = options.jobQueue ?? new InProcessQueue();
   return {
     db: options.db,
     clock,
@@ -115,25 +146,13 @@ export function createServices(options: ServicesOptions): Services {
     rateLimiter,
     payments: new Payments(options.db, clock, options.stripe, options.demoPayments ?? true),
     recovery: new Recovery(options.db, clock, credits, instanceId, { ...DEFAULT_RECOVERY_OPTIONS, ...options.recovery }),
-    segmentation: new Segmentation(
-      runner,
-      credits,
-      backend,
-      {
-        busyRetryAfterSeconds: DEFAULT_BUSY_RETRY_AFTER_SECONDS,
-        checkImage: options.checkImage,
-        textUpstream: options.textUpstream,
-        prices: options.prices ?? DEFAULT_PRICES,
-      },
-      x402Payments,
-    ),
+    segmentation,
     backend,
     x402,
     projectWorkers,
-    projects: new Projects(options.db, clock, blobStoreFor(options.db, options.projects?.dataDir ?? './data'), {
-      quotaBytes: options.projects?.quotaBytes ?? DEFAULT_PROJECT_QUOTA_BYTES,
-      checkImage: options.checkImage,
-      prepareWrite: (input) => projectWorkers.prepareWrite(input),
-    }),
+    projects,
+    projectEvents,
+    jobQueue,
+    jobs: new Jobs(options.db, clock, projects, segmentation, projectEvents, jobQueue, prices),
   };
 }

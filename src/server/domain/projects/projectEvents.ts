@@ -32,6 +32,13 @@ export interface ListenSettings {
 /** How many events one read sends at most: a reader far behind catches up in several reads. */
 const READ_BATCH = 500;
 
+/**
+ * Readers also look on their own this often: with SQLite, other processes on the same file (a
+ * second server, a test's) cannot wake them, and half a second keeps the stream within its second;
+ * with PostgreSQL only as a safety net should the LISTEN connection drop.
+ */
+const LOOK_EVERY_MS = { sqlite: 500, postgres: 5000 } as const;
+
 export class ProjectEvents {
   private readonly wakers = new EventEmitter();
   private listener?: pg.Client;
@@ -131,9 +138,12 @@ export class ProjectEvents {
       }
     };
     this.wakers.on(projectId, drain);
+    const looking = setInterval(() => void drain(), LOOK_EVERY_MS[this.db.dialect]);
+    looking.unref();
     await drain();
     return () => {
       stopped = true;
+      clearInterval(looking);
       this.wakers.off(projectId, drain);
     };
   }

@@ -257,6 +257,14 @@ export class Projects {
     return bytes;
   }
 
+  /** An image and its file as a job of the project reads them (the job was authorized when it was started); undefined once deleted. */
+  async imageForJob(projectId: string, imageId: string): Promise<{ row: ProjectImagesTable; classes: ProjectClass[]; bytes: Uint8Array } | undefined> {
+    const row = await this.db.kysely.selectFrom('project_images').selectAll().where('id', '=', imageId).where('project_id', '=', projectId).executeTakeFirst();
+    if (!row) return undefined;
+    const project = await this.db.kysely.selectFrom('projects').select('classes').where('id', '=', projectId).executeTakeFirstOrThrow();
+    return { row, classes: JSON.parse(project.classes) as ProjectClass[], bytes: await this.blob(row) };
+  }
+
   async imageFile(accountId: string, projectId: string, imageId: string): Promise<{ name: string; sha256: string; bytes: Uint8Array }> {
     await this.access(accountId, projectId, 'read');
     const row = await this.imageRow(projectId, imageId);
