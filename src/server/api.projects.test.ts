@@ -152,6 +152,9 @@ describe.each(DATABASES)('projects (%s, two servers on one database)', (dbKind) 
     const base = `/api/v1/projects/${project.id}`;
     expect(await json(await api.post(`${base}/members`, { email: annotator.email.toUpperCase(), role: 'annotator' }), 201)).toEqual({ email: annotator.email, role: 'annotator', addedAt: expect.any(String) });
     await json(await api.post(`${base}/members`, { email: reviewer.email, role: 'reviewer' }), 201);
+    // Adding is an invitation (issue 38): each joins before the project shows to them.
+    await json(await client(b, annotator).post(`${base}/join`, {}), 200);
+    await json(await client(b, reviewer).post(`${base}/join`, {}), 200);
     await expectProblem(await api.post(`${base}/members`, { email: 'nobody@example.test', role: 'reviewer' }), 404, 'not-found');
     await expectProblem(await api.post(`${base}/members`, { email: annotator.email, role: 'owner' }), 400, 'validation-failed');
 
@@ -190,6 +193,7 @@ describe.each(DATABASES)('projects (%s, two servers on one database)', (dbKind) 
     const { project, image, api } = await projectWithImage(owner);
     const base = `/api/v1/projects/${project.id}`;
     await json(await api.post(`${base}/members`, { email: colleague.email, role: 'annotator' }), 201);
+    await json(await client(b, colleague).post(`${base}/join`, {}), 200);
     const path = `${base}/images/${image.id}/annotations`;
     const mine = [square('alice-1', 10, 1)];
     const theirs = [square('bob-1', 200, 4)];
