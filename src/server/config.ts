@@ -17,6 +17,8 @@ export interface ServerConfig {
   host: string;
   dataDir: string;
   databaseUrl?: string;
+  /** DATABASE_SCHEMA: the PostgreSQL schema of this deployment (its tables, and pg-boss's), when not the default one. */
+  databaseSchema?: string;
   /** PROJECT_QUOTA_BYTES: bytes of project images an account may store (each distinct file once). */
   projectQuotaBytes: number;
   /** Directory of the built SPA (vite build); served when it exists. */
@@ -148,6 +150,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     host: env.HOST || '127.0.0.1',
     dataDir: env.DATA_DIR ?? './data',
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseSchema: env.DATABASE_SCHEMA || undefined,
     jobs: {
       concurrency: env.JOB_CONCURRENCY === '0' ? 0 : positive(env, 'JOB_CONCURRENCY', layout.workers),
       taskTimeoutSeconds: positive(env, 'JOB_TASK_TIMEOUT_SECONDS', 120),

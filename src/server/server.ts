@@ -52,7 +52,7 @@ function jobQueueFor(config: ServerConfig, database: OpenDatabaseOptions): JobQu
 /** Database, inference pool and domain, as a server and a job worker process both need them. */
 async function openServices(options: StartOptions): Promise<{ services: Services; backend: InferenceBackend; ownBackend: boolean; jobWorker: JobWorker }> {
   const { config } = options;
-  const database = options.database ?? { databaseUrl: config.databaseUrl, dataDir: config.dataDir };
+  const database = options.database ?? { databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgSchema: config.databaseSchema };
   const db: Db = await openDatabase(database);
   const ownBackend = !options.backend;
   const backend =
@@ -151,7 +151,7 @@ export interface RunningWorker {
  * without HTTP. Needs PostgreSQL: with SQLite the server works its jobs itself.
  */
 export async function startJobWorker(options: StartOptions): Promise<RunningWorker> {
-  const database = options.database ?? { databaseUrl: options.config.databaseUrl };
+  const database = options.database ?? { databaseUrl: options.config.databaseUrl, pgSchema: options.config.databaseSchema };
   if (!database.databaseUrl) throw new Error('npm run worker needs DATABASE_URL (PostgreSQL); with SQLite, npm start runs the jobs in its own process');
   const { services, backend, ownBackend, jobWorker } = await openServices({ ...options, database });
   let closing: Promise<void> | undefined;
