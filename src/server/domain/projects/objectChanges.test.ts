@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AnnotationObject } from '../../../contract/projects';
-import { stampChanges } from './objectChanges';
+import { reviewsDecided, stampChanges } from './objectChanges';
 
 const object = (id: string, review: AnnotationObject['review'] = 'unreviewed'): AnnotationObject => ({
   id,
@@ -23,5 +23,25 @@ describe('who changed each object', () => {
       ['b', 'bob@example.com', '2026-01-02T00:00:00.000Z'],
       ['c', 'bob@example.com', '2026-01-02T00:00:00.000Z'],
     ]);
+  });
+});
+
+describe('reviewsDecided', () => {
+  const base = { classId: null, polygons: [], source: 'local' as const, confidence: 1, visible: true };
+  it('names objects whose review this write sets to accepted or rejected, and machine proposals written new as decided', () => {
+    const stored = [
+      { ...base, id: 'p1', review: 'unreviewed' as const, proposedBy: 'segment-everything' as const },
+      { ...base, id: 'p2', review: 'unreviewed' as const, proposedBy: 'segment-everything' as const },
+      { ...base, id: 'mine', review: 'accepted' as const },
+    ];
+    const incoming = [
+      { ...stored[0], review: 'accepted' as const },
+      stored[1],
+      { ...stored[2], review: 'unreviewed' as const },
+      { ...base, id: 'drawn', review: 'accepted' as const },
+      { ...base, id: 'copied', review: 'rejected' as const, proposedBy: 'text-prompt' as const },
+    ];
+    expect(reviewsDecided(stored, incoming)).toEqual(['p1', 'copied']);
+    expect(reviewsDecided(stored, stored)).toEqual([]);
   });
 });

@@ -17,3 +17,11 @@ describe('project roles', () => {
     }
   });
 });
+
+describe('project roles at team scale (issue 38)', () => {
+  it('leaves accepting and rejecting to owners and reviewers, starting jobs to owners and annotators, assigning to the owner', () => {
+    expect(['owner', 'annotator', 'reviewer'].map((r) => roleAllows(r as 'owner', 'review'))).toEqual([true, false, true]);
+    expect(['owner', 'annotator', 'reviewer'].map((r) => roleAllows(r as 'owner', 'start-job'))).toEqual([true, true, false]);
+    expect(['owner', 'annotator', 'reviewer'].map((r) => roleAllows(r as 'owner', 'assign'))).toEqual([true, false, false]);
+  });
+});
