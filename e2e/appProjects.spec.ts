@@ -45,6 +45,12 @@ test('a project shared with a reviewer: edits reach the server in the background
 
   const bobPanel = bob.page.getByRole('region', { name: 'Project' });
   await bob.page.reload();
+  // Sharing is an invitation (issue 38): Bob sees it, and the project once he joins.
+  await expect(bobPanel.getByTestId('project-row').filter({ hasText: name })).toHaveCount(0);
+  const invitation = bobPanel.getByTestId('invitation-row').filter({ hasText: name });
+  await expect(invitation).toContainText(`invited as reviewer by ${alice.email}`);
+  await invitation.getByRole('button', { name: `Join ${name}` }).click();
+  await expect(invitation).toHaveCount(0);
   const row = bobPanel.getByTestId('project-row').filter({ hasText: name });
   await expect(row).toContainText(`reviewer · ${alice.email}`);
   await row.getByRole('button', { name: `Open ${name}` }).click();

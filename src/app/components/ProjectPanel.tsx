@@ -9,6 +9,7 @@ import { useStudio } from '../state/studioStore';
 
 const STATE_TEXT: Record<SyncState, string> = { saved: 'Saved', syncing: 'Syncing…', offline: 'Offline', conflict: 'Conflict', error: 'Not saved' };
 const PROJECTS_QUERY = ['projects'];
+const INVITATIONS_QUERY = ['project-invitations'];
 
 /**
  * Shared projects on the server, for a signed-in person: make one of the session on screen, open
@@ -71,12 +72,43 @@ function CreateForm() {
   );
 }
 
+/** Projects shared with me that I have not joined: they are listed (and open) once I join. */
+function Invitations() {
+  const queryClient = useQueryClient();
+  const invitations = useQuery({ queryKey: INVITATIONS_QUERY, queryFn: () => browserProjectApi().invitations() });
+  const join = useMutation({
+    mutationFn: (id: string) => browserProjectApi().join(id),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: INVITATIONS_QUERY });
+      void queryClient.invalidateQueries({ queryKey: PROJECTS_QUERY });
+    },
+  });
+  if (!invitations.data?.length) return null;
+  return (
+    <ul className="project-list">
+      {invitations.data.map((i) => (
+        <li key={i.projectId} className="row spread" data-testid="invitation-row">
+          <span>
+            {i.projectName} <span className="muted small">{`invited as ${i.role} by ${i.owner}`}</span>
+          </span>
+          <button type="button" className="small" disabled={join.isPending} onClick={() => join.mutate(i.projectId)}>
+            Join {i.projectName}
+          </button>
+        </li>
+      ))}
+      {join.error && <li className="hint" role="alert">{join.error.message}</li>}
+    </ul>
+  );
+}
+
 function ProjectList() {
   const projects = useQuery({ queryKey: PROJECTS_QUERY, queryFn: () => browserProjectApi().list() });
   const opening = useMutation({ mutationFn: (id: string) => openProjectInStudio(id) });
   const hasImages = useStudio((s) => s.history.present.images.length > 0);
-  if (!projects.data?.length) return projects.error ? <p className="hint">{projects.error.message}</p> : null;
+  if (!projects.data?.length) return projects.error ? <p className="hint">{projects.error.message}</p> : <Invitations />;
   return (
+    <>
+    <Invitations />
     <ul className="project-list">
       {projects.data.map((p) => (
         <li key={p.id} className="row spread" data-testid="project-row">
@@ -95,6 +127,7 @@ function ProjectList() {
       ))}
       {opening.error && <li className="hint" role="alert">{opening.error.message}</li>}
     </ul>
+    </>
   );
 }
 
@@ -118,7 +151,7 @@ function ShareForm() {
       <button type="submit" className="small" disabled={!email.trim() || share.isPending}>
         Share
       </button>
-      {share.isSuccess && <p className="hint" role="status">Shared with {email.trim()} as {role}.</p>}
+      {share.isSuccess && <p className="hint" role="status">Shared with {email.trim()} as {role}. They see it once they join (their Project panel lists the invitation).</p>}
       {share.error && <p className="hint" role="alert">{share.error.message}</p>}
     </form>
   );

@@ -4,6 +4,7 @@
  * key), so the same client runs against a real server in both. Answers are parsed by the contract.
  */
 import type { z } from 'zod';
+import { InvitationList } from '../../contract/jobs';
 import { ImageAnnotations, Member, Project, ProjectImage, ProjectAnnotations, ProjectImageList, ProjectList, type AnnotationObject, type MemberRole, type ProjectClass } from '../../contract/projects';
 import { jsonBody, readProblem } from '../../contract/problems';
 
@@ -82,4 +83,7 @@ export class ProjectApi {
   writeAnnotations = (projectId: string, imageId: string, revision: number, objects: AnnotationObject[]) =>
     this.json(ImageAnnotations, 'PUT', `${this.image(projectId, imageId)}/annotations`, { revision, objects });
   share = (id: string, email: string, role: MemberRole) => this.json(Member, 'POST', `${this.project(id)}/members`, { email, role });
+  /** Projects shared with this account that it has not joined yet (they stay hidden until it does). */
+  invitations = async () => (await this.json(InvitationList, 'GET', '/api/v1/invitations')).invitations;
+  join = (id: string) => this.json(Project, 'POST', `${this.project(id)}/join`, {});
 }
