@@ -71,6 +71,9 @@ describe('studio project sync (real server)', () => {
     await ownerApi.share(project.id, reviewer.email, 'reviewer');
 
     const reviewerApi = new ProjectApi({ baseUrl: server.url, authHeaders: () => reviewer.bearer });
+    // Sharing is an invitation: the reviewer joins first.
+    expect((await reviewerApi.invitations()).map((i) => i.projectId)).toEqual([project.id]);
+    await reviewerApi.join(project.id);
     const opened = await openProject(reviewerApi, project.id, (image) => `img-${image.sha256.slice(0, 24)}`);
     const imageId = opened.document.images[0].id;
     expect(opened.project.role).toBe('reviewer');
