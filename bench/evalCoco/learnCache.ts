@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { decodeImage } from '../../src/engine/adapters/nodeImage';
 import type { SegmentationEngine } from '../../src/engine/engine';
 import { segmentEverything } from '../../src/engine/everything/segmentEverything';
-import { describeRegion, maskBox, samCells, type RegionDescriptor } from '../../src/engine/learn/descriptors';
-import type { ConceptDetector, CornerBox, Detection } from '../../src/engine/text/detector';
+import { maskBox, type RegionDescriptor } from '../../src/engine/learn/descriptors';
+import { describeMasks, detectionsForDescriptors, photoContext } from '../../src/engine/learn/describePhoto';
+import type { ConceptDetector, CornerBox } from '../../src/engine/text/detector';
 import { cornerToCenterBox } from '../../src/engine/text/pipeline';
 import type { BinaryMask } from '../../src/engine/types';
 import type { CocoInstancesFile } from './everything';
@@ -90,12 +91,9 @@ async function computePhoto(source: PhotoSource, instances: CocoInstancesFile, i
   const everything = await segmentEverything(engine, imageKey, { image, detectors });
   const t2 = performance.now();
   // The descriptors read the detectors' boxes at a low score: a weak "cat" is still a signature.
-  const detections: Detection[] = [];
-  for (const d of detectors) for (const found of await d.detect(image, { minScore: 0.05 })) detections.push({ ...found, detector: d.name });
+  const detections = await detectionsForDescriptors(image, detectors);
   const t3 = performance.now();
-  const embedding = engine.getEmbedding(imageKey);
-  if (!embedding) throw new Error(`${info.file_name}: the embedding was evicted`);
-  const photo = { image, cells: samCells(embedding.embedding, info.width, info.height), detections };
+  const photo = photoContext(engine, imageKey, image, detections);
 
   const annotations = instances.annotations.filter((a) => a.image_id === info.id);
   const gtRegions: { region: Region; boxOnly: boolean; crowd: boolean }[] = [];
@@ -114,7 +112,7 @@ async function computePhoto(source: PhotoSource, instances: CocoInstancesFile, i
       mask = rasterizeSegmentation(a.segmentation, info.width, info.height);
       gtRegions.push({ region: toRegion(mask), boxOnly, crowd: a.iscrowd === 1 });
     }
-    cachedInstances.push({ categoryId: a.category_id, crowd: a.iscrowd === 1, boxOnly, box, descriptor: describeRegion(photo, mask) });
+    cachedInstances.push({ categoryId: a.category_id, crowd: a.iscrowd === 1, boxOnly, box, descriptor: describeMasks(photo, [mask])[0] });
   }
   const proposals: CachedProposal[] = everything.proposals.map((p) => {
     const region = toRegion(p.mask);
@@ -133,7 +131,7 @@ async function computePhoto(source: PhotoSource, instances: CocoInstancesFile, i
       confidence: p.confidence,
       source: p.source,
       ...(p.label === undefined ? {} : { label: p.label, detectorScore: p.detectorScore }),
-      descriptor: describeRegion(photo, p.mask),
+      descriptor: describeMasks(photo, [p.mask])[0],
       overlaps,
     };
   });

@@ -40,7 +40,7 @@ describe('region descriptors', () => {
   });
 
   it("detectors: the best overlapping detection's score per concept, nothing for boxes elsewhere", () => {
-    const detection = (label: string, score: number, box: Detection['box']): Detection => ({ classIndex: 0, label, score, box });
+    const detection = (label: string, score: number, box: Detection['box']): Detection => ({ classIndex: 0, label: label as Detection['label'], score, box });
     const region = { x0: 10, y0: 10, x1: 30, y1: 30 };
     const out = detectorDescriptor(
       [detection('cat', 0.6, region), detection('cat', 0.3, region), detection('dog', 0.9, { x0: 40, y0: 40, x1: 60, y1: 60 }), detection('bear', 0.5, { x0: 10, y0: 10, x1: 30, y1: 22 })],
