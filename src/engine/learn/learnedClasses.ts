@@ -46,7 +46,7 @@ export interface LearnedClassesOptions {
 }
 
 const DEFAULTS = {
-  l2: 1e-3,
+  l2: 0.1,
   learningRate: 0.05,
   batchSize: 128,
   stepWork: 2.5e7,
