@@ -74,6 +74,8 @@ export interface LearnedClassesState {
   readonly scale: readonly number[];
   readonly decisions: Readonly<Record<string, readonly Decision[]>>;
   readonly steps: number;
+  /** How it learns (LearnedClassesOptions without `kinds`): a restored model learns as it did. */
+  readonly settings: Required<Omit<LearnedClassesOptions, 'kinds'>>;
   /** The optimiser's moments and the sampler's state: a restored model goes on learning exactly as the original. */
   readonly optimiser: { readonly m: readonly (readonly number[])[]; readonly v: readonly (readonly number[])[]; readonly t: number; readonly seed: number };
 }
@@ -213,13 +215,14 @@ export class LearnedClasses {
       scale: Array.from(this.scale),
       decisions: Object.fromEntries(this.decisions),
       steps: this.steps,
+      settings: { ...this.options },
       optimiser: { m: this.adam.m.map((r) => Array.from(r)), v: this.adam.v.map((r) => Array.from(r)), t: this.adam.t, seed: this.seed },
     };
   }
 
   static fromJSON(state: LearnedClassesState, options: Omit<LearnedClassesOptions, 'kinds'> = {}): LearnedClasses {
     if (state.version !== LEARNED_CLASSES_VERSION) throw new Error(`learned classes version ${state.version}, this engine reads ${LEARNED_CLASSES_VERSION}`);
-    const model = new LearnedClasses({ ...options, kinds: state.kinds });
+    const model = new LearnedClasses({ ...state.settings, ...options, kinds: state.kinds });
     model.classes = [...state.classes];
     model.examples = state.examples.map((e) => ({ x: Float64Array.from(e.x), c: e.c }));
     model.weights = state.weights.map((w) => Float64Array.from(w));
