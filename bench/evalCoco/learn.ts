@@ -11,7 +11,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadNodeEngine, defaultModelDir, modelFileNames } from '../../src/engine/adapters/ortNode';
+import { loadNodeEngine, defaultModelDir } from '../../src/engine/adapters/ortNode';
+import { samFiles } from '../../src/engine/catalog';
 import { loadNodeDetectors } from '../../src/engine/adapters/textNode';
 import type { SegmentationEngine } from '../../src/engine/engine';
 import { DESCRIPTOR_KINDS, type DescriptorKind } from '../../src/engine/learn/descriptors';
@@ -100,7 +101,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   let models: Promise<{ engine: SegmentationEngine; detectors: ConceptDetector[] }> | undefined;
   const loadModels = () =>
     (models ??= (async () => ({
-      engine: await loadNodeEngine({ threads, embeddingCacheSize: 1, embeddingStore: diskEmbeddingStore(join(defaultModelDir(), modelFileNames().encoder)) }),
+      engine: await loadNodeEngine({ threads, embeddingCacheSize: 1, embeddingStore: diskEmbeddingStore(join(defaultModelDir(), samFiles().encoder)) }),
       detectors: await loadNodeDetectors({ threads }),
     }))());
   const started = Date.now();

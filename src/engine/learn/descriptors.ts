@@ -13,7 +13,7 @@
  *
  * Pure engine code: the same numbers in the browser worker, the server and the CLI.
  */
-import { DETECTOR_CATALOG } from '../text/catalog';
+import { DETECTORS } from '../catalog';
 import { boxIoU, type CornerBox, type Detection } from '../text/detector';
 import { geometry, maskCellCoverage, normalisedCells } from '../text/similar';
 import type { BinaryMask, RgbaImage } from '../types';
@@ -25,7 +25,7 @@ export const DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['sam', 'detectors', 
 export type RegionDescriptor = Readonly<Record<DescriptorKind, readonly number[]>>;
 
 /** Every concept of every shipped detector, once, in catalog order: the `detectors` descriptor's columns. */
-export const DETECTOR_CONCEPTS: readonly string[] = [...new Set(DETECTOR_CATALOG.flatMap((d) => d.vocabulary as readonly string[]))];
+export const DETECTOR_CONCEPTS: readonly string[] = [...new Set(DETECTORS.flatMap((d) => d.vocabulary as readonly string[]))];
 
 /** A detection counts for a region from this box IoU on, fully from `FULL_OVERLAP_IOU`. */
 export const MIN_OVERLAP_IOU = 0.3;

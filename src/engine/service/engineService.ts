@@ -11,7 +11,7 @@ import type { Tensor } from '../runtime';
 import type { TextService } from '../worker/textService';
 import type { Call } from './transport';
 import { describeMasks, detectionsForDescriptors, photoContext } from '../learn/describePhoto';
-import { DETECTOR_CATALOG } from '../text/catalog';
+import { DETECTORS } from '../catalog';
 import type {
   DescribeRegionsRequest,
   DescribeRegionsResponse,
@@ -144,7 +144,7 @@ export class EngineService implements EngineApi {
       const t0 = performance.now();
       const { imageKey } = await this.engine.embed(request.image, request.imageId);
       const t1 = performance.now();
-      const detectors = await this.text.detectorsNamed(DETECTOR_CATALOG.map((d) => d.name));
+      const detectors = await this.text.detectorsNamed(DETECTORS.map((d) => d.name));
       const detections = await detectionsForDescriptors(request.image, detectors);
       const t2 = performance.now();
       const descriptors = describeMasks(photoContext(this.engine, imageKey, request.image, detections), request.masks);
