@@ -35,7 +35,8 @@ interface CocoInstances {
 const USAGE = `usage: npm run eval -- --dataset coco [--mode text|everything] [options]
   --mode M               text (default): the 80 class names as text prompts (options below);
                          everything: segment everything, class-agnostic AR@100 (--mode everything --help);
-                         exemplar: find the other instances of a class from one (--mode exemplar --help)
+                         exemplar: find the other instances of a class from one (--mode exemplar --help);
+                         learn: a labeller that learns from a simulated reviewer (--mode learn --help)
   --data DIR             COCO folder with images/ and instances.json (default ../shared/eval/coco-tiny)
   --out FILE             results JSON (default bench/results/evalCoco.json)
   --limit N              first N images only (sorted by file name)
@@ -134,7 +135,8 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
   const mode = argv.find((a, i) => argv[i - 1] === '--mode') ?? argv.find((a) => a.startsWith('--mode='))?.slice('--mode='.length);
   if (mode === 'everything') return (await import('./everything')).runEverythingEval(argv);
   if (mode === 'exemplar') return (await import('./exemplar')).runExemplarEval(argv);
-  if (mode !== undefined && mode !== 'text') fail(`unknown --mode "${mode}" (text, everything, exemplar)`);
+  if (mode === 'learn') return (await import('./learn')).runLearnEval(argv);
+  if (mode !== undefined && mode !== 'text') fail(`unknown --mode "${mode}" (text, everything, exemplar, learn)`);
   argv = argv.filter((a, i) => a !== '--mode' && argv[i - 1] !== '--mode' && !a.startsWith('--mode='));
   let values;
   try {

@@ -18,6 +18,7 @@ import { EmbeddingMissingError, type EmbeddingView } from '../engine';
 import { PromptError } from '../prompt';
 import type { EverythingRule, EverythingSettings, ProposalSource } from '../everything/segmentEverything';
 import type { ExemplarRule, ExemplarSource } from '../text/exemplar';
+import type { RegionDescriptor } from '../learn/descriptors';
 import type { Call, ErrorClasses, TransferTable } from './transport';
 
 export interface EngineApi {
@@ -48,6 +49,12 @@ export interface EngineApi {
    * decoder run starts after it and the call rejects with the signal's reason.
    */
   segmentEverything(request: SegmentEverythingRequest, call?: Call<EverythingEvent>): Promise<SegmentEverythingResponse>;
+  /**
+   * Region descriptors of masks on the photo (src/engine/learn/descriptors.ts): what learned classes
+   * (src/engine/learn/learnedClasses.ts) learn from and classify. Embeds the photo unless `imageId`'s
+   * embedding is cached; runs the detectors once per call, so describe a photo's regions together.
+   */
+  describeRegions(request: DescribeRegionsRequest): Promise<DescribeRegionsResponse>;
   /** A copy of the embedding of `imageKey` with the encoder's identity, or null if none is cached. */
   exportEmbedding(request: { imageKey: string }): Promise<EmbeddingRecord | null>;
   /** An embedding made earlier (IndexedDB, the server) for `image`; refused when another encoder made it. */
@@ -257,6 +264,20 @@ export interface FindSimilarResponse {
   /** Candidates SAM outlined that were turned down because they do not look like the example. */
   rejected?: number;
   timings: { totalMs: number };
+}
+
+export interface DescribeRegionsRequest {
+  image: RgbaImage;
+  /** The key of an earlier `embed`: its embedding is reused. */
+  imageId?: string;
+  /** Masks at the photo's size (a box a person drew: a filled box, descriptors.ts `boxMask`). */
+  masks: BinaryMask[];
+}
+
+export interface DescribeRegionsResponse {
+  /** One per mask, in order. */
+  descriptors: RegionDescriptor[];
+  timings: { embedMs: number; detectMs: number; describeMs: number };
 }
 
 export interface SegmentEverythingRequest {

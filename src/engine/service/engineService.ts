@@ -10,7 +10,29 @@ import { maskOutline } from '../polygons';
 import type { Tensor } from '../runtime';
 import type { TextService } from '../worker/textService';
 import type { Call } from './transport';
-import type { EmbeddingRecord, EmbedRequest, EmbedResponse, EngineApi, EngineDescription, EverythingEvent, EverythingProposalResult, FindSimilarRequest, FindSimilarResponse, PredictRequest, PredictResponse, RetraceRequest, RetraceResponse, SegmentTextRequest, SegmentEverythingRequest, SegmentEverythingResponse, SegmentTextResponse } from './api';
+import { describeMasks, detectionsForDescriptors, photoContext } from '../learn/describePhoto';
+import { DETECTORS } from '../catalog';
+import type {
+  DescribeRegionsRequest,
+  DescribeRegionsResponse,
+  EmbeddingRecord,
+  EmbedRequest,
+  EmbedResponse,
+  EngineApi,
+  EngineDescription,
+  EverythingEvent,
+  EverythingProposalResult,
+  FindSimilarRequest,
+  FindSimilarResponse,
+  PredictRequest,
+  PredictResponse,
+  RetraceRequest,
+  RetraceResponse,
+  SegmentTextRequest,
+  SegmentEverythingRequest,
+  SegmentEverythingResponse,
+  SegmentTextResponse,
+} from './api';
 import type { BinaryMask } from '../types';
 
 export class EngineService implements EngineApi {
@@ -115,6 +137,19 @@ export class EngineService implements EngineApi {
       const totalMs = performance.now() - t0;
       return { rule: found.rule, proposals, decoderRuns: found.decoderRuns, timings: { embedMs, detectMs: found.timings.detectMs, decodeMs: found.timings.decodeMs, totalMs } };
     }, call.signal);
+  }
+
+  describeRegions(request: DescribeRegionsRequest): Promise<DescribeRegionsResponse> {
+    return this.inTurn(async () => {
+      const t0 = performance.now();
+      const { imageKey } = await this.engine.embed(request.image, request.imageId);
+      const t1 = performance.now();
+      const detectors = await this.text.detectorsNamed(DETECTORS.map((d) => d.name));
+      const detections = await detectionsForDescriptors(request.image, detectors);
+      const t2 = performance.now();
+      const descriptors = describeMasks(photoContext(this.engine, imageKey, request.image, detections), request.masks);
+      return { descriptors, timings: { embedMs: t1 - t0, detectMs: t2 - t1, describeMs: performance.now() - t2 } };
+    });
   }
 
   exportEmbedding(request: { imageKey: string }): Promise<EmbeddingRecord | null> {

@@ -79,7 +79,7 @@ export interface SimilarInstance {
   readonly area: number;
 }
 
-interface Geometry {
+export interface Geometry {
   readonly width: number;
   readonly height: number;
   /** Cells (columns, rows) that hold image rather than padding. */
@@ -88,7 +88,7 @@ interface Geometry {
   readonly scale: number;
 }
 
-function geometry(width: number, height: number): Geometry {
+export function geometry(width: number, height: number): Geometry {
   const scale = MODEL_SIZE / Math.max(width, height);
   return {
     width,
@@ -121,7 +121,7 @@ export function maskCellCoverage(mask: BinaryMask, g: Geometry): Float32Array {
  * COCO flock of sheep: raw cosine 0.44 between sheep and background, 0.12 after centring, while
  * sheep-to-sheep similarity stays around 0.6), so centring is what makes the map discriminative.
  */
-function normalisedCells(embedding: Float32Array, channels: number, g: Geometry): Float32Array {
+export function normalisedCells(embedding: Float32Array, channels: number, g: Geometry): Float32Array {
   const cells = GRID * GRID;
   const out = new Float32Array(cells * channels);
   for (let c = 0; c < channels; c++) for (let i = 0; i < cells; i++) out[i * channels + c] = embedding[c * cells + i];

@@ -1,0 +1,185 @@
+/**
+ * `npm run eval -- --dataset coco --mode learn --data DIR [--seed-images 10] [--limit N] [--out FILE]`
+ *
+ * A labeller that learns (issue 37), played by a perfect reviewer: the first `--seed-images` photos
+ * are labelled by hand from the ground truth; then on every photo in file-name order the tool
+ * proposes (segment everything, each proposal classified by the learned classes), the reviewer
+ * accepts what matches an unmatched instance of the proposed class, re-classes what matches one of
+ * another class, rejects the rest and adds each missed instance by hand, and the tool learns from
+ * the photo before the next. See learnReplay.ts for the rules and what is reported.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadNodeEngine, defaultModelDir } from '../../src/engine/adapters/ortNode';
+import { samFiles } from '../../src/engine/catalog';
+import { loadNodeDetectors } from '../../src/engine/adapters/textNode';
+import type { SegmentationEngine } from '../../src/engine/engine';
+import { DESCRIPTOR_KINDS, type DescriptorKind } from '../../src/engine/learn/descriptors';
+import type { ConceptDetector } from '../../src/engine/text/detector';
+import { diskEmbeddingStore } from '../eval/embeddingStore';
+import { gitCommit, selectImages, type CocoInstancesFile } from './everything';
+import { cachedPhoto, type CachedPhoto } from './learnCache';
+import { replaySession, type ReplayOptions } from './learnReplay';
+
+const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [options]
+  --data DIR             COCO-style folder with images/ and instances.json (default ../shared/eval/coco-tiny);
+                         ground truth with empty segmentation is matched by box IoU (raccoon)
+  --seed-images N        photos labelled by hand before the tool proposes (default 10)
+  --limit N              first N photos only (file-name order)
+  --out FILE             results JSON (default bench/results/evalLearn-<data folder>.json)
+  --descriptors LIST     descriptor kinds the classifier reads, joined by + (default sam+detectors+appearance)
+  --ablation             also replay every single kind and pair of kinds, reported under "ablation"
+  --show P               the lowest probability shown to the reviewer (default 0.3)
+  --l2 L                 the classifier's L2 penalty (default LearnedClasses')
+  --no-suppress          propose parts and duplicates of a more probable same-class proposal too
+  --skip-partial         proposals partly over an instance teach nothing (default: background)
+  --no-detector-prior    the learned classes alone, not the detectors' class names
+  --cache DIR            proposals and descriptors per photo (default bench/results/learn-cache/<data folder>)
+  --threads N            onnxruntime intra-op threads (default: all cores)
+  --cache-only           fill the cache and stop`;
+
+function fail(message: string): never {
+  process.stderr.write(`eval coco learn: ${message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+
+export function parseKinds(list: string): DescriptorKind[] {
+  const kinds = list.split('+') as DescriptorKind[];
+  for (const k of kinds) if (!DESCRIPTOR_KINDS.includes(k)) fail(`unknown descriptor "${k}" (${DESCRIPTOR_KINDS.join(', ')})`);
+  return kinds;
+}
+
+export async function runLearnEval(argv: readonly string[]): Promise<void> {
+  let values;
+  try {
+    values = parseArgs({
+      args: [...argv],
+      options: {
+        dataset: { type: 'string' },
+        mode: { type: 'string' },
+        data: { type: 'string' },
+        out: { type: 'string' },
+        'seed-images': { type: 'string' },
+        limit: { type: 'string' },
+        descriptors: { type: 'string' },
+        ablation: { type: 'boolean' },
+        show: { type: 'string' },
+        cache: { type: 'string' },
+        'no-suppress': { type: 'boolean' },
+        l2: { type: 'string' },
+        'skip-partial': { type: 'boolean' },
+        'no-detector-prior': { type: 'boolean' },
+        threads: { type: 'string' },
+        'cache-only': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }).values;
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const dataDir = resolve(values.data ?? '../shared/eval/coco-tiny');
+  const name = basename(dataDir);
+  const out = resolve(values.out ?? `bench/results/evalLearn-${name}.json`);
+  const cacheDir = resolve(values.cache ?? `bench/results/learn-cache/${name}`);
+  const seedImages = values['seed-images'] === undefined ? 10 : Number(values['seed-images']);
+  if (!Number.isInteger(seedImages) || seedImages < 1) fail('--seed-images must be a positive integer');
+  const showFrom = values.show === undefined ? 0.3 : Number(values.show);
+  if (!(showFrom > 0 && showFrom < 1)) fail('--show must be in (0, 1)');
+  const kinds = parseKinds(values.descriptors ?? DESCRIPTOR_KINDS.join('+'));
+  const threads = values.threads === undefined ? undefined : Number(values.threads);
+  const instances = JSON.parse(await readFile(join(dataDir, 'instances.json'), 'utf8').catch(() => fail(`no instances.json in ${dataDir}`))) as CocoInstancesFile;
+  const images = selectImages(instances.images, undefined, values.limit ? Number(values.limit) : undefined);
+  if (images.length <= seedImages && !values['cache-only']) fail(`${images.length} photos: none left after ${seedImages} seed photos`);
+
+  // The models load only when a photo is not cached yet.
+  let models: Promise<{ engine: SegmentationEngine; detectors: ConceptDetector[] }> | undefined;
+  const loadModels = () =>
+    (models ??= (async () => ({
+      engine: await loadNodeEngine({ threads, embeddingCacheSize: 1, embeddingStore: diskEmbeddingStore(join(defaultModelDir(), samFiles().encoder)) }),
+      detectors: await loadNodeDetectors({ threads }),
+    }))());
+  const started = Date.now();
+  const photos: CachedPhoto[] = [];
+  for (const [i, info] of images.entries()) {
+    let photo: CachedPhoto;
+    try {
+      photo = JSON.parse(await readFile(join(cacheDir, `${info.file_name}.json`), 'utf8')) as CachedPhoto;
+    } catch {
+      const { engine, detectors } = await loadModels();
+      photo = await cachedPhoto({ dataDir, cacheDir, engine, detectors }, instances, info);
+      process.stderr.write(
+        `[${i + 1}/${images.length}] ${info.file_name}: ${photo.proposals.length} proposals, ${photo.instances.length} instances ` +
+          `(embed ${photo.ms.embed.toFixed(0)} ms, everything ${photo.ms.everything.toFixed(0)} ms, detect ${photo.ms.detect.toFixed(0)} ms, ` +
+          `describe ${photo.ms.describe.toFixed(0)} ms) (${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
+      );
+    }
+    photos.push(photo);
+  }
+  if (models) {
+    const { engine, detectors } = await models;
+    await engine.release();
+    for (const d of detectors) await d.release();
+  }
+  if (values['cache-only']) return;
+
+  const categories = new Map(instances.categories.map((c) => [c.id, c.name]));
+  const options: ReplayOptions = {
+    seedImages,
+    kinds,
+    showFrom,
+    categories,
+    suppressParts: !values['no-suppress'],
+    skipPartialNegatives: !!values['skip-partial'],
+    detectorPrior: !values['no-detector-prior'],
+    ...(values.l2 === undefined ? {} : { l2: Number(values.l2) }),
+  };
+  const main = replaySession(photos, options);
+  const ablation = values.ablation
+    ? Object.fromEntries(
+        ablationChoices().map((choice) => {
+          const r = replaySession(photos, { ...options, kinds: choice });
+          process.stderr.write(`ablation ${choice.join('+')}: AP50 ${(r.learn.ap50 * 100).toFixed(1)}\n`);
+          return [choice.join('+'), r.learn];
+        }),
+      )
+    : undefined;
+  const result = {
+    dataset: dataDir,
+    images: images.length,
+    seedImages,
+    commit: gitCommit(),
+    settings: { descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior },
+    learn: main.learn,
+    ...(ablation ? { ablation } : {}),
+    byImage: main.byImage,
+  };
+  const pct = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '–' : (v * 100).toFixed(1));
+  const l = main.learn;
+  const table = [
+    `learned classes on ${name}: ${images.length - seedImages} photos after ${seedImages} labelled by hand, descriptors ${kinds.join('+')}`,
+    '',
+    '| AP50 | recall | precision | recall at precision ≥ 70 % | actions/instance | ECE | ms/photo (Node) | learn ms p95 (CPU ms p95) |',
+    '|---|---|---|---|---|---|---|---|',
+    `| ${pct(l.ap50)} | ${pct(l.recall)} | ${pct(l.precision)} | ${pct(l.recallAtPrecision70)} | ${l.actionsPerInstance.toFixed(2)} | ${pct(l.ece)} | ${l.msPerImageNode.toFixed(0)} | ${l.learnMsP95.toFixed(1)} (${l.learnCpuMsP95.toFixed(1)}) |`,
+    ...(ablation
+      ? ['', '| descriptors | AP50 | recall | precision | recall at P ≥ 70 % | actions/instance | ECE |', '|---|---|---|---|---|---|---|',
+         ...Object.entries(ablation).map(([k, a]) => `| ${k} | ${pct(a.ap50)} | ${pct(a.recall)} | ${pct(a.precision)} | ${pct(a.recallAtPrecision70)} | ${a.actionsPerInstance.toFixed(2)} | ${pct(a.ece)} |`)]
+      : []),
+  ].join('\n');
+  process.stdout.write(`${table}\n`);
+  await mkdir(dirname(out), { recursive: true });
+  await writeFile(out, `${JSON.stringify(result, null, 2)}\n`);
+  process.stderr.write(`eval coco learn: wrote ${out} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+}
+
+/** Every kind alone, every pair, and all of them. */
+function ablationChoices(): DescriptorKind[][] {
+  const k = DESCRIPTOR_KINDS;
+  return [...k.map((x) => [x]), ...k.flatMap((x, i) => k.slice(i + 1).map((y) => [x, y])), [...k]];
+}

@@ -1,0 +1,313 @@
+/**
+ * The learn eval's simulated session, replayed from the per-photo cache (learnCache.ts): no model
+ * runs here, only the learned classes (src/engine/learn/).
+ *
+ * - Seed photos: the person labels every instance by hand (from the ground truth).
+ * - Every later photo: each proposal gets the most probable of the learned classes, or the class a
+ *   detector named when its box prompted the proposal and that class is one of the person's but
+ *   barely taught yet (what the detectors know, beside what the person taught). Proposals at or
+ *   above `showFrom` are shown, most probable first; the perfect reviewer accepts one that matches
+ *   an unmatched instance of its class (mask IoU ≥ 0.5, box IoU for box-only ground truth),
+ *   re-classes one that matches an unmatched instance of another class, rejects the rest, and adds
+ *   every instance still missing by hand.
+ * - A finished photo teaches: the reviewer's decisions, the hand-made objects, and the proposals
+ *   not shown (a positive of the instance they match, background otherwise). Before it learns, the
+ *   tool's guesses on that photo are recorded against the outcome: the decisions calibration fits on.
+ *
+ * Reported on the photos after the seed ones: AP50 of the proposals with their classes (mean over
+ * classes, COCO's 101-point interpolation) and pooled; recall and precision of what was shown;
+ * the best recall at precision ≥ 70 %; actions per instance (accept, reject, re-class 1; an object
+ * made by hand 4); ECE of the shown probabilities; Node milliseconds per photo; learning-step p95.
+ */
+import { expectedCalibrationError, type ReliabilityBin } from '../../src/engine/learn/calibration';
+import type { DescriptorKind, RegionDescriptor } from '../../src/engine/learn/descriptors';
+import { LEARNED_SOURCE, LearnedClasses } from '../../src/engine/learn/learnedClasses';
+import { suppressSameClassOverlaps } from '../../src/engine/learn/suppress';
+import type { CachedPhoto } from './learnCache';
+
+export const MATCH_IOU = 0.5;
+/** A hand-made object costs as much as four review decisions (issue 37). */
+export const HAND_LABEL_ACTIONS = 4;
+/** Detector-named classes are proposed on the detector's word until the person taught this many. */
+export const DETECTOR_PRIOR_UNTIL = 3;
+export const DETECTOR_SOURCE = 'detector';
+/** Guesses below this are neither ranked nor recorded (nobody would see them). */
+const MIN_PROBABILITY = 0.01;
+
+export interface ReplayOptions {
+  readonly seedImages: number;
+  readonly kinds: readonly DescriptorKind[];
+  readonly showFrom: number;
+  /** Category id → the person's class name. */
+  readonly categories: ReadonlyMap<number, string>;
+  /** Off: the learned classes alone. */
+  readonly detectorPrior?: boolean;
+  /** Off: every classified proposal is proposed, parts and duplicates of a more probable one too. */
+  readonly suppressParts?: boolean;
+  /** Proposals overlapping an instance only partly (IoU in [0.1, 0.5)) teach nothing rather than background. */
+  readonly skipPartialNegatives?: boolean;
+  /** The classifier's L2 penalty (default LearnedClasses'). */
+  readonly l2?: number;
+}
+
+export interface LearnSummary {
+  ap50: number;
+  ap50Pooled: number;
+  recall: number;
+  precision: number;
+  recallAtPrecision70: number;
+  actionsPerInstance: number;
+  ece: number;
+  msPerImageNode: number;
+  learnMsP95: number;
+  learnMsMean: number;
+  learnCpuMsP95: number;
+  instances: number;
+  shown: number;
+  accepted: number;
+  reclassed: number;
+  rejected: number;
+  handAdded: number;
+  /** The "Accept all ≥ P" default at the end, and the precision then measured at it. */
+  defaultAcceptThreshold: number;
+  precisionAtDefault: number | undefined;
+  reliability: ReliabilityBin[];
+}
+
+export interface ImageRow {
+  image: string;
+  seed: boolean;
+  instances: number;
+  proposals: number;
+  shown: number;
+  accepted: number;
+  reclassed: number;
+  rejected: number;
+  handAdded: number;
+  actions: number;
+  learnMs: number;
+  /** CPU time of the learning step: on a machine shared with other work the wall time says more about the others. */
+  learnCpuMs: number;
+  classifyMs: number;
+  toolMs: number;
+}
+
+interface Guess {
+  readonly proposal: number;
+  readonly classId: string;
+  readonly probability: number;
+  readonly raw: number;
+  readonly source: string;
+}
+
+interface Ranked {
+  readonly classId: string;
+  readonly probability: number;
+  readonly truePositive: boolean;
+}
+
+export function replaySession(photos: readonly CachedPhoto[], options: ReplayOptions): { learn: LearnSummary; byImage: ImageRow[] } {
+  const model = new LearnedClasses({ kinds: options.kinds, ...(options.l2 === undefined ? {} : { l2: options.l2 }) });
+  const classOf = (categoryId: number) => options.categories.get(categoryId) ?? String(categoryId);
+  const personClasses = new Set(options.categories.values());
+  const ranked: Ranked[] = [];
+  const positivesByClass = new Map<string, number>();
+  const shownLog: { probability: number; correct: boolean }[] = [];
+  const learnMs: number[] = [];
+  const learnCpuMs: number[] = [];
+  const toolMs: number[] = [];
+  const byImage: ImageRow[] = [];
+  const totals = { instances: 0, shown: 0, accepted: 0, reclassed: 0, rejected: 0, handAdded: 0 };
+
+  photos.forEach((photo, index) => {
+    const seed = index < options.seedImages;
+    const gts = photo.instances;
+    const real = gts.map((g, k) => k).filter((k) => !gts[k].crowd);
+    const row: ImageRow = { image: photo.file, seed, instances: real.length, proposals: photo.proposals.length, shown: 0, accepted: 0, reclassed: 0, rejected: 0, handAdded: 0, actions: 0, learnMs: 0, learnCpuMs: 0, classifyMs: 0, toolMs: 0 };
+
+    const t0 = performance.now();
+    const guesses: Guess[] = [];
+    photo.proposals.forEach((p, k) => {
+      const learned = model.classify(p.descriptor)[0];
+      let best: Guess | undefined = learned && { proposal: k, classId: learned.classId, probability: learned.probability, raw: learned.raw, source: LEARNED_SOURCE };
+      if (options.detectorPrior !== false && p.label !== undefined && p.detectorScore !== undefined && personClasses.has(p.label) && model.examplesOf(p.label) < DETECTOR_PRIOR_UNTIL) {
+        const probability = model.calibrated(DETECTOR_SOURCE, p.detectorScore);
+        if (!best || probability > best.probability) best = { proposal: k, classId: p.label, probability, raw: p.detectorScore, source: DETECTOR_SOURCE };
+      }
+      if (best && best.probability >= MIN_PROBABILITY) guesses.push(best);
+    });
+    guesses.sort((a, b) => b.probability - a.probability);
+    if (options.suppressParts !== false) {
+      const kept = new Set(suppressSameClassOverlaps(guesses.map((g) => ({ ...g, box: photo.proposals[g.proposal].box }))).map((g) => g.proposal));
+      guesses.splice(0, guesses.length, ...guesses.filter((g) => kept.has(g.proposal)));
+    }
+    row.classifyMs = performance.now() - t0;
+
+    // The guesses judged as detections (each instance found once, by the most probable guess of its class).
+    if (!seed) {
+      const taken = new Set<number>();
+      for (const g of guesses) {
+        const p = photo.proposals[g.proposal];
+        let match = -1;
+        let bestOverlap = MATCH_IOU;
+        for (const k of real) {
+          if (taken.has(k) || classOf(gts[k].categoryId) !== g.classId) continue;
+          if (p.overlaps[k] >= bestOverlap) [match, bestOverlap] = [k, p.overlaps[k]];
+        }
+        if (match >= 0) taken.add(match);
+        else if (crowdOf(photo, g.proposal, g.classId, classOf)) continue;
+        ranked.push({ classId: g.classId, probability: g.probability, truePositive: match >= 0 });
+      }
+      for (const k of real) positivesByClass.set(classOf(gts[k].categoryId), (positivesByClass.get(classOf(gts[k].categoryId)) ?? 0) + 1);
+    }
+
+    // The review: shown guesses, most probable first; then what is still missing, by hand.
+    const examples: { descriptor: RegionDescriptor; classId: string | null }[] = [];
+    const matched = new Set<number>();
+    const decidedProposals = new Set<number>();
+    for (const g of seed ? [] : guesses.filter((x) => x.probability >= options.showFrom)) {
+      const p = photo.proposals[g.proposal];
+      decidedProposals.add(g.proposal);
+      row.shown++;
+      let match = -1;
+      let bestOverlap = MATCH_IOU;
+      for (const k of real) if (!matched.has(k) && p.overlaps[k] >= bestOverlap) [match, bestOverlap] = [k, p.overlaps[k]];
+      // Among equally good matches the reviewer keeps the proposed class when it is one of them.
+      const sameClass = real.find((k) => !matched.has(k) && p.overlaps[k] >= MATCH_IOU && classOf(gts[k].categoryId) === g.classId);
+      if (sameClass !== undefined) match = sameClass;
+      const correct = match >= 0 && classOf(gts[match].categoryId) === g.classId;
+      shownLog.push({ probability: g.probability, correct });
+      model.recordDecision({ raw: g.raw, correct }, g.source);
+      if (match >= 0) {
+        matched.add(match);
+        examples.push({ descriptor: p.descriptor, classId: classOf(gts[match].categoryId) });
+        if (correct) row.accepted++;
+        else row.reclassed++;
+      } else {
+        row.rejected++;
+        if (!(options.skipPartialNegatives && partial(p.overlaps))) examples.push({ descriptor: p.descriptor, classId: null });
+      }
+    }
+    for (const k of real) {
+      if (matched.has(k)) continue;
+      if (!seed) row.handAdded++;
+      examples.push({ descriptor: gts[k].descriptor, classId: classOf(gts[k].categoryId) });
+    }
+    // The finished photo: the proposals nobody was asked about are labelled by what they overlap, and
+    // the tool's guesses on them are recorded against it (out of sample: it has not learned this photo).
+    const guessOf = new Map(guesses.map((g) => [g.proposal, g]));
+    photo.proposals.forEach((p, k) => {
+      if (decidedProposals.has(k)) return;
+      let match = -1;
+      let bestOverlap = MATCH_IOU;
+      gts.forEach((g, j) => {
+        if (p.overlaps[j] >= bestOverlap) [match, bestOverlap] = [j, p.overlaps[j]];
+      });
+      if (match >= 0 && gts[match].crowd) return;
+      if (match < 0 && options.skipPartialNegatives && partial(p.overlaps)) return;
+      const classId = match >= 0 ? classOf(gts[match].categoryId) : null;
+      examples.push({ descriptor: p.descriptor, classId });
+      const g = guessOf.get(k);
+      if (g) model.recordDecision({ raw: g.raw, correct: g.classId === classId }, g.source);
+    });
+    const t1 = performance.now();
+    const c1 = process.cpuUsage();
+    model.learnAll(examples);
+    row.learnMs = performance.now() - t1;
+    const used = process.cpuUsage(c1);
+    row.learnCpuMs = (used.user + used.system) / 1000;
+    row.actions = row.shown + HAND_LABEL_ACTIONS * row.handAdded;
+    row.toolMs = photo.ms.embed + photo.ms.everything + photo.ms.detect + photo.ms.describe + row.classifyMs;
+    if (!seed) {
+      learnMs.push(row.learnMs);
+      learnCpuMs.push(row.learnCpuMs);
+      toolMs.push(row.toolMs + row.learnMs);
+      totals.instances += row.instances;
+      totals.shown += row.shown;
+      totals.accepted += row.accepted;
+      totals.reclassed += row.reclassed;
+      totals.rejected += row.rejected;
+      totals.handAdded += row.handAdded;
+    }
+    byImage.push(row);
+  });
+
+  const perClassAp = [...positivesByClass.entries()].map(([classId, n]) => averagePrecision(ranked.filter((r) => r.classId === classId), n));
+  const allPositives = [...positivesByClass.values()].reduce((s, n) => s + n, 0);
+  const calibration = expectedCalibrationError(shownLog);
+  const defaultAcceptThreshold = model.defaultAcceptThreshold();
+  return {
+    learn: {
+      ap50: mean(perClassAp),
+      ap50Pooled: averagePrecision(ranked, allPositives),
+      recall: totals.instances ? (totals.accepted + totals.reclassed) / totals.instances : NaN,
+      precision: totals.shown ? totals.accepted / totals.shown : NaN,
+      recallAtPrecision70: recallAtPrecision(ranked, allPositives, 0.7),
+      actionsPerInstance: totals.instances ? (totals.shown + HAND_LABEL_ACTIONS * totals.handAdded) / totals.instances : NaN,
+      ece: calibration.ece,
+      msPerImageNode: mean(toolMs),
+      learnMsP95: percentile(learnMs, 0.95),
+      learnMsMean: mean(learnMs),
+      learnCpuMsP95: percentile(learnCpuMs, 0.95),
+      ...totals,
+      defaultAcceptThreshold,
+      precisionAtDefault: model.precisionAt(defaultAcceptThreshold).precision,
+      reliability: calibration.bins,
+    },
+    byImage,
+  };
+}
+
+function partial(overlaps: readonly number[]): boolean {
+  const best = Math.max(0, ...overlaps);
+  return best >= 0.1 && best < MATCH_IOU;
+}
+
+function crowdOf(photo: CachedPhoto, proposal: number, classId: string, classOf: (id: number) => string): boolean {
+  return photo.instances.some((g, k) => g.crowd && classOf(g.categoryId) === classId && photo.proposals[proposal].overlaps[k] >= MATCH_IOU);
+}
+
+/** COCO's 101-point interpolated average precision of a ranked list against `positives` instances. */
+export function averagePrecision(list: readonly { probability: number; truePositive: boolean }[], positives: number): number {
+  if (positives === 0) return NaN;
+  const sorted = [...list].sort((a, b) => b.probability - a.probability);
+  const precision: number[] = [];
+  const recall: number[] = [];
+  let tp = 0;
+  sorted.forEach((r, i) => {
+    if (r.truePositive) tp++;
+    precision.push(tp / (i + 1));
+    recall.push(tp / positives);
+  });
+  for (let i = precision.length - 2; i >= 0; i--) precision[i] = Math.max(precision[i], precision[i + 1]);
+  let sum = 0;
+  for (let s = 0; s <= 100; s++) {
+    const r = s / 100;
+    const i = recall.findIndex((x) => x >= r);
+    sum += i < 0 ? 0 : precision[i];
+  }
+  return sum / 101;
+}
+
+/** The highest recall of a ranked list at a cut whose precision is at least `minPrecision`. */
+export function recallAtPrecision(list: readonly { probability: number; truePositive: boolean }[], positives: number, minPrecision: number): number {
+  const sorted = [...list].sort((a, b) => b.probability - a.probability);
+  let tp = 0;
+  let best = 0;
+  sorted.forEach((r, i) => {
+    if (r.truePositive) tp++;
+    if (tp / (i + 1) >= minPrecision) best = Math.max(best, tp / positives);
+  });
+  return positives ? best : NaN;
+}
+
+function mean(values: readonly number[]): number {
+  const finite = values.filter((v) => Number.isFinite(v));
+  return finite.length ? finite.reduce((s, v) => s + v, 0) / finite.length : NaN;
+}
+
+function percentile(values: readonly number[], q: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+}

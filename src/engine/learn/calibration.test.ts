@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { applyPlatt, expectedCalibrationError, fitPlatt, lowestThresholdWithPrecision, precisionAt } from './calibration';
+
+describe('calibration', () => {
+  it('Platt scaling fitted on over-confident decisions brings the error down', () => {
+    // Said 0.9, right 60 % of the time; said 0.6, right 20 %.
+    const decisions = [
+      ...Array.from({ length: 100 }, (_, i) => ({ raw: 0.9, correct: i % 5 < 3 })),
+      ...Array.from({ length: 100 }, (_, i) => ({ raw: 0.6, correct: i % 5 === 0 })),
+    ];
+    const before = expectedCalibrationError(decisions.map((d) => ({ probability: d.raw, correct: d.correct }))).ece;
+    const map = fitPlatt(decisions);
+    const after = expectedCalibrationError(decisions.map((d) => ({ probability: applyPlatt(map, d.raw), correct: d.correct }))).ece;
+    expect(before).toBeGreaterThan(0.3);
+    expect(after).toBeLessThan(0.05);
+    expect(applyPlatt(map, 0.9)).toBeCloseTo(0.6, 1);
+  });
+
+  it('with no decisions the map is the identity', () => {
+    const map = fitPlatt([]);
+    expect(applyPlatt(map, 0.73)).toBeCloseTo(0.73, 6);
+  });
+
+  it('ECE weighs each bin by its share', () => {
+    const { ece, bins } = expectedCalibrationError([
+      { probability: 0.95, correct: true },
+      { probability: 0.95, correct: false },
+      { probability: 0.15, correct: false },
+      { probability: 0.15, correct: false },
+    ]);
+    // Bin 0.9–1: |0.95 − 0.5| × 1/2; bin 0.1–0.2: |0.15 − 0| × 1/2.
+    expect(ece).toBeCloseTo(0.45 / 2 + 0.15 / 2, 6);
+    expect(bins[9].count).toBe(2);
+  });
+
+  it('precision at a threshold and the lowest threshold reaching 95 %', () => {
+    const decided = [
+      ...Array.from({ length: 40 }, (_, i) => ({ probability: 0.8 + i / 400, correct: true })),
+      ...Array.from({ length: 20 }, (_, i) => ({ probability: 0.5 + i / 100, correct: i % 2 === 0 })),
+    ];
+    expect(precisionAt(decided, 0.8)).toEqual({ precision: 1, count: 40 });
+    expect(precisionAt(decided, 0.5).precision).toBeCloseTo(50 / 60, 6);
+    const t = lowestThresholdWithPrecision(decided)!;
+    expect(precisionAt(decided, t).precision).toBeGreaterThanOrEqual(0.95);
+    expect(precisionAt(decided, t - 0.01).precision).toBeLessThan(0.95);
+    expect(lowestThresholdWithPrecision(decided.slice(40))).toBeUndefined();
+  });
+});

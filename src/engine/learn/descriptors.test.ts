@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import type { Detection } from '../text/detector';
+import type { BinaryMask, RgbaImage } from '../types';
+import { APPEARANCE_LENGTH, appearanceDescriptor, boxMask, DETECTOR_CONCEPTS, detectorDescriptor, maskBox, samCells, samDescriptor } from './descriptors';
+
+const W = 64;
+const H = 48;
+
+/** Left half red, right half blue. */
+function photo(): RgbaImage {
+  const data = new Uint8Array(W * H * 4);
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const k = (y * W + x) * 4;
+      data.set(x < W / 2 ? [220, 20, 20, 255] : [20, 20, 220, 255], k);
+    }
+  }
+  return { width: W, height: H, data };
+}
+
+describe('region descriptors', () => {
+  it('maskBox is the tightest box, exclusive corners; boxMask fills one', () => {
+    const mask = boxMask({ x0: 3, y0: 5, x1: 10, y1: 9 }, W, H);
+    expect(maskBox(mask)).toEqual({ x0: 3, y0: 5, x1: 10, y1: 9 });
+    expect(maskBox({ width: W, height: H, data: new Uint8Array(W * H) })).toBeUndefined();
+  });
+
+  it('appearance tells a red region from a blue one, and a thin region from a square', () => {
+    const image = photo();
+    const red = appearanceDescriptor(image, boxMask({ x0: 4, y0: 4, x1: 20, y1: 20 }, W, H));
+    const blue = appearanceDescriptor(image, boxMask({ x0: 40, y0: 4, x1: 56, y1: 20 }, W, H));
+    const thin = appearanceDescriptor(image, boxMask({ x0: 40, y0: 4, x1: 42, y1: 40 }, W, H));
+    expect(red).toHaveLength(APPEARANCE_LENGTH);
+    expect(red[0]).toBeGreaterThan(0.8);
+    expect(red[2]).toBeLessThan(0.1);
+    expect(blue[2]).toBeGreaterThan(0.8);
+    // log aspect: square 0, thin strongly negative.
+    expect(blue[APPEARANCE_LENGTH - 2]).toBeCloseTo(0, 6);
+    expect(thin[APPEARANCE_LENGTH - 2]).toBeLessThan(-2);
+  });
+
+  it("detectors: the best overlapping detection's score per concept, nothing for boxes elsewhere", () => {
+    const detection = (label: string, score: number, box: Detection['box']): Detection => ({ classIndex: 0, label: label as Detection['label'], score, box });
+    const region = { x0: 10, y0: 10, x1: 30, y1: 30 };
+    const out = detectorDescriptor(
+      [detection('cat', 0.6, region), detection('cat', 0.3, region), detection('dog', 0.9, { x0: 40, y0: 40, x1: 60, y1: 60 }), detection('bear', 0.5, { x0: 10, y0: 10, x1: 30, y1: 22 })],
+      region,
+    );
+    expect(out).toHaveLength(DETECTOR_CONCEPTS.length);
+    expect(out[DETECTOR_CONCEPTS.indexOf('cat')]).toBeCloseTo(0.6, 6);
+    expect(out[DETECTOR_CONCEPTS.indexOf('dog')]).toBe(0);
+    // IoU 0.6 → scaled by 0.6 / 0.7.
+    expect(out[DETECTOR_CONCEPTS.indexOf('bear')]).toBeCloseTo((0.5 * 0.6) / 0.7, 6);
+  });
+
+  it('sam: regions over cells that differ get different unit vectors', () => {
+    const channels = 4;
+    const data = new Float32Array(channels * 64 * 64);
+    // Channel 0 high on the left half of the model frame, channel 1 on the right.
+    for (let r = 0; r < 64; r++) for (let q = 0; q < 64; q++) data[(q < 32 ? 0 : 1) * 4096 + r * 64 + q] = 1;
+    const cells = samCells({ data, dims: [1, channels, 64, 64] }, 64, 64);
+    const left: BinaryMask = boxMask({ x0: 0, y0: 0, x1: 20, y1: 64 }, 64, 64);
+    const right: BinaryMask = boxMask({ x0: 44, y0: 0, x1: 64, y1: 64 }, 64, 64);
+    const a = samDescriptor(cells, left);
+    const b = samDescriptor(cells, right);
+    expect(Math.hypot(...a)).toBeCloseTo(1, 6);
+    expect(a.reduce((s, v, i) => s + v * b[i], 0)).toBeLessThan(0);
+  });
+});

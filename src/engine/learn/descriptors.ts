@@ -1,0 +1,196 @@
+/**
+ * Region descriptors for learned classes: what the classifier (learnedClasses.ts) sees of one object.
+ * Three kinds, each computed from what the engine already has for a photo, so describing a proposal
+ * costs no model run of its own:
+ *
+ * - `sam`: the SAM image embedding pooled over the mask: the coverage-weighted mean of the image-centred,
+ *   unit-length 256-d cell vectors find-similar uses (text/similar.ts), unit length.
+ * - `detectors`: the shipped detectors' class scores around the region: for every concept of every
+ *   detector, the best score of a detection of that concept whose box overlaps the region's box, scaled
+ *   by how well it overlaps. A class no detector names still has a signature here (a raccoon is a bit of
+ *   a cat, a dog and a bear to them).
+ * - `appearance`: colour, texture and shape statistics of the masked pixels.
+ *
+ * Pure engine code: the same numbers in the browser worker, the server and the CLI.
+ */
+import { DETECTORS } from '../catalog';
+import { boxIoU, type CornerBox, type Detection } from '../text/detector';
+import { geometry, maskCellCoverage, normalisedCells } from '../text/similar';
+import type { BinaryMask, RgbaImage } from '../types';
+
+export type DescriptorKind = 'sam' | 'detectors' | 'appearance';
+export const DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['sam', 'detectors', 'appearance'];
+
+/** One region's descriptor, by kind: plain number arrays, so it serialises and crosses the worker as is. */
+export type RegionDescriptor = Readonly<Record<DescriptorKind, readonly number[]>>;
+
+/** Every concept of every shipped detector, once, in catalog order: the `detectors` descriptor's columns. */
+export const DETECTOR_CONCEPTS: readonly string[] = [...new Set(DETECTORS.flatMap((d) => d.vocabulary as readonly string[]))];
+
+/** A detection counts for a region from this box IoU on, fully from `FULL_OVERLAP_IOU`. */
+export const MIN_OVERLAP_IOU = 0.3;
+export const FULL_OVERLAP_IOU = 0.7;
+
+export const APPEARANCE_LENGTH = 20;
+const HUE_BINS = 8;
+/** Pixels sampled per region at most: the statistics settle long before, and big masks stay cheap. */
+const MAX_SAMPLES = 20_000;
+
+/** The photo's SAM cells, centred and unit length, computed once per photo and pooled per region. */
+export interface SamCells {
+  readonly cells: Float32Array;
+  readonly channels: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+export function samCells(embedding: { readonly data: Float32Array; readonly dims: readonly number[] }, width: number, height: number): SamCells {
+  const [, channels, gh, gw] = embedding.dims;
+  if (gh !== 64 || gw !== 64) throw new Error(`expected a 64×64 embedding, got [${embedding.dims}]`);
+  return { cells: normalisedCells(embedding.data, channels, geometry(width, height)), channels, width, height };
+}
+
+export function samDescriptor(cells: SamCells, mask: BinaryMask): number[] {
+  const coverage = maskCellCoverage(mask, geometry(cells.width, cells.height));
+  const out = new Float64Array(cells.channels);
+  for (let i = 0; i < coverage.length; i++) {
+    const w = coverage[i];
+    if (w === 0) continue;
+    const base = i * cells.channels;
+    for (let c = 0; c < cells.channels; c++) out[c] += w * cells.cells[base + c];
+  }
+  return unitLength(out);
+}
+
+export function detectorDescriptor(detections: readonly Detection[], box: CornerBox, concepts: readonly string[] = DETECTOR_CONCEPTS): number[] {
+  const out = new Array<number>(concepts.length).fill(0);
+  for (const d of detections) {
+    const iou = boxIoU(d.box, box);
+    if (iou < MIN_OVERLAP_IOU) continue;
+    const column = concepts.indexOf(d.label);
+    if (column < 0) continue;
+    const value = d.score * Math.min(1, iou / FULL_OVERLAP_IOU);
+    if (value > out[column]) out[column] = value;
+  }
+  return out;
+}
+
+/**
+ * Mean and spread of R, G, B; a saturation-weighted hue histogram; mean saturation and value; mean
+ * brightness gradient (texture); the region's share of the photo (log), its box's aspect (log) and how
+ * much of its box it fills.
+ */
+export function appearanceDescriptor(image: RgbaImage, mask: BinaryMask): number[] {
+  const box = maskBox(mask);
+  if (!box) return new Array<number>(APPEARANCE_LENGTH).fill(0);
+  const { width, data } = image;
+  const boxArea = (box.x1 - box.x0) * (box.y1 - box.y0);
+  const stride = Math.max(1, Math.ceil(Math.sqrt(boxArea / MAX_SAMPLES)));
+  const sum = [0, 0, 0];
+  const sumSq = [0, 0, 0];
+  const hue = new Float64Array(HUE_BINS);
+  let saturation = 0;
+  let value = 0;
+  let gradient = 0;
+  let n = 0;
+  const grey = (x: number, y: number) => {
+    const k = (y * width + x) * 4;
+    return 0.299 * data[k] + 0.587 * data[k + 1] + 0.114 * data[k + 2];
+  };
+  for (let y = box.y0; y < box.y1; y += stride) {
+    for (let x = box.x0; x < box.x1; x += stride) {
+      if (!mask.data[y * mask.width + x]) continue;
+      const k = (y * width + x) * 4;
+      const rgb = [data[k] / 255, data[k + 1] / 255, data[k + 2] / 255];
+      for (let c = 0; c < 3; c++) {
+        sum[c] += rgb[c];
+        sumSq[c] += rgb[c] * rgb[c];
+      }
+      const max = Math.max(...rgb);
+      const min = Math.min(...rgb);
+      const s = max > 0 ? (max - min) / max : 0;
+      saturation += s;
+      value += max;
+      if (max > min) {
+        const [r, g, b] = rgb;
+        const h = max === r ? ((g - b) / (max - min) + 6) % 6 : max === g ? (b - r) / (max - min) + 2 : (r - g) / (max - min) + 4;
+        hue[Math.min(HUE_BINS - 1, Math.floor((h / 6) * HUE_BINS))] += s;
+      }
+      const gx = x + 1 < image.width ? grey(x + 1, y) - grey(x, y) : 0;
+      const gy = y + 1 < image.height ? grey(x, y + 1) - grey(x, y) : 0;
+      gradient += Math.sqrt(gx * gx + gy * gy) / 255;
+      n++;
+    }
+  }
+  if (n === 0) return new Array<number>(APPEARANCE_LENGTH).fill(0);
+  const area = mask.data.reduce((s, v) => s + v, 0);
+  const hueTotal = hue.reduce((s, v) => s + v, 0) || 1;
+  const means = sum.map((s) => s / n);
+  return [
+    ...means,
+    ...sumSq.map((s, c) => Math.sqrt(Math.max(0, s / n - means[c] ** 2))),
+    ...[...hue].map((h) => h / hueTotal),
+    saturation / n,
+    value / n,
+    gradient / n,
+    Math.log(area / (image.width * image.height)),
+    Math.log((box.x1 - box.x0) / (box.y1 - box.y0)),
+    area / boxArea,
+  ];
+}
+
+/** The photo's share of a region description: what every region of one photo has in common. */
+export interface PhotoContext {
+  readonly image: RgbaImage;
+  readonly cells: SamCells;
+  readonly detections: readonly Detection[];
+}
+
+export function describeRegion(photo: PhotoContext, mask: BinaryMask): RegionDescriptor {
+  const box = maskBox(mask) ?? { x0: 0, y0: 0, x1: 0, y1: 0 };
+  return {
+    sam: samDescriptor(photo.cells, mask),
+    detectors: detectorDescriptor(photo.detections, box),
+    appearance: appearanceDescriptor(photo.image, mask),
+  };
+}
+
+/** The kinds asked for, end to end: the classifier's input vector. */
+export function featureVector(descriptor: RegionDescriptor, kinds: readonly DescriptorKind[]): number[] {
+  return kinds.flatMap((k) => descriptor[k]);
+}
+
+/** The tightest box around the mask's pixels, exclusive corners; undefined for an empty mask. */
+export function maskBox(mask: BinaryMask): CornerBox | undefined {
+  let x0 = mask.width;
+  let y0 = mask.height;
+  let x1 = -1;
+  let y1 = -1;
+  for (let y = 0; y < mask.height; y++) {
+    const row = y * mask.width;
+    for (let x = 0; x < mask.width; x++) {
+      if (!mask.data[row + x]) continue;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      y1 = y;
+    }
+  }
+  return x1 < 0 ? undefined : { x0, y0, x1: x1 + 1, y1: y1 + 1 };
+}
+
+/** A filled box as a mask: how a box-only region (a box a person drew) is described. */
+export function boxMask(box: CornerBox, width: number, height: number): BinaryMask {
+  const data = new Uint8Array(width * height);
+  const x0 = Math.max(0, Math.floor(box.x0));
+  const x1 = Math.min(width, Math.ceil(box.x1));
+  for (let y = Math.max(0, Math.floor(box.y0)); y < Math.min(height, Math.ceil(box.y1)); y++) data.fill(1, y * width + x0, y * width + x1);
+  return { width, height, data };
+}
+
+function unitLength(values: ArrayLike<number>): number[] {
+  let norm = 0;
+  for (let i = 0; i < values.length; i++) norm += values[i] * values[i];
+  norm = Math.sqrt(norm) || 1;
+  return Array.from(values, (v) => v / norm);
+}

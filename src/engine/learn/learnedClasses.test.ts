@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import type { RegionDescriptor } from './descriptors';
+import { LearnedClasses } from './learnedClasses';
+
+/** A toy descriptor: only `appearance` carries the signal, around a class's centre. */
+function toy(centre: readonly number[], jitter: () => number): RegionDescriptor {
+  return { sam: [], detectors: [], appearance: centre.map((v) => v + jitter()) };
+}
+
+function generator(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    return (s / 2147483648 - 0.5) * 0.6;
+  };
+}
+
+const CAT = [1, 0, 0, 1];
+const DOG = [0, 1, 0, -1];
+const BACKGROUND = [0, 0, 1, 0];
+
+function taught(): LearnedClasses {
+  const jitter = generator(7);
+  // A light penalty: on four features the toy set needs no more, and the test asks for confident answers.
+  const model = new LearnedClasses({ kinds: ['appearance'], l2: 1e-3 });
+  for (let round = 0; round < 6; round++) {
+    model.learnAll([
+      ...Array.from({ length: 5 }, () => ({ descriptor: toy(CAT, jitter), classId: 'cat' })),
+      ...Array.from({ length: 5 }, () => ({ descriptor: toy(DOG, jitter), classId: 'dog' })),
+      ...Array.from({ length: 10 }, () => ({ descriptor: toy(BACKGROUND, jitter), classId: null })),
+    ]);
+  }
+  return model;
+}
+
+describe('LearnedClasses', () => {
+  it('learns a separable toy set: each class most probable on its own examples, background low on both', () => {
+    const model = taught();
+    const jitter = generator(99);
+    for (let i = 0; i < 20; i++) {
+      expect(model.classify(toy(CAT, jitter))[0].classId).toBe('cat');
+      expect(model.classify(toy(DOG, jitter))[0].classId).toBe('dog');
+      expect(model.classify(toy(CAT, jitter))[0].probability).toBeGreaterThan(0.8);
+      expect(model.classify(toy(BACKGROUND, jitter))[0].probability).toBeLessThan(0.2);
+    }
+    expect(model.classIds).toEqual(['cat', 'dog']);
+  });
+
+  it('knows nothing before it is taught', () => {
+    expect(new LearnedClasses({ kinds: ['appearance'] }).classify(toy(CAT, () => 0))).toEqual([]);
+  });
+
+  it('a rejected proposal teaches background: what was rejected is no longer proposed', () => {
+    const model = taught();
+    const lookalike = [1, 0, 1, 1];
+    const before = model.classify(toy(lookalike, () => 0))[0].probability;
+    const jitter = generator(3);
+    for (let i = 0; i < 10; i++) model.reject(toy(lookalike, jitter));
+    expect(model.classify(toy(lookalike, () => 0))[0].probability).toBeLessThan(before);
+    expect(model.classify(toy(lookalike, () => 0))[0].probability).toBeLessThan(0.5);
+  });
+
+  it('forgets a class with its examples', () => {
+    const model = taught();
+    model.forget('dog');
+    expect(model.classIds).toEqual(['cat']);
+    expect(model.examplesOf('dog')).toBe(0);
+    expect(model.classify(toy(CAT, () => 0))[0].classId).toBe('cat');
+  });
+
+  it('serialises to JSON and back with the same answers, and goes on learning the same way', () => {
+    const model = taught();
+    model.recordDecision({ raw: 0.9, correct: true });
+    const copy = LearnedClasses.fromJSON(JSON.parse(JSON.stringify(model.toJSON())));
+    const probe = toy([0.5, 0.5, 0.2, 0], () => 0);
+    expect(copy.classify(probe)).toEqual(model.classify(probe));
+    expect(copy.precisionAt(0.5)).toEqual(model.precisionAt(0.5));
+    const more = [{ descriptor: toy(CAT, () => 0.1), classId: 'cat' }];
+    model.learnAll(more);
+    copy.learnAll(more);
+    expect(copy.classify(probe)).toEqual(model.classify(probe));
+  });
+
+  it('calibrates on recorded decisions: an over-confident model is pulled down to the measured rate', () => {
+    const model = taught();
+    const raw = model.classify(toy(CAT, () => 0))[0].raw;
+    // Half of what it was this sure of turned out wrong.
+    for (let i = 0; i < 200; i++) model.recordDecision({ raw, correct: i % 2 === 0 });
+    expect(model.classify(toy(CAT, () => 0))[0].probability).toBeGreaterThan(0.4);
+    expect(model.classify(toy(CAT, () => 0))[0].probability).toBeLessThan(0.6);
+  });
+
+  it('the default accept threshold is the lowest with measured precision ≥ 95 %', () => {
+    const model = new LearnedClasses({ kinds: ['appearance'] });
+    // Right above 0.7 always, below it half the time; an identity calibration would keep the raw scale.
+    for (let i = 0; i < 100; i++) model.recordDecision({ raw: 0.75 + (i % 20) / 100, correct: true }, 'test');
+    for (let i = 0; i < 100; i++) model.recordDecision({ raw: 0.3 + (i % 30) / 100, correct: i % 2 === 0 }, 'test');
+    const threshold = model.defaultAcceptThreshold();
+    expect(model.precisionAt(threshold).precision).toBeGreaterThanOrEqual(0.95);
+    expect(model.precisionAt(threshold - 0.05).precision).toBeLessThan(0.95);
+  });
+
+  it('refuses a descriptor of another shape than it learned', () => {
+    const model = taught();
+    expect(() => model.classify({ sam: [], detectors: [], appearance: [1, 2] })).toThrow(/features/);
+  });
+});

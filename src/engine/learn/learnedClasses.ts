@@ -1,0 +1,379 @@
+/**
+ * Learned classes (issue 37, items 1, 3 and 6): a per-session classifier of the person's own classes,
+ * taught by every object they make, accept or re-class (a positive of its class) and every proposal
+ * they reject (a negative: the background class).
+ *
+ * The model is multinomial logistic regression over region descriptors (descriptors.ts), background
+ * being class 0. Each learning step keeps the examples (vectors, never photos), re-standardises the
+ * features and runs a bounded number of mini-batch Adam steps warm-started from the current weights,
+ * so a step's cost does not grow with the session. Classes are balanced in the loss (background
+ * outnumbers every class by far); the probabilities are then re-mapped on the person's decisions
+ * (calibration.ts), one map per source of proposals.
+ *
+ * Small and pure: it lives beside the engine rather than in its worker, so the studio, the server's
+ * jobs and the CLI each hold one as plain data (toJSON / fromJSON) and descriptors are the only thing
+ * the worker computes (EngineApi.describeRegions).
+ */
+import {
+  applyPlatt,
+  fitPlatt,
+  IDENTITY_MAP,
+  lowestThresholdWithPrecision,
+  precisionAt,
+  type Decision,
+  type PlattMap,
+} from './calibration';
+import { DESCRIPTOR_KINDS, featureVector, type DescriptorKind, type RegionDescriptor } from './descriptors';
+
+export const LEARNED_CLASSES_VERSION = 1;
+/** The calibration source of the learned model's own probabilities. */
+export const LEARNED_SOURCE = 'learned';
+
+export interface LearnedClassesOptions {
+  /** Which descriptor kinds the model reads (default all). */
+  readonly kinds?: readonly DescriptorKind[];
+  /** L2 penalty on the weights. */
+  readonly l2?: number;
+  readonly learningRate?: number;
+  /** Mini-batch size and how much arithmetic one step may spend (batches × batch × features × classes). */
+  readonly batchSize?: number;
+  readonly stepWork?: number;
+  /** Background examples kept at most (the oldest go first) and positives kept per class. */
+  readonly maxBackground?: number;
+  readonly maxPerClass?: number;
+  /** Decisions kept for calibration (the newest). */
+  readonly maxDecisions?: number;
+}
+
+const DEFAULTS = {
+  l2: 0.1,
+  learningRate: 0.05,
+  batchSize: 128,
+  stepWork: 2.5e7,
+  maxBackground: 3000,
+  maxPerClass: 600,
+  maxDecisions: 2000,
+} as const;
+
+export interface ClassProbability {
+  readonly classId: string;
+  /** Calibrated. */
+  readonly probability: number;
+  /** Before calibration: what a decision on it is recorded with. */
+  readonly raw: number;
+}
+
+export interface LearnedClassesState {
+  readonly version: number;
+  readonly kinds: readonly DescriptorKind[];
+  readonly classes: readonly string[];
+  /** Feature vectors with their class index (0 = background). */
+  readonly examples: readonly { readonly x: readonly number[]; readonly c: number }[];
+  readonly weights: readonly (readonly number[])[];
+  readonly mean: readonly number[];
+  readonly scale: readonly number[];
+  readonly decisions: Readonly<Record<string, readonly Decision[]>>;
+  readonly steps: number;
+  /** How it learns (LearnedClassesOptions without `kinds`): a restored model learns as it did. */
+  readonly settings: Required<Omit<LearnedClassesOptions, 'kinds'>>;
+  /** The optimiser's moments and the sampler's state: a restored model goes on learning exactly as the original. */
+  readonly optimiser: { readonly m: readonly (readonly number[])[]; readonly v: readonly (readonly number[])[]; readonly t: number; readonly seed: number };
+}
+
+type Example = { x: Float64Array; c: number };
+
+export class LearnedClasses {
+  private readonly kinds: readonly DescriptorKind[];
+  private readonly options: Required<Omit<LearnedClassesOptions, 'kinds'>>;
+  /** Index 0 is background. */
+  private classes: string[] = [''];
+  private examples: Example[] = [];
+  private weights: Float64Array[] = [];
+  private mean = new Float64Array(0);
+  private scale = new Float64Array(0);
+  private decisions = new Map<string, Decision[]>();
+  private calibrations = new Map<string, PlattMap>();
+  private adam: { m: Float64Array[]; v: Float64Array[]; t: number } = { m: [], v: [], t: 0 };
+  private steps = 0;
+  /** A small deterministic generator: the same decisions give the same model everywhere. */
+  private seed = 0x9e3779b9;
+
+  constructor(options: LearnedClassesOptions = {}) {
+    this.kinds = options.kinds ?? DESCRIPTOR_KINDS;
+    this.options = {
+      l2: options.l2 ?? DEFAULTS.l2,
+      learningRate: options.learningRate ?? DEFAULTS.learningRate,
+      batchSize: options.batchSize ?? DEFAULTS.batchSize,
+      stepWork: options.stepWork ?? DEFAULTS.stepWork,
+      maxBackground: options.maxBackground ?? DEFAULTS.maxBackground,
+      maxPerClass: options.maxPerClass ?? DEFAULTS.maxPerClass,
+      maxDecisions: options.maxDecisions ?? DEFAULTS.maxDecisions,
+    };
+  }
+
+  /** The classes taught so far, in the order first taught. */
+  get classIds(): string[] {
+    return this.classes.slice(1);
+  }
+
+  /** Positive examples of a class held now. */
+  examplesOf(classId: string): number {
+    const c = this.classes.indexOf(classId);
+    return c <= 0 ? 0 : this.examples.filter((e) => e.c === c).length;
+  }
+
+  /** One object of `classId` (made, accepted or re-classed): learns at once. */
+  learn(example: { descriptor: RegionDescriptor; classId: string }): void {
+    this.learnAll([example]);
+  }
+
+  /** A rejected proposal: a background example. */
+  reject(descriptor: RegionDescriptor): void {
+    this.learnAll([{ descriptor, classId: null }]);
+  }
+
+  /** Several decisions (one photo's review) as one learning step; `classId: null` is background. */
+  learnAll(examples: readonly { descriptor: RegionDescriptor; classId: string | null }[]): void {
+    for (const e of examples) {
+      const x = Float64Array.from(featureVector(e.descriptor, this.kinds));
+      if (this.weights.length && x.length !== this.mean.length) throw new Error(`descriptor has ${x.length} features, the model ${this.mean.length}`);
+      this.examples.push({ x, c: e.classId === null ? 0 : this.classIndex(e.classId) });
+    }
+    this.trim();
+    this.train();
+  }
+
+  /** Drops a class and every example of it (a class deleted, or taught by mistake). */
+  forget(classId: string): void {
+    const c = this.classes.indexOf(classId);
+    if (c <= 0) return;
+    this.examples = this.examples.filter((e) => e.c !== c).map((e) => ({ x: e.x, c: e.c > c ? e.c - 1 : e.c }));
+    this.classes.splice(c, 1);
+    this.weights.splice(c, 1);
+    this.adam.m.splice(c, 1);
+    this.adam.v.splice(c, 1);
+    if (this.examples.length) this.train();
+  }
+
+  /** Every learned class with its calibrated probability for the region, most likely first. */
+  classify(descriptor: RegionDescriptor): ClassProbability[] {
+    if (this.classes.length < 2 || this.weights.length === 0) return [];
+    const raw = this.probabilities(Float64Array.from(featureVector(descriptor, this.kinds)));
+    return this.classes
+      .slice(1)
+      .map((classId, k) => ({ classId, raw: raw[k + 1], probability: this.calibrated(LEARNED_SOURCE, raw[k + 1]) }))
+      .sort((a, b) => b.probability - a.probability);
+  }
+
+  /**
+   * A decision on a shown proposal, with the raw probability it was shown with (`ClassProbability.raw`)
+   * and whether it was right; `source` names the calibration (default the learned model's; the studio
+   * may record a detector's text-class proposals under their own).
+   */
+  recordDecision(decision: Decision, source = LEARNED_SOURCE): void {
+    const list = this.decisions.get(source) ?? [];
+    list.push(decision);
+    if (list.length > this.options.maxDecisions) list.splice(0, list.length - this.options.maxDecisions);
+    this.decisions.set(source, list);
+    this.calibrations.delete(source);
+  }
+
+  /** A raw probability of `source` after calibration on the decisions recorded so far. */
+  calibrated(source: string, raw: number): number {
+    let map = this.calibrations.get(source);
+    if (!map) {
+      const decided = this.decisions.get(source);
+      map = decided && decided.length ? fitPlatt(decided) : IDENTITY_MAP;
+      this.calibrations.set(source, map);
+    }
+    return applyPlatt(map, raw);
+  }
+
+  /** The decisions so far with the probability the calibration gives them now. */
+  private decided(): { probability: number; correct: boolean }[] {
+    return [...this.decisions.entries()].flatMap(([source, list]) => list.map((d) => ({ probability: this.calibrated(source, d.raw), correct: d.correct })));
+  }
+
+  /** The precision measured so far at a (calibrated) threshold, and on how many decisions. */
+  precisionAt(threshold: number): { precision: number | undefined; count: number } {
+    return precisionAt(this.decided(), threshold);
+  }
+
+  /** "Accept all ≥ P": the lowest threshold whose measured precision is ≥ 95 %; 0.95 until one is. */
+  defaultAcceptThreshold(): number {
+    return lowestThresholdWithPrecision(this.decided()) ?? 0.95;
+  }
+
+  toJSON(): LearnedClassesState {
+    return {
+      version: LEARNED_CLASSES_VERSION,
+      kinds: [...this.kinds],
+      classes: [...this.classes],
+      examples: this.examples.map((e) => ({ x: Array.from(e.x), c: e.c })),
+      weights: this.weights.map((w) => Array.from(w)),
+      mean: Array.from(this.mean),
+      scale: Array.from(this.scale),
+      decisions: Object.fromEntries(this.decisions),
+      steps: this.steps,
+      settings: { ...this.options },
+      optimiser: { m: this.adam.m.map((r) => Array.from(r)), v: this.adam.v.map((r) => Array.from(r)), t: this.adam.t, seed: this.seed },
+    };
+  }
+
+  static fromJSON(state: LearnedClassesState, options: Omit<LearnedClassesOptions, 'kinds'> = {}): LearnedClasses {
+    if (state.version !== LEARNED_CLASSES_VERSION) throw new Error(`learned classes version ${state.version}, this engine reads ${LEARNED_CLASSES_VERSION}`);
+    const model = new LearnedClasses({ ...state.settings, ...options, kinds: state.kinds });
+    model.classes = [...state.classes];
+    model.examples = state.examples.map((e) => ({ x: Float64Array.from(e.x), c: e.c }));
+    model.weights = state.weights.map((w) => Float64Array.from(w));
+    model.mean = Float64Array.from(state.mean);
+    model.scale = Float64Array.from(state.scale);
+    model.decisions = new Map(Object.entries(state.decisions).map(([k, v]) => [k, [...v]]));
+    model.steps = state.steps;
+    model.adam = { m: state.optimiser.m.map((r) => Float64Array.from(r)), v: state.optimiser.v.map((r) => Float64Array.from(r)), t: state.optimiser.t };
+    model.seed = state.optimiser.seed;
+    return model;
+  }
+
+  private classIndex(classId: string): number {
+    let c = this.classes.indexOf(classId);
+    if (c < 0) {
+      c = this.classes.push(classId) - 1;
+      if (this.weights.length) this.addWeightRow();
+    }
+    return c;
+  }
+
+  private addWeightRow(): void {
+    const length = this.mean.length + 1;
+    this.weights.push(new Float64Array(length));
+    this.adam.m.push(new Float64Array(length));
+    this.adam.v.push(new Float64Array(length));
+  }
+
+  /** The oldest examples go once a class (or background) holds more than it may. */
+  private trim(): void {
+    const counts = new Map<number, number>();
+    for (const e of this.examples) counts.set(e.c, (counts.get(e.c) ?? 0) + 1);
+    const excess = new Map<number, number>();
+    for (const [c, n] of counts) {
+      const cap = c === 0 ? this.options.maxBackground : this.options.maxPerClass;
+      if (n > cap) excess.set(c, n - cap);
+    }
+    if (excess.size === 0) return;
+    this.examples = this.examples.filter((e) => {
+      const left = excess.get(e.c) ?? 0;
+      if (left <= 0) return true;
+      excess.set(e.c, left - 1);
+      return false;
+    });
+  }
+
+  private random(): number {
+    // mulberry32
+    let t = (this.seed = (this.seed + 0x6d2b79f5) >>> 0);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  private standardise(): void {
+    const d = this.examples[0].x.length;
+    const mean = new Float64Array(d);
+    const sq = new Float64Array(d);
+    for (const e of this.examples) for (let j = 0; j < d; j++) mean[j] += e.x[j];
+    for (let j = 0; j < d; j++) mean[j] /= this.examples.length;
+    for (const e of this.examples) for (let j = 0; j < d; j++) sq[j] += (e.x[j] - mean[j]) ** 2;
+    const scale = new Float64Array(d);
+    for (let j = 0; j < d; j++) {
+      const sd = Math.sqrt(sq[j] / this.examples.length);
+      scale[j] = sd > 1e-6 ? 1 / sd : 0;
+    }
+    this.mean = mean;
+    this.scale = scale;
+    if (this.weights.length === 0) {
+      this.weights = [];
+      this.adam = { m: [], v: [], t: 0 };
+      for (let c = 0; c < this.classes.length; c++) this.addWeightRow();
+    }
+  }
+
+  private train(): void {
+    if (this.examples.length === 0) return;
+    this.standardise();
+    const k = this.classes.length;
+    const d = this.mean.length;
+    const counts = new Float64Array(k);
+    for (const e of this.examples) counts[e.c]++;
+    const present = counts.filter((n) => n > 0).length;
+    // Balanced: every class present weighs as much in the loss as the others together.
+    const classWeight = Array.from(counts, (n) => (n ? this.examples.length / (present * n) : 0));
+    const batch = Math.min(this.options.batchSize, this.examples.length);
+    const batches = Math.max(4, Math.min(60, Math.round(this.options.stepWork / (batch * (d + 1) * k))));
+    const z = new Float64Array(k);
+    const x = new Float64Array(d);
+    const gradient = Array.from({ length: k }, () => new Float64Array(d + 1));
+    const { learningRate, l2 } = this.options;
+    for (let step = 0; step < batches; step++) {
+      for (const g of gradient) g.fill(0);
+      let totalWeight = 0;
+      for (let i = 0; i < batch; i++) {
+        const e = this.examples[Math.floor(this.random() * this.examples.length)];
+        for (let j = 0; j < d; j++) x[j] = (e.x[j] - this.mean[j]) * this.scale[j];
+        this.logits(x, z);
+        softmaxInPlace(z);
+        const w = classWeight[e.c];
+        totalWeight += w;
+        for (let c = 0; c < k; c++) {
+          const r = w * (z[c] - (c === e.c ? 1 : 0));
+          if (r === 0) continue;
+          const g = gradient[c];
+          for (let j = 0; j < d; j++) g[j] += r * x[j];
+          g[d] += r;
+        }
+      }
+      const t = ++this.adam.t;
+      for (let c = 0; c < k; c++) {
+        const wRow = this.weights[c];
+        const m = this.adam.m[c];
+        const v = this.adam.v[c];
+        const g = gradient[c];
+        for (let j = 0; j <= d; j++) {
+          const gj = g[j] / totalWeight + (j < d ? l2 * wRow[j] : 0);
+          m[j] = 0.9 * m[j] + 0.1 * gj;
+          v[j] = 0.999 * v[j] + 0.001 * gj * gj;
+          wRow[j] -= (learningRate * (m[j] / (1 - 0.9 ** t))) / (Math.sqrt(v[j] / (1 - 0.999 ** t)) + 1e-8);
+        }
+      }
+    }
+    this.steps++;
+  }
+
+  private logits(x: Float64Array, out: Float64Array): void {
+    const d = x.length;
+    for (let c = 0; c < this.weights.length; c++) {
+      const w = this.weights[c];
+      let s = w[d];
+      for (let j = 0; j < d; j++) s += w[j] * x[j];
+      out[c] = s;
+    }
+  }
+
+  private probabilities(features: Float64Array): Float64Array {
+    if (features.length !== this.mean.length) throw new Error(`descriptor has ${features.length} features, the model ${this.mean.length}`);
+    const x = new Float64Array(features.length);
+    for (let j = 0; j < x.length; j++) x[j] = (features[j] - this.mean[j]) * this.scale[j];
+    const z = new Float64Array(this.weights.length);
+    this.logits(x, z);
+    return softmaxInPlace(z);
+  }
+}
+
+function softmaxInPlace(z: Float64Array): Float64Array {
+  let max = -Infinity;
+  for (const v of z) if (v > max) max = v;
+  let sum = 0;
+  for (let i = 0; i < z.length; i++) sum += z[i] = Math.exp(z[i] - max);
+  for (let i = 0; i < z.length; i++) z[i] /= sum;
+  return z;
+}

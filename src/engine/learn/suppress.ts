@@ -1,0 +1,34 @@
+/**
+ * One proposal per object and class: segment everything outlines an animal and also its head, a
+ * person and also their coat. Once both carry the same learned class the smaller one is a part of
+ * the larger (or the same object again), so the less probable of two same-class proposals is dropped
+ * when their boxes overlap much, or when its box lies mostly inside the other's.
+ */
+import { boxIoU, type CornerBox } from '../text/detector';
+
+export const DUPLICATE_BOX_IOU = 0.5;
+export const PART_INSIDE_SHARE = 0.8;
+
+export interface ClassedProposal {
+  readonly box: CornerBox;
+  readonly classId: string;
+  readonly probability: number;
+}
+
+/** Share of `inner`'s box inside `outer`'s. */
+export function insideShare(inner: CornerBox, outer: CornerBox): number {
+  const w = Math.max(0, Math.min(inner.x1, outer.x1) - Math.max(inner.x0, outer.x0));
+  const h = Math.max(0, Math.min(inner.y1, outer.y1) - Math.max(inner.y0, outer.y0));
+  const area = (inner.x1 - inner.x0) * (inner.y1 - inner.y0);
+  return area > 0 ? (w * h) / area : 0;
+}
+
+/** The proposals kept, most probable first. */
+export function suppressSameClassOverlaps<T extends ClassedProposal>(proposals: readonly T[]): T[] {
+  const kept: T[] = [];
+  for (const p of [...proposals].sort((a, b) => b.probability - a.probability)) {
+    const covered = kept.some((k) => k.classId === p.classId && (boxIoU(k.box, p.box) >= DUPLICATE_BOX_IOU || insideShare(p.box, k.box) >= PART_INSIDE_SHARE));
+    if (!covered) kept.push(p);
+  }
+  return kept;
+}
