@@ -133,6 +133,28 @@ export interface EverythingSettings {
   readonly tileSkipsPhotoAnswers: boolean;
 }
 
+const OBJECTS_SETTINGS: EverythingSettings = {
+  gridSides: [8],
+  skipCovered: true,
+  skipExplored: true,
+  // SAM's 0.88 / 0.95 were set for ViT-H: with this small decoder they keep almost no mask that
+  // matches an object (docs/RESULTS.md, issue 26), so the grid stage asks for less.
+  predIouThreshold: 0.7,
+  stabilityThreshold: 0.7,
+  stabilityOffset: 1,
+  boxNmsIou: 0.7,
+  minRegionArea: 100,
+  maxProposals: 100,
+  minDetectorScore: 0.1,
+  maxBoxes: 40,
+  boxDetectors: ['centernet', 'coco-ssd', 'open-images-ssd'],
+  boxPredIouThreshold: 0.5,
+  tilesPerSide: 0,
+  tileOverlap: 0,
+  tileGridSides: [],
+  tileSkipsPhotoAnswers: true,
+};
+
 export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSettings>> = {
   grid: {
     gridSides: [32],
@@ -153,49 +175,15 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     tileGridSides: [],
     tileSkipsPhotoAnswers: true,
   },
-  objects: {
-    gridSides: [8],
-    skipCovered: true,
-    skipExplored: true,
-    // SAM's 0.88 / 0.95 were set for ViT-H: with this small decoder they keep almost no mask that
-    // matches an object (docs/RESULTS.md, issue 26), so the grid stage asks for less.
-    predIouThreshold: 0.7,
-    stabilityThreshold: 0.7,
-    stabilityOffset: 1,
-    boxNmsIou: 0.7,
-    minRegionArea: 100,
-    maxProposals: 100,
-    minDetectorScore: 0.1,
-    maxBoxes: 40,
-    boxDetectors: ['centernet', 'coco-ssd', 'open-images-ssd'],
-    boxPredIouThreshold: 0.5,
-    tilesPerSide: 0,
-    tileOverlap: 0,
-    tileGridSides: [],
-    tileSkipsPhotoAnswers: true,
-  },
+  objects: OBJECTS_SETTINGS,
   // The object-aware rule on the whole photo, then the detectors again on 2×2 tiles (SAHI's slicing):
   // a tile where they box something the photo's pass did not find is re-encoded and those boxes are
   // decoded on it. No grid on the tiles: its masks matched no instance the boxes had not (docs/RESULTS.md).
   thorough: {
-    gridSides: [8],
-    skipCovered: true,
-    skipExplored: true,
-    predIouThreshold: 0.7,
-    stabilityThreshold: 0.7,
-    stabilityOffset: 1,
-    boxNmsIou: 0.7,
-    minRegionArea: 100,
-    maxProposals: 100,
-    minDetectorScore: 0.1,
-    maxBoxes: 40,
-    boxDetectors: ['centernet', 'coco-ssd', 'open-images-ssd'],
-    boxPredIouThreshold: 0.5,
+    ...OBJECTS_SETTINGS,
     tilesPerSide: 2,
     // A fifth of a tile's side: an object cut by one tile's edge is whole in its neighbour up to that size.
     tileOverlap: 0.2,
-    tileGridSides: [],
-    tileSkipsPhotoAnswers: true,
   },
 };
 
