@@ -61,7 +61,7 @@ describe('cli project export', () => {
 
   it('refuses a command line without a key or with an unknown format', () => {
     expect(() => parseProjectArgs(['export', '--project', 'p', '--format', 'coco'], {})).toThrow(/MASKWRIGHT_API_KEY/);
-    expect(() => parseProjectArgs(['export', '--project', 'p', '--format', 'tfrecord'], { MASKWRIGHT_API_KEY: 'k' })).toThrow(/one of coco, yolo, png-masks/);
+    expect(() => parseProjectArgs(['export', '--project', 'p', '--format', 'tfrecord'], { MASKWRIGHT_API_KEY: 'k' })).toThrow(/one of coco, yolo-detection, yolo, png-masks/);
     expect(parseProjectArgs(['export', '--project', 'p', '--format', 'coco', '--server', 'http://h:1/'], { MASKWRIGHT_API_KEY: 'k' })).toEqual({ projectId: 'p', format: 'coco', out: undefined, server: 'http://h:1', apiKey: 'k' });
   });
 });
