@@ -7,6 +7,7 @@ import { duplicateCommand } from './duplicate';
 import { escapeCommand } from './escape';
 import { fitToScreenCommand } from './fitToScreen';
 import { helpCommand } from './help';
+import { labelAllCommand } from './labelAll';
 import { mergeObjectsCommand } from './mergeObjects';
 import { nextImageCommand } from './nextImage';
 import { pickClassCommand } from './pickClass';
@@ -62,6 +63,7 @@ export const COMMANDS: readonly Command[] = [
   acceptMaskCommand,
   stepCandidateCommand,
   segmentEverythingCommand,
+  labelAllCommand,
   fitToScreenCommand,
   zoomCommand,
 ];

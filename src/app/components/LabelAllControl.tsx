@@ -1,25 +1,19 @@
-import { labelAllImages } from '../inference/labelAll';
 import { leftOutNote } from '../inference/objectDedupe';
-import type { TextSegmenter } from '../inference/textSegmentation';
 import { useLabelAll } from '../inference/labelAllStore';
-import { currentDocument, useStudio } from '../state/studioStore';
+import { startLabelAll } from '../labelAllAction';
+import { useStudio } from '../state/studioStore';
 import { parsePrompts, validatePrompts } from '../tools/textTool';
 import { RunProgress } from './RunProgress';
 
-/**
- * Runs the typed prompts on every open image in the background (labelAll.ts); progress, Stop, and what
- * it added. `segmenter` makes the run's seam (one per run: a class labelled from examples learns as it goes).
- */
-export function LabelAllControl({ draft, segmenter, busy }: { draft: string; segmenter: () => TextSegmenter; busy: boolean }) {
+/** The button that runs the typed prompts on every open image (labelAllAction.ts), with progress, Stop, and what it added. */
+export function LabelAllControl({ draft, busy }: { draft: string; busy: boolean }) {
   const images = useStudio((s) => s.history.present.images.length);
   const running = useLabelAll((s) => s.controller !== null);
   const prompts = parsePrompts(draft);
   const invalid = validatePrompts(prompts);
 
   const start = () => {
-    if (invalid) return;
-    const doc = currentDocument();
-    useLabelAll.getState().start((signal, report) => labelAllImages(doc.images, doc.activeImageId, prompts, segmenter(), signal, report), 'Label all stopped');
+    if (!invalid) startLabelAll(prompts);
   };
 
   return (

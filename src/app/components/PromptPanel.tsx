@@ -3,13 +3,12 @@ import { useAccount } from '../account/useAccount';
 import { rerunActivePrompt, runRemote } from '../inferenceController';
 import { localTextSegmenter } from '../inference/localText';
 import { engineSession } from '../studioServices';
-import { exampleAwareSegmenter } from '../inference/exampleLabelling';
 import { addWithoutDuplicates, leftOutNote } from '../inference/objectDedupe';
 import { hasUnknown, outcomeMessage, outcomeSummary, type PromptOutcome } from '../inference/textOutcomes';
 import { remoteTextSegmenter } from '../inference/textSegmentation';
 import { formatBytes, useEngineStatus } from '../state/engineStatus';
 import { emptyPrompt, hasPrompt } from '../state/model';
-import { currentDocument, studio, useStudio } from '../state/studioStore';
+import { studio, useStudio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
 import { useDetail } from '../state/detailStore';
 import { useInferenceMode } from '../state/inferenceModeStore';
@@ -198,7 +197,6 @@ function TextPromptPanel() {
       {local && (
         <LabelAllControl
           draft={state.phase === 'editing' ? state.draft : state.prompts.join(', ')}
-          segmenter={() => exampleAwareSegmenter(segmenter, engineSession, currentDocument, tolerance)}
           busy={state.phase === 'running'}
         />
       )}
