@@ -114,8 +114,9 @@ export function readYoloLabels(files: ReadonlyArray<{ name: string; text: string
   return { format: 'yolo', images: [], categories, annotations, problems };
 }
 
-/** The label files among a dataset's `.txt` files (not class lists, split lists or VOC's image sets). */
-export const isYoloLabelFile = (file: InputFile) => /\.txt$/i.test(file.name) && !/(^|\/)(classes|labelmap|train|val|test)\.txt$/i.test(file.name) && !/ImageSets\//.test(file.name);
+/** The label files among a dataset's `.txt` files (not class lists, split lists, VOC's image sets or LabelMe's labels.txt). */
+export const isYoloLabelFile = (file: InputFile) =>
+  /\.txt$/i.test(file.name) && !/(^|\/)(classes|labelmap|train|val|test)\.txt$/i.test(file.name) && !/ImageSets\//.test(file.name) && !isLabelsTxt(file);
 export const isDataYaml = (file: InputFile) => /(^|\/)data\.ya?ml$/i.test(file.name);
 
 export const yoloFormat: DatasetFormat = {
@@ -129,7 +130,7 @@ export const yoloFormat: DatasetFormat = {
     return { name: 'maskwright-session.yolo.zip', bytes: yoloZip(dataset, withImages), mime: 'application/zip' };
   },
   async read(files: readonly InputFile[]) {
-    const labels = files.filter((e) => isYoloLabelFile(e) && !isLabelsTxt(e));
+    const labels = files.filter(isYoloLabelFile);
     if (labels.length === 0) return undefined;
     const yaml = files.find(isDataYaml);
     const read = readYoloLabels(labels.map((l) => ({ name: l.name, text: textOf(l) })), yaml ? readDataYamlNames(textOf(yaml)) : []);
