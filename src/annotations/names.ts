@@ -9,6 +9,9 @@ import { z } from 'zod';
 /** C0 and C1 controls, DEL, and the invisible marks that change how text around them reads. */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 
+/** Every such character of a text, to drop them (the writers' file names: formats/imported.ts `fileNameOf`). */
+export const CONTROL_CHARACTERS = new RegExp(CONTROL.source, 'gu');
+
 export function hasControlCharacter(text: string): boolean {
   return CONTROL.test(text);
 }
@@ -31,10 +34,6 @@ export function baseFileName(name: string): string | undefined {
   return last === '' || last === '.' || last === '..' ? undefined : last;
 }
 
-/** `baseFileName` that always answers: control characters dropped, and `image` for a name with nothing left. */
-export function exportFileName(name: string): string {
-  return baseFileName(name.replace(new RegExp(CONTROL.source, 'gu'), '')) ?? 'image';
-}
 
 /** An image name at upload: control characters refused, directories dropped. */
 export const ImageFileName = DisplayName(255)

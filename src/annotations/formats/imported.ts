@@ -1,5 +1,6 @@
 import type { BinaryMask, PolygonWithHoles, Ring, Vertex } from '../../engine/types';
 import type { BoxGeometry, ObjectReview } from '../annotation';
+import { CONTROL_CHARACTERS } from '../names';
 
 /**
  * A dataset file read into plain data, before it meets the session (importAnnotations.ts): what
@@ -72,19 +73,13 @@ export function jsonOf(file: InputFile): unknown {
 }
 
 /**
- * Characters no written or matched file name keeps: C0 and C1 controls (a NUL ends a name in C and in
- * many unzip tools) and the bidirectional controls (U+202E and friends) that make `gpj.exe` show as
- * `exe.jpg`.
- */
-const UNSAFE_IN_FILE_NAME = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/**
- * The last path segment of a name (forward or back slashes), without unsafe characters: what every
+ * The last path segment of a name (forward or back slashes), without control characters (a NUL ends a
+ * name in C and in many unzip tools; U+202E makes `gpj.exe` show as `exe.jpg`; names.ts lists them): what every
  * writer puts in a zip entry, `file_name` or `imagePath`, so no name from anywhere can climb out of
  * its folder (`../../x.png` is `x.png`). Readers use it too, so names still match on import.
  */
 export function fileNameOf(path: string): string {
-  const name = (path.split(/[\\/]/).pop() ?? path).replace(UNSAFE_IN_FILE_NAME, '');
+  const name = (path.split(/[\\/]/).pop() ?? path).replace(CONTROL_CHARACTERS, '');
   return name === '' || name === '.' || name === '..' ? 'image' : name;
 }
 export const baseName = (name: string) => fileNameOf(name).replace(/\.[^.]+$/, '') || 'image';

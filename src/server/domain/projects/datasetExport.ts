@@ -5,7 +5,8 @@
  */
 import { sessionDataset } from '../../../annotations/formats/dataset';
 import { formatById, writeFormat, type DatasetFormat } from '../../../annotations/formats/registry';
-import { exportFileName, hasControlCharacter } from '../../../annotations/names';
+import { fileNameOf } from '../../../annotations/formats/imported';
+import { CONTROL_CHARACTERS } from '../../../annotations/names';
 import { fromWireDataset, type WireDataset } from '../../../annotations/wire';
 import type { ExportFormat } from '../../../contract/projects';
 
@@ -42,7 +43,7 @@ export async function exportProject(data: ProjectData, id: ExportFormat): Promis
   return { contentType: file.mime, fileName, body: file.bytes };
 }
 
-const dropControls = (text: string) => (hasControlCharacter(text) ? [...text].filter((c) => !hasControlCharacter(c)).join('') : text);
+const dropControls = (text: string) => text.replace(CONTROL_CHARACTERS, '');
 
 /**
  * Names as every format may write them, whatever was stored before names were checked at upload:
@@ -53,7 +54,7 @@ export function withSafeNames(data: ProjectData): ProjectData {
   return {
     project: { ...data.project, classes: data.project.classes.map((c) => ({ ...c, name: dropControls(c.name) || `class ${c.id}` })) },
     images: data.images.map(({ image, objects }) => ({
-      image: { ...image, name: exportFileName(image.name) },
+      image: { ...image, name: fileNameOf(image.name) },
       objects: objects.map((o) => (o.label === undefined ? o : { ...o, label: dropControls(o.label) })),
     })),
   };
