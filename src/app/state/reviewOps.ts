@@ -60,6 +60,9 @@ export interface QueueItem {
   readonly objectId: string;
 }
 
+/** A queue item as one string (`imageId/objectId`), for maps and sets. */
+export const itemKey = (item: QueueItem) => `${item.imageId}/${item.objectId}`;
+
 export function objectOf(doc: Pick<StudioDocument, 'objects'>, item: QueueItem): Annotation | undefined {
   return doc.objects[item.imageId]?.find((o) => o.id === item.objectId);
 }

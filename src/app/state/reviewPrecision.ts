@@ -1,7 +1,7 @@
 import { lowestThresholdWithPrecision, precisionAt } from '../../engine/learn/calibration';
 import { reviewStateOf } from '../../annotations/review';
 import type { StudioDocument } from './model';
-import { objectOf, type QueueItem } from './reviewOps';
+import { itemKey, objectOf, type QueueItem } from './reviewOps';
 
 /**
  * What "Accept all ≥ P %" would let through, measured on the person's own decisions in this
@@ -21,10 +21,15 @@ export interface DecisionRecord extends QueueItem {
 /** The latest decision on each proposal, by `imageId/objectId`. */
 export type DecisionLog = ReadonlyMap<string, DecisionRecord>;
 
-const keyOf = (item: QueueItem) => `${item.imageId}/${item.objectId}`;
-
 export function recordDecision(log: DecisionLog, record: DecisionRecord): DecisionLog {
-  return new Map(log).set(keyOf(record), record);
+  return new Map(log).set(itemKey(record), record);
+}
+
+/** The log without these proposals' decisions. */
+export function forgetDecisions(log: DecisionLog, items: readonly QueueItem[]): DecisionLog {
+  const next = new Map(log);
+  for (const item of items) next.delete(itemKey(item));
+  return next.size === log.size ? log : next;
 }
 
 /**
