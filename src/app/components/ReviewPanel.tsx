@@ -1,7 +1,7 @@
 import { useRef } from 'react';
 import { classById } from '../state/classOps';
 import { isProposal } from '../../annotations/review';
-import { objectOf, proposalsAtLeast, reviewQueue, type ClassFilter, type QueueOrder } from '../state/reviewOps';
+import { objectOf, proposalsAtLeast, reviewQueue, WHOLE_QUEUE, type ClassFilter, type QueueOrder } from '../state/reviewOps';
 import { acceptAllNow, review } from '../state/reviewActions';
 import { defaultLine, precisionLine } from '../state/reviewPrecision';
 import { useReview } from '../state/reviewStore';
@@ -57,7 +57,7 @@ export function ReviewPanel() {
   const advice = acceptAllNow();
   const above = proposalsAtLeast(doc, advice.threshold, view).length;
   const percent = toPercent(advice.threshold);
-  const filtered = queue.length !== waiting;
+  const filtered = view.classFilter !== WHOLE_QUEUE.classFilter || view.minConfidence > WHOLE_QUEUE.minConfidence || view.maxConfidence < WHOLE_QUEUE.maxConfidence;
   const filterClass = typeof view.classFilter === 'number' ? classById(doc, view.classFilter) : undefined;
   const backToPanel = () => panel.current?.focus();
   const pickClass = (pick: ClassPick) => {
