@@ -3,6 +3,7 @@ import { useEdit } from './editStore';
 import type { Annotation } from '../../annotations/annotation';
 import { acceptAllNow, review, reviewDecision } from './reviewActions';
 import { addObjects } from './documentOps';
+import { classActions } from './editActions';
 import { proposedBy } from '../../annotations/review';
 import { standingDecisions } from './reviewPrecision';
 import { loadReviewSession, shownProposal as shown, square, stateOf as state } from './reviewSession';
@@ -116,6 +117,20 @@ describe('review queue: class by type-ahead, filters, order and measured precisi
     useReview.getState().setThreshold(0);
     review.acceptAllAtThreshold();
     expect(decided()).toHaveLength(2);
+  });
+
+  it('a class given with C then a digit, or from the object list, also makes the accept not as proposed', () => {
+    classActions.add('cat');
+    review.open();
+    review.fix();
+    classActions.pickByKey(1);
+    review.accept();
+    classActions.assign('a', ['p2'], cat()!);
+    review.accept();
+    expect(decided()).toEqual([
+      { probability: 0.9, correct: false },
+      { probability: 0.5, correct: false },
+    ]);
   });
 
   it('walks the queue as filtered and ordered; a filter leaving out the proposal shown moves on; accept all takes only what the filter shows', () => {

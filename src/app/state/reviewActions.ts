@@ -119,7 +119,7 @@ export const review = {
       const { doc, classId } = 'newName' in choice ? ensureClassNamed(d, choice.newName) : { doc: d, classId: choice.classId };
       return assignClass(doc, item.imageId, [item.objectId], classId);
     });
-    useReview.getState().markReclassed(item);
+    useReview.getState().markReclassed([item]);
     return true;
   },
 

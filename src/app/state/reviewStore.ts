@@ -28,7 +28,8 @@ interface ReviewViewState {
   record(decision: DecisionRecord): void;
   /** Drops what was recorded on these proposals (they are waiting again, and about to be accepted unseen). */
   forget(items: readonly QueueItem[]): void;
-  markReclassed(item: QueueItem): void;
+  /** The person gave these objects a class (in Review, the object list or by key): accepted later, they were not right as proposed. */
+  markReclassed(items: readonly QueueItem[]): void;
   setPicking(picking: boolean): void;
 }
 
@@ -46,6 +47,6 @@ export const useReview = create<ReviewViewState>((set) => ({
   setThreshold: (value) => set({ chosenThreshold: value === null ? null : Math.min(1, Math.max(0, value)) }),
   record: (decision) => set((s) => ({ decisions: recordDecision(s.decisions, decision) })),
   forget: (items) => set((s) => ({ decisions: forgetDecisions(s.decisions, items) })),
-  markReclassed: (item) => set((s) => ({ reclassed: new Set(s.reclassed).add(itemKey(item)) })),
+  markReclassed: (items) => set((s) => ({ reclassed: new Set([...s.reclassed, ...items.map(itemKey)]) })),
   setPicking: (picking) => set({ picking }),
 }));
