@@ -7,7 +7,8 @@
  *
  * Without --classes the list is COCO's 80 names, in the detector's order. Pure computation, no model.
  */
-import { writeFileSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { ClassDef } from '../src/annotations/annotation';
 import { matchClasses } from '../src/app/state/classMatch';
 import { COCO_CLASSES } from '../src/engine/text/cocoClasses';
@@ -50,4 +51,7 @@ console.log(`| type-ahead: / + letters + arrows + Enter | ${summary.typeAhead.re
 const worst = [...rows].sort((a, b) => b.keys - a.keys).slice(0, 5);
 console.log(`Most keys: ${worst.map((r) => `${r.name} ${r.keys} ("${r.typed}")`).join(', ')}`);
 const out = argument('--out');
-if (out) writeFileSync(out, JSON.stringify({ summary, rows }, null, 2));
+if (out) {
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, JSON.stringify({ summary, rows }, null, 2));
+}
