@@ -28,6 +28,12 @@ test('type-ahead class picker, a new class from the queue, and a class filter, a
   await expect(current(page)).toContainText(`cup · `);
   await expect(current(page)).toContainText(`1 of ${found}`);
   await expect(panel.getByTestId('accept-all-precision')).toHaveText(/not measured yet: 0 of your decisions there, 10 needed/);
+  await page.keyboard.press('?');
+  const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+  await expect(help).toContainText('Type the class of the proposal shown');
+  await page.keyboard.press('Escape');
+  await expect(help).toBeHidden();
+  await expect(panel).toBeVisible();
 
   // "/" puts the keyboard in the class picker, a combobox with its list of classes.
   await page.keyboard.press('/');
