@@ -19,6 +19,7 @@ import { reviewAcceptAllCommand } from './reviewAcceptAll';
 import { reviewCloseCommand } from './reviewClose';
 import { reviewFixCommand } from './reviewFix';
 import { reviewNextCommand } from './reviewNext';
+import { reviewPickClassCommand } from './reviewPickClass';
 import { reviewPreviousCommand } from './reviewPrevious';
 import { reviewRejectCommand } from './reviewReject';
 import { reviewToggleCommand } from './reviewToggle';
@@ -47,6 +48,7 @@ export const COMMANDS: readonly Command[] = [
   reviewNextCommand,
   reviewPreviousCommand,
   reviewFixCommand,
+  reviewPickClassCommand,
   reviewCloseCommand,
   tagImageWithClassCommand,
   pickClassCommand,

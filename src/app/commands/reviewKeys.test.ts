@@ -55,4 +55,17 @@ describe('review keys, run through the command registry', () => {
     expect(press('Delete')).toBe('review-reject');
     expect(stateOf('a', 'p1')).toBe('rejected');
   });
+
+  it('/ hands the keyboard to the class picker while a proposal is shown, and only then', () => {
+    expect(press('/')).toBe(null);
+    press('r');
+    expect(press('/')).toBe('review-pick-class');
+    expect(useReview.getState().picking).toBe(true);
+    useReview.getState().setPicking(false);
+    press('Y', { shiftKey: true });
+    press('y');
+    expect(shownProposal()).toBe(null);
+    expect(press('/')).toBe(null);
+    expect(useReview.getState().picking).toBe(false);
+  });
 });

@@ -12,6 +12,7 @@ import * as boxOps from './boxOps';
 import type { StudioDocument } from './model';
 import * as objectOps from './objectOps';
 import { isShown } from '../../annotations/review';
+import { useReview } from './reviewStore';
 import { currentDocument, newId, nextRevision, useStudio } from './studioStore';
 
 /** Named user actions for hand editing and classes; each is one undo step through the history. */
@@ -180,8 +181,12 @@ export const classActions = {
     if (!target) return false;
     classActions.pick(target.id);
     const ids = liveSelection(doc);
-    if (doc.activeImageId && ids.length) apply('set class', (d) => classOps.assignClass(d, d.activeImageId!, ids, target.id));
+    if (doc.activeImageId && ids.length) classActions.assign(doc.activeImageId, ids, target.id);
     return true;
   },
-  assign: (imageId: string, objectIds: readonly string[], classId: number | null) => apply('set class', (d) => classOps.assignClass(d, imageId, objectIds, classId)),
+  assign(imageId: string, objectIds: readonly string[], classId: number | null) {
+    apply('set class', (d) => classOps.assignClass(d, imageId, objectIds, classId));
+    // A proposal the person re-classed and then accepted was not right as proposed (reviewPrecision.ts).
+    useReview.getState().markReclassed(objectIds.map((objectId) => ({ imageId, objectId })));
+  },
 };

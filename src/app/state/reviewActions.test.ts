@@ -1,7 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useEdit } from './editStore';
 import type { Annotation } from '../../annotations/annotation';
-import { review, reviewDecision } from './reviewActions';
+import { acceptAllNow, review, reviewDecision } from './reviewActions';
+import { addObjects } from './documentOps';
+import { classActions } from './editActions';
+import { proposedBy } from '../../annotations/review';
+import { standingDecisions } from './reviewPrecision';
 import { loadReviewSession, shownProposal as shown, square, stateOf as state } from './reviewSession';
 import { useReview } from './reviewStore';
 import { currentDocument, studio, useStudio } from './studioStore';
@@ -73,5 +77,93 @@ describe('review queue actions', () => {
     expect(state('a', 'p2')).toBe('rejected');
     useReview.getState().setThreshold(0.99);
     expect(review.acceptAllAtThreshold()).toBe(0);
+  });
+});
+
+describe('review queue: class by type-ahead, filters, order and measured precision', () => {
+  beforeEach(loadReviewSession);
+  const cat = () => currentDocument().classes.find((c) => c.name === 'cat')?.id;
+  const decided = () => standingDecisions(useReview.getState().decisions, currentDocument());
+
+  it('gives the proposal shown a class, or a new one, as one undo step; it stays shown until accepted', () => {
+    review.open();
+    expect(review.reclass({ newName: 'cat' })).toBe(true);
+    expect(currentDocument().objects.a[0].classId).toBe(cat());
+    expect(shown()).toBe('p1');
+    expect(state('a', 'p1')).toBe('unreviewed');
+    expect(useStudio.getState().history.labels.at(-1)).toBe('new class cat');
+    review.next();
+    review.reclass({ classId: cat()! });
+    expect(currentDocument().classes).toHaveLength(1);
+    studio.undo();
+    studio.undo();
+    expect(currentDocument().classes).toEqual([]);
+    expect(currentDocument().objects.a.map((o) => o.classId)).toEqual([null, null]);
+  });
+
+  it('records each decision with its confidence; a re-classed or re-shaped accept is not right as proposed; bulk accepts are not decisions', () => {
+    review.open();
+    review.reclass({ newName: 'cat' });
+    review.accept();
+    review.reject();
+    expect(decided()).toEqual([
+      { probability: 0.9, correct: false },
+      { probability: 0.5, correct: false },
+    ]);
+    review.accept();
+    expect(decided()).toContainEqual({ probability: 0.95, correct: true });
+    studio.undo();
+    expect(decided()).toHaveLength(2);
+    useReview.getState().setThreshold(0);
+    review.acceptAllAtThreshold();
+    expect(decided()).toHaveLength(2);
+  });
+
+  it('a class given with C then a digit, or from the object list, also makes the accept not as proposed', () => {
+    classActions.add('cat');
+    review.open();
+    review.fix();
+    classActions.pickByKey(1);
+    review.accept();
+    classActions.assign('a', ['p2'], cat()!);
+    review.accept();
+    expect(decided()).toEqual([
+      { probability: 0.9, correct: false },
+      { probability: 0.5, correct: false },
+    ]);
+  });
+
+  it('walks the queue as filtered and ordered; a filter leaving out the proposal shown moves on; accept all takes only what the filter shows', () => {
+    review.open();
+    review.setView({ order: 'uncertain' });
+    // Least certain first: p2 (50 %), p1 (90 %), p3 (95 %); after a decision, the head again.
+    expect(shown()).toBe('p1');
+    review.next();
+    expect(shown()).toBe('p3');
+    review.previous();
+    review.previous();
+    expect(shown()).toBe('p2');
+    review.reject();
+    expect(shown()).toBe('p1');
+    review.setView({ order: 'image', minConfidence: 0.92 });
+    expect(shown()).toBe('p3');
+    review.setView({ minConfidence: 0, classFilter: 'unlabelled', maxConfidence: 0.92 });
+    expect(shown()).toBe('p1');
+    expect(review.acceptAllAtThreshold()).toBe(1);
+    expect([state('a', 'p1'), state('b', 'p3')]).toEqual(['accepted', 'unreviewed']);
+  });
+
+  it('"accept all" defaults to the lowest threshold measured at ≥ 95 % precision, once there are enough decisions', () => {
+    useReview.getState().setThreshold(null);
+    // Ten proposals at 60 % the person accepts as they are, ten at 30 % they reject.
+    const proposals = (confidence: number, prefix: string) =>
+      Array.from({ length: 10 }, (_, i) => ({ id: `${prefix}${i}`, label: `${prefix}${i}`, classId: null, confidence, visible: true, polygons: square(i), source: 'text' as const, review: proposedBy('text-prompt') }));
+    useStudio.getState().apply('more', (d) => addObjects(d, 'b', [...proposals(0.6, 'good'), ...proposals(0.3, 'bad')]));
+    expect(acceptAllNow()).toMatchObject({ threshold: 0.8, measuredDefault: undefined, precision: undefined });
+    for (let i = 0; i < 10; i++) reviewDecision('b', `good${i}`, 'accepted');
+    for (let i = 0; i < 10; i++) reviewDecision('b', `bad${i}`, 'rejected');
+    expect(acceptAllNow()).toMatchObject({ threshold: 0.31, measuredDefault: 0.31, precision: 1, count: 10 });
+    // At that default, "accept all" takes p1 and p2 and p3 (all above 31 %).
+    expect(review.acceptAllAtThreshold()).toBe(3);
   });
 });

@@ -1,8 +1,10 @@
 import { promptOf } from './documentOps';
 import { useEdit } from './editStore';
 import type { StudioDocument } from './model';
-import { acceptAllAtLeast, objectOf, proposalsAtLeast, setReviewState, stepQueue, type QueueItem } from './reviewOps';
+import { assignClass, ensureClassNamed } from './classOps';
+import { acceptAllAtLeast, inView, itemKey, objectOf, proposalsAtLeast, setReviewState, stepQueue, type QueueItem, type QueueView } from './reviewOps';
 import { isProposal } from '../../annotations/review';
+import { acceptAllAdvice, standingDecisions, type AcceptAllAdvice } from './reviewPrecision';
 import { useReview } from './reviewStore';
 import { currentDocument, studio, useStudio } from './studioStore';
 import { useTool } from './toolStore';
@@ -29,13 +31,31 @@ function show(item: QueueItem | null): void {
   if (item && currentDocument().activeImageId !== item.imageId) studio.setActiveImage(item.imageId);
 }
 
-/** Moves on from `from` after a decision (the next proposal in session order, or none left). */
+const queueView = () => useReview.getState().view;
+
+/**
+ * Moves on from `from` after a decision: the proposal that followed it, or, when the queue is
+ * ordered by what teaches the most, its head (the model may have re-scored the rest meanwhile).
+ */
 function advanceFrom(from: QueueItem): void {
-  show(stepQueue(currentDocument(), from, 1));
+  const view = queueView();
+  show(stepQueue(currentDocument(), view.order === 'uncertain' ? null : from, 1, view));
+}
+
+/**
+ * Keeps a decision on a proposal, with the confidence it had, for the precision "accept all" shows.
+ * `reshaped`: accepted with a fixed shape, so not as proposed.
+ */
+function recordDecision(item: QueueItem, state: 'accepted' | 'rejected', reshaped = false): void {
+  const object = objectOf(currentDocument(), item);
+  if (!object || !isProposal(object)) return;
+  const reclassed = useReview.getState().reclassed.has(itemKey(item));
+  useReview.getState().record({ imageId: item.imageId, objectId: item.objectId, state, confidence: object.confidence, asProposed: !reclassed && !reshaped });
 }
 
 /** A decision taken from the object list, on any proposal (one undo step). */
 export function reviewDecision(imageId: string, objectId: string, state: 'accepted' | 'rejected'): void {
+  recordDecision({ imageId, objectId }, state);
   apply(state === 'accepted' ? 'accept proposal' : 'reject proposal', (d) => setReviewState(d, imageId, [objectId], state));
 }
 
@@ -49,11 +69,20 @@ function decide(decision: (item: QueueItem) => void): boolean {
   return true;
 }
 
+/** What "accept all" would do now: its threshold and the precision measured there on the person's decisions. */
+export function acceptAllNow(): AcceptAllAdvice {
+  const { decisions, chosenThreshold } = useReview.getState();
+  return acceptAllAdvice(standingDecisions(decisions, currentDocument()), chosenThreshold);
+}
+
+/** The class the picker gives the proposal shown: one there is, or a new one by name. */
+export type ClassChoice = { readonly classId: number } | { readonly newName: string };
+
 export const review = {
   open() {
     useReview.getState().setOpen(true);
     const current = shownItem();
-    show(current && isProposal(objectOf(currentDocument(), current)!) ? current : stepQueue(currentDocument(), null, 1));
+    show(current && isProposal(objectOf(currentDocument(), current)!) ? current : stepQueue(currentDocument(), null, 1, queueView()));
   },
   close() {
     useReview.getState().setOpen(false);
@@ -63,10 +92,35 @@ export const review = {
     else review.open();
   },
   next() {
-    show(stepQueue(currentDocument(), shownItem(), 1));
+    show(stepQueue(currentDocument(), shownItem(), 1, queueView()));
   },
   previous() {
-    show(stepQueue(currentDocument(), shownItem(), -1));
+    show(stepQueue(currentDocument(), shownItem(), -1, queueView()));
+  },
+
+  /** Filters or re-orders the queue; a proposal shown that the new view leaves out gives way to the next one it holds. */
+  setView(change: Partial<QueueView>) {
+    useReview.getState().setView(change);
+    const view = queueView();
+    const item = shownItem();
+    const object = item && objectOf(currentDocument(), item);
+    if (!(object && isProposal(object) && inView(object, view))) show(stepQueue(currentDocument(), view.order === 'uncertain' ? null : item, 1, view));
+  },
+
+  /**
+   * Gives the proposal shown the class picked by type-ahead, creating it when it is new (one undo
+   * step either way); the proposal stays shown, waiting for Y or Enter. False when none is shown.
+   */
+  reclass(choice: ClassChoice): boolean {
+    const item = shownItem();
+    if (!item) return false;
+    const label = 'newName' in choice ? `new class ${choice.newName}` : 'set class';
+    apply(label, (d) => {
+      const { doc, classId } = 'newName' in choice ? ensureClassNamed(d, choice.newName) : { doc: d, classId: choice.classId };
+      return assignClass(doc, item.imageId, [item.objectId], classId);
+    });
+    useReview.getState().markReclassed([item]);
+    return true;
   },
 
   /**
@@ -76,7 +130,9 @@ export const review = {
   accept: () =>
     decide((item) => {
       const prompt = promptOf(currentDocument(), item.imageId);
-      if (prompt.targetObjectId === item.objectId && prompt.candidates.length > 0) studio.acceptCandidate(item.imageId);
+      const fixed = prompt.targetObjectId === item.objectId && prompt.candidates.length > 0;
+      recordDecision(item, 'accepted', fixed);
+      if (fixed) studio.acceptCandidate(item.imageId);
       else apply('accept proposal', (d) => setReviewState(d, item.imageId, [item.objectId], 'accepted'));
     }),
 
@@ -84,6 +140,7 @@ export const review = {
   reject: () =>
     decide((item) => {
       const fixing = promptOf(currentDocument(), item.imageId).targetObjectId === item.objectId;
+      recordDecision(item, 'rejected');
       apply('reject proposal', (d) => setReviewState(d, item.imageId, [item.objectId], 'rejected'));
       if (fixing) studio.clearPrompt(item.imageId);
     }),
@@ -98,15 +155,22 @@ export const review = {
     return true;
   },
 
-  /** Accepts every proposal of the session at or above the panel's threshold, as one undo step; returns how many. */
+  /**
+   * Accepts every proposal of the queue (as filtered) at or above the panel's threshold, as one undo
+   * step; returns how many. Not decisions the precision is measured on: nobody looked at each.
+   */
   acceptAllAtThreshold(): number {
-    const { threshold } = useReview.getState();
-    const count = proposalsAtLeast(currentDocument(), threshold).length;
+    const { threshold } = acceptAllNow();
+    const view = queueView();
+    const accepted = proposalsAtLeast(currentDocument(), threshold, view);
+    const count = accepted.length;
     if (count === 0) return 0;
+    // A decision undone on one of these would otherwise count again once it is accepted unseen.
+    useReview.getState().forget(accepted);
     const from = shownItem();
-    apply(`accept ${count} proposal${count === 1 ? '' : 's'} ≥ ${Math.round(threshold * 100)} %`, (d) => acceptAllAtLeast(d, threshold));
+    apply(`accept ${count} proposal${count === 1 ? '' : 's'} ≥ ${Math.round(threshold * 100)} %`, (d) => acceptAllAtLeast(d, threshold, view));
     const still = from && isProposal(objectOf(currentDocument(), from)!);
-    show(still ? from : stepQueue(currentDocument(), from, 1));
+    show(still ? from : stepQueue(currentDocument(), from, 1, view));
     return count;
   },
 };

@@ -4,7 +4,7 @@ import { commit, createHistory, redo, undo } from './history';
 import { emptyDocument, type StudioDocument } from './model';
 import { type Annotation } from '../../annotations/annotation';
 import { beginRefine } from './objectOps';
-import { acceptAllAtLeast, countsLine, countsParts, proposalsAtLeast, reviewCounts, reviewQueue, setReviewState, stepQueue } from './reviewOps';
+import { acceptAllAtLeast, countsLine, countsParts, proposalsAtLeast, reviewCounts, reviewQueue, setReviewState, stepQueue, WHOLE_QUEUE, type QueueView } from './reviewOps';
 import { proposedBy, reviewStateOf } from '../../annotations/review';
 
 const square = (x: number): Annotation['polygons'] => [{ outer: [[x, 0], [x + 10, 0], [x + 10, 10], [x, 10]], holes: [] }];
@@ -94,5 +94,63 @@ describe('review queue', () => {
   it('a reviewed object that was deleted meanwhile: the queue starts again at the active image', () => {
     const doc = session();
     expect(stepQueue(doc, { imageId: 'a', objectId: 'gone' }, 1)?.objectId).toBe('p1');
+  });
+});
+
+describe('review queue filtered and ordered', () => {
+  /** Image a: hand (0.99, no review), p1 cat 0.9, p2 dog 0.4, p4 unlabelled 0.55; image b: p3 cat 0.85, p5 dog 0.1. */
+  function classed(): StudioDocument {
+    let doc = session();
+    doc = addObjects(doc, 'a', [object('p4', 0.55, proposedBy('segment-everything'))]);
+    doc = addObjects(doc, 'b', [object('p5', 0.1, proposedBy('segment-everything'))]);
+    const classOf: Record<string, number> = { p1: 1, p2: 2, p3: 1, p5: 2 };
+    const objects = Object.fromEntries(Object.entries(doc.objects).map(([image, list]) => [image, list.map((o) => (o.id in classOf ? { ...o, classId: classOf[o.id] } : o))]));
+    return { ...doc, objects };
+  }
+  const view = (change: Partial<QueueView>): QueueView => ({ ...WHOLE_QUEUE, ...change });
+
+  it('filters by class, by no class and by a confidence range (both ends included)', () => {
+    const doc = classed();
+    expect(ids(reviewQueue(doc))).toEqual(['p1', 'p2', 'p4', 'p3', 'p5']);
+    expect(ids(reviewQueue(doc, view({ classFilter: 1 })))).toEqual(['p1', 'p3']);
+    expect(ids(reviewQueue(doc, view({ classFilter: 'unlabelled' })))).toEqual(['p4']);
+    expect(ids(reviewQueue(doc, view({ minConfidence: 0.4, maxConfidence: 0.85 })))).toEqual(['p2', 'p4', 'p3']);
+    expect(ids(reviewQueue(doc, view({ classFilter: 2, minConfidence: 0.2 })))).toEqual(['p2']);
+  });
+
+  it('"teaches the most" puts the least certain first (nearest ½), session order breaking ties', () => {
+    const doc = classed();
+    expect(ids(reviewQueue(doc, view({ order: 'uncertain' })))).toEqual(['p4', 'p2', 'p3', 'p1', 'p5']);
+  });
+
+  it('steps within the view; a decided proposal keeps its place, and the ordered queue starts at its head', () => {
+    let doc = classed();
+    const uncertain = view({ order: 'uncertain' });
+    expect(stepQueue(doc, null, 1, uncertain)?.objectId).toBe('p4');
+    expect(stepQueue(doc, null, -1, uncertain)?.objectId).toBe('p5');
+    expect(stepQueue(doc, { imageId: 'b', objectId: 'p3' }, 1, uncertain)?.objectId).toBe('p1');
+    doc = setReviewState(doc, 'a', ['p2'], 'rejected');
+    expect(stepQueue(doc, { imageId: 'a', objectId: 'p2' }, 1, uncertain)?.objectId).toBe('p3');
+    expect(stepQueue(doc, { imageId: 'a', objectId: 'p2' }, -1, uncertain)?.objectId).toBe('p4');
+    const cats = view({ classFilter: 1 });
+    expect(stepQueue(doc, { imageId: 'a', objectId: 'p1' }, 1, cats)?.objectId).toBe('p3');
+    // From a proposal the filter leaves out: the next one of the filter after its place.
+    expect(stepQueue(doc, { imageId: 'a', objectId: 'p4' }, 1, cats)?.objectId).toBe('p3');
+    expect(stepQueue(doc, { imageId: 'a', objectId: 'p4' }, -1, cats)?.objectId).toBe('p1');
+    expect(stepQueue(doc, null, 1, view({ classFilter: 99 }))).toBeNull();
+  });
+
+  it('follows the document: a proposal re-scored or re-classed moves in the queue at once', () => {
+    const doc = classed();
+    const rescored = { ...doc, objects: { ...doc.objects, b: doc.objects.b.map((o) => (o.id === 'p5' ? { ...o, confidence: 0.5, classId: 1 } : o)) } };
+    expect(ids(reviewQueue(rescored, view({ order: 'uncertain' })))[0]).toBe('p5');
+    expect(ids(reviewQueue(rescored, view({ classFilter: 1 })))).toEqual(['p1', 'p3', 'p5']);
+  });
+
+  it('accept all at or above a confidence takes only what the filter shows', () => {
+    const doc = classed();
+    expect(ids(proposalsAtLeast(doc, 0.8, view({ classFilter: 1 })))).toEqual(['p1', 'p3']);
+    const next = acceptAllAtLeast(doc, 0.5, view({ classFilter: 1 }));
+    expect(ids(reviewQueue(next))).toEqual(['p2', 'p4', 'p5']);
   });
 });

@@ -40,16 +40,16 @@ export function setReviewState(doc: StudioDocument, imageId: string, objectIds: 
   return { ...doc, objects: { ...doc.objects, [imageId]: next } };
 }
 
-/** Every proposal of the session whose confidence is at least `threshold`. */
-export function proposalsAtLeast(doc: Pick<StudioDocument, 'images' | 'objects'>, threshold: number): QueueItem[] {
-  return reviewQueue(doc).filter((item) => (objectOf(doc, item)?.confidence ?? 0) >= threshold);
+/** Every proposal of the queue (as `view` filters it) whose confidence is at least `threshold`. */
+export function proposalsAtLeast(doc: Pick<StudioDocument, 'images' | 'objects'>, threshold: number, view: QueueView = WHOLE_QUEUE): QueueItem[] {
+  return reviewQueue(doc, view).filter((item) => (objectOf(doc, item)?.confidence ?? 0) >= threshold);
 }
 
-/** Accepts every proposal of the session at or above `threshold`, in one change. */
-export function acceptAllAtLeast(doc: StudioDocument, threshold: number): StudioDocument {
+/** Accepts every proposal of the queue (as `view` filters it) at or above `threshold`, in one change. */
+export function acceptAllAtLeast(doc: StudioDocument, threshold: number, view: QueueView = WHOLE_QUEUE): StudioDocument {
   let next = doc;
   const byImage = new Map<string, string[]>();
-  for (const item of proposalsAtLeast(doc, threshold)) byImage.set(item.imageId, [...(byImage.get(item.imageId) ?? []), item.objectId]);
+  for (const item of proposalsAtLeast(doc, threshold, view)) byImage.set(item.imageId, [...(byImage.get(item.imageId) ?? []), item.objectId]);
   for (const [imageId, ids] of byImage) next = setReviewState(next, imageId, ids, 'accepted');
   return next;
 }
@@ -60,44 +60,96 @@ export interface QueueItem {
   readonly objectId: string;
 }
 
+/** A queue item as one string (`imageId/objectId`), for maps and sets. */
+export const itemKey = (item: QueueItem) => `${item.imageId}/${item.objectId}`;
+
 export function objectOf(doc: Pick<StudioDocument, 'objects'>, item: QueueItem): Annotation | undefined {
   return doc.objects[item.imageId]?.find((o) => o.id === item.objectId);
 }
 
-/** Every object of the session in order: images as listed, each image's objects as listed. */
-function allObjects(doc: Pick<StudioDocument, 'images' | 'objects'>): Array<QueueItem & { readonly object: Annotation }> {
-  return doc.images.flatMap((image) => (doc.objects[image.id] ?? []).map((object) => ({ imageId: image.id, objectId: object.id, object })));
+/** Which classes the queue holds: all, those without a class, or one class (ClassDef.id). */
+export type ClassFilter = 'all' | 'unlabelled' | number;
+
+/**
+ * The order the queue walks: as the images and their objects are listed, or "teaches the most":
+ * the least certain first (confidence nearest the decision boundary), since deciding those moves
+ * the learned model most.
+ */
+export type QueueOrder = 'image' | 'uncertain';
+
+/** How the Review panel filters and orders the proposals waiting. */
+export interface QueueView {
+  readonly classFilter: ClassFilter;
+  /** Confidence range (0–1, both ends included). */
+  readonly minConfidence: number;
+  readonly maxConfidence: number;
+  readonly order: QueueOrder;
 }
 
-/** The proposals still to review, in session order. */
-export function reviewQueue(doc: Pick<StudioDocument, 'images' | 'objects'>): QueueItem[] {
-  return allObjects(doc)
-    .filter((e) => isProposal(e.object))
-    .map(({ imageId, objectId }) => ({ imageId, objectId }));
+export const WHOLE_QUEUE: QueueView = { classFilter: 'all', minConfidence: 0, maxConfidence: 1, order: 'image' };
+
+/** A calibrated probability of ½ is where the model is least sure whether the class is right. */
+const DECISION_BOUNDARY = 0.5;
+
+export function inView(object: Pick<Annotation, 'classId' | 'confidence'>, view: QueueView): boolean {
+  const { classFilter } = view;
+  const classOk = classFilter === 'all' || (classFilter === 'unlabelled' ? object.classId == null : object.classId === classFilter);
+  return classOk && object.confidence >= view.minConfidence && object.confidence <= view.maxConfidence;
+}
+
+type Entry = QueueItem & { readonly object: Annotation; readonly place: number };
+
+/** Every object of the session in order: images as listed, each image's objects as listed. */
+function allObjects(doc: Pick<StudioDocument, 'images' | 'objects'>): Entry[] {
+  return doc.images
+    .flatMap((image) => (doc.objects[image.id] ?? []).map((object) => ({ imageId: image.id, objectId: object.id, object })))
+    .map((e, place) => ({ ...e, place }));
+}
+
+/** Negative when `a` comes before `b` in the view's order; session order breaks ties. */
+function compareIn(view: QueueView, a: Entry, b: Entry): number {
+  if (view.order === 'uncertain') {
+    const gap = Math.abs(a.object.confidence - DECISION_BOUNDARY) - Math.abs(b.object.confidence - DECISION_BOUNDARY);
+    if (gap !== 0) return gap;
+  }
+  return a.place - b.place;
+}
+
+function orderedQueue(all: readonly Entry[], view: QueueView): Entry[] {
+  return all.filter((e) => isProposal(e.object) && inView(e.object, view)).sort((a, b) => compareIn(view, a, b));
+}
+
+const toItem = ({ imageId, objectId }: QueueItem): QueueItem => ({ imageId, objectId });
+
+/** The proposals still to review that `view` lets through, in its order (by default: all, in session order). */
+export function reviewQueue(doc: Pick<StudioDocument, 'images' | 'objects'>, view: QueueView = WHOLE_QUEUE): QueueItem[] {
+  return orderedQueue(allObjects(doc), view).map(toItem);
 }
 
 /**
- * The proposal after (1) or before (−1) `from` in session order, going round at the ends. `from`
- * may have been reviewed meanwhile (accepted or rejected objects keep their place), so "next" after
- * accepting is the proposal that followed it. Without `from` (or when it is gone), the queue starts at
- * the active image. Null when nothing is left to review.
+ * The proposal after (1) or before (−1) `from` in the view's queue, going round at the ends. `from`
+ * may have been reviewed or filtered out meanwhile: it keeps its place in the order, so "next" after
+ * accepting is the proposal that followed it. Without `from` (or when it is gone), the queue starts
+ * at the active image in session order, at its head when ordered by what teaches the most. Null when
+ * nothing is left to review.
  */
-export function stepQueue(doc: Pick<StudioDocument, 'images' | 'objects' | 'activeImageId'>, from: QueueItem | null, direction: 1 | -1): QueueItem | null {
+export function stepQueue(doc: Pick<StudioDocument, 'images' | 'objects' | 'activeImageId'>, from: QueueItem | null, direction: 1 | -1, view: QueueView = WHOLE_QUEUE): QueueItem | null {
   const all = allObjects(doc);
-  const n = all.length;
-  let start = from ? all.findIndex((e) => e.imageId === from.imageId && e.objectId === from.objectId) : -1;
-  if (start < 0) {
-    // Just before the first object of the active image (or of the next image that has any), so a
-    // step forward lands on the active image's first proposal.
-    const active = Math.max(0, doc.images.findIndex((i) => i.id === doc.activeImageId));
-    const imageIndex = new Map(doc.images.map((image, i) => [image.id, i]));
-    const first = all.findIndex((e) => imageIndex.get(e.imageId)! >= active);
-    start = (first < 0 ? 0 : first) - (direction === 1 ? 1 : 0);
+  const queue = orderedQueue(all, view);
+  if (queue.length === 0) return null;
+  const at = from ? all.find((e) => e.imageId === from.imageId && e.objectId === from.objectId) : undefined;
+  const wrap = (i: number) => queue[((i % queue.length) + queue.length) % queue.length];
+  if (at) {
+    const index = queue.indexOf(at);
+    if (index >= 0) return toItem(wrap(index + direction));
+    // Not waiting any more: step from the place it would have in the order.
+    const after = queue.findIndex((e) => compareIn(view, e, at) > 0);
+    return toItem(wrap(direction === 1 ? (after < 0 ? 0 : after) : (after < 0 ? queue.length : after) - 1));
   }
-  if (n === 0) return null;
-  for (let k = 1; k <= n; k++) {
-    const entry = all[(((start + direction * k) % n) + n) % n];
-    if (isProposal(entry.object)) return { imageId: entry.imageId, objectId: entry.objectId };
-  }
-  return null;
+  if (view.order === 'uncertain') return toItem(direction === 1 ? queue[0] : queue[queue.length - 1]);
+  // The active image's first proposal (or the next image's that has any).
+  const active = Math.max(0, doc.images.findIndex((i) => i.id === doc.activeImageId));
+  const imageIndex = new Map(doc.images.map((image, i) => [image.id, i]));
+  const first = queue.findIndex((e) => imageIndex.get(e.imageId)! >= active);
+  return toItem(direction === 1 ? wrap(first < 0 ? 0 : first) : wrap((first < 0 ? 0 : first) - 1));
 }

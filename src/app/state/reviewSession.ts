@@ -7,6 +7,7 @@ import { useEdit } from './editStore';
 import { emptyDocument } from './model';
 import { type Annotation } from '../../annotations/annotation';
 import { proposedBy, reviewStateOf } from '../../annotations/review';
+import { WHOLE_QUEUE } from './reviewOps';
 import { useReview } from './reviewStore';
 import { currentDocument, useStudio } from './studioStore';
 import { useTool } from './toolStore';
@@ -24,12 +25,13 @@ const proposal = (id: string, confidence: number): Omit<Annotation, 'color'> => 
   review: proposedBy('text-prompt'),
 });
 
-/** Loads the session and resets the view state review and editing keep (closed, 80 %, nothing selected, Select tool). */
+/** Loads the session and resets the view state review and editing keep (closed, the whole queue, 80 %, no decisions, nothing selected, Select tool). */
 export function loadReviewSession(): void {
   let doc = addImage(addImage(emptyDocument(), { id: 'a', name: 'a.png', width: 100, height: 100 }), { id: 'b', name: 'b.png', width: 100, height: 100 });
   doc = addObjects(doc, 'a', [proposal('p1', 0.9), proposal('p2', 0.5)]);
   doc = addObjects(doc, 'b', [proposal('p3', 0.95)]);
   useStudio.getState().load({ ...doc, activeImageId: 'a' });
+  useReview.setState({ view: WHOLE_QUEUE, decisions: new Map(), reclassed: new Set(), picking: false });
   useReview.getState().setOpen(false);
   useReview.getState().setThreshold(0.8);
   useEdit.getState().select([]);

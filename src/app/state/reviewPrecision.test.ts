@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { addImage, addObjects } from './documentOps';
+import { emptyDocument } from './model';
+import { proposedBy } from '../../annotations/review';
+import { setReviewState } from './reviewOps';
+import { acceptAllAdvice, defaultLine, precisionLine, recordDecision, standingDecisions, type DecisionLog, type DecisionRecord } from './reviewPrecision';
+
+/** `n` decisions at `confidence`, the first `right` of them right. */
+const decisions = (n: number, confidence: number, right: number) => Array.from({ length: n }, (_, i) => ({ probability: confidence, correct: i < right }));
+
+describe('precision of "accept all", measured on the person’s decisions', () => {
+  it('a decision counts while it stands: undone or deleted, it no longer does; the latest decision on a proposal wins', () => {
+    const proposal = (id: string) => ({ id, label: id, classId: null, confidence: 0.5, visible: true, polygons: [], source: 'text' as const, review: proposedBy('text-prompt') });
+    let doc = addObjects(addImage(emptyDocument(), { id: 'a', name: 'a.png', width: 10, height: 10 }), 'a', [proposal('p1'), proposal('p2'), proposal('p3')]);
+    const decide = (log: DecisionLog, record: DecisionRecord) => {
+      doc = setReviewState(doc, record.imageId, [record.objectId], record.state);
+      return recordDecision(log, record);
+    };
+    let log: DecisionLog = new Map();
+    log = decide(log, { imageId: 'a', objectId: 'p1', state: 'accepted', confidence: 0.9, asProposed: true });
+    log = decide(log, { imageId: 'a', objectId: 'p2', state: 'accepted', confidence: 0.7, asProposed: false });
+    log = decide(log, { imageId: 'a', objectId: 'p3', state: 'accepted', confidence: 0.6, asProposed: true });
+    log = decide(log, { imageId: 'a', objectId: 'p3', state: 'rejected', confidence: 0.6, asProposed: true });
+    expect(standingDecisions(log, doc)).toEqual([
+      { probability: 0.9, correct: true },
+      // Accepted after a new class or shape: "accept all" would have let it in wrong.
+      { probability: 0.7, correct: false },
+      { probability: 0.6, correct: false },
+    ]);
+    // Undone (back to waiting) and deleted: gone from the measure.
+    doc = setReviewState(doc, 'a', ['p1'], 'unreviewed');
+    doc = { ...doc, objects: { a: doc.objects.a.filter((o) => o.id !== 'p2') } };
+    expect(standingDecisions(log, doc)).toEqual([{ probability: 0.6, correct: false }]);
+  });
+
+  it('with too few decisions it says so instead of a number, and keeps the unmeasured default', () => {
+    const advice = acceptAllAdvice(decisions(6, 0.9, 6), null);
+    expect(advice).toEqual({ threshold: 0.8, measuredDefault: undefined, precision: undefined, count: 6 });
+    expect(precisionLine(advice)).toBe('Precision at ≥ 80 % not measured yet: 6 of your decisions there, 10 needed.');
+    expect(defaultLine(advice)).toBe('No threshold has 95 % measured precision yet; until one has, the default is 80 %.');
+  });
+
+  it('defaults to the lowest threshold whose measured precision is at least 95 %, and shows the precision at the one chosen', () => {
+    // At 0.9: 20 of 20 right; at 0.7: 5 of 20; at 0.3: 0 of 10.
+    const decided = [...decisions(20, 0.9, 20), ...decisions(20, 0.7, 5), ...decisions(10, 0.3, 0)];
+    const advice = acceptAllAdvice(decided, null);
+    expect(advice.measuredDefault).toBe(0.71);
+    expect(advice).toMatchObject({ threshold: 0.71, precision: 1, count: 20 });
+    expect(precisionLine(advice)).toBe('Measured precision at ≥ 71 %: 100 %, on 20 of your decisions.');
+    expect(defaultLine(advice)).toBe('Default 71 %: the lowest threshold with ≥ 95 % measured precision.');
+    // The person's own threshold wins, and its precision is the one shown.
+    const chosen = acceptAllAdvice(decided, 0.5);
+    expect(chosen).toMatchObject({ threshold: 0.5, measuredDefault: 0.71, precision: 25 / 40, count: 40 });
+    expect(precisionLine(chosen)).toBe('Measured precision at ≥ 50 %: 63 %, on 40 of your decisions.');
+  });
+});
