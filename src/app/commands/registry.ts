@@ -24,6 +24,7 @@ import { reviewPreviousCommand } from './reviewPrevious';
 import { reviewRejectCommand } from './reviewReject';
 import { reviewToggleCommand } from './reviewToggle';
 import { segmentEverythingCommand } from './segmentEverything';
+import { selectAllCommand } from './selectAll';
 import { splitObjectCommand } from './splitObject';
 import { stepCandidateCommand } from './stepCandidate';
 import { tagImageCommand } from './tagImage';
@@ -43,6 +44,7 @@ export const COMMANDS: readonly Command[] = [
   undoCommand,
   redoCommand,
   duplicateCommand,
+  selectAllCommand,
   reviewToggleCommand,
   reviewAcceptCommand,
   reviewAcceptAllCommand,
