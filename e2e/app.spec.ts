@@ -234,6 +234,13 @@ test('keyboard help overlay, zoom and fit', async ({ page }) => {
   await expect(canvas).not.toHaveAttribute('data-camera', before!);
   await page.keyboard.press('f');
   await expect(canvas).toHaveAttribute('data-camera', before!);
+  // The toolbar's buttons are the same commands as the keys, their keys in the tooltips.
+  const fit = page.getByRole('button', { name: 'Fit to screen', exact: true });
+  await expect(fit).toHaveAttribute('title', 'Fit to screen (F)');
+  await page.getByRole('button', { name: 'Zoom in', exact: true }).click();
+  await expect(canvas).not.toHaveAttribute('data-camera', before!);
+  await fit.click();
+  await expect(canvas).toHaveAttribute('data-camera', before!);
   await page.keyboard.press('?');
   await expect(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeVisible();
   await screenshot(page, '07-help');

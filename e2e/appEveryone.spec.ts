@@ -192,7 +192,7 @@ test.describe('phone, touch only', () => {
     // Two fingers pinch-zoom and pan (and place nothing).
     await expectPinchZooms(page, fingers);
     await expectTwoFingersPan(page, fingers);
-    await page.getByRole('button', { name: 'Fit', exact: true }).tap();
+    await page.getByRole('button', { name: 'Fit to screen', exact: true }).tap();
 
     // A drag is a box (center-anchored by default); the next tap opens the Selection sheet.
     await fingers.drag(await imageToPage(page, 300, 230), await imageToPage(page, 380, 300));

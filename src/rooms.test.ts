@@ -2,7 +2,9 @@
  * The rooms under src/ and the one direction between them (README, Architecture): the engine at the
  * bottom; the annotation model above it; the contract above both; the studio, the server and the CLI
  * at the top, none of the three reaching into another. A file that imports against the direction
- * fails here with its name and the import.
+ * fails here with its name and the import. Inside the studio, its parts (folders and top files)
+ * stand on floors too: no import runs back up, which is to say no two parts import each other, even
+ * through others.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -65,5 +67,36 @@ describe('the rooms under src/', () => {
     for (const file of new Set(annotationFiles.map((i) => i.file))) {
       expect(stripComments(readFileSync(join(src, file), 'utf8')).match(DOM_OR_NODE_GLOBALS)?.[0], file).toBeUndefined();
     }
+  });
+});
+
+/** The part of the studio a file stands in: its folder under src/app, or the top file itself. */
+const appPartOf = (file: string) => relative(join(src, 'app'), file).split('/')[0].replace(/\.tsx?$/, '');
+
+/** Each import between two parts of the studio, by shipped files (tests may reach anywhere). */
+const appArrows = imports
+  .filter((i) => i.room === 'app' && i.target === 'app' && !/\.test\.tsx?$/.test(i.file))
+  .map((i) => ({ ...i, from: appPartOf(join(src, i.file)), to: appPartOf(resolve(dirname(join(src, i.file)), i.spec)) }))
+  .filter((i) => i.from !== i.to);
+
+/** The parts that `start` reaches by imports, itself only when a circle leads back to it. */
+function reachable(start: string): Set<string> {
+  const seen = new Set<string>();
+  const stack = [start];
+  while (stack.length) {
+    const part = stack.pop()!;
+    for (const arrow of appArrows) if (arrow.from === part && !seen.has(arrow.to)) seen.add(arrow.to), stack.push(arrow.to);
+  }
+  return seen;
+}
+
+describe("the studio's floors (src/app)", () => {
+  it('finds imports between its parts', () => {
+    expect(appArrows.length).toBeGreaterThan(20);
+  });
+
+  it('has no arrow back up: no import of a part that reaches back to the importer', () => {
+    const back = appArrows.filter((arrow) => reachable(arrow.to).has(arrow.from)).map((i) => `${i.file} → ${i.spec}`);
+    expect(back).toEqual([]);
   });
 });

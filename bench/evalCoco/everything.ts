@@ -12,7 +12,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { evalCommandLine } from './commandLine';
 import { decodeImage } from '../../src/engine/adapters/nodeImage';
 import { loadNodeEngine, type ModelPrecision } from '../../src/engine/adapters/ortNode';
 import { loadNodeDetectors } from '../../src/engine/adapters/textNode';
@@ -52,10 +52,15 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode everything [options]
                    then leave out every encoder run found there (development runs only)
   --settings JSON  EverythingSettings fields laid over every rule's (trying a variant)`;
 
-function fail(message: string): never {
-  process.stderr.write(`eval coco everything: ${message}\n\n${USAGE}\n`);
-  process.exit(2);
-}
+const commandLine = evalCommandLine('eval coco everything', USAGE, {
+  rules: { type: 'string' },
+  every: { type: 'string' },
+  encoder: { type: 'string' },
+  decoder: { type: 'string' },
+  embeddings: { type: 'string' },
+  settings: { type: 'string' },
+});
+const fail: (message: string) => never = commandLine.fail;
 
 /** The photos of a COCO folder in file-name order, `--every` and `--limit` applied. */
 export function selectImages<T extends { file_name: string }>(images: readonly T[], every?: number, limit?: number): T[] {
@@ -111,34 +116,8 @@ function tallyFoundBy(
 }
 
 export async function runEverythingEval(argv: readonly string[]): Promise<void> {
-  let values;
-  try {
-    values = parseArgs({
-      args: [...argv],
-      options: {
-        dataset: { type: 'string' },
-        mode: { type: 'string' },
-        data: { type: 'string' },
-        out: { type: 'string' },
-        rules: { type: 'string' },
-        limit: { type: 'string' },
-        every: { type: 'string' },
-        threads: { type: 'string' },
-        encoder: { type: 'string' },
-        decoder: { type: 'string' },
-        embeddings: { type: 'string' },
-        settings: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }).values;
-  } catch (error) {
-    fail((error as Error).message);
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
+  const values = commandLine.parse(argv);
+  if (!values) return;
   const dataDir = resolve(values.data ?? '../shared/eval/coco-tiny');
   const out = resolve(values.out ?? 'bench/results/evalEverything.json');
   const rules = (values.rules ?? `${BULK_EVERYTHING_RULE},${DEFAULT_EVERYTHING_RULE}`).split(',') as EverythingRule[];
@@ -150,7 +129,7 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
   }
   for (const r of rules) if (!EVERYTHING_RULES.includes(r)) fail(`unknown rule "${r}" (${EVERYTHING_RULES.join(', ')})`);
   const threads = values.threads === undefined ? undefined : Number(values.threads);
-  const instances = JSON.parse(await readFile(join(dataDir, 'instances.json'), 'utf8').catch(() => fail(`no instances.json in ${dataDir}`))) as CocoInstancesFile;
+  const instances = await commandLine.readInstances<CocoInstancesFile>(dataDir);
   const images = selectImages(instances.images, values.every ? Number(values.every) : undefined, values.limit ? Number(values.limit) : undefined);
 
   const precision = (name: 'encoder' | 'decoder'): ModelPrecision => {

@@ -9,7 +9,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { evalCommandLine } from './commandLine';
 import { decodeImage } from '../../src/engine/adapters/nodeImage';
 import { loadNodeEngine } from '../../src/engine/adapters/ortNode';
 import { loadNodeDetectors } from '../../src/engine/adapters/textNode';
@@ -34,42 +34,20 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode exemplar [options]
   --min-detector-score P  'detected': the calibrated score a detection needs to be proposed (default the text pipeline's)
   --no-embedding-cache  run the encoder on every photo`;
 
-function fail(message: string): never {
-  process.stderr.write(`eval coco exemplar: ${message}\n\n${USAGE}\n`);
-  process.exit(2);
-}
-
+const commandLine = evalCommandLine('eval coco exemplar', USAGE, {
+  rules: { type: 'string' },
+  every: { type: 'string' },
+  'min-detector-score': { type: 'string' },
+  'no-embedding-cache': { type: 'boolean' },
+  examples: { type: 'string' },
+});
+const fail: (message: string) => never = commandLine.fail;
 
 const mean = (values: readonly number[]): number | undefined => (values.length ? values.reduce((s, v) => s + v, 0) / values.length : undefined);
 
 export async function runExemplarEval(argv: readonly string[]): Promise<void> {
-  let values;
-  try {
-    values = parseArgs({
-      args: [...argv],
-      options: {
-        dataset: { type: 'string' },
-        mode: { type: 'string' },
-        data: { type: 'string' },
-        out: { type: 'string' },
-        rules: { type: 'string' },
-        limit: { type: 'string' },
-        every: { type: 'string' },
-        threads: { type: 'string' },
-        'min-detector-score': { type: 'string' },
-        'no-embedding-cache': { type: 'boolean' },
-        examples: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }).values;
-  } catch (error) {
-    fail((error as Error).message);
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
+  const values = commandLine.parse(argv);
+  if (!values) return;
   const dataDir = resolve(values.data ?? '../shared/eval/coco-tiny');
   const out = resolve(values.out ?? 'bench/results/evalExemplar.json');
   const rules = (values.rules ?? EXEMPLAR_RULES.join(',')).split(',') as ExemplarRule[];
@@ -77,7 +55,7 @@ export async function runExemplarEval(argv: readonly string[]): Promise<void> {
   const threads = values.threads === undefined ? undefined : Number(values.threads);
   const exampleCount = values.examples === undefined ? 1 : Number(values.examples);
   if (!Number.isInteger(exampleCount) || exampleCount < 1 || exampleCount >= MIN_INSTANCES) fail(`--examples must be 1 to ${MIN_INSTANCES - 1}`);
-  const instances = JSON.parse(await readFile(join(dataDir, 'instances.json'), 'utf8').catch(() => fail(`no instances.json in ${dataDir}`))) as CocoInstancesFile;
+  const instances = await commandLine.readInstances<CocoInstancesFile>(dataDir);
   const images = selectImages(instances.images, values.every ? Number(values.every) : undefined, values.limit ? Number(values.limit) : undefined);
   const className = new Map(instances.categories.map((c) => [c.id, c.name]));
 

@@ -10,7 +10,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { evalCommandLine } from './commandLine';
 import { loadNodeEngine, defaultModelDir } from '../../src/engine/adapters/ortNode';
 import { samFiles } from '../../src/engine/catalog';
 import { loadNodeDetectors } from '../../src/engine/adapters/textNode';
@@ -39,10 +39,19 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --threads N            onnxruntime intra-op threads (default: all cores)
   --cache-only           fill the cache and stop`;
 
-function fail(message: string): never {
-  process.stderr.write(`eval coco learn: ${message}\n\n${USAGE}\n`);
-  process.exit(2);
-}
+const commandLine = evalCommandLine('eval coco learn', USAGE, {
+  'seed-images': { type: 'string' },
+  descriptors: { type: 'string' },
+  ablation: { type: 'boolean' },
+  show: { type: 'string' },
+  cache: { type: 'string' },
+  'no-suppress': { type: 'boolean' },
+  l2: { type: 'string' },
+  'skip-partial': { type: 'boolean' },
+  'no-detector-prior': { type: 'boolean' },
+  'cache-only': { type: 'boolean' },
+});
+const fail: (message: string) => never = commandLine.fail;
 
 export function parseKinds(list: string): DescriptorKind[] {
   const kinds = list.split('+') as DescriptorKind[];
@@ -51,38 +60,8 @@ export function parseKinds(list: string): DescriptorKind[] {
 }
 
 export async function runLearnEval(argv: readonly string[]): Promise<void> {
-  let values;
-  try {
-    values = parseArgs({
-      args: [...argv],
-      options: {
-        dataset: { type: 'string' },
-        mode: { type: 'string' },
-        data: { type: 'string' },
-        out: { type: 'string' },
-        'seed-images': { type: 'string' },
-        limit: { type: 'string' },
-        descriptors: { type: 'string' },
-        ablation: { type: 'boolean' },
-        show: { type: 'string' },
-        cache: { type: 'string' },
-        'no-suppress': { type: 'boolean' },
-        l2: { type: 'string' },
-        'skip-partial': { type: 'boolean' },
-        'no-detector-prior': { type: 'boolean' },
-        threads: { type: 'string' },
-        'cache-only': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }).values;
-  } catch (error) {
-    fail((error as Error).message);
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
+  const values = commandLine.parse(argv);
+  if (!values) return;
   const dataDir = resolve(values.data ?? '../shared/eval/coco-tiny');
   const name = basename(dataDir);
   const out = resolve(values.out ?? `bench/results/evalLearn-${name}.json`);
@@ -93,7 +72,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   if (!(showFrom > 0 && showFrom < 1)) fail('--show must be in (0, 1)');
   const kinds = parseKinds(values.descriptors ?? DESCRIPTOR_KINDS.join('+'));
   const threads = values.threads === undefined ? undefined : Number(values.threads);
-  const instances = JSON.parse(await readFile(join(dataDir, 'instances.json'), 'utf8').catch(() => fail(`no instances.json in ${dataDir}`))) as CocoInstancesFile;
+  const instances = await commandLine.readInstances<CocoInstancesFile>(dataDir);
   const images = selectImages(instances.images, undefined, values.limit ? Number(values.limit) : undefined);
   if (images.length <= seedImages && !values['cache-only']) fail(`${images.length} photos: none left after ${seedImages} seed photos`);
 

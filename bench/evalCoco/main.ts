@@ -11,7 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { evalCommandLine } from './commandLine';
 import { decodeImage } from '../../src/engine/adapters/nodeImage';
 import { loadNodeEngine } from '../../src/engine/adapters/ortNode';
 import { loadNodeDetectors, loadNodeOpenImagesDetector } from '../../src/engine/adapters/textNode';
@@ -57,6 +57,21 @@ const USAGE = `usage: npm run eval -- --dataset coco [--mode text|everything] [o
   --only NAME            pool only this detector (centernet, coco-ssd, open-images-ssd): its answers alone,
                          e.g. to fit its calibration without the others' duplicates removed`;
 
+const commandLine = evalCommandLine('eval coco', USAGE, {
+  'pool-min-score': { type: 'string' },
+  'operating-score': { type: 'string' },
+  split: { type: 'string' },
+  uncalibrated: { type: 'boolean' },
+  'boxes-only': { type: 'boolean' },
+  passes: { type: 'string' },
+  calibration: { type: 'string' },
+  'pass-fusion': { type: 'string' },
+  'detector-fusion': { type: 'string' },
+  'open-images': { type: 'boolean' },
+  only: { type: 'string' },
+});
+const fail: (message: string) => never = commandLine.fail;
+
 function passesName(p: DetectionPasses): string {
   return [p.mirror && 'mirror', p.tiles && 'tiles'].filter(Boolean).join('+') || 'single';
 }
@@ -67,11 +82,6 @@ function parsePasses(list: string | undefined, fusion: string | undefined): Dete
   const f = fusion ?? SINGLE_PASS.fusion;
   if (f !== 'suppress' && f !== 'wbf') fail('--pass-fusion must be suppress or wbf');
   return { mirror: names.includes('mirror'), tiles: names.includes('tiles'), fusion: f };
-}
-
-function fail(message: string): never {
-  process.stderr.write(`eval coco: ${message}\n\n${USAGE}\n`);
-  process.exit(2);
 }
 
 interface Method {
@@ -137,39 +147,8 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
   if (mode === 'exemplar') return (await import('./exemplar')).runExemplarEval(argv);
   if (mode === 'learn') return (await import('./learn')).runLearnEval(argv);
   if (mode !== undefined && mode !== 'text') fail(`unknown --mode "${mode}" (text, everything, exemplar, learn)`);
-  argv = argv.filter((a, i) => a !== '--mode' && argv[i - 1] !== '--mode' && !a.startsWith('--mode='));
-  let values;
-  try {
-    values = parseArgs({
-      args: [...argv],
-      options: {
-        dataset: { type: 'string' },
-        data: { type: 'string' },
-        out: { type: 'string' },
-        limit: { type: 'string' },
-        threads: { type: 'string' },
-        'pool-min-score': { type: 'string' },
-        'operating-score': { type: 'string' },
-        split: { type: 'string' },
-        uncalibrated: { type: 'boolean' },
-        'boxes-only': { type: 'boolean' },
-        passes: { type: 'string' },
-        calibration: { type: 'string' },
-        'pass-fusion': { type: 'string' },
-        'detector-fusion': { type: 'string' },
-        'open-images': { type: 'boolean' },
-        only: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }).values;
-  } catch (error) {
-    fail((error as Error).message);
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
+  const values = commandLine.parse(argv);
+  if (!values) return;
   const dataDir = resolve(values.data ?? '../shared/eval/coco-tiny');
   const out = resolve(values.out ?? 'bench/results/evalCoco.json');
   const poolMinScore = values['pool-min-score'] === undefined ? 0.05 : Number(values['pool-min-score']);
@@ -177,7 +156,7 @@ export async function runCocoEval(argv: readonly string[]): Promise<void> {
   if (!(poolMinScore > 0 && poolMinScore <= operatingScore)) fail('--pool-min-score must be in (0, --operating-score]');
   const threads = values.threads === undefined ? undefined : Number(values.threads);
 
-  const instances = JSON.parse(await readFile(join(dataDir, 'instances.json'), 'utf8').catch(() => fail(`no instances.json in ${dataDir}`))) as CocoInstances;
+  const instances = await commandLine.readInstances<CocoInstances>(dataDir);
   const classOfCategory = new Map<number, CocoClass>();
   for (const c of instances.categories) {
     if (!(COCO_CLASSES as readonly string[]).includes(c.name)) fail(`category "${c.name}" is not a COCO-80 class`);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Annotation } from './annotation';
 import { maskToRuns, runsToMask } from './rle';
-import { AnnotationObject, fromWire, toWire } from './wire';
+import { AnnotationObject, canonicalRuns, canonicalWire, fromWire, toWire } from './wire';
 
 describe('annotations ↔ the wire', () => {
   it('keeps a mask bit for bit through row-major run lengths, including one that starts set', () => {
@@ -73,5 +73,79 @@ describe('annotations ↔ the wire', () => {
     expect(toWire(base)).toMatchObject({ review: 'accepted' });
     expect(toWire(base)).not.toHaveProperty('proposedBy');
     expect(fromWire(toWire(base), [], 0)).not.toHaveProperty('review');
+  });
+});
+
+describe('the canonical form of a wire object', () => {
+  const classes = [{ id: 1, name: 'cup', color: '#ff5c5c' }];
+  const mask = { width: 4, height: 2, data: new Uint8Array([0, 1, 1, 0, 0, 1, 1, 0]) };
+  const cup: Annotation = {
+    id: 'obj-1',
+    label: 'cup',
+    classId: 1,
+    confidence: 0.9,
+    color: '#ff5c5c',
+    visible: true,
+    polygons: [{ outer: [[1, 0], [3, 0], [3, 2], [1, 2]], holes: [] }],
+    mask,
+    outlineTolerance: 0.5,
+    source: 'text',
+    review: { state: 'unreviewed', source: 'text-prompt' },
+  };
+  /** The same cup as a server gives it back: its own fields, keys in another order, the mask's runs with empty runs, no name or colour. */
+  const stored = AnnotationObject.parse({
+    changedAt: '2026-11-28T12:00:00Z',
+    changedBy: 'ann@example.com',
+    review: 'unreviewed',
+    proposedBy: 'text-prompt',
+    mask: { width: 4, height: 2, counts: [1, 2, 0, 0, 2, 2, 1, 0] },
+    kind: 'mask',
+    polygons: [{ outer: [[1, 0], [3, 0], [3, 2], [1, 2]], holes: [] }],
+    id: 'obj-1',
+    classId: 1,
+    confidence: 0.9,
+    outlineTolerance: 0.5,
+    source: 'text',
+  });
+  const canonical = (o: AnnotationObject, index = 0) => JSON.stringify(canonicalWire(o, classes, index));
+
+  it('makes a stored object and the written one equal when they are the same object', () => {
+    const written = toWire(cup);
+    expect(canonical(stored)).toBe(canonical(written));
+    expect(canonical(written)).toBe(JSON.stringify(written));
+  });
+
+  it('tells them apart when they differ in anything the studio keeps', () => {
+    const written = toWire(cup);
+    const changes: Array<Partial<AnnotationObject>> = [
+      { polygons: [{ outer: [[1, 0], [3, 0], [3, 2], [1, 1]], holes: [] }] },
+      { classId: null },
+      { confidence: 0.8 },
+      { visible: false },
+      { review: 'accepted' },
+      { proposedBy: undefined },
+      { mask: { width: 4, height: 2, counts: [1, 2, 2, 3] } },
+      { outlineTolerance: 1 },
+      { source: 'local' },
+    ];
+    for (const change of changes) expect(canonical({ ...stored, ...change }), JSON.stringify(change)).not.toBe(canonical(written));
+  });
+
+  it('is the round trip through memory that it replaces, for masks, boxes, tags, labelled or not', () => {
+    const objects = [
+      stored,
+      AnnotationObject.parse({ id: 'b', kind: 'box', box: [1, 2, 3, 4], classId: 1, polygons: [], label: 'mug', color: '#000000' }),
+      AnnotationObject.parse({ id: 't', kind: 'tag', classId: 1, polygons: [] }),
+      AnnotationObject.parse({ id: 'u', classId: null, polygons: [], label: 'walker', outlineTolerance: 2 }),
+      AnnotationObject.parse({ id: 'v', classId: 7, polygons: [], mask: { width: 2, height: 1, counts: [0, 0, 0, 2] } }),
+    ];
+    objects.forEach((object, i) => expect(canonical(object, i), object.id).toBe(JSON.stringify(toWire(fromWire(object, classes, i)))));
+  });
+
+  it('writes run lengths as maskToRuns does: the first run kept even when empty, no other empty run', () => {
+    expect(canonicalRuns([0, 2, 2])).toEqual([0, 2, 2]);
+    expect(canonicalRuns([1, 2, 0, 0, 2, 2, 1, 0])).toEqual([1, 2, 2, 2, 1]);
+    expect(canonicalRuns([0, 0, 4])).toEqual([4]);
+    expect(canonicalRuns([3, 0])).toEqual([3]);
   });
 });

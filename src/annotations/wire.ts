@@ -48,25 +48,75 @@ export const AnnotationObject = z
   .refine((o) => o.kind === undefined || o.kind === 'mask' || (o.polygons.length === 0 && o.mask === undefined), { message: 'box and tag objects have no polygons and no mask', path: ['polygons'] });
 export type AnnotationObject = z.infer<typeof AnnotationObject>;
 
-/** An annotation as the wire writes it. */
+/** An annotation as the wire writes it: its fields in the wire's one canonical form. */
 export function toWire(annotation: Annotation): AnnotationObject {
-  const kind = annotation.kind ?? 'mask';
+  return canonicalWire(
+    {
+      id: annotation.id,
+      kind: annotation.kind,
+      classId: annotation.classId ?? null,
+      polygons: annotation.polygons.map((p) => ({ outer: p.outer.map(([x, y]) => [x, y] as [number, number]), holes: p.holes.map((h) => h.map(([x, y]) => [x, y] as [number, number])) })),
+      ...(annotation.box ? { box: [...annotation.box] as [number, number, number, number] } : {}),
+      ...(annotation.mask ? { mask: { width: annotation.mask.width, height: annotation.mask.height, counts: maskToRuns(annotation.mask, 'rows') } } : {}),
+      outlineTolerance: annotation.outlineTolerance,
+      label: annotation.label,
+      color: annotation.color,
+      source: annotation.source,
+      confidence: annotation.confidence,
+      visible: annotation.visible,
+      review: annotation.review?.state ?? 'accepted',
+      proposedBy: annotation.review?.source,
+    },
+    NO_CLASSES,
+    0,
+  );
+}
+
+const NO_CLASSES: readonly ClassDef[] = [];
+
+/**
+ * A wire object in the one form the studio writes it, so that two writings of the same object are
+ * equal field for field and byte for byte as JSON: server-set fields and what its kind does not hold
+ * left out, defaults written out, a labelled object named and coloured by its class (`classes`), an
+ * unlabelled one without a colour by the palette at `index`, mask runs without empty runs.
+ */
+export function canonicalWire(object: AnnotationObject, classes: readonly ClassDef[], index: number): AnnotationObject {
+  const kind = object.kind ?? 'mask';
+  const cls = classes.find((c) => c.id === object.classId);
   return {
-    id: annotation.id,
+    id: object.id,
     ...(kind !== 'mask' ? { kind } : {}),
-    classId: annotation.classId ?? null,
-    polygons: kind === 'mask' ? annotation.polygons.map((p) => ({ outer: p.outer.map(([x, y]) => [x, y] as [number, number]), holes: p.holes.map((h) => h.map(([x, y]) => [x, y] as [number, number])) })) : [],
-    ...(kind === 'box' && annotation.box ? { box: [...annotation.box] as [number, number, number, number] } : {}),
-    ...(kind === 'mask' && annotation.mask ? { mask: { width: annotation.mask.width, height: annotation.mask.height, counts: maskToRuns(annotation.mask, 'rows') } } : {}),
-    ...(kind === 'mask' && annotation.outlineTolerance !== undefined ? { outlineTolerance: annotation.outlineTolerance } : {}),
-    label: annotation.label.slice(0, 200),
-    color: annotation.color,
-    source: annotation.source,
-    confidence: Math.min(1, Math.max(0, annotation.confidence)),
-    visible: annotation.visible,
-    review: annotation.review?.state ?? 'accepted',
-    ...(annotation.review?.source ? { proposedBy: annotation.review.source } : {}),
+    classId: object.classId ?? null,
+    polygons: kind === 'mask' ? object.polygons : [],
+    ...(kind === 'box' && object.box ? { box: object.box } : {}),
+    ...(kind === 'mask' && object.mask ? { mask: { width: object.mask.width, height: object.mask.height, counts: canonicalRuns(object.mask.counts) } } : {}),
+    ...(kind === 'mask' && object.outlineTolerance !== undefined ? { outlineTolerance: object.outlineTolerance } : {}),
+    label: (cls?.name ?? object.label ?? 'object').slice(0, 200),
+    color: cls?.color ?? object.color ?? colorForIndex(index),
+    source: object.source ?? 'local',
+    confidence: Math.min(1, Math.max(0, object.confidence ?? 1)),
+    visible: object.visible ?? true,
+    review: object.review ?? 'accepted',
+    ...(object.proposedBy ? { proposedBy: object.proposedBy } : {}),
   };
+}
+
+/** Stored objects as the studio would write them back: what its own writes are compared against. */
+export const canonicalObjects = (objects: readonly AnnotationObject[], classes: readonly ClassDef[]) => objects.map((o, i) => canonicalWire(o, classes, i));
+
+/**
+ * Run lengths as `maskToRuns` gives them: the first run (of 0s) kept even when empty, no other empty
+ * run, so runs that describe the same pixels are the same runs.
+ */
+export function canonicalRuns(counts: readonly number[]): number[] {
+  const runs: number[] = [];
+  counts.forEach((run, i) => {
+    if (run === 0 && i > 0) return;
+    // A run of the same value as the last one kept (an empty run between them was skipped) joins it.
+    if (runs.length && (runs.length - 1) % 2 === i % 2) runs[runs.length - 1] += run;
+    else runs.push(run);
+  });
+  return runs;
 }
 
 /**

@@ -17,7 +17,7 @@ import { RemoteSettings } from './components/RemoteSettings';
 import { StatusBar } from './components/StatusBar';
 import { StudioCanvas } from './components/StudioCanvas';
 import { Toolbar } from './components/Toolbar';
-import { openImageBlobs, openSample } from './images/openImages';
+import { openImageBlobs, openSample } from './openImagesAction';
 import { engineSession } from './studioServices';
 import { useSessionPersistence } from './persistence/useSessionPersistence';
 import { useReopenProject } from './projects/useReopenProject';

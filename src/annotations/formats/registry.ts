@@ -1,3 +1,4 @@
+import { boxesCsvFormat } from './boxesCsv';
 import { classFoldersFormat } from './classFolders';
 import { cocoFormat } from './coco';
 import { cvatFormat } from './cvat';
@@ -12,7 +13,7 @@ import { yoloDetectionFormat } from './yoloDetection';
 
 /** Every dataset format, in menu order. The Export and Import menus are generated from this list. */
 // YOLO detection before YOLO segmentation: its reader takes the label files of five numbers a line first.
-export const FORMATS: readonly DatasetFormat[] = [cocoFormat, yoloDetectionFormat, yoloFormat, pngMasksFormat, vocFormat, cvatFormat, labelmeFormat, maskwrightFormat, tagsCsvFormat, classFoldersFormat];
+export const FORMATS: readonly DatasetFormat[] = [cocoFormat, yoloDetectionFormat, yoloFormat, pngMasksFormat, vocFormat, cvatFormat, labelmeFormat, maskwrightFormat, boxesCsvFormat, tagsCsvFormat, classFoldersFormat];
 
 export const formatById = (id: string) => FORMATS.find((f) => f.id === id);
 export const IMPORTABLE = FORMATS.filter((f) => f.read);

@@ -8,8 +8,8 @@ import { forgetAllSpaceKeys } from '../persistence/session';
 import { openSpaceWithPassword } from '../persistence/spaceStore';
 import { flushSessionSave } from '../persistence/useSessionPersistence';
 import { showProjectInAddress } from '../projects/projectLink';
-import { accountApi } from './accountApi';
-import { useAccount } from './useAccount';
+import { accountApi } from '../remote/accountApi';
+import { useAccount } from '../remote/useAccount';
 
 export function AccountPage() {
   const account = useAccount();

@@ -4,9 +4,9 @@ import { CREDIT_PACKAGES, type CreditPackageId } from '../../contract';
 import { ACCOUNT_QUERY } from '../queryClient';
 import { useUi } from '../state/uiStore';
 import { useRemoteSettings } from '../state/remoteSettingsStore';
-import { accountApi, formatPerCall, formatPrice } from './accountApi';
+import { accountApi, formatPerCall, formatPrice } from '../remote/accountApi';
 import { PerRequestPaymentNote } from './PerRequestPaymentNote';
-import { useAccount } from './useAccount';
+import { useAccount } from '../remote/useAccount';
 
 export function CreditsPage() {
   const account = useAccount();

@@ -1,6 +1,6 @@
 import { useRemoteSettings } from '../state/remoteSettingsStore';
-import { foreignKeyMessage, useForeignKeyChoice } from './payer';
-import { useAccount } from './useAccount';
+import { foreignKeyMessage, useForeignKeyChoice } from '../remote/payer';
+import { useAccount } from '../remote/useAccount';
 
 /** Shown while the stored API key belongs to another account than the signed-in one; paid calls wait for a choice. */
 export function KeyOwnerWarning() {

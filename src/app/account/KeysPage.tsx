@@ -3,8 +3,8 @@ import { useState } from 'react';
 import type { ApiKeyCreated } from '../../contract';
 import { useUi } from '../state/uiStore';
 import { useRemoteSettings } from '../state/remoteSettingsStore';
-import { accountApi } from './accountApi';
-import { useAccount } from './useAccount';
+import { accountApi } from '../remote/accountApi';
+import { useAccount } from '../remote/useAccount';
 
 const KEYS_QUERY = ['api-keys'] as const;
 

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { PerRequestPayment } from '../../contract/account';
 import { useRemoteSettings } from '../state/remoteSettingsStore';
-import { accountApi } from './accountApi';
+import { accountApi } from '../remote/accountApi';
 
 const NETWORK_NAMES: Record<string, string> = {
   'eip155:8453': 'Base',

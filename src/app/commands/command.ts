@@ -1,8 +1,10 @@
+import type { ComponentType } from 'react';
+
 /**
  * One command of the studio (Excalidraw's actions): what it is called, the keys that run it, when it
  * may run, and what it does. Each command is one file of this folder and one line of `registry.ts`;
- * the keyboard shortcuts and the help overlay are generated from the registry, so a key is written
- * once, in its command.
+ * the keyboard shortcuts, the help overlay and the toolbar's command buttons are generated from the
+ * registry, so a key or a label is written once, in its command.
  */
 
 /** What a key test reads of a key press (a KeyboardEvent has these). */
@@ -31,6 +33,18 @@ export interface Chord {
  */
 export type CommandScope = 'studio' | 'review' | 'painting' | 'tagging';
 
+/** The toolbar's groups of command buttons, left to right. */
+export const TOOLBAR_GROUPS = ['history', 'view', 'help'] as const;
+export type ToolbarGroup = (typeof TOOLBAR_GROUPS)[number];
+
+/** A command's toolbar button: the group it stands in, and what it shows besides its label (which names it). */
+export interface CommandButton {
+  readonly group: ToolbarGroup;
+  readonly icon?: ComponentType;
+  /** Shown instead of the label where the label is too long for a button ("Fit") or a sign says it ("+"). */
+  readonly face?: string;
+}
+
 /** What a command said about a key press: `false` declines it, so the key goes on to the next command. */
 export type Performed = boolean | void;
 
@@ -41,8 +55,12 @@ export interface Command {
   readonly keys: readonly Chord[];
   /** Absent: `studio`. */
   readonly scope?: CommandScope;
+  /** Absent: no toolbar button. */
+  readonly button?: CommandButton;
   /** Whether it may run now; a disabled command never runs, and its key goes on to the next. */
   enabled?(): boolean;
+  /** What it would do now ("Undo delete object"), for its button's tooltip; absent: the label. */
+  describe?(): string;
   perform(input: KeyInput): Performed;
 }
 
@@ -77,6 +95,21 @@ export function keysLabel(keys: readonly Chord[]): string {
   const rest = keys.filter((k) => !digits.includes(k)).map(chordLabel);
   const run = digits.length > 2 ? [`${digits[0].key} – ${digits[digits.length - 1].key}`] : digits.map(chordLabel);
   return [...run, ...rest].join(' / ');
+}
+
+/** The key press a chord stands for. */
+export const pressOf = (chord: Chord): KeyInput => ({ key: chord.key, ctrlKey: !!chord.mod, metaKey: false, shiftKey: !!chord.shift, altKey: false });
+
+/** A button's tooltip: what the command would do now, and the key that does it too. */
+export function commandTooltip(command: Command): string {
+  const what = command.describe?.() ?? command.label;
+  return command.keys.length ? `${what} (${chordLabel(command.keys[0])})` : what;
+}
+
+/** A click on a command's button is a press of its first key: the same enabled rule, the same perform. */
+export function runFromButton(command: Command): Performed {
+  if (command.enabled && !command.enabled()) return false;
+  return command.perform(pressOf(command.keys[0] ?? { key: '' }));
 }
 
 export const DIGIT_KEYS: readonly Chord[] = Array.from({ length: 9 }, (_, i) => ({ key: String(i + 1) }));

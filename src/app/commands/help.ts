@@ -3,8 +3,9 @@ import type { Command } from './command';
 
 export const helpCommand: Command = {
   id: 'help',
-  label: 'This help',
+  label: 'Keyboard shortcuts',
   keys: [{ key: '?' }, { key: 'h' }],
+  button: { group: 'help', face: '?' },
   perform: () => {
     const ui = useUi.getState();
     ui.setHelpOpen(!ui.helpOpen);

@@ -1,4 +1,5 @@
-import { studio } from '../state/studioStore';
+import { RedoIcon } from '../icons/icons';
+import { studio, useStudio } from '../state/studioStore';
 import type { Command } from './command';
 
 export const redoCommand: Command = {
@@ -8,6 +9,12 @@ export const redoCommand: Command = {
     { key: 'z', mod: true, shift: true },
     { key: 'y', mod: true },
   ],
+  button: { group: 'history', icon: RedoIcon },
+  enabled: () => useStudio.getState().history.future.length > 0,
+  describe: () => {
+    const next = useStudio.getState().history.redoLabels[0];
+    return next ? `Redo ${next}` : 'Nothing to redo';
+  },
   perform: () => {
     studio.redo();
   },

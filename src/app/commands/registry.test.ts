@@ -4,10 +4,10 @@ import { addClass } from '../state/classOps';
 import { loadReviewSession } from '../state/reviewSession';
 import { currentDocument, studio, useStudio } from '../state/studioStore';
 import { tagClassesOf } from '../state/tagOps';
-import { chordLabel, chordsOverlap, keysLabel, keyTest, runKeyCommand, type Chord, type Command, type KeyInput } from './command';
-import { COMMANDS, commandHelpRows } from './registry';
-
-const inputOf = (chord: Chord): KeyInput => ({ key: chord.key, ctrlKey: !!chord.mod, metaKey: false, shiftKey: !!chord.shift, altKey: false });
+import { chordLabel, chordsOverlap, commandTooltip, keysLabel, keyTest, pressOf, runFromButton, runKeyCommand, TOOLBAR_GROUPS, type Command, type KeyInput } from './command';
+import { COMMANDS, commandHelpRows, toolbarCommands } from './registry';
+import { redoCommand } from './redo';
+import { undoCommand } from './undo';
 const scopeOf = (c: Command) => c.scope ?? 'studio';
 
 describe('the command registry', () => {
@@ -35,7 +35,7 @@ describe('the command registry', () => {
   it('maps every key press of a command to exactly that command within its scope', () => {
     for (const command of COMMANDS) {
       for (const chord of command.keys) {
-        const takers = COMMANDS.filter((other) => scopeOf(other) === scopeOf(command) && keyTest(other, inputOf(chord)));
+        const takers = COMMANDS.filter((other) => scopeOf(other) === scopeOf(command) && keyTest(other, pressOf(chord)));
         expect(takers.map((c) => c.id), `${command.id} ${chordLabel(chord)}`).toEqual([command.id]);
         const overlapping = COMMANDS.filter((other) => other !== command && scopeOf(other) === scopeOf(command) && other.keys.some((k) => chordsOverlap(k, chord)));
         expect(overlapping.map((c) => c.id), `${command.id} ${chordLabel(chord)}`).toEqual([]);
@@ -46,6 +46,32 @@ describe('the command registry', () => {
   it('shows a run of digits as one range and modifiers in order', () => {
     expect(keysLabel([{ key: 'z', mod: true, shift: true }, { key: 'y', mod: true }])).toBe('Ctrl+Shift+Z / Ctrl+Y');
     expect(keysLabel(Array.from({ length: 9 }, (_, i) => ({ key: String(i + 1) })))).toBe('1 – 9');
+  });
+});
+
+describe('the toolbar from the registry', () => {
+  it('has a button for each command that asks for one, in the registry order, and for no other', () => {
+    expect(TOOLBAR_GROUPS.map((group) => toolbarCommands(group).map((c) => c.id))).toEqual([['undo', 'redo'], ['zoom-out', 'zoom-in', 'fit-to-screen'], ['help']]);
+  });
+
+  it("names each button's key in its tooltip, as the help does", () => {
+    for (const command of TOOLBAR_GROUPS.flatMap((group) => toolbarCommands(group))) {
+      expect(commandTooltip(command), command.id).toMatch(new RegExp(`\\(${chordLabel(command.keys[0]).replace(/[+?]/g, '\\$&')}\\)$`));
+    }
+  });
+
+  it('undo and redo buttons follow the history: disabled with nothing to do, saying what they would undo', () => {
+    useStudio.getState().load(currentDocument());
+    expect(undoCommand.enabled!()).toBe(false);
+    expect(runFromButton(undoCommand)).toBe(false);
+    expect(commandTooltip(undoCommand)).toBe('Nothing to undo (Ctrl+Z)');
+    useStudio.getState().apply('add class', (doc) => addClass(doc, 'cat'));
+    expect(commandTooltip(undoCommand)).toBe('Undo add class (Ctrl+Z)');
+    runFromButton(undoCommand);
+    expect(undoCommand.enabled!()).toBe(false);
+    expect(commandTooltip(redoCommand)).toBe('Redo add class (Ctrl+Shift+Z)');
+    runFromButton(redoCommand);
+    expect(useStudio.getState().history.labels).toEqual(['add class']);
   });
 });
 

@@ -1,7 +1,7 @@
 import { TOOLS } from '../tools/registry';
 import { acceptMaskCommand } from './acceptMask';
 import { brushSizeCommand } from './brushSize';
-import { keysLabel, runKeyCommand, type Command, type CommandScope, type KeyInput } from './command';
+import { keysLabel, runKeyCommand, type Command, type CommandScope, type KeyInput, type ToolbarGroup } from './command';
 import { deleteSelectionCommand } from './deleteSelection';
 import { duplicateCommand } from './duplicate';
 import { escapeCommand } from './escape';
@@ -24,23 +24,27 @@ import { reviewPreviousCommand } from './reviewPrevious';
 import { reviewRejectCommand } from './reviewReject';
 import { reviewToggleCommand } from './reviewToggle';
 import { segmentEverythingCommand } from './segmentEverything';
+import { selectAllCommand } from './selectAll';
 import { splitObjectCommand } from './splitObject';
 import { stepCandidateCommand } from './stepCandidate';
 import { tagImageCommand } from './tagImage';
 import { tagImageWithClassCommand } from './tagImageWithClass';
 import { undoCommand } from './undo';
-import { zoomCommand } from './zoom';
+import { zoomInCommand } from './zoomIn';
+import { zoomOutCommand } from './zoomOut';
 
 /**
  * Every keyboard command of the studio. The order is the precedence among commands whose keys
  * overlap across scopes: a mode's commands (Review open, a tag being set, a painting tool) come
  * before the studio's, and a command that is disabled or declines passes the key on. The keydown
- * handler and the help overlay are generated from this list: a new command is its file and a line here.
+ * handler, the help overlay and the toolbar's command buttons are generated from this list: a new
+ * command is its file and a line here.
  */
 export const COMMANDS: readonly Command[] = [
   undoCommand,
   redoCommand,
   duplicateCommand,
+  selectAllCommand,
   reviewToggleCommand,
   reviewAcceptCommand,
   reviewAcceptAllCommand,
@@ -66,12 +70,16 @@ export const COMMANDS: readonly Command[] = [
   stepCandidateCommand,
   segmentEverythingCommand,
   labelAllCommand,
+  zoomOutCommand,
+  zoomInCommand,
   fitToScreenCommand,
-  zoomCommand,
 ];
 
 /** Runs the command a key press calls for; the command run, or null when the key is none of theirs. */
 export const runKey = (input: KeyInput) => runKeyCommand(COMMANDS, input);
+
+/** The toolbar buttons of one group, in the registry's order. */
+export const toolbarCommands = (group: ToolbarGroup, commands: readonly Command[] = COMMANDS) => commands.filter((c) => c.button?.group === group);
 
 const SCOPE_WORDS: Readonly<Record<CommandScope, string>> = { studio: '', review: ' in Review', painting: ' with the brush or eraser', tagging: ' after I' };
 

@@ -1,5 +1,5 @@
 import { KeyOwnerWarning } from '../account/KeyOwnerWarning';
-import { useAccount } from '../account/useAccount';
+import { useAccount } from '../remote/useAccount';
 import { useUi, type Page } from '../state/uiStore';
 import { InferenceSwitch } from './InferenceSwitch';
 
@@ -31,7 +31,7 @@ export function Header() {
         </nav>
         <div className="header-right">
           <InferenceSwitch />
-          {/* The account that pays for remote requests: the stored key's (see account/payer.ts). */}
+          {/* The account that pays for remote requests: the stored key's (see remote/payer.ts). */}
           <div className="balance" data-testid="balance" title="Credit balance of the account that pays for remote requests: 1 credit per request">
             {account.data ? (
               <>

@@ -1,6 +1,6 @@
 import { Fragment, useEffect, useState } from 'react';
 import { SAMPLES, subscribeImages } from '../images/imageLibrary';
-import { openImageBlobs, openSample } from '../images/openImages';
+import { openImageBlobs, openSample } from '../openImagesAction';
 import { useStudio, studio } from '../state/studioStore';
 import { countsParts, reviewCounts } from '../state/reviewOps';
 import { tagClassesOf } from '../state/tagOps';

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { importAnnotations } from '../export/importAnnotations';
 import { readDatasetFiles } from '../../annotations/formats/readFiles';
-import { openImageBlobs } from '../images/openImages';
+import { openImageBlobs } from '../openImagesAction';
 import { useDetail } from '../state/detailStore';
 import { currentDocument, newId, useStudio } from '../state/studioStore';
 import { PopupMenu } from './PopupMenu';

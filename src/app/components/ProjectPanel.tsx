@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { MemberRole } from '../../contract/projects';
-import { useAccount } from '../account/useAccount';
+import { useAccount } from '../remote/useAccount';
 import { browserProjectApi, closeProject, createProjectFromSession, openProjectInStudio, shareProject } from '../projects/projectSession';
 import { useOpenProject } from '../projects/projectStore';
 import type { SyncState } from '../projects/projectSync';

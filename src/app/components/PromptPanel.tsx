@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useAccount } from '../account/useAccount';
+import { useAccount } from '../remote/useAccount';
 import { rerunActivePrompt, runRemote } from '../inferenceController';
 import { localTextSegmenter } from '../inference/localText';
 import { engineSession } from '../studioServices';

@@ -1,16 +1,14 @@
-import { useStudio, studio } from '../state/studioStore';
-import { useUi } from '../state/uiStore';
+import { useStudio } from '../state/studioStore';
 import { useCamera } from '../state/cameraStore';
 import { useDetail } from '../state/detailStore';
 import { useTool } from '../state/toolStore';
 import { TOOLS } from '../tools/registry';
-import { fitToScreen, zoomAt } from '../geometry/camera';
 import { DETAIL_MAX, detailFromTolerance, toleranceFromDetail } from '../geometry/detailLevel';
 import { BoxDrawingSetting } from './BoxDrawingSetting';
 import { ExportMenu } from './ExportMenu';
 import { ImportMenu } from './ImportMenu';
 import { BrushSizeSlider } from './BrushSizeSlider';
-import { RedoIcon, UndoIcon } from '../icons/icons';
+import { CommandButtons } from './CommandButtons';
 
 export function Toolbar() {
   const tool = useTool((s) => s.tool);
@@ -18,21 +16,8 @@ export function Toolbar() {
   const tolerance = useDetail((s) => s.tolerance);
   const setTolerance = useDetail((s) => s.setTolerance);
   const camera = useCamera((s) => s.camera);
-  const setHelpOpen = useUi((s) => s.setHelpOpen);
-  const history = useStudio((s) => s.history);
-  const image = history.present.images.find((i) => i.id === history.present.activeImageId);
-  const undoLabel = history.labels[history.labels.length - 1];
-  const redoLabel = history.redoLabels[0];
-
-  const zoom = (factor: number) => {
-    const host = document.querySelector('.canvas-host');
-    if (!camera || !host) return;
-    useCamera.getState().setCamera(zoomAt(camera, [host.clientWidth / 2, host.clientHeight / 2], factor));
-  };
-  const fit = () => {
-    const host = document.querySelector('.canvas-host');
-    if (image && host) useCamera.getState().setCamera(fitToScreen(image.width, image.height, host.clientWidth, host.clientHeight));
-  };
+  // The command buttons' enabled rules and tooltips read the history and the camera.
+  useStudio((s) => s.history);
 
   return (
     <div className="toolbar" role="toolbar" aria-label="Tools">
@@ -47,26 +32,13 @@ export function Toolbar() {
         ))}
       </div>
       <div className="tool-group">
-        <button type="button" aria-label="Undo" title={undoLabel ? `Undo ${undoLabel} (Ctrl+Z)` : 'Nothing to undo'} disabled={!history.past.length} onClick={studio.undo}>
-          <UndoIcon /> <span aria-hidden="true">Undo</span>
-        </button>
-        <button type="button" aria-label="Redo" title={redoLabel ? `Redo ${redoLabel} (Ctrl+Shift+Z)` : 'Nothing to redo'} disabled={!history.future.length} onClick={studio.redo}>
-          <RedoIcon /> <span aria-hidden="true">Redo</span>
-        </button>
+        <CommandButtons group="history" />
       </div>
       <div className="tool-group">
-        <button type="button" aria-label="Zoom out" title="Zoom out (−)" disabled={!camera} onClick={() => zoom(1 / 1.25)}>
-          −
-        </button>
         <span className="zoom-readout" aria-label="Zoom level">
           {camera ? `${Math.round(camera.scale * 100)}%` : '—'}
         </span>
-        <button type="button" aria-label="Zoom in" title="Zoom in (+)" disabled={!camera} onClick={() => zoom(1.25)}>
-          +
-        </button>
-        <button type="button" title="Fit to screen (F)" disabled={!image} onClick={fit}>
-          Fit
-        </button>
+        <CommandButtons group="view" />
       </div>
       {(tool === 'brush' || tool === 'eraser') && <BrushSizeSlider />}
       {tool === 'box' && <BoxDrawingSetting />}
@@ -89,9 +61,7 @@ export function Toolbar() {
       <div className="tool-group right">
         <ImportMenu />
         <ExportMenu />
-        <button type="button" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" onClick={() => setHelpOpen(true)}>
-          ?
-        </button>
+        <CommandButtons group="help" />
       </div>
     </div>
   );

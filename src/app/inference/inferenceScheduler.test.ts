@@ -6,7 +6,7 @@ import { studio, currentDocument, useStudio } from '../state/studioStore';
 import { HOVER_REST_MS } from './hoverDecoder';
 import { EMBEDDING_FIRST, InferenceScheduler, NEEDS_API_KEY } from './inferenceScheduler';
 import { MIRROR_PASS_PAUSE_MS } from './mirrorPass';
-import { RemoteCallError } from './remoteClient';
+import { RemoteCallError } from '../remote/remoteClient';
 import type { RemoteSegmenter, SchedulerSettings } from './schedulerPorts';
 
 /**

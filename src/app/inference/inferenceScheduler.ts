@@ -3,7 +3,7 @@ import { hasPrompt, type PromptState } from '../state/model';
 import { HoverDecoder } from './hoverDecoder';
 import type { LocalCandidate } from './engineSession';
 import { localDecodeRequest, selectedLogits } from './localDecodeRequest';
-import { RemoteCallError } from './remoteClient';
+import { RemoteCallError } from '../remote/remoteClient';
 import { MirrorPass } from './mirrorPass';
 import { decodeKeyOf, RestedDecode } from './restedDecode';
 import { realClock, type EarlyMaskSink, type HoverPreviewSink, type LocalDecoder, type PromptDocument, type RemoteSegmenter, type SchedulerClock, type SchedulerSettings } from './schedulerPorts';

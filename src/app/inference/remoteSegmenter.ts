@@ -1,11 +1,11 @@
 import { LIMITS } from '../../contract';
 import type { Vertex } from '../../engine/types';
-import { paidCallRefusal } from '../account/payer';
+import { paidCallRefusal } from '../remote/payer';
 import { polygonsToOriginal, scaleBox, scalePoint, uploadScaleFor } from '../geometry/uploadScale';
 import { encodeForUpload } from '../images/imageLibrary';
 import { ACCOUNT_QUERY, queryClient } from '../queryClient';
 import type { Candidate } from '../state/model';
-import { remotePvs } from './remoteClient';
+import { remotePvs } from '../remote/remoteClient';
 import type { RemoteSegmenter } from './schedulerPorts';
 
 /**

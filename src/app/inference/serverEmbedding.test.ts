@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EMBEDDING_ENCODING, type EmbeddingResponse } from '../../contract/embeddings';
 import { quantizeEmbedding } from '../../engine/embeddingCodec';
-import { RemoteCallError } from './remoteClient';
+import { RemoteCallError } from '../remote/remoteClient';
 import { embeddingRecordOf, fallbackNotice, problemOf, ServerEmbeddingUnavailable } from './serverEmbedding';
 
 const MODEL = `sam-encoder-int8.onnx@${'a'.repeat(64)}`;

@@ -1,7 +1,7 @@
 import { EmbeddingResponse } from '../../contract/embeddings';
 import { dequantizeEmbedding } from '../../engine/embeddingCodec';
 import type { EmbeddingRecord } from '../../engine/service/api';
-import { paidCall, RemoteCallError, type RemoteConfig } from './remoteClient';
+import { paidCall, RemoteCallError, type RemoteConfig } from '../remote/remoteClient';
 
 /**
  * "Server start": the photo's embedding comes from POST /api/v1/embeddings (1 credit per photo and

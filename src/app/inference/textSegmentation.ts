@@ -1,4 +1,4 @@
-import { paidCallRefusal } from '../account/payer';
+import { paidCallRefusal } from '../remote/payer';
 import { LIMITS } from '../../contract';
 import type { Vertex } from '../../engine/types';
 import { polygonsToOriginal, uploadScaleFor } from '../geometry/uploadScale';
@@ -6,7 +6,7 @@ import { encodeForUpload } from '../images/imageLibrary';
 import { ACCOUNT_QUERY, queryClient } from '../queryClient';
 import type { ImageEntry, Annotation } from '../../annotations/annotation';
 import type { RemoteSettings } from '../state/remoteSettingsStore';
-import { RemoteCallError, remoteSegment } from './remoteClient';
+import { RemoteCallError, remoteSegment } from '../remote/remoteClient';
 import type { PromptOutcome } from './textOutcomes';
 import { UnsettledKeys } from './unsettledKeys';
 import { proposedBy } from '../../annotations/review';

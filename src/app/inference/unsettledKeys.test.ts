@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RemoteCallError } from './remoteClient';
+import { RemoteCallError } from '../remote/remoteClient';
 import { UnsettledKeys } from './unsettledKeys';
 
 describe('UnsettledKeys', () => {

@@ -1,5 +1,5 @@
-import { RemoteCallError } from './remoteClient';
-import { newIdempotencyKey } from './retryPolicy';
+import { RemoteCallError } from '../remote/remoteClient';
+import { newIdempotencyKey } from '../remote/retryPolicy';
 
 /**
  * The Idempotency-Key of each paid action, kept while the action's outcome is unknown: when the

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { AccountView } from '../account/payer';
+import type { AccountView } from '../remote/payer';
 import { ANONYMOUS_SPACE, deriveSpaceKey, spaceOf } from './localSpace';
 import { ANONYMOUS, forgetAllSpaceKeys, lastSpaceName, rememberSpaceKey, spaceKey, type LocalSpace } from './session';
 

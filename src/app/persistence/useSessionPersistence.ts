@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { useAccount } from '../account/useAccount';
+import { useAccount } from '../remote/useAccount';
 import { forgetAllImages, restoreImageBlob } from '../images/imageLibrary';
 import { emptyDocument, type StudioDocument } from '../state/model';
 import { useStudio } from '../state/studioStore';

@@ -5,7 +5,7 @@
  * writes wait and are retried; the state is shown by ProjectPanel.
  */
 import type { MemberRole, ProjectImage } from '../../contract/projects';
-import { csrfToken } from '../account/accountApi';
+import { csrfToken } from '../remote/accountApi';
 import { contentIdOfSha256, encodeForUpload, restoreImageBlob } from '../images/imageLibrary';
 import { setServerThumbnails } from '../images/thumbnails';
 import { saveImage } from '../persistence/session';

@@ -12,7 +12,7 @@
 import type { AnnotationObject, Project, ProjectClass, ProjectImage } from '../../contract/projects';
 import type { Annotation } from '../../annotations/annotation';
 import type { StudioDocument } from '../state/model';
-import { fromWire, toWire } from '../../annotations/wire';
+import { canonicalObjects, fromWire, toWire } from '../../annotations/wire';
 import { projectDocument, toProjectClasses } from './annotationMapping';
 import { mergeObjects } from '../../annotations/merge';
 import { RevisionConflict, type ProjectApi } from './projectApi';
@@ -23,7 +23,7 @@ export type SyncState = 'saved' | 'syncing' | 'offline' | 'conflict' | 'error';
 export interface SyncedImage {
   readonly serverId: string;
   revision: number;
-  /** What the server holds at `revision`, as the studio writes it. */
+  /** What the server holds at `revision`, in the canonical form the studio writes (`canonicalWire`). */
   base: AnnotationObject[];
   /** The document's object list last found equal to `base`: the same list again needs no comparison (the document is immutable). */
   seen?: readonly Annotation[];
@@ -37,11 +37,6 @@ export interface ProjectSyncPorts {
   /** The photo's file as Base64 (for an image added to the session). */
   imageBase64(imageId: string): Promise<string>;
   status(state: SyncState, message: string | null): void;
-}
-
-/** Server objects as the studio would write them back: what local edits are compared against. */
-export function asStudioWrites(objects: readonly AnnotationObject[], classes: readonly ProjectClass[]): AnnotationObject[] {
-  return objects.map((o, i) => toWire(fromWire(o, classes, i)));
 }
 
 const sameObjects = (a: readonly AnnotationObject[], b: readonly AnnotationObject[]) => JSON.stringify(a) === JSON.stringify(b);
@@ -102,7 +97,7 @@ export class ProjectSync {
         if (!synced) {
           const added = await this.ports.api.addImage(this.project.id, image.name, await this.ports.imageBase64(image.id));
           const current = await this.ports.api.annotations(this.project.id, added.id);
-          synced = { serverId: added.id, revision: current.revision, base: asStudioWrites(current.objects, this.project.classes) };
+          synced = { serverId: added.id, revision: current.revision, base: canonicalObjects(current.objects, this.project.classes) };
           this.images.set(image.id, synced);
         }
         kept.push(...(await this.write(image.id, synced, mine, objects)));
@@ -139,13 +134,13 @@ export class ProjectSync {
       try {
         const written = await this.ports.api.writeAnnotations(this.project.id, synced.serverId, synced.revision, next);
         synced.revision = written.revision;
-        synced.base = asStudioWrites(written.objects, this.project.classes);
+        synced.base = canonicalObjects(written.objects, this.project.classes);
         synced.seen = next === objects ? from : undefined;
         if (next !== objects) this.landMerge(imageId, objects, synced.base);
         return kept;
       } catch (error) {
         if (!(error instanceof RevisionConflict) || attempt >= MAX_MERGES) throw error;
-        const theirs = asStudioWrites(error.current.objects, this.project.classes);
+        const theirs = canonicalObjects(error.current.objects, this.project.classes);
         const merged = mergeObjects(synced.base, next, theirs);
         kept.push(...merged.conflicts);
         synced.revision = error.current.revision;
@@ -176,7 +171,7 @@ export async function openProject(api: ProjectApi, projectId: string, studioImag
     document: projectDocument(data, studioImageId),
     files: new Map(images.map((image) => [studioImageId(image), image])),
     images: new Map(
-      images.map((image, i) => [studioImageId(image), { serverId: image.id, revision: annotations[i].revision, base: asStudioWrites(annotations[i].objects, project.classes) }]),
+      images.map((image, i) => [studioImageId(image), { serverId: image.id, revision: annotations[i].revision, base: canonicalObjects(annotations[i].objects, project.classes) }]),
     ),
   };
 }

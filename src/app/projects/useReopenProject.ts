@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import { useAccount } from '../account/useAccount';
+import { useAccount } from '../remote/useAccount';
 import { ANONYMOUS_SPACE } from '../persistence/localSpace';
 import { useLocalSpace } from '../persistence/spaceStore';
 import { useUi } from '../state/uiStore';

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { Account, ApiKeyCreated, ApiKeyList, CreditPackageList, CreditPurchase, jsonBody, readProblem, type CreditPackageId } from '../../contract';
-import { apiUrl } from '../inference/remoteClient';
-import { explainFailure } from '../inference/retryPolicy';
+import { apiUrl } from './remoteClient';
+import { explainFailure } from './retryPolicy';
 
 /**
  * Account routes use the session cookie; state-changing ones echo the `mw_csrf` cookie in

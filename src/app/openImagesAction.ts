@@ -1,8 +1,8 @@
-import { saveImage } from '../persistence/session';
-import { useLocalSpace } from '../persistence/spaceStore';
-import { studio } from '../state/studioStore';
-import { useUi } from '../state/uiStore';
-import { addImageBlob, fetchSample } from './imageLibrary';
+import { saveImage } from './persistence/session';
+import { useLocalSpace } from './persistence/spaceStore';
+import { studio } from './state/studioStore';
+import { useUi } from './state/uiStore';
+import { addImageBlob, fetchSample } from './images/imageLibrary';
 
 /** One path for every way an image arrives: picker, drop, paste, sample gallery. */
 export async function openImageBlobs(files: Iterable<Blob & { name?: string }>): Promise<void> {
