@@ -21,7 +21,7 @@ type ProjectParams = { Params: { projectId: string } };
 type ImageParams = { Params: { projectId: string; imageId: string } };
 
 /** `If-Match: "<revision>"` (or W/"…"), when the body does not name the revision itself. */
-function ifMatchRevision(header: string | string[] | undefined): number | undefined {
+export function ifMatchRevision(header: string | string[] | undefined): number | undefined {
   const value = Array.isArray(header) ? header[0] : header;
   const match = value && /^(?:W\/)?"(\d{1,15})"$/.exec(value.trim());
   return match ? Number(match[1]) : undefined;
