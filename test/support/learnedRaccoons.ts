@@ -74,7 +74,7 @@ export async function raccoonModel(seedPhotos: readonly string[], classId: strin
           const point = { x: ((gx + 0.5) * image.width) / BACKGROUND_GRID, y: ((gy + 0.5) * image.height) / BACKGROUND_GRID };
           if (raccoons.some((b) => point.x >= b.x0 && point.x <= b.x1 && point.y >= b.y0 && point.y <= b.y1)) continue;
           // Each of SAM's three answers to the click (a part, the object, its surroundings) is a region segment everything could propose.
-          const { candidates } = await engine.predict(imageKey, { points: [{ ...point, label: true }] }, { multimask: true, mirrorAverage: false });
+          const { candidates } = await engine.predict(imageKey, { points: [point] }, { multimask: true, mirrorAverage: false });
           for (const { mask } of candidates) {
             const box = maskBox(mask);
             // A click beside a raccoon can still outline it: only what stays off every raccoon is background.
