@@ -12,6 +12,9 @@ import type { LearnedModel } from '../contract/learned';
 import { LearnedClasses, type LearnedClassesState } from '../engine/learn/learnedClasses';
 import { APPEARANCE_LENGTH, type RegionDescriptor } from '../engine/learn/descriptors';
 import { boxIoU } from '../engine/text/detector';
+import { LEARNED_MODEL_FILE } from '../annotations/formats/learnedModelFile';
+import { readDatasetFiles } from '../annotations/formats/readFiles';
+import { readZip } from '../annotations/formats/zip';
 import {
   closeSharedEngine,
   creditsOf,
@@ -147,6 +150,21 @@ describe.each(DATABASES)("a project's learned model (%s, two servers on one data
     expect((await json<LearnedModel>(await client(b, annotator).put(path, { revision: 2, model: smallModel(3) }), 200)).updatedBy).toBe(annotator.email);
     // None of the refused writes changed it.
     expect((await json<LearnedModel>(await client(a, owner).get(path), 200)).model).toEqual(smallModel(3));
+  });
+
+  it("the project's export carries the model (a zip as learned-model.json, the Maskwright JSON in its field), and reading the export back restores it", async () => {
+    const owner = await signupUser(a);
+    const { project: p, path } = await project(owner);
+    const model = smallModel(5);
+    await json(await client(a, owner).put(path, { revision: 0, model }), 200);
+    const zip = await client(b, owner).get(`/api/v1/projects/${p.id}/export?format=yolo-detection`);
+    expect(zip.status).toBe(200);
+    const bytes = new Uint8Array(await zip.arrayBuffer());
+    const entry = (await readZip(bytes)).find((e) => e.name === LEARNED_MODEL_FILE);
+    expect(JSON.parse(new TextDecoder().decode(entry!.data))).toEqual(model);
+    expect((await readDatasetFiles([{ name: 'export.zip', bytes }])).dataset.learnedModel).toEqual(model);
+    const ours = await client(b, owner).get(`/api/v1/projects/${p.id}/export?format=maskwright`);
+    expect(((await ours.json()) as { learnedModel: unknown }).learnedModel).toEqual(model);
   });
 
   it('refuses a model that is not one (400) and one over the size limit (413), writing nothing', async () => {

@@ -1,6 +1,7 @@
 /** What the project work pool (projectWorkers.ts) and its worker thread (projectWorker.ts) send each other. */
 import type { AnnotationObject, ExportFormat, Project, ProjectImage } from '../../contract/projects';
 import type { ProblemSlug } from '../../contract/problems';
+import type { LearnedClassesState } from '../../engine/learn/learnedClasses';
 import type { AnnotationWriteInput, PreparedAnnotationWrite } from '../domain/projects/annotationWrite';
 import type { ProjectExportFile } from '../domain/projects/datasetExport';
 
@@ -8,6 +9,8 @@ import type { ProjectExportFile } from '../domain/projects/datasetExport';
 export interface ProjectDatasetSource {
   project: Project;
   images: Array<{ image: ProjectImage; objectsJson: string }>;
+  /** The project's learned model as stored, when it has one: the export carries it (learnedModelFile.ts). */
+  learnedModelJson?: string;
 }
 
 export type ProjectJob = { kind: 'export'; source: ProjectDatasetSource; format: ExportFormat } | { kind: 'write'; input: AnnotationWriteInput };
@@ -24,6 +27,10 @@ export interface RefusalMessage {
 
 export type ProjectJobAnswer = { ok: true; result: ProjectExportFile | PreparedAnnotationWrite } | ({ ok: false } & RefusalMessage);
 
-export function parseSource(source: ProjectDatasetSource): { project: Project; images: Array<{ image: ProjectImage; objects: AnnotationObject[] }> } {
-  return { project: source.project, images: source.images.map(({ image, objectsJson }) => ({ image, objects: JSON.parse(objectsJson) as AnnotationObject[] })) };
+export function parseSource(source: ProjectDatasetSource): { project: Project; images: Array<{ image: ProjectImage; objects: AnnotationObject[] }>; learnedModel?: LearnedClassesState } {
+  return {
+    project: source.project,
+    images: source.images.map(({ image, objectsJson }) => ({ image, objects: JSON.parse(objectsJson) as AnnotationObject[] })),
+    ...(source.learnedModelJson ? { learnedModel: JSON.parse(source.learnedModelJson) as LearnedClassesState } : {}),
+  };
 }
