@@ -15,6 +15,7 @@ import {
   closeSharedEngine,
   creditsOf,
   DATABASES,
+  expectJson,
   expectProblem,
   sampleBase64,
   sharedEngine,
@@ -22,25 +23,13 @@ import {
   startTestServer,
   type TestServer,
   type TestUser,
+  userClient,
 } from '../../test/support/server/harness';
 
 afterAll(async () => closeSharedEngine());
 
-async function json<T>(response: Response, status: number): Promise<T> {
-  const text = await response.text();
-  expect(response.status, text.slice(0, 300)).toBe(status);
-  return JSON.parse(text) as T;
-}
-
-function client(server: TestServer, user: TestUser) {
-  const headers = user.bearer;
-  return {
-    get: (path: string) => server.fetch(path, { headers }),
-    post: (path: string, body: unknown, extra: Record<string, string> = {}) => server.fetch(path, { method: 'POST', headers: { ...headers, ...extra }, json: body }),
-    put: (path: string, body: unknown) => server.fetch(path, { method: 'PUT', headers, json: body }),
-    del: (path: string) => server.fetch(path, { method: 'DELETE', headers }),
-  };
-}
+const json = expectJson;
+const client = userClient;
 
 /** Reads a project's event stream until `until` says enough (or the time runs out). */
 async function readEvents(server: TestServer, user: TestUser, projectId: string, until: (events: Array<{ id: number; event: ProjectEvent }>) => boolean, lastEventId?: number) {

@@ -19,6 +19,7 @@ import {
   closeSharedEngine,
   creditsOf,
   DATABASES,
+  expectJson,
   expectProblem,
   NO_INFERENCE,
   sharedEngine,
@@ -26,25 +27,14 @@ import {
   startTestServer,
   type TestServer,
   type TestUser,
+  userClient,
 } from '../../test/support/server/harness';
 import { HAS_RACCOONS, raccoonBoxes, raccoonBytes, raccoonModel } from '../../test/support/learnedRaccoons';
 
 afterAll(async () => closeSharedEngine());
 
-async function json<T>(response: Response, status: number): Promise<T> {
-  const text = await response.text();
-  expect(response.status, text.slice(0, 300)).toBe(status);
-  return JSON.parse(text) as T;
-}
-
-function client(server: TestServer, user: TestUser) {
-  const headers = user.bearer;
-  return {
-    get: (path: string) => server.fetch(path, { headers }),
-    post: (path: string, body: unknown) => server.fetch(path, { method: 'POST', headers, json: body }),
-    put: (path: string, body: unknown, extra: Record<string, string> = {}) => server.fetch(path, { method: 'PUT', headers: { ...headers, ...extra }, json: body }),
-  };
-}
+const json = expectJson;
+const client = userClient;
 
 /** A small model taught two classes on made-up appearance vectors: pure arithmetic, no engine. */
 function smallModel(seed: number, classes: readonly string[] = ['1', '2']): LearnedClassesState {
