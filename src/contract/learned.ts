@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { DESCRIPTOR_KINDS } from '../engine/learn/descriptors';
-import { LEARNED_CLASSES_VERSION, type LearnedClassesState } from '../engine/learn/learnedClasses';
+import { LEARNED_CLASSES_VERSION } from '../engine/learn/learnedClasses';
 
 /** The largest model the server stores (the PUT body): `LEARNED_MODEL_MAX_BYTES` may change it. */
 export const DEFAULT_LEARNED_MODEL_MAX_BYTES = 32 * 1024 * 1024;
@@ -52,8 +52,6 @@ export const LearnedModelState = z
     }
     if (state.weights.length > 0 && state.classes[0] !== '') issue(['classes', 0], "must be the background ('')");
   });
-/** The zod type is looser (kinds are strings); what it accepts is a LearnedClassesState. */
-export const asLearnedClassesState = (state: z.infer<typeof LearnedModelState>): LearnedClassesState => state as unknown as LearnedClassesState;
 
 export const LearnedModel = z.object({
   revision: z.number().int().positive().describe('Counts the writes; send it back (body or `If-Match`) to replace the model.'),

@@ -52,7 +52,7 @@ function smallModel(seed: number, classes: readonly string[] = ['1', '2']): Lear
 describe.each(DATABASES)("a project's learned model (%s, two servers on one database)", (dbKind) => {
   let a: TestServer;
   let b: TestServer;
-  const config = { learnedModelMaxBytes: 256 * 1024 };
+  const config = { learnedModelMaxBytes: 1024 * 1024 };
   beforeAll(async () => {
     a = await startTestServer({ db: dbKind, backend: NO_INFERENCE, config });
     b = await startTestServer({ db: dbKind, backend: NO_INFERENCE, config, database: a.database });
@@ -157,7 +157,7 @@ describe.each(DATABASES)("a project's learned model (%s, two servers on one data
     expect(((await ours.json()) as { learnedModel: unknown }).learnedModel).toEqual(model);
   });
 
-  it('refuses a model that is not one (400) and one over the size limit (413), writing nothing', async () => {
+  it('refuses a model that is not one (400) and one over the size limit (413), writing nothing; a large one is read off the event loop', async () => {
     const owner = await signupUser(a);
     const { path } = await project(owner);
     const good = smallModel(1);
@@ -170,9 +170,18 @@ describe.each(DATABASES)("a project's learned model (%s, two servers on one data
       'not an object',
     ];
     for (const model of broken) await expectProblem(await client(a, owner).put(path, { revision: 0, model }), 400, 'validation-failed');
-    const huge = { ...good, examples: Array.from({ length: 2000 }, () => ({ x: good.mean, c: 1 })) };
+    await expectProblem(await a.fetch(path, { method: 'PUT', headers: { ...owner.bearer, 'content-type': 'application/json' }, body: '{"revision": 0, "model": ' }), 400, 'malformed-json');
+    const huge = { ...good, examples: Array.from({ length: 6000 }, () => ({ x: good.mean, c: 1 })) };
     await expectProblem(await client(a, owner).put(path, { revision: 0, model: huge }), 413, 'payload-too-large');
     await expectProblem(await client(b, owner).get(path), 404, 'not-found');
+
+    // Over 128 KiB the body is parsed and checked in a worker thread, as a large annotation write is.
+    const large = { ...good, examples: Array.from({ length: 1500 }, (_, i) => ({ x: good.mean.map((m) => m + i * 1e-6), c: 1 })) };
+    const threads = a.services.projectWorkers.threadJobs.learned;
+    expect(JSON.stringify(large).length).toBeGreaterThan(128 * 1024);
+    await json(await client(a, owner).put(path, { revision: 0, model: large }), 200);
+    expect(a.services.projectWorkers.threadJobs.learned).toBe(threads + 1);
+    expect((await json<LearnedModel>(await client(b, owner).get(path), 200)).model).toEqual(large);
   });
 });
 

@@ -320,6 +320,7 @@ const learnedModels: Migration = {
       .createTable('learned_models')
       .addColumn('project_id', 'text', (c) => c.primaryKey().references('projects.id').onDelete('cascade'))
       .addColumn('model', 'text', (c) => c.notNull())
+      .addColumn('classifier', 'text', (c) => c.notNull())
       .addColumn('classes', 'text', (c) => c.notNull())
       .addColumn('revision', 'integer', (c) => c.notNull())
       .addColumn('bytes', 'integer', (c) => c.notNull())

@@ -291,6 +291,8 @@ export interface ProjectEventsTable {
 export interface LearnedModelsTable {
   project_id: string;
   model: string;
+  /** The model without its examples (what a job classifies with), so a job never parses the examples. */
+  classifier: string;
   /** JSON of the class ids it knows (the model's `classes` without the background): read without parsing the model. */
   classes: string;
   revision: number;

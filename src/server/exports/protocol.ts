@@ -4,6 +4,7 @@ import type { ProblemSlug } from '../../contract/problems';
 import type { LearnedClassesState } from '../../engine/learn/learnedClasses';
 import type { AnnotationWriteInput, PreparedAnnotationWrite } from '../domain/projects/annotationWrite';
 import type { ProjectExportFile } from '../domain/projects/datasetExport';
+import type { LearnedModelWriteInput, PreparedLearnedModel } from '../domain/projects/learnedModelWrite';
 
 /** A project as stored: each image's objects still as the JSON text of their column, parsed in the worker. */
 export interface ProjectDatasetSource {
@@ -13,9 +14,12 @@ export interface ProjectDatasetSource {
   learnedModelJson?: string;
 }
 
-export type ProjectJob = { kind: 'export'; source: ProjectDatasetSource; format: ExportFormat } | { kind: 'write'; input: AnnotationWriteInput };
+export type ProjectJob =
+  | { kind: 'export'; source: ProjectDatasetSource; format: ExportFormat }
+  | { kind: 'write'; input: AnnotationWriteInput }
+  | { kind: 'learned'; input: LearnedModelWriteInput };
 
-export type ProjectJobResult<J extends ProjectJob> = J extends { kind: 'export' } ? ProjectExportFile : PreparedAnnotationWrite;
+export type ProjectJobResult<J extends ProjectJob> = J extends { kind: 'export' } ? ProjectExportFile : J extends { kind: 'write' } ? PreparedAnnotationWrite : PreparedLearnedModel;
 
 /** A DomainError, as it crosses the thread boundary. */
 export interface RefusalMessage {
@@ -25,7 +29,7 @@ export interface RefusalMessage {
   errors?: { path: string; message: string }[];
 }
 
-export type ProjectJobAnswer = { ok: true; result: ProjectExportFile | PreparedAnnotationWrite } | ({ ok: false } & RefusalMessage);
+export type ProjectJobAnswer = { ok: true; result: ProjectExportFile | PreparedAnnotationWrite | PreparedLearnedModel } | ({ ok: false } & RefusalMessage);
 
 export function parseSource(source: ProjectDatasetSource): { project: Project; images: Array<{ image: ProjectImage; objects: AnnotationObject[] }>; learnedModel?: LearnedClassesState } {
   return {

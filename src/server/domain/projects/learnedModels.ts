@@ -13,6 +13,7 @@ import type { Db } from '../../db/connect';
 import type { Clock } from '../clock';
 import { DomainError } from '../errors';
 import type { Projects } from './projects';
+import type { LearnedModelWriteInput, PreparedLearnedModel } from './learnedModelWrite';
 
 export interface StoredLearnedModel {
   revision: number;
@@ -42,6 +43,8 @@ export class LearnedModels {
     private readonly projects: Projects,
     /** The largest model stored (LEARNED_MODEL_MAX_BYTES): the PUT route's body limit. */
     readonly maxBytes: number,
+    /** Parses and validates a PUT body (learnedModelWrite.ts): at once for a small one, in a worker thread for a large one. */
+    private readonly prepare: (input: LearnedModelWriteInput) => Promise<PreparedLearnedModel>,
   ) {}
 
   async read(accountId: string, projectId: string): Promise<StoredLearnedModel> {
@@ -56,13 +59,16 @@ export class LearnedModels {
     return { revision: row.revision, modelJson: row.model, classes: JSON.parse(row.classes) as string[], updatedBy: row.email ?? null, updatedAt: new Date(Number(row.updated_at)).toISOString() };
   }
 
-  /** Replaces the model if it is still at `revision` (0: the project has none yet); answers the new revision. */
-  async write(accountId: string, projectId: string, revision: number, model: LearnedClassesState): Promise<StoredLearnedModel> {
+  /**
+   * Replaces the model if it is still at the revision the request names (0: the project has none
+   * yet); answers the new revision. The body is parsed and validated by `prepare` (a worker thread's
+   * work for a large one).
+   */
+  async write(accountId: string, projectId: string, request: LearnedModelWriteInput): Promise<StoredLearnedModel> {
     await this.projects.authorize(accountId, projectId, 'annotate');
-    const modelJson = JSON.stringify(model);
+    const { revision, modelJson, classifierJson, classes } = await this.prepare(request);
     const now = this.clock.now();
-    const classes = model.classes.slice(1);
-    const row = { model: modelJson, classes: JSON.stringify(classes), revision: revision + 1, bytes: Buffer.byteLength(modelJson), updated_by: accountId, updated_at: now };
+    const row = { model: modelJson, classifier: classifierJson, classes: JSON.stringify(classes), revision: revision + 1, bytes: Buffer.byteLength(modelJson), updated_by: accountId, updated_at: now };
     const written =
       revision === 0
         ? await this.db.kysely.insertInto('learned_models').values({ project_id: projectId, ...row }).onConflict((oc) => oc.column('project_id').doNothing()).returning('project_id').executeTakeFirst()
@@ -100,11 +106,10 @@ export class LearnedModels {
     if (!head) return undefined;
     const cached = this.forJobs.get(projectId);
     if (cached?.revision === head.revision) return cached;
-    const row = await this.db.kysely.selectFrom('learned_models').select(['model', 'revision']).where('project_id', '=', projectId).executeTakeFirst();
-    if (!row) return undefined;
     // The examples are what it learned from; classifying needs none of them, and they are most of its size.
-    const state = { ...(JSON.parse(row.model) as LearnedClassesState), examples: [] };
-    const found = { revision: row.revision, state };
+    const row = await this.db.kysely.selectFrom('learned_models').select(['classifier', 'revision']).where('project_id', '=', projectId).executeTakeFirst();
+    if (!row) return undefined;
+    const found = { revision: row.revision, state: JSON.parse(row.classifier) as LearnedClassesState };
     this.forJobs.set(projectId, found);
     return found;
   }

@@ -4,12 +4,9 @@
  * names the revision it learned on (body `revision`, or `If-Match`).
  */
 import type { FastifyInstance } from 'fastify';
-import { PutLearnedModelRequest, asLearnedClassesState } from '../../../contract/learned';
-import { DomainError } from '../../domain/errors';
 import type { StoredLearnedModel } from '../../domain/projects/learnedModels';
 import type { Services } from '../../domain/services';
 import { apiRoute } from '../apiRoutes';
-import { parseBody } from '../validation';
 import { ifMatchRevision } from './projects';
 
 type ProjectParams = { Params: { projectId: string } };
@@ -28,15 +25,14 @@ export async function learnedRoutes(app: FastifyInstance, { services }: { servic
     return reply.header('ETag', `"${stored.revision}"`).type('application/json; charset=utf-8').send(learnedJson(stored));
   });
 
-  apiRoute<ProjectParams>(app, 'writeLearnedModel', { ...any, bodyLimit: learnedModels.maxBytes }, async (request, reply) => {
-    const body = parseBody(PutLearnedModelRequest, request.body);
-    const revision = body.revision ?? ifMatchRevision(request.headers['if-match']);
-    if (revision === undefined) {
-      throw new DomainError('validation-failed', 'name the revision the model was learned on: body `revision` (0 for a project without a model) or `If-Match: "<revision>"`', {
-        errors: [{ path: 'revision', message: 'required (or If-Match)' }],
-      });
-    }
-    const stored = await learnedModels.write(account(request), request.params.projectId, revision, asLearnedClassesState(body.model));
-    return reply.header('ETag', `"${stored.revision}"`).type('application/json; charset=utf-8').send(learnedJson(stored));
+  // The body stays text: parsing and validating a large model is the project workers' (off the event loop).
+  await app.register(async (scope) => {
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    apiRoute<ProjectParams>(scope, 'writeLearnedModel', { ...any, bodyLimit: learnedModels.maxBytes }, async (request, reply) => {
+      const rawBody = typeof request.body === 'string' ? request.body : '';
+      const stored = await learnedModels.write(account(request), request.params.projectId, { rawBody, ifMatchRevision: ifMatchRevision(request.headers['if-match']) });
+      return reply.header('ETag', `"${stored.revision}"`).type('application/json; charset=utf-8').send(learnedJson(stored));
+    });
   });
 }
