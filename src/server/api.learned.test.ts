@@ -69,7 +69,7 @@ describe.each(DATABASES)("a project's learned model (%s, two servers on one data
 
   it('stores the model and gives it back as it was, to every member on any server; a stale or missing revision writes nothing', async () => {
     const owner = await signupUser(a);
-    const { path } = await project(owner);
+    const { project: p, path } = await project(owner);
     await expectProblem(await client(a, owner).get(path), 404, 'not-found');
 
     const first = smallModel(1);
@@ -94,6 +94,13 @@ describe.each(DATABASES)("a project's learned model (%s, two servers on one data
     // If-Match names the revision as well as the body does.
     const second = await json<LearnedModel>(await client(b, owner).put(path, { model: smallModel(3, ['1']) }, { 'if-match': '"1"' }), 200);
     expect(second).toMatchObject({ revision: 2, classes: ['1'] });
+
+    // Each write is an event of the project's live stream (GET …/events), the refused ones none.
+    const events = await a.services.db.kysely.selectFrom('project_events').select('payload').where('project_id', '=', p.id).orderBy('id').execute();
+    expect(events.map((e) => JSON.parse(e.payload))).toEqual([
+      { type: 'learned', revision: 1, changedBy: owner.email },
+      { type: 'learned', revision: 2, changedBy: owner.email },
+    ]);
   });
 
   it('of two members writing on the same revision at once, exactly one wins and the other is told, on both servers', async () => {

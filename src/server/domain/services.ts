@@ -137,7 +137,7 @@ export function createServices(options: ServicesOptions): Services {
     x402Payments,
   );
   const jobQueue = options.jobQueue ?? new InProcessQueue();
-  const learnedModels = new LearnedModels(options.db, clock, projects, options.projects?.learnedModelMaxBytes ?? DEFAULT_LEARNED_MODEL_MAX_BYTES, (input) => projectWorkers.prepareLearnedModel(input));
+  const learnedModels = new LearnedModels(options.db, clock, projects, projectEvents, options.projects?.learnedModelMaxBytes ?? DEFAULT_LEARNED_MODEL_MAX_BYTES, (input) => projectWorkers.prepareLearnedModel(input));
   return {
     db: options.db,
     clock,

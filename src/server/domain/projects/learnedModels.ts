@@ -13,6 +13,7 @@ import type { Db } from '../../db/connect';
 import type { Clock } from '../clock';
 import { DomainError } from '../errors';
 import type { Projects } from './projects';
+import type { ProjectEvents } from './projectEvents';
 import type { LearnedModelWriteInput, PreparedLearnedModel } from './learnedModelWrite';
 
 export interface StoredLearnedModel {
@@ -41,6 +42,7 @@ export class LearnedModels {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly projects: Projects,
+    private readonly events: ProjectEvents,
     /** The largest model stored (LEARNED_MODEL_MAX_BYTES): the PUT route's body limit. */
     readonly maxBytes: number,
     /** Parses and validates a PUT body (learnedModelWrite.ts): at once for a small one, in a worker thread for a large one. */
@@ -69,10 +71,16 @@ export class LearnedModels {
     const { revision, modelJson, classifierJson, classes } = await this.prepare(request);
     const now = this.clock.now();
     const row = { model: modelJson, classifier: classifierJson, classes: JSON.stringify(classes), revision: revision + 1, bytes: Buffer.byteLength(modelJson), updated_by: accountId, updated_at: now };
-    const written =
-      revision === 0
-        ? await this.db.kysely.insertInto('learned_models').values({ project_id: projectId, ...row }).onConflict((oc) => oc.column('project_id').doNothing()).returning('project_id').executeTakeFirst()
-        : await this.db.kysely.updateTable('learned_models').set(row).where('project_id', '=', projectId).where('revision', '=', revision).returning('project_id').executeTakeFirst();
+    const writer = await this.db.kysely.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirst();
+    const written = await this.db.transaction(async (trx) => {
+      const done =
+        revision === 0
+          ? await trx.insertInto('learned_models').values({ project_id: projectId, ...row }).onConflict((oc) => oc.column('project_id').doNothing()).returning('project_id').executeTakeFirst()
+          : await trx.updateTable('learned_models').set(row).where('project_id', '=', projectId).where('revision', '=', revision).returning('project_id').executeTakeFirst();
+      // Members' studios hear of it on the project's live stream, as of every other change.
+      if (done) await this.events.record(trx, projectId, [{ type: 'learned', revision: revision + 1, changedBy: writer?.email ?? null }]);
+      return done;
+    });
     if (!written) {
       const current = await this.db.kysely.selectFrom('learned_models').select('revision').where('project_id', '=', projectId).executeTakeFirst();
       const currentRevision = current?.revision ?? 0;
@@ -81,7 +89,7 @@ export class LearnedModels {
         ...(current ? { headers: { ETag: `"${currentRevision}"` } } : {}),
       });
     }
-    const writer = await this.db.kysely.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirst();
+    this.events.wake(projectId);
     return { revision: revision + 1, modelJson, classes, updatedBy: writer?.email ?? null, updatedAt: new Date(now).toISOString() };
   }
 
