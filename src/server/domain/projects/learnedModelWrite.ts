@@ -7,6 +7,7 @@
 import { PutLearnedModelRequest } from '../../../contract/learned';
 import { parseBody } from '../../http/validation';
 import { DomainError } from '../errors';
+import { revisionedBody } from './revisionedBody';
 
 export interface LearnedModelWriteInput {
   /** The request body as sent (JSON text). */
@@ -27,15 +28,7 @@ export interface PreparedLearnedModel {
 }
 
 export function prepareLearnedModelWrite(input: LearnedModelWriteInput): PreparedLearnedModel {
-  let body: unknown;
-  try {
-    body = JSON.parse(input.rawBody);
-  } catch (error) {
-    throw new DomainError('malformed-json', `the body is not valid JSON: ${(error as Error).message}`);
-  }
-  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
-  const withRevision = fields && fields.revision === undefined && input.ifMatchRevision !== undefined ? { ...fields, revision: input.ifMatchRevision } : body;
-  const { revision, model } = parseBody(PutLearnedModelRequest, withRevision);
+  const { revision, model } = parseBody(PutLearnedModelRequest, revisionedBody(input.rawBody, input.ifMatchRevision));
   if (revision === undefined) {
     throw new DomainError('validation-failed', 'name the revision the model was learned on: body `revision` (0 for a project without a model) or `If-Match: "<revision>"`', {
       errors: [{ path: 'revision', message: 'required (or If-Match)' }],
