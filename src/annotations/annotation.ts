@@ -30,9 +30,9 @@ export interface ClassDef {
 export type ReviewState = 'unreviewed' | 'accepted' | 'rejected';
 export const REVIEW_STATES: readonly ReviewState[] = ['unreviewed', 'accepted', 'rejected'];
 
-/** What proposed an annotation. */
-export type ProposalSource = 'text-prompt' | 'find-similar' | 'segment-everything' | 'import';
-export const PROPOSAL_SOURCES: readonly ProposalSource[] = ['text-prompt', 'find-similar', 'segment-everything', 'import'];
+/** What proposed an annotation; `learned`: the learned classes (issue 37), a project's `learned` job among them. */
+export type ProposalSource = 'text-prompt' | 'find-similar' | 'segment-everything' | 'import' | 'learned';
+export const PROPOSAL_SOURCES: readonly ProposalSource[] = ['text-prompt', 'find-similar', 'segment-everything', 'import', 'learned'];
 
 export interface ObjectReview {
   readonly state: ReviewState;

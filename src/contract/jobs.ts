@@ -43,7 +43,9 @@ export const JobList = z.object({ jobs: z.array(Job) });
 /** What `GET …/events` sends (the SSE `data:` line), each with its `id:` for Last-Event-ID. */
 export const AnnotationsEvent = z.object({ type: z.literal('annotations'), imageId: z.string(), revision: z.number().int(), changedBy: z.string().nullable() });
 export const JobEvent = z.object({ type: z.literal('job'), jobId: z.string(), state: JobState, done: z.number().int(), failed: z.number().int(), total: z.number().int() });
-export const ProjectEvent = z.discriminatedUnion('type', [AnnotationsEvent, JobEvent]);
+/** The project's learned model was replaced (GET …/learned for the new one). */
+export const LearnedModelEvent = z.object({ type: z.literal('learned'), revision: z.number().int(), changedBy: z.string().nullable() });
+export const ProjectEvent = z.discriminatedUnion('type', [AnnotationsEvent, JobEvent, LearnedModelEvent]);
 export type ProjectEvent = z.infer<typeof ProjectEvent>;
 
 export const Invitation = z.object({ projectId: z.string(), projectName: z.string(), owner: z.string(), role: MemberRole, invitedAt: z.string() });

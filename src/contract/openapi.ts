@@ -11,6 +11,7 @@ import { EmbeddingRequest, EmbeddingResponse } from './embeddings';
 import { ANNOTATION_LIMITS, EXPORT_FORMATS, PROJECT_THUMBNAIL_MAX_SIDE, AddImageRequest, AddMemberRequest, CreateProjectRequest, ImageAnnotations, ProjectAnnotations, Member, MemberList, Project, ProjectImage, ProjectImageList, ProjectList, UpdateClassesRequest, WriteAnnotationsRequest } from './projects';
 import { openApiPaths, type ApiRouteId } from './routes';
 import { AssignImageRequest, CreateJobRequest, InvitationList, Job, JobList, ProjectEvent } from './jobs';
+import { DEFAULT_LEARNED_MODEL_MAX_BYTES, LearnedModel, PutLearnedModelRequest } from './learned';
 
 type JsonObject = Record<string, unknown>;
 
@@ -209,6 +210,8 @@ export function buildOpenApiDocument(): JsonObject {
     AddMemberRequest: schemaOf(AddMemberRequest, 'input'),
     Member: schemaOf(Member, 'output'),
     MemberList: schemaOf(MemberList, 'output'),
+    LearnedModel: schemaOf(LearnedModel, 'output'),
+    PutLearnedModelRequest: schemaOf(PutLearnedModelRequest, 'input'),
   };
   return {
     openapi: '3.1.0',
@@ -498,14 +501,14 @@ const OPERATIONS: Record<ApiRouteId, JsonObject> = {
   createJob: {
     summary: 'Start an auto-label job over the project\'s images (owner, annotator): each image\'s result lands as `unreviewed` proposals in a new revision',
     description:
-      'Runs in the background on the server\'s job queue. One credit per image (pricing key `service:auto-label`) from the caller\'s account, charged when the image runs, refunded when it gives nothing or fails; an image is never charged twice. Out of credits, the job is `paused` and resumes by itself once credits arrive. `learned` is refused (400) until the server has learned classes. Honours `Idempotency-Key`: the same key and body answer the same job.',
+      'Runs in the background on the server\'s job queue. One credit per image (pricing key `service:auto-label`) from the caller\'s account, charged when the image runs, refunded when it gives nothing or fails; an image is never charged twice. Out of credits, the job is `paused` and resumes by itself once credits arrive. `learned` proposes the classes of the project\'s learned model (GET/PUT …/learned): segment everything\'s proposals classified by it, and what the detectors find for learned classes they know by name; a project without a model (or one that knows no class) is refused with 409 `learned-model-missing`, nothing queued. Honours `Idempotency-Key`: the same key and body answer the same job.',
     security: bearer,
     parameters: [projectId, { name: 'Idempotency-Key', in: 'header', required: false, description: 'The same key and body within 24 h answer the job created the first time; another body → 409.', schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,128}$' } }],
     requestBody: { required: true, content: json('CreateJobRequest') },
     responses: {
       '202': { description: 'Queued', content: json('Job') },
       ...projectWrites,
-      '409': problem('The Idempotency-Key was used for another request.', ['idempotency-key-reused']),
+      '409': problem('The Idempotency-Key was used for another request; or a `learned` job on a project without a learned model.', ['idempotency-key-reused', 'learned-model-missing']),
     },
   },
   listJobs: { summary: "The project's jobs, newest first", security: bearer, parameters: [projectId], responses: { '200': { description: 'Jobs', content: json('JobList') }, ...projectReads } },
@@ -519,10 +522,31 @@ const OPERATIONS: Record<ApiRouteId, JsonObject> = {
   projectEvents: {
     summary: 'Server-Sent Events: every change to the project as it happens (members only)',
     description:
-      'Each event is one `ProjectEvent` as JSON on its `data:` line, with an `id:`; reconnecting with `Last-Event-ID` sends what was missed first. `annotations` after every write of an image\'s objects (by a person or a job), `job` after every change of a job\'s state or counts. Reaches members connected to any server process.',
+      'Each event is one `ProjectEvent` as JSON on its `data:` line, with an `id:`; reconnecting with `Last-Event-ID` sends what was missed first. `annotations` after every write of an image\'s objects (by a person or a job), `job` after every change of a job\'s state or counts, `learned` after every write of the project\'s learned model. Reaches members connected to any server process.',
     security: bearer,
     parameters: [projectId, { name: 'Last-Event-ID', in: 'header', required: false, description: 'The id of the last event received: the stream starts after it.', schema: { type: 'string' } }],
     responses: { '200': { description: 'The stream', content: { 'text/event-stream': { schema: ref('ProjectEvent') } } }, ...projectReads },
+  },
+  readLearnedModel: {
+    summary: "The project's learned model (members): the learned classes the studio teaches, vectors and weights only, never photos",
+    description: 'Answers 404 `not-found` also when the project has no model yet. The `ETag` is the revision, to send back with a write.',
+    security: bearer,
+    parameters: [projectId],
+    responses: { '200': { description: 'The model and its revision', headers: revisionHeader, content: json('LearnedModel') }, ...projectReads },
+  },
+  writeLearnedModel: {
+    summary: "Replace the project's learned model (owner, annotator, reviewer), if it is still at the revision you name (body `revision`, 0 for the first; or `If-Match`)",
+    description:
+      'Of two members writing on the same revision exactly one succeeds; the other gets 409 `learned-model-conflict` with `currentRevision`, and nothing is written: read the model, learn your decisions into it and write again. The project\'s `learned` jobs classify with the newest model.',
+    security: bearer,
+    parameters: [projectId, { name: 'If-Match', in: 'header', required: false, description: 'The revision the model was learned on, when the body does not name it.', schema: { type: 'string' } }],
+    requestBody: { required: true, content: json('PutLearnedModelRequest') },
+    responses: {
+      '200': { description: 'Written: the new revision', headers: revisionHeader, content: json('LearnedModel') },
+      ...projectWrites,
+      '409': problem('Stale revision: someone wrote first. Nothing was written; `currentRevision` names the model stored.', ['learned-model-conflict']),
+      '413': problem(`The body is larger than the server stores (\`LEARNED_MODEL_MAX_BYTES\`, ${DEFAULT_LEARNED_MODEL_MAX_BYTES} bytes by default).`, ['payload-too-large']),
+    },
   },
   openapi: { summary: 'This document', security: [], responses: { '200': { description: 'OpenAPI 3.1' } } },
   health: { summary: 'Liveness and readiness', security: [], responses: { '200': { description: 'OK' } } },

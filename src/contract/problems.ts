@@ -136,6 +136,18 @@ export const PROBLEM_TYPES = {
     description:
       'The write was made on an older revision of this image\'s annotations: someone else saved first. Nothing of either write is lost: the body carries `currentRevision` and `current` (the annotations as stored); merge your edits into them and write again with `currentRevision`.',
   },
+  'learned-model-conflict': {
+    status: 409,
+    title: "The project's learned model changed since your revision",
+    description:
+      'The learned model was replaced by someone else since the revision your write names. Nothing was written: the body carries `currentRevision`; read the model (GET …/learned), learn your decisions into it and write again with that revision.',
+  },
+  'learned-model-missing': {
+    status: 409,
+    title: 'The project has no learned model',
+    description:
+      'A `learned` job proposes the classes the project\'s learned model knows, and this project has none yet, or one that knows no class. Teach the studio a class (label or accept a few objects of it) and save the model (PUT …/learned), then start the job again. Nothing was queued or charged.',
+  },
   'email-taken': {
     status: 409,
     title: 'Email already registered',

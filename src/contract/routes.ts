@@ -56,6 +56,8 @@ export const API_ROUTES = {
   getJob: { method: 'GET', path: '/api/v1/projects/{projectId}/jobs/{jobId}' },
   cancelJob: { method: 'DELETE', path: '/api/v1/projects/{projectId}/jobs/{jobId}' },
   projectEvents: { method: 'GET', path: '/api/v1/projects/{projectId}/events' },
+  readLearnedModel: { method: 'GET', path: '/api/v1/projects/{projectId}/learned' },
+  writeLearnedModel: { method: 'PUT', path: '/api/v1/projects/{projectId}/learned' },
   openapi: { method: 'GET', path: '/api/v1/openapi.json' },
   health: { method: 'GET', path: '/api/v1/health' },
 } as const satisfies Record<string, ApiRoute>;

@@ -15,26 +15,12 @@ import { sessionDataset } from '../annotations/formats/dataset';
 import { toWire } from '../annotations/wire';
 import type { AnnotatedImages, Annotation } from '../annotations/annotation';
 import { EXPORT_FORMATS, PROJECT_THUMBNAIL_MAX_SIDE, type AnnotationObject, type ImageAnnotations, type Project, type ProjectImage } from '../contract/projects';
-import { DATABASES, expectProblem, NO_INFERENCE, sampleBase64, signupUser, startTestServer, type TestServer, type TestUser } from '../../test/support/server/harness';
+import { DATABASES, expectJson, expectProblem, NO_INFERENCE, sampleBase64, signupUser, startTestServer, userClient, type TestServer, type TestUser } from '../../test/support/server/harness';
 
 const CHELSEA = { name: 'chelsea.png', width: 451, height: 300, bytes: 240_512 };
 
-async function json<T>(response: Response, status: number): Promise<T> {
-  const text = await response.text();
-  expect(response.status, text.slice(0, 300)).toBe(status);
-  return JSON.parse(text) as T;
-}
-
-function client(server: TestServer, user: TestUser) {
-  const headers = user.bearer;
-  return {
-    get: (path: string) => server.fetch(path, { headers }),
-    fetchWith: (path: string, extra: Record<string, string>) => server.fetch(path, { headers: { ...headers, ...extra } }),
-    post: (path: string, body: unknown) => server.fetch(path, { method: 'POST', headers, json: body }),
-    put: (path: string, body: unknown, extra: Record<string, string> = {}) => server.fetch(path, { method: 'PUT', headers: { ...headers, ...extra }, json: body }),
-    del: (path: string) => server.fetch(path, { method: 'DELETE', headers }),
-  };
-}
+const json = expectJson;
+const client = userClient;
 
 const square = (id: string, x: number, classId: number | null, extra: Partial<AnnotationObject> = {}): AnnotationObject => ({
   id,
@@ -99,16 +85,16 @@ describe.each(DATABASES)('projects (%s, two servers on one database)', (dbKind) 
     expect(await sharp(thumbnail).metadata()).toMatchObject({ format: 'webp', width: PROJECT_THUMBNAIL_MAX_SIDE, height: Math.round((CHELSEA.height / CHELSEA.width) * PROJECT_THUMBNAIL_MAX_SIDE) });
     expect(thumbnail.byteLength).toBeLessThan(CHELSEA.bytes / 20);
     // Revalidation: the tag it holds is still the thumbnail, nothing is sent again.
-    const again = await client(a, owner).fetchWith(path, { 'If-None-Match': etag! });
+    const again = await client(a, owner).get(path, { 'If-None-Match': etag! });
     expect(again.status).toBe(304);
     expect((await again.arrayBuffer()).byteLength).toBe(0);
-    expect((await client(a, owner).fetchWith(path, { 'If-None-Match': '"something-else"' })).status).toBe(200);
+    expect((await client(a, owner).get(path, { 'If-None-Match': '"something-else"' })).status).toBe(200);
     // The same file in another account's project has the same tag: it is named by its bytes.
     const other = await signupUser(a);
     const copy = await projectWithImage(other, b);
     expect((await client(a, other).get(`/api/v1/projects/${copy.project.id}/images/${copy.image.id}/thumbnail`)).headers.get('etag')).toBe(etag);
     // A tag held is no way in: another account's revalidation is 404 like any other read.
-    await expectProblem(await client(a, other).fetchWith(path, { 'If-None-Match': etag! }), 404, 'not-found');
+    await expectProblem(await client(a, other).get(path, { 'If-None-Match': etag! }), 404, 'not-found');
     await expectProblem(await client(a, owner).get(`/api/v1/projects/${project.id}/images/no-such-image/thumbnail`), 404, 'not-found');
   });
 

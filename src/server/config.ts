@@ -11,6 +11,7 @@ import { DEFAULT_FAIRNESS, type FairnessSettings } from './domain/fairInference'
 import { DEFAULT_REFUND_BUDGET, type RefundBudgetSettings } from './domain/refundBudget';
 import { DEFAULT_DEADLINES, checkDeadlines, type Deadlines } from './http/deadlines';
 import { DEFAULT_PROJECT_QUOTA_BYTES } from './domain/projects/projects';
+import { DEFAULT_LEARNED_MODEL_MAX_BYTES } from '../contract/learned';
 
 export interface ServerConfig {
   port: number;
@@ -21,6 +22,8 @@ export interface ServerConfig {
   databaseSchema?: string;
   /** PROJECT_QUOTA_BYTES: bytes of project images an account may store (each distinct file once). */
   projectQuotaBytes: number;
+  /** LEARNED_MODEL_MAX_BYTES: the largest learned model a project may store (the PUT body); larger → 413. */
+  learnedModelMaxBytes: number;
   /** Directory of the built SPA (vite build); served when it exists. */
   staticDir: string;
   modelDir?: string;
@@ -159,6 +162,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     },
     attemptLeaseSeconds: positive(env, 'ATTEMPT_LEASE_SECONDS', 120),
     projectQuotaBytes: int(env, 'PROJECT_QUOTA_BYTES', DEFAULT_PROJECT_QUOTA_BYTES),
+    learnedModelMaxBytes: positive(env, 'LEARNED_MODEL_MAX_BYTES', DEFAULT_LEARNED_MODEL_MAX_BYTES),
     staticDir: env.STATIC_DIR ?? 'dist',
     modelDir: env.MODEL_DIR || undefined,
     cookieSecure: secure === 'auto' ? 'auto' : secure === 'true',

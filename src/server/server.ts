@@ -86,7 +86,7 @@ async function openServices(options: StartOptions): Promise<{ services: Services
     refundBudget: config.refundBudget,
     demoPayments: demoPaymentsAllowed(config.host, config.demoPaymentsEverywhere),
     // Image files live beside the SQLite file (DATA_DIR, or a test's own file's folder).
-    projects: { dataDir: options.database?.sqliteFile ? dirname(options.database.sqliteFile) : config.dataDir, quotaBytes: config.projectQuotaBytes },
+    projects: { dataDir: options.database?.sqliteFile ? dirname(options.database.sqliteFile) : config.dataDir, quotaBytes: config.projectQuotaBytes, learnedModelMaxBytes: config.learnedModelMaxBytes },
     jobQueue: jobQueueFor(config, database),
     eventsListen: database.databaseUrl ? { connectionString: database.databaseUrl, schema: database.pgSchema } : undefined,
     billing: { leaseMs: config.attemptLeaseSeconds * 1000 },

@@ -1,3 +1,4 @@
+import type { LearnedClassesState } from '../../engine/learn/learnedClasses';
 import { isBox, isTag, type AnnotatedImages, type Annotation, type ImageEntry } from '../annotation';
 import { isAccepted, isShown } from '../review';
 import { categoryIdOf, datasetCategories, type DatasetCategory } from './categories';
@@ -35,6 +36,8 @@ export interface Dataset {
   readonly categories: readonly DatasetCategory[];
   /** Objects left out because no pixel of them lies inside their image, by image name. */
   readonly outsideImage: readonly string[];
+  /** The learned classes taught on these images (vectors and weights, never photos): written beside the annotations (learnedModelFile.ts). */
+  readonly learnedModel?: LearnedClassesState;
 }
 
 export interface ExportOptions {

@@ -1,5 +1,6 @@
 import type { Dataset } from './dataset';
 import type { ImportedDataset, InputFile } from './imported';
+import { withLearnedModel } from './learnedModelFile';
 
 /**
  * One dataset format, one file (Excalidraw's actions): how it is named in the menus, what it writes
@@ -44,6 +45,8 @@ export interface DatasetFormat {
   readonly carriesImages?: boolean;
   /** The photos are the file (one folder per class): they are packed whether or not "include images" is ticked. */
   readonly requiresImages?: boolean;
+  /** The format writes and reads the learned model itself (learnedModelFile.ts); otherwise a zip gets it as a file of its own. */
+  readonly holdsLearnedModel?: boolean;
   /** Pure: plain data in, file out (Node can run it). */
   write(dataset: Dataset, options: Readonly<Record<string, boolean>>): Promise<ExportFile>;
   /**
@@ -92,5 +95,8 @@ export function keepHeldKinds(format: Pick<DatasetFormat, 'label' | 'holds'>, da
 /** The one way a format is written: the objects it cannot hold are left out and named. */
 export async function writeFormat(format: DatasetFormat, dataset: Dataset, options: Readonly<Record<string, boolean>>): Promise<WrittenExport> {
   const held = keepHeldKinds(format, dataset);
-  return { file: await format.write(held.dataset, options), notes: held.notes };
+  const file = await format.write(held.dataset, options);
+  if (format.holdsLearnedModel) return { file, notes: held.notes };
+  const withModel = await withLearnedModel(file, format.label, dataset.learnedModel);
+  return { file: withModel.file, notes: [...held.notes, ...withModel.notes] };
 }

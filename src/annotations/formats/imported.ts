@@ -1,4 +1,5 @@
 import type { BinaryMask, PolygonWithHoles, Ring, Vertex } from '../../engine/types';
+import type { LearnedClassesState } from '../../engine/learn/learnedClasses';
 import type { BoxGeometry, ObjectReview } from '../annotation';
 import { CONTROL_CHARACTERS } from '../names';
 
@@ -52,6 +53,8 @@ export interface ImportedDataset {
   readonly categories: readonly ImportedCategory[];
   readonly annotations: readonly ImportedAnnotation[];
   readonly problems: readonly string[];
+  /** The learned model that came with the dataset (learnedModelFile.ts), for the studio to restore. */
+  readonly learnedModel?: LearnedClassesState;
 }
 
 /** A file the user picked, or an entry of a zip they picked. */
@@ -92,6 +95,7 @@ export function mergeImported(format: string, parts: readonly ImportedDataset[])
     categories: parts.flatMap((r) => r.categories),
     annotations: parts.flatMap((r) => r.annotations),
     problems: parts.flatMap((r) => r.problems),
+    ...(parts.find((r) => r.learnedModel) ? { learnedModel: parts.find((r) => r.learnedModel)!.learnedModel } : {}),
   };
 }
 

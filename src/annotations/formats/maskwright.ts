@@ -6,6 +6,8 @@ import type { ObjectReview } from '../annotation';
 import { maskToRle, rleToMask, type CocoRle } from '../rle';
 import type { Dataset } from './dataset';
 import { jsonFile, type DatasetFormat } from './format';
+import { isLearnedModel } from './learnedModelFile';
+import type { LearnedClassesState } from '../../engine/learn/learnedClasses';
 
 /**
  * The studio's own file: everything an object is (its exported outline with holes apart, its mask as
@@ -39,6 +41,8 @@ export interface MaskwrightFile {
       review?: ObjectReview;
     }>;
   }>;
+  /** The learned classes taught on these images (learnedModelFile.ts); absent: none. */
+  learnedModel?: LearnedClassesState;
 }
 
 export function toMaskwright(dataset: Dataset): MaskwrightFile {
@@ -62,6 +66,7 @@ export function toMaskwright(dataset: Dataset): MaskwrightFile {
         ...(object.review ? { review: object.review } : {}),
       })),
     })),
+    ...(dataset.learnedModel ? { learnedModel: dataset.learnedModel } : {}),
   };
 }
 
@@ -87,12 +92,15 @@ export function readMaskwright(file: MaskwrightFile): ImportedDataset {
       }
     });
   }
-  return { format: 'maskwright', images: file.images.map((i) => ({ name: i.name, width: i.width, height: i.height })), categories: file.classes, annotations, problems };
+  const learnedModel = file.learnedModel === undefined || isLearnedModel(file.learnedModel) ? file.learnedModel : undefined;
+  if (file.learnedModel !== undefined && !learnedModel) problems.push('the learned model in the file is not one this studio reads: left out');
+  return { format: 'maskwright', images: file.images.map((i) => ({ name: i.name, width: i.width, height: i.height })), categories: file.classes, annotations, problems, ...(learnedModel ? { learnedModel } : {}) };
 }
 
 export const maskwrightFormat: DatasetFormat = {
   id: 'maskwright',
   holds: { mask: true, box: true, tag: false },
+  holdsLearnedModel: true,
   label: 'Maskwright dataset JSON',
   summary: 'everything the studio keeps: classes with ids and colours, each object’s mask, outline, name, visibility',
   async write(dataset) {

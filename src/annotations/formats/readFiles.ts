@@ -1,6 +1,7 @@
 import { IMPORTABLE } from './registry';
 import { mergeImported, type ImportedDataset, type InputFile } from './imported';
 import { readZip } from './zip';
+import { readLearnedModel } from './learnedModelFile';
 
 const IMAGE = /\.(jpe?g|png|webp|gif|bmp)$/i;
 
@@ -30,6 +31,10 @@ export async function readDatasetFiles(picked: readonly InputFile[]): Promise<Re
     read.consumed.forEach((name) => consumed.add(name));
   }
   const dataset = mergeImported(parts.map((p) => p.format).join('+') || 'none', parts);
-  const problems = parts.length === 0 ? ['no annotation file of a known format (COCO, YOLO, PNG masks, Pascal VOC, LabelMe, CVAT, Maskwright) among the chosen files'] : dataset.problems;
-  return { dataset: { ...dataset, problems }, images: files.filter((f) => IMAGE.test(f.name) && !consumed.has(f.name)) };
+  const problems = parts.length === 0 ? ['no annotation file of a known format (COCO, YOLO, PNG masks, Pascal VOC, LabelMe, CVAT, Maskwright) among the chosen files'] : [...dataset.problems];
+  // A zip export carries the learned model as a file of its own, whatever its annotation format.
+  const learned = dataset.learnedModel ? undefined : readLearnedModel(files.filter((f) => !consumed.has(f.name)));
+  if (learned && 'problem' in learned) problems.push(learned.problem);
+  const learnedModel = dataset.learnedModel ?? (learned && 'model' in learned ? learned.model : undefined);
+  return { dataset: { ...dataset, problems, ...(learnedModel ? { learnedModel } : {}) }, images: files.filter((f) => IMAGE.test(f.name) && !consumed.has(f.name)) };
 }

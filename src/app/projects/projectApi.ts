@@ -7,6 +7,8 @@ import type { z } from 'zod';
 import { InvitationList } from '../../contract/jobs';
 import { ImageAnnotations, Member, Project, ProjectImage, ProjectAnnotations, ProjectImageList, ProjectList, type AnnotationObject, type MemberRole, type ProjectClass } from '../../contract/projects';
 import { jsonBody, readProblem } from '../../contract/problems';
+import { LearnedModel } from '../../contract/learned';
+import type { LearnedClassesState } from '../../engine/learn/learnedClasses';
 
 export interface ProjectTransport {
   readonly baseUrl: string;
@@ -25,6 +27,14 @@ export class ProjectApiError extends Error {
   ) {
     super(message);
     this.name = 'ProjectApiError';
+  }
+}
+
+/** A learned model written on a stale revision: nothing was written; read the model again, learn into it and write with its revision. */
+export class LearnedModelConflict extends Error {
+  constructor(readonly currentRevision: number) {
+    super(`the learned model is at revision ${currentRevision} on the server`);
+    this.name = 'LearnedModelConflict';
   }
 }
 
@@ -55,6 +65,7 @@ export class ProjectApi {
     const problem = readProblem(await jsonBody(response));
     const { type, message } = problem;
     if (response.status === 409 && type?.endsWith('/revision-conflict')) throw new RevisionConflict(ImageAnnotations.parse(problem.body.current));
+    if (response.status === 409 && type?.endsWith('/learned-model-conflict')) throw new LearnedModelConflict(Number(problem.body.currentRevision));
     throw new ProjectApiError(`${response.status}: ${message ?? response.statusText}`, response.status, type, problem.body);
   }
 
@@ -86,4 +97,16 @@ export class ProjectApi {
   /** Projects shared with this account that it has not joined yet (they stay hidden until it does). */
   invitations = async () => (await this.json(InvitationList, 'GET', '/api/v1/invitations')).invitations;
   join = (id: string) => this.json(Project, 'POST', `${this.project(id)}/join`, {});
+  /** The project's learned model with its revision, or null when it has none yet. */
+  getLearnedModel = async (id: string): Promise<LearnedModel | null> => {
+    try {
+      return await this.json(LearnedModel, 'GET', `${this.project(id)}/learned`);
+    } catch (error) {
+      // The project itself is known to the caller: its 404 here means "no model yet".
+      if (error instanceof ProjectApiError && error.status === 404) return null;
+      throw error;
+    }
+  };
+  /** Replaces the model learned on `revision` (0: the project had none); throws LearnedModelConflict when someone wrote first. */
+  putLearnedModel = (id: string, revision: number, model: LearnedClassesState) => this.json(LearnedModel, 'PUT', `${this.project(id)}/learned`, { revision, model });
 }

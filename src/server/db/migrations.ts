@@ -313,6 +313,23 @@ const jobs: Migration = {
   },
 };
 
+/** Issue 37 item 6: a project's learned model, one row per project. */
+const learnedModels: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('learned_models')
+      .addColumn('project_id', 'text', (c) => c.primaryKey().references('projects.id').onDelete('cascade'))
+      .addColumn('model', 'text', (c) => c.notNull())
+      .addColumn('classifier', 'text', (c) => c.notNull())
+      .addColumn('classes', 'text', (c) => c.notNull())
+      .addColumn('revision', 'integer', (c) => c.notNull())
+      .addColumn('bytes', 'integer', (c) => c.notNull())
+      .addColumn('updated_by', 'text')
+      .addColumn('updated_at', 'bigint', (c) => c.notNull())
+      .execute();
+  },
+};
+
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_x402': x402,
@@ -323,6 +340,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007_known_logins': knownLogins,
   '0008_image_vertex_counts': imageVertexCounts,
   '0009_jobs': jobs,
+  '0010_learned_models': learnedModels,
 };
 
 class InlineMigrations implements MigrationProvider {

@@ -284,8 +284,26 @@ export interface ProjectEventsTable {
   created_at: number;
 }
 
+/**
+ * A project's learned model (issue 37 item 6): the JSON of LearnedClasses.toJSON(), replaced whole
+ * by one conditional UPDATE on `revision`, as an image's annotations are.
+ */
+export interface LearnedModelsTable {
+  project_id: string;
+  model: string;
+  /** The model without its examples (what a job classifies with), so a job never parses the examples. */
+  classifier: string;
+  /** JSON of the class ids it knows (the model's `classes` without the background): read without parsing the model. */
+  classes: string;
+  revision: number;
+  bytes: number;
+  updated_by: string | null;
+  updated_at: number;
+}
+
 export interface Database {
   projects: ProjectsTable;
+  learned_models: LearnedModelsTable;
   project_members: ProjectMembersTable;
   blobs: BlobsTable;
   blob_data: BlobDataTable;

@@ -19,6 +19,8 @@ import { checkPromptsInside } from './promptBounds';
 import { checkImageLargeEnough, checkPromptsNotDegenerate } from './degeneratePrompts';
 import { timed, timedSync } from './timings';
 import { UpstreamError, type UpstreamTextSegmenter } from '../../engine/text/upstream';
+import type { LearnedClassesState } from '../../engine/learn/learnedClasses';
+import { LearnedProposals } from '../../contract/learned';
 import type { Credits } from './metered/credits';
 import type { MeteredCall, MeteredCalls, MeteredOutcome, PaymentMethod, PreparedWork } from './metered/runner';
 import type { PaymentContext, X402Payments } from './metered/x402';
@@ -44,6 +46,12 @@ export function privateCacheKeys(scope: string, digest: string): { imageDigest: 
   const tag = createHash('sha256').update(scope).digest('base64url').slice(0, 22);
   return { imageDigest: `${digest}@${tag}`, cacheKey: `${contentKey(digest)}@${tag}` };
 }
+
+/** What one image of an auto-label job asks the engine for. */
+export type AutoLabelWork =
+  | { kind: 'everything' }
+  | { kind: 'text'; prompts: readonly string[] }
+  | { kind: 'learned'; model: LearnedClassesState; classNames: Record<string, string> };
 
 export interface CallContext {
   /** Filled in as the call proceeds (ms): reported in the Server-Timing header. */
@@ -140,14 +148,38 @@ export class Segmentation {
    * runner as every metered call (idempotency key, refund of an empty or failed answer, refund
    * budget, fair queue). `ctx.idempotencyKey` names the (job, image): run again, it is a replay.
    */
-  async autoLabel(kind: 'everything' | 'text', ctx: CallContext, image: Uint8Array, prompts: readonly string[] = []): Promise<MeteredOutcome> {
+  async autoLabel(work: AutoLabelWork, ctx: CallContext, image: Uint8Array): Promise<MeteredOutcome> {
     const field = Buffer.from(image).toString('base64');
     const call =
-      kind === 'everything'
+      work.kind === 'everything'
         ? this.everything(ctx, { image: field } as MeteredRequests['everything'])
-        : this.segment(ctx, { image: field, prompts: [...prompts] } as MeteredRequests['segment']);
+        : work.kind === 'text'
+          ? this.segment(ctx, { image: field, prompts: [...work.prompts] } as MeteredRequests['segment'])
+          : this.learned(ctx, field, work);
     const priced = { ...call, endpoint: 'auto-label', price: this.options.prices[PRICING_KEYS.autoLabel] } as MeteredCall<unknown>;
     return this.runner.run(priced, this.credits.method(ctx.accountId));
+  }
+
+  /**
+   * A `learned` job's image: the project's learned classes on it (inference/protocol.ts `learned`).
+   * The fingerprint is the image alone: a retry of the (job, image) after the model moved on is
+   * still that call, replayed, not a second one.
+   */
+  private learned(ctx: CallContext, field: string, work: Extract<AutoLabelWork, { kind: 'learned' }>): MeteredCall<LearnedProposals> {
+    const known = this.memo(ctx);
+    const upload = readUpload(field, known);
+    return {
+      ...ctx,
+      endpoint: 'learned',
+      price: this.options.prices[PRICING_KEYS.autoLabel],
+      body: { kind: 'learned', image: { sha256: upload.digest } },
+      prepare: (scope) =>
+        this.prepare(field, upload, { known, scope }, async (slot, image) => {
+          return runJob(slot, { method: 'learned', request: { ...image.job, model: work.model, classNames: work.classNames } }, image.load, ctx.timings);
+        }),
+      isEmpty: (r) => !hasPolygon(r.predictions),
+      isValid: (r) => LearnedProposals.safeParse(r).success,
+    };
   }
 
   /** Credits, or for a request carrying an x402 payment, that payment. */

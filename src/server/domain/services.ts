@@ -23,6 +23,8 @@ import { DEFAULT_PROJECT_QUOTA_BYTES, Projects } from './projects/projects';
 import { ProjectWorkers } from '../exports/projectWorkers';
 import { ProjectEvents, type ListenSettings } from './projects/projectEvents';
 import { Jobs } from './jobs/jobs';
+import { LearnedModels } from './projects/learnedModels';
+import { DEFAULT_LEARNED_MODEL_MAX_BYTES } from '../../contract/learned';
 import { InProcessQueue, type JobQueue } from './jobs/queue';
 
 export interface BillingOptions {
@@ -60,7 +62,7 @@ export interface ServicesOptions {
   x402?: X402Settings;
   authThrottles?: AuthThrottleSettings;
   /** Projects: where SQLite keeps image files (beside its database file), and each account's storage quota. */
-  projects?: { dataDir: string; quotaBytes: number };
+  projects?: { dataDir: string; quotaBytes: number; learnedModelMaxBytes?: number };
   /** Each account's share of the inference queue; the backend is served through FairInferenceBackend. */
   fairness?: FairnessSettings;
   /** Refunded engine runs allowed per payer and window (REFUND_BUDGET, REFUND_BUDGET_WINDOW_SECONDS). */
@@ -95,6 +97,7 @@ export interface Services {
   projectEvents: ProjectEvents;
   jobQueue: JobQueue;
   jobs: Jobs;
+  learnedModels: LearnedModels;
 }
 
 export function createServices(options: ServicesOptions): Services {
@@ -134,6 +137,7 @@ export function createServices(options: ServicesOptions): Services {
     x402Payments,
   );
   const jobQueue = options.jobQueue ?? new InProcessQueue();
+  const learnedModels = new LearnedModels(options.db, clock, projects, projectEvents, options.projects?.learnedModelMaxBytes ?? DEFAULT_LEARNED_MODEL_MAX_BYTES, (input) => projectWorkers.prepareLearnedModel(input));
   return {
     db: options.db,
     clock,
@@ -153,6 +157,7 @@ export function createServices(options: ServicesOptions): Services {
     projects,
     projectEvents,
     jobQueue,
-    jobs: new Jobs(options.db, clock, projects, segmentation, projectEvents, jobQueue, prices),
+    jobs: new Jobs(options.db, clock, projects, segmentation, projectEvents, jobQueue, prices, learnedModels),
+    learnedModels,
   };
 }

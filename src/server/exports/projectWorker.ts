@@ -11,6 +11,7 @@ import { DomainError } from '../domain/errors';
 import { annotationSize, checkImageAnnotationSize, checkProjectVertices } from '../domain/projects/annotationLimits';
 import { prepareAnnotationWrite } from '../domain/projects/annotationWrite';
 import { exportProject, type ProjectExportFile } from '../domain/projects/datasetExport';
+import { prepareLearnedModelWrite } from '../domain/projects/learnedModelWrite';
 import { parseSource, type ProjectJob, type ProjectJobAnswer } from './protocol';
 
 async function exportDataset(job: Extract<ProjectJob, { kind: 'export' }>): Promise<ProjectExportFile> {
@@ -27,7 +28,7 @@ async function exportDataset(job: Extract<ProjectJob, { kind: 'export' }>): Prom
 
 async function run(job: ProjectJob): Promise<ProjectJobAnswer> {
   try {
-    return { ok: true, result: job.kind === 'export' ? await exportDataset(job) : prepareAnnotationWrite(job.input) };
+    return { ok: true, result: job.kind === 'export' ? await exportDataset(job) : job.kind === 'write' ? prepareAnnotationWrite(job.input) : prepareLearnedModelWrite(job.input) };
   } catch (error) {
     if (error instanceof DomainError) return { ok: false, slug: error.slug, detail: error.detail ?? error.message, members: error.extra.members, errors: error.extra.errors };
     throw error;

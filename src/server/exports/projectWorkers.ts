@@ -11,6 +11,7 @@ import { Worker } from 'node:worker_threads';
 import type { ExportFormat } from '../../contract/projects';
 import { prepareAnnotationWrite, type AnnotationWriteInput, type PreparedAnnotationWrite } from '../domain/projects/annotationWrite';
 import type { ProjectExportFile } from '../domain/projects/datasetExport';
+import { prepareLearnedModelWrite, type LearnedModelWriteInput, type PreparedLearnedModel } from '../domain/projects/learnedModelWrite';
 import { DomainError } from '../domain/errors';
 import type { ProjectDatasetSource, ProjectJob, ProjectJobAnswer, ProjectJobResult } from './protocol';
 
@@ -35,7 +36,7 @@ export class ProjectWorkers {
   private readonly workers = new Set<Worker>();
   private spare: { worker: Worker; ready: Promise<void> } | undefined;
   /** Jobs handed to a thread so far, by kind (what the health of the event loop depends on; read by tests). */
-  readonly threadJobs = { export: 0, write: 0 };
+  readonly threadJobs = { export: 0, write: 0, learned: 0 };
   private closed = false;
 
   constructor(private readonly options: ExportWorkerOptions = DEFAULT_EXPORT_WORKERS) {}
@@ -47,6 +48,12 @@ export class ProjectWorkers {
   prepareWrite(input: AnnotationWriteInput): Promise<PreparedAnnotationWrite> {
     if (input.rawBody.length <= this.options.inlineWriteMaxChars) return Promise.resolve().then(() => prepareAnnotationWrite(input));
     return this.run({ kind: 'write', input });
+  }
+
+  /** A learned model's PUT body, parsed and validated: in a thread when it is large (learnedModelWrite.ts). */
+  prepareLearnedModel(input: LearnedModelWriteInput): Promise<PreparedLearnedModel> {
+    if (input.rawBody.length <= this.options.inlineWriteMaxChars) return Promise.resolve().then(() => prepareLearnedModelWrite(input));
+    return this.run({ kind: 'learned', input });
   }
 
   private async run<J extends ProjectJob>(job: J): Promise<ProjectJobResult<J>> {
@@ -96,7 +103,7 @@ export class ProjectWorkers {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  private inWorker(job: ProjectJob): Promise<ProjectExportFile | PreparedAnnotationWrite> {
+  private inWorker(job: ProjectJob): Promise<ProjectExportFile | PreparedAnnotationWrite | PreparedLearnedModel> {
     return new Promise((resolve, reject) => {
       const { worker, ready } = this.take();
       worker.ref();

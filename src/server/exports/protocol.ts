@@ -1,18 +1,25 @@
 /** What the project work pool (projectWorkers.ts) and its worker thread (projectWorker.ts) send each other. */
 import type { AnnotationObject, ExportFormat, Project, ProjectImage } from '../../contract/projects';
 import type { ProblemSlug } from '../../contract/problems';
+import type { LearnedClassesState } from '../../engine/learn/learnedClasses';
 import type { AnnotationWriteInput, PreparedAnnotationWrite } from '../domain/projects/annotationWrite';
 import type { ProjectExportFile } from '../domain/projects/datasetExport';
+import type { LearnedModelWriteInput, PreparedLearnedModel } from '../domain/projects/learnedModelWrite';
 
 /** A project as stored: each image's objects still as the JSON text of their column, parsed in the worker. */
 export interface ProjectDatasetSource {
   project: Project;
   images: Array<{ image: ProjectImage; objectsJson: string }>;
+  /** The project's learned model as stored, when it has one: the export carries it (learnedModelFile.ts). */
+  learnedModelJson?: string;
 }
 
-export type ProjectJob = { kind: 'export'; source: ProjectDatasetSource; format: ExportFormat } | { kind: 'write'; input: AnnotationWriteInput };
+export type ProjectJob =
+  | { kind: 'export'; source: ProjectDatasetSource; format: ExportFormat }
+  | { kind: 'write'; input: AnnotationWriteInput }
+  | { kind: 'learned'; input: LearnedModelWriteInput };
 
-export type ProjectJobResult<J extends ProjectJob> = J extends { kind: 'export' } ? ProjectExportFile : PreparedAnnotationWrite;
+export type ProjectJobResult<J extends ProjectJob> = J extends { kind: 'export' } ? ProjectExportFile : J extends { kind: 'write' } ? PreparedAnnotationWrite : PreparedLearnedModel;
 
 /** A DomainError, as it crosses the thread boundary. */
 export interface RefusalMessage {
@@ -22,8 +29,12 @@ export interface RefusalMessage {
   errors?: { path: string; message: string }[];
 }
 
-export type ProjectJobAnswer = { ok: true; result: ProjectExportFile | PreparedAnnotationWrite } | ({ ok: false } & RefusalMessage);
+export type ProjectJobAnswer = { ok: true; result: ProjectExportFile | PreparedAnnotationWrite | PreparedLearnedModel } | ({ ok: false } & RefusalMessage);
 
-export function parseSource(source: ProjectDatasetSource): { project: Project; images: Array<{ image: ProjectImage; objects: AnnotationObject[] }> } {
-  return { project: source.project, images: source.images.map(({ image, objectsJson }) => ({ image, objects: JSON.parse(objectsJson) as AnnotationObject[] })) };
+export function parseSource(source: ProjectDatasetSource): { project: Project; images: Array<{ image: ProjectImage; objects: AnnotationObject[] }>; learnedModel?: LearnedClassesState } {
+  return {
+    project: source.project,
+    images: source.images.map(({ image, objectsJson }) => ({ image, objects: JSON.parse(objectsJson) as AnnotationObject[] })),
+    ...(source.learnedModelJson ? { learnedModel: JSON.parse(source.learnedModelJson) as LearnedClassesState } : {}),
+  };
 }

@@ -21,6 +21,7 @@ import { accountRoutes, type CookiePolicy } from './routes/account';
 import { docsRoutes } from './routes/docs';
 import { projectRoutes } from './routes/projects';
 import { jobRoutes } from './routes/jobs';
+import { learnedRoutes } from './routes/learned';
 import { segmentationRoutes } from './routes/segmentation';
 import { RouteMethods } from './methodNotAllowed';
 import { apiRoute, guardApiRoutes } from './apiRoutes';
@@ -115,6 +116,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(accountRoutes, { services, cookies: options.cookies ?? { secure: 'auto' } });
   await app.register(projectRoutes, { services });
   await app.register(jobRoutes, { services });
+  await app.register(learnedRoutes, { services });
   await app.register(docsRoutes);
 
   // Public: up or down, nothing else. Details (database, workers, instance) only on this machine

@@ -14,13 +14,17 @@ import { samFiles } from '../../engine/catalog';
 import { loadNodeDetectors } from '../../engine/adapters/textNode';
 import { runEverything } from '../../engine/everything/response';
 import type { ConceptDetector } from '../../engine/text/detector';
-import { createTextSegmenter, type TextSegmenter } from '../../engine/text/pipeline';
+import { createTextSegmenter, type TextPipeline, type TextSegmenter } from '../../engine/text/pipeline';
+import { LearnedClasses } from '../../engine/learn/learnedClasses';
+import { proposeLearned } from '../../engine/learn/proposeLearned';
+import { maskOutline, outerRings } from '../../engine/polygons';
+import type { LearnedProposals } from '../../contract/learned';
 import { quantizeEmbedding } from '../../engine/embeddingCodec';
 import type { SegmentationEngine } from '../../engine/engine';
 import { LruCache } from '../../engine/lru';
 import type { RgbaImage } from '../../engine/types';
 import { runPvs } from '../../engine/pvs';
-import { ImageNotHeldError, type ImageJob, type InferenceWorkerApi, type PvsJob, type Timed, type WorkerInit } from './protocol';
+import { ImageNotHeldError, type ImageJob, type InferenceWorkerApi, type LearnedJob, type PvsJob, type Timed, type WorkerInit } from './protocol';
 
 /** The encoder this worker runs, named as the studio names the one it loaded (`file@sha256`). */
 function encoderIdentity(init: WorkerInit): EncoderIdentity {
@@ -63,7 +67,7 @@ export class InferenceService implements InferenceWorkerApi {
     private readonly init: WorkerInit,
     private readonly engine: SegmentationEngine,
     private readonly detectors: readonly ConceptDetector[],
-    private readonly textSegmenter: TextSegmenter,
+    private readonly textSegmenter: TextSegmenter & { readonly pipeline: TextPipeline },
     private readonly encoder: EncoderIdentity,
   ) {}
 
@@ -99,6 +103,19 @@ export class InferenceService implements InferenceWorkerApi {
 
   embed(job: ImageJob & { cacheKey: string }): Promise<Timed<EmbeddingResponse>> {
     return this.timed(job, (image) => embeddingOf(this.engine, this.encoder, image, job.cacheKey));
+  }
+
+  learned(job: LearnedJob): Promise<Timed<LearnedProposals>> {
+    return this.timed(job, async (image) => {
+      const { imageKey } = await this.engine.embed(image, job.cacheKey);
+      const model = LearnedClasses.fromJSON(job.model);
+      const found = await proposeLearned({ engine: this.engine, image, imageKey, detectors: this.detectors, text: this.textSegmenter.pipeline, model, classNames: job.classNames });
+      return {
+        predictions: found
+          .map((p) => ({ classId: p.classId, confidence: Math.min(1, Math.max(0, p.probability)), source: p.source, masks: outerRings(maskOutline(p.mask, { area: p.area })) }))
+          .filter((p) => p.masks.length > 0),
+      };
+    });
   }
 
   /** The job's photo, then `work` on it, each timed. Jobs arrive one at a time (the pool gives a worker its next job once it answered). */

@@ -8,6 +8,8 @@ import type { SegmentationOptions } from '../../engine/options';
 import type { EmbeddingResponse, EncoderIdentity } from '../../contract/embeddings';
 import type { BoxPrompt, PointPrompt } from '../../engine/types';
 import type { TransferTable } from '../../engine/service/transport';
+import type { LearnedClassesState } from '../../engine/learn/learnedClasses';
+import type { LearnedProposals } from '../../contract/learned';
 
 /** The uploaded file's bytes (PNG, JPEG, …); the worker decodes them, off the event loop. */
 export type ImageBytes = Uint8Array;
@@ -66,6 +68,15 @@ export interface InferenceWorkerApi {
   everything(job: ImageJob): Promise<Timed<EverythingResponse>>;
   /** The image embedding itself, in its wire form (POST /api/v1/embeddings); `cacheKey` is the content key. */
   embed(job: ImageJob & { cacheKey: string }): Promise<Timed<EmbeddingResponse>>;
+  /** A `learned` job's image (issue 38): every instance of the project's learned classes (engine/learn/proposeLearned.ts). */
+  learned(job: LearnedJob): Promise<Timed<LearnedProposals>>;
+}
+
+export interface LearnedJob extends ImageJob {
+  /** The project's learned model (its examples left out: classifying needs none). */
+  model: LearnedClassesState;
+  /** The words to ask the detectors for, by learned class id. */
+  classNames: Record<string, string>;
 }
 
 export type InferenceMethod = Exclude<keyof InferenceWorkerApi, 'describe'>;
@@ -91,7 +102,7 @@ export interface QueuedJob {
 const imageMoves = {
   request: (job: ImageJob) => (job.image && job.image.byteOffset === 0 && job.image.byteLength === job.image.buffer.byteLength ? [job.image] : []),
 };
-export const INFERENCE_TRANSFERS: TransferTable<InferenceWorkerApi> = { pvs: imageMoves, segment: imageMoves, everything: imageMoves, embed: imageMoves };
+export const INFERENCE_TRANSFERS: TransferTable<InferenceWorkerApi> = { pvs: imageMoves, segment: imageMoves, everything: imageMoves, embed: imageMoves, learned: imageMoves };
 
 /** A job sent without its image, whose pixels the worker does not hold (any more). */
 export class ImageNotHeldError extends Error {

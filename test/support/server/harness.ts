@@ -216,6 +216,24 @@ export async function creditsOf(server: TestServer, user: TestUser): Promise<num
   return ((await response.json()) as { credits: number }).credits;
 }
 
+/** The body of a response that must have `status` (the start of the body is shown when it has not). */
+export async function expectJson<T>(response: Response, status: number): Promise<T> {
+  const text = await response.text();
+  expect(response.status, text.slice(0, 300)).toBe(status);
+  return JSON.parse(text) as T;
+}
+
+/** Requests to `server` as `user` (with their API key), JSON bodies; `extra` adds headers (Idempotency-Key, If-Match…). */
+export function userClient(server: TestServer, user: TestUser) {
+  const headers = user.bearer;
+  return {
+    get: (path: string, extra: Record<string, string> = {}) => server.fetch(path, { headers: { ...headers, ...extra } }),
+    post: (path: string, body: unknown, extra: Record<string, string> = {}) => server.fetch(path, { method: 'POST', headers: { ...headers, ...extra }, json: body }),
+    put: (path: string, body: unknown, extra: Record<string, string> = {}) => server.fetch(path, { method: 'PUT', headers: { ...headers, ...extra }, json: body }),
+    del: (path: string) => server.fetch(path, { method: 'DELETE', headers }),
+  };
+}
+
 export async function expectProblem(response: Response, status: number, slug: string): Promise<Record<string, unknown>> {
   expect(response.status).toBe(status);
   expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);

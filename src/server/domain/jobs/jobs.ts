@@ -16,8 +16,8 @@
  */
 import { createHash } from 'node:crypto';
 import { sql, type Transaction } from 'kysely';
-import type { CreateJobRequest, Job, JobKind, JobState, ProjectEvent } from '../../../contract/jobs';
-import type { AnnotationObject } from '../../../contract/projects';
+import type { CreateJobRequest, Job, JobState, ProjectEvent } from '../../../contract/jobs';
+import type { AnnotationObject, ProjectClass } from '../../../contract/projects';
 import type { Db } from '../../db/connect';
 import type { Database, JobsTable } from '../../db/schema';
 import type { Clock } from '../clock';
@@ -26,8 +26,9 @@ import { newId } from '../ids';
 import { PRICING_KEYS, type Prices } from '../pricing';
 import type { ProjectEvents } from '../projects/projectEvents';
 import type { Projects } from '../projects/projects';
-import type { Segmentation } from '../segmentation';
-import { addProposals, proposalsFrom } from './proposals';
+import type { LearnedModels } from '../projects/learnedModels';
+import type { AutoLabelWork, Segmentation } from '../segmentation';
+import { addProposals, learnedClassNames, proposalsFrom } from './proposals';
 import { RetryLater, type ImageTask, type JobQueue } from './queue';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -53,6 +54,7 @@ export class Jobs {
     private readonly events: ProjectEvents,
     private readonly queue: JobQueue,
     private readonly prices: Prices,
+    private readonly learnedModels: LearnedModels,
   ) {}
 
   private async view(row: JobsTable): Promise<Job> {
@@ -87,9 +89,13 @@ export class Jobs {
       if (earlier) return { job: earlier, created: false };
     }
     if (request.kind === 'learned') {
-      throw new DomainError('validation-failed', 'learned classes are not available on this server yet: start an `everything` or `text` job', {
-        errors: [{ path: 'kind', message: 'learned classes are not available on this server yet' }],
-      });
+      const classes = await this.learnedModels.classesOf(projectId);
+      if (!classes?.length) {
+        throw new DomainError(
+          'learned-model-missing',
+          classes ? "the project's learned model knows no class yet: teach it one, save it (PUT …/learned), then start the job" : 'this project has no learned model: teach the studio a class, save the model (PUT …/learned), then start the job',
+        );
+      }
     }
     const imageIds = await this.imagesToLabel(projectId, request.imageIds);
     const now = this.clock.now();
@@ -205,10 +211,13 @@ export class Jobs {
     const stored = await this.projects.imageForJob(job.project_id, task.imageId);
     // Deleted since the job started: nothing to label, nothing charged.
     if (!stored) return this.finish(job, task.imageId, 'failed', []);
+    const work = await this.workOf(job, stored.classes);
+    // The project's model is gone: nothing to classify with, nothing charged.
+    if (!work) return this.finish(job, task.imageId, 'failed', []);
     let outcome;
     try {
       outcome = await this.segmentation.autoLabel(
-        job.kind as Exclude<JobKind, 'learned'>,
+        work,
         {
           accountId: job.account_id,
           requestId: newId('req'),
@@ -219,7 +228,6 @@ export class Jobs {
           forceRefresh: false,
         },
         stored.bytes,
-        job.prompts ? (JSON.parse(job.prompts) as string[]) : [],
       );
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
@@ -232,6 +240,15 @@ export class Jobs {
       ? []
       : proposalsFrom(job.kind, JSON.parse(outcome.json), { jobId: `${job.id}.${task.imageId}`, imageId: task.imageId, width: stored.row.width, height: stored.row.height }, stored.classes);
     await this.finish(job, task.imageId, 'done', proposals);
+  }
+
+  /** What the engine is asked for on each image of the job; a learned job reads the project's newest model. */
+  private async workOf(job: JobsTable, classes: readonly ProjectClass[]): Promise<AutoLabelWork | undefined> {
+    if (job.kind === 'everything') return { kind: 'everything' };
+    if (job.kind === 'text') return { kind: 'text', prompts: job.prompts ? (JSON.parse(job.prompts) as string[]) : [] };
+    const model = await this.learnedModels.forJob(job.project_id);
+    if (!model) return undefined;
+    return { kind: 'learned', model: model.state, classNames: learnedClassNames(model.state.classes.slice(1), classes) };
   }
 
   private async markRunning(job: JobsTable): Promise<void> {

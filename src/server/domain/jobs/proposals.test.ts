@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AnnotationObject } from '../../../contract/projects';
-import { addProposals, proposalsFrom } from './proposals';
+import { addProposals, learnedClassNames, proposalsFrom } from './proposals';
 
 const IMAGE = { jobId: 'job_1.img_1', imageId: 'img_1', width: 400, height: 300 };
 const box = (x: number, y: number, w: number, h: number): [number, number][] => [[x, y], [x + w, y], [x + w, y + h], [x, y + h]];
@@ -17,6 +17,24 @@ const object = (id: string, ring: [number, number][], extra: Partial<AnnotationO
 });
 
 describe('auto-label proposals', () => {
+  it("gives a learned job's proposals the project's class the model learned, by id (as the studio teaches) or else by name", () => {
+    const classes = [{ id: 3, name: 'Raccoon', color: '#ff0000' }, { id: 4, name: 'fox', color: '#00ff00' }];
+    const result = {
+      predictions: [
+        { classId: '3', confidence: 0.95, source: 'learned', masks: [box(10, 10, 50, 50)] },
+        { classId: 'fox', confidence: 0.8, source: 'detector', masks: [box(100, 10, 50, 50)] },
+        { classId: 'saucer', confidence: 0.6, source: 'learned', masks: [box(200, 10, 50, 50)] },
+      ],
+    };
+    expect(proposalsFrom('learned', result, IMAGE, classes).map((p) => [p.proposedBy, p.review, p.classId, p.label, p.confidence])).toEqual([
+      ['learned', 'unreviewed', 3, 'Raccoon', 0.95],
+      ['learned', 'unreviewed', 4, 'fox', 0.8],
+      ['learned', 'unreviewed', null, 'saucer', 0.6],
+    ]);
+    // What the detectors are asked for: the class's name, or the learned id where it names no class.
+    expect(learnedClassNames(['3', 'fox', 'saucer'], classes)).toEqual({ '3': 'Raccoon', fox: 'fox', saucer: 'saucer' });
+  });
+
   it('turns segment everything into unreviewed proposals named by the job and the prediction, leaving out rings of fewer than 3 points', () => {
     const result = {
       predictions: [

@@ -9,6 +9,7 @@
 import type { EverythingResponse, SegmentResponse } from '../../../contract/segmentation';
 import type { AnnotationObject, ProjectClass } from '../../../contract/projects';
 import type { JobKind } from '../../../contract/jobs';
+import type { LearnedProposals } from '../../../contract/learned';
 import { maskPixelCount, rasterizePolygons } from '../../../engine/polygons';
 import { dedupeProposals, type MaskedObject } from '../../../engine/proposalDedupe';
 import type { PolygonWithHoles } from '../../../engine/types';
@@ -47,9 +48,31 @@ export function proposalsFrom(kind: JobKind, result: unknown, image: ImageOfJob,
     }
     return found.filter((o) => o.polygons.length > 0);
   }
+  if (kind === 'learned') {
+    return (result as LearnedProposals).predictions
+      .map((prediction, i) => {
+        const projectClass = projectClassOf(prediction.classId, classes);
+        return object(i, prediction.masks, prediction.confidence, { proposedBy: 'learned', classId: projectClass?.id ?? null, label: projectClass?.name ?? prediction.classId });
+      })
+      .filter((o) => o.polygons.length > 0);
+  }
   return (result as EverythingResponse).predictions
     .map((prediction, i) => object(i, prediction.masks, prediction.confidence, { proposedBy: 'segment-everything', ...(prediction.label ? { label: prediction.label } : {}) }))
     .filter((o) => o.polygons.length > 0);
+}
+
+/**
+ * The project's class a learned class id stands for: the studio teaches with the project's class
+ * ids (`"3"` for class 3); a model made elsewhere may name its classes instead, matched by name.
+ */
+export function projectClassOf(learnedClassId: string, classes: readonly ProjectClass[]): ProjectClass | undefined {
+  const byName = learnedClassId.trim().toLowerCase();
+  return classes.find((c) => String(c.id) === learnedClassId) ?? classes.find((c) => c.name.trim().toLowerCase() === byName);
+}
+
+/** What the detectors are asked for, by learned class id: the project class's name, or the learned id itself when it names no class. */
+export function learnedClassNames(learnedClassIds: readonly string[], classes: readonly ProjectClass[]): Record<string, string> {
+  return Object.fromEntries(learnedClassIds.map((id) => [id, projectClassOf(id, classes)?.name ?? id]));
 }
 
 interface Comparable extends MaskedObject {

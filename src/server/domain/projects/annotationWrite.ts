@@ -9,6 +9,7 @@ import { parseBody } from '../../http/validation';
 import { DomainError } from '../errors';
 import { annotationSize, checkImageAnnotationSize } from './annotationLimits';
 import { stampChanges } from './objectChanges';
+import { revisionedBody } from './revisionedBody';
 
 export interface AnnotationWriteInput {
   /** The request body as sent (JSON text). */
@@ -31,17 +32,10 @@ export interface PreparedAnnotationWrite {
 }
 
 export function prepareAnnotationWrite(input: AnnotationWriteInput): PreparedAnnotationWrite {
-  let body: unknown;
-  try {
-    body = JSON.parse(input.rawBody);
-  } catch (error) {
-    throw new DomainError('malformed-json', `the body is not valid JSON: ${(error as Error).message}`);
-  }
-  const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
-  const size = annotationSize(fields?.objects);
+  const body = revisionedBody(input.rawBody, input.ifMatchRevision);
+  const size = annotationSize(typeof body === 'object' && body !== null ? (body as Record<string, unknown>).objects : undefined);
   checkImageAnnotationSize(size);
-  const withRevision = fields && fields.revision === undefined && input.ifMatchRevision !== undefined ? { ...fields, revision: input.ifMatchRevision } : body;
-  const { revision, objects } = parseBody(WriteAnnotationsRequest, withRevision);
+  const { revision, objects } = parseBody(WriteAnnotationsRequest, body);
   checkObjects(objects, input.image, input.classIds);
   const stamped = stampChanges(JSON.parse(input.storedObjectsJson) as AnnotationObject[], objects, input.writer, input.at);
   return { revision, objectsJson: JSON.stringify(stamped), vertices: size.vertices };

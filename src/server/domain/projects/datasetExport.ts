@@ -9,10 +9,13 @@ import { fileNameOf } from '../../../annotations/formats/imported';
 import { CONTROL_CHARACTERS } from '../../../annotations/names';
 import { fromWireDataset, type WireDataset } from '../../../annotations/wire';
 import type { ExportFormat } from '../../../contract/projects';
+import type { LearnedClassesState } from '../../../engine/learn/learnedClasses';
 
 export interface ProjectData {
   readonly project: { readonly name: string; readonly classes: WireDataset['classes'] };
   readonly images: WireDataset['images'];
+  /** The project's learned model: written beside the annotations where the format has a place for it. */
+  readonly learnedModel?: LearnedClassesState;
 }
 
 export interface ProjectExportFile {
@@ -36,7 +39,8 @@ export async function exportProject(data: ProjectData, id: ExportFormat): Promis
   const format = exportFormat(id);
   const safe = withSafeNames(data);
   // What the format cannot hold is left out (writeFormat); the studio shows the notes, a download has no place for them.
-  const { file } = await writeFormat(format, sessionDataset(fromWireDataset({ classes: safe.project.classes, images: safe.images }), { includeHidden: true }), defaultOptions(format));
+  const dataset = sessionDataset(fromWireDataset({ classes: safe.project.classes, images: safe.images }), { includeHidden: true });
+  const { file } = await writeFormat(format, data.learnedModel ? { ...dataset, learnedModel: data.learnedModel } : dataset, defaultOptions(format));
   const base = data.project.name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'project';
   // The writers name their file after the studio's session (`maskwright-session.coco.json`); here it is the project's.
   const fileName = file.name.startsWith(SESSION_FILE) ? `${base}${file.name.slice(SESSION_FILE.length)}` : `${base}-${file.name}`;

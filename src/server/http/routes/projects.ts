@@ -21,7 +21,7 @@ type ProjectParams = { Params: { projectId: string } };
 type ImageParams = { Params: { projectId: string; imageId: string } };
 
 /** `If-Match: "<revision>"` (or W/"…"), when the body does not name the revision itself. */
-function ifMatchRevision(header: string | string[] | undefined): number | undefined {
+export function ifMatchRevision(header: string | string[] | undefined): number | undefined {
   const value = Array.isArray(header) ? header[0] : header;
   const match = value && /^(?:W\/)?"(\d{1,15})"$/.exec(value.trim());
   return match ? Number(match[1]) : undefined;
@@ -136,7 +136,9 @@ export async function projectRoutes(app: FastifyInstance, { services }: { servic
 
   apiRoute<ProjectParams & { Querystring: Record<string, string> }>(app, 'exportProject', any, async (request, reply) => {
     const { format } = parseBody(ExportQuery, { ...request.query });
-    const file = await services.projectWorkers.export(await projects.dataset(account(request), request.params.projectId), format);
+    const source = await projects.dataset(account(request), request.params.projectId);
+    const learnedModelJson = await services.learnedModels.storedJson(request.params.projectId);
+    const file = await services.projectWorkers.export(learnedModelJson ? { ...source, learnedModelJson } : source, format);
     return reply.type(file.contentType).header('Content-Disposition', `attachment; filename="${file.fileName}"`).send(Buffer.from(file.body));
   });
 }

@@ -1,0 +1,92 @@
+/**
+ * A project's learned model (issues 37 item 6 and 38 item 1): the learned classes the studio teaches
+ * (src/engine/learn/learnedClasses.ts, its `toJSON`), kept on the server so every member's studio and
+ * the server's `learned` jobs share one. Vectors and weights only, never photos: an example is a
+ * region descriptor, a list of numbers.
+ */
+import { z } from 'zod';
+import { DESCRIPTOR_KINDS } from '../engine/learn/descriptors';
+import { LEARNED_CLASSES_VERSION } from '../engine/learn/learnedClasses';
+
+/** The largest model the server stores (the PUT body): `LEARNED_MODEL_MAX_BYTES` may change it. */
+export const DEFAULT_LEARNED_MODEL_MAX_BYTES = 32 * 1024 * 1024;
+
+const finite = z.number().finite();
+const vector = z.array(finite);
+
+/** What `LearnedClasses.toJSON()` writes, checked as far as a classifier can be used: every table the size of the others. */
+export const LearnedModelState = z
+  .object({
+    version: z.literal(LEARNED_CLASSES_VERSION),
+    kinds: z.array(z.enum(DESCRIPTOR_KINDS as [string, ...string[]])).min(1),
+    classes: z.array(z.string().max(200)).min(1).describe("Class ids in the model's order; index 0 is the background ('')."),
+    examples: z.array(z.object({ x: vector, c: z.number().int().nonnegative() })),
+    weights: z.array(vector),
+    mean: vector,
+    scale: vector,
+    decisions: z.record(z.string(), z.array(z.object({ raw: finite.min(0).max(1), correct: z.boolean() }))),
+    steps: z.number().int().nonnegative(),
+    settings: z.object({
+      l2: finite.nonnegative(),
+      learningRate: finite.positive(),
+      batchSize: z.number().int().positive(),
+      stepWork: finite.positive(),
+      maxBackground: z.number().int().positive(),
+      maxPerClass: z.number().int().positive(),
+      maxDecisions: z.number().int().positive(),
+    }),
+    optimiser: z.object({ m: z.array(vector), v: z.array(vector), t: z.number().int().nonnegative(), seed: z.number().int() }),
+  })
+  .superRefine((state, ctx) => {
+    const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+    const features = state.mean.length;
+    if (state.scale.length !== features) issue(['scale'], `has ${state.scale.length} entries, mean ${features}`);
+    if (state.weights.length !== 0 && state.weights.length !== state.classes.length) issue(['weights'], `has ${state.weights.length} rows for ${state.classes.length} classes`);
+    const row = state.weights.findIndex((w) => w.length !== features + 1);
+    if (row >= 0) issue(['weights', row], `has ${state.weights[row].length} entries, not ${features + 1} (features and bias)`);
+    const example = state.examples.findIndex((e) => (features > 0 && e.x.length !== features) || e.c >= state.classes.length);
+    if (example >= 0) issue(['examples', example], 'does not fit the model: its length is not the features\', or its class is not one of `classes`');
+    for (const moment of ['m', 'v'] as const) {
+      const rows = state.optimiser[moment];
+      if (rows.length !== state.weights.length || rows.some((r) => r.length !== features + 1)) issue(['optimiser', moment], 'is not the shape of `weights`');
+    }
+    if (state.weights.length > 0 && state.classes[0] !== '') issue(['classes', 0], "must be the background ('')");
+  });
+
+export const LearnedModel = z.object({
+  revision: z.number().int().positive().describe('Counts the writes; send it back (body or `If-Match`) to replace the model.'),
+  model: LearnedModelState,
+  classes: z.array(z.string()).describe("The classes the model knows (its `classes` without the background): the project's class ids, as the studio teaches them."),
+  updatedBy: z.string().nullable(),
+  updatedAt: z.string(),
+});
+export type LearnedModel = z.infer<typeof LearnedModel>;
+
+export const PutLearnedModelRequest = z.object({
+  revision: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(2_147_483_646)
+    .optional()
+    .describe('The revision the model was learned on (0: the project has none yet); or send `If-Match: "<revision>"`.'),
+  model: LearnedModelState,
+});
+export type PutLearnedModelRequest = z.infer<typeof PutLearnedModelRequest>;
+
+/**
+ * What a `learned` job's inference gives for one image (stored with the call, as any metered answer):
+ * proposals of the learned classes, best first. `source` says who found the object: segment
+ * everything's proposal classified by the learned model, or a detector that knows the class's name.
+ */
+export const LearnedProposals = z.object({
+  predictions: z.array(
+    z.object({
+      classId: z.string(),
+      confidence: z.number().min(0).max(1),
+      source: z.enum(['learned', 'detector']),
+      masks: z.array(z.array(z.tuple([finite, finite]))),
+    }),
+  ),
+});
+export type LearnedProposals = z.infer<typeof LearnedProposals>;
