@@ -31,8 +31,9 @@ export type ReviewState = 'unreviewed' | 'accepted' | 'rejected';
 export const REVIEW_STATES: readonly ReviewState[] = ['unreviewed', 'accepted', 'rejected'];
 
 /** What proposed an annotation. */
-export type ProposalSource = 'text-prompt' | 'find-similar' | 'segment-everything' | 'import';
-export const PROPOSAL_SOURCES: readonly ProposalSource[] = ['text-prompt', 'find-similar', 'segment-everything', 'import'];
+/** `learned-classes`: "Label all like my labels" and `cli label`, classes learned from the person's own labels. */
+export type ProposalSource = 'text-prompt' | 'find-similar' | 'segment-everything' | 'import' | 'learned-classes';
+export const PROPOSAL_SOURCES: readonly ProposalSource[] = ['text-prompt', 'find-similar', 'segment-everything', 'import', 'learned-classes'];
 
 export interface ObjectReview {
   readonly state: ReviewState;

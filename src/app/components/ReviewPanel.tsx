@@ -8,7 +8,7 @@ import { useReview } from '../state/reviewStore';
 import { useStudio } from '../state/studioStore';
 import { ClassCombobox, type ClassPick } from './ClassCombobox';
 
-const SOURCE_WORDS = { 'text-prompt': 'text prompt', 'find-similar': 'find similar', 'segment-everything': 'segment everything', import: 'import' } as const;
+const SOURCE_WORDS = { 'text-prompt': 'text prompt', 'find-similar': 'find similar', 'segment-everything': 'segment everything', import: 'import', 'learned-classes': 'your labels' } as const;
 
 /** Opens and closes Review (R), saying how many proposals wait. */
 export function ReviewButton() {
