@@ -101,7 +101,7 @@ export class SessionLearner {
     for (const group of byImage.values()) {
       const image = group[0].image;
       const unknown = group.filter((l) => !this.followed.has(l.object.id));
-      const described = await this.ports.describe(image.id, unknown.map((l) => lessonMask(l.object, image)));
+      const described = unknown.length ? await this.ports.describe(image.id, unknown.map((l) => lessonMask(l.object, image))) : [];
       const descriptorOf = new Map(unknown.map((l, i) => [l.object.id, described[i]]));
       const examples = group.map((l) => ({ descriptor: this.followed.get(l.object.id)?.descriptor ?? descriptorOf.get(l.object.id)!, classId: l.classId }));
       for (const l of group) this.recordDecision(l);
