@@ -13,12 +13,13 @@ function progressText(p: Progress, running: boolean): string {
 /** "Label all like my labels" (learn/labelLikeMine.ts): disabled, with the reason, until a class has examples. */
 export function LabelLikeMineControl() {
   const doc = useStudio((s) => s.history.present);
-  // Re-rendered when the learner learns, since the reason below reads it.
-  useLearnedClasses((s) => s.classes);
+  // Re-rendered when the learner learns, since the reason and the step times below read it.
+  useLearnedClasses((s) => s.revision);
   const running = useLabelLikeMine((s) => s.controller !== null);
   const blocked = labelLikeMineBlocked(sessionLearner, doc);
   return (
-    <div className="label-all" role="group" aria-label="Label all like my labels">
+    // The learning steps' times, for the Chromium benchmark of a step (e2e/appLearnedClasses.spec.ts).
+    <div className="label-all" role="group" aria-label="Label all like my labels" data-learn-step-ms={sessionLearner.stepMs.map((ms) => ms.toFixed(2)).join(',')}>
       <button
         type="button"
         className="wide"
