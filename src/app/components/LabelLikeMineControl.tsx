@@ -2,7 +2,7 @@ import { leftOutNote } from '../inference/objectDedupe';
 import { labelLikeMineBlocked, type LabelLikeMineProgress as Progress } from '../learn/labelLikeMine';
 import { sessionLearner, startLabelLikeMine, useLabelLikeMine, useLearnedClasses } from '../learn/learnerServices';
 import { useStudio } from '../state/studioStore';
-import { RunProgress } from './RunProgress';
+import { StoreRunProgress } from './RunProgress';
 
 function progressText(p: Progress, running: boolean): string {
   const plural = (n: number) => (n === 1 ? '' : 's');
@@ -37,25 +37,14 @@ export function LabelLikeMineControl() {
 
 /** The run's line (what it does, how far, Stop) and how it ended; also shown outside the text panel while it runs (BackgroundRuns.tsx). */
 export function LabelLikeMineProgress() {
-  const progress = useLabelLikeMine((s) => s.progress);
-  const running = useLabelLikeMine((s) => s.controller !== null);
-  const error = useLabelLikeMine((s) => s.error);
   return (
-    <>
-      {progress && (
-        <RunProgress
-          testId="label-like-mine-progress"
-          running={running}
-          max={progress.total}
-          value={progress.done}
-          label="Label all like my labels progress"
-          stopTitle="Stop after the image in progress"
-          onStop={() => useLabelLikeMine.getState().stop()}
-        >
-          {progressText(progress, running)}
-        </RunProgress>
-      )}
-      {error && <p className="error">{error}</p>}
-    </>
+    <StoreRunProgress
+      store={useLabelLikeMine}
+      testId="label-like-mine-progress"
+      label="Label all like my labels progress"
+      stopTitle="Stop after the image in progress"
+      steps={(p) => ({ max: p.total, value: p.done })}
+      text={progressText}
+    />
   );
 }

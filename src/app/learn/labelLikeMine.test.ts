@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEngineThread } from '../../../test/support/engineThreads';
+import { studioEngineSession } from '../../../test/support/studioEngine';
 import { sharedPath } from '../../../test/support/sharedData';
 import { decodeImage } from '../../engine/adapters/nodeImage';
 import { maskBox } from '../../engine/learn/descriptors';
@@ -14,10 +14,9 @@ import { maskIoU } from '../../engine/polygons';
 import type { RgbaImage } from '../../engine/types';
 import type { Annotation, ImageEntry } from '../../annotations/annotation';
 import { reviewStateOf } from '../../annotations/review';
-import { EngineSession } from '../inference/engineSession';
+import type { EngineSession } from '../inference/engineSession';
 import { withoutDuplicates } from '../inference/objectDedupe';
 import { addObjects, updateObject } from '../state/documentOps';
-import { useEngineStatus } from '../state/engineStatus';
 import { emptyDocument, type StudioDocument } from '../state/model';
 import { labelLikeMine, labelLikeMineBlocked, type LabelLikeMinePorts, type LabelLikeMineProgress } from './labelLikeMine';
 import { reclassWaiting } from './reclassWaiting';
@@ -55,17 +54,7 @@ beforeAll(async () => {
       : [];
   }
   doc = { ...emptyDocument(), images, activeImageId: LEFT, classes: [RACCOON], objects };
-  session = new EngineSession({
-    launch: (options) => startEngineThread({ encoderPrecision: options.encoderPrecision, decoderPrecision: options.decoderPrecision, embeddingCacheSize: 4, detectors: true }),
-    models: () => ({ encoder: 'int8', decoder: 'int8' }),
-    status: () => useEngineStatus.getState(),
-    pixels: (id) => pixels.get(id),
-    stored: { load: async () => undefined, save: async () => undefined },
-    serverEmbedding: async () => {
-      throw new Error('Server start is off here');
-    },
-    serverStart: () => false,
-  });
+  session = studioEngineSession((id) => pixels.get(id), 4);
 }, 180_000);
 
 afterAll(() => session?.dispose());

@@ -13,24 +13,13 @@ import { proposedBy } from '../../annotations/review';
 import type { RegionDescriptor } from '../../engine/learn/descriptors';
 import { classifyCandidates, type Candidate } from '../../engine/learn/proposeLearned';
 import type { PolygonWithHoles } from '../../engine/types';
-import { labellingOrder, type AddProposals } from '../inference/labelAll';
-import type { LeftOutReason } from '../inference/objectDedupe';
+import { labellingOrder, type AddProposals, type LabelAllProgress } from '../inference/labelAll';
 import type { StudioDocument } from '../state/model';
 import { classNamed, labelledRegions, pendingLessons } from './lessons';
 import type { SessionLearner } from './sessionLearner';
 
-export interface LabelLikeMineProgress {
-  /** The learned classes the run proposes. */
-  readonly classes: readonly string[];
-  /** Steps done (labelled photos learned from, then images answered), of `total`. */
-  readonly done: number;
-  readonly total: number;
-  readonly added: number;
-  readonly leftOut: readonly LeftOutReason[];
-  /** What it does now (null when the run is over). */
-  readonly working: string | null;
-  readonly stopped: boolean;
-}
+/** Label all's progress, its steps being the labelled photos learned from and then the images answered; `classes`: the learned classes proposed. */
+export type LabelLikeMineProgress = Omit<LabelAllProgress, 'prompts'> & { readonly classes: readonly string[] };
 
 /** A candidate with the outline it is drawn with. */
 export type TracedCandidate = Candidate & { readonly polygons: readonly PolygonWithHoles[] };
