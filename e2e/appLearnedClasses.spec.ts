@@ -84,7 +84,7 @@ test('three photos labelled "raccoon" by hand, then Label all like my labels: th
     await expect(proposals.first()).toBeVisible();
     for (const row of await proposals.all()) await expect(row.getByRole('combobox')).toHaveValue(raccoonId!);
   }
-  // The labelled photos keep their raccoons, and no proposal repeats one of them.
+  // The labelled photos keep their raccoons as the person made them.
   for (const name of LABELLED) {
     await show(page, name);
     await expect(rows(page).and(page.locator('[data-review="accepted"]'))).toHaveCount(boxesOf(name).length);
