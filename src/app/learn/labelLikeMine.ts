@@ -4,13 +4,13 @@
  * learns from the photos they labelled (their other regions are background: lessons.ts); then every
  * image, the current one first, gets the candidates the engine finds (segment everything, and text
  * detection of the learned classes a detector names) classified by the learned model
- * (engine/learn/proposeLearned.ts). What lands goes through the studio's de-duplication, so nothing
- * rejected before is proposed again and nothing accepted is duplicated. Stop ends the run after the
+ * (engine/learn/proposeLearned.ts), none repeating or surrounding an accepted object of its class. What
+ * lands goes through the studio's de-duplication too, so nothing rejected before is proposed again. Stop ends the run after the
  * image in progress.
  */
 import type { Annotation, ClassDef, ImageEntry } from '../../annotations/annotation';
 import { proposedBy } from '../../annotations/review';
-import type { RegionDescriptor } from '../../engine/learn/descriptors';
+import { maskBox, type RegionDescriptor } from '../../engine/learn/descriptors';
 import { classifyCandidates, type Candidate } from '../../engine/learn/proposeLearned';
 import type { PolygonWithHoles } from '../../engine/types';
 import { labellingOrder, type AddProposals, type LabelAllProgress } from '../inference/labelAll';
@@ -90,7 +90,11 @@ export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMin
     const { candidates, descriptors } = await candidatesOf(image);
     if (signal.aborted) break;
     const now = ports.document();
-    const proposals = classifyCandidates(learner.classifier, candidates, descriptors).flatMap((proposal) => {
+    const existing = labelledRegions(now, image).flatMap((r) => {
+      const box = r.box ?? (r.mask && maskBox(r.mask));
+      return box ? [{ classId: r.classId, box }] : [];
+    });
+    const proposals = classifyCandidates(learner.classifier, candidates, descriptors, undefined, existing).flatMap((proposal) => {
       const target = classNamed(now.classes, proposal.classId);
       const candidate = candidates.find((c) => c.mask === proposal.mask)!;
       return target ? [{ proposal, candidate, object: proposalObject(candidate, target, proposal.probability, ports.tolerance) }] : [];

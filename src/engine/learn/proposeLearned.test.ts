@@ -51,6 +51,16 @@ describe('proposeLearned', () => {
     expect(proposals[0].box.x1).toBeLessThanOrEqual(22);
   });
 
+  it('never repeats an object of its class already on the photo, nor proposes a region around it', () => {
+    const model = raccoonModel();
+    const candidates: Candidate[] = [{ mask: square(2, 2, 20) }, { mask: square(0, 0, 24) }, { mask: square(26, 26, 12) }];
+    const descriptors = [toy(RACCOON), toy(RACCOON, 0.05), toy(RACCOON, -0.05)];
+    const proposals = classifyCandidates(model, candidates, descriptors, undefined, [{ classId: 'raccoon', box: { x0: 2, y0: 2, x1: 22, y1: 22 } }]);
+    expect(proposals.map((p) => p.box)).toEqual([{ x0: 26, y0: 26, x1: 38, y1: 38 }]);
+    // Another class's object does not stand in the way.
+    expect(classifyCandidates(model, candidates, descriptors, undefined, [{ classId: 'sign', box: { x0: 2, y0: 2, x1: 22, y1: 22 } }])).toHaveLength(2);
+  });
+
   it('a detector’s word for a barely taught class of the person’s stands in, under its own calibration', () => {
     const model = new LearnedClasses({ kinds: ['appearance'], l2: 1e-3 });
     model.learnAll([{ descriptor: toy(RACCOON), classId: 'cat' }, ...[0, 0.1, 0.2].map((s) => ({ descriptor: toy(GROUND, s), classId: null }))]);

@@ -10,7 +10,7 @@ import { maskIoU } from '../iou';
 import { boxIoU, type CornerBox } from '../text/detector';
 import { maskBox, type RegionDescriptor } from './descriptors';
 import { LEARNED_SOURCE, type LearnedClasses } from './learnedClasses';
-import { suppressSameClassOverlaps } from './suppress';
+import { suppressSameClassOverlaps, type ClassedProposal } from './suppress';
 
 /** Proposals under this probability are not shown (the learn eval's `--show` default). */
 export const SHOW_FROM = 0.3;
@@ -57,12 +57,23 @@ export function bestGuess(model: LearnedClasses, candidate: Candidate, descripto
   return best;
 }
 
-/** The candidates worth proposing, most probable first: classified, at least `showFrom`, one per object and class. */
+/** An object of a class already on the photo (the person's, or accepted): a proposal repeating it or a part of it is not made. */
+export interface ExistingObject {
+  readonly classId: string;
+  readonly box: CornerBox;
+}
+
+/**
+ * The candidates worth proposing, most probable first: classified, at least `showFrom`, one per object
+ * and class, none repeating an `existing` object of its class (the same-class rule of suppress.ts, the
+ * existing objects ranking above every proposal).
+ */
 export function classifyCandidates(
   model: LearnedClasses,
   candidates: readonly Candidate[],
   descriptors: readonly RegionDescriptor[],
   showFrom = SHOW_FROM,
+  existing: readonly ExistingObject[] = [],
 ): LearnedProposal[] {
   if (descriptors.length !== candidates.length) throw new Error(`${candidates.length} candidates but ${descriptors.length} descriptors`);
   const guesses: LearnedProposal[] = [];
@@ -71,7 +82,9 @@ export function classifyCandidates(
     const guess = box && bestGuess(model, candidate, descriptors[i]);
     if (guess && guess.probability >= showFrom) guesses.push({ ...guess, mask: candidate.mask, box, descriptor: descriptors[i] });
   });
-  return suppressSameClassOverlaps(guesses);
+  const standing = existing.map((e) => ({ ...e, probability: Infinity }));
+  const proposals = new Set<ClassedProposal>(guesses);
+  return suppressSameClassOverlaps<ClassedProposal>([...standing, ...guesses]).filter((k): k is LearnedProposal => proposals.has(k));
 }
 
 /** An object the person made on a photo: its mask, or its box when they drew a box. */
