@@ -84,10 +84,12 @@ test('three photos labelled "raccoon" by hand, then Label all like my labels: th
     await expect(proposals.first()).toBeVisible();
     for (const row of await proposals.all()) await expect(row.getByRole('combobox')).toHaveValue(raccoonId!);
   }
-  // The labelled photos keep their raccoons as the person made them.
+  // The labelled photos keep their raccoons as the person made them, with no proposal repeating or surrounding one
+  // (their other regions taught background, so nothing else is proposed there either).
   for (const name of LABELLED) {
     await show(page, name);
     await expect(rows(page).and(page.locator('[data-review="accepted"]'))).toHaveCount(boxesOf(name).length);
+    await expect(rows(page).and(page.locator('[data-review="unreviewed"]'))).toHaveCount(0);
   }
   await screenshot(page, 'learn-03-labelled-photo-after');
 
