@@ -114,4 +114,13 @@ test('three photos labelled "raccoon" by hand, then Label all like my labels: th
   expect(steps.length).toBeGreaterThan(0);
   mkdirSync('test-results', { recursive: true });
   writeFileSync(join('test-results', 'learn-step-ms.json'), JSON.stringify({ browser: 'chromium', steps }));
+
+  // After a reload the learned classes are back: a second run has nothing left to learn from the labelled
+  // photos (8 steps the first time: 3 labelled photos learned from, then 5 photos; now the 5 photos alone).
+  await page.reload();
+  await expect(page.locator('.image-strip .session-item')).toHaveCount(LABELLED.length + LEFT.length);
+  await waitForEncoder(page);
+  await show(page, LEFT[1]);
+  await page.keyboard.press('Shift+L');
+  await expect(page.getByTestId('label-like-mine-progress')).toContainText('Done: 5 of 5 steps', { timeout: 600_000 });
 });
