@@ -7,6 +7,7 @@ import { projectCommand, PROJECT_USAGE } from './projectCommand';
 import { pvsCommand, PVS_USAGE } from './pvsCommand';
 import { segmentCommand, SEGMENT_USAGE } from './segment';
 import { everythingCommand, EVERYTHING_USAGE } from './everything';
+import { labelCommand, LABEL_USAGE } from './label';
 
 interface Io {
   stdout: (s: string) => void;
@@ -20,6 +21,7 @@ export const COMMANDS: Record<string, Command> = {
   pvs: { run: pvsCommand, usage: PVS_USAGE, summary: 'segment one object from points and/or a center-anchored box' },
   segment: { run: segmentCommand, usage: SEGMENT_USAGE, summary: 'segment the objects named by text prompts' },
   everything: { run: everythingCommand, usage: EVERYTHING_USAGE, summary: 'segment every object and region of an image (proposals to review)' },
+  label: { run: labelCommand, usage: LABEL_USAGE, summary: 'learn classes from labelled photos and propose them on the others (COCO in, COCO out)' },
   project: { run: projectCommand, usage: PROJECT_USAGE, summary: 'export a server project as a dataset (API key)' },
 };
 

@@ -18,7 +18,7 @@ import { jsonFile, type DatasetFormat } from './format';
  * confidence, the object's own name, colour and visibility, its review state) is kept under
  * `attributes`, the key CVAT and Datumaro use for per-annotation extras, as flat scalar values:
  * `review_state` ("accepted" or "proposed": proposals are written only when asked) and
- * `review_source` (what proposed it: "text-prompt", "find-similar", "segment-everything", "import";
+ * `review_source` (what proposed it: "text-prompt", "find-similar", "segment-everything", "import", "learned";
  * absent for objects made by hand). Categories carry the class colour as `color`.
  */
 export interface CocoAnnotation {

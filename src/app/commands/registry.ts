@@ -8,6 +8,7 @@ import { escapeCommand } from './escape';
 import { fitToScreenCommand } from './fitToScreen';
 import { helpCommand } from './help';
 import { labelAllCommand } from './labelAll';
+import { labelLikeMineCommand } from './labelLikeMine';
 import { mergeObjectsCommand } from './mergeObjects';
 import { nextImageCommand } from './nextImage';
 import { pickClassCommand } from './pickClass';
@@ -70,6 +71,7 @@ export const COMMANDS: readonly Command[] = [
   stepCandidateCommand,
   segmentEverythingCommand,
   labelAllCommand,
+  labelLikeMineCommand,
   zoomOutCommand,
   zoomInCommand,
   fitToScreenCommand,

@@ -2,6 +2,8 @@ import { useEverything } from '../inference/everythingStore';
 import { useLabelAll } from '../inference/labelAllStore';
 import { useTool } from '../state/toolStore';
 import { LabelAllProgress } from './LabelAllControl';
+import { LabelLikeMineProgress } from './LabelLikeMineControl';
+import { useLabelLikeMine } from '../learn/learnerServices';
 import { EverythingProgress } from './SegmentEverythingControl';
 
 /**
@@ -13,11 +15,13 @@ export function BackgroundRuns() {
   const tool = useTool((s) => s.tool);
   const labelling = useLabelAll((s) => s.controller !== null);
   const segmenting = useEverything((s) => s.controller !== null);
-  if (tool === 'text' || (!labelling && !segmenting)) return null;
+  const learning = useLabelLikeMine((s) => s.controller !== null);
+  if (tool === 'text' || (!labelling && !segmenting && !learning)) return null;
   return (
     <section className="card background-runs label-all" aria-label="Background runs">
       {labelling && <LabelAllProgress />}
       {segmenting && <EverythingProgress />}
+      {learning && <LabelLikeMineProgress />}
     </section>
   );
 }

@@ -19,6 +19,7 @@ import { textToolInitial, textToolTransition, type TextToolState } from '../tool
 import { CandidateThumb } from './CandidateThumb';
 import { KnownConcepts } from './KnownConcepts';
 import { LabelAllControl } from './LabelAllControl';
+import { LabelLikeMineControl } from './LabelLikeMineControl';
 import { SegmentEverythingControl } from './SegmentEverythingControl';
 
 /** "1 credit · balance 42": shown on every button that spends a credit. */
@@ -201,6 +202,7 @@ function TextPromptPanel() {
         />
       )}
       {local && <SegmentEverythingControl />}
+      {local && <LabelLikeMineControl />}
       {answer && (
         <div role="status" className="receipt text-answer">
           {answer.kind === 'message' ? (

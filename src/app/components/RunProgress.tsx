@@ -1,4 +1,6 @@
 import type { ReactNode } from 'react';
+import type { StoreApi, UseBoundStore } from 'zustand';
+import type { BackgroundRunState } from '../state/backgroundRunStore';
 
 /** A background run's line: what it is doing or how it ended, and while it runs a progress bar and Stop. */
 export function RunProgress(props: { testId: string; running: boolean; max: number; value: number; label: string; stopTitle: string; onStop(): void; children: ReactNode }) {
@@ -14,5 +16,29 @@ export function RunProgress(props: { testId: string; running: boolean; max: numb
         </>
       )}
     </div>
+  );
+}
+
+/** A background run's line read from its store (backgroundRunStore.ts), and how the last run ended. */
+export function StoreRunProgress<P>(props: {
+  store: UseBoundStore<StoreApi<BackgroundRunState<P>>>;
+  testId: string;
+  label: string;
+  stopTitle: string;
+  steps(progress: P): { max: number; value: number };
+  text(progress: P, running: boolean): string;
+}) {
+  const progress = props.store((s) => s.progress);
+  const running = props.store((s) => s.controller !== null);
+  const error = props.store((s) => s.error);
+  return (
+    <>
+      {progress && (
+        <RunProgress testId={props.testId} running={running} {...props.steps(progress)} label={props.label} stopTitle={props.stopTitle} onStop={() => props.store.getState().stop()}>
+          {props.text(progress, running)}
+        </RunProgress>
+      )}
+      {error && <p className="error">{error}</p>}
+    </>
   );
 }

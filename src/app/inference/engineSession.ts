@@ -6,6 +6,7 @@ import type { EmbeddingRecord, EverythingEvent, FindSimilarResponse, ModelProgre
 import type { Call } from '../../engine/service/transport';
 import type { BinaryMask, PolygonWithHoles, RgbaImage, VisualPrompt } from '../../engine/types';
 import type { ExemplarRule } from '../../engine/text/exemplar';
+import type { RegionDescriptor } from '../../engine/learn/descriptors';
 import type { EngineWorker, EngineWorkerStartOptions } from '../../engine/worker/client';
 import type { useEngineStatus } from '../state/engineStatus';
 import type { StoredEmbeddings } from './embeddingStore';
@@ -363,6 +364,19 @@ export class EngineSession {
       call?.signal?.throwIfAborted();
       return api.segmentEverything({ ...request, image: rgba, imageId: imageKey }, call);
     });
+  }
+
+  /**
+   * Region descriptors of masks on a loaded photo (what learned classes learn from and classify), on
+   * the embedding the point tools use; the engine runs its detectors once per call, so a photo's
+   * regions are described together.
+   */
+  async describeRegions(imageId: string, masks: readonly BinaryMask[]): Promise<RegionDescriptor[]> {
+    if (masks.length === 0) return [];
+    const run = this.current();
+    const rgba = plainPixels(this.ports.pixels(imageId));
+    const answer = await this.onEmbedding(run, imageId, (imageKey, { api }) => api.describeRegions({ image: rgba, imageId: imageKey, masks: masks.map(plainMask) }));
+    return answer.descriptors;
   }
 
   /**

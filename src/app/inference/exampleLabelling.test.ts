@@ -6,16 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rasterizeSegmentation, type CocoSegmentation } from '../../../bench/evalCoco/rasterize';
-import { startEngineThread } from '../../../test/support/engineThreads';
+import { studioEngineSession } from '../../../test/support/studioEngine';
 import { sharedPath } from '../../../test/support/sharedData';
 import { decodeImage } from '../../engine/adapters/nodeImage';
 import { maskIoU } from '../../engine/polygons';
 import type { BinaryMask, RgbaImage } from '../../engine/types';
-import { useEngineStatus } from '../state/engineStatus';
 import { emptyDocument, type StudioDocument } from '../state/model';
 import { type ImageEntry, type Annotation } from '../../annotations/annotation';
 import { proposedBy } from '../../annotations/review';
-import { EngineSession } from './engineSession';
+import type { EngineSession } from './engineSession';
 import { exampleAwareSegmenter, exampleClassOf, type ExampleFinder } from './exampleLabelling';
 import { localTextSegmenter } from './localText';
 
@@ -43,17 +42,7 @@ beforeAll(async () => {
     const persons = coco.annotations.filter((a) => a.image_id === info.id && a.category_id === 1 && !a.iscrowd).sort((a, b) => b.area - a.area);
     people.set(name, persons.map((a) => rasterizeSegmentation(a.segmentation, info.width, info.height)));
   }
-  session = new EngineSession({
-    launch: (options) => startEngineThread({ encoderPrecision: options.encoderPrecision, decoderPrecision: options.decoderPrecision, embeddingCacheSize: options.embeddingCacheSize, detectors: true }),
-    models: () => ({ encoder: 'int8', decoder: 'int8' }),
-    status: () => useEngineStatus.getState(),
-    pixels: (id) => pixels.get(id),
-    stored: { load: async () => undefined, save: async () => undefined },
-    serverEmbedding: async () => {
-      throw new Error('Server start is off here');
-    },
-    serverStart: () => false,
-  });
+  session = studioEngineSession((id) => pixels.get(id));
 }, 180_000);
 
 afterAll(() => session?.dispose());

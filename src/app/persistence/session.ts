@@ -25,6 +25,7 @@ export const ANONYMOUS: LocalSpace = { name: ANONYMOUS_SPACE, key: null };
 
 const prefix = (space: LocalSpace) => (space.key ? `${space.name}/` : '');
 const documentKey = (space: LocalSpace) => `${prefix(space)}document-v1`;
+const learnedModelKey = (space: LocalSpace) => `${prefix(space)}learned-classes-v1`;
 const imageKey = (space: LocalSpace, id: string) => `${prefix(space)}image:${id}`;
 
 interface SealedImage {
@@ -46,10 +47,27 @@ export function stripForStorage(doc: StudioDocument): StudioDocument {
   return { ...doc, prompts };
 }
 
-export async function saveDocument(space: LocalSpace, doc: StudioDocument): Promise<void> {
-  const stored = stripForStorage(doc);
-  await set(documentKey(space), space.key ? await seal(space.key, new TextEncoder().encode(stringifyTyped(stored))) : stored, store);
+/** A value as the space stores it: plain in the anonymous space, sealed with the account's key otherwise. */
+async function stored<T>(space: LocalSpace, value: T): Promise<T | Sealed> {
+  return space.key ? seal(space.key, new TextEncoder().encode(stringifyTyped(value))) : value;
 }
+
+async function readStored<T>(space: LocalSpace, key: string): Promise<T | undefined> {
+  const value = (await get(key, store)) as T | Sealed | undefined;
+  if (!value || !space.key) return value as T | undefined;
+  return parseTyped<T>(new TextDecoder().decode(await unseal(space.key, value as Sealed)));
+}
+
+export async function saveDocument(space: LocalSpace, doc: StudioDocument): Promise<void> {
+  await set(documentKey(space), await stored(space, stripForStorage(doc)), store);
+}
+
+/** The session's learned classes (vectors and weights, never photos: learn/sessionLearner.ts) beside its document. */
+export async function saveLearnedModel(space: LocalSpace, model: unknown): Promise<void> {
+  await set(learnedModelKey(space), await stored(space, model), store);
+}
+
+export const loadLearnedModel = (space: LocalSpace): Promise<unknown> => readStored<unknown>(space, learnedModelKey(space));
 
 export async function saveImage(space: LocalSpace, id: string, blob: Blob): Promise<void> {
   if ((await get(imageKey(space, id), store)) !== undefined) return;
@@ -57,11 +75,7 @@ export async function saveImage(space: LocalSpace, id: string, blob: Blob): Prom
   await set(imageKey(space, id), value, store);
 }
 
-async function readDocument(space: LocalSpace): Promise<StudioDocument | undefined> {
-  const value = (await get(documentKey(space), store)) as StudioDocument | Sealed | undefined;
-  if (!value || !space.key) return value as StudioDocument | undefined;
-  return parseTyped<StudioDocument>(new TextDecoder().decode(await unseal(space.key, value as Sealed)));
-}
+const readDocument = (space: LocalSpace) => readStored<StudioDocument>(space, documentKey(space));
 
 async function readImage(space: LocalSpace, id: string): Promise<Blob | undefined> {
   const value = (await get(imageKey(space, id), store)) as Blob | SealedImage | undefined;

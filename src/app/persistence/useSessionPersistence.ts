@@ -4,7 +4,9 @@ import { forgetAllImages, restoreImageBlob } from '../images/imageLibrary';
 import { emptyDocument, type StudioDocument } from '../state/model';
 import { useStudio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
-import { loadSession, saveDocument, type LocalSpace } from './session';
+import { setLearnedModel, useLearnedClasses, learnedModel } from '../learn/learnerServices';
+import type { LearnedModelState } from '../learn/sessionLearner';
+import { loadLearnedModel, loadSession, saveDocument, saveLearnedModel, type LocalSpace } from './session';
 import { chooseSpace, useLocalSpace } from './spaceStore';
 
 let flushPending: () => Promise<void> = async () => undefined;
@@ -46,17 +48,27 @@ export function useSessionPersistence(): boolean {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let unsubscribe = () => {};
     let unsaved: StudioDocument | null = null;
+    let modelUnsaved = false;
     const save = async () => {
       clearTimeout(timer);
       const doc = unsaved;
       unsaved = null;
       if (doc && space) await saveDocument(space, doc).catch(() => undefined);
+      if (modelUnsaved && space) {
+        modelUnsaved = false;
+        await saveLearnedModel(space, learnedModel()).catch(() => undefined);
+      }
+    };
+    const later = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => void save(), 400);
     };
     useLocalSpace.setState({ space });
     const name = space?.name ?? null;
     if (shown.current !== undefined && shown.current !== name) {
       useStudio.getState().load(emptyDocument());
       forgetAllImages();
+      setLearnedModel(null);
     }
     shown.current = name;
     if (space === null) useUi.getState().setNotice(UNKEYED_NOTICE);
@@ -65,19 +77,38 @@ export function useSessionPersistence(): boolean {
       .then(async (session) => {
         if (!session || cancelled) return;
         for (const [id, blob] of session.blobs) await restoreImageBlob(id, blob);
-        if (!cancelled && useStudio.getState().history.present.images.length === 0) useStudio.getState().load(session.doc);
+        if (!cancelled && useStudio.getState().history.present.images.length === 0) {
+          useStudio.getState().load(session.doc);
+          // The learned classes come back with the document they were taught from (a state this studio cannot read starts afresh).
+          const model = space ? ((await loadLearnedModel(space)) as LearnedModelState | undefined) : undefined;
+          if (!cancelled && model) {
+            try {
+              setLearnedModel(model);
+            } catch {
+              setLearnedModel(null);
+            }
+          }
+        }
       })
       .catch(() => undefined)
       .finally(() => {
         if (cancelled) return;
         setRestored(true);
         let last = useStudio.getState().history.present;
-        unsubscribe = useStudio.subscribe((state) => {
+        const unsubscribeDocument = useStudio.subscribe((state) => {
           if (state.history.present === last) return;
           last = unsaved = state.history.present;
-          clearTimeout(timer);
-          timer = setTimeout(() => void save(), 400);
+          later();
         });
+        const unsubscribeModel = useLearnedClasses.subscribe((now, before) => {
+          if (now.revision === before.revision) return;
+          modelUnsaved = true;
+          later();
+        });
+        unsubscribe = () => {
+          unsubscribeDocument();
+          unsubscribeModel();
+        };
         flushPending = save;
       });
     return () => {

@@ -1,77 +1,135 @@
 /**
- * Every instance of the learned classes on one photo (issue 37 item 2, as the server's `learned`
- * jobs run it, issue 38 item 1): segment everything's proposals, each classified by the learned
- * model, together with what the detectors find for learned classes they know by name; a proposal
- * that is a part or a repeat of a more probable one of its class is left out (suppress.ts).
- *
- * The detectors' finds are put on the learned model's scale through its own calibration of
- * detector proposals (`DETECTOR_SOURCE`), as the learn eval does, so the two kinds rank together.
+ * "Label all like my labels" on one photo, the same in the studio and the CLI: class-agnostic
+ * candidates (segment everything, and text detections of the learned classes a detector names) are
+ * described together, each gets the most probable learned class, and what is probable enough is
+ * proposed once per object (suppress.ts). A detector's own word for one of the person's classes
+ * stands in while that class has too few examples to be learned (the learn eval's detector prior).
  */
-import type { SegmentationEngine } from '../engine';
-import { segmentEverything } from '../everything/segmentEverything';
-import type { ConceptDetector, CornerBox } from '../text/detector';
-import type { TextPipeline } from '../text/pipeline';
-import type { BinaryMask, RgbaImage } from '../types';
-import { maskBox } from './descriptors';
-import { describeMasks, detectionsForDescriptors, photoContext } from './describePhoto';
-import type { LearnedClasses } from './learnedClasses';
-import { suppressSameClassOverlaps } from './suppress';
+import type { BinaryMask } from '../types';
+import { maskIoU } from '../iou';
+import { boxIoU, type CornerBox } from '../text/detector';
+import { maskBox, type RegionDescriptor } from './descriptors';
+import { LEARNED_SOURCE, type LearnedClasses } from './learnedClasses';
+import { suppressSameClassOverlaps, type ClassedProposal } from './suppress';
 
-/** The calibration source of the detectors' own finds of a learned class. */
+/** Proposals under this probability are not shown (the learn eval's `--show` default). */
+export const SHOW_FROM = 0.3;
+/** The detector's class name stands in until the person taught the class this many times. */
+export const DETECTOR_PRIOR_UNTIL = 3;
+/** The calibration source of proposals made on a detector's word. */
 export const DETECTOR_SOURCE = 'detector';
-/** Below this (calibrated) probability a region is not proposed: what the learn eval shows a reviewer. */
-export const LEARNED_MIN_PROBABILITY = 0.3;
+
+/** A region that might be an object: its mask and, when a detector found it, the detector's class and score. */
+export interface Candidate {
+  readonly mask: BinaryMask;
+  readonly label?: string;
+  readonly detectorScore?: number;
+}
 
 export interface LearnedProposal {
-  readonly classId: string;
-  /** Calibrated, in [0, 1]. */
-  readonly probability: number;
-  readonly source: 'learned' | 'detector';
   readonly mask: BinaryMask;
-  readonly area: number;
+  readonly box: CornerBox;
+  readonly classId: string;
+  /** Calibrated. */
+  readonly probability: number;
+  /** Before calibration: what a decision on it is recorded with (LearnedClasses.recordDecision). */
+  readonly raw: number;
+  /** The calibration the probability came from: the learned model's, or the detector's. */
+  readonly source: string;
+  /** Kept so the class and probability can be read again as the model learns. */
+  readonly descriptor: RegionDescriptor;
+}
+
+/** The person's classes a detector names: text detection asks for these by name. */
+export function detectorNamedClasses(model: Pick<LearnedClasses, 'classIds'>, detectorKnows: (name: string) => boolean): string[] {
+  return model.classIds.filter(detectorKnows);
+}
+
+/** The best guess for one described candidate, or undefined when nothing is probable enough. */
+export function bestGuess(model: LearnedClasses, candidate: Candidate, descriptor: RegionDescriptor): Omit<LearnedProposal, 'mask' | 'box' | 'descriptor'> | undefined {
+  const learned = model.classify(descriptor)[0];
+  let best = learned && { classId: learned.classId, probability: learned.probability, raw: learned.raw, source: LEARNED_SOURCE };
+  const { label, detectorScore } = candidate;
+  if (label !== undefined && detectorScore !== undefined && model.classIds.includes(label) && model.examplesOf(label) < DETECTOR_PRIOR_UNTIL) {
+    const probability = model.calibrated(DETECTOR_SOURCE, detectorScore);
+    if (!best || probability > best.probability) best = { classId: label, probability, raw: detectorScore, source: DETECTOR_SOURCE };
+  }
+  return best;
+}
+
+/** An object of a class already on the photo (the person's, or accepted): a proposal repeating it or a part of it is not made. */
+export interface ExistingObject {
+  readonly classId: string;
   readonly box: CornerBox;
 }
 
-export interface ProposeLearnedInput {
-  readonly engine: SegmentationEngine;
-  /** The photo, and the key of its embedding (embedded by the caller). */
-  readonly image: RgbaImage;
-  readonly imageKey: string;
-  readonly detectors: readonly ConceptDetector[];
-  /** Text prompts of the detectors (its `run`): a learned class a detector names is also asked for by name. */
-  readonly text?: Pick<TextPipeline, 'run'>;
-  readonly model: LearnedClasses;
-  /** The words to ask the detectors for, by learned class id (a class left out is not asked for). */
-  readonly classNames?: Readonly<Record<string, string>>;
-  readonly minProbability?: number;
+/**
+ * The candidates worth proposing, most probable first: classified, at least `showFrom`, one per object
+ * and class, none repeating an `existing` object of its class (the same-class rule of suppress.ts, the
+ * existing objects ranking above every proposal).
+ */
+export function classifyCandidates(
+  model: LearnedClasses,
+  candidates: readonly Candidate[],
+  descriptors: readonly RegionDescriptor[],
+  showFrom = SHOW_FROM,
+  existing: readonly ExistingObject[] = [],
+): LearnedProposal[] {
+  if (descriptors.length !== candidates.length) throw new Error(`${candidates.length} candidates but ${descriptors.length} descriptors`);
+  const guesses: LearnedProposal[] = [];
+  candidates.forEach((candidate, i) => {
+    const box = maskBox(candidate.mask);
+    const guess = box && bestGuess(model, candidate, descriptors[i]);
+    if (guess && guess.probability >= showFrom) guesses.push({ ...guess, mask: candidate.mask, box, descriptor: descriptors[i] });
+  });
+  const standing = existing.map((e) => ({ ...e, probability: Infinity }));
+  const proposals = new Set<ClassedProposal>(guesses);
+  return suppressSameClassOverlaps<ClassedProposal>([...standing, ...guesses]).filter((k): k is LearnedProposal => proposals.has(k));
 }
 
-/** Best first. */
-export async function proposeLearned(input: ProposeLearnedInput): Promise<LearnedProposal[]> {
-  const { engine, image, imageKey, detectors, model } = input;
-  const minProbability = input.minProbability ?? LEARNED_MIN_PROBABILITY;
-  const candidates: LearnedProposal[] = [];
+/** An object the person made on a photo: its mask, or its box when they drew a box. */
+export interface LabelledRegion {
+  readonly classId: string;
+  readonly mask?: BinaryMask;
+  readonly box?: CornerBox;
+}
 
-  const everything = await segmentEverything(engine, imageKey, { image, detectors });
-  const detections = await detectionsForDescriptors(image, detectors);
-  const descriptors = describeMasks(photoContext(engine, imageKey, image, detections), everything.proposals.map((p) => p.mask));
-  everything.proposals.forEach((proposal, i) => {
-    const best = model.classify(descriptors[i])[0];
-    if (best && best.probability >= minProbability) {
-      candidates.push({ classId: best.classId, probability: best.probability, source: 'learned', mask: proposal.mask, area: proposal.area, box: maskBox(proposal.mask) ?? proposal.box });
+/** A candidate this much like a person's object is another example of its class (the eval's match rule). */
+export const SAME_OBJECT_IOU = 0.5;
+
+/**
+ * What a photo the person labelled teaches beyond their own objects: the candidates found there that
+ * match one of their objects are more examples of its class; every other candidate is background,
+ * since the person labelled what they wanted on that photo (parts of an object too: they are not the
+ * object, and a part proposed as the whole is a wrong proposal). One class id (or null) per candidate.
+ */
+export function lessonsOfLabelledPhoto(candidates: readonly Candidate[], labelled: readonly LabelledRegion[]): (string | null)[] {
+  return candidates.map((candidate) => {
+    const box = maskBox(candidate.mask);
+    let best: { classId: string; iou: number } | undefined;
+    for (const region of labelled) {
+      const iou = region.mask ? maskIoU(region.mask, candidate.mask) : region.box && box ? boxIoU(region.box, box) : 0;
+      if (iou >= SAME_OBJECT_IOU && (!best || iou > best.iou)) best = { classId: region.classId, iou };
     }
+    return best?.classId ?? null;
   });
+}
 
-  const named = Object.entries(input.classNames ?? {}).filter(([classId, name]) => model.classIds.includes(classId) && name.trim() !== '');
-  if (input.text && named.length) {
-    const { results } = await input.text.run(image, named.map(([, name]) => name), imageKey);
-    results.forEach((result, i) => {
-      const classId = named[i][0];
-      for (const found of result.instances) {
-        const probability = model.calibrated(DETECTOR_SOURCE, found.confidence);
-        if (probability >= minProbability) candidates.push({ classId, probability, source: 'detector', mask: found.mask, area: found.area, box: maskBox(found.mask) ?? found.box });
-      }
-    });
-  }
-  return suppressSameClassOverlaps(candidates);
+/** Where one photo's candidates and descriptors come from (the studio's engine worker, the CLI's engine in process). */
+export interface ProposalPorts {
+  candidates(textClasses: readonly string[]): Promise<Candidate[]>;
+  describe(masks: readonly BinaryMask[]): Promise<RegionDescriptor[]>;
+}
+
+/** One photo's proposals of every learned class; none before the model knows a class. */
+export async function proposeLearned(
+  model: LearnedClasses,
+  ports: ProposalPorts,
+  options: { detectorKnows: (name: string) => boolean; showFrom?: number },
+): Promise<LearnedProposal[]> {
+  if (model.classIds.length === 0) return [];
+  const candidates = await ports.candidates(detectorNamedClasses(model, options.detectorKnows));
+  if (candidates.length === 0) return [];
+  const descriptors = await ports.describe(candidates.map((c) => c.mask));
+  return classifyCandidates(model, candidates, descriptors, options.showFrom);
 }

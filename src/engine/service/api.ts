@@ -297,6 +297,8 @@ export interface EverythingProposalResult {
   source: ProposalSource;
   /** The detector's class, when a detector's box prompted it. */
   label?: string;
+  /** The detector's (calibrated) score of that box. */
+  detectorScore?: number;
   area: number;
   polygons: PolygonWithHoles[];
   mask: BinaryMask;

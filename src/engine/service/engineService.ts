@@ -116,7 +116,7 @@ export class EngineService implements EngineApi {
         let done = traced.get(p.id);
         if (!done) {
           const polygons = maskOutline(p.mask, { ...request.outline, area: p.area });
-          done = { id: p.id, confidence: p.confidence, source: p.source, ...(p.label === undefined ? {} : { label: p.label }), area: p.area, polygons, mask: p.mask };
+          done = { id: p.id, confidence: p.confidence, source: p.source, ...(p.label === undefined ? {} : { label: p.label }), ...(p.detectorScore === undefined ? {} : { detectorScore: p.detectorScore }), area: p.area, polygons, mask: p.mask };
           traced.set(p.id, done);
         }
         // A copy for an event: the mask's buffer moves with it, and the answer sends the mask again.

@@ -16,7 +16,8 @@ import { runEverything } from '../../engine/everything/response';
 import type { ConceptDetector } from '../../engine/text/detector';
 import { createTextSegmenter, type TextPipeline, type TextSegmenter } from '../../engine/text/pipeline';
 import { LearnedClasses } from '../../engine/learn/learnedClasses';
-import { proposeLearned } from '../../engine/learn/proposeLearned';
+import { labelsAsClassIds, photoCandidates } from '../../engine/learn/photoCandidates';
+import { classifyCandidates, DETECTOR_SOURCE } from '../../engine/learn/proposeLearned';
 import { maskOutline, outerRings } from '../../engine/polygons';
 import type { LearnedProposals } from '../../contract/learned';
 import { quantizeEmbedding } from '../../engine/embeddingCodec';
@@ -109,10 +110,12 @@ export class InferenceService implements InferenceWorkerApi {
     return this.timed(job, async (image) => {
       const { imageKey } = await this.engine.embed(image, job.cacheKey);
       const model = LearnedClasses.fromJSON(job.model);
-      const found = await proposeLearned({ engine: this.engine, image, imageKey, detectors: this.detectors, text: this.textSegmenter.pipeline, model, classNames: job.classNames });
+      const photo = await photoCandidates(this.engine, imageKey, image, this.detectors);
+      const candidates = labelsAsClassIds(photo.candidates, job.classNames);
+      const found = classifyCandidates(model, candidates, photo.describe(candidates.map((c) => c.mask)));
       return {
         predictions: found
-          .map((p) => ({ classId: p.classId, confidence: Math.min(1, Math.max(0, p.probability)), source: p.source, masks: outerRings(maskOutline(p.mask, { area: p.area })) }))
+          .map((p) => ({ classId: p.classId, confidence: Math.min(1, Math.max(0, p.probability)), source: p.source === DETECTOR_SOURCE ? ('detector' as const) : ('learned' as const), masks: outerRings(maskOutline(p.mask)) }))
           .filter((p) => p.masks.length > 0),
       };
     });

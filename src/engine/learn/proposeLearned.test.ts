@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { BinaryMask } from '../types';
+import { boxMask, type RegionDescriptor } from './descriptors';
+import { LearnedClasses } from './learnedClasses';
+import { classifyCandidates, DETECTOR_SOURCE, lessonsOfLabelledPhoto, proposeLearned, type Candidate } from './proposeLearned';
+
+const W = 40;
+const H = 40;
+const RACCOON = [1, 0, 1];
+const GROUND = [0, 1, 0];
+const toy = (centre: readonly number[], shift = 0): RegionDescriptor => ({ sam: [], detectors: [], appearance: centre.map((v, i) => v + (i === 0 ? shift : 0)) });
+const square = (x0: number, y0: number, size: number): BinaryMask => boxMask({ x0, y0, x1: x0 + size, y1: y0 + size }, W, H);
+
+function raccoonModel(): LearnedClasses {
+  const model = new LearnedClasses({ kinds: ['appearance'], l2: 1e-3 });
+  for (let round = 0; round < 8; round++) {
+    model.learnAll([
+      ...[-0.1, 0, 0.1].map((s) => ({ descriptor: toy(RACCOON, s), classId: 'raccoon' })),
+      ...[-0.1, 0, 0.1, 0.2].map((s) => ({ descriptor: toy(GROUND, s), classId: null })),
+    ]);
+  }
+  return model;
+}
+
+describe('proposeLearned', () => {
+  it('asks nothing of the engine before a class is taught', async () => {
+    let asked = 0;
+    const proposals = await proposeLearned(
+      new LearnedClasses({ kinds: ['appearance'] }),
+      { candidates: async () => (asked++, []), describe: async () => (asked++, []) },
+      { detectorKnows: () => true },
+    );
+    expect(proposals).toEqual([]);
+    expect(asked).toBe(0);
+  });
+
+  it('proposes the candidates that look like the taught class, once per object, and not the background', async () => {
+    const candidates: Candidate[] = [{ mask: square(2, 2, 20) }, { mask: square(3, 3, 19) }, { mask: square(25, 25, 10) }];
+    const descriptors = [toy(RACCOON), toy(RACCOON, 0.05), toy(GROUND)];
+    const asked: string[][] = [];
+    const proposals = await proposeLearned(
+      raccoonModel(),
+      { candidates: async (names) => (asked.push([...names]), candidates), describe: async (masks) => masks.map((m) => descriptors[candidates.findIndex((c) => c.mask === m)]) },
+      { detectorKnows: (name) => name === 'cat' },
+    );
+    // "raccoon" is no detector's class: no text detection is asked for.
+    expect(asked).toEqual([[]]);
+    expect(proposals).toHaveLength(1);
+    expect(proposals[0].classId).toBe('raccoon');
+    expect(proposals[0].probability).toBeGreaterThan(0.5);
+    expect(proposals[0].box.x1).toBeLessThanOrEqual(22);
+  });
+
+  it('never repeats an object of its class already on the photo, nor proposes a region around it', () => {
+    const model = raccoonModel();
+    const candidates: Candidate[] = [{ mask: square(2, 2, 20) }, { mask: square(0, 0, 24) }, { mask: square(26, 26, 12) }];
+    const descriptors = [toy(RACCOON), toy(RACCOON, 0.05), toy(RACCOON, -0.05)];
+    const proposals = classifyCandidates(model, candidates, descriptors, undefined, [{ classId: 'raccoon', box: { x0: 2, y0: 2, x1: 22, y1: 22 } }]);
+    expect(proposals.map((p) => p.box)).toEqual([{ x0: 26, y0: 26, x1: 38, y1: 38 }]);
+    // Another class's object does not stand in the way.
+    expect(classifyCandidates(model, candidates, descriptors, undefined, [{ classId: 'sign', box: { x0: 2, y0: 2, x1: 22, y1: 22 } }])).toHaveLength(2);
+  });
+
+  it('a detector’s word for a barely taught class of the person’s stands in, under its own calibration', () => {
+    const model = new LearnedClasses({ kinds: ['appearance'], l2: 1e-3 });
+    model.learnAll([{ descriptor: toy(RACCOON), classId: 'cat' }, ...[0, 0.1, 0.2].map((s) => ({ descriptor: toy(GROUND, s), classId: null }))]);
+    const [proposal] = classifyCandidates(model, [{ mask: square(0, 0, 10), label: 'cat', detectorScore: 0.99 }], [toy(GROUND)]);
+    expect(proposal.classId).toBe('cat');
+    expect(proposal.source).toBe(DETECTOR_SOURCE);
+    expect(proposal.raw).toBe(0.99);
+  });
+
+  it('a labelled photo teaches its matching candidates as the class and every other one as background', () => {
+    const raccoon = square(5, 5, 20);
+    const lessons = lessonsOfLabelledPhoto(
+      [{ mask: square(6, 6, 19) }, { mask: square(5, 5, 6) }, { mask: square(28, 28, 10) }, { mask: square(30, 2, 8) }],
+      [{ classId: 'raccoon', mask: raccoon }, { classId: 'sign', box: { x0: 30, y0: 2, x1: 38, y1: 10 } }],
+    );
+    expect(lessons).toEqual(['raccoon', null, null, 'sign']);
+  });
+});
