@@ -19,7 +19,7 @@ import { DESCRIPTOR_KINDS, type DescriptorKind } from '../../src/engine/learn/de
 import type { ConceptDetector } from '../../src/engine/text/detector';
 import { diskEmbeddingStore } from '../eval/embeddingStore';
 import { gitCommit, selectImages, type CocoInstancesFile } from './everything';
-import { cachedPhoto, type CachedPhoto } from './learnCache';
+import { cachedPhoto, LEARN_CACHE_VERSION, type CachedPhoto } from './learnCache';
 import { replaySession, type ReplayOptions } from './learnReplay';
 
 const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [options]
@@ -86,10 +86,13 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   const started = Date.now();
   const photos: CachedPhoto[] = [];
   for (const [i, info] of images.entries()) {
-    let photo: CachedPhoto;
+    let photo: CachedPhoto | undefined;
     try {
       photo = JSON.parse(await readFile(join(cacheDir, `${info.file_name}.json`), 'utf8')) as CachedPhoto;
     } catch {
+      // Not cached yet.
+    }
+    if (photo?.version !== LEARN_CACHE_VERSION) {
       const { engine, detectors } = await loadModels();
       photo = await cachedPhoto({ dataDir, cacheDir, engine, detectors }, instances, info);
       process.stderr.write(

@@ -4,7 +4,7 @@ import { LearnedClasses } from './learnedClasses';
 
 /** A toy descriptor: only `appearance` carries the signal, around a class's centre. */
 function toy(centre: readonly number[], jitter: () => number): RegionDescriptor {
-  return { sam: [], detectors: [], appearance: centre.map((v) => v + jitter()) };
+  return { sam: [], detectors: [], appearance: centre.map((v) => v + jitter()), backbone: [] };
 }
 
 function generator(seed: number): () => number {
@@ -102,6 +102,6 @@ describe('LearnedClasses', () => {
 
   it('refuses a descriptor of another shape than it learned', () => {
     const model = taught();
-    expect(() => model.classify({ sam: [], detectors: [], appearance: [1, 2] })).toThrow(/features/);
+    expect(() => model.classify({ sam: [], detectors: [], appearance: [1, 2], backbone: [] })).toThrow(/features/);
   });
 });
