@@ -33,6 +33,7 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --show P               the lowest probability shown to the reviewer (default 0.3)
   --l2 L                 the classifier's L2 penalty (default LearnedClasses')
   --no-suppress          propose parts and duplicates of a more probable same-class proposal too
+  --rank-overlaps        the probability shown is the overlap ranker's, learned from earlier photos' outcomes
   --skip-partial         proposals partly over an instance teach nothing (default: background)
   --no-detector-prior    the learned classes alone, not the detectors' class names
   --cache DIR            proposals and descriptors per photo (default bench/results/learn-cache/<data folder>)
@@ -46,6 +47,7 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   show: { type: 'string' },
   cache: { type: 'string' },
   'no-suppress': { type: 'boolean' },
+  'rank-overlaps': { type: 'boolean' },
   l2: { type: 'string' },
   'skip-partial': { type: 'boolean' },
   'no-detector-prior': { type: 'boolean' },
@@ -117,6 +119,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     showFrom,
     categories,
     suppressParts: !values['no-suppress'],
+    rankOverlaps: !!values['rank-overlaps'],
     skipPartialNegatives: !!values['skip-partial'],
     detectorPrior: !values['no-detector-prior'],
     ...(values.l2 === undefined ? {} : { l2: Number(values.l2) }),
@@ -136,7 +139,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     images: images.length,
     seedImages,
     commit: gitCommit(),
-    settings: { descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior },
+    settings: { descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior },
     learn: main.learn,
     ...(ablation ? { ablation } : {}),
     byImage: main.byImage,
