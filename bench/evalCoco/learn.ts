@@ -29,9 +29,10 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --limit N              first N photos only (file-name order)
   --out FILE             results JSON (default bench/results/evalLearn-<data folder>.json)
   --descriptors LIST     descriptor kinds the classifier reads, joined by + (default sam+detectors+appearance)
-  --ablation             also replay every single kind and pair of kinds, reported under "ablation"
+  --ablation             also replay every combination of descriptor kinds, reported under "ablation"
   --show P               the lowest probability shown to the reviewer (default 0.3)
   --l2 L                 the classifier's L2 penalty (default LearnedClasses')
+  --step-work W          arithmetic one learning step may spend (default LearnedClasses')
   --no-suppress          propose parts and duplicates of a more probable same-class proposal too
   --rank-overlaps        the probability shown is the overlap ranker's, learned from earlier photos' outcomes
   --skip-partial         proposals partly over an instance teach nothing (default: background)
@@ -49,6 +50,7 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'no-suppress': { type: 'boolean' },
   'rank-overlaps': { type: 'boolean' },
   l2: { type: 'string' },
+  'step-work': { type: 'string' },
   'skip-partial': { type: 'boolean' },
   'no-detector-prior': { type: 'boolean' },
   'cache-only': { type: 'boolean' },
@@ -123,6 +125,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     skipPartialNegatives: !!values['skip-partial'],
     detectorPrior: !values['no-detector-prior'],
     ...(values.l2 === undefined ? {} : { l2: Number(values.l2) }),
+    ...(values['step-work'] === undefined ? {} : { stepWork: Number(values['step-work']) }),
   };
   const main = replaySession(photos, options);
   const ablation = values.ablation
@@ -163,8 +166,8 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   process.stderr.write(`eval coco learn: wrote ${out} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
 }
 
-/** Every kind alone, every pair, and all of them. */
-function ablationChoices(): DescriptorKind[][] {
-  const k = DESCRIPTOR_KINDS;
-  return [...k.map((x) => [x]), ...k.flatMap((x, i) => k.slice(i + 1).map((y) => [x, y])), [...k]];
+/** Every combination of the kinds (every kind alone, every pair, every triple, all of them), smallest first. */
+export function ablationChoices(kinds: readonly DescriptorKind[] = DESCRIPTOR_KINDS): DescriptorKind[][] {
+  const subsets = kinds.reduce<DescriptorKind[][]>((all, k) => [...all, ...all.map((s) => [...s, k])], [[]]);
+  return subsets.filter((s) => s.length > 0).sort((a, b) => a.length - b.length);
 }

@@ -51,6 +51,8 @@ export interface ReplayOptions {
   readonly skipPartialNegatives?: boolean;
   /** The classifier's L2 penalty (default LearnedClasses'). */
   readonly l2?: number;
+  /** The arithmetic one learning step may spend (default LearnedClasses'). */
+  readonly stepWork?: number;
 }
 
 export interface LearnSummary {
@@ -112,7 +114,11 @@ interface Ranked {
 }
 
 export function replaySession(photos: readonly CachedPhoto[], options: ReplayOptions): { learn: LearnSummary; byImage: ImageRow[] } {
-  const model = new LearnedClasses({ kinds: options.kinds, ...(options.l2 === undefined ? {} : { l2: options.l2 }) });
+  const model = new LearnedClasses({
+    kinds: options.kinds,
+    ...(options.l2 === undefined ? {} : { l2: options.l2 }),
+    ...(options.stepWork === undefined ? {} : { stepWork: options.stepWork }),
+  });
   const classOf = (categoryId: number) => options.categories.get(categoryId) ?? String(categoryId);
   const personClasses = new Set(options.categories.values());
   const ranked: Ranked[] = [];

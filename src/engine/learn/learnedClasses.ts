@@ -332,15 +332,21 @@ export class LearnedClasses {
     const batch = Math.min(this.options.batchSize, this.examples.length);
     const batches = Math.max(4, Math.min(60, Math.round(this.options.stepWork / (batch * (d + 1) * k))));
     const z = new Float64Array(k);
-    const x = new Float64Array(d);
+    // Standardised once per step rather than once per draw: an example is drawn many times a step.
+    const standardised = this.examples.map((e) => {
+      const x = new Float64Array(d);
+      for (let j = 0; j < d; j++) x[j] = (e.x[j] - this.mean[j]) * this.scale[j];
+      return x;
+    });
     const gradient = Array.from({ length: k }, () => new Float64Array(d + 1));
     const { learningRate, l2 } = this.options;
     for (let step = 0; step < batches; step++) {
       for (const g of gradient) g.fill(0);
       let totalWeight = 0;
       for (let i = 0; i < batch; i++) {
-        const e = this.examples[Math.floor(this.random() * this.examples.length)];
-        for (let j = 0; j < d; j++) x[j] = (e.x[j] - this.mean[j]) * this.scale[j];
+        const drawn = Math.floor(this.random() * this.examples.length);
+        const e = this.examples[drawn];
+        const x = standardised[drawn];
         this.logits(x, z);
         softmaxInPlace(z);
         const w = classWeight[e.c];
