@@ -15,7 +15,7 @@ import { loadNodeEngine, defaultModelDir } from '../../src/engine/adapters/ortNo
 import { samFiles } from '../../src/engine/catalog';
 import { loadNodeDetectors } from '../../src/engine/adapters/textNode';
 import type { SegmentationEngine } from '../../src/engine/engine';
-import { DESCRIPTOR_KINDS, type DescriptorKind } from '../../src/engine/learn/descriptors';
+import { DEFAULT_DESCRIPTOR_KINDS, DESCRIPTOR_KINDS, type DescriptorKind } from '../../src/engine/learn/descriptors';
 import type { ConceptDetector } from '../../src/engine/text/detector';
 import { diskEmbeddingStore } from '../eval/embeddingStore';
 import { gitCommit, selectImages, type CocoInstancesFile } from './everything';
@@ -28,13 +28,13 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --seed-images N        photos labelled by hand before the tool proposes (default 10)
   --limit N              first N photos only (file-name order)
   --out FILE             results JSON (default bench/results/evalLearn-<data folder>.json)
-  --descriptors LIST     descriptor kinds the classifier reads, joined by + (default sam+detectors+appearance)
+  --descriptors LIST     descriptor kinds the classifier reads, joined by + (default detectors+backbone)
   --ablation             also replay every combination of descriptor kinds, reported under "ablation"
   --show P               the lowest probability shown to the reviewer (default 0.3)
   --l2 L                 the classifier's L2 penalty (default LearnedClasses')
   --step-work W          arithmetic one learning step may spend (default LearnedClasses')
   --no-suppress          propose parts and duplicates of a more probable same-class proposal too
-  --rank-overlaps        the probability shown is the overlap ranker's, learned from earlier photos' outcomes
+  --no-rank-overlaps     the probability shown is the classifier's, not the overlap ranker's (learned from earlier photos' outcomes)
   --skip-partial         proposals partly over an instance teach nothing (default: background)
   --no-detector-prior    the learned classes alone, not the detectors' class names
   --cache DIR            proposals and descriptors per photo (default bench/results/learn-cache/<data folder>)
@@ -48,7 +48,7 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   show: { type: 'string' },
   cache: { type: 'string' },
   'no-suppress': { type: 'boolean' },
-  'rank-overlaps': { type: 'boolean' },
+  'no-rank-overlaps': { type: 'boolean' },
   l2: { type: 'string' },
   'step-work': { type: 'string' },
   'skip-partial': { type: 'boolean' },
@@ -74,7 +74,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   if (!Number.isInteger(seedImages) || seedImages < 1) fail('--seed-images must be a positive integer');
   const showFrom = values.show === undefined ? 0.3 : Number(values.show);
   if (!(showFrom > 0 && showFrom < 1)) fail('--show must be in (0, 1)');
-  const kinds = parseKinds(values.descriptors ?? DESCRIPTOR_KINDS.join('+'));
+  const kinds = parseKinds(values.descriptors ?? DEFAULT_DESCRIPTOR_KINDS.join('+'));
   const threads = values.threads === undefined ? undefined : Number(values.threads);
   const instances = await commandLine.readInstances<CocoInstancesFile>(dataDir);
   const images = selectImages(instances.images, undefined, values.limit ? Number(values.limit) : undefined);
@@ -121,7 +121,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     showFrom,
     categories,
     suppressParts: !values['no-suppress'],
-    rankOverlaps: !!values['rank-overlaps'],
+    rankOverlaps: !values['no-rank-overlaps'],
     skipPartialNegatives: !!values['skip-partial'],
     detectorPrior: !values['no-detector-prior'],
     ...(values.l2 === undefined ? {} : { l2: Number(values.l2) }),

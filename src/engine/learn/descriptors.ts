@@ -23,6 +23,11 @@ import type { BinaryMask, RgbaImage } from '../types';
 
 export type DescriptorKind = 'sam' | 'detectors' | 'appearance' | 'backbone';
 export const DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['sam', 'detectors', 'appearance', 'backbone'];
+/**
+ * What a learned model reads unless told otherwise: chosen by the learn eval's ablation (the
+ * combinations measured on raccoon and coco-tiny are in docs/RESULTS.md, issue 37 "quality").
+ */
+export const DEFAULT_DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['detectors', 'backbone'];
 
 /** One region's descriptor, by kind: plain number arrays, so it serialises and crosses the worker as is. */
 export type RegionDescriptor = Readonly<Record<DescriptorKind, readonly number[]>>;

@@ -23,7 +23,7 @@ import {
   type Decision,
   type PlattMap,
 } from './calibration';
-import { DESCRIPTOR_KINDS, featureVector, type DescriptorKind, type RegionDescriptor } from './descriptors';
+import { DEFAULT_DESCRIPTOR_KINDS, featureVector, type DescriptorKind, type RegionDescriptor } from './descriptors';
 import { OverlapRanker, type OverlapRankerState, type RankedProposal, type RelationFeatures } from './overlapRanker';
 
 export const LEARNED_CLASSES_VERSION = 1;
@@ -31,7 +31,7 @@ export const LEARNED_CLASSES_VERSION = 1;
 export const LEARNED_SOURCE = 'learned';
 
 export interface LearnedClassesOptions {
-  /** Which descriptor kinds the model reads (default all). */
+  /** Which descriptor kinds the model reads (default DEFAULT_DESCRIPTOR_KINDS). */
   readonly kinds?: readonly DescriptorKind[];
   /** L2 penalty on the weights. */
   readonly l2?: number;
@@ -103,7 +103,7 @@ export class LearnedClasses {
   private seed = 0x9e3779b9;
 
   constructor(options: LearnedClassesOptions = {}) {
-    this.kinds = options.kinds ?? DESCRIPTOR_KINDS;
+    this.kinds = options.kinds ?? DEFAULT_DESCRIPTOR_KINDS;
     this.options = {
       l2: options.l2 ?? DEFAULTS.l2,
       learningRate: options.learningRate ?? DEFAULTS.learningRate,
