@@ -144,7 +144,7 @@ export class EngineService implements EngineApi {
       const t0 = performance.now();
       const { imageKey } = await this.engine.embed(request.image, request.imageId);
       const t1 = performance.now();
-      const detectors = await this.text.detectorsNamed(DETECTORS.map((d) => d.name));
+      const detectors = await this.text.everyDetectorNamed(DETECTORS.map((d) => d.name));
       const detectorRun = await detectorsForDescriptors(request.image, detectors);
       const t2 = performance.now();
       const descriptors = describeMasks(photoContext(this.engine, imageKey, request.image, detectorRun), request.masks);
