@@ -154,8 +154,14 @@ function recordInManifest(modelPath: string, key: string): void {
   console.log(`${key}: listed in ${manifestPath}`);
 }
 
+/** What a converted file was made from: the pinned source files and, when named, the exposed outputs. */
+export function conversionStamp(source: { readonly sha256: Record<string, string>; readonly outputs?: readonly string[] }): string {
+  const files = Object.values(source.sha256).join(',');
+  return source.outputs ? `${files}|${source.outputs.join(',')}` : files;
+}
+
 /** Each converted detector: its file under public/models, its manifest key, its pinned source. */
-const CONVERTERS: Record<DetectorName, { source: { readonly sha256: Record<string, string> }; convert: () => Uint8Array }> = {
+const CONVERTERS: Record<DetectorName, { source: { readonly sha256: Record<string, string>; readonly outputs?: readonly string[] }; convert: () => Uint8Array }> = {
   centernet: { source: DETECTOR_SOURCE, convert: convertDetector },
   'coco-ssd': { source: COCO_SSD_SOURCE, convert: convertCocoSsd },
   blazeface: { source: BLAZEFACE_SOURCE, convert: convertBlazeFace },
@@ -169,7 +175,8 @@ async function main(): Promise<void> {
   for (const { key, file, source, convert } of CONVERSIONS) {
     const outPath = join(projectRoot, 'public', 'models', file);
     const stampPath = `${outPath}.source-sha256`;
-    const stamp = Object.values(source.sha256).join(',');
+    // The outputs are part of the stamp: exposing another graph value converts the detector again.
+    const stamp = conversionStamp(source);
     if (!force && existsSync(outPath) && existsSync(stampPath) && readFileSync(stampPath, 'utf8') === stamp) {
       console.log(`${key}: ${outPath} is up to date`);
       recordInManifest(outPath, key);

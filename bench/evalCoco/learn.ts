@@ -15,11 +15,11 @@ import { loadNodeEngine, defaultModelDir } from '../../src/engine/adapters/ortNo
 import { samFiles } from '../../src/engine/catalog';
 import { loadNodeDetectors } from '../../src/engine/adapters/textNode';
 import type { SegmentationEngine } from '../../src/engine/engine';
-import { DESCRIPTOR_KINDS, type DescriptorKind } from '../../src/engine/learn/descriptors';
+import { DEFAULT_DESCRIPTOR_KINDS, DESCRIPTOR_KINDS, type DescriptorKind } from '../../src/engine/learn/descriptors';
 import type { ConceptDetector } from '../../src/engine/text/detector';
 import { diskEmbeddingStore } from '../eval/embeddingStore';
 import { gitCommit, selectImages, type CocoInstancesFile } from './everything';
-import { cachedPhoto, type CachedPhoto } from './learnCache';
+import { cachedPhoto, LEARN_CACHE_VERSION, type CachedPhoto } from './learnCache';
 import { replaySession, type ReplayOptions } from './learnReplay';
 
 const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [options]
@@ -28,11 +28,13 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --seed-images N        photos labelled by hand before the tool proposes (default 10)
   --limit N              first N photos only (file-name order)
   --out FILE             results JSON (default bench/results/evalLearn-<data folder>.json)
-  --descriptors LIST     descriptor kinds the classifier reads, joined by + (default sam+detectors+appearance)
-  --ablation             also replay every single kind and pair of kinds, reported under "ablation"
+  --descriptors LIST     descriptor kinds the classifier reads, joined by + (default detectors+backbone)
+  --ablation             also replay every combination of descriptor kinds, reported under "ablation"
   --show P               the lowest probability shown to the reviewer (default 0.3)
   --l2 L                 the classifier's L2 penalty (default LearnedClasses')
+  --step-work W          arithmetic one learning step may spend (default LearnedClasses')
   --no-suppress          propose parts and duplicates of a more probable same-class proposal too
+  --no-rank-overlaps     the probability shown is the classifier's, not the overlap ranker's (learned from earlier photos' outcomes)
   --skip-partial         proposals partly over an instance teach nothing (default: background)
   --no-detector-prior    the learned classes alone, not the detectors' class names
   --cache DIR            proposals and descriptors per photo (default bench/results/learn-cache/<data folder>)
@@ -46,7 +48,9 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   show: { type: 'string' },
   cache: { type: 'string' },
   'no-suppress': { type: 'boolean' },
+  'no-rank-overlaps': { type: 'boolean' },
   l2: { type: 'string' },
+  'step-work': { type: 'string' },
   'skip-partial': { type: 'boolean' },
   'no-detector-prior': { type: 'boolean' },
   'cache-only': { type: 'boolean' },
@@ -70,7 +74,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   if (!Number.isInteger(seedImages) || seedImages < 1) fail('--seed-images must be a positive integer');
   const showFrom = values.show === undefined ? 0.3 : Number(values.show);
   if (!(showFrom > 0 && showFrom < 1)) fail('--show must be in (0, 1)');
-  const kinds = parseKinds(values.descriptors ?? DESCRIPTOR_KINDS.join('+'));
+  const kinds = parseKinds(values.descriptors ?? DEFAULT_DESCRIPTOR_KINDS.join('+'));
   const threads = values.threads === undefined ? undefined : Number(values.threads);
   const instances = await commandLine.readInstances<CocoInstancesFile>(dataDir);
   const images = selectImages(instances.images, undefined, values.limit ? Number(values.limit) : undefined);
@@ -86,10 +90,13 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   const started = Date.now();
   const photos: CachedPhoto[] = [];
   for (const [i, info] of images.entries()) {
-    let photo: CachedPhoto;
+    let photo: CachedPhoto | undefined;
     try {
       photo = JSON.parse(await readFile(join(cacheDir, `${info.file_name}.json`), 'utf8')) as CachedPhoto;
     } catch {
+      // Not cached yet.
+    }
+    if (photo?.version !== LEARN_CACHE_VERSION) {
       const { engine, detectors } = await loadModels();
       photo = await cachedPhoto({ dataDir, cacheDir, engine, detectors }, instances, info);
       process.stderr.write(
@@ -114,9 +121,11 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     showFrom,
     categories,
     suppressParts: !values['no-suppress'],
+    rankOverlaps: !values['no-rank-overlaps'],
     skipPartialNegatives: !!values['skip-partial'],
     detectorPrior: !values['no-detector-prior'],
     ...(values.l2 === undefined ? {} : { l2: Number(values.l2) }),
+    ...(values['step-work'] === undefined ? {} : { stepWork: Number(values['step-work']) }),
   };
   const main = replaySession(photos, options);
   const ablation = values.ablation
@@ -133,7 +142,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     images: images.length,
     seedImages,
     commit: gitCommit(),
-    settings: { descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior },
+    settings: { descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior },
     learn: main.learn,
     ...(ablation ? { ablation } : {}),
     byImage: main.byImage,
@@ -157,8 +166,8 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   process.stderr.write(`eval coco learn: wrote ${out} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
 }
 
-/** Every kind alone, every pair, and all of them. */
-function ablationChoices(): DescriptorKind[][] {
-  const k = DESCRIPTOR_KINDS;
-  return [...k.map((x) => [x]), ...k.flatMap((x, i) => k.slice(i + 1).map((y) => [x, y])), [...k]];
+/** Every combination of the kinds (every kind alone, every pair, every triple, all of them), smallest first. */
+export function ablationChoices(kinds: readonly DescriptorKind[] = DESCRIPTOR_KINDS): DescriptorKind[][] {
+  const subsets = kinds.reduce<DescriptorKind[][]>((all, k) => [...all, ...all.map((s) => [...s, k])], [[]]);
+  return subsets.filter((s) => s.length > 0).sort((a, b) => a.length - b.length);
 }

@@ -11,7 +11,7 @@ import { decodeImage } from '../../src/engine/adapters/nodeImage';
 import type { SegmentationEngine } from '../../src/engine/engine';
 import { segmentEverything } from '../../src/engine/everything/segmentEverything';
 import { maskBox, type RegionDescriptor } from '../../src/engine/learn/descriptors';
-import { describeMasks, detectionsForDescriptors, photoContext } from '../../src/engine/learn/describePhoto';
+import { describeMasks, detectorsForDescriptors, photoContext } from '../../src/engine/learn/describePhoto';
 import type { ConceptDetector, CornerBox } from '../../src/engine/text/detector';
 import { cornerToCenterBox } from '../../src/engine/text/pipeline';
 import type { BinaryMask } from '../../src/engine/types';
@@ -20,7 +20,7 @@ import { boxRegion, intersection, toRegion, type Region } from './metrics';
 import { rasterizeSegmentation } from './rasterize';
 
 /** Bump when what is cached changes: older entries are recomputed. */
-export const LEARN_CACHE_VERSION = 1;
+export const LEARN_CACHE_VERSION = 2;
 
 export interface CachedInstance {
   readonly categoryId: number;
@@ -91,9 +91,9 @@ async function computePhoto(source: PhotoSource, instances: CocoInstancesFile, i
   const everything = await segmentEverything(engine, imageKey, { image, detectors });
   const t2 = performance.now();
   // The descriptors read the detectors' boxes at a low score: a weak "cat" is still a signature.
-  const detections = await detectionsForDescriptors(image, detectors);
+  const detectorRun = await detectorsForDescriptors(image, detectors);
   const t3 = performance.now();
-  const photo = photoContext(engine, imageKey, image, detections);
+  const photo = photoContext(engine, imageKey, image, detectorRun);
 
   const annotations = instances.annotations.filter((a) => a.image_id === info.id);
   const gtRegions: { region: Region; boxOnly: boolean; crowd: boolean }[] = [];

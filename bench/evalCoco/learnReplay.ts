@@ -22,6 +22,7 @@
 import { expectedCalibrationError, type ReliabilityBin } from '../../src/engine/learn/calibration';
 import type { DescriptorKind, RegionDescriptor } from '../../src/engine/learn/descriptors';
 import { LEARNED_SOURCE, LearnedClasses } from '../../src/engine/learn/learnedClasses';
+import type { RelationFeatures } from '../../src/engine/learn/overlapRanker';
 import { suppressSameClassOverlaps } from '../../src/engine/learn/suppress';
 import type { CachedPhoto } from './learnCache';
 
@@ -44,10 +45,14 @@ export interface ReplayOptions {
   readonly detectorPrior?: boolean;
   /** Off: every classified proposal is proposed, parts and duplicates of a more probable one too. */
   readonly suppressParts?: boolean;
+  /** On: the probability shown is the overlap ranker's (overlapRanker.ts), learned from earlier photos' outcomes. */
+  readonly rankOverlaps?: boolean;
   /** Proposals overlapping an instance only partly (IoU in [0.1, 0.5)) teach nothing rather than background. */
   readonly skipPartialNegatives?: boolean;
   /** The classifier's L2 penalty (default LearnedClasses'). */
   readonly l2?: number;
+  /** The arithmetic one learning step may spend (default LearnedClasses'). */
+  readonly stepWork?: number;
 }
 
 export interface LearnSummary {
@@ -95,7 +100,9 @@ export interface ImageRow {
 interface Guess {
   readonly proposal: number;
   readonly classId: string;
-  readonly probability: number;
+  probability: number;
+  /** The overlap ranker's input, when it ranks. */
+  relation?: RelationFeatures;
   readonly raw: number;
   readonly source: string;
 }
@@ -107,7 +114,11 @@ interface Ranked {
 }
 
 export function replaySession(photos: readonly CachedPhoto[], options: ReplayOptions): { learn: LearnSummary; byImage: ImageRow[] } {
-  const model = new LearnedClasses({ kinds: options.kinds, ...(options.l2 === undefined ? {} : { l2: options.l2 }) });
+  const model = new LearnedClasses({
+    kinds: options.kinds,
+    ...(options.l2 === undefined ? {} : { l2: options.l2 }),
+    ...(options.stepWork === undefined ? {} : { stepWork: options.stepWork }),
+  });
   const classOf = (categoryId: number) => options.categories.get(categoryId) ?? String(categoryId);
   const personClasses = new Set(options.categories.values());
   const ranked: Ranked[] = [];
@@ -141,23 +152,21 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       const kept = new Set(suppressSameClassOverlaps(guesses.map((g) => ({ ...g, box: photo.proposals[g.proposal].box }))).map((g) => g.proposal));
       guesses.splice(0, guesses.length, ...guesses.filter((g) => kept.has(g.proposal)));
     }
+    if (options.rankOverlaps) {
+      const ranked = model.rankProposals(guesses.map((g) => ({ ...g, box: photo.proposals[g.proposal].box })));
+      guesses.forEach((g, i) => {
+        g.relation = ranked[i].relation;
+        g.probability = ranked[i].probability;
+      });
+      guesses.sort((a, b) => b.probability - a.probability);
+    }
     row.classifyMs = performance.now() - t0;
 
-    // The guesses judged as detections (each instance found once, by the most probable guess of its class).
+    // The guesses judged as detections (each instance found once, by the most probable guess of its
+    // class): what AP counts, and what the overlap ranker learns from once the photo is done.
+    const judged = judgeGuesses(photo, guesses, real, classOf);
     if (!seed) {
-      const taken = new Set<number>();
-      for (const g of guesses) {
-        const p = photo.proposals[g.proposal];
-        let match = -1;
-        let bestOverlap = MATCH_IOU;
-        for (const k of real) {
-          if (taken.has(k) || classOf(gts[k].categoryId) !== g.classId) continue;
-          if (p.overlaps[k] >= bestOverlap) [match, bestOverlap] = [k, p.overlaps[k]];
-        }
-        if (match >= 0) taken.add(match);
-        else if (crowdOf(photo, g.proposal, g.classId, classOf)) continue;
-        ranked.push({ classId: g.classId, probability: g.probability, truePositive: match >= 0 });
-      }
+      for (const j of judged) ranked.push({ classId: j.guess.classId, probability: j.guess.probability, truePositive: j.truePositive });
       for (const k of real) positivesByClass.set(classOf(gts[k].categoryId), (positivesByClass.get(classOf(gts[k].categoryId)) ?? 0) + 1);
     }
 
@@ -213,6 +222,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     const t1 = performance.now();
     const c1 = process.cpuUsage();
     model.learnAll(examples);
+    if (options.rankOverlaps) model.recordProposalOutcomes(judged.map((j) => ({ relation: j.guess.relation!, correct: j.truePositive })));
     row.learnMs = performance.now() - t1;
     const used = process.cpuUsage(c1);
     row.learnCpuMs = (used.user + used.system) / 1000;
@@ -256,6 +266,29 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     },
     byImage,
   };
+}
+
+/**
+ * Each guess, most probable first, as a detection: true when it matches (IoU ≥ MATCH_IOU) an instance
+ * of its class that no more probable guess took. Guesses on a crowd region of their class are left out.
+ */
+function judgeGuesses(photo: CachedPhoto, guesses: readonly Guess[], real: readonly number[], classOf: (id: number) => string): { guess: Guess; truePositive: boolean }[] {
+  const gts = photo.instances;
+  const taken = new Set<number>();
+  const out: { guess: Guess; truePositive: boolean }[] = [];
+  for (const g of guesses) {
+    const p = photo.proposals[g.proposal];
+    let match = -1;
+    let bestOverlap = MATCH_IOU;
+    for (const k of real) {
+      if (taken.has(k) || classOf(gts[k].categoryId) !== g.classId) continue;
+      if (p.overlaps[k] >= bestOverlap) [match, bestOverlap] = [k, p.overlaps[k]];
+    }
+    if (match >= 0) taken.add(match);
+    else if (crowdOf(photo, g.proposal, g.classId, classOf)) continue;
+    out.push({ guess: g, truePositive: match >= 0 });
+  }
+  return out;
 }
 
 function partial(overlaps: readonly number[]): boolean {

@@ -9,6 +9,10 @@
  */
 import type { TfjsGraphModelJson, TfNode } from './tfjsToOnnx';
 import type { TfjsSource } from '../convertDetector';
+// The backbone's 19×19×576 map (MobileNetV2's expanded_conv_13 expansion, the first box predictor's
+// input) is exposed so learned classes can pool it over a region from the detector run the engine
+// already does; the engine names it, so the converter and the loader cannot disagree.
+import { COCO_SSD_FEATURES } from '../../src/engine/text/cocoSsd';
 
 export const COCO_SSD_INPUT = 'image';
 export const COCO_SSD_INPUT_SIZE = 300;
@@ -28,8 +32,11 @@ export const COCO_SSD_SOURCE: TfjsSource = {
     'models/coco-ssd/group1-shard5of5': '3d356f1fb6dfca6af78c56db34d9326706d0196e303f9de6b04f236ca79ed309',
   },
   upstream: 'TensorFlow object detection API ssdlite_mobilenet_v2_coco (Apache-2.0), TF.js model of @tensorflow-models/coco-ssd',
-  /** Box encodings [1,1917,1,4] (ty, tx, th, tw), class logits [1,1917,91] (0 = background), anchors [1,1917,4] (cy, cx, h, w). */
-  outputs: [COCO_SSD_BOXES, COCO_SSD_LOGITS, COCO_SSD_ANCHORS],
+  /**
+   * Box encodings [1,1917,1,4] (ty, tx, th, tw), class logits [1,1917,91] (0 = background), anchors
+   * [1,1917,4] (cy, cx, h, w), the backbone features [1,19,19,576] (NHWC, as in TF).
+   */
+  outputs: [COCO_SSD_BOXES, COCO_SSD_LOGITS, COCO_SSD_ANCHORS, COCO_SSD_FEATURES],
 };
 
 /** Where the preprocessing loop hands the resized batch to the normalisation (x / 127.5 − 1). */

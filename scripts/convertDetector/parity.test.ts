@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareBlazeFaceWithTfjs, compareCocoSsdWithTfjs, compareOpenImagesSsdWithTflite, compareWithTfjs } from './parity';
 import { sharedPath } from '../../test/support/sharedData';
+import { COCO_SSD_FEATURES } from '../../src/engine/text/cocoSsd';
 
 /**
  * The converted ONNX detector against the original TF.js graph (TF.js CPU backend) on real photos.
@@ -35,6 +36,9 @@ describe('TF.js → ONNX detector conversion', () => {
       expect(r.maxAbsDiff.concat_1 / r.maxAbsValue.concat_1, r.image).toBeLessThanOrEqual(1e-5);
       expect(r.maxAbsDiff['Postprocessor/ExpandDims'], r.image).toBe(0);
       expect(r.maxAbsValue.concat_1).toBeGreaterThan(1);
+      // The backbone map learned classes pool (ReLU6, so values up to 6): exposed as TF computes it.
+      expect(r.maxAbsDiff[COCO_SSD_FEATURES] / r.maxAbsValue[COCO_SSD_FEATURES], r.image).toBeLessThanOrEqual(1e-5);
+      expect(r.maxAbsValue[COCO_SSD_FEATURES]).toBeGreaterThan(1);
     }
   });
 

@@ -28,6 +28,8 @@ const PRIOR_STRENGTH = 5;
 const EPSILON = 1e-4;
 /** Newton steps are scaled down to this size: far from the optimum the curvature of saturated points is tiny. */
 const MAX_STEP = 2;
+/** Newton steps at most: the small fits here converge in a handful. */
+const MAX_ITERATIONS = 100;
 
 export function logit(p: number): number {
   const q = Math.min(1 - EPSILON, Math.max(EPSILON, p));
@@ -44,55 +46,82 @@ export function applyPlatt(map: PlattMap, raw: number): number {
 
 /** The map minimising the log loss on `decisions`, plus a quadratic pull towards the identity. */
 export function fitPlatt(decisions: readonly Decision[], priorStrength = PRIOR_STRENGTH): PlattMap {
-  const xs = decisions.map((d) => logit(d.raw));
-  const loss = (a: number, b: number) =>
-    decisions.reduce((sum, d, i) => {
-      const z = a * xs[i] + b;
-      // −log σ(z) for a right decision, −log(1 − σ(z)) for a wrong one, computed without overflow.
-      const signed = d.correct ? -z : z;
+  const [slope, offset] = fitLogistic(
+    decisions.map((d) => ({ x: [logit(d.raw), 1], correct: d.correct })),
+    [IDENTITY_MAP.slope, IDENTITY_MAP.offset],
+    priorStrength,
+  );
+  return { slope, offset };
+}
+
+/**
+ * Logistic regression by Newton's method, minimising the log loss plus (strength / 2)·|w − prior|²
+ * (Platt's map here, the overlap ranker in overlapRanker.ts). Far from the optimum a full Newton step
+ * can overshoot, so steps are capped in size and halved until the loss falls.
+ */
+export function fitLogistic(data: readonly { x: readonly number[]; correct: boolean }[], prior: readonly number[], strength: number): number[] {
+  const d = prior.length;
+  const loss = (w: readonly number[]) =>
+    data.reduce((sum, o) => {
+      const z = o.x.reduce((s, v, j) => s + v * w[j], 0);
+      const signed = o.correct ? -z : z;
       return sum + (signed > 0 ? signed + Math.log1p(Math.exp(-signed)) : Math.log1p(Math.exp(signed)));
-    }, 0) + (priorStrength / 2) * ((a - 1) ** 2 + b ** 2);
-  let a = 1;
-  let b = 0;
-  let current = loss(a, b);
-  for (let iteration = 0; iteration < 100; iteration++) {
-    // Gradient and Hessian of the negative log likelihood plus the prior.
-    let ga = priorStrength * (a - 1);
-    let gb = priorStrength * b;
-    let haa = priorStrength;
-    let hab = 0;
-    let hbb = priorStrength;
-    decisions.forEach((d, i) => {
-      const p = sigmoid(a * xs[i] + b);
-      const r = p - (d.correct ? 1 : 0);
-      const w = p * (1 - p);
-      ga += r * xs[i];
-      gb += r;
-      haa += w * xs[i] * xs[i];
-      hab += w * xs[i];
-      hbb += w;
-    });
-    const det = haa * hbb - hab * hab;
-    if (!(det > 0)) break;
-    let da = (hbb * ga - hab * gb) / det;
-    let db = (haa * gb - hab * ga) / det;
-    const size = Math.max(Math.abs(da), Math.abs(db));
-    if (size > MAX_STEP) [da, db] = [(da * MAX_STEP) / size, (db * MAX_STEP) / size];
-    // Backtracking: far from the optimum a full Newton step can overshoot.
-    let t = 1;
-    let next = loss(a - da, b - db);
-    while (next > current && t > 1e-4) {
-      t /= 2;
-      next = loss(a - t * da, b - t * db);
+    }, 0) + (strength / 2) * w.reduce((s, v, j) => s + (v - prior[j]) ** 2, 0);
+  let w = [...prior];
+  let current = loss(w);
+  for (let iteration = 0; iteration < MAX_ITERATIONS; iteration++) {
+    const gradient = w.map((v, j) => strength * (v - prior[j]));
+    const hessian = Array.from({ length: d }, (_, r) => Array.from({ length: d }, (_, c) => (r === c ? strength : 0)));
+    for (const o of data) {
+      const p = sigmoid(o.x.reduce((s, v, j) => s + v * w[j], 0));
+      const r = p - (o.correct ? 1 : 0);
+      const curvature = p * (1 - p);
+      for (let a = 0; a < d; a++) {
+        gradient[a] += r * o.x[a];
+        for (let b = 0; b < d; b++) hessian[a][b] += curvature * o.x[a] * o.x[b];
+      }
     }
-    if (next > current) break;
-    a -= t * da;
-    b -= t * db;
-    const gain = current - next;
-    current = next;
+    const step = solve(hessian, gradient);
+    const size = Math.max(...step.map(Math.abs));
+    if (!Number.isFinite(size)) break;
+    if (size > MAX_STEP) for (let j = 0; j < d; j++) step[j] *= MAX_STEP / size;
+    let t = 1;
+    let next = w.map((v, j) => v - step[j]);
+    let nextLoss = loss(next);
+    while (nextLoss > current && t > 1e-4) {
+      t /= 2;
+      next = w.map((v, j) => v - t * step[j]);
+      nextLoss = loss(next);
+    }
+    if (nextLoss > current) break;
+    const gain = current - nextLoss;
+    w = next;
+    current = nextLoss;
     if (gain < 1e-9) break;
   }
-  return { slope: a, offset: b };
+  return w;
+}
+
+/** Solves A x = b by Gaussian elimination with partial pivoting (A is small and positive definite here). */
+function solve(matrix: readonly (readonly number[])[], vector: readonly number[]): number[] {
+  const n = vector.length;
+  const a = matrix.map((row, i) => [...row, vector[i]]);
+  for (let col = 0; col < n; col++) {
+    let pivot = col;
+    for (let r = col + 1; r < n; r++) if (Math.abs(a[r][col]) > Math.abs(a[pivot][col])) pivot = r;
+    [a[col], a[pivot]] = [a[pivot], a[col]];
+    for (let r = col + 1; r < n; r++) {
+      const f = a[r][col] / a[col][col];
+      for (let c = col; c <= n; c++) a[r][c] -= f * a[col][c];
+    }
+  }
+  const x = new Array<number>(n).fill(0);
+  for (let r = n - 1; r >= 0; r--) {
+    let s = a[r][n];
+    for (let c = r + 1; c < n; c++) s -= a[r][c] * x[c];
+    x[r] = s / a[r][r];
+  }
+  return x;
 }
 
 export interface ReliabilityBin {

@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { Detection } from '../text/detector';
 import type { BinaryMask, RgbaImage } from '../types';
-import { APPEARANCE_LENGTH, appearanceDescriptor, boxMask, DETECTOR_CONCEPTS, detectorDescriptor, maskBox, samCells, samDescriptor } from './descriptors';
+import {
+  APPEARANCE_LENGTH,
+  appearanceDescriptor,
+  backboneDescriptor,
+  boxMask,
+  DETECTOR_CONCEPTS,
+  detectorDescriptor,
+  featureVector,
+  maskBox,
+  samCells,
+  samDescriptor,
+} from './descriptors';
 
 const W = 64;
 const H = 48;
@@ -65,5 +76,23 @@ describe('region descriptors', () => {
     const b = samDescriptor(cells, right);
     expect(Math.hypot(...a)).toBeCloseTo(1, 6);
     expect(a.reduce((s, v, i) => s + v * b[i], 0)).toBeLessThan(0);
+  });
+
+  it('backbone: the mean of the grid cells under the mask, each weighed by its pixels in the mask', () => {
+    // A 2×2 grid over a 64×48 photo, two channels: cell (r, q) holds [r, q] + 1.
+    const data = Float32Array.from([1, 1, 1, 2, 2, 1, 2, 2]);
+    const features = { data, rows: 2, columns: 2, channels: 2 };
+    // Three quarters of the mask in the left column, one in the right, all in the top row.
+    const out = backboneDescriptor(features, boxMask({ x0: 8, y0: 0, x1: 40, y1: 24 }, W, H));
+    expect(out[0]).toBeCloseTo(1, 6);
+    expect(out[1]).toBeCloseTo(0.75 * 1 + 0.25 * 2, 6);
+    expect(backboneDescriptor(features, { width: W, height: H, data: new Uint8Array(W * H) })).toEqual([0, 0]);
+    expect(backboneDescriptor(undefined, boxMask({ x0: 0, y0: 0, x1: 4, y1: 4 }, W, H))).toEqual([]);
+  });
+
+  it('a descriptor without a kind the classifier reads is refused with what to do, not read short', () => {
+    const old = { sam: [1], detectors: [0.5], appearance: [0.2], backbone: [] };
+    expect(featureVector(old, ['sam', 'appearance'])).toEqual([1, 0.2]);
+    expect(() => featureVector(old, ['sam', 'backbone'])).toThrow(/no "backbone" part.*models:detector/);
   });
 });

@@ -10,16 +10,24 @@
  *   by how well it overlaps. A class no detector names still has a signature here (a raccoon is a bit of
  *   a cat, a dog and a bear to them).
  * - `appearance`: colour, texture and shape statistics of the masked pixels.
+ * - `backbone`: COCO-SSD's backbone feature map (19×19×576, from the detector run the descriptors
+ *   already make) averaged over the mask's pixels: what the detector "sees" there before it names a
+ *   class, so it carries shape and texture cues for classes it has no name for.
  *
  * Pure engine code: the same numbers in the browser worker, the server and the CLI.
  */
 import { DETECTORS } from '../catalog';
-import { boxIoU, type CornerBox, type Detection } from '../text/detector';
+import { boxIoU, type CornerBox, type Detection, type FeatureMap } from '../text/detector';
 import { geometry, maskCellCoverage, normalisedCells } from '../text/similar';
 import type { BinaryMask, RgbaImage } from '../types';
 
-export type DescriptorKind = 'sam' | 'detectors' | 'appearance';
-export const DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['sam', 'detectors', 'appearance'];
+export type DescriptorKind = 'sam' | 'detectors' | 'appearance' | 'backbone';
+export const DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['sam', 'detectors', 'appearance', 'backbone'];
+/**
+ * What a learned model reads unless told otherwise: chosen by the learn eval's ablation (the
+ * combinations measured on raccoon and coco-tiny are in docs/RESULTS.md, issue 37 "quality").
+ */
+export const DEFAULT_DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['detectors', 'backbone'];
 
 /** One region's descriptor, by kind: plain number arrays, so it serialises and crosses the worker as is. */
 export type RegionDescriptor = Readonly<Record<DescriptorKind, readonly number[]>>;
@@ -139,11 +147,41 @@ export function appearanceDescriptor(image: RgbaImage, mask: BinaryMask): number
   ];
 }
 
+/**
+ * The mean feature vector over the mask's pixels, each pixel reading the grid cell it falls in (the
+ * map spans the whole photo). An empty mask, or no map, gives an empty array: see featureVector.
+ */
+export function backboneDescriptor(features: FeatureMap | undefined, mask: BinaryMask): number[] {
+  if (!features) return [];
+  const { rows, columns, channels, data } = features;
+  const weights = new Float64Array(rows * columns);
+  let total = 0;
+  for (let y = 0; y < mask.height; y++) {
+    const rowBase = Math.min(rows - 1, Math.floor((y * rows) / mask.height)) * columns;
+    for (let x = 0; x < mask.width; x++) {
+      if (!mask.data[y * mask.width + x]) continue;
+      weights[rowBase + Math.min(columns - 1, Math.floor((x * columns) / mask.width))]++;
+      total++;
+    }
+  }
+  if (total === 0) return new Array<number>(channels).fill(0);
+  const out = new Float64Array(channels);
+  for (let cell = 0; cell < weights.length; cell++) {
+    const w = weights[cell] / total;
+    if (w === 0) continue;
+    const base = cell * channels;
+    for (let c = 0; c < channels; c++) out[c] += w * data[base + c];
+  }
+  return Array.from(out);
+}
+
 /** The photo's share of a region description: what every region of one photo has in common. */
 export interface PhotoContext {
   readonly image: RgbaImage;
   readonly cells: SamCells;
   readonly detections: readonly Detection[];
+  /** COCO-SSD's backbone map; absent when its model predates the output (the `backbone` kind is then empty). */
+  readonly features?: FeatureMap;
 }
 
 export function describeRegion(photo: PhotoContext, mask: BinaryMask): RegionDescriptor {
@@ -152,11 +190,24 @@ export function describeRegion(photo: PhotoContext, mask: BinaryMask): RegionDes
     sam: samDescriptor(photo.cells, mask),
     detectors: detectorDescriptor(photo.detections, box),
     appearance: appearanceDescriptor(photo.image, mask),
+    backbone: backboneDescriptor(photo.features, mask),
   };
 }
 
-/** The kinds asked for, end to end: the classifier's input vector. */
+/**
+ * The kinds asked for, end to end: the classifier's input vector. A kind the descriptor lacks (made
+ * before the kind existed, or by a detector model without its feature output) is an error that says
+ * so, rather than a shorter vector the classifier would misread.
+ */
 export function featureVector(descriptor: RegionDescriptor, kinds: readonly DescriptorKind[]): number[] {
+  for (const k of kinds) {
+    if (!descriptor[k]?.length) {
+      throw new Error(
+        `the region descriptor has no "${k}" part` +
+          (k === 'backbone' ? ': the COCO-SSD model has no feature output; convert it again (npm run models:detector)' : ''),
+      );
+    }
+  }
   return kinds.flatMap((k) => descriptor[k]);
 }
 

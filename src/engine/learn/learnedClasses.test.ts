@@ -4,7 +4,7 @@ import { LearnedClasses } from './learnedClasses';
 
 /** A toy descriptor: only `appearance` carries the signal, around a class's centre. */
 function toy(centre: readonly number[], jitter: () => number): RegionDescriptor {
-  return { sam: [], detectors: [], appearance: centre.map((v) => v + jitter()) };
+  return { sam: [], detectors: [], appearance: centre.map((v) => v + jitter()), backbone: [] };
 }
 
 function generator(seed: number): () => number {
@@ -81,6 +81,31 @@ describe('LearnedClasses', () => {
     expect(copy.classify(probe)).toEqual(model.classify(probe));
   });
 
+  it('ranks a rejected kind of part lower once taught, keeps that through JSON, and loads a model saved before the ranker', () => {
+    const model = taught();
+    const raccoon = { box: { x0: 0, y0: 0, x1: 100, y1: 80 }, classId: 'cat', probability: 0.9 };
+    const head = { box: { x0: 10, y0: 5, x1: 40, y1: 30 }, classId: 'cat', probability: 0.7 };
+    const saved = JSON.parse(JSON.stringify(model.toJSON()));
+    expect(model.rankProposals([raccoon, head])[1].probability).toBeCloseTo(0.7, 6);
+    for (let i = 0; i < 20; i++) {
+      const [whole, part] = model.rankProposals([raccoon, head]);
+      model.recordProposalOutcomes([{ relation: whole.relation, correct: true }, { relation: part.relation, correct: false }]);
+    }
+    expect(model.rankProposals([raccoon, head])[1].probability).toBeLessThan(0.3);
+    const copy = LearnedClasses.fromJSON(JSON.parse(JSON.stringify(model.toJSON())));
+    expect(copy.rankProposals([raccoon, head])).toEqual(model.rankProposals([raccoon, head]));
+    delete saved.ranker;
+    const old = LearnedClasses.fromJSON(saved);
+    expect(old.rankProposals([raccoon, head])[1].probability).toBeCloseTo(0.7, 6);
+    expect(old.classify(toy(CAT, () => 0))).toEqual(model.classify(toy(CAT, () => 0)));
+  });
+
+  it('a model of fewer descriptor kinds reads descriptors that have more', () => {
+    const model = taught();
+    const withBackbone = { ...toy(CAT, () => 0), backbone: [0.1, 0.2, 0.3] };
+    expect(model.classify(withBackbone)).toEqual(model.classify(toy(CAT, () => 0)));
+  });
+
   it('calibrates on recorded decisions: an over-confident model is pulled down to the measured rate', () => {
     const model = taught();
     const raw = model.classify(toy(CAT, () => 0))[0].raw;
@@ -102,6 +127,6 @@ describe('LearnedClasses', () => {
 
   it('refuses a descriptor of another shape than it learned', () => {
     const model = taught();
-    expect(() => model.classify({ sam: [], detectors: [], appearance: [1, 2] })).toThrow(/features/);
+    expect(() => model.classify({ sam: [], detectors: [], appearance: [1, 2], backbone: [] })).toThrow(/features/);
   });
 });

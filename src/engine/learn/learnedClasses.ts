@@ -23,14 +23,15 @@ import {
   type Decision,
   type PlattMap,
 } from './calibration';
-import { DESCRIPTOR_KINDS, featureVector, type DescriptorKind, type RegionDescriptor } from './descriptors';
+import { DEFAULT_DESCRIPTOR_KINDS, featureVector, type DescriptorKind, type RegionDescriptor } from './descriptors';
+import { OverlapRanker, type OverlapRankerState, type RankedProposal, type RelationFeatures } from './overlapRanker';
 
 export const LEARNED_CLASSES_VERSION = 1;
 /** The calibration source of the learned model's own probabilities. */
 export const LEARNED_SOURCE = 'learned';
 
 export interface LearnedClassesOptions {
-  /** Which descriptor kinds the model reads (default all). */
+  /** Which descriptor kinds the model reads (default DEFAULT_DESCRIPTOR_KINDS). */
   readonly kinds?: readonly DescriptorKind[];
   /** L2 penalty on the weights. */
   readonly l2?: number;
@@ -78,6 +79,8 @@ export interface LearnedClassesState {
   readonly settings: Required<Omit<LearnedClassesOptions, 'kinds'>>;
   /** The optimiser's moments and the sampler's state: a restored model goes on learning exactly as the original. */
   readonly optimiser: { readonly m: readonly (readonly number[])[]; readonly v: readonly (readonly number[])[]; readonly t: number; readonly seed: number };
+  /** The overlap ranker (absent in models saved before it existed: they start it afresh). */
+  readonly ranker?: OverlapRankerState;
 }
 
 type Example = { x: Float64Array; c: number };
@@ -95,11 +98,12 @@ export class LearnedClasses {
   private calibrations = new Map<string, PlattMap>();
   private adam: { m: Float64Array[]; v: Float64Array[]; t: number } = { m: [], v: [], t: 0 };
   private steps = 0;
+  private ranker = new OverlapRanker();
   /** A small deterministic generator: the same decisions give the same model everywhere. */
   private seed = 0x9e3779b9;
 
   constructor(options: LearnedClassesOptions = {}) {
-    this.kinds = options.kinds ?? DESCRIPTOR_KINDS;
+    this.kinds = options.kinds ?? DEFAULT_DESCRIPTOR_KINDS;
     this.options = {
       l2: options.l2 ?? DEFAULTS.l2,
       learningRate: options.learningRate ?? DEFAULTS.learningRate,
@@ -189,6 +193,21 @@ export class LearnedClasses {
     return applyPlatt(map, raw);
   }
 
+  /**
+   * One photo's classified proposals (their calibrated probabilities) → the probability to show for
+   * each, in the order given, with the relation it was judged on: parts and second copies of a more
+   * probable proposal of the same class are ranked as the person's decisions on such ones went.
+   */
+  rankProposals(proposals: readonly RankedProposal[]): { probability: number; relation: RelationFeatures }[] {
+    const ranked = this.ranker.rank(proposals);
+    return ranked.probabilities.map((probability, i) => ({ probability, relation: ranked.relations[i] }));
+  }
+
+  /** What became of a photo's ranked proposals: right means kept as an object of its class, not a part or a second copy. */
+  recordProposalOutcomes(outcomes: readonly { relation: RelationFeatures; correct: boolean }[]): void {
+    this.ranker.record(outcomes.map((o) => ({ x: o.relation, correct: o.correct })));
+  }
+
   /** The decisions so far with the probability the calibration gives them now. */
   private decided(): { probability: number; correct: boolean }[] {
     return [...this.decisions.entries()].flatMap(([source, list]) => list.map((d) => ({ probability: this.calibrated(source, d.raw), correct: d.correct })));
@@ -217,6 +236,7 @@ export class LearnedClasses {
       steps: this.steps,
       settings: { ...this.options },
       optimiser: { m: this.adam.m.map((r) => Array.from(r)), v: this.adam.v.map((r) => Array.from(r)), t: this.adam.t, seed: this.seed },
+      ranker: this.ranker.toJSON(),
     };
   }
 
@@ -232,6 +252,7 @@ export class LearnedClasses {
     model.steps = state.steps;
     model.adam = { m: state.optimiser.m.map((r) => Float64Array.from(r)), v: state.optimiser.v.map((r) => Float64Array.from(r)), t: state.optimiser.t };
     model.seed = state.optimiser.seed;
+    if (state.ranker) model.ranker = OverlapRanker.fromJSON(state.ranker);
     return model;
   }
 
@@ -311,15 +332,21 @@ export class LearnedClasses {
     const batch = Math.min(this.options.batchSize, this.examples.length);
     const batches = Math.max(4, Math.min(60, Math.round(this.options.stepWork / (batch * (d + 1) * k))));
     const z = new Float64Array(k);
-    const x = new Float64Array(d);
+    // Standardised once per step rather than once per draw: an example is drawn many times a step.
+    const standardised = this.examples.map((e) => {
+      const x = new Float64Array(d);
+      for (let j = 0; j < d; j++) x[j] = (e.x[j] - this.mean[j]) * this.scale[j];
+      return x;
+    });
     const gradient = Array.from({ length: k }, () => new Float64Array(d + 1));
     const { learningRate, l2 } = this.options;
     for (let step = 0; step < batches; step++) {
       for (const g of gradient) g.fill(0);
       let totalWeight = 0;
       for (let i = 0; i < batch; i++) {
-        const e = this.examples[Math.floor(this.random() * this.examples.length)];
-        for (let j = 0; j < d; j++) x[j] = (e.x[j] - this.mean[j]) * this.scale[j];
+        const drawn = Math.floor(this.random() * this.examples.length);
+        const e = this.examples[drawn];
+        const x = standardised[drawn];
         this.logits(x, z);
         softmaxInPlace(z);
         const w = classWeight[e.c];

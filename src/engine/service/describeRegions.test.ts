@@ -41,6 +41,8 @@ describe('describeRegions', () => {
     for (const d of descriptors) {
       expect(d.detectors).toHaveLength(DETECTOR_CONCEPTS.length);
       expect(d.appearance).toHaveLength(APPEARANCE_LENGTH);
+      // COCO-SSD's backbone map pooled over the mask, from the same detector run.
+      expect(d.backbone).toHaveLength(576);
       expect(Math.hypot(...d.sam)).toBeCloseTo(1, 4);
     }
     expect(cat.detectors[DETECTOR_CONCEPTS.indexOf('cat')]).toBeGreaterThan(0.3);

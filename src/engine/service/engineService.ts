@@ -10,7 +10,7 @@ import { maskOutline } from '../polygons';
 import type { Tensor } from '../runtime';
 import type { TextService } from '../worker/textService';
 import type { Call } from './transport';
-import { describeMasks, detectionsForDescriptors, photoContext } from '../learn/describePhoto';
+import { describeMasks, detectorsForDescriptors, photoContext } from '../learn/describePhoto';
 import { DETECTORS } from '../catalog';
 import type {
   DescribeRegionsRequest,
@@ -144,10 +144,10 @@ export class EngineService implements EngineApi {
       const t0 = performance.now();
       const { imageKey } = await this.engine.embed(request.image, request.imageId);
       const t1 = performance.now();
-      const detectors = await this.text.detectorsNamed(DETECTORS.map((d) => d.name));
-      const detections = await detectionsForDescriptors(request.image, detectors);
+      const detectors = await this.text.everyDetectorNamed(DETECTORS.map((d) => d.name));
+      const detectorRun = await detectorsForDescriptors(request.image, detectors);
       const t2 = performance.now();
-      const descriptors = describeMasks(photoContext(this.engine, imageKey, request.image, detections), request.masks);
+      const descriptors = describeMasks(photoContext(this.engine, imageKey, request.image, detectorRun), request.masks);
       return { descriptors, timings: { embedMs: t1 - t0, detectMs: t2 - t1, describeMs: performance.now() - t2 } };
     });
   }

@@ -10,7 +10,7 @@
 import type { ModelSession, Runtime } from '../runtime';
 import type { RgbaImage } from '../types';
 import { COCO_CATEGORY_IDS, COCO_CLASSES } from './cocoClasses';
-import { resizeRgbInto, type ConceptDetector, type DetectOptions, type Detection } from './detector';
+import { resizeRgbInto, type ConceptDetector, type DetectOptions, type Detection, type DetectorRun } from './detector';
 import { decodeSsdOutputs, type SsdClass } from './ssd';
 
 export const COCO_SSD_INPUT_SIZE = 300;
@@ -18,6 +18,8 @@ export const COCO_SSD_INPUT = 'image';
 export const COCO_SSD_BOXES = 'concat';
 export const COCO_SSD_LOGITS = 'concat_1';
 export const COCO_SSD_ANCHORS = 'Postprocessor/ExpandDims';
+/** The backbone's 19×19×576 map (NHWC), the first box predictor's input: see scripts/convertDetector/cocoSsd.ts. */
+export const COCO_SSD_FEATURES = 'FeatureExtractor/MobilenetV2/expanded_conv_13/expand/Relu6';
 /** TF label-map id (1..90) → index into COCO_CLASSES; -1 for the unused ids and background. */
 const CLASS_INDEX_OF_LABEL_ID: readonly number[] = (() => {
   const table = new Array<number>(91).fill(-1);
@@ -54,21 +56,33 @@ export class CocoSsdDetector implements ConceptDetector {
   readonly name = 'coco-ssd';
   readonly vocabulary = COCO_CLASSES;
   readonly inputSize = COCO_SSD_INPUT_SIZE;
-  private constructor(private readonly session: ModelSession) {}
+  private constructor(
+    private readonly session: ModelSession,
+    /** A model converted before the feature output existed still detects; it only has no features to give. */
+    private readonly hasFeatures: boolean,
+  ) {}
 
   static async create(runtime: Runtime, model: string | Uint8Array): Promise<CocoSsdDetector> {
     const session = await runtime.createSession('detector-coco-ssd', model);
     for (const name of [COCO_SSD_BOXES, COCO_SSD_LOGITS, COCO_SSD_ANCHORS]) {
       if (!session.outputNames.includes(name)) throw new Error(`COCO-SSD model has no output ${name}; re-run npm run models:detector`);
     }
-    return new CocoSsdDetector(session);
+    return new CocoSsdDetector(session, session.outputNames.includes(COCO_SSD_FEATURES));
   }
 
   async detect(image: RgbaImage, options: DetectOptions = {}): Promise<Detection[]> {
+    return (await this.run(image, options, false)).detections;
+  }
+
+  detectWithFeatures(image: RgbaImage, options: DetectOptions = {}): Promise<DetectorRun> {
+    return this.run(image, options, this.hasFeatures);
+  }
+
+  private async run(image: RgbaImage, options: DetectOptions, withFeatures: boolean): Promise<DetectorRun> {
     const size = COCO_SSD_INPUT_SIZE;
     const outputs = await this.session.run(
       { [COCO_SSD_INPUT]: { data: stretchedInputTensor(image), dims: [1, size, size, 3] } },
-      [COCO_SSD_BOXES, COCO_SSD_LOGITS, COCO_SSD_ANCHORS],
+      [COCO_SSD_BOXES, COCO_SSD_LOGITS, COCO_SSD_ANCHORS, ...(withFeatures ? [COCO_SSD_FEATURES] : [])],
     );
     const detections = decodeSsd(
       outputs[COCO_SSD_BOXES].data,
@@ -78,7 +92,11 @@ export class CocoSsdDetector implements ConceptDetector {
       image.height,
       options,
     );
-    return detections.map((d) => ({ ...d, detector: this.name }));
+    const named = detections.map((d) => ({ ...d, detector: this.name }));
+    if (!withFeatures) return { detections: named };
+    // The network sees the photo stretched to its square input, so the grid spans the whole photo.
+    const [, rows, columns, channels] = outputs[COCO_SSD_FEATURES].dims;
+    return { detections: named, features: { data: outputs[COCO_SSD_FEATURES].data, rows, columns, channels } };
   }
 
   async release(): Promise<void> {

@@ -44,7 +44,26 @@ export interface ConceptDetector {
   /** The side of the square the network sees the photo at (decides whether tiling adds detail: passes.ts). */
   readonly inputSize: number;
   detect(image: RgbaImage, options?: DetectOptions): Promise<Detection[]>;
+  /**
+   * The same detections and, from the same network run, the backbone's feature map; only detectors
+   * whose model exposes one have this (learned classes pool it over a region: learn/descriptors.ts).
+   */
+  detectWithFeatures?(image: RgbaImage, options?: DetectOptions): Promise<DetectorRun>;
   release(): Promise<void>;
+}
+
+/** A grid of feature vectors over the whole photo (row-major, channels last); cell (r, q) covers its share of the photo. */
+export interface FeatureMap {
+  readonly data: Float32Array;
+  readonly rows: number;
+  readonly columns: number;
+  readonly channels: number;
+}
+
+export interface DetectorRun {
+  readonly detections: Detection[];
+  /** Absent when the detector's model has no feature output (a model converted before it was exposed). */
+  readonly features?: FeatureMap;
 }
 
 export interface DetectOptions {

@@ -85,6 +85,14 @@ export class TextService {
     return this.detectorsFor(new Set(this.loaders.flatMap((l) => l.vocabulary)));
   }
 
+  /**
+   * Every detector of these names, each awaited: what region descriptors read, so that a region is
+   * described the same whichever detector happened to finish loading first.
+   */
+  everyDetectorNamed(names: readonly string[]): Promise<ConceptDetector[]> {
+    return Promise.all(this.loaders.filter((l) => names.includes(l.name)).map((l) => this.loadOnce(l)));
+  }
+
   /** The detectors of these names (segment everything's box detectors), in the service's order: the first awaited, the others once ready; no other is fetched. */
   detectorsNamed(names: readonly string[]): Promise<ConceptDetector[]> {
     return this.firstAndReady(this.loaders.filter((l) => names.includes(l.name)));

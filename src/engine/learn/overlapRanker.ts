@@ -1,0 +1,104 @@
+/**
+ * Parts and near-duplicates, ranked by what the person decided about them (issue 37, item 2).
+ *
+ * Segment everything outlines an animal and also its head, a shelf of bottles and also each bottle;
+ * every descriptor says "raccoon" about the head as much as about the raccoon. What tells them apart
+ * is the region's relation to the other proposals of the same class on the photo, so each proposal
+ * gets, besides its own (calibrated) probability, how it sits against the more probable ones: its
+ * best IoU with one, the share of it inside one, the share of one inside it, and the probability of
+ * the one it lies in. A logistic model over those reads them the way the person's decisions did:
+ * a rejected head inside an accepted raccoon teaches that being inside a confident whole is bad, on
+ * a class whose parts are objects of their own (a wheel of a car labelled "wheel") it learns the
+ * opposite. Its answer is the probability shown: calibrated by construction, since it is fitted on
+ * the outcomes of proposals shown before.
+ *
+ * Before any decision it is the identity on the probability (the prior every fit is pulled to), so a
+ * new session ranks as the classifier does.
+ */
+import { boxIoU, type CornerBox } from '../text/detector';
+import { fitLogistic, logit, sigmoid } from './calibration';
+import { insideShare } from './suppress';
+
+export interface RankedProposal {
+  readonly box: CornerBox;
+  readonly classId: string;
+  /** Calibrated, from the classifier (or a detector's own calibrated score). */
+  readonly probability: number;
+}
+
+/** The relation features of one proposal, the bias last. */
+export type RelationFeatures = readonly number[];
+
+const FEATURES = 6;
+/** The identity: logit(probability) with weight 1, no say for the relations, no offset. */
+const PRIOR: readonly number[] = [1, 0, 0, 0, 0, 0];
+/** Pseudo-observations' weight pulling the weights towards the prior: a few decisions cannot swing it. */
+const PRIOR_STRENGTH = 5;
+const MAX_OUTCOMES = 3000;
+
+/**
+ * Per proposal, in the order given: [logit p, best IoU with a more probable same-class proposal,
+ * largest share of it inside one, largest share of one inside it, the probability of the one it lies
+ * most inside (times that share), 1].
+ */
+export function relationFeatures(proposals: readonly RankedProposal[]): RelationFeatures[] {
+  return proposals.map((p, i) => {
+    let iou = 0;
+    let inside = 0;
+    let contains = 0;
+    let container = 0;
+    proposals.forEach((q, j) => {
+      if (j === i || q.classId !== p.classId) return;
+      // Ties are broken by position, so two equal proposals do not both count as the other's part.
+      if (q.probability < p.probability || (q.probability === p.probability && j > i)) return;
+      iou = Math.max(iou, boxIoU(p.box, q.box));
+      const share = insideShare(p.box, q.box);
+      if (share > inside) inside = share;
+      container = Math.max(container, share * q.probability);
+      contains = Math.max(contains, insideShare(q.box, p.box));
+    });
+    return [logit(p.probability), iou, inside, contains, container, 1];
+  });
+}
+
+export interface OverlapRankerState {
+  readonly weights: readonly number[];
+  readonly outcomes: readonly { readonly x: RelationFeatures; readonly correct: boolean }[];
+}
+
+export class OverlapRanker {
+  private weights: number[] = [...PRIOR];
+  private outcomes: { x: RelationFeatures; correct: boolean }[] = [];
+
+  /** The probability to show for each proposal, in the order given, and the relations it read. */
+  rank(proposals: readonly RankedProposal[]): { probabilities: number[]; relations: RelationFeatures[] } {
+    const relations = relationFeatures(proposals);
+    return { probabilities: relations.map((x) => this.score(x)), relations };
+  }
+
+  score(x: RelationFeatures): number {
+    return sigmoid(x.reduce((s, v, j) => s + v * this.weights[j], 0));
+  }
+
+  /**
+   * What became of one photo's proposals (features as relationFeatures gave them, before this photo
+   * was learned): right means kept as an object of that class, not a part or a second copy of one.
+   */
+  record(outcomes: readonly { x: RelationFeatures; correct: boolean }[]): void {
+    this.outcomes.push(...outcomes.map((o) => ({ x: [...o.x], correct: o.correct })));
+    if (this.outcomes.length > MAX_OUTCOMES) this.outcomes.splice(0, this.outcomes.length - MAX_OUTCOMES);
+    this.weights = fitLogistic(this.outcomes, PRIOR, PRIOR_STRENGTH);
+  }
+
+  toJSON(): OverlapRankerState {
+    return { weights: [...this.weights], outcomes: this.outcomes.map((o) => ({ x: [...o.x], correct: o.correct })) };
+  }
+
+  static fromJSON(state: OverlapRankerState): OverlapRanker {
+    if (state.weights.length !== FEATURES) throw new Error(`overlap ranker has ${state.weights.length} weights, this engine reads ${FEATURES}`);
+    const ranker = new OverlapRanker();
+    ranker.weights = [...state.weights];
+    ranker.outcomes = state.outcomes.map((o) => ({ x: [...o.x], correct: o.correct }));
+    return ranker;
+  }
+}
