@@ -36,6 +36,10 @@ export const LearnedModelState = z
       maxDecisions: z.number().int().positive(),
     }),
     optimiser: z.object({ m: z.array(vector), v: z.array(vector), t: z.number().int().nonnegative(), seed: z.number().int() }),
+    ranker: z
+      .object({ weights: vector, outcomes: z.array(z.object({ x: vector, correct: z.boolean() })) })
+      .optional()
+      .describe('The overlap ranker learned from what became of earlier proposals (absent in models written before it).'),
   })
   .superRefine((state, ctx) => {
     const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
@@ -50,6 +54,8 @@ export const LearnedModelState = z
       const rows = state.optimiser[moment];
       if (rows.length !== state.weights.length || rows.some((r) => r.length !== features + 1)) issue(['optimiser', moment], 'is not the shape of `weights`');
     }
+    const ranker = state.ranker;
+    if (ranker && ranker.outcomes.some((o) => o.x.length !== ranker.weights.length)) issue(['ranker', 'outcomes'], 'an outcome is not the length of the ranker\'s weights');
     if (state.weights.length > 0 && state.classes[0] !== '') issue(['classes', 0], "must be the background ('')");
   });
 

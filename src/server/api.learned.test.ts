@@ -42,6 +42,7 @@ function smallModel(seed: number, classes: readonly string[] = ['1', '2']): Lear
   const descriptor = (centre: number, i: number): RegionDescriptor => ({
     sam: [],
     detectors: [],
+    backbone: [],
     appearance: Array.from({ length: APPEARANCE_LENGTH }, (_, j) => centre + Math.sin(seed + i * 7 + j) * 0.1),
   });
   const examples = classes.flatMap((classId, k) => Array.from({ length: 5 }, (_, i) => ({ descriptor: descriptor(k + 1, i), classId })));
@@ -81,7 +82,7 @@ describe.each(DATABASES)("a project's learned model (%s, two servers on one data
     const stored = await json<LearnedModel>(read, 200);
     expect(stored.model).toEqual(first);
     // What comes back is a model: the classifier restored from it answers as the one that was sent.
-    const probe: RegionDescriptor = { sam: [], detectors: [], appearance: new Array<number>(APPEARANCE_LENGTH).fill(2) };
+    const probe: RegionDescriptor = { sam: [], detectors: [], backbone: [], appearance: new Array<number>(APPEARANCE_LENGTH).fill(2) };
     expect(LearnedClasses.fromJSON(stored.model as LearnedClassesState).classify(probe)).toEqual(LearnedClasses.fromJSON(first).classify(probe));
 
     // On a stale revision (or with none named) nothing is written.

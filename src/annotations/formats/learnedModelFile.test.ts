@@ -11,7 +11,7 @@ import { readZip, writeZip, textEntry } from './zip';
 
 function taughtModel(): LearnedClassesState {
   const model = new LearnedClasses({ kinds: ['appearance'] });
-  const region = (centre: number, i: number) => ({ sam: [], detectors: [], appearance: Array.from({ length: APPEARANCE_LENGTH }, (_, j) => centre + ((i * 7 + j) % 5) * 0.01) });
+  const region = (centre: number, i: number) => ({ sam: [], detectors: [], backbone: [], appearance: Array.from({ length: APPEARANCE_LENGTH }, (_, j) => centre + ((i * 7 + j) % 5) * 0.01) });
   model.learnAll([...[0, 1, 2].map((i) => ({ descriptor: region(1, i), classId: '1' })), ...[0, 1, 2].map((i) => ({ descriptor: region(-1, i), classId: null }))]);
   return model.toJSON();
 }
@@ -55,7 +55,7 @@ describe('the learned model with the dataset', () => {
       const read = await readDatasetFiles([{ name: file.name, bytes: file.bytes }]);
       expect(read.dataset.learnedModel, format.id).toEqual(model);
       // Restored, it classifies as the model that was exported.
-      const probe = { sam: [], detectors: [], appearance: new Array<number>(APPEARANCE_LENGTH).fill(1) };
+      const probe = { sam: [], detectors: [], backbone: [], appearance: new Array<number>(APPEARANCE_LENGTH).fill(1) };
       expect(LearnedClasses.fromJSON(read.dataset.learnedModel!).classify(probe)).toEqual(LearnedClasses.fromJSON(model).classify(probe));
       // The model file is not taken for a photo or an annotation file of the format.
       expect(read.images.map((f) => f.name)).not.toContain(LEARNED_MODEL_FILE);

@@ -10,7 +10,7 @@ import { LearnedModelConflict, ProjectApi } from './projectApi';
 
 function taught(offset: number) {
   const model = new LearnedClasses({ kinds: ['appearance'] });
-  const region = (centre: number) => ({ sam: [], detectors: [], appearance: Array.from({ length: APPEARANCE_LENGTH }, (_, j) => centre + j * 0.01 + offset) });
+  const region = (centre: number) => ({ sam: [], detectors: [], backbone: [], appearance: Array.from({ length: APPEARANCE_LENGTH }, (_, j) => centre + j * 0.01 + offset) });
   model.learnAll([{ descriptor: region(1), classId: '1' }, { descriptor: region(-1), classId: null }]);
   return model.toJSON();
 }

@@ -8,7 +8,7 @@ import { segmentEverything, type EverythingRule } from '../everything/segmentEve
 import type { ConceptDetector } from '../text/detector';
 import type { BinaryMask, RgbaImage } from '../types';
 import type { RegionDescriptor } from './descriptors';
-import { describeMasks, detectionsForDescriptors, photoContext } from './describePhoto';
+import { describeMasks, detectorsForDescriptors, photoContext } from './describePhoto';
 import type { Candidate } from './proposeLearned';
 
 export interface PhotoCandidates {
@@ -26,7 +26,7 @@ export async function photoCandidates(
 ): Promise<PhotoCandidates> {
   const found = await segmentEverything(engine, imageKey, { image, detectors, rule });
   const candidates: Candidate[] = found.proposals.map((p) => ({ mask: p.mask, ...(p.label === undefined ? {} : { label: p.label, detectorScore: p.detectorScore }) }));
-  const photo = photoContext(engine, imageKey, image, await detectionsForDescriptors(image, detectors));
+  const photo = photoContext(engine, imageKey, image, await detectorsForDescriptors(image, detectors));
   return { candidates, describe: (masks) => describeMasks(photo, masks) };
 }
 

@@ -8,7 +8,7 @@ const W = 40;
 const H = 40;
 const RACCOON = [1, 0, 1];
 const GROUND = [0, 1, 0];
-const toy = (centre: readonly number[], shift = 0): RegionDescriptor => ({ sam: [], detectors: [], appearance: centre.map((v, i) => v + (i === 0 ? shift : 0)) });
+const toy = (centre: readonly number[], shift = 0): RegionDescriptor => ({ sam: [], detectors: [], backbone: [], appearance: centre.map((v, i) => v + (i === 0 ? shift : 0)) });
 const square = (x0: number, y0: number, size: number): BinaryMask => boxMask({ x0, y0, x1: x0 + size, y1: y0 + size }, W, H);
 
 function raccoonModel(): LearnedClasses {
