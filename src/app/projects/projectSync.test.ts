@@ -100,6 +100,43 @@ describe('studio project sync (real server)', () => {
     expect(bob.states.length).toBe(before);
   });
 
+  it("applies what someone else wrote when told (a live event), keeping local edits not yet written", async () => {
+    const ownerApi = new ProjectApi({ baseUrl: server.url, authHeaders: () => owner.bearer });
+    const project = await ownerApi.create('Live', [CAT]);
+    const session: StudioDocument = { ...emptyDocument(), images: [{ id: 'img-a', name: 'chelsea.png', width: 451, height: 300 }], objects: { 'img-a': [square('o1', 10)] }, classes: [CAT] };
+    const alice = studio(server, owner, project, session);
+    await alice.sync.push();
+    await ownerApi.share(project.id, reviewer.email, 'reviewer');
+    const reviewerApi = new ProjectApi({ baseUrl: server.url, authHeaders: () => reviewer.bearer });
+    await reviewerApi.join(project.id);
+    const opened = await openProject(reviewerApi, project.id, (image) => `img-${image.sha256.slice(0, 24)}`);
+    const bob = studio(server, reviewer, opened.project, opened.document, opened.images);
+    const bobImage = opened.document.images[0].id;
+    const serverId = opened.images.get(bobImage)!.serverId;
+
+    // Bob rejects o1 and it is written; Alice meanwhile adds o2, not written yet.
+    bob.edit(bobImage, [square('o1', 10, { review: { state: 'rejected' } })]);
+    await bob.sync.push();
+    const written = await reviewerApi.annotations(project.id, serverId);
+    alice.edit('img-a', [square('o1', 10), square('o2', 100)]);
+    await alice.sync.pull(serverId, written.revision);
+    const both = [square('o1', 10, { review: { state: 'rejected' } }), square('o2', 100)];
+    expect(alice.doc.objects['img-a']).toEqual(both);
+    expect(alice.states.at(-1)?.state).toBe('saved');
+    expect(alice.sync.busy).toBe(false);
+    // Her edit was written on Bob's revision; told of it, Bob sees both.
+    const now = await ownerApi.annotations(project.id, serverId);
+    expect(now.revision).toBe(written.revision + 1);
+    await bob.sync.pull(serverId, now.revision);
+    expect(bob.doc.objects[bobImage]).toEqual(both);
+
+    // Told of a revision it holds already (its own write echoed back): nothing is fetched or written.
+    const before = alice.states.length;
+    await alice.sync.pull(serverId, now.revision);
+    expect(alice.states.length).toBe(before);
+    expect(alice.doc.objects['img-a']).toEqual(both);
+  });
+
   it('says offline when the server does not answer, and error when a role may not write', async () => {
     const project = await new ProjectApi({ baseUrl: server.url, authHeaders: () => owner.bearer }).create('Offline', [CAT]);
     const doc: StudioDocument = { ...emptyDocument(), images: [{ id: 'img-x', name: 'chelsea.png', width: 451, height: 300 }], objects: { 'img-x': [square('o1', 10)] }, classes: [CAT] };

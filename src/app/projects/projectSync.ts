@@ -47,6 +47,8 @@ const NO_OBJECTS: readonly Annotation[] = [];
 export class ProjectSync {
   private running = false;
   private again = false;
+  /** Images someone changed on the server (by server id): the revision announced, fetched in the next round. */
+  private readonly announced = new Map<string, number>();
 
   constructor(
     public project: Project,
@@ -72,7 +74,23 @@ export class ProjectSync {
     }
   }
 
+  /**
+   * Someone wrote the image (an `annotations` event): its objects are fetched and merged into the
+   * document in the next round, before any write, so local edits not yet written are kept and
+   * written on the new revision. A revision this studio already holds (its own write) costs nothing.
+   */
+  async pull(serverImageId: string, revision: number): Promise<void> {
+    this.announced.set(serverImageId, Math.max(revision, this.announced.get(serverImageId) ?? 0));
+    return this.push();
+  }
+
+  /** Whether something is still to be fetched or written. */
+  get busy(): boolean {
+    return this.running || this.announced.size > 0;
+  }
+
   private async round(): Promise<void> {
+    const pulled = await this.fetchAnnounced();
     const doc = this.ports.document();
     const classes = toProjectClasses(doc.classes);
     const work = doc.images.flatMap((image) => {
@@ -87,9 +105,12 @@ export class ProjectSync {
       return [{ image, objects, mine }];
     });
     const classesChanged = !sameClasses(classes, this.project.classes);
-    if (!work.length && !classesChanged) return;
+    if (!work.length && !classesChanged) {
+      if (pulled.length) this.reportKept(pulled);
+      return;
+    }
     this.ports.status('syncing', null);
-    const kept: string[] = [];
+    const kept = pulled;
     try {
       if (classesChanged) this.project = await this.ports.api.updateClasses(this.project.id, classes);
       for (const { image, objects, mine } of work) {
@@ -102,14 +123,56 @@ export class ProjectSync {
         }
         kept.push(...(await this.write(image.id, synced, mine, objects)));
       }
-      if (kept.length) {
-        this.ports.status('conflict', `Someone else changed this project at the same time: both versions are kept of ${kept.length === 1 ? 'one object' : `${kept.length} objects`} — the other person's first, yours right after it; nothing was lost.`);
-      } else this.ports.status('saved', null);
+      this.reportKept(kept);
     } catch (error) {
-      if (error instanceof TypeError) this.ports.status('offline', 'Offline: your edits are kept in this browser and sent when the server answers again.');
-      else this.ports.status('error', `Not saved to the project: ${error instanceof Error ? error.message : String(error)}`);
+      this.reportFailure(error);
       throw error;
     }
+  }
+
+  private reportKept(kept: readonly string[]): void {
+    if (kept.length) {
+      this.ports.status('conflict', `Someone else changed this project at the same time: both versions are kept of ${kept.length === 1 ? 'one object' : `${kept.length} objects`} — the other person's first, yours right after it; nothing was lost.`);
+    } else this.ports.status('saved', null);
+  }
+
+  private reportFailure(error: unknown): void {
+    if (error instanceof TypeError) this.ports.status('offline', 'Offline: your edits are kept in this browser and sent when the server answers again.');
+    else this.ports.status('error', `Not saved to the project: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  /** The announced images' objects merged into the document; returns the ids kept twice. */
+  private async fetchAnnounced(): Promise<string[]> {
+    const kept: string[] = [];
+    if (!this.announced.size) return kept;
+    const byServerId = new Map([...this.images].map(([imageId, synced]) => [synced.serverId, { imageId, synced }]));
+    try {
+      for (const [serverId, revision] of [...this.announced]) {
+        const known = byServerId.get(serverId);
+        if (known && known.synced.revision < revision) {
+          this.ports.status('syncing', null);
+          kept.push(...this.mergeTheirs(known.imageId, known.synced, await this.ports.api.annotations(this.project.id, serverId)));
+        }
+        // Only once merged: a fetch that failed is tried again in the next round.
+        if (this.announced.get(serverId) === revision) this.announced.delete(serverId);
+      }
+    } catch (error) {
+      this.reportFailure(error);
+      throw error;
+    }
+    return kept;
+  }
+
+  private mergeTheirs(imageId: string, synced: SyncedImage, current: { revision: number; objects: AnnotationObject[] }): string[] {
+    if (current.revision <= synced.revision) return [];
+    const theirs = asStudioWrites(current.objects, this.project.classes);
+    const mine = this.mine(this.ports.document(), imageId);
+    const merged = mergeObjects(synced.base, mine, theirs);
+    synced.revision = current.revision;
+    synced.base = theirs;
+    synced.seen = undefined;
+    if (!sameObjects(merged.objects, mine)) this.ports.replaceObjects(imageId, merged.objects.map((o, i) => fromWire(o, this.project.classes, i)));
+    return merged.conflicts;
   }
 
   private mine(doc: Pick<StudioDocument, 'objects'>, imageId: string): AnnotationObject[] {
