@@ -6,7 +6,7 @@
  */
 import type { CreateJobRequest } from '../../contract/jobs';
 import type { MemberRole, ProjectImage } from '../../contract/projects';
-import { csrfToken } from '../remote/accountApi';
+import { accountApi, csrfToken } from '../remote/accountApi';
 import { contentIdOfSha256, encodeForUpload, restoreImageBlob } from '../images/imageLibrary';
 import { setServerThumbnails } from '../images/thumbnails';
 import { saveImage } from '../persistence/session';
@@ -147,7 +147,11 @@ export async function createProjectFromSession(name: string): Promise<void> {
  */
 export async function openProjectInStudio(projectId: string): Promise<void> {
   const api = browserProjectApi();
-  const opened = await openProject(api, projectId, (image) => contentIdOfSha256(image.sha256));
+  const me = await accountApi.account(useRemoteSettings.getState().remote.baseUrl).then(
+    (account) => account.email,
+    () => null,
+  );
+  const opened = await openProject(api, projectId, (image) => contentIdOfSha256(image.sha256), me);
   const space = useLocalSpace.getState().space;
   const fetchFile = async ([imageId, image]: [string, ProjectImage]) => {
     const blob = await api.imageFile(projectId, image.id, 'low');
@@ -160,6 +164,7 @@ export async function openProjectInStudio(projectId: string): Promise<void> {
   setServerThumbnails([...opened.files].map(([imageId, image]) => [imageId, api.thumbnailUrl(projectId, image.id)] as const));
   useStudio.getState().load(opened.document);
   startSync(api, opened.project, opened.images);
+  useOpenProject.setState({ mine: opened.mine });
   void inParallel(rest, FILE_DOWNLOADS, fetchFile).catch((error: unknown) =>
     useUi.getState().setNotice(`Some photos of the project could not be loaded: ${error instanceof Error ? error.message : String(error)}`),
   );

@@ -15,14 +15,16 @@ interface OpenProjectState {
   editsWaiting: boolean;
   /** The project's auto-label jobs, newest first, kept current by the event stream. */
   jobs: Job[];
+  /** Studio ids of the images the owner assigned to this person (listed first, and marked). */
+  mine: ReadonlySet<string>;
 }
 
-const CLOSED = { open: null, state: 'saved', message: null, stream: 'connecting', busy: false, editsWaiting: false, jobs: [] } as const satisfies OpenProjectState;
+const CLOSED = { open: null, state: 'saved', message: null, stream: 'connecting', busy: false, editsWaiting: false, jobs: [], mine: new Set<string>() } as const satisfies OpenProjectState;
 
-export const useOpenProject = create<OpenProjectState>(() => ({ ...CLOSED, jobs: [] }));
+export const useOpenProject = create<OpenProjectState>(() => closedProjectState());
 
 export function closedProjectState(): OpenProjectState {
-  return { ...CLOSED, jobs: [] };
+  return { ...CLOSED, jobs: [], mine: new Set() };
 }
 
 /** A job event onto the listed jobs; null when the job is not listed (started elsewhere: the list is fetched again). */

@@ -137,6 +137,22 @@ describe('studio project sync (real server)', () => {
     expect(alice.doc.objects['img-a']).toEqual(both);
   });
 
+  it("opens the images assigned to me first, and names them", async () => {
+    const ownerApi = new ProjectApi({ baseUrl: server.url, authHeaders: () => owner.bearer });
+    const project = await ownerApi.create('Assigned', [CAT]);
+    const [first, second] = [await ownerApi.addImage(project.id, 'chelsea.png', sampleBase64('chelsea.png')), await ownerApi.addImage(project.id, 'coffee.png', sampleBase64('coffee.png'))];
+    await ownerApi.share(project.id, reviewer.email, 'annotator');
+    await new ProjectApi({ baseUrl: server.url, authHeaders: () => reviewer.bearer }).join(project.id);
+    await server.fetch(`/api/v1/projects/${project.id}/images/${second.id}/assignee`, { method: 'PUT', headers: owner.bearer, json: { assignee: reviewer.email } });
+    const annotatorApi = new ProjectApi({ baseUrl: server.url, authHeaders: () => reviewer.bearer });
+    const opened = await openProject(annotatorApi, project.id, (image) => image.id, reviewer.email);
+    expect(opened.document.images.map((i) => i.name)).toEqual(['coffee.png', 'chelsea.png']);
+    expect([...opened.mine]).toEqual([second.id]);
+    const asOwner = await openProject(ownerApi, project.id, (image) => image.id, owner.email);
+    expect(asOwner.document.images.map((i) => i.id)).toEqual([first.id, second.id]);
+    expect(asOwner.mine.size).toBe(0);
+  });
+
   it('says offline when the server does not answer, and error when a role may not write', async () => {
     const project = await new ProjectApi({ baseUrl: server.url, authHeaders: () => owner.bearer }).create('Offline', [CAT]);
     const doc: StudioDocument = { ...emptyDocument(), images: [{ id: 'img-x', name: 'chelsea.png', width: 451, height: 300 }], objects: { 'img-x': [square('o1', 10)] }, classes: [CAT] };

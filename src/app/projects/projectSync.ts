@@ -15,6 +15,7 @@ import type { StudioDocument } from '../state/model';
 import { canonicalObjects, fromWire, toWire } from '../../annotations/wire';
 import { projectDocument, toProjectClasses } from './annotationMapping';
 import { mergeObjects } from '../../annotations/merge';
+import { isAssignedTo, myImagesFirst } from './myImages';
 import { RevisionConflict, type ProjectApi } from './projectApi';
 
 /** `error`: the server refused a write (a role that may not edit, say); the message says why. */
@@ -220,11 +221,14 @@ export interface OpenedProject {
   /** By the studio's image id: the server's image, for fetching its file. */
   readonly files: ReadonlyMap<string, ProjectImage>;
   readonly images: Map<string, SyncedImage>;
+  /** Studio ids of the images assigned to `me`: they come first in the document. */
+  readonly mine: ReadonlySet<string>;
 }
 
-/** A project's images, classes, objects and review states from the server, as the studio's document. */
-export async function openProject(api: ProjectApi, projectId: string, studioImageId: (image: ProjectImage) => string): Promise<OpenedProject> {
-  const [project, images, all] = await Promise.all([api.get(projectId), api.images(projectId), api.allAnnotations(projectId)]);
+/** A project's images, classes, objects and review states from the server, as the studio's document; `me`'s assigned images first. */
+export async function openProject(api: ProjectApi, projectId: string, studioImageId: (image: ProjectImage) => string, me: string | null = null): Promise<OpenedProject> {
+  const [project, listed, all] = await Promise.all([api.get(projectId), api.images(projectId), api.allAnnotations(projectId)]);
+  const images = myImagesFirst(listed, me);
   // An image added between the two reads has no annotations here yet: it starts empty at revision 0.
   const byImage = new Map(all.map((a) => [a.imageId, a]));
   const annotations = images.map((image) => byImage.get(image.id) ?? { imageId: image.id, revision: 0, objects: [], updatedBy: null, updatedAt: null });
@@ -236,5 +240,6 @@ export async function openProject(api: ProjectApi, projectId: string, studioImag
     images: new Map(
       images.map((image, i) => [studioImageId(image), { serverId: image.id, revision: annotations[i].revision, base: canonicalObjects(annotations[i].objects, project.classes) }]),
     ),
+    mine: new Set(images.filter((image) => isAssignedTo(image, me)).map(studioImageId)),
   };
 }
