@@ -129,6 +129,8 @@ describe('studio project sync (real server)', () => {
     expect(now.revision).toBe(written.revision + 1);
     await bob.sync.pull(serverId, now.revision);
     expect(bob.doc.objects[bobImage]).toEqual(both);
+    // Nothing of his own to write: merged, he is up to date again.
+    expect(bob.states.at(-1)?.state).toBe('saved');
 
     // Told of a revision it holds already (its own write echoed back): nothing is fetched or written.
     const before = alice.states.length;

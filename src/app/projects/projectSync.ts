@@ -107,11 +107,11 @@ export class ProjectSync {
     });
     const classesChanged = !sameClasses(classes, this.project.classes);
     if (!work.length && !classesChanged) {
-      if (pulled.length) this.reportKept(pulled);
+      if (pulled) this.reportKept(pulled);
       return;
     }
     this.ports.status('syncing', null);
-    const kept = pulled;
+    const kept = pulled ?? [];
     try {
       if (classesChanged) this.project = await this.ports.api.updateClasses(this.project.id, classes);
       for (const { image, objects, mine } of work) {
@@ -142,16 +142,16 @@ export class ProjectSync {
     else this.ports.status('error', `Not saved to the project: ${error instanceof Error ? error.message : String(error)}`);
   }
 
-  /** The announced images' objects merged into the document; returns the ids kept twice. */
-  private async fetchAnnounced(): Promise<string[]> {
-    const kept: string[] = [];
-    if (!this.announced.size) return kept;
+  /** The announced images' objects merged into the document; returns the ids kept twice, or null when nothing was fetched. */
+  private async fetchAnnounced(): Promise<string[] | null> {
+    let kept: string[] | null = null;
     const byServerId = new Map([...this.images].map(([imageId, synced]) => [synced.serverId, { imageId, synced }]));
     try {
       for (const [serverId, revision] of [...this.announced]) {
         const known = byServerId.get(serverId);
         if (known && known.synced.revision < revision) {
           this.ports.status('syncing', null);
+          kept ??= [];
           kept.push(...this.mergeTheirs(known.imageId, known.synced, await this.ports.api.annotations(this.project.id, serverId)));
         }
         // Only once merged: a fetch that failed is tried again in the next round.
