@@ -6,6 +6,7 @@ import { browserProjectApi, closeProject, createProjectFromSession, openProjectI
 import { useOpenProject, useProjectStatusText } from '../projects/projectStore';
 import type { LiveStatusText } from '../projects/liveStatus';
 import { useStudio } from '../state/studioStore';
+import { AnonymousWorkOffer } from './AnonymousWorkOffer';
 import { JobPanel } from './JobPanel';
 
 const STATUS_CLASS: Record<LiveStatusText, string> = { 'Up to date': 'sync-saved', Behind: 'sync-syncing', Offline: 'sync-offline', Conflict: 'sync-conflict', 'Not saved': 'sync-error' };
@@ -25,6 +26,7 @@ export function ProjectPanel() {
   return (
     <section className="card projects" aria-label="Project">
       <h2 className="section-title">Project</h2>
+      <AnonymousWorkOffer projectsQuery={PROJECTS_QUERY} />
       {open ? (
         <>
           <p className="row spread">
