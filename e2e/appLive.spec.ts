@@ -58,8 +58,8 @@ test("two members see each other's reviews and a job's proposals without reloadi
     await expect(panel.getByTestId('job-row')).toHaveAttribute('data-state', 'done', { timeout: 150_000 });
     await expect(panel.getByTestId('job-progress')).toContainText('done · 1 of 1');
   }
-  await expect(reviewSelects(alice.page).first()).toHaveValue('unreviewed');
-  await expect(reviewSelects(bob.page).first()).toHaveValue('unreviewed');
+  await expect(reviewSelects(alice.page).first()).toHaveValue('proposed');
+  await expect(reviewSelects(bob.page).first()).toHaveValue('proposed');
   const proposals = await reviewSelects(bob.page).count();
   expect(proposals).toBeGreaterThan(0);
   await expect(reviewSelects(alice.page)).toHaveCount(proposals);
