@@ -51,20 +51,21 @@ async function member(context: BrowserContext, tag: string) {
   return { email, call };
 }
 
-/** Resolves with Date.now() once the first review select of the object list shows `state`. */
+/**
+ * Resolves with Date.now() once the first review select of the object list shows `state`. Source
+ * text: tsx would wrap a named inner function in a helper the page does not have.
+ */
+const WATCH_REVIEW = `(wanted) => new Promise((done) => {
+  const look = () => {
+    const select = document.querySelector('[data-testid="object-row"] select[aria-label^="Review of"]');
+    if (select && select.value === wanted) done(Date.now());
+    else setTimeout(look, 5);
+  };
+  look();
+})`;
+
 function whenShown(page: Page, state: string): Promise<number> {
-  return page.evaluate(
-    (wanted) =>
-      new Promise<number>((done) => {
-        const look = () => {
-          const select = document.querySelector<HTMLSelectElement>('[data-testid="object-row"] select[aria-label^="Review of"]');
-          if (select?.value === wanted) done(Date.now());
-          else setTimeout(look, 5);
-        };
-        look();
-      }),
-    state,
-  );
+  return page.evaluate(`(${WATCH_REVIEW})(${JSON.stringify(state)})`) as Promise<number>;
 }
 
 async function main(): Promise<void> {
