@@ -2,7 +2,8 @@
  * The open project's live events (GET …/events, Server-Sent Events) in the browser. EventSource
  * sends the session cookie and, after a dropped connection, reconnects by itself with
  * Last-Event-ID. It gives up when the server answers with an error (a restart's 503, say): then
- * this reconnects after a pause, resuming after the last event it saw.
+ * this reconnects after a pause, resuming after the last event it saw. Whatever a reconnect misses
+ * is caught up by the caller on `open`.
  */
 import { ProjectEvent } from '../../contract/jobs';
 import type { StreamState } from './liveStatus';
@@ -23,6 +24,7 @@ export function followProjectEvents(url: string, handlers: ProjectEventHandlers)
   let stopped = false;
   const connect = () => {
     if (stopped) return;
+    if (!navigator.onLine) return handlers.connection('down');
     handlers.connection('connecting');
     source = new EventSource(lastEventId ? `${url}?lastEventId=${encodeURIComponent(lastEventId)}` : url, { withCredentials: true });
     source.onopen = () => handlers.connection('open');
@@ -39,11 +41,26 @@ export function followProjectEvents(url: string, handlers: ProjectEventHandlers)
       retry = setTimeout(connect, RECONNECT_MS);
     };
   };
+  // The browser knows it lost the network before an idle stream would notice: the stream is down
+  // until it is back, then reconnects from the last event seen.
+  const offline = () => {
+    clearTimeout(retry);
+    source?.close();
+    source = null;
+    handlers.connection('down');
+  };
+  const online = () => {
+    if (!source) connect();
+  };
+  window.addEventListener('offline', offline);
+  window.addEventListener('online', online);
   connect();
   return () => {
     stopped = true;
     clearTimeout(retry);
     source?.close();
+    window.removeEventListener('offline', offline);
+    window.removeEventListener('online', online);
   };
 }
 
