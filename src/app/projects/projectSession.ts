@@ -129,8 +129,18 @@ function startSync(api: ProjectApi, project: ConstructorParameters<typeof Projec
       replaceObjects: (imageId, objects) => useStudio.getState().apply('merge with the project', (doc) => setObjects(doc, imageId, objects)),
       imageBase64: (imageId) => encodeForUpload(imageId, 1),
       status: (state, message) => useOpenProject.setState({ state, message }),
+      imageNotOpen: noteImageNotOpen(),
     }),
   );
+}
+
+/** Photos others added since the project was opened are not fetched into the session: the studio says so. */
+function noteImageNotOpen(): (serverImageId: string) => void {
+  const added = new Set<string>();
+  return (serverImageId) => {
+    added.add(serverImageId);
+    useUi.getState().setNotice(`${added.size === 1 ? 'A photo was' : `${added.size} photos were`} added to this project by others since you opened it: close the project and open it again to see ${added.size === 1 ? 'it' : 'them'}.`);
+  };
 }
 
 /** The session on screen becomes a project of the signed-in account: its photos, classes and objects are uploaded. */

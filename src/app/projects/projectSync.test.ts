@@ -31,6 +31,7 @@ function studio(server: TestServer, user: TestUser, project: Project, doc: Studi
   const person = {
     doc,
     states: [] as Array<{ state: SyncState; message: string | null }>,
+    notOpen: [] as string[],
     sync: undefined as unknown as ProjectSync,
     edit(imageId: string, objects: Annotation[]) {
       person.doc = setObjects(person.doc, imageId, objects);
@@ -42,6 +43,7 @@ function studio(server: TestServer, user: TestUser, project: Project, doc: Studi
     replaceObjects: (imageId, objects) => person.edit(imageId, objects),
     imageBase64: async () => sampleBase64('chelsea.png'),
     status: (state, message) => person.states.push({ state, message }),
+    imageNotOpen: (serverImageId) => person.notOpen.push(serverImageId),
   });
   return person;
 }
@@ -137,6 +139,12 @@ describe('studio project sync (real server)', () => {
     await alice.sync.pull(serverId, now.revision);
     expect(alice.states.length).toBe(before);
     expect(alice.doc.objects['img-a']).toEqual(both);
+
+    // A photo added since Bob opened the project is named, not silently dropped.
+    const added = await ownerApi.addImage(project.id, 'coffee.png', sampleBase64('coffee.png'));
+    await bob.sync.pull(added.id, 1);
+    expect(bob.notOpen).toEqual([added.id]);
+    expect(bob.doc.images).toHaveLength(1);
   });
 
   it("opens the images assigned to me first, and names them", async () => {

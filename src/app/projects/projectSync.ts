@@ -38,6 +38,8 @@ export interface ProjectSyncPorts {
   /** The photo's file as Base64 (for an image added to the session). */
   imageBase64(imageId: string): Promise<string>;
   status(state: SyncState, message: string | null): void;
+  /** Someone wrote an image this studio does not have (added to the project since it was opened). */
+  imageNotOpen?(serverImageId: string): void;
 }
 
 const sameObjects = (a: readonly AnnotationObject[], b: readonly AnnotationObject[]) => JSON.stringify(a) === JSON.stringify(b);
@@ -149,7 +151,8 @@ export class ProjectSync {
     try {
       for (const [serverId, revision] of [...this.announced]) {
         const known = byServerId.get(serverId);
-        if (known && known.synced.revision < revision) {
+        if (!known) this.ports.imageNotOpen?.(serverId);
+        else if (known.synced.revision < revision) {
           this.ports.status('syncing', null);
           kept ??= [];
           kept.push(...this.mergeTheirs(known.imageId, known.synced, await this.ports.api.annotations(this.project.id, serverId)));
