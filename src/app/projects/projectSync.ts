@@ -169,7 +169,7 @@ export class ProjectSync {
 
   private mergeTheirs(imageId: string, synced: SyncedImage, current: { revision: number; objects: AnnotationObject[] }): string[] {
     if (current.revision <= synced.revision) return [];
-    const theirs = asStudioWrites(current.objects, this.project.classes);
+    const theirs = canonicalObjects(current.objects, this.project.classes);
     const mine = this.mine(this.ports.document(), imageId);
     const merged = mergeObjects(synced.base, mine, theirs);
     synced.revision = current.revision;
