@@ -5,7 +5,8 @@ import { brushObject, objectRows, openSample, personSignedUp, screenshot } from 
  * Live projects (issue 38) in two browser contexts — two members of one project on two machines —
  * against the real API server: neither reloads. Bob, a reviewer, rejects Alice's object and it
  * leaves her list; Alice starts an auto-label job on the server, both see its progress and its
- * proposals arrive; Bob accepts one and Alice sees it accepted. The status says "Up to date" only
+ * proposals arrive; Bob accepts one and Alice sees it accepted; a second job is cancelled from the
+ * panel, and both see it cancelled. The status says "Up to date" only
  * once the studio holds what the server holds, "Offline" while the stream is down.
  */
 
@@ -71,6 +72,15 @@ test("two members see each other's reviews and a job's proposals without reloadi
   await expect(alicePanel.getByTestId('sync-state')).toHaveText('Up to date');
   await expect(bobPanel.getByTestId('sync-state')).toHaveText('Up to date');
   await screenshot(alice.page, 'live-02-alice-sees-bob-accept');
+
+  // A job started by mistake is cancelled from the panel; the other member sees it cancelled too.
+  await alicePanel.getByLabel('Auto-label kind').selectOption('everything');
+  await alicePanel.getByRole('button', { name: 'Auto-label all photos' }).click();
+  const everything = (panel: typeof alicePanel) => panel.getByTestId('job-row').filter({ hasText: 'Everything' });
+  await everything(alicePanel).getByRole('button', { name: 'Cancel' }).click();
+  await expect(everything(alicePanel)).toHaveAttribute('data-state', 'cancelled');
+  await expect(everything(bobPanel)).toHaveAttribute('data-state', 'cancelled');
+  await expect(everything(alicePanel).getByRole('button', { name: 'Cancel' })).toHaveCount(0);
 
   // With the stream down the studio cannot know it is current: it says so, and recovers.
   await alice.page.context().setOffline(true);
