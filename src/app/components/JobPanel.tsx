@@ -5,7 +5,8 @@ import { cancelProjectJob, startProjectJob } from '../projects/projectSession';
 import { useOpenProject } from '../projects/projectStore';
 
 const KIND_TEXT: Record<JobKind, string> = { everything: 'Everything', text: 'Text', learned: 'Learned classes' };
-const STARTABLE: readonly JobKind[] = ['text', 'everything'];
+/** `learned` needs the project's learned model on the server (without one the server says so). */
+const STARTABLE: readonly JobKind[] = ['text', 'everything', 'learned'];
 const RUNNING: ReadonlySet<Job['state']> = new Set(['queued', 'running', 'paused']);
 const STATE_NOTE: Partial<Record<Job['state'], string>> = { paused: 'paused: out of credits, resumes when credits arrive' };
 
