@@ -5,8 +5,9 @@ import { brushObject, objectRows, openSample, personSignedUp, screenshot } from 
  * Shared projects (issue 28) in two browser contexts — two people on two machines — against the real
  * API server, which serves the studio on its origin: Alice makes a project of her session and shares
  * it with Bob as a reviewer; her next edit reaches the server in the background; Bob opens the
- * project, sees her photo and objects, and accepts one: his review reaches the server. Alice, offline,
- * hides that object: back online, her edit meets his and both versions are kept.
+ * project, sees her photo and objects, and rejects one while Alice is offline: his review reaches the
+ * server. Alice, still offline, hides that object: back online, her edit meets his and both versions
+ * are kept.
  */
 /** The objects of the project's one photo as the server holds them (review state and who changed it), read with this person's session. */
 async function serverObjects(page: Page, projectName: string): Promise<Array<{ review: string; changedBy: string }>> {
@@ -28,7 +29,7 @@ test('a project shared with a reviewer: edits reach the server in the background
   await panel.getByLabel('Project name').fill(name);
   await panel.getByRole('button', { name: 'Save session as project' }).click();
   await expect(panel.getByTestId('project-name')).toHaveText(name);
-  await expect(panel.getByTestId('sync-state')).toHaveText('Saved');
+  await expect(panel.getByTestId('sync-state')).toHaveText('Up to date');
   expect(await serverObjects(alice.page, name)).toHaveLength(1);
 
   await panel.getByLabel('Share with (email)').fill(bob.email);
@@ -40,7 +41,7 @@ test('a project shared with a reviewer: edits reach the server in the background
   await brushObject(alice.page, 320, 200);
   await expect(await objectRows(alice.page)).toHaveCount(2);
   await expect.poll(async () => (await serverObjects(alice.page, name)).length, { timeout: 15_000 }).toBe(2);
-  await expect(panel.getByTestId('sync-state')).toHaveText('Saved');
+  await expect(panel.getByTestId('sync-state')).toHaveText('Up to date');
   await screenshot(alice.page, 'projects-01-alice-saved');
 
   const bobPanel = bob.page.getByRole('region', { name: 'Project' });
@@ -57,25 +58,27 @@ test('a project shared with a reviewer: edits reach the server in the background
   await expect(bobPanel.getByTestId('project-name')).toHaveText(name);
   await expect(bob.page.locator('.thumb[aria-current="true"]')).toContainText('chelsea.png');
   await expect(await objectRows(bob.page)).toHaveCount(2);
-  await expect(bobPanel.getByTestId('sync-state')).toHaveText('Saved');
+  await expect(bobPanel.getByTestId('sync-state')).toHaveText('Up to date');
   await screenshot(bob.page, 'projects-02-bob-sees-alice');
 
-  // Bob reviews: he rejects Alice's first object (a hand-made object is accepted by its maker); his
-  // verdict reaches the server, stamped with his name; her other object stays hers. A rejected
-  // object is kept in the project but no longer listed.
+  // Alice goes offline (her studio no longer hears of others' changes), then Bob reviews: he rejects
+  // Alice's first object (a hand-made object is accepted by its maker); his verdict reaches the
+  // server, stamped with his name; her other object stays hers. A rejected object is kept in the
+  // project but no longer listed.
+  await alice.page.context().setOffline(true);
+  await expect(panel.getByTestId('sync-state')).toHaveText('Offline');
   await (await objectRows(bob.page)).first().getByRole('combobox', { name: /^Review of/ }).selectOption('rejected');
   await expect
-    .poll(async () => (await serverObjects(alice.page, name)).map((o) => [o.review, o.changedBy]), { timeout: 15_000 })
+    .poll(async () => (await serverObjects(bob.page, name)).map((o) => [o.review, o.changedBy]), { timeout: 15_000 })
     .toEqual([
       ['rejected', bob.email],
       ['accepted', alice.email],
     ]);
   await expect(await objectRows(bob.page)).toHaveCount(1);
-  await expect(bobPanel.getByTestId('sync-state')).toHaveText('Saved');
+  await expect(bobPanel.getByTestId('sync-state')).toHaveText('Up to date');
 
   // Alice, offline, hides the object Bob has just rejected: her edit waits; back online it meets
-  // his on the server — both versions are kept, and she is told.
-  await alice.page.context().setOffline(true);
+  // his — both versions are kept, and she is told.
   await (await objectRows(alice.page)).first().getByRole('button', { name: /^Hide / }).click();
   await expect(panel.getByTestId('sync-state')).toHaveText('Offline');
   await alice.page.context().setOffline(false);

@@ -34,13 +34,13 @@ test('a reload reopens the project named in the address; the same link is not av
   await panel.getByLabel('Project name').fill(name);
   await panel.getByRole('button', { name: 'Save session as project' }).click();
   await expect(panel.getByTestId('project-name')).toHaveText(name);
-  await expect(panel.getByTestId('sync-state')).toHaveText('Saved');
+  await expect(panel.getByTestId('sync-state')).toHaveText('Up to date');
   await expect(alice.page).toHaveURL(/\?project=[^&#]+#\//);
   const link = alice.page.url();
 
   await alice.page.reload();
   await expect(panel.getByTestId('project-name')).toHaveText(name);
-  await expect(panel.getByTestId('sync-state')).toHaveText('Saved');
+  await expect(panel.getByTestId('sync-state')).toHaveText('Up to date');
   await expect(alice.page.locator('.thumb[aria-current="true"]')).toContainText('chelsea.png');
   await expect(await objectRows(alice.page)).toHaveCount(2);
   expect(alice.page.url()).toBe(link);

@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DATABASES, NO_INFERENCE, startTestServer, type TestServer } from '../../test/support/server/harness';
+import { DATABASES, NO_INFERENCE, signupUser, startTestServer, type TestServer } from '../../test/support/server/harness';
 
 function expectSecurityHeaders(headers: Headers, where: string): void {
   const csp = headers.get('content-security-policy') ?? '';
@@ -62,6 +62,24 @@ describe.each(DATABASES)('security headers (%s)', (dbKind) => {
     expect(raw).toMatch(/^HTTP\/1\.1 400 /);
     const headers = new Headers(raw.split('\r\n\r\n')[0].split('\r\n').slice(1).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]));
     expectSecurityHeaders(headers, 'parser refusal');
+  });
+
+  it("a project's event stream (written outside the usual send path) carries the policy and nosniff too", async () => {
+    const s = await start();
+    const user = await signupUser(s);
+    const created = await s.fetch('/api/v1/projects', { method: 'POST', headers: user.bearer, json: { name: 'Live', classes: [] } });
+    const { id } = (await created.json()) as { id: string };
+    const controller = new AbortController();
+    const response = await s.fetch(`/api/v1/projects/${id}/events`, { headers: user.bearer, signal: controller.signal });
+    try {
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expectSecurityHeaders(response.headers, 'event stream');
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('x-service-request-id')).toMatch(/^req_/);
+    } finally {
+      controller.abort();
+    }
   });
 
   it('HSTS_MAX_AGE_SECONDS sends Strict-Transport-Security', async () => {

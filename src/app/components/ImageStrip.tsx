@@ -6,6 +6,7 @@ import { countsParts, reviewCounts } from '../state/reviewOps';
 import { tagClassesOf } from '../state/tagOps';
 import { isTag } from '../../annotations/annotation';
 import { ImageThumbnail } from './ImageThumbnail';
+import { useOpenProject } from '../projects/projectStore';
 import { nameParts } from './nameParts';
 
 /** The name with a middle ellipsis: the head gives way, the distinguishing tail always shows. */
@@ -21,6 +22,7 @@ function ThumbName({ name }: { name: string }) {
 
 export function ImageStrip() {
   const doc = useStudio((s) => s.history.present);
+  const mine = useOpenProject((s) => s.mine);
   const [, force] = useState(0);
   useEffect(() => subscribeImages(() => force((n) => n + 1)), []);
   return (
@@ -53,6 +55,7 @@ export function ImageStrip() {
                     <ImageThumbnail image={image} />
                     <span className="thumb-label">
                       <ThumbName name={image.name} />
+                      {mine.has(image.id) && <span className="tag-chip assigned-chip" data-testid="assigned-to-me">assigned to you</span>}
                       {/* Each count whole on its line: "0 objects" above "· 3 to review" where the strip is narrow. */}
                       <span className="muted thumb-counts">
                         {countsParts(reviewCounts(shapes)).map((part, i) => (

@@ -3,11 +3,13 @@ import { useState } from 'react';
 import type { MemberRole } from '../../contract/projects';
 import { useAccount } from '../remote/useAccount';
 import { browserProjectApi, closeProject, createProjectFromSession, openProjectInStudio, shareProject } from '../projects/projectSession';
-import { useOpenProject } from '../projects/projectStore';
-import type { SyncState } from '../projects/projectSync';
+import { useOpenProject, useProjectStatusText } from '../projects/projectStore';
+import type { LiveStatusText } from '../projects/liveStatus';
 import { useStudio } from '../state/studioStore';
+import { AnonymousWorkOffer } from './AnonymousWorkOffer';
+import { JobPanel } from './JobPanel';
 
-const STATE_TEXT: Record<SyncState, string> = { saved: 'Saved', syncing: 'Syncing…', offline: 'Offline', conflict: 'Conflict', error: 'Not saved' };
+const STATUS_CLASS: Record<LiveStatusText, string> = { 'Up to date': 'sync-saved', Behind: 'sync-syncing', Offline: 'sync-offline', Conflict: 'sync-conflict', 'Not saved': 'sync-error' };
 const PROJECTS_QUERY = ['projects'];
 const INVITATIONS_QUERY = ['project-invitations'];
 
@@ -17,21 +19,25 @@ const INVITATIONS_QUERY = ['project-invitations'];
  */
 export function ProjectPanel() {
   const account = useAccount();
-  const { open, state, message } = useOpenProject();
+  const open = useOpenProject((s) => s.open);
+  const message = useOpenProject((s) => s.message);
+  const status = useProjectStatusText();
   if (account.data?.via !== 'session' || !account.data.signedIn) return null;
   return (
     <section className="card projects" aria-label="Project">
       <h2 className="section-title">Project</h2>
+      <AnonymousWorkOffer projectsQuery={PROJECTS_QUERY} />
       {open ? (
         <>
           <p className="row spread">
             <strong data-testid="project-name">{open.name}</strong>
             <span className="muted small">{open.role}</span>
           </p>
-          <p className={`sync-state sync-${state}`} data-testid="sync-state" role="status">
-            {STATE_TEXT[state]}
+          <p className={`sync-state ${STATUS_CLASS[status]}`} data-testid="sync-state" role="status">
+            {status}
           </p>
           {message && <p className="hint">{message}</p>}
+          <JobPanel canStart={open.role !== 'reviewer'} />
           {open.role === 'owner' && <ShareForm />}
           <button type="button" className="small" onClick={closeProject}>
             Close project

@@ -6,6 +6,7 @@ import { useStudio } from '../state/studioStore';
 import { engineSession } from '../studioServices';
 import { usePreferences } from '../state/preferences';
 import { SERVER_START_LABEL } from '../inference/serverEmbedding';
+import { useOpenProject, useProjectStatusText } from '../projects/projectStore';
 
 const BACKEND_NAMES: Record<string, string> = {
   webgpu: 'WebGPU',
@@ -115,6 +116,15 @@ export function StatusBar() {
           <ModelProgress />
         </>
       )}
+      <ProjectStatus />
     </footer>
   );
+}
+
+/** The open project's standing against the server, beside the engine's (the project panel says why). */
+function ProjectStatus() {
+  const name = useOpenProject((s) => s.open?.name);
+  const status = useProjectStatusText();
+  if (!name) return null;
+  return <span data-testid="project-status">{`Project ${name}: ${status}`}</span>;
 }

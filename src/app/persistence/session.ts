@@ -75,7 +75,8 @@ export async function saveImage(space: LocalSpace, id: string, blob: Blob): Prom
   await set(imageKey(space, id), value, store);
 }
 
-const readDocument = (space: LocalSpace) => readStored<StudioDocument>(space, documentKey(space));
+/** The stored document alone, without its photos (cheap: for asking what a space holds). */
+export const readDocument = (space: LocalSpace) => readStored<StudioDocument>(space, documentKey(space));
 
 async function readImage(space: LocalSpace, id: string): Promise<Blob | undefined> {
   const value = (await get(imageKey(space, id), store)) as Blob | SealedImage | undefined;

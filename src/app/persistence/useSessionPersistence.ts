@@ -8,6 +8,8 @@ import { setLearnedModel, useLearnedClasses, learnedModel } from '../learn/learn
 import type { LearnedModelState } from '../learn/sessionLearner';
 import { loadLearnedModel, loadSession, saveDocument, saveLearnedModel, type LocalSpace } from './session';
 import { chooseSpace, useLocalSpace } from './spaceStore';
+import { ANONYMOUS_SPACE } from './localSpace';
+import { lookForAnonymousWork, useAnonymousWork } from './anonymousWork';
 
 let flushPending: () => Promise<void> = async () => undefined;
 
@@ -94,6 +96,8 @@ export function useSessionPersistence(): boolean {
       .finally(() => {
         if (cancelled) return;
         setRestored(true);
+        if (space && space.name !== ANONYMOUS_SPACE) void lookForAnonymousWork();
+        else useAnonymousWork.setState({ left: null });
         let last = useStudio.getState().history.present;
         const unsubscribeDocument = useStudio.subscribe((state) => {
           if (state.history.present === last) return;

@@ -4,7 +4,7 @@
  * key), so the same client runs against a real server in both. Answers are parsed by the contract.
  */
 import type { z } from 'zod';
-import { InvitationList } from '../../contract/jobs';
+import { InvitationList, Job, JobList, type CreateJobRequest } from '../../contract/jobs';
 import { ImageAnnotations, Member, Project, ProjectImage, ProjectAnnotations, ProjectImageList, ProjectList, type AnnotationObject, type MemberRole, type ProjectClass } from '../../contract/projects';
 import { jsonBody, readProblem } from '../../contract/problems';
 import { LearnedModel } from '../../contract/learned';
@@ -109,4 +109,9 @@ export class ProjectApi {
   };
   /** Replaces the model learned on `revision` (0: the project had none); throws LearnedModelConflict when someone wrote first. */
   putLearnedModel = (id: string, revision: number, model: LearnedClassesState) => this.json(LearnedModel, 'PUT', `${this.project(id)}/learned`, { revision, model });
+  jobs = async (id: string) => (await this.json(JobList, 'GET', `${this.project(id)}/jobs`)).jobs;
+  startJob = (id: string, request: CreateJobRequest) => this.json(Job, 'POST', `${this.project(id)}/jobs`, request);
+  cancelJob = (id: string, jobId: string) => this.json(Job, 'DELETE', `${this.project(id)}/jobs/${encodeURIComponent(jobId)}`);
+  /** The project's Server-Sent Events stream, for an EventSource (which sends the session cookie itself). */
+  eventsUrl = (id: string) => this.url(`${this.project(id)}/events`);
 }

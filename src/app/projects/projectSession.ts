@@ -4,8 +4,9 @@
  * space), and each change is written to the project shortly after (ProjectSync). Offline, the
  * writes wait and are retried; the state is shown by ProjectPanel.
  */
+import type { CreateJobRequest } from '../../contract/jobs';
 import type { MemberRole, ProjectImage } from '../../contract/projects';
-import { csrfToken } from '../remote/accountApi';
+import { accountApi, csrfToken } from '../remote/accountApi';
 import { contentIdOfSha256, encodeForUpload, restoreImageBlob } from '../images/imageLibrary';
 import { setServerThumbnails } from '../images/thumbnails';
 import { saveImage } from '../persistence/session';
@@ -18,7 +19,8 @@ import { toProjectClasses } from './annotationMapping';
 import { ProjectApi } from './projectApi';
 import { openProject, ProjectSync, type SyncedImage } from './projectSync';
 import { showProjectInAddress } from './projectLink';
-import { useOpenProject } from './projectStore';
+import { applyJobEvent, closedProjectState, useOpenProject } from './projectStore';
+import { followProjectEvents } from './projectEvents';
 
 const PUSH_DELAY_MS = 400;
 const RETRY_MS = 5_000;
@@ -42,29 +44,79 @@ export function browserProjectApi(): ProjectApi {
 
 let stopSync: () => void = () => {};
 
-function follow(sync: ProjectSync): void {
+function follow(api: ProjectApi, sync: ProjectSync): void {
   stopSync();
   const { project } = sync;
-  useOpenProject.setState({ open: { id: project.id, name: project.name, role: project.role }, state: 'saved', message: null });
+  useOpenProject.setState({ ...closedProjectState(), open: { id: project.id, name: project.name, role: project.role } });
   showProjectInAddress(project.id);
+  let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  // Every run of the sync ends here: whatever started it, the last to settle sees it idle.
+  const settle = (run: Promise<void>) =>
+    run.then(
+      () => !stopped && useOpenProject.setState({ busy: sync.busy }),
+      () => {
+        if (!stopped) push(RETRY_MS);
+      },
+    );
   const push = (delay: number) => {
     clearTimeout(timer);
-    timer = setTimeout(() => void sync.push().catch(() => push(RETRY_MS)), delay);
+    timer = setTimeout(() => {
+      useOpenProject.setState({ editsWaiting: false, busy: true });
+      void settle(sync.push());
+    }, delay);
+  };
+  const pull = (imageId: string, revision: number) => {
+    useOpenProject.setState({ busy: true });
+    void settle(sync.pull(imageId, revision));
   };
   let last = currentDocument();
   const unsubscribe = useStudio.subscribe((state) => {
     if (state.history.present === last) return;
     last = state.history.present;
+    useOpenProject.setState({ editsWaiting: true });
     push(PUSH_DELAY_MS);
+  });
+  const refreshJobs = () =>
+    void api.jobs(project.id).then(
+      (jobs) => !stopped && useOpenProject.setState({ jobs }),
+      () => undefined,
+    );
+  // Whatever changed while the stream was not listening (before it first opened, or while it was
+  // down) is caught up from the project's revisions; the sync skips what it already holds.
+  const catchUp = () =>
+    void api.allAnnotations(project.id).then(
+      (all) => all.forEach((image) => !stopped && pull(image.imageId, image.revision)),
+      () => undefined,
+    );
+  const stopEvents = followProjectEvents(api.eventsUrl(project.id), {
+    connection: (stream) => {
+      if (stopped) return;
+      useOpenProject.setState({ stream });
+      if (stream === 'open') {
+        catchUp();
+        refreshJobs();
+      }
+    },
+    event: (event) => {
+      if (stopped) return;
+      if (event.type === 'annotations') return pull(event.imageId, event.revision);
+      // A `learned` event (the project's learned model rewritten) is not followed live yet.
+      if (event.type !== 'job') return;
+      const jobs = applyJobEvent(useOpenProject.getState().jobs, event);
+      if (jobs) useOpenProject.setState({ jobs });
+      else refreshJobs();
+    },
   });
   const online = () => push(0);
   window.addEventListener('online', online);
   stopSync = () => {
+    stopped = true;
     clearTimeout(timer);
     unsubscribe();
+    stopEvents();
     window.removeEventListener('online', online);
-    useOpenProject.setState({ open: null, state: 'saved', message: null });
+    useOpenProject.setState(closedProjectState());
     showProjectInAddress(null);
   };
   push(0);
@@ -72,14 +124,25 @@ function follow(sync: ProjectSync): void {
 
 function startSync(api: ProjectApi, project: ConstructorParameters<typeof ProjectSync>[0], images: Map<string, SyncedImage>): void {
   follow(
+    api,
     new ProjectSync(project, images, {
       api,
       document: currentDocument,
       replaceObjects: (imageId, objects) => useStudio.getState().apply('merge with the project', (doc) => setObjects(doc, imageId, objects)),
       imageBase64: (imageId) => encodeForUpload(imageId, 1),
       status: (state, message) => useOpenProject.setState({ state, message }),
+      imageNotOpen: noteImageNotOpen(),
     }),
   );
+}
+
+/** Photos others added since the project was opened are not fetched into the session: the studio says so. */
+function noteImageNotOpen(): (serverImageId: string) => void {
+  const added = new Set<string>();
+  return (serverImageId) => {
+    added.add(serverImageId);
+    useUi.getState().setNotice(`${added.size === 1 ? 'A photo was' : `${added.size} photos were`} added to this project by others since you opened it: close the project and open it again to see ${added.size === 1 ? 'it' : 'them'}.`);
+  };
 }
 
 /** The session on screen becomes a project of the signed-in account: its photos, classes and objects are uploaded. */
@@ -96,7 +159,11 @@ export async function createProjectFromSession(name: string): Promise<void> {
  */
 export async function openProjectInStudio(projectId: string): Promise<void> {
   const api = browserProjectApi();
-  const opened = await openProject(api, projectId, (image) => contentIdOfSha256(image.sha256));
+  const me = await accountApi.account(useRemoteSettings.getState().remote.baseUrl).then(
+    (account) => account.email,
+    () => null,
+  );
+  const opened = await openProject(api, projectId, (image) => contentIdOfSha256(image.sha256), me);
   const space = useLocalSpace.getState().space;
   const fetchFile = async ([imageId, image]: [string, ProjectImage]) => {
     const blob = await api.imageFile(projectId, image.id, 'low');
@@ -109,6 +176,7 @@ export async function openProjectInStudio(projectId: string): Promise<void> {
   setServerThumbnails([...opened.files].map(([imageId, image]) => [imageId, api.thumbnailUrl(projectId, image.id)] as const));
   useStudio.getState().load(opened.document);
   startSync(api, opened.project, opened.images);
+  useOpenProject.setState({ mine: opened.mine });
   void inParallel(rest, FILE_DOWNLOADS, fetchFile).catch((error: unknown) =>
     useUi.getState().setNotice(`Some photos of the project could not be loaded: ${error instanceof Error ? error.message : String(error)}`),
   );
@@ -126,6 +194,23 @@ async function inParallel<T>(items: readonly T[], limit: number, work: (item: T)
 
 export function closeProject(): void {
   stopSync();
+}
+
+/** Starts an auto-label job on the open project; its progress arrives through the event stream. */
+export async function startProjectJob(request: CreateJobRequest): Promise<void> {
+  const open = useOpenProject.getState().open;
+  if (!open) throw new Error('no project is open');
+  const job = await browserProjectApi().startJob(open.id, request);
+  const { jobs } = useOpenProject.getState();
+  if (useOpenProject.getState().open?.id === open.id && !jobs.some((j) => j.id === job.id)) useOpenProject.setState({ jobs: [job, ...jobs] });
+}
+
+export async function cancelProjectJob(jobId: string): Promise<void> {
+  const open = useOpenProject.getState().open;
+  if (!open) throw new Error('no project is open');
+  const job = await browserProjectApi().cancelJob(open.id, jobId);
+  const { jobs } = useOpenProject.getState();
+  useOpenProject.setState({ jobs: jobs.map((j) => (j.id === job.id ? job : j)) });
 }
 
 export async function shareProject(email: string, role: MemberRole): Promise<void> {

@@ -31,6 +31,7 @@ function studio(server: TestServer, user: TestUser, project: Project, doc: Studi
   const person = {
     doc,
     states: [] as Array<{ state: SyncState; message: string | null }>,
+    notOpen: [] as string[],
     sync: undefined as unknown as ProjectSync,
     edit(imageId: string, objects: Annotation[]) {
       person.doc = setObjects(person.doc, imageId, objects);
@@ -42,6 +43,7 @@ function studio(server: TestServer, user: TestUser, project: Project, doc: Studi
     replaceObjects: (imageId, objects) => person.edit(imageId, objects),
     imageBase64: async () => sampleBase64('chelsea.png'),
     status: (state, message) => person.states.push({ state, message }),
+    imageNotOpen: (serverImageId) => person.notOpen.push(serverImageId),
   });
   return person;
 }
@@ -98,6 +100,67 @@ describe('studio project sync (real server)', () => {
     const before = bob.states.length;
     await bob.sync.push();
     expect(bob.states.length).toBe(before);
+  });
+
+  it("applies what someone else wrote when told (a live event), keeping local edits not yet written", async () => {
+    const ownerApi = new ProjectApi({ baseUrl: server.url, authHeaders: () => owner.bearer });
+    const project = await ownerApi.create('Live', [CAT]);
+    const session: StudioDocument = { ...emptyDocument(), images: [{ id: 'img-a', name: 'chelsea.png', width: 451, height: 300 }], objects: { 'img-a': [square('o1', 10)] }, classes: [CAT] };
+    const alice = studio(server, owner, project, session);
+    await alice.sync.push();
+    await ownerApi.share(project.id, reviewer.email, 'reviewer');
+    const reviewerApi = new ProjectApi({ baseUrl: server.url, authHeaders: () => reviewer.bearer });
+    await reviewerApi.join(project.id);
+    const opened = await openProject(reviewerApi, project.id, (image) => `img-${image.sha256.slice(0, 24)}`);
+    const bob = studio(server, reviewer, opened.project, opened.document, opened.images);
+    const bobImage = opened.document.images[0].id;
+    const serverId = opened.images.get(bobImage)!.serverId;
+
+    // Bob rejects o1 and it is written; Alice meanwhile adds o2, not written yet.
+    bob.edit(bobImage, [square('o1', 10, { review: { state: 'rejected' } })]);
+    await bob.sync.push();
+    const written = await reviewerApi.annotations(project.id, serverId);
+    alice.edit('img-a', [square('o1', 10), square('o2', 100)]);
+    await alice.sync.pull(serverId, written.revision);
+    const both = [square('o1', 10, { review: { state: 'rejected' } }), square('o2', 100)];
+    expect(alice.doc.objects['img-a']).toEqual(both);
+    expect(alice.states.at(-1)?.state).toBe('saved');
+    expect(alice.sync.busy).toBe(false);
+    // Her edit was written on Bob's revision; told of it, Bob sees both.
+    const now = await ownerApi.annotations(project.id, serverId);
+    expect(now.revision).toBe(written.revision + 1);
+    await bob.sync.pull(serverId, now.revision);
+    expect(bob.doc.objects[bobImage]).toEqual(both);
+    // Nothing of his own to write: merged, he is up to date again.
+    expect(bob.states.at(-1)?.state).toBe('saved');
+
+    // Told of a revision it holds already (its own write echoed back): nothing is fetched or written.
+    const before = alice.states.length;
+    await alice.sync.pull(serverId, now.revision);
+    expect(alice.states.length).toBe(before);
+    expect(alice.doc.objects['img-a']).toEqual(both);
+
+    // A photo added since Bob opened the project is named, not silently dropped.
+    const added = await ownerApi.addImage(project.id, 'coffee.png', sampleBase64('coffee.png'));
+    await bob.sync.pull(added.id, 1);
+    expect(bob.notOpen).toEqual([added.id]);
+    expect(bob.doc.images).toHaveLength(1);
+  });
+
+  it("opens the images assigned to me first, and names them", async () => {
+    const ownerApi = new ProjectApi({ baseUrl: server.url, authHeaders: () => owner.bearer });
+    const project = await ownerApi.create('Assigned', [CAT]);
+    const [first, second] = [await ownerApi.addImage(project.id, 'chelsea.png', sampleBase64('chelsea.png')), await ownerApi.addImage(project.id, 'coffee.png', sampleBase64('coffee.png'))];
+    await ownerApi.share(project.id, reviewer.email, 'annotator');
+    await new ProjectApi({ baseUrl: server.url, authHeaders: () => reviewer.bearer }).join(project.id);
+    await server.fetch(`/api/v1/projects/${project.id}/images/${second.id}/assignee`, { method: 'PUT', headers: owner.bearer, json: { assignee: reviewer.email } });
+    const annotatorApi = new ProjectApi({ baseUrl: server.url, authHeaders: () => reviewer.bearer });
+    const opened = await openProject(annotatorApi, project.id, (image) => image.id, reviewer.email);
+    expect(opened.document.images.map((i) => i.name)).toEqual(['coffee.png', 'chelsea.png']);
+    expect([...opened.mine]).toEqual([second.id]);
+    const asOwner = await openProject(ownerApi, project.id, (image) => image.id, owner.email);
+    expect(asOwner.document.images.map((i) => i.id)).toEqual([first.id, second.id]);
+    expect(asOwner.mine.size).toBe(0);
   });
 
   it('says offline when the server does not answer, and error when a role may not write', async () => {

@@ -15,6 +15,7 @@ import type { StudioDocument } from '../state/model';
 import { canonicalObjects, fromWire, toWire } from '../../annotations/wire';
 import { projectDocument, toProjectClasses } from './annotationMapping';
 import { mergeObjects } from '../../annotations/merge';
+import { isAssignedTo, myImagesFirst } from './myImages';
 import { RevisionConflict, type ProjectApi } from './projectApi';
 
 /** `error`: the server refused a write (a role that may not edit, say); the message says why. */
@@ -37,6 +38,8 @@ export interface ProjectSyncPorts {
   /** The photo's file as Base64 (for an image added to the session). */
   imageBase64(imageId: string): Promise<string>;
   status(state: SyncState, message: string | null): void;
+  /** Someone wrote an image this studio does not have (added to the project since it was opened). */
+  imageNotOpen?(serverImageId: string): void;
 }
 
 const sameObjects = (a: readonly AnnotationObject[], b: readonly AnnotationObject[]) => JSON.stringify(a) === JSON.stringify(b);
@@ -47,6 +50,8 @@ const NO_OBJECTS: readonly Annotation[] = [];
 export class ProjectSync {
   private running = false;
   private again = false;
+  /** Images someone changed on the server (by server id): the revision announced, fetched in the next round. */
+  private readonly announced = new Map<string, number>();
 
   constructor(
     public project: Project,
@@ -72,7 +77,23 @@ export class ProjectSync {
     }
   }
 
+  /**
+   * Someone wrote the image (an `annotations` event): its objects are fetched and merged into the
+   * document in the next round, before any write, so local edits not yet written are kept and
+   * written on the new revision. A revision this studio already holds (its own write) costs nothing.
+   */
+  async pull(serverImageId: string, revision: number): Promise<void> {
+    this.announced.set(serverImageId, Math.max(revision, this.announced.get(serverImageId) ?? 0));
+    return this.push();
+  }
+
+  /** Whether something is still to be fetched or written. */
+  get busy(): boolean {
+    return this.running || this.announced.size > 0;
+  }
+
   private async round(): Promise<void> {
+    const pulled = await this.fetchAnnounced();
     const doc = this.ports.document();
     const classes = toProjectClasses(doc.classes);
     const work = doc.images.flatMap((image) => {
@@ -87,9 +108,12 @@ export class ProjectSync {
       return [{ image, objects, mine }];
     });
     const classesChanged = !sameClasses(classes, this.project.classes);
-    if (!work.length && !classesChanged) return;
+    if (!work.length && !classesChanged) {
+      if (pulled) this.reportKept(pulled);
+      return;
+    }
     this.ports.status('syncing', null);
-    const kept: string[] = [];
+    const kept = pulled ?? [];
     try {
       if (classesChanged) this.project = await this.ports.api.updateClasses(this.project.id, classes);
       for (const { image, objects, mine } of work) {
@@ -102,14 +126,57 @@ export class ProjectSync {
         }
         kept.push(...(await this.write(image.id, synced, mine, objects)));
       }
-      if (kept.length) {
-        this.ports.status('conflict', `Someone else changed this project at the same time: both versions are kept of ${kept.length === 1 ? 'one object' : `${kept.length} objects`} — the other person's first, yours right after it; nothing was lost.`);
-      } else this.ports.status('saved', null);
+      this.reportKept(kept);
     } catch (error) {
-      if (error instanceof TypeError) this.ports.status('offline', 'Offline: your edits are kept in this browser and sent when the server answers again.');
-      else this.ports.status('error', `Not saved to the project: ${error instanceof Error ? error.message : String(error)}`);
+      this.reportFailure(error);
       throw error;
     }
+  }
+
+  private reportKept(kept: readonly string[]): void {
+    if (kept.length) {
+      this.ports.status('conflict', `Someone else changed this project at the same time: both versions are kept of ${kept.length === 1 ? 'one object' : `${kept.length} objects`} — the other person's first, yours right after it; nothing was lost.`);
+    } else this.ports.status('saved', null);
+  }
+
+  private reportFailure(error: unknown): void {
+    if (error instanceof TypeError) this.ports.status('offline', 'Offline: your edits are kept in this browser and sent when the server answers again.');
+    else this.ports.status('error', `Not saved to the project: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  /** The announced images' objects merged into the document; returns the ids kept twice, or null when nothing was fetched. */
+  private async fetchAnnounced(): Promise<string[] | null> {
+    let kept: string[] | null = null;
+    const byServerId = new Map([...this.images].map(([imageId, synced]) => [synced.serverId, { imageId, synced }]));
+    try {
+      for (const [serverId, revision] of [...this.announced]) {
+        const known = byServerId.get(serverId);
+        if (!known) this.ports.imageNotOpen?.(serverId);
+        else if (known.synced.revision < revision) {
+          this.ports.status('syncing', null);
+          kept ??= [];
+          kept.push(...this.mergeTheirs(known.imageId, known.synced, await this.ports.api.annotations(this.project.id, serverId)));
+        }
+        // Only once merged: a fetch that failed is tried again in the next round.
+        if (this.announced.get(serverId) === revision) this.announced.delete(serverId);
+      }
+    } catch (error) {
+      this.reportFailure(error);
+      throw error;
+    }
+    return kept;
+  }
+
+  private mergeTheirs(imageId: string, synced: SyncedImage, current: { revision: number; objects: AnnotationObject[] }): string[] {
+    if (current.revision <= synced.revision) return [];
+    const theirs = canonicalObjects(current.objects, this.project.classes);
+    const mine = this.mine(this.ports.document(), imageId);
+    const merged = mergeObjects(synced.base, mine, theirs);
+    synced.revision = current.revision;
+    synced.base = theirs;
+    synced.seen = undefined;
+    if (!sameObjects(merged.objects, mine)) this.ports.replaceObjects(imageId, merged.objects.map((o, i) => fromWire(o, this.project.classes, i)));
+    return merged.conflicts;
   }
 
   private mine(doc: Pick<StudioDocument, 'objects'>, imageId: string): AnnotationObject[] {
@@ -157,11 +224,14 @@ export interface OpenedProject {
   /** By the studio's image id: the server's image, for fetching its file. */
   readonly files: ReadonlyMap<string, ProjectImage>;
   readonly images: Map<string, SyncedImage>;
+  /** Studio ids of the images assigned to `me`: they come first in the document. */
+  readonly mine: ReadonlySet<string>;
 }
 
-/** A project's images, classes, objects and review states from the server, as the studio's document. */
-export async function openProject(api: ProjectApi, projectId: string, studioImageId: (image: ProjectImage) => string): Promise<OpenedProject> {
-  const [project, images, all] = await Promise.all([api.get(projectId), api.images(projectId), api.allAnnotations(projectId)]);
+/** A project's images, classes, objects and review states from the server, as the studio's document; `me`'s assigned images first. */
+export async function openProject(api: ProjectApi, projectId: string, studioImageId: (image: ProjectImage) => string, me: string | null = null): Promise<OpenedProject> {
+  const [project, listed, all] = await Promise.all([api.get(projectId), api.images(projectId), api.allAnnotations(projectId)]);
+  const images = myImagesFirst(listed, me);
   // An image added between the two reads has no annotations here yet: it starts empty at revision 0.
   const byImage = new Map(all.map((a) => [a.imageId, a]));
   const annotations = images.map((image) => byImage.get(image.id) ?? { imageId: image.id, revision: 0, objects: [], updatedBy: null, updatedAt: null });
@@ -173,5 +243,6 @@ export async function openProject(api: ProjectApi, projectId: string, studioImag
     images: new Map(
       images.map((image, i) => [studioImageId(image), { serverId: image.id, revision: annotations[i].revision, base: canonicalObjects(annotations[i].objects, project.classes) }]),
     ),
+    mine: new Set(images.filter((image) => isAssignedTo(image, me)).map(studioImageId)),
   };
 }

@@ -4,6 +4,7 @@
  * headers (http/securityHeaders.ts), nosniff.
  */
 import fp from 'fastify-plugin';
+import type { FastifyReply } from 'fastify';
 import type { Timings } from '../../domain/timings';
 
 declare module 'fastify' {
@@ -36,9 +37,15 @@ export const requestContextPlugin = fp<{ lifecycle: Lifecycle; headers: Record<s
   app.decorateRequest('timings', null as unknown as Timings);
   app.decorateRequest('receiveStart', 0);
   // Callback-style hooks: they run on every request, and an async hook costs a promise and a turn.
+  const putHeaders = (reply: FastifyReply) => {
+    for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+    reply.header('X-Content-Type-Options', 'nosniff');
+  };
   app.addHook('onRequest', (request, reply, done) => {
     request.timings = {};
     reply.header('X-Service-Request-ID', request.id);
+    // A hijacked reply (the project event stream) never reaches onSend: it writes these itself.
+    putHeaders(reply);
     done();
   });
   // Receiving the body: from the end of the onRequest hooks (auth) until the handler may run.
@@ -52,8 +59,7 @@ export const requestContextPlugin = fp<{ lifecycle: Lifecycle; headers: Record<s
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('X-Service-Request-ID', request.id);
-    for (const [name, value] of Object.entries(headers)) reply.header(name, value);
-    reply.header('X-Content-Type-Options', 'nosniff');
+    putHeaders(reply);
     // Answered before its body was read (401, 413, 429 on arrival): the rest of the body is not
     // wanted, so the connection closes after the answer instead of reading a trickle to its end.
     if (closing || !request.raw.complete) reply.header('Connection', 'close');
