@@ -17,7 +17,7 @@ import { loadNodeEngine } from '../../src/engine/adapters/ortNode';
 import { loadNodeDetectors } from '../../src/engine/adapters/textNode';
 import { boxIoU, type CornerBox } from '../../src/engine/text/detector';
 import { cornerToCenterBox } from '../../src/engine/text/pipeline';
-import { describeMasks, detectionsForDescriptors, photoContext } from '../../src/engine/learn/describePhoto';
+import { describeMasks, detectorsForDescriptors, photoContext } from '../../src/engine/learn/describePhoto';
 import { maskBox, type RegionDescriptor } from '../../src/engine/learn/descriptors';
 import { LEARNED_CLASSES_VERSION, LearnedClasses, type LearnedClassesState } from '../../src/engine/learn/learnedClasses';
 
@@ -62,7 +62,7 @@ export async function raccoonModel(seedPhotos: readonly string[], classId: strin
     for (const name of seedPhotos) {
       const image = await decodeImage(await raccoonBytes(name));
       const { imageKey } = await engine.embed(image, name);
-      const photo = photoContext(engine, imageKey, image, await detectionsForDescriptors(image, detectors));
+      const photo = photoContext(engine, imageKey, image, await detectorsForDescriptors(image, detectors));
       const raccoons = boxes.get(name) ?? [];
       const examples: { descriptor: RegionDescriptor; classId: string | null }[] = [];
       for (const box of raccoons) {
