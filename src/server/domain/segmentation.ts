@@ -402,8 +402,13 @@ async function runJob<R>(slot: InferenceSlot, job: EngineJob<R>, timings?: Timin
   const start = performance.now();
   try {
     const result = await slot.run(job);
-    // Waiting for a worker: what the job's decode and engine calls do not explain.
-    if (timings) timings.worker = Math.max(0, performance.now() - start - (timings.decode ?? 0) - (timings.engine ?? 0));
+    if (timings) {
+      // Always named, 0 when the job needed no decode (a click on a held photo): clients read the same header on every call.
+      timings.decode ??= 0;
+      timings.engine ??= 0;
+      // Waiting for a worker: what the job's decode and engine calls do not explain.
+      timings.worker = Math.max(0, performance.now() - start - timings.decode - timings.engine);
+    }
     return result;
   } catch (error) {
     if (error instanceof Error && error.name === 'ImageDecodeError') throw new DomainError('invalid-image', error.message);

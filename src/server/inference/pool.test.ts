@@ -53,6 +53,17 @@ describe('WorkerPool slots (one real engine worker, one queue place)', () => {
     expect(second.prompts).toEqual(first.prompts);
   });
 
+  it('a click the pool sends to a worker whose engine let the embedding go is answered all the same: the photo is embedded again', async () => {
+    const photo = newPhoto();
+    const first = await pool.tryReserve()!.run(click(200, photo));
+    // Any EngineApi call is a job: here the worker's engine drops every embedding, and the pool does not know.
+    await pool.tryReserve()!.run({ run: (engine) => engine.forget({}) });
+    const again = jobPhoto(photo.cacheKey, file);
+    const second = await pool.tryReserve()!.run(click(200, again));
+    expect(again.loads).toBe(1);
+    expect(second.prompts).toEqual(first.prompts);
+  });
+
   it('a photo that cannot be read fails its job as an undecodable image; the worker carries on', async () => {
     const unreadable = jobPhoto(`test-${Math.random()}`, () => {
       throw new Error('gone');
