@@ -3,7 +3,7 @@
  * interface the browser's worker serves too) and what the API answers from them. The parts that are
  * the server's own live here, not in the engine: the photo's pixels (decoded in this process,
  * DecodedPhotos), its embedding's private cache key, the wire answers of the spec, and the time spent
- * (Server-Timing `decode` and `engine`). A new engine capability is one more function here, calling
+ * (Server-Timing `decode`, and `engine` as the engine reports it). A new engine capability is one more function here, calling
  * the new method; the pool, the fair queue and the worker thread stay as they are.
  */
 import { EMBEDDING_ENCODING, type EmbeddingResponse, type EncoderIdentity } from '../../contract/embeddings';
@@ -12,7 +12,7 @@ import { quantizeEmbedding } from '../../engine/embeddingCodec';
 import type { RegionDescriptor } from '../../engine/learn/descriptors';
 import { segmentationOptions, type SegmentationOptions } from '../../engine/options';
 import { outerRings } from '../../engine/polygons';
-import type { EngineApi } from '../../engine/service/api';
+import type { EmbedResponse, EngineApi, PredictResponse } from '../../engine/service/api';
 import type { BinaryMask, BoxPrompt, PointPrompt, PolygonWithHoles, RgbaImage } from '../../engine/types';
 import type { EngineJob } from '../inference/pool';
 import { timed, type Timings } from './timings';
@@ -28,8 +28,17 @@ export interface JobPhoto {
 
 /** The photo's pixels, their decode timed as `decode`. */
 const pixelsOf = (photo: JobPhoto, timings?: Timings) => timed(timings, 'decode', () => photo.pixels());
-/** One engine call, timed as `engine` (the worker's run and the hand-over both ways). */
-const onEngine = <T>(timings: Timings | undefined, call: () => Promise<T>) => timed(timings, 'engine', call);
+/**
+ * One engine call; `engine` gets the time the engine says it spent (`spent`), so the hand-over
+ * between the threads stays in the call's `worker` time, as when the worker measured its own run.
+ */
+async function onEngine<T>(timings: Timings | undefined, call: () => Promise<T>, spent: (answer: T) => number): Promise<T> {
+  const answer = await call();
+  if (timings) timings.engine = (timings.engine ?? 0) + spent(answer);
+  return answer;
+}
+const predictMs = ({ timings: t }: PredictResponse) => t.decoderMs + t.postprocessMs + t.polygonMs;
+const embedMs = ({ timings: t }: EmbedResponse) => t.preprocessMs + t.encoderMs;
 
 /** A job on `photo`'s embedding; `run` gets the engine of the worker the pool chose. */
 function photoJob<R>(photo: JobPhoto, run: EngineJob<R>['run'], mirrored = false, decodesOnly = false): EngineJob<R> {
@@ -57,20 +66,20 @@ export function pvsJob(photo: JobPhoto, prompt: PvsPrompt, timings?: Timings): E
   const run = async (engine: EngineApi, worker: { holdsEmbedding: boolean }): Promise<PvsAnswer> => {
     if (worker.holdsEmbedding) {
       try {
-        return pvsAnswer(await onEngine(timings, () => engine.predict(request)), photo.cacheKey);
+        return pvsAnswer(await onEngine(timings, () => engine.predict(request), predictMs), photo.cacheKey);
       } catch (error) {
         // A bad prompt stays bad; anything else means the engine let the embedding go: embed again.
         if (error instanceof Error && error.name === 'PromptError') throw error;
       }
     }
     const image = await pixelsOf(photo, timings);
-    await onEngine(timings, () => engine.embed({ image, imageId: photo.cacheKey, mirrored: mirrorAverage }));
-    return pvsAnswer(await onEngine(timings, () => engine.predict(request)), photo.cacheKey);
+    await onEngine(timings, () => engine.embed({ image, imageId: photo.cacheKey, mirrored: mirrorAverage }), embedMs);
+    return pvsAnswer(await onEngine(timings, () => engine.predict(request), predictMs), photo.cacheKey);
   };
   return photoJob(photo, run, mirrorAverage, true);
 }
 
-function pvsAnswer(predicted: Awaited<ReturnType<EngineApi['predict']>>, imageId: string): PvsAnswer {
+function pvsAnswer(predicted: PredictResponse, imageId: string): PvsAnswer {
   const predictions = predicted.candidates.map((c) => ({ masks: ringsOf(c.polygons), confidence: c.score })).filter((p) => p.masks.length > 0);
   return { prompts: [{ predictions }], imageId };
 }
@@ -79,7 +88,7 @@ function pvsAnswer(predicted: Awaited<ReturnType<EngineApi['predict']>>, imageId
 export function segmentJob(photo: JobPhoto, prompts: string[], timings?: Timings): EngineJob<SegmentAnswer> {
   return photoJob(photo, async (engine) => {
     const image = await pixelsOf(photo, timings);
-    const { results } = await onEngine(timings, () => engine.segmentText({ image, prompts, imageId: photo.cacheKey }));
+    const { results } = await onEngine(timings, () => engine.segmentText({ image, prompts, imageId: photo.cacheKey }), (r) => r.timings.totalMs);
     return {
       prompt_results: results.map((r) => ({
         echo: { text: r.text },
@@ -93,7 +102,7 @@ export function segmentJob(photo: JobPhoto, prompts: string[], timings?: Timings
 export function everythingJob(photo: JobPhoto, timings?: Timings): EngineJob<EverythingAnswer> {
   return photoJob(photo, async (engine) => {
     const image = await pixelsOf(photo, timings);
-    const { proposals } = await onEngine(timings, () => engine.segmentEverything({ image, imageId: photo.cacheKey }));
+    const { proposals } = await onEngine(timings, () => engine.segmentEverything({ image, imageId: photo.cacheKey }), (r) => r.timings.totalMs);
     return {
       predictions: proposals
         .map((p) => ({
@@ -111,10 +120,8 @@ export function everythingJob(photo: JobPhoto, timings?: Timings): EngineJob<Eve
 export function embeddingJob(photo: JobPhoto, encoder: EncoderIdentity, imageId: string, timings?: Timings): EngineJob<EmbeddingResponse> {
   return photoJob(photo, async (engine) => {
     const image = await pixelsOf(photo, timings);
-    const record = await onEngine(timings, async () => {
-      await engine.embed({ image, imageId: photo.cacheKey });
-      return engine.exportEmbedding({ imageKey: photo.cacheKey });
-    });
+    await onEngine(timings, () => engine.embed({ image, imageId: photo.cacheKey }), embedMs);
+    const record = await engine.exportEmbedding({ imageKey: photo.cacheKey });
     if (!record) throw new Error('the embedding left the cache before it could be read');
     if (record.model !== encoder.id) throw new Error(`the worker's encoder is ${record.model}, the server serves ${encoder.id}`);
     const { dims, scales, data } = quantizeEmbedding({ dims: record.dims, data: record.data });
@@ -140,7 +147,9 @@ export function embeddingJob(photo: JobPhoto, encoder: EncoderIdentity, imageId:
 export function describeRegionsJob(photo: JobPhoto, masks: BinaryMask[], timings?: Timings): EngineJob<RegionDescriptor[]> {
   return photoJob(photo, async (engine) => {
     const image = await pixelsOf(photo, timings);
-    const { descriptors } = await onEngine(timings, () => engine.describeRegions({ image, imageId: photo.cacheKey, masks }));
+    const { descriptors } = await onEngine(timings, () => engine.describeRegions({ image, imageId: photo.cacheKey, masks }),
+      ({ timings: t }) => t.embedMs + t.detectMs + t.describeMs,
+    );
     return descriptors;
   });
 }
