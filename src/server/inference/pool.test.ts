@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobPhoto, SAMPLES_DIR } from '../../../test/support/server/harness';
-import { describeRegionsJob, pvsJob, segmentJob, type JobPhoto } from '../domain/engineJobs';
+import { pvsJob, segmentJob, type JobPhoto } from '../domain/engineJobs';
 import { DecodedPhotos } from '../domain/decodedPhotos';
 import { JobWithdrawnError, WorkerPool } from './pool';
 
@@ -78,20 +78,6 @@ describe('WorkerPool slots (one real engine worker, one queue place)', () => {
     const slot = pool.tryReserve()!;
     slot.release();
     await expect(slot.run(click(200, newPhoto()))).rejects.toThrow(/used twice/);
-  });
-
-  it('serves any EngineApi capability with no method of its own: region descriptors of masks, one per mask', async () => {
-    const photo = newPhoto();
-    const { width, height } = await photo.pixels();
-    const box = (x0: number, y0: number, x1: number, y1: number) => {
-      const data = new Uint8Array(width * height);
-      for (let y = y0; y < y1; y++) data.fill(1, y * width + x0, y * width + x1);
-      return { width, height, data };
-    };
-    const descriptors = await pool.tryReserve()!.run(describeRegionsJob(photo, [box(100, 50, 350, 300), box(0, 0, 60, 60)]));
-    expect(descriptors).toHaveLength(2);
-    expect(Object.keys(descriptors[0]).length).toBeGreaterThan(0);
-    expect(descriptors[0]).not.toEqual(descriptors[1]);
   });
 });
 
