@@ -36,9 +36,13 @@ export type DialectName = 'sqlite' | 'postgres';
  */
 export type Durability = 'durable' | 'relaxed';
 
+/** Where the database is, for a worker thread that reads with a connection of its own (exports/storedObjects.ts). */
+export type DbLocation = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string; schema?: string };
+
 export interface Db {
   readonly kysely: Kysely<Database>;
   readonly dialect: DialectName;
+  readonly location: DbLocation;
   /** Runs `fn` in one transaction. SQLite: BEGIN IMMEDIATE (one writer, no upgrade deadlocks). */
   transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>, durability?: Durability): Promise<T>;
   close(): Promise<void>;
@@ -97,6 +101,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
   let kysely: Kysely<Database>;
   let dialect: DialectName;
   let relaxSync: SQLite.Statement | undefined;
+  let location: DbLocation;
   let restoreSync: SQLite.Statement | undefined;
   if (options.databaseUrl) {
     dialect = 'postgres';
@@ -116,12 +121,14 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
     kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    location = { dialect: 'postgres', url: options.databaseUrl, ...(schema ? { schema } : {}) };
   } else {
     dialect = 'sqlite';
     const dataDir = options.dataDir ?? './data';
     const file = options.sqliteFile ?? join(dataDir, 'maskwright.sqlite');
     if (!options.sqliteFile) mkdirSync(dataDir, { recursive: true });
     const sqlite = new SQLite(file);
+    location = { dialect: 'sqlite', file };
     // Credits live here: WAL for concurrent readers, FULL sync so a committed charge or refund
     // survives power loss, and a busy timeout so a second process waits instead of failing.
     sqlite.pragma('journal_mode = WAL');
@@ -158,5 +165,5 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
       }
     });
   };
-  return { kysely, dialect, transaction, close: () => kysely.destroy() };
+  return { kysely, dialect, location, transaction, close: () => kysely.destroy() };
 }

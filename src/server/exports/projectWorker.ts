@@ -1,20 +1,25 @@
 /**
  * One piece of a project's heavy work, in a thread of its own, then the thread ends (its heap with
  * it, so a large job leaves nothing behind in the server):
- * - an export: parses the stored annotations, checks them against the annotation limits (rows
- *   written before the limits existed are counted here), writes the format, hands the file back
- *   (its bytes moved, not copied);
- * - a large annotation write: parses, limits, validates and stamps the body (annotationWrite.ts).
+ * - an export: reads the stored annotations with a connection of its own (storedObjects.ts),
+ *   parses them, checks them against the annotation limits (rows written before the limits
+ *   existed are counted here), writes the format, hands the file back (its bytes moved, not copied);
+ * - a large annotation write: reads the image's stored objects the same way, then parses, limits,
+ *   validates and stamps the body (annotationWrite.ts).
  */
 import { parentPort } from 'node:worker_threads';
 import { DomainError } from '../domain/errors';
 import { annotationSize, checkImageAnnotationSize, checkProjectVertices } from '../domain/projects/annotationLimits';
 import { prepareAnnotationWrite } from '../domain/projects/annotationWrite';
 import { exportProject, type ProjectExportFile } from '../domain/projects/datasetExport';
-import { parseSource, type ProjectJob, type ProjectJobAnswer } from './protocol';
+import type { AnnotationObject } from '../../contract/projects';
+import type { ProjectJob, ProjectJobAnswer } from './protocol';
+import { readStoredObjects } from './storedObjects';
 
 async function exportDataset(job: Extract<ProjectJob, { kind: 'export' }>): Promise<ProjectExportFile> {
-  const data = parseSource(job.source);
+  const { project, images, database } = job.source;
+  const stored = await readStoredObjects(database, project.id, images.map((image) => image.id));
+  const data = { project, images: images.map((image) => ({ image, objects: JSON.parse(stored.get(image.id) ?? '[]') as AnnotationObject[] })) };
   let vertices = 0;
   for (const { objects } of data.images) {
     const size = annotationSize(objects);
@@ -25,9 +30,14 @@ async function exportDataset(job: Extract<ProjectJob, { kind: 'export' }>): Prom
   return exportProject(data, job.format);
 }
 
+async function prepareWrite({ input, stored }: Extract<ProjectJob, { kind: 'write' }>) {
+  const objects = await readStoredObjects(stored.database, stored.projectId, [stored.imageId]);
+  return prepareAnnotationWrite({ ...input, storedObjectsJson: objects.get(stored.imageId) ?? '[]' });
+}
+
 async function run(job: ProjectJob): Promise<ProjectJobAnswer> {
   try {
-    return { ok: true, result: job.kind === 'export' ? await exportDataset(job) : prepareAnnotationWrite(job.input) };
+    return { ok: true, result: job.kind === 'export' ? await exportDataset(job) : await prepareWrite(job) };
   } catch (error) {
     if (error instanceof DomainError) return { ok: false, slug: error.slug, detail: error.detail ?? error.message, members: error.extra.members, errors: error.extra.errors };
     throw error;

@@ -3,16 +3,17 @@
  * runs in a worker thread of its own (projectWorker.ts), started for it and ended after it, with a
  * heap limit, so a large project neither stalls other requests nor keeps its memory afterwards.
  * At most `maxRunning` run at once and `maxWaiting` wait; more is answered 503 `service-busy` with
- * Retry-After, nothing started. A small write is done at once, here: a thread costs more than it.
- * Starting a thread (loading the format writers) takes longer than many jobs, so once the pool has
- * been used it keeps one thread started and waiting for the next job.
+ * Retry-After, nothing started. A small write (its body and the objects stored before it) is done
+ * at once, here: a thread costs more than it. Starting a thread (loading the format writers) takes
+ * longer than many jobs, so once the pool has been used it keeps one thread started and waiting for
+ * the next job, and ends it when no job came for `spareIdleMs` (its heap goes back with it).
  */
 import { Worker } from 'node:worker_threads';
 import type { ExportFormat } from '../../contract/projects';
-import { prepareAnnotationWrite, type AnnotationWriteInput, type PreparedAnnotationWrite } from '../domain/projects/annotationWrite';
+import { prepareAnnotationWrite, type PreparedAnnotationWrite } from '../domain/projects/annotationWrite';
 import type { ProjectExportFile } from '../domain/projects/datasetExport';
 import { DomainError } from '../domain/errors';
-import type { ProjectDatasetSource, ProjectJob, ProjectJobAnswer, ProjectJobResult } from './protocol';
+import type { AnnotationWriteJob, ProjectDatasetSource, ProjectJob, ProjectJobAnswer, ProjectJobResult } from './protocol';
 
 export interface ExportWorkerOptions {
   maxRunning: number;
@@ -21,11 +22,13 @@ export interface ExportWorkerOptions {
   timeoutMs: number;
   /** The worker's V8 heap limit: a job needing more is stopped and answered 413. */
   maxHeapMb: number;
-  /** Annotation bodies up to this many characters are prepared on the event loop (a few milliseconds). */
+  /** Writes whose body and stored objects together are up to this many characters are prepared on the event loop (a few milliseconds). */
   inlineWriteMaxChars: number;
+  /** The spare thread is ended after this long without a job. */
+  spareIdleMs: number;
 }
 
-export const DEFAULT_EXPORT_WORKERS: ExportWorkerOptions = { maxRunning: 1, maxWaiting: 8, timeoutMs: 120_000, maxHeapMb: 1536, inlineWriteMaxChars: 128 * 1024 };
+export const DEFAULT_EXPORT_WORKERS: ExportWorkerOptions = { maxRunning: 1, maxWaiting: 8, timeoutMs: 120_000, maxHeapMb: 1536, inlineWriteMaxChars: 128 * 1024, spareIdleMs: 30_000 };
 
 const ENTRY = new URL('./projectWorkerEntry.mjs', import.meta.url);
 
@@ -34,19 +37,35 @@ export class ProjectWorkers {
   private readonly waiting: Array<() => void> = [];
   private readonly workers = new Set<Worker>();
   private spare: { worker: Worker; ready: Promise<void> } | undefined;
+  private spareRelease: NodeJS.Timeout | undefined;
   /** Jobs handed to a thread so far, by kind (what the health of the event loop depends on; read by tests). */
   readonly threadJobs = { export: 0, write: 0 };
   private closed = false;
 
-  constructor(private readonly options: ExportWorkerOptions = DEFAULT_EXPORT_WORKERS) {}
+  private readonly options: ExportWorkerOptions;
+
+  constructor(options: Partial<ExportWorkerOptions> = {}) {
+    this.options = { ...DEFAULT_EXPORT_WORKERS, ...options };
+  }
 
   export(source: ProjectDatasetSource, format: ExportFormat): Promise<ProjectExportFile> {
     return this.run({ kind: 'export', source, format });
   }
 
-  prepareWrite(input: AnnotationWriteInput): Promise<PreparedAnnotationWrite> {
-    if (input.rawBody.length <= this.options.inlineWriteMaxChars) return Promise.resolve().then(() => prepareAnnotationWrite(input));
-    return this.run({ kind: 'write', input });
+  /**
+   * A small write is prepared here, with the stored objects `readStored` reads (`storedChars` long);
+   * a large one in a thread that reads them itself.
+   */
+  prepareWrite(job: AnnotationWriteJob, storedChars: number, readStored: () => Promise<string>): Promise<PreparedAnnotationWrite> {
+    if (job.input.rawBody.length + storedChars <= this.options.inlineWriteMaxChars) {
+      return readStored().then((storedObjectsJson) => prepareAnnotationWrite({ ...job.input, storedObjectsJson }));
+    }
+    return this.run({ kind: 'write', ...job });
+  }
+
+  /** Threads started and waiting for a job (0 or 1; read by tests). */
+  get spareThreads(): number {
+    return this.spare ? 1 : 0;
   }
 
   private async run<J extends ProjectJob>(job: J): Promise<ProjectJobResult<J>> {
@@ -57,12 +76,24 @@ export class ProjectWorkers {
     } finally {
       this.running -= 1;
       this.waiting.shift()?.();
+      if (this.running === 0) this.releaseSpareWhenIdle();
     }
+  }
+
+  private releaseSpareWhenIdle(): void {
+    clearTimeout(this.spareRelease);
+    this.spareRelease = setTimeout(() => {
+      const spare = this.spare;
+      this.spare = undefined;
+      void spare?.worker.terminate();
+    }, this.options.spareIdleMs);
+    this.spareRelease.unref();
   }
 
   /** Ends the jobs still running (their requests fail); for the server's shutdown. */
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.spareRelease);
     const spare = this.spare?.worker;
     this.spare = undefined;
     await Promise.all([...this.workers, ...(spare ? [spare] : [])].map((worker) => worker.terminate()));
@@ -70,6 +101,7 @@ export class ProjectWorkers {
 
   /** A started thread for the next job: the spare if there is one (a new spare is started behind it). */
   private take(): { worker: Worker; ready: Promise<void> } {
+    clearTimeout(this.spareRelease);
     const taken = this.spare ?? this.start();
     this.spare = this.closed ? undefined : this.start();
     return taken;
