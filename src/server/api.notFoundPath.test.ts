@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configFromEnv } from './config';
 import { API_ROUTES, type ApiRouteId } from '../contract/routes';
 import type { Project, ProjectImage } from '../contract/projects';
 import { DATABASES, NO_INFERENCE, sampleBase64, signupUser, startTestServer, type TestServer, type TestUser } from '../../test/support/server/harness';
@@ -30,7 +31,8 @@ describe.each(DATABASES)('404 for a project that is not yours takes the same pat
   let project: Project;
   let image: ProjectImage;
   beforeAll(async () => {
-    server = await startTestServer({ db: dbKind, backend: NO_INFERENCE });
+    // The paused-jobs look (every 2 s by default) would run its statements in the middle of a request's.
+    server = await startTestServer({ db: dbKind, backend: NO_INFERENCE, config: { jobs: { ...configFromEnv({}).jobs, resumeSeconds: 3600 } } });
     owner = await signupUser(server);
     stranger = await signupUser(server);
     project = (await (await server.fetch('/api/v1/projects', { method: 'POST', headers: owner.bearer, json: { name: 'Not yours', classes: [{ id: 1, name: 'cat', color: '#ff0000' }] } })).json()) as Project;
