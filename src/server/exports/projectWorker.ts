@@ -1,6 +1,6 @@
 /**
- * One piece of a project's heavy work, in a thread of its own, then the thread ends (its heap with
- * it, so a large job leaves nothing behind in the server):
+ * A project's heavy work, one job at a time, in a thread of its own (kept for the next job for a
+ * while, then ended with its heap by the pool, projectWorkers.ts):
  * - an export: reads the stored annotations with a connection of its own (storedObjects.ts),
  *   parses them, checks them against the annotation limits (rows written before the limits
  *   existed are counted here), writes the format, hands the file back (its bytes moved, not copied);
@@ -44,8 +44,8 @@ async function run(job: ProjectJob): Promise<ProjectJobAnswer> {
   }
 }
 
-// Started ahead of its job (the pool keeps one ready), it waits for it, answers, and is ended.
-parentPort!.once('message', async (job: ProjectJob) => {
+// Jobs come one at a time; the pool ends the thread when none came for a while.
+parentPort!.on('message', async (job: ProjectJob) => {
   const answer = await run(job);
   const transfer = answer.ok && 'body' in answer.result ? [answer.result.body.buffer as ArrayBuffer] : [];
   parentPort!.postMessage(answer, transfer);
