@@ -121,7 +121,13 @@ export class ProjectWorkers {
     const ready = new Promise<void>((resolve) => worker.once('message', () => resolve()));
     worker.on('error', () => undefined);
     worker.unref();
-    return { worker, ready };
+    const thread = { worker, ready };
+    // One that dies while waiting is not handed the next job.
+    worker.once('exit', () => {
+      const index = this.idle.indexOf(thread);
+      if (index >= 0) this.idle.splice(index, 1);
+    });
+    return thread;
   }
 
   private turn(): Promise<void> {
