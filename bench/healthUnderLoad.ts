@@ -10,10 +10,11 @@
  * While each runs, `GET /api/v1/health` is sent every 50 ms (each probe on its own, not waiting for
  * the one before), and each probe's latency is kept: p50, p99 and max per request. The server
  * process's RSS (from /proc, the server alone, not this client) is read after start, every 250 ms
- * during the run (peak), and after the run once it has stopped falling.
+ * during the run (peak), and after the run once the pool's idle threads have ended (35 s) and it
+ * has stopped falling.
  * Prints a table and writes bench/results/healthUnderLoad.json.
  *
- *   npm run bench:health -- [--formats coco,yolo] [--settle-seconds 60] [--skip-uploads] [--skip-writes]
+ *   npm run bench:health -- [--formats coco,yolo] [--idle-seconds 35] [--settle-seconds 60] [--skip-uploads] [--skip-writes]
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -33,6 +34,7 @@ const { values: args } = parseArgs({
   options: {
     formats: { type: 'string', default: EXPORT_FORMATS.join(',') },
     'settle-seconds': { type: 'string', default: '60' },
+    'idle-seconds': { type: 'string', default: '35' },
     'skip-uploads': { type: 'boolean', default: false },
     'skip-writes': { type: 'boolean', default: false },
   },
@@ -169,17 +171,22 @@ async function main(): Promise<void> {
 
     for (const format of formats) rows.push(await probed(url, `export ${format}`, () => send(`${projectPath}/export?format=${format}`, 'GET')));
 
-    log(`waiting for the server's RSS to settle (at most ${args['settle-seconds']} s)`);
+    // The project work pool ends its waiting threads after 30 s without a job (exports/projectWorkers.ts).
+    log(`waiting ${args['idle-seconds']} s for idle worker threads to end, then for the server's RSS to settle (at most ${args['settle-seconds']} s)`);
+    await new Promise((r) => setTimeout(r, Number(args['idle-seconds']) * 1000));
     const endRss = await settledRss(pid, Number(args['settle-seconds']));
     clearInterval(sampler);
-    const memory = { startMb: startRss, peakMb: peak, afterMb: endRss, growthMb: endRss - startRss };
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
+    // Anonymous memory (heaps, buffers) apart from mapped files (code, models): what a leak would grow.
+    const memory = { startMb: startRss, peakMb: peak, afterMb: endRss, growthMb: endRss - startRss, afterAnonMb: field('RssAnon'), afterFileMb: field('RssFile') };
 
     const table = [
       '| request | status | took | health probes | p50 | p99 | max | failed |',
       '|---|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map((r) => `| ${r.request} | ${r.status} | ${Math.round(r.tookMs).toLocaleString('en-US')} ms | ${r.probes} | ${r.p50Ms.toFixed(1)} ms | ${r.p99Ms.toFixed(1)} ms | ${r.maxMs.toFixed(1)} ms | ${r.failedProbes} |`),
       '',
-      `Server RSS: ${memory.startMb.toFixed(0)} MB after start, ${memory.peakMb.toFixed(0)} MB at the peak, ${memory.afterMb.toFixed(0)} MB after the run (${memory.growthMb >= 0 ? '+' : ''}${memory.growthMb.toFixed(0)} MB).`,
+      `Server RSS: ${memory.startMb.toFixed(0)} MB after start, ${memory.peakMb.toFixed(0)} MB at the peak, ${memory.afterMb.toFixed(0)} MB after the run (${memory.growthMb >= 0 ? '+' : ''}${memory.growthMb.toFixed(0)} MB; of it ${memory.afterAnonMb.toFixed(0)} MB anonymous, ${memory.afterFileMb.toFixed(0)} MB mapped files).`,
       `Worst p99 of any request: ${Math.max(...rows.map((r) => r.p99Ms)).toFixed(1)} ms; worst single probe: ${Math.max(...rows.map((r) => r.maxMs)).toFixed(1)} ms.`,
     ].join('\n');
     console.log(table);
