@@ -1,7 +1,8 @@
 /**
  * `npm run bench:health`: does one user's heavy request stall everyone else (issue 39)? A real
  * server in a process of its own (bench/serverProcess.ts: temporary SQLite, loopback, one inference
- * worker), then, one at a time, the heavy requests the issue lists:
+ * worker, MALLOC_MMAP_THRESHOLD_ as `npm run serve` sets it unless --glibc-default), then, one at a
+ * time, the heavy requests the issue lists:
  *   - uploads: a 39 MP JPEG, a 35-byte GIF whose frame is 16300² (refused), a truncated PNG (refused);
  *   - annotation writes: the most one image may hold, as many small objects (2,000 × 125 vertices)
  *     and as a few huge rings (4 × 62,500 vertices), and the issue's 12 MB body of 13 rings ×
@@ -14,7 +15,7 @@
  * has stopped falling.
  * Prints a table and writes bench/results/healthUnderLoad.json.
  *
- *   npm run bench:health -- [--formats coco,yolo] [--idle-seconds 35] [--settle-seconds 60] [--skip-uploads] [--skip-writes]
+ *   npm run bench:health -- [--formats coco,yolo] [--idle-seconds 35] [--settle-seconds 60] [--skip-uploads] [--skip-writes] [--glibc-default]
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -35,6 +36,7 @@ const { values: args } = parseArgs({
     formats: { type: 'string', default: EXPORT_FORMATS.join(',') },
     'settle-seconds': { type: 'string', default: '60' },
     'idle-seconds': { type: 'string', default: '35' },
+    'glibc-default': { type: 'boolean', default: false },
     'skip-uploads': { type: 'boolean', default: false },
     'skip-writes': { type: 'boolean', default: false },
   },
@@ -121,7 +123,9 @@ function ringObjects(count: number, vertices: number, width: number, height: num
 async function main(): Promise<void> {
   const formats = args.formats!.split(',').filter(Boolean);
   log(`starting a server process (load average ${loadavg()[0].toFixed(2)} on ${cpus().length} cores)`);
-  const server = await startServerProcess('health', { INFERENCE_WORKERS: '1' });
+  // As `npm run serve` starts it (package.json): glibc's fixed mmap threshold, see src/server/README.md (Deployment).
+  const glibc: Record<string, string> = args['glibc-default'] ? {} : { MALLOC_MMAP_THRESHOLD_: '131072' };
+  const server = await startServerProcess('health', { INFERENCE_WORKERS: '1', ...glibc });
   const { url, pid } = server;
   const rows: Row[] = [];
   let peak = 0;
