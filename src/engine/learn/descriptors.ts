@@ -24,10 +24,13 @@ import type { BinaryMask, RgbaImage } from '../types';
 export type DescriptorKind = 'sam' | 'detectors' | 'appearance' | 'backbone';
 export const DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['sam', 'detectors', 'appearance', 'backbone'];
 /**
- * What a learned model reads unless told otherwise: chosen by the learn eval's ablation (the
- * combinations measured on raccoon and coco-tiny are in docs/RESULTS.md, issue 37 "quality").
+ * What a learned model reads unless told otherwise. The learn eval's ablation (docs/RESULTS.md) has the
+ * two datasets disagree: the backbone map leads on raccoon and trails on coco-tiny. With only three
+ * labelled photos (the studio's first minutes) a model reading the backbone map rated a whole-photo
+ * region above the animal in it, so the default stays with the kinds that lead on coco-tiny and keep
+ * the few-label case right; `backbone` is computed alongside for models that ask for it.
  */
-export const DEFAULT_DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['detectors', 'backbone'];
+export const DEFAULT_DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['sam', 'detectors', 'appearance'];
 
 /** One region's descriptor, by kind: plain number arrays, so it serialises and crosses the worker as is. */
 export type RegionDescriptor = Readonly<Record<DescriptorKind, readonly number[]>>;
