@@ -23,7 +23,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startServerProcess(tag: string, env: Record<string, string> = {}): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function startServerProcess(tag: string, env: Record<string, string> = {}): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), `mw-bench-${tag}-`));
   const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/server/main.ts')], {
@@ -41,6 +41,7 @@ export async function startServerProcess(tag: string, env: Record<string, string
   }
   return {
     url,
+    pid: child.pid!,
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));

@@ -7,20 +7,8 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Project } from '../contract/projects';
+import { gifFrameBomb } from '../../test/support/badImages';
 import { creditsOf, DATABASES, expectProblem, NO_INFERENCE, sampleBase64, signupUser, startTestServer, type TestServer, type TestUser } from '../../test/support/server/harness';
-
-/** A GIF whose header says `screen` × `screen` and whose only frame is `frame` × `frame`, in a few bytes of LZW. */
-export function gifFrameBomb(screen: number, frame: number): Buffer {
-  const le16 = (n: number) => [n & 255, n >> 8];
-  return Buffer.from([
-    ...Buffer.from('GIF89a'),
-    ...le16(screen), ...le16(screen), 0x80, 0, 0, // logical screen, a global table of two colours
-    0, 0, 0, 255, 255, 255,
-    0x2c, 0, 0, 0, 0, ...le16(frame), ...le16(frame), 0, // the frame's descriptor
-    2, 2, 0x4c, 0x01, 0, // LZW: minimum code size 2, one tiny sub-block
-    0x3b,
-  ]);
-}
 
 const PNG = Buffer.from(sampleBase64('chelsea.png'), 'base64');
 const truncatedPng = () => PNG.subarray(0, Math.floor(PNG.length * 0.6));

@@ -15,6 +15,7 @@ import {
   SqliteDriver,
   sql,
   type Driver,
+  type LogEvent,
   type Transaction,
 } from 'kysely';
 import pg from 'pg';
@@ -36,11 +37,17 @@ export type DialectName = 'sqlite' | 'postgres';
  */
 export type Durability = 'durable' | 'relaxed';
 
+/** Where the database is, for a worker thread that reads with a connection of its own (exports/storedObjects.ts). */
+export type DbLocation = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string; schema?: string };
+
 export interface Db {
   readonly kysely: Kysely<Database>;
   readonly dialect: DialectName;
+  readonly location: DbLocation;
   /** Runs `fn` in one transaction. SQLite: BEGIN IMMEDIATE (one writer, no upgrade deadlocks). */
   transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>, durability?: Durability): Promise<T>;
+  /** Hands `observer` the SQL of every statement run from now until the returned function is called (which work a request did: tests). */
+  observeQueries(observer: (sql: string) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -97,6 +104,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
   let kysely: Kysely<Database>;
   let dialect: DialectName;
   let relaxSync: SQLite.Statement | undefined;
+  let location: DbLocation;
+  const observers = new Set<(sql: string) => void>();
+  const log = (event: LogEvent) => {
+    for (const observer of observers) observer(event.query.sql);
+  };
   let restoreSync: SQLite.Statement | undefined;
   if (options.databaseUrl) {
     dialect = 'postgres';
@@ -115,13 +127,15 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
       max: 10,
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
-    kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+    location = { dialect: 'postgres', url: options.databaseUrl, ...(schema ? { schema } : {}) };
   } else {
     dialect = 'sqlite';
     const dataDir = options.dataDir ?? './data';
     const file = options.sqliteFile ?? join(dataDir, 'maskwright.sqlite');
     if (!options.sqliteFile) mkdirSync(dataDir, { recursive: true });
     const sqlite = new SQLite(file);
+    location = { dialect: 'sqlite', file };
     // Credits live here: WAL for concurrent readers, FULL sync so a committed charge or refund
     // survives power loss, and a busy timeout so a second process waits instead of failing.
     sqlite.pragma('journal_mode = WAL');
@@ -130,7 +144,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
     sqlite.pragma('foreign_keys = ON');
     relaxSync = sqlite.prepare('PRAGMA synchronous = NORMAL');
     restoreSync = sqlite.prepare('PRAGMA synchronous = FULL');
-    kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
+    kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }), log });
   }
   const schema =
     dialect === 'postgres'
@@ -158,5 +172,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
       }
     });
   };
-  return { kysely, dialect, transaction, close: () => kysely.destroy() };
+  const observeQueries = (observer: (sql: string) => void) => {
+    observers.add(observer);
+    return () => void observers.delete(observer);
+  };
+  return { kysely, dialect, location, transaction, observeQueries, close: () => kysely.destroy() };
 }

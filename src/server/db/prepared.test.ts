@@ -1,24 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from './connect';
+import { describe, expect, it } from 'vitest';
+import { useTempSqlite } from '../../../test/support/tempSqlite';
 import { preparedQuery } from './prepared';
 
 describe('preparedQuery', () => {
-  let dir: string;
-  let db: Db;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'mw-prepared-'));
-    db = await openDatabase({ sqliteFile: join(dir, 'db.sqlite') });
-  });
-  afterAll(async () => {
-    await db.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const database = useTempSqlite('mw-prepared-');
 
   it('builds once, then binds each run’s arguments where the placeholders were, constants kept', async () => {
+    const db = database();
     let builds = 0;
     const insert = preparedQuery<[id: string, email: string, balance: number]>((k, $) => {
       builds += 1;
@@ -35,6 +24,7 @@ describe('preparedQuery', () => {
   });
 
   it('binds a placeholder used twice in both places, inside a transaction that rolls back as a whole', async () => {
+    const db = database();
     const move = preparedQuery<[amount: number, id: string]>((k, $) =>
       k.updateTable('accounts').set({ balance: sql`balance + ${$(0)}` }).where('id', '=', $(1)).where(sql<boolean>`balance + ${$(0)} >= 0`),
     );
@@ -53,6 +43,7 @@ describe('preparedQuery', () => {
   });
 
   it('returns rows of a prepared select', async () => {
+    const db = database();
     const byId = preparedQuery<[id: string], { email: string }>((k, $) => k.selectFrom('accounts').select('email').where('id', '=', $(0)));
     expect((await byId.run(db.kysely, db.kysely, 'p2')).rows).toEqual([{ email: 'p2@example.test' }]);
     expect((await byId.run(db.kysely, db.kysely, 'nobody')).rows).toEqual([]);

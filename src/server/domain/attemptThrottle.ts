@@ -31,6 +31,8 @@ export interface CounterKey {
   scope: string;
   key: string;
   policy: ThrottlePolicy;
+  /** Counted, but never the reason for a refusal: a measure other rules read (`waiting`). */
+  countOnly?: boolean;
 }
 
 /** The delay that `attempts` attempts (counted so far) impose on the next one. */
@@ -81,7 +83,14 @@ export class AttemptCounters {
         rows.push(fresh ? undefined : { attempts: row.attempts, last_at: Number(row.last_at), blocked_until: Number(row.blocked_until) });
       }
       let waitMs = 0;
-      for (const row of rows) if (row && now < row.blocked_until) waitMs = Math.max(waitMs, row.blocked_until - now);
+      for (const [i, row] of rows.entries()) {
+        if (!row || counters[i].countOnly) continue;
+        // The wait the counter's policy asks now, as well as the one set when it was last counted: a
+        // policy made stricter (authThrottles.ts, under a flood) holds from the next attempt.
+        const delay = delayAfter(counters[i].policy, row.attempts);
+        const until = Math.max(row.blocked_until, delay > 0 ? row.last_at + delay : 0);
+        if (now < until) waitMs = Math.max(waitMs, until - now);
+      }
       if (waitMs > 0) return { allowed: false as const, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
       for (const [i, counter] of counters.entries()) {
         const attempts = (rows[i]?.attempts ?? 0) + 1;
@@ -97,6 +106,12 @@ export class AttemptCounters {
     }, 'relaxed');
     await this.sweep(now, Math.max(...keys.map((k) => k.policy.forgetAfterMs)));
     return answer;
+  }
+
+  /** Whether the counter is past its free attempts and in its wait now (read only: nothing is counted). */
+  async waiting(key: Omit<CounterKey, 'policy' | 'countOnly'>): Promise<boolean> {
+    const row = await this.db.kysely.selectFrom('attempt_counters').select('blocked_until').where('id', '=', counterId(key)).executeTakeFirst();
+    return row !== undefined && this.clock.now() < Number(row.blocked_until);
   }
 
   /** A success that proves the attempts were legitimate (a right password): the counter starts afresh. */

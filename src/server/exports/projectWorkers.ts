@@ -1,19 +1,20 @@
 /**
- * A project's heavy work off the event loop: exports, and annotation writes with large bodies. Each
- * runs in a worker thread of its own (projectWorker.ts), started for it and ended after it, with a
- * heap limit, so a large project neither stalls other requests nor keeps its memory afterwards.
- * At most `maxRunning` run at once and `maxWaiting` wait; more is answered 503 `service-busy` with
- * Retry-After, nothing started. A small write is done at once, here: a thread costs more than it.
- * Starting a thread (loading the format writers) takes longer than many jobs, so once the pool has
- * been used it keeps one thread started and waiting for the next job.
+ * A project's heavy work off the event loop: exports, and annotation writes with large bodies or
+ * large stored objects. Each runs in a worker thread (projectWorker.ts) with a heap limit, so a
+ * large project does not stall other requests. At most `maxRunning` run at once and `maxWaiting`
+ * wait; more is answered 503 `service-busy` with Retry-After, nothing started. A small write is
+ * done at once, here: a thread costs more than it. Starting a thread (loading the format writers)
+ * takes longer than many jobs, and a thread ended does not give all its memory back to the system,
+ * so a thread that answered serves the next job too; threads are ended when no job came for
+ * `spareIdleMs`, and at once after a timeout, a crash or running out of heap.
  */
 import { Worker } from 'node:worker_threads';
 import type { ExportFormat } from '../../contract/projects';
-import { prepareAnnotationWrite, type AnnotationWriteInput, type PreparedAnnotationWrite } from '../domain/projects/annotationWrite';
+import { prepareAnnotationWrite, type PreparedAnnotationWrite } from '../domain/projects/annotationWrite';
 import type { ProjectExportFile } from '../domain/projects/datasetExport';
 import { prepareLearnedModelWrite, type LearnedModelWriteInput, type PreparedLearnedModel } from '../domain/projects/learnedModelWrite';
 import { DomainError } from '../domain/errors';
-import type { ProjectDatasetSource, ProjectJob, ProjectJobAnswer, ProjectJobResult } from './protocol';
+import type { AnnotationWriteJob, ProjectDatasetSource, ProjectJob, ProjectJobAnswer, ProjectJobResult } from './protocol';
 
 export interface ExportWorkerOptions {
   maxRunning: number;
@@ -22,32 +23,56 @@ export interface ExportWorkerOptions {
   timeoutMs: number;
   /** The worker's V8 heap limit: a job needing more is stopped and answered 413. */
   maxHeapMb: number;
-  /** Annotation bodies up to this many characters are prepared on the event loop (a few milliseconds). */
+  /** Writes whose body and stored objects together are up to this many characters are prepared on the event loop (a few milliseconds). */
   inlineWriteMaxChars: number;
+  /** Threads waiting for a job are ended after this long without one. */
+  spareIdleMs: number;
 }
 
-export const DEFAULT_EXPORT_WORKERS: ExportWorkerOptions = { maxRunning: 1, maxWaiting: 8, timeoutMs: 120_000, maxHeapMb: 1536, inlineWriteMaxChars: 128 * 1024 };
+export const DEFAULT_EXPORT_WORKERS: ExportWorkerOptions = { maxRunning: 1, maxWaiting: 8, timeoutMs: 120_000, maxHeapMb: 1536, inlineWriteMaxChars: 128 * 1024, spareIdleMs: 30_000 };
 
 const ENTRY = new URL('./projectWorkerEntry.mjs', import.meta.url);
+
+/** A worker thread and when it has loaded its code and waits for jobs. */
+interface Thread {
+  worker: Worker;
+  ready: Promise<void>;
+}
 
 export class ProjectWorkers {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
   private readonly workers = new Set<Worker>();
-  private spare: { worker: Worker; ready: Promise<void> } | undefined;
+  private readonly idle: Thread[] = [];
+  private idleRelease: NodeJS.Timeout | undefined;
   /** Jobs handed to a thread so far, by kind (what the health of the event loop depends on; read by tests). */
   readonly threadJobs = { export: 0, write: 0, learned: 0 };
   private closed = false;
 
-  constructor(private readonly options: ExportWorkerOptions = DEFAULT_EXPORT_WORKERS) {}
+  private readonly options: ExportWorkerOptions;
+
+  constructor(options: Partial<ExportWorkerOptions> = {}) {
+    this.options = { ...DEFAULT_EXPORT_WORKERS, ...options };
+  }
 
   export(source: ProjectDatasetSource, format: ExportFormat): Promise<ProjectExportFile> {
     return this.run({ kind: 'export', source, format });
   }
 
-  prepareWrite(input: AnnotationWriteInput): Promise<PreparedAnnotationWrite> {
-    if (input.rawBody.length <= this.options.inlineWriteMaxChars) return Promise.resolve().then(() => prepareAnnotationWrite(input));
-    return this.run({ kind: 'write', input });
+  /**
+   * A small write is prepared here, with the stored objects `readStored` reads (`storedChars` long);
+   * a large one in a thread that reads them itself.
+   */
+  prepareWrite(job: AnnotationWriteJob, storedChars: number, readStored: () => Promise<string>): Promise<PreparedAnnotationWrite> {
+    if (job.input.rawBody.length + storedChars <= this.options.inlineWriteMaxChars) {
+      return readStored().then((storedObjectsJson) => prepareAnnotationWrite({ ...job.input, storedObjectsJson }));
+    }
+    return this.run({ kind: 'write', ...job });
+  }
+
+  /** Threads started and waiting for a job (read by tests). */
+  get idleThreads(): number {
+    return this.idle.length;
   }
 
   /** A learned model's PUT body, parsed and validated: in a thread when it is large (learnedModelWrite.ts). */
@@ -64,31 +89,52 @@ export class ProjectWorkers {
     } finally {
       this.running -= 1;
       this.waiting.shift()?.();
+      if (this.running === 0) this.endIdleThreadsLater();
     }
+  }
+
+  private endIdleThreadsLater(): void {
+    clearTimeout(this.idleRelease);
+    this.idleRelease = setTimeout(() => {
+      for (const thread of this.idle.splice(0)) void thread.worker.terminate();
+    }, this.options.spareIdleMs);
+    this.idleRelease.unref();
   }
 
   /** Ends the jobs still running (their requests fail); for the server's shutdown. */
   async close(): Promise<void> {
     this.closed = true;
-    const spare = this.spare?.worker;
-    this.spare = undefined;
-    await Promise.all([...this.workers, ...(spare ? [spare] : [])].map((worker) => worker.terminate()));
+    clearTimeout(this.idleRelease);
+    const idle = this.idle.splice(0).map((thread) => thread.worker);
+    await Promise.all([...this.workers, ...idle].map((worker) => worker.terminate()));
   }
 
-  /** A started thread for the next job: the spare if there is one (a new spare is started behind it). */
-  private take(): { worker: Worker; ready: Promise<void> } {
-    const taken = this.spare ?? this.start();
-    this.spare = this.closed ? undefined : this.start();
-    return taken;
+  /** A started thread for the next job: one that served a job before and waits, or a new one. */
+  private take(): Thread {
+    clearTimeout(this.idleRelease);
+    return this.idle.pop() ?? this.start();
   }
 
-  private start(): { worker: Worker; ready: Promise<void> } {
+  /** A thread whose job answered goes back to wait for the next (its garbage is collected there). */
+  private giveBack(thread: Thread): void {
+    thread.worker.unref();
+    if (this.closed) void thread.worker.terminate();
+    else this.idle.push(thread);
+  }
+
+  private start(): Thread {
     const worker = new Worker(ENTRY, { resourceLimits: { maxOldGenerationSizeMb: this.options.maxHeapMb } });
-    // A spare that fails to start is noticed by the job that takes it (its 'error' or 'exit').
+    // A thread that fails to start is noticed by the job that takes it (its 'error' or 'exit').
     const ready = new Promise<void>((resolve) => worker.once('message', () => resolve()));
     worker.on('error', () => undefined);
     worker.unref();
-    return { worker, ready };
+    const thread = { worker, ready };
+    // One that dies while waiting is not handed the next job.
+    worker.once('exit', () => {
+      const index = this.idle.indexOf(thread);
+      if (index >= 0) this.idle.splice(index, 1);
+    });
+    return thread;
   }
 
   private turn(): Promise<void> {
@@ -105,38 +151,44 @@ export class ProjectWorkers {
 
   private inWorker(job: ProjectJob): Promise<ProjectExportFile | PreparedAnnotationWrite | PreparedLearnedModel> {
     return new Promise((resolve, reject) => {
-      const { worker, ready } = this.take();
+      const thread = this.take();
+      const { worker, ready } = thread;
       worker.ref();
       this.workers.add(worker);
       let settled = false;
-      const settle = (outcome: () => void) => {
+      /** Ends the job; the thread waits for the next one after an answer, and is ended after anything else. */
+      const settle = (answered: boolean, outcome: () => void) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        worker.off('message', onAnswer).off('error', onError).off('exit', onExit);
         this.workers.delete(worker);
-        void worker.terminate();
+        if (answered) this.giveBack(thread);
+        else void worker.terminate();
         outcome();
       };
-      const timer = setTimeout(
-        () => settle(() => reject(new DomainError('service-busy', `the work took longer than ${this.options.timeoutMs / 1000} s and was stopped`, { retryAfterSeconds: 60 }))),
-        this.options.timeoutMs,
-      );
-      void ready.then(() => {
-        worker.once('message', (answer: ProjectJobAnswer) =>
-          settle(() => (answer.ok ? resolve(answer.result) : reject(new DomainError(answer.slug, answer.detail, { members: answer.members, errors: answer.errors })))),
-        );
-        worker.postMessage(job);
-      });
-      worker.once('error', (error: Error & { code?: string }) =>
-        settle(() =>
+      const onAnswer = (answer: ProjectJobAnswer) =>
+        settle(true, () => (answer.ok ? resolve(answer.result) : reject(new DomainError(answer.slug, answer.detail, { members: answer.members, errors: answer.errors }))));
+      const onError = (error: Error & { code?: string }) =>
+        settle(false, () =>
           reject(
             error.code === 'ERR_WORKER_OUT_OF_MEMORY'
               ? new DomainError('annotations-too-large', `the work needed more than the ${this.options.maxHeapMb} MB a project job may use`, { members: { rule: 'job-memory', limit: this.options.maxHeapMb } })
               : error,
           ),
-        ),
+        );
+      const onExit = (code: number) => settle(false, () => reject(new Error(`the project worker stopped (exit code ${code}) without an answer`)));
+      const timer = setTimeout(
+        () => settle(false, () => reject(new DomainError('service-busy', `the work took longer than ${this.options.timeoutMs / 1000} s and was stopped`, { retryAfterSeconds: 60 }))),
+        this.options.timeoutMs,
       );
-      worker.once('exit', (code) => settle(() => reject(new Error(`the project worker stopped (exit code ${code}) without an answer`))));
+      void ready.then(() => {
+        if (settled) return;
+        worker.on('message', onAnswer);
+        worker.postMessage(job);
+      });
+      worker.once('error', onError);
+      worker.once('exit', onExit);
     });
   }
 }

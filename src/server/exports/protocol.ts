@@ -1,22 +1,30 @@
 /** What the project work pool (projectWorkers.ts) and its worker thread (projectWorker.ts) send each other. */
-import type { AnnotationObject, ExportFormat, Project, ProjectImage } from '../../contract/projects';
+import type { ExportFormat, Project, ProjectImage } from '../../contract/projects';
 import type { ProblemSlug } from '../../contract/problems';
-import type { LearnedClassesState } from '../../engine/learn/learnedClasses';
+import type { DbLocation } from '../db/connect';
 import type { AnnotationWriteInput, PreparedAnnotationWrite } from '../domain/projects/annotationWrite';
 import type { ProjectExportFile } from '../domain/projects/datasetExport';
 import type { LearnedModelWriteInput, PreparedLearnedModel } from '../domain/projects/learnedModelWrite';
 
-/** A project as stored: each image's objects still as the JSON text of their column, parsed in the worker. */
+/**
+ * A project as the caller may see it, without its objects or learned model: the worker reads both
+ * itself, from `database` (storedObjects.ts), so they never pass through the main thread.
+ */
 export interface ProjectDatasetSource {
   project: Project;
-  images: Array<{ image: ProjectImage; objectsJson: string }>;
-  /** The project's learned model as stored, when it has one: the export carries it (learnedModelFile.ts). */
-  learnedModelJson?: string;
+  images: ProjectImage[];
+  database: DbLocation;
+}
+
+/** An annotation write whose stored objects the worker reads itself (from `stored`). */
+export interface AnnotationWriteJob {
+  input: Omit<AnnotationWriteInput, 'storedObjectsJson'>;
+  stored: { database: DbLocation; projectId: string; imageId: string };
 }
 
 export type ProjectJob =
   | { kind: 'export'; source: ProjectDatasetSource; format: ExportFormat }
-  | { kind: 'write'; input: AnnotationWriteInput }
+  | ({ kind: 'write' } & AnnotationWriteJob)
   | { kind: 'learned'; input: LearnedModelWriteInput };
 
 export type ProjectJobResult<J extends ProjectJob> = J extends { kind: 'export' } ? ProjectExportFile : J extends { kind: 'write' } ? PreparedAnnotationWrite : PreparedLearnedModel;
@@ -30,11 +38,3 @@ export interface RefusalMessage {
 }
 
 export type ProjectJobAnswer = { ok: true; result: ProjectExportFile | PreparedAnnotationWrite | PreparedLearnedModel } | ({ ok: false } & RefusalMessage);
-
-export function parseSource(source: ProjectDatasetSource): { project: Project; images: Array<{ image: ProjectImage; objects: AnnotationObject[] }>; learnedModel?: LearnedClassesState } {
-  return {
-    project: source.project,
-    images: source.images.map(({ image, objectsJson }) => ({ image, objects: JSON.parse(objectsJson) as AnnotationObject[] })),
-    ...(source.learnedModelJson ? { learnedModel: JSON.parse(source.learnedModelJson) as LearnedClassesState } : {}),
-  };
-}

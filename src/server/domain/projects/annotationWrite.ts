@@ -2,13 +2,14 @@
  * The heavy half of an annotation write, free of the database so that it can run in a worker
  * thread (exports/projectWorker.ts) when the body is large: parse the body, hold it to the limits
  * (before the schema looks at every vertex), validate it, check it against the image and the
- * project's classes, stamp who changed what, and serialise the result for storage.
+ * project's classes, stamp who changed what, find the reviews it would decide, and serialise the
+ * result for storage.
  */
 import { WriteAnnotationsRequest, type AnnotationObject } from '../../../contract/projects';
 import { parseBody } from '../../http/validation';
 import { DomainError } from '../errors';
 import { annotationSize, checkImageAnnotationSize } from './annotationLimits';
-import { stampChanges } from './objectChanges';
+import { reviewsDecided, stampChanges } from './objectChanges';
 import { revisionedBody } from './revisionedBody';
 
 export interface AnnotationWriteInput {
@@ -21,6 +22,8 @@ export interface AnnotationWriteInput {
   classIds: number[];
   writer: string;
   at: string;
+  /** Whether the writer may accept or reject proposals (roles.ts); if not, `decided` names what the write would decide. */
+  mayReview: boolean;
 }
 
 export interface PreparedAnnotationWrite {
@@ -29,6 +32,8 @@ export interface PreparedAnnotationWrite {
   /** The stamped objects as stored (JSON text). */
   objectsJson: string;
   vertices: number;
+  /** Objects whose review the write would decide though the writer may not review (empty when they may). */
+  decided: string[];
 }
 
 export function prepareAnnotationWrite(input: AnnotationWriteInput): PreparedAnnotationWrite {
@@ -37,8 +42,10 @@ export function prepareAnnotationWrite(input: AnnotationWriteInput): PreparedAnn
   checkImageAnnotationSize(size);
   const { revision, objects } = parseBody(WriteAnnotationsRequest, body);
   checkObjects(objects, input.image, input.classIds);
-  const stamped = stampChanges(JSON.parse(input.storedObjectsJson) as AnnotationObject[], objects, input.writer, input.at);
-  return { revision, objectsJson: JSON.stringify(stamped), vertices: size.vertices };
+  const stored = JSON.parse(input.storedObjectsJson) as AnnotationObject[];
+  const stamped = stampChanges(stored, objects, input.writer, input.at);
+  const decided = input.mayReview ? [] : reviewsDecided(stored, stamped);
+  return { revision, objectsJson: JSON.stringify(stamped), vertices: size.vertices, decided };
 }
 
 /** Objects must name classes of the project and masks must cover the image they are on. */

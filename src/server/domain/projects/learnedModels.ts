@@ -93,22 +93,17 @@ export class LearnedModels {
     return { revision: revision + 1, modelJson, classes, updatedBy: writer?.email ?? null, updatedAt: new Date(now).toISOString() };
   }
 
-  /**
-   * The model a job of the project classifies with now (the job was authorized when it started), or
-   * undefined when the project has none. Each image reads the newest: what people teach while a
-   * long job runs improves the images it has not reached yet.
-   */
-  /** The model as stored, for an export of the project (the caller authorized the export). */
-  async storedJson(projectId: string): Promise<string | undefined> {
-    return (await this.db.kysely.selectFrom('learned_models').select('model').where('project_id', '=', projectId).executeTakeFirst())?.model;
-  }
-
   /** The classes the project's model knows, or undefined when it has no model. */
   async classesOf(projectId: string): Promise<string[] | undefined> {
     const row = await this.db.kysely.selectFrom('learned_models').select('classes').where('project_id', '=', projectId).executeTakeFirst();
     return row ? (JSON.parse(row.classes) as string[]) : undefined;
   }
 
+  /**
+   * The model a job of the project classifies with now (the job was authorized when it started), or
+   * undefined when the project has none. Each image reads the newest: what people teach while a
+   * long job runs improves the images it has not reached yet.
+   */
   async forJob(projectId: string): Promise<ModelForJob | undefined> {
     const head = await this.db.kysely.selectFrom('learned_models').select('revision').where('project_id', '=', projectId).executeTakeFirst();
     if (!head) return undefined;

@@ -3,10 +3,10 @@
  * file under a per-account quota, and annotations written with optimistic concurrency. No HTTP
  * here: routes (http/routes/projects.ts) turn the DomainErrors into problems.
  */
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { AnnotationObject, ImageAnnotations, MemberRole, Project, ProjectClass, ProjectImage, ProjectRole } from '../../../contract/projects';
 import type { Db } from '../../db/connect';
-import type { ProjectDatasetSource } from '../../exports/protocol';
+import type { AnnotationWriteJob, ProjectDatasetSource } from '../../exports/protocol';
 import type { Database, ProjectImagesTable, ProjectsTable } from '../../db/schema';
 import type { Clock } from '../clock';
 import { DomainError } from '../errors';
@@ -14,8 +14,7 @@ import { opaqueId, sha256Hex } from '../ids';
 import type { ImageSize } from '../imageField';
 import type { BlobStore } from './blobStore';
 import { checkProjectVertices } from './annotationLimits';
-import type { AnnotationWriteInput, PreparedAnnotationWrite } from './annotationWrite';
-import { reviewsDecided } from './objectChanges';
+import type { PreparedAnnotationWrite } from './annotationWrite';
 import type { ProjectEvents } from './projectEvents';
 import { roleAllows, type ProjectAction } from './roles';
 import { ThumbnailCache, THUMBNAIL_VARIANT } from './thumbnails';
@@ -28,8 +27,12 @@ export interface ProjectsOptions {
   quotaBytes: number;
   /** The header check of an uploaded file (inference/imageCheck.ts): its displayed size, or 400. */
   checkImage: (bytes: Uint8Array) => Promise<ImageSize>;
-  /** The heavy half of an annotation write (annotationWrite.ts): at once for a small body, in a worker thread for a large one. */
-  prepareWrite: (input: AnnotationWriteInput) => Promise<PreparedAnnotationWrite>;
+  /**
+   * The heavy half of an annotation write (annotationWrite.ts): at once when the body and the
+   * objects stored before it (`storedChars` long, read by `readStored`) are small, else in a worker
+   * thread that reads the stored objects itself.
+   */
+  prepareWrite: (job: AnnotationWriteJob, storedChars: number, readStored: () => Promise<string>) => Promise<PreparedAnnotationWrite>;
   /** The projects' live stream (issue 38): every write of annotations is an event. */
   events?: ProjectEvents;
 }
@@ -325,27 +328,33 @@ export class Projects {
    * UPDATE, so of two writers on the same revision exactly one succeeds, in any number of processes.
    * The other gets 409 `revision-conflict` with the annotations as stored, to merge into and write
    * again. The body arrives as text: parsing, limits, validation and stamping are `prepareWrite`'s
-   * (a worker thread's for a large body), so a large write does not stall other requests.
+   * (a worker thread's, reading the stored objects itself, when the body or the image's objects are
+   * large), so a large write does not stall other requests.
    */
   async writeAnnotations(accountId: string, projectId: string, imageId: string, request: { rawBody: string; ifMatchRevision?: number }): Promise<StoredAnnotations> {
     const { project, role } = await this.access(accountId, projectId, 'annotate');
-    const row = await this.imageRow(projectId, imageId);
+    // Not the stored objects themselves: a large image's are read by the worker that prepares the write.
+    const image = await this.db.kysely
+      .selectFrom('project_images')
+      .select(['width', 'height', sql<number>`length(objects)`.as('stored_chars')])
+      .where('id', '=', imageId)
+      .where('project_id', '=', projectId)
+      .executeTakeFirst();
+    if (!image) throw new DomainError('not-found', 'no such image in this project');
     const now = this.clock.now();
     const writer = await this.db.kysely.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirstOrThrow();
-    const prepared = await this.options.prepareWrite({
+    const input = {
       ...request,
-      storedObjectsJson: row.objects,
-      image: { width: row.width, height: row.height },
+      image: { width: image.width, height: image.height },
       classIds: (JSON.parse(project.classes) as ProjectClass[]).map((c) => c.id),
       writer: writer.email,
       at: iso(now)!,
-    });
+      // Judging proposals is the owner's and the reviewers' (issue 38): an annotator does not approve his own.
+      mayReview: roleAllows(role, 'review'),
+    };
+    const prepared = await this.options.prepareWrite({ input, stored: { database: this.db.location, projectId, imageId } }, Number(image.stored_chars), async () => (await this.imageRow(projectId, imageId)).objects);
     const { revision } = prepared;
-    // Judging proposals is the owner's and the reviewers' (issue 38): an annotator does not approve his own.
-    if (!roleAllows(role, 'review')) {
-      const decided = reviewsDecided(JSON.parse(row.objects) as AnnotationObject[], JSON.parse(prepared.objectsJson) as AnnotationObject[]);
-      if (decided.length) throw new DomainError('role-forbidden', `a project's ${role} cannot accept or reject objects (${decided.slice(0, 5).join(', ')})`);
-    }
+    if (prepared.decided.length) throw new DomainError('role-forbidden', `a project's ${role} cannot accept or reject objects (${prepared.decided.slice(0, 5).join(', ')})`);
     await this.checkProjectVertices(projectId, imageId, prepared.vertices);
     const updated = await this.db.transaction(async (trx) => {
       const result = await trx
@@ -476,9 +485,9 @@ export class Projects {
   }
 
   /**
-   * Everything an export needs, read as the caller may see it, with each image's objects left as
-   * their stored JSON: parsing them is the export worker's work (exports/exportWorker.ts), off the
-   * event loop. A project past the vertex limit is refused (413) before anything is read.
+   * Everything an export needs, read as the caller may see it, but the images' objects: the export
+   * worker reads those from the database itself (exports/storedObjects.ts), so they are neither
+   * read nor copied on the event loop. A project past the vertex limit is refused (413) before any work.
    */
   async dataset(accountId: string, projectId: string): Promise<ProjectDatasetSource> {
     const { project, role } = await this.access(accountId, projectId, 'export');
@@ -488,10 +497,7 @@ export class Projects {
       .where('project_id', '=', projectId)
       .executeTakeFirstOrThrow();
     checkProjectVertices(Number(total.n));
-    const images = await this.listImages(accountId, projectId);
-    const rows = await this.db.kysely.selectFrom('project_images').select(['id', 'objects']).where('project_id', '=', projectId).execute();
-    const objectsById = new Map(rows.map((r) => [r.id, r.objects]));
-    return { project: await this.view(project, role), images: images.map((image) => ({ image, objectsJson: objectsById.get(image.id) ?? '[]' })) };
+    return { project: await this.view(project, role), images: await this.listImages(accountId, projectId), database: this.db.location };
   }
 }
 

@@ -136,9 +136,9 @@ export async function projectRoutes(app: FastifyInstance, { services }: { servic
 
   apiRoute<ProjectParams & { Querystring: Record<string, string> }>(app, 'exportProject', any, async (request, reply) => {
     const { format } = parseBody(ExportQuery, { ...request.query });
-    const source = await projects.dataset(account(request), request.params.projectId);
-    const learnedModelJson = await services.learnedModels.storedJson(request.params.projectId);
-    const file = await services.projectWorkers.export(learnedModelJson ? { ...source, learnedModelJson } : source, format);
-    return reply.type(file.contentType).header('Content-Disposition', `attachment; filename="${file.fileName}"`).send(Buffer.from(file.body));
+    const file = await services.projectWorkers.export(await projects.dataset(account(request), request.params.projectId), format);
+    // A view of the bytes the worker handed over, not a copy of a file of many megabytes.
+    const body = Buffer.from(file.body.buffer, file.body.byteOffset, file.body.byteLength);
+    return reply.type(file.contentType).header('Content-Disposition', `attachment; filename="${file.fileName}"`).send(body);
   });
 }

@@ -1,0 +1,207 @@
+/**
+ * `npm run bench:health`: does one user's heavy request stall everyone else (issue 39)? A real
+ * server in a process of its own (bench/serverProcess.ts: temporary SQLite, loopback, one inference
+ * worker, MALLOC_MMAP_THRESHOLD_ as `npm run serve` sets it unless --glibc-default), then, one at a
+ * time, the heavy requests the issue lists:
+ *   - uploads: a 39 MP JPEG, a 35-byte GIF whose frame is 16300² (refused), a truncated PNG (refused);
+ *   - annotation writes: the most one image may hold, as many small objects (2,000 × 125 vertices)
+ *     and as a few huge rings (4 × 62,500 vertices), and the issue's 12 MB body of 13 rings ×
+ *     100,000 whole-pixel vertices (refused 413);
+ *   - an export of the project (both images, 500,000 vertices) in every format.
+ * While each runs, `GET /api/v1/health` is sent every 50 ms (each probe on its own, not waiting for
+ * the one before), and each probe's latency is kept: p50, p99 and max per request. The server
+ * process's RSS (from /proc, the server alone, not this client) is read after start, every 250 ms
+ * during the run (peak), and after the run once the pool's idle threads have ended (35 s) and it
+ * has stopped falling.
+ * Prints a table and writes bench/results/healthUnderLoad.json.
+ *
+ *   npm run bench:health -- [--formats coco,yolo] [--idle-seconds 35] [--settle-seconds 60] [--skip-uploads] [--skip-writes] [--glibc-default]
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import sharp from 'sharp';
+import { EXPORT_FORMATS, type AnnotationObject } from '../src/contract/projects';
+import { gifFrameBomb } from '../test/support/badImages';
+import { startServerProcess } from './serverProcess';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const log = (line: string) => void process.stderr.write(`[bench:health] ${line}\n`);
+const PROBE_EVERY_MS = 50;
+
+const { values: args } = parseArgs({
+  options: {
+    formats: { type: 'string', default: EXPORT_FORMATS.join(',') },
+    'settle-seconds': { type: 'string', default: '60' },
+    'idle-seconds': { type: 'string', default: '35' },
+    'glibc-default': { type: 'boolean', default: false },
+    'skip-uploads': { type: 'boolean', default: false },
+    'skip-writes': { type: 'boolean', default: false },
+  },
+});
+
+/** The server's resident memory in MB, from /proc (Linux). */
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return kb / 1024;
+}
+
+/** Waits until the RSS has not fallen by more than 2 MB over 10 s (at most `limitS`); answers the last reading. */
+async function settledRss(pid: number, limitS: number): Promise<number> {
+  const readings: number[] = [rssMb(pid)];
+  for (let s = 0; s < limitS; s++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    readings.push(rssMb(pid));
+    if (readings.length > 10 && readings[readings.length - 11] - readings[readings.length - 1] < 2) break;
+  }
+  return readings[readings.length - 1];
+}
+
+const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
+
+interface Row {
+  request: string;
+  status: number;
+  tookMs: number;
+  probes: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Probes that got no 200 (timed out after 30 s, or an error status). */
+  failedProbes: number;
+}
+
+/** Runs `work` while probing the server's health every 50 ms; the probes' latencies and the work's status and time. */
+async function probed(url: string, request: string, work: () => Promise<Response>): Promise<Row> {
+  const latencies: Promise<number | undefined>[] = [];
+  const probe = () => {
+    const started = performance.now();
+    latencies.push(
+      fetch(`${url}/api/v1/health`, { signal: AbortSignal.timeout(30_000) })
+        .then(async (r) => (await r.arrayBuffer(), r.ok ? performance.now() - started : undefined))
+        .catch(() => undefined),
+    );
+  };
+  const started = performance.now();
+  probe();
+  const timer = setInterval(probe, PROBE_EVERY_MS);
+  let status: number;
+  try {
+    const response = await work();
+    await response.arrayBuffer();
+    status = response.status;
+  } finally {
+    clearInterval(timer);
+  }
+  const tookMs = performance.now() - started;
+  const settled = await Promise.all(latencies);
+  const ok = settled.filter((l): l is number => l !== undefined).sort((a, b) => a - b);
+  const row = { request, status, tookMs, probes: settled.length, p50Ms: percentile(ok, 50), p99Ms: percentile(ok, 99), maxMs: ok[ok.length - 1] ?? NaN, failedProbes: settled.length - ok.length };
+  log(`${request}: ${status} in ${Math.round(tookMs)} ms; health p50 ${row.p50Ms.toFixed(1)} p99 ${row.p99Ms.toFixed(1)} max ${row.maxMs.toFixed(1)} ms over ${row.probes} probes`);
+  return row;
+}
+
+/**
+ * `count` objects of one ring of `vertices` vertices each: a circle around the image's centre (any
+ * shape the limits count), its coordinates with `decimals` decimals (a traced outline has fractions).
+ */
+function ringObjects(count: number, vertices: number, width: number, height: number, decimals = 6): AnnotationObject[] {
+  const scale = 10 ** decimals;
+  return Array.from({ length: count }, (_, i) => {
+    const radius = (Math.min(width, height) / 2 - 2) * (1 - i / (count + 1));
+    const outer = Array.from({ length: vertices }, (_, v) => {
+      const angle = (2 * Math.PI * v) / vertices;
+      return [Math.round((width / 2 + radius * Math.cos(angle)) * scale) / scale, Math.round((height / 2 + radius * Math.sin(angle)) * scale) / scale] as [number, number];
+    });
+    return { id: `o${i}`, classId: (i % 3) + 1, polygons: [{ outer, holes: [] }], source: 'local', confidence: 1, visible: true, review: 'accepted' } as AnnotationObject;
+  });
+}
+
+async function main(): Promise<void> {
+  const formats = args.formats!.split(',').filter(Boolean);
+  log(`starting a server process (load average ${loadavg()[0].toFixed(2)} on ${cpus().length} cores)`);
+  // As `npm run serve` starts it (package.json): glibc's fixed mmap threshold, see src/server/README.md (Deployment).
+  const glibc: Record<string, string> = args['glibc-default'] ? {} : { MALLOC_MMAP_THRESHOLD_: '131072' };
+  const server = await startServerProcess('health', { INFERENCE_WORKERS: '1', ...glibc });
+  const { url, pid } = server;
+  const rows: Row[] = [];
+  let peak = 0;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 250);
+  try {
+    const startRss = await settledRss(pid, 30);
+    peak = startRss;
+    log(`server RSS after start: ${startRss.toFixed(0)} MB`);
+
+    const signup = await fetch(`${url}/api/v1/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `bench-${Date.now()}@example.test`, password: 'a long bench password' }) });
+    const cookies = signup.headers.getSetCookie().map((c) => c.split(';')[0]);
+    const csrf = cookies.find((c) => c.startsWith('mw_csrf='))!.slice('mw_csrf='.length);
+    const keyResponse = await fetch(`${url}/api/v1/api-keys`, { method: 'POST', headers: { cookie: cookies.join('; '), 'x-csrf-token': csrf } });
+    const { key } = (await keyResponse.json()) as { key: string };
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const send = (path: string, method: string, body?: string, extra: Record<string, string> = {}) => fetch(`${url}${path}`, { method, headers: { ...headers, ...extra }, body });
+    const project = (await (await send('/api/v1/projects', 'POST', JSON.stringify({ name: 'Heavy', classes: [1, 2, 3].map((id) => ({ id, name: `class ${id}`, color: '#ff0000' })) }))).json()) as { id: string };
+    const projectPath = `/api/v1/projects/${project.id}`;
+    const upload = (name: string, bytes: Buffer) => send(`${projectPath}/images`, 'POST', JSON.stringify({ name, image: bytes.toString('base64') }));
+
+    const photo = readFileSync(join(repoRoot, 'public/samples/chelsea.png'));
+    const { width, height } = await sharp(photo).metadata();
+    const manySmall = (await (await upload('many-small.png', photo)).json()) as { id: string };
+    const fewHuge = (await (await upload('few-huge.png', await sharp(photo).flop().png().toBuffer())).json()) as { id: string };
+
+    if (!args['skip-uploads']) {
+      // Smooth content keeps 39 MP inside the 1.5 MB an upload may carry.
+      const large = await sharp({ create: { width: 7000, height: 5600, channels: 3, background: { r: 90, g: 140, b: 200 } } }).jpeg({ quality: 70 }).toBuffer();
+      rows.push(await probed(url, `upload 39 MP JPEG (${(large.length / 1024).toFixed(0)} KiB)`, () => upload('large.jpg', large)));
+      rows.push(await probed(url, 'upload GIF frame bomb (16300²)', () => upload('bomb.gif', gifFrameBomb(100, 16_300))));
+      rows.push(await probed(url, 'upload truncated PNG', () => upload('cut.png', photo.subarray(0, Math.floor(photo.length * 0.6)))));
+    }
+
+    const write = async (label: string, imageId: string, objects: AnnotationObject[]) => {
+      const body = JSON.stringify({ revision: 0, objects });
+      return probed(url, `${label} (${(body.length / 1024 / 1024).toFixed(1)} MB)`, () => send(`${projectPath}/images/${imageId}/annotations`, 'PUT', body));
+    };
+    // The project must hold its objects for the exports, so these two writes are not optional.
+    const writes = [
+      await write('PUT 2,000 objects × 125 vertices', manySmall.id, ringObjects(2000, 125, width!, height!)),
+      await write('PUT 4 rings × 62,500 vertices', fewHuge.id, ringObjects(4, 62_500, width!, height!)),
+    ];
+    if (!args['skip-writes']) {
+      rows.push(...writes);
+      rows.push(await write('PUT 13 rings × 100,000 vertices (refused)', manySmall.id, ringObjects(13, 100_000, width!, height!, 0)));
+    }
+
+    for (const format of formats) rows.push(await probed(url, `export ${format}`, () => send(`${projectPath}/export?format=${format}`, 'GET')));
+
+    // The project work pool ends its waiting threads after 30 s without a job (exports/projectWorkers.ts).
+    log(`waiting ${args['idle-seconds']} s for idle worker threads to end, then for the server's RSS to settle (at most ${args['settle-seconds']} s)`);
+    await new Promise((r) => setTimeout(r, Number(args['idle-seconds']) * 1000));
+    const endRss = await settledRss(pid, Number(args['settle-seconds']));
+    clearInterval(sampler);
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024;
+    // Anonymous memory (heaps, buffers) apart from mapped files (code, models): what a leak would grow.
+    const memory = { startMb: startRss, peakMb: peak, afterMb: endRss, growthMb: endRss - startRss, afterAnonMb: field('RssAnon'), afterFileMb: field('RssFile') };
+
+    const table = [
+      '| request | status | took | health probes | p50 | p99 | max | failed |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      ...rows.map((r) => `| ${r.request} | ${r.status} | ${Math.round(r.tookMs).toLocaleString('en-US')} ms | ${r.probes} | ${r.p50Ms.toFixed(1)} ms | ${r.p99Ms.toFixed(1)} ms | ${r.maxMs.toFixed(1)} ms | ${r.failedProbes} |`),
+      '',
+      `Server RSS: ${memory.startMb.toFixed(0)} MB after start, ${memory.peakMb.toFixed(0)} MB at the peak, ${memory.afterMb.toFixed(0)} MB after the run (${memory.growthMb >= 0 ? '+' : ''}${memory.growthMb.toFixed(0)} MB; of it ${memory.afterAnonMb.toFixed(0)} MB anonymous, ${memory.afterFileMb.toFixed(0)} MB mapped files).`,
+      `Worst p99 of any request: ${Math.max(...rows.map((r) => r.p99Ms)).toFixed(1)} ms; worst single probe: ${Math.max(...rows.map((r) => r.maxMs)).toFixed(1)} ms.`,
+    ].join('\n');
+    console.log(table);
+    const out = join(repoRoot, 'bench/results/healthUnderLoad.json');
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, JSON.stringify({ at: new Date().toISOString(), cores: cpus().length, loadAverage: loadavg(), probeEveryMs: PROBE_EVERY_MS, rows, memory }, null, 2));
+    log(`wrote ${out}`);
+  } finally {
+    clearInterval(sampler);
+    await server.stop();
+  }
+}
+
+await main();
