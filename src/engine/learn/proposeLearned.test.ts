@@ -61,6 +61,25 @@ describe('proposeLearned', () => {
     expect(classifyCandidates(model, candidates, descriptors, undefined, [{ classId: 'sign', box: { x0: 2, y0: 2, x1: 22, y1: 22 } }])).toHaveLength(2);
   });
 
+  it('ranks a kind of part the person rejected below the show threshold once taught, and keeps each proposal’s relation for its outcome', () => {
+    const model = raccoonModel();
+    // The head: mostly, not wholly, inside the raccoon, so the suppression keeps it and the ranker decides.
+    const candidates: Candidate[] = [{ mask: square(2, 2, 20) }, { mask: boxMask({ x0: 12, y0: 4, x1: 26, y1: 14 }, W, H) }];
+    const descriptors = [toy(RACCOON), toy(RACCOON, -0.7)];
+    const before = classifyCandidates(model, candidates, descriptors);
+    expect(before.map((p) => p.mask)).toEqual([candidates[0].mask, candidates[1].mask]);
+    for (let photo = 0; photo < 40; photo++) {
+      const [whole, head] = classifyCandidates(model, candidates, descriptors, 0);
+      model.recordProposalOutcomes([
+        { relation: whole.relation, correct: true },
+        { relation: head.relation, correct: false },
+      ]);
+    }
+    const after = classifyCandidates(model, candidates, descriptors);
+    expect(after.map((p) => p.mask)).toEqual([candidates[0].mask]);
+    expect(classifyCandidates(model, candidates, descriptors, 0)[1].probability).toBeLessThan(0.3);
+  });
+
   it('a detector’s word for a barely taught class of the person’s stands in, under its own calibration', () => {
     const model = new LearnedClasses({ kinds: ['appearance'], l2: 1e-3 });
     model.learnAll([{ descriptor: toy(RACCOON), classId: 'cat' }, ...[0, 0.1, 0.2].map((s) => ({ descriptor: toy(GROUND, s), classId: null }))]);

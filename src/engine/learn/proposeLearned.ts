@@ -4,16 +4,24 @@
  * described together, each gets the most probable learned class, and what is probable enough is
  * proposed once per object (suppress.ts). A detector's own word for one of the person's classes
  * stands in while that class has too few examples to be learned (the learn eval's detector prior).
+ * The probability shown is the overlap ranker's (overlapRanker.ts): a part or second copy of a more
+ * probable proposal of its class is ranked as the person's decisions on such ones went.
  */
 import type { BinaryMask } from '../types';
 import { maskIoU } from '../iou';
 import { boxIoU, type CornerBox } from '../text/detector';
 import { maskBox, type RegionDescriptor } from './descriptors';
 import { LEARNED_SOURCE, type LearnedClasses } from './learnedClasses';
+import type { RelationFeatures } from './overlapRanker';
 import { suppressSameClassOverlaps, type ClassedProposal } from './suppress';
 
 /** Proposals under this probability are not shown (the learn eval's `--show` default). */
 export const SHOW_FROM = 0.3;
+/**
+ * Candidates from this probability take part in the suppression and the ranking (the learn eval's
+ * floor): a whole the classifier is unsure of still tells the ranker that a part lies inside it.
+ */
+export const RANK_FROM = 0.01;
 /** The detector's class name stands in until the person taught the class this many times. */
 export const DETECTOR_PRIOR_UNTIL = 3;
 /** The calibration source of proposals made on a detector's word. */
@@ -38,6 +46,8 @@ export interface LearnedProposal {
   readonly source: string;
   /** Kept so the class and probability can be read again as the model learns. */
   readonly descriptor: RegionDescriptor;
+  /** How it sat against the photo's other proposals when ranked: what its outcome is recorded with (LearnedClasses.recordProposalOutcomes). */
+  readonly relation: RelationFeatures;
 }
 
 /** The person's classes a detector names: text detection asks for these by name. */
@@ -46,7 +56,7 @@ export function detectorNamedClasses(model: Pick<LearnedClasses, 'classIds'>, de
 }
 
 /** The best guess for one described candidate, or undefined when nothing is probable enough. */
-export function bestGuess(model: LearnedClasses, candidate: Candidate, descriptor: RegionDescriptor): Omit<LearnedProposal, 'mask' | 'box' | 'descriptor'> | undefined {
+export function bestGuess(model: LearnedClasses, candidate: Candidate, descriptor: RegionDescriptor): Omit<LearnedProposal, 'mask' | 'box' | 'descriptor' | 'relation'> | undefined {
   const learned = model.classify(descriptor)[0];
   let best = learned && { classId: learned.classId, probability: learned.probability, raw: learned.raw, source: LEARNED_SOURCE };
   const { label, detectorScore } = candidate;
@@ -64,9 +74,10 @@ export interface ExistingObject {
 }
 
 /**
- * The candidates worth proposing, most probable first: classified, at least `showFrom`, one per object
- * and class, none repeating an `existing` object of its class (the same-class rule of suppress.ts, the
- * existing objects ranking above every proposal).
+ * The candidates worth proposing, most probable first, in the learn eval's order: classified, one per
+ * object and class, none repeating an `existing` object of its class (the same-class rule of
+ * suppress.ts, the existing objects ranking above every proposal), ranked against each other by the
+ * overlap ranker, and shown from `showFrom` of the ranked probability.
  */
 export function classifyCandidates(
   model: LearnedClasses,
@@ -76,15 +87,21 @@ export function classifyCandidates(
   existing: readonly ExistingObject[] = [],
 ): LearnedProposal[] {
   if (descriptors.length !== candidates.length) throw new Error(`${candidates.length} candidates but ${descriptors.length} descriptors`);
-  const guesses: LearnedProposal[] = [];
+  type Guess = Omit<LearnedProposal, 'relation'>;
+  const guesses: Guess[] = [];
   candidates.forEach((candidate, i) => {
     const box = maskBox(candidate.mask);
     const guess = box && bestGuess(model, candidate, descriptors[i]);
-    if (guess && guess.probability >= showFrom) guesses.push({ ...guess, mask: candidate.mask, box, descriptor: descriptors[i] });
+    if (guess && guess.probability >= RANK_FROM) guesses.push({ ...guess, mask: candidate.mask, box, descriptor: descriptors[i] });
   });
   const standing = existing.map((e) => ({ ...e, probability: Infinity }));
   const proposals = new Set<ClassedProposal>(guesses);
-  return suppressSameClassOverlaps<ClassedProposal>([...standing, ...guesses]).filter((k): k is LearnedProposal => proposals.has(k));
+  const kept = suppressSameClassOverlaps<ClassedProposal>([...standing, ...guesses]).filter((k): k is Guess => proposals.has(k));
+  const ranked = model.rankProposals(kept);
+  return kept
+    .map((guess, i): LearnedProposal => ({ ...guess, probability: ranked[i].probability, relation: ranked[i].relation }))
+    .filter((p) => p.probability >= showFrom)
+    .sort((a, b) => b.probability - a.probability);
 }
 
 /** An object the person made on a photo: its mask, or its box when they drew a box. */
