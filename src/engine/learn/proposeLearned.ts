@@ -56,7 +56,7 @@ export function detectorNamedClasses(model: Pick<LearnedClasses, 'classIds'>, de
 }
 
 /** The best guess for one described candidate, or undefined when nothing is probable enough. */
-export function bestGuess(model: LearnedClasses, candidate: Candidate, descriptor: RegionDescriptor): Omit<LearnedProposal, 'mask' | 'box' | 'descriptor' | 'relation'> | undefined {
+export function bestGuess(model: LearnedClasses, candidate: Pick<Candidate, 'label' | 'detectorScore'>, descriptor: RegionDescriptor): Omit<LearnedProposal, 'mask' | 'box' | 'descriptor' | 'relation'> | undefined {
   const learned = model.classify(descriptor)[0];
   let best = learned && { classId: learned.classId, probability: learned.probability, raw: learned.raw, source: LEARNED_SOURCE };
   const { label, detectorScore } = candidate;
@@ -73,12 +73,43 @@ export interface ExistingObject {
   readonly box: CornerBox;
 }
 
+/** A region as the ranking reads it: its box, and the detector's class and score where a detector found it (the learn eval caches boxes, not masks). */
+export type BoxedCandidate = Pick<Candidate, 'label' | 'detectorScore'> & { readonly box: CornerBox };
+
+/** A candidate worth proposing: which one (its index among those given), with its class, probability and relation. */
+export type RankedCandidate = Omit<LearnedProposal, 'mask' | 'descriptor'> & { readonly index: number };
+
 /**
- * The candidates worth proposing, most probable first, in the learn eval's order: classified, one per
- * object and class, none repeating an `existing` object of its class (the same-class rule of
- * suppress.ts, the existing objects ranking above every proposal), ranked against each other by the
- * overlap ranker, and shown from `showFrom` of the ranked probability.
+ * The candidates worth proposing, most probable first, in the order the learn eval measured:
+ * classified, one per object and class, none repeating an `existing` object of its class (the
+ * same-class rule of suppress.ts, the existing objects ranking above every proposal), ranked against
+ * each other by the overlap ranker, and shown from `showFrom` of the ranked probability.
  */
+export function rankCandidates(
+  model: LearnedClasses,
+  candidates: readonly BoxedCandidate[],
+  descriptors: readonly RegionDescriptor[],
+  showFrom = SHOW_FROM,
+  existing: readonly ExistingObject[] = [],
+): RankedCandidate[] {
+  if (descriptors.length !== candidates.length) throw new Error(`${candidates.length} candidates but ${descriptors.length} descriptors`);
+  type Guess = Omit<RankedCandidate, 'relation'>;
+  const guesses: Guess[] = [];
+  candidates.forEach((candidate, index) => {
+    const guess = bestGuess(model, candidate, descriptors[index]);
+    if (guess && guess.probability >= RANK_FROM) guesses.push({ ...guess, index, box: candidate.box });
+  });
+  const standing = existing.map((e) => ({ ...e, probability: Infinity }));
+  const proposals = new Set<ClassedProposal>(guesses);
+  const kept = suppressSameClassOverlaps<ClassedProposal>([...standing, ...guesses]).filter((k): k is Guess => proposals.has(k));
+  const ranked = model.rankProposals(kept);
+  return kept
+    .map((guess, i): RankedCandidate => ({ ...guess, probability: ranked[i].probability, relation: ranked[i].relation }))
+    .filter((p) => p.probability >= showFrom)
+    .sort((a, b) => b.probability - a.probability);
+}
+
+/** rankCandidates over masks (an empty mask is no candidate), each proposal with its mask and descriptor. */
 export function classifyCandidates(
   model: LearnedClasses,
   candidates: readonly Candidate[],
@@ -87,21 +118,12 @@ export function classifyCandidates(
   existing: readonly ExistingObject[] = [],
 ): LearnedProposal[] {
   if (descriptors.length !== candidates.length) throw new Error(`${candidates.length} candidates but ${descriptors.length} descriptors`);
-  type Guess = Omit<LearnedProposal, 'relation'>;
-  const guesses: Guess[] = [];
-  candidates.forEach((candidate, i) => {
+  const boxed = candidates.flatMap((candidate, i) => {
     const box = maskBox(candidate.mask);
-    const guess = box && bestGuess(model, candidate, descriptors[i]);
-    if (guess && guess.probability >= RANK_FROM) guesses.push({ ...guess, mask: candidate.mask, box, descriptor: descriptors[i] });
+    return box ? [{ candidate, box, descriptor: descriptors[i] }] : [];
   });
-  const standing = existing.map((e) => ({ ...e, probability: Infinity }));
-  const proposals = new Set<ClassedProposal>(guesses);
-  const kept = suppressSameClassOverlaps<ClassedProposal>([...standing, ...guesses]).filter((k): k is Guess => proposals.has(k));
-  const ranked = model.rankProposals(kept);
-  return kept
-    .map((guess, i): LearnedProposal => ({ ...guess, probability: ranked[i].probability, relation: ranked[i].relation }))
-    .filter((p) => p.probability >= showFrom)
-    .sort((a, b) => b.probability - a.probability);
+  const ranked = rankCandidates(model, boxed.map((b) => ({ ...b.candidate, box: b.box })), boxed.map((b) => b.descriptor), showFrom, existing);
+  return ranked.map(({ index, ...proposal }) => ({ ...proposal, mask: boxed[index].candidate.mask, descriptor: boxed[index].descriptor }));
 }
 
 /** An object the person made on a photo: its mask, or its box when they drew a box. */
