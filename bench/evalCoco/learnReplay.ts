@@ -138,7 +138,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     const row: ImageRow = { image: photo.file, seed, instances: real.length, proposals: photo.proposals.length, shown: 0, accepted: 0, reclassed: 0, rejected: 0, handAdded: 0, actions: 0, learnMs: 0, learnCpuMs: 0, classifyMs: 0, toolMs: 0 };
 
     const t0 = performance.now();
-    const guesses: Guess[] = productRule(options) ? productGuesses(model, photo) : ablatedGuesses(model, photo, options, personClasses);
+    const guesses: Guess[] = productRule(options) ? productGuesses(model, photo, [...personClasses]) : ablatedGuesses(model, photo, options, personClasses);
     row.classifyMs = performance.now() - t0;
 
     // The guesses judged as detections (each instance found once, by the most probable guess of its
@@ -255,8 +255,8 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
 const productRule = (options: ReplayOptions) => options.detectorPrior !== false && options.suppressParts !== false && options.rankOverlaps !== false;
 
 /** The photo's guesses as the product ranks them (proposeLearned.ts rankCandidates, the studio's, the CLI's and the jobs' path), every one the ranking keeps. */
-function productGuesses(model: LearnedClasses, photo: CachedPhoto): Guess[] {
-  return rankCandidates(model, photo.proposals, photo.proposals.map((p) => p.descriptor), 0).map((r) => ({
+function productGuesses(model: LearnedClasses, photo: CachedPhoto, personClasses: readonly string[]): Guess[] {
+  return rankCandidates(model, photo.proposals, photo.proposals.map((p) => p.descriptor), 0, [], personClasses).map((r) => ({
     proposal: r.index,
     classId: r.classId,
     probability: r.probability,
@@ -268,8 +268,7 @@ function productGuesses(model: LearnedClasses, photo: CachedPhoto): Guess[] {
 
 /**
  * The photo's guesses with a part of the product's rule switched off (--no-detector-prior,
- * --no-suppress, --no-rank-overlaps): the ablations. The detector prior here stands in for any of the
- * dataset's classes, taught yet or not.
+ * --no-suppress, --no-rank-overlaps): the ablations.
  */
 function ablatedGuesses(model: LearnedClasses, photo: CachedPhoto, options: ReplayOptions, personClasses: ReadonlySet<string>): Guess[] {
   const guesses: Guess[] = [];

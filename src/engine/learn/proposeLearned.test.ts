@@ -89,6 +89,14 @@ describe('proposeLearned', () => {
     expect(proposal.raw).toBe(0.99);
   });
 
+  it('a detector’s word stands in for a class the person declared but has not taught yet, as the learn eval measured', () => {
+    const model = raccoonModel();
+    const cat: Candidate[] = [{ mask: square(25, 25, 10), label: 'cat', detectorScore: 0.99 }];
+    expect(classifyCandidates(model, cat, [toy(GROUND)])).toEqual([]);
+    const [proposal] = classifyCandidates(model, cat, [toy(GROUND)], undefined, [], ['raccoon', 'cat']);
+    expect(proposal).toMatchObject({ classId: 'cat', source: DETECTOR_SOURCE, raw: 0.99 });
+  });
+
   it('a labelled photo teaches its matching candidates as the class and every other one as background', () => {
     const raccoon = square(5, 5, 20);
     const lessons = lessonsOfLabelledPhoto(

@@ -55,12 +55,16 @@ export function detectorNamedClasses(model: Pick<LearnedClasses, 'classIds'>, de
   return model.classIds.filter(detectorKnows);
 }
 
-/** The best guess for one described candidate, or undefined when nothing is probable enough. */
-export function bestGuess(model: LearnedClasses, candidate: Pick<Candidate, 'label' | 'detectorScore'>, descriptor: RegionDescriptor): Omit<LearnedProposal, 'mask' | 'box' | 'descriptor' | 'relation'> | undefined {
+/**
+ * The best guess for one described candidate, or undefined when nothing is probable enough.
+ * `personClasses`: the classes the person declared (a session's or project's class list), taught yet
+ * or not, whose detector word stands in.
+ */
+export function bestGuess(model: LearnedClasses, candidate: Pick<Candidate, 'label' | 'detectorScore'>, descriptor: RegionDescriptor, personClasses: readonly string[] = model.classIds): Omit<LearnedProposal, 'mask' | 'box' | 'descriptor' | 'relation'> | undefined {
   const learned = model.classify(descriptor)[0];
   let best = learned && { classId: learned.classId, probability: learned.probability, raw: learned.raw, source: LEARNED_SOURCE };
   const { label, detectorScore } = candidate;
-  if (label !== undefined && detectorScore !== undefined && model.classIds.includes(label) && model.examplesOf(label) < DETECTOR_PRIOR_UNTIL) {
+  if (label !== undefined && detectorScore !== undefined && personClasses.includes(label) && model.examplesOf(label) < DETECTOR_PRIOR_UNTIL) {
     const probability = model.calibrated(DETECTOR_SOURCE, detectorScore);
     if (!best || probability > best.probability) best = { classId: label, probability, raw: detectorScore, source: DETECTOR_SOURCE };
   }
@@ -83,7 +87,8 @@ export type RankedCandidate = Omit<LearnedProposal, 'mask' | 'descriptor'> & { r
  * The candidates worth proposing, most probable first, in the order the learn eval measured:
  * classified, one per object and class, none repeating an `existing` object of its class (the
  * same-class rule of suppress.ts, the existing objects ranking above every proposal), ranked against
- * each other by the overlap ranker, and shown from `showFrom` of the ranked probability.
+ * each other by the overlap ranker, and shown from `showFrom` of the ranked probability. A detector's
+ * word stands in for any of `personClasses` still barely taught (bestGuess).
  */
 export function rankCandidates(
   model: LearnedClasses,
@@ -91,12 +96,13 @@ export function rankCandidates(
   descriptors: readonly RegionDescriptor[],
   showFrom = SHOW_FROM,
   existing: readonly ExistingObject[] = [],
+  personClasses: readonly string[] = model.classIds,
 ): RankedCandidate[] {
   if (descriptors.length !== candidates.length) throw new Error(`${candidates.length} candidates but ${descriptors.length} descriptors`);
   type Guess = Omit<RankedCandidate, 'relation'>;
   const guesses: Guess[] = [];
   candidates.forEach((candidate, index) => {
-    const guess = bestGuess(model, candidate, descriptors[index]);
+    const guess = bestGuess(model, candidate, descriptors[index], personClasses);
     if (guess && guess.probability >= RANK_FROM) guesses.push({ ...guess, index, box: candidate.box });
   });
   const standing = existing.map((e) => ({ ...e, probability: Infinity }));
@@ -116,13 +122,14 @@ export function classifyCandidates(
   descriptors: readonly RegionDescriptor[],
   showFrom = SHOW_FROM,
   existing: readonly ExistingObject[] = [],
+  personClasses: readonly string[] = model.classIds,
 ): LearnedProposal[] {
   if (descriptors.length !== candidates.length) throw new Error(`${candidates.length} candidates but ${descriptors.length} descriptors`);
   const boxed = candidates.flatMap((candidate, i) => {
     const box = maskBox(candidate.mask);
     return box ? [{ candidate, box, descriptor: descriptors[i] }] : [];
   });
-  const ranked = rankCandidates(model, boxed.map((b) => ({ ...b.candidate, box: b.box })), boxed.map((b) => b.descriptor), showFrom, existing);
+  const ranked = rankCandidates(model, boxed.map((b) => ({ ...b.candidate, box: b.box })), boxed.map((b) => b.descriptor), showFrom, existing, personClasses);
   return ranked.map(({ index, ...proposal }) => ({ ...proposal, mask: boxed[index].candidate.mask, descriptor: boxed[index].descriptor }));
 }
 
