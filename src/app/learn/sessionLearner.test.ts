@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { GROUND, RACCOON, toy, toyRaccoonModel } from '../../../test/support/toyRaccoons';
 import type { Annotation } from '../../annotations/annotation';
 import { proposedBy } from '../../annotations/review';
-import { boxMask, type RegionDescriptor } from '../../engine/learn/descriptors';
-import { LearnedClasses } from '../../engine/learn/learnedClasses';
+import { boxMask } from '../../engine/learn/descriptors';
 import { classifyCandidates, SHOW_FROM, type Candidate } from '../../engine/learn/proposeLearned';
 import { addObjects, updateObject } from '../state/documentOps';
 import { emptyDocument, type StudioDocument } from '../state/model';
@@ -12,25 +12,12 @@ import { LEARNED_MODEL_VERSION, SessionLearner } from './sessionLearner';
 const W = 40;
 const RACCOON_CLASS = { id: 5, name: 'raccoon', color: '#a50' };
 const SIGN_CLASS = { id: 6, name: 'sign', color: '#0a0' };
-const RACCOON = [1, 0, 1];
-const GROUND = [0, 1, 0];
-const toy = (centre: readonly number[], shift = 0): RegionDescriptor => ({ sam: [], detectors: [], backbone: [], appearance: centre.map((v, i) => v + (i === 0 ? shift : 0)) });
 // A raccoon and its head: mostly, not wholly, inside it, so the suppression keeps both and the ranker decides.
 const candidates: Candidate[] = [{ mask: boxMask({ x0: 2, y0: 2, x1: 22, y1: 22 }, W, W) }, { mask: boxMask({ x0: 12, y0: 4, x1: 26, y1: 14 }, W, W) }];
 // Alike to the classifier, as a raccoon's head is: only the ranker can tell the part from the whole.
 const descriptors = [toy(RACCOON), toy(RACCOON, -0.05)];
 const [WHOLE, HEAD] = candidates;
 
-function raccoonModel(): LearnedClasses {
-  const model = new LearnedClasses({ kinds: ['appearance'], l2: 1e-3 });
-  for (let round = 0; round < 8; round++) {
-    model.learnAll([
-      ...[-0.1, 0, 0.1].map((s) => ({ descriptor: toy(RACCOON, s), classId: 'raccoon' })),
-      ...[-0.1, 0, 0.1, 0.2].map((s) => ({ descriptor: toy(GROUND, s), classId: null })),
-    ]);
-  }
-  return model;
-}
 
 /** A studio session over toy photos: the learner, its document, and Label all like my labels' step on one photo. */
 function studio() {
@@ -43,7 +30,7 @@ function studio() {
     },
     0,
   );
-  learner.setLearnedModel({ version: LEARNED_MODEL_VERSION, model: raccoonModel().toJSON(), taught: [], mined: [] });
+  learner.setLearnedModel({ version: LEARNED_MODEL_VERSION, model: toyRaccoonModel().toJSON(), taught: [], mined: [] });
   /** The photo's proposals land as waiting objects the learner follows; the ids of the whole's and the head's, where proposed. */
   const propose = (imageId: string, showFrom = SHOW_FROM) => {
     doc = { ...doc, images: [...doc.images, { id: imageId, name: `${imageId}.jpg`, width: W, height: W }] };
