@@ -247,10 +247,6 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
   };
 }
 
-/**
- * Each guess, most probable first, as a detection: true when it matches (IoU ≥ MATCH_IOU) an instance
- * of its class that no more probable guess took. Guesses on a crowd region of their class are left out.
- */
 /** Whether the options are the product's: its detector prior, suppression and ranking all on. */
 const productRule = (options: ReplayOptions) => options.detectorPrior !== false && options.suppressParts !== false && options.rankOverlaps !== false;
 
@@ -297,6 +293,10 @@ function ablatedGuesses(model: LearnedClasses, photo: CachedPhoto, options: Repl
   return guesses;
 }
 
+/**
+ * Each guess, most probable first, as a detection: true when it matches (IoU ≥ MATCH_IOU) an instance
+ * of its class that no more probable guess took. Guesses on a crowd region of their class are left out.
+ */
 function judgeGuesses(photo: CachedPhoto, guesses: readonly Guess[], real: readonly number[], classOf: (id: number) => string): { guess: Guess; truePositive: boolean }[] {
   const gts = photo.instances;
   const taken = new Set<number>();
