@@ -112,7 +112,7 @@ export class InferenceService implements InferenceWorkerApi {
       const model = LearnedClasses.fromJSON(job.model);
       const photo = await photoCandidates(this.engine, imageKey, image, this.detectors);
       const candidates = labelsAsClassIds(photo.candidates, job.classNames);
-      const found = classifyCandidates(model, candidates, photo.describe(candidates.map((c) => c.mask)));
+      const found = classifyCandidates(model, candidates, photo.describe(candidates.map((c) => c.mask)), undefined, [], Object.keys(job.classNames));
       return {
         predictions: found
           .map((p) => ({ classId: p.classId, confidence: Math.min(1, Math.max(0, p.probability)), source: p.source === DETECTOR_SOURCE ? ('detector' as const) : ('learned' as const), masks: outerRings(maskOutline(p.mask)) }))
