@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { taughtModel } from '../learn/learnerServices';
 import { toApiJson } from '../export/apiJson';
 import { FORMATS, writeFormat, type DatasetFormat } from '../../annotations/formats/registry';
 import { cutOutPng } from '../../annotations/formats/pngMasks';
@@ -34,7 +35,8 @@ export function ExportMenu() {
   const exportFormat = async (format: DatasetFormat) => {
     // The outlines follow the Detail slider in the worker: a file waits for them, so it matches the screen.
     await outlines.settled();
-    let dataset = sessionDataset(currentDocument(), exportOptions);
+    const learnedModel = taughtModel();
+    let dataset = { ...sessionDataset(currentDocument(), exportOptions), ...(learnedModel ? { learnedModel } : {}) };
     if (format.requiresImages || (format.carriesImages && withImages)) {
       const bytes = new Map(await Promise.all(dataset.images.map(async (e) => [e.image.id, new Uint8Array((await imageBlob(e.image.id)?.arrayBuffer()) ?? new ArrayBuffer(0))] as const)));
       dataset = withImageBytes(dataset, (i) => bytes.get(i.id));
