@@ -5,9 +5,16 @@
  * document, so the session's labels are not lost (its mined background and calibration decisions
  * are: the notice says so).
  */
+import { sessionDataset, type Dataset, type ExportOptions } from '../../annotations/formats/dataset';
 import type { LearnedClassesState } from '../../engine/learn/learnedClasses';
 import type { StudioDocument } from '../state/model';
 import { documentLessons } from './lessons';
+
+/** The session's dataset for an export, with the learned model when one is taught (`taughtModel`). */
+export function datasetWithLearnedModel(doc: StudioDocument, options: ExportOptions, learnedModel: LearnedClassesState | undefined): Dataset {
+  const dataset = sessionDataset(doc, options);
+  return learnedModel ? { ...dataset, learnedModel } : dataset;
+}
 
 export interface ImportedModelPorts {
   /** The classes the session's learner has examples of before the import. */

@@ -33,7 +33,7 @@ const photo = stripes();
 export function drawn(className: string, n: number, id = `${className}-${n}`): Annotation {
   const classDef = CLASSES.find((c) => c.name === className)!;
   const band = SIZE / CLASSES.length;
-  const box = [2 + (n % 8) * 10, (classDef.id - 1) * band + 2 + (n % 3) * 3, 16, band - 12];
+  const box: [number, number, number, number] = [2 + (n % 8) * 10, (classDef.id - 1) * band + 2 + (n % 3) * 3, 16, band - 12];
   return { id, kind: 'box', box, label: className, classId: classDef.id, confidence: 1, color: classDef.color, visible: true, source: 'local', polygons: [] };
 }
 
