@@ -120,6 +120,25 @@ try {
         `first write (open, PUT) median ${median(writes).toFixed(1)} ms; stale write rebased (PUT 409, GET, adopt, teach 1, PUT) median ${median(rebases).toFixed(1)} ms; ${runs} runs`,
     );
   }
+  // At the classifier's capacity the model is over the default 32 MiB limit: the studio must get the 413, not a reset connection.
+  const capacity = model(600, 3000).toJSON();
+  const project = await api.create('bench capacity', [{ id: 1, name: 'red', color: '#ff0000' }]);
+  const notices: string[] = [];
+  const overLimit = new ProjectLearnedSync(
+    {
+      api,
+      projectId: project.id,
+      model: () => capacity,
+      taughtLessons: () => new Map([['seed', '+red']]),
+      documentLessons: () => new Map([['seed', '+red']]),
+      adopt: async () => undefined,
+      learnPending: async () => undefined,
+      notice: (message) => notices.push(message),
+    },
+    0,
+  );
+  const ms = await timed(() => overLimit.open());
+  console.log(`capacity (3 × 600 examples, 3,000 background): ${(JSON.stringify(capacity).length / 2 ** 20).toFixed(2)} MiB; open → ${notices.length ? `notice "${notices[0]}"` : 'no notice'} after ${ms.toFixed(1)} ms`);
 } finally {
   await server.close();
   rmSync(dir, { recursive: true, force: true });

@@ -4,13 +4,13 @@
  * a moment later, on the revision it was learned from. When another studio wrote first (409), the
  * newer model is read and takes the place of this one, and the lessons this browser taught since
  * the last read or write are taught into it again from the document, then written: both sides'
- * examples end up in the project's model. A model over the server's size limit (413) stays in this
- * browser, and the person is told.
+ * examples end up in the project's model. A model over the server's size limit (413, or over the
+ * default limit before it is sent) stays in this browser, and the person is told.
  *
  * Everything outside (the API, the learner, the notices) is a port, so tests run it against a real
  * server in Node.
  */
-import type { LearnedModel } from '../../contract/learned';
+import { DEFAULT_LEARNED_MODEL_MAX_BYTES, type LearnedModel } from '../../contract/learned';
 import type { LearnedClassesState } from '../../engine/learn/learnedClasses';
 import { LearnedModelConflict, ProjectApiError, type ProjectApi } from '../projects/projectApi';
 
@@ -54,6 +54,8 @@ export class ProjectLearnedSync {
   constructor(
     private readonly ports: ProjectLearnedPorts,
     private readonly saveDelayMs = LEARNED_SAVE_DELAY_MS,
+    /** The server's default limit: one configured lower answers 413, which is told the same way. */
+    private readonly sizeLimit = DEFAULT_LEARNED_MODEL_MAX_BYTES,
   ) {}
 
   /** The project was opened: its model replaces the learner's; without one, the session's own is written, if it belongs to this document. */
@@ -132,6 +134,12 @@ export class ProjectLearnedSync {
     return true;
   }
 
+  /** The same state is not offered again; the next lesson tries again (and is told again). */
+  private overLimit(json: string): void {
+    this.inStep = json;
+    this.ports.notice(`The learned model (${megabytes(json.length)} MB) is over the server's size limit: it is kept in this browser and in exports, not in the project.`);
+  }
+
   private async write(): Promise<void> {
     for (let attempt = 0; attempt <= MAX_REBASES; attempt++) {
       const model = this.ports.model();
@@ -139,6 +147,8 @@ export class ProjectLearnedSync {
       const json = JSON.stringify(model);
       if (json === this.inStep) return;
       const lessons = this.ports.taughtLessons();
+      // The server resets the connection while so large a body is still being sent: the browser sees a network failure, never the 413.
+      if (json.length > this.sizeLimit) return this.overLimit(json);
       try {
         const saved = await this.ports.api.putLearnedModel(this.ports.projectId, this.revision, model);
         this.revision = saved.revision;
@@ -150,12 +160,7 @@ export class ProjectLearnedSync {
           await this.rebase();
           continue;
         }
-        if (error instanceof ProjectApiError && error.status === 413) {
-          // The same state is not offered again; the next lesson tries again (and is told again).
-          this.inStep = json;
-          this.ports.notice(`The learned model (${megabytes(json.length)} MB) is over the server's size limit: it is kept in this browser and in exports, not in the project.`);
-          return;
-        }
+        if (error instanceof ProjectApiError && error.status === 413) return this.overLimit(json);
         throw error;
       }
     }
