@@ -24,7 +24,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => server?.cleanup());
 
-function syncOf(studio: ReturnType<typeof testStudio>, projectId: string, notices: string[] = []) {
+function syncOf(studio: ReturnType<typeof testStudio>, projectId: string, notices: string[] = [], sizeLimit?: number) {
   return new ProjectLearnedSync(
     {
       api,
@@ -37,6 +37,7 @@ function syncOf(studio: ReturnType<typeof testStudio>, projectId: string, notice
       notice: (message) => notices.push(message),
     },
     0,
+    sizeLimit,
   );
 }
 
@@ -105,6 +106,18 @@ describe('ProjectLearnedSync', () => {
     expect(notices).toEqual([expect.stringMatching(/^The learned model \(\d+\.\d MB\) is over the server's size limit: it is kept in this browser/)]);
     expect(await api.getLearnedModel(projectId)).toBeNull();
     expect(big.learner.taughtClasses()).toHaveLength(3);
+  });
+
+  it('does not send a model over the size limit it knows of (the server would reset the connection, not answer 413)', async () => {
+    const projectId = await newProject();
+    const studio = testStudio([drawn('red', 0), drawn('blue', 0)]);
+    await studio.learner.learnPending();
+    const size = JSON.stringify(studio.learner.learnedModel().model).length;
+    expect(size).toBeLessThan(SIZE_LIMIT);
+    const notices: string[] = [];
+    await syncOf(studio, projectId, notices, size - 1).open();
+    expect(notices).toEqual([expect.stringMatching(/over the server's size limit/)]);
+    expect(await api.getLearnedModel(projectId)).toBeNull();
   });
 
   it('opening a project without a model, in place of an unrelated session, starts afresh and writes nothing', async () => {
