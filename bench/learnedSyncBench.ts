@@ -73,7 +73,10 @@ try {
     const writes: number[] = [];
     const rebases: number[] = [];
     let bytes = 0;
+    const failures: string[] = [];
     for (let run = 0; run < runs; run++) {
+      let step = 'create';
+      try {
       const project = await api.create(`bench ${run}`, [{ id: 1, name: 'red', color: '#ff0000' }]);
       // Two studios on the project; each holds a LearnedClasses as the session learner would.
       const studio = (initial: LearnedClasses, taught: [string, string][]) => {
@@ -106,15 +109,23 @@ try {
       };
       const a = studio(LearnedClasses.fromJSON(base.toJSON()), [['seed', '+red']]);
       stringify.push(await timed(() => (bytes = JSON.stringify(base.toJSON()).length)));
+      step = 'first write';
       writes.push(await timed(() => a.sync.open()));
+      step = 'second studio';
       const b = studio(new LearnedClasses(), []);
       await b.sync.open();
       b.teach(`b${run}`);
       await b.sync.flush();
       a.teach(`a${run}`);
+      step = 'rebase';
       rebases.push(await timed(() => a.sync.flush()));
       if (a.sync.serverRevision !== 3) throw new Error(`the rebased write is at revision ${a.sync.serverRevision}, not 3`);
+      } catch (error) {
+        const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : '';
+        failures.push(`run ${run}, ${step}: ${error instanceof Error ? error.message : String(error)} ${cause}`);
+      }
     }
+    if (failures.length) console.log(`${label}: ${failures.length} of ${runs} runs failed: ${failures.join('; ')}`);
     console.log(
       `${label}: ${(bytes / 2 ** 20).toFixed(2)} MiB; toJSON+stringify median ${median(stringify).toFixed(1)} ms; ` +
         `first write (open, PUT) median ${median(writes).toFixed(1)} ms; stale write rebased (PUT 409, GET, adopt, teach 1, PUT) median ${median(rebases).toFixed(1)} ms; ${runs} runs`,
