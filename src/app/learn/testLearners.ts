@@ -5,7 +5,7 @@
  * what was taught twice.
  */
 import type { Annotation, ClassDef } from '../../annotations/annotation';
-import { appearanceDescriptor } from '../../engine/learn/descriptors';
+import { appearanceDescriptor, DESCRIPTOR_KINDS, type RegionDescriptor } from '../../engine/learn/descriptors';
 import type { RgbaImage } from '../../engine/types';
 import { emptyDocument, type StudioDocument } from '../state/model';
 import { SessionLearner } from './sessionLearner';
@@ -28,6 +28,9 @@ function stripes(): RgbaImage {
   return { width: SIZE, height: SIZE, data };
 }
 const photo = stripes();
+
+/** A descriptor of every kind the engine has, all empty but the appearance. */
+const appearanceOnly = (appearance: number[]) => ({ ...(Object.fromEntries(DESCRIPTOR_KINDS.map((kind) => [kind, []])) as unknown as RegionDescriptor), appearance });
 
 /** The `n`th box drawn on the stripe of `className`, as a person draws it (accepted). */
 export function drawn(className: string, n: number, id = `${className}-${n}`): Annotation {
@@ -56,7 +59,7 @@ export function testStudio(objects: Annotation[] = []) {
       document: () => studio.doc,
       describe: async (_imageId, masks) => {
         studio.described += masks.length;
-        return masks.map((mask) => ({ sam: [], detectors: [], appearance: appearanceDescriptor(photo, mask) }));
+        return masks.map((mask) => appearanceOnly(appearanceDescriptor(photo, mask)));
       },
       reclass: () => undefined,
     },
