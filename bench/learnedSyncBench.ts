@@ -24,8 +24,8 @@ const runs = Number(values.runs ?? 5);
 let seed = 7;
 const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31) * 2 - 1;
 const descriptor = (centre: number): RegionDescriptor => ({
-  // Kinds this bench does not size (the engine may have more) stay empty.
-  ...(Object.fromEntries(DESCRIPTOR_KINDS.map((kind) => [kind, []])) as unknown as RegionDescriptor),
+  // Kinds this bench does not size (the engine may have more): one number, as the classifier wants every part.
+  ...(Object.fromEntries(DESCRIPTOR_KINDS.map((kind) => [kind, [random()]])) as unknown as RegionDescriptor),
   sam: Array.from({ length: 256 }, () => centre + random()),
   detectors: Array.from({ length: 100 }, () => random()),
   appearance: Array.from({ length: 20 }, () => centre + random()),

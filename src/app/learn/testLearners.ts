@@ -29,8 +29,8 @@ function stripes(): RgbaImage {
 }
 const photo = stripes();
 
-/** A descriptor of every kind the engine has, all empty but the appearance. */
-const appearanceOnly = (appearance: number[]) => ({ ...(Object.fromEntries(DESCRIPTOR_KINDS.map((kind) => [kind, []])) as unknown as RegionDescriptor), appearance });
+/** A descriptor of every kind the engine has: the appearance, and a constant for the others (the classifier wants every part). */
+const appearanceOnly = (appearance: number[]) => ({ ...(Object.fromEntries(DESCRIPTOR_KINDS.map((kind) => [kind, [1]])) as unknown as RegionDescriptor), appearance });
 
 /** The `n`th box drawn on the stripe of `className`, as a person draws it (accepted). */
 export function drawn(className: string, n: number, id = `${className}-${n}`): Annotation {
