@@ -21,6 +21,7 @@ import { openImageBlobs, openSample } from './openImagesAction';
 import { engineSession } from './studioServices';
 import { useSessionPersistence } from './persistence/useSessionPersistence';
 import { useReopenProject } from './projects/useReopenProject';
+import './learn/projectLearnedServices';
 import { handleShortcut } from './shortcuts';
 import { useStudio } from './state/studioStore';
 import { pageFromHash, useUi } from './state/uiStore';

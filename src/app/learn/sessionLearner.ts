@@ -186,6 +186,32 @@ export class SessionLearner {
     return { version: LEARNED_MODEL_VERSION, model: this.model.toJSON(), taught: [...this.taught], mined: [...this.mined] };
   }
 
+  /** The lessons taught so far: object id → the signature taught (lessons.ts). */
+  taughtLessons(): ReadonlyMap<string, string> {
+    return new Map(this.taught);
+  }
+
+  /**
+   * Takes a model learned elsewhere (a dataset's, a server project's; null: a fresh one) in place of
+   * this one. `known` are the lessons it already holds (object id → signature): the document's other
+   * lessons are taught into it on the next pass, so nothing taught here is lost and nothing it holds
+   * is taught twice. Waits for a pass under way, so no pass lands in the model it replaces.
+   */
+  adoptModel(model: LearnedClassesState | null, known: ReadonlyMap<string, string>): Promise<void> {
+    const replaced = model ? LearnedClasses.fromJSON(model) : new LearnedClasses();
+    this.running = this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.model = replaced;
+        this.taught = new Map(known);
+        // Background mined from the photos lived in the replaced model: the photos may be mined again.
+        this.mined.clear();
+        this.refreshWaiting();
+        this.ports.changed?.();
+      });
+    return this.running;
+  }
+
   /** Replaces the learned state (a restored session, a server project's model); null starts afresh. */
   setLearnedModel(state: LearnedModelState | null): void {
     if (state && state.version !== LEARNED_MODEL_VERSION) throw new Error(`learned model version ${state.version}, this studio reads ${LEARNED_MODEL_VERSION}`);
