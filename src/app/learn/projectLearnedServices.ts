@@ -19,6 +19,7 @@ export function reloadLearnedModel(): Promise<void> {
 }
 
 useOpenProject.subscribe((now, before) => {
+  if (now.learnedRevision !== null && now.learnedRevision !== before.learnedRevision && now.open?.id === before.open?.id) void reloadLearnedModel();
   const id = now.open?.id ?? null;
   if (id === (before.open?.id ?? null)) return;
   current?.stop();
