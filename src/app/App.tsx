@@ -19,7 +19,7 @@ import { StudioCanvas } from './components/StudioCanvas';
 import { Toolbar } from './components/Toolbar';
 import { openImageBlobs, openSample } from './openImagesAction';
 import { engineSession } from './studioServices';
-import { useSessionPersistence } from './persistence/useSessionPersistence';
+import { useSessionPersistence } from './useSessionPersistence';
 import { useReopenProject } from './projects/useReopenProject';
 import './learn/projectLearnedServices';
 import { handleShortcut } from './shortcuts';
