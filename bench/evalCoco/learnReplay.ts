@@ -23,6 +23,7 @@ import { expectedCalibrationError, type ReliabilityBin } from '../../src/engine/
 import type { DescriptorKind, RegionDescriptor } from '../../src/engine/learn/descriptors';
 import { LEARNED_SOURCE, LearnedClasses } from '../../src/engine/learn/learnedClasses';
 import type { RelationFeatures } from '../../src/engine/learn/overlapRanker';
+import { rankCandidates } from '../../src/engine/learn/proposeLearned';
 import { suppressSameClassOverlaps } from '../../src/engine/learn/suppress';
 import type { CachedPhoto } from './learnCache';
 
@@ -45,7 +46,7 @@ export interface ReplayOptions {
   readonly detectorPrior?: boolean;
   /** Off: every classified proposal is proposed, parts and duplicates of a more probable one too. */
   readonly suppressParts?: boolean;
-  /** On: the probability shown is the overlap ranker's (overlapRanker.ts), learned from earlier photos' outcomes. */
+  /** Off: the probability shown is the classifier's, not the overlap ranker's (overlapRanker.ts) learned from earlier photos' outcomes. */
   readonly rankOverlaps?: boolean;
   /** Proposals overlapping an instance only partly (IoU in [0.1, 0.5)) teach nothing rather than background. */
   readonly skipPartialNegatives?: boolean;
@@ -137,29 +138,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     const row: ImageRow = { image: photo.file, seed, instances: real.length, proposals: photo.proposals.length, shown: 0, accepted: 0, reclassed: 0, rejected: 0, handAdded: 0, actions: 0, learnMs: 0, learnCpuMs: 0, classifyMs: 0, toolMs: 0 };
 
     const t0 = performance.now();
-    const guesses: Guess[] = [];
-    photo.proposals.forEach((p, k) => {
-      const learned = model.classify(p.descriptor)[0];
-      let best: Guess | undefined = learned && { proposal: k, classId: learned.classId, probability: learned.probability, raw: learned.raw, source: LEARNED_SOURCE };
-      if (options.detectorPrior !== false && p.label !== undefined && p.detectorScore !== undefined && personClasses.has(p.label) && model.examplesOf(p.label) < DETECTOR_PRIOR_UNTIL) {
-        const probability = model.calibrated(DETECTOR_SOURCE, p.detectorScore);
-        if (!best || probability > best.probability) best = { proposal: k, classId: p.label, probability, raw: p.detectorScore, source: DETECTOR_SOURCE };
-      }
-      if (best && best.probability >= MIN_PROBABILITY) guesses.push(best);
-    });
-    guesses.sort((a, b) => b.probability - a.probability);
-    if (options.suppressParts !== false) {
-      const kept = new Set(suppressSameClassOverlaps(guesses.map((g) => ({ ...g, box: photo.proposals[g.proposal].box }))).map((g) => g.proposal));
-      guesses.splice(0, guesses.length, ...guesses.filter((g) => kept.has(g.proposal)));
-    }
-    if (options.rankOverlaps) {
-      const ranked = model.rankProposals(guesses.map((g) => ({ ...g, box: photo.proposals[g.proposal].box })));
-      guesses.forEach((g, i) => {
-        g.relation = ranked[i].relation;
-        g.probability = ranked[i].probability;
-      });
-      guesses.sort((a, b) => b.probability - a.probability);
-    }
+    const guesses: Guess[] = productRule(options) ? productGuesses(model, photo, [...personClasses]) : ablatedGuesses(model, photo, options, personClasses);
     row.classifyMs = performance.now() - t0;
 
     // The guesses judged as detections (each instance found once, by the most probable guess of its
@@ -222,7 +201,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     const t1 = performance.now();
     const c1 = process.cpuUsage();
     model.learnAll(examples);
-    if (options.rankOverlaps) model.recordProposalOutcomes(judged.map((j) => ({ relation: j.guess.relation!, correct: j.truePositive })));
+    if (options.rankOverlaps !== false) model.recordProposalOutcomes(judged.map((j) => ({ relation: j.guess.relation!, correct: j.truePositive })));
     row.learnMs = performance.now() - t1;
     const used = process.cpuUsage(c1);
     row.learnCpuMs = (used.user + used.system) / 1000;
@@ -266,6 +245,52 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     },
     byImage,
   };
+}
+
+/** Whether the options are the product's: its detector prior, suppression and ranking all on. */
+const productRule = (options: ReplayOptions) => options.detectorPrior !== false && options.suppressParts !== false && options.rankOverlaps !== false;
+
+/** The photo's guesses as the product ranks them (proposeLearned.ts rankCandidates, the studio's, the CLI's and the jobs' path), every one the ranking keeps. */
+function productGuesses(model: LearnedClasses, photo: CachedPhoto, personClasses: readonly string[]): Guess[] {
+  return rankCandidates(model, photo.proposals, photo.proposals.map((p) => p.descriptor), 0, [], personClasses).map((r) => ({
+    proposal: r.index,
+    classId: r.classId,
+    probability: r.probability,
+    relation: r.relation,
+    raw: r.raw,
+    source: r.source,
+  }));
+}
+
+/**
+ * The photo's guesses with a part of the product's rule switched off (--no-detector-prior,
+ * --no-suppress, --no-rank-overlaps): the ablations.
+ */
+function ablatedGuesses(model: LearnedClasses, photo: CachedPhoto, options: ReplayOptions, personClasses: ReadonlySet<string>): Guess[] {
+  const guesses: Guess[] = [];
+  photo.proposals.forEach((p, k) => {
+    const learned = model.classify(p.descriptor)[0];
+    let best: Guess | undefined = learned && { proposal: k, classId: learned.classId, probability: learned.probability, raw: learned.raw, source: LEARNED_SOURCE };
+    if (options.detectorPrior !== false && p.label !== undefined && p.detectorScore !== undefined && personClasses.has(p.label) && model.examplesOf(p.label) < DETECTOR_PRIOR_UNTIL) {
+      const probability = model.calibrated(DETECTOR_SOURCE, p.detectorScore);
+      if (!best || probability > best.probability) best = { proposal: k, classId: p.label, probability, raw: p.detectorScore, source: DETECTOR_SOURCE };
+    }
+    if (best && best.probability >= MIN_PROBABILITY) guesses.push(best);
+  });
+  guesses.sort((a, b) => b.probability - a.probability);
+  if (options.suppressParts !== false) {
+    const kept = new Set(suppressSameClassOverlaps(guesses.map((g) => ({ ...g, box: photo.proposals[g.proposal].box }))).map((g) => g.proposal));
+    guesses.splice(0, guesses.length, ...guesses.filter((g) => kept.has(g.proposal)));
+  }
+  if (options.rankOverlaps !== false) {
+    const ranked = model.rankProposals(guesses.map((g) => ({ ...g, box: photo.proposals[g.proposal].box })));
+    guesses.forEach((g, i) => {
+      g.relation = ranked[i].relation;
+      g.probability = ranked[i].probability;
+    });
+    guesses.sort((a, b) => b.probability - a.probability);
+  }
+  return guesses;
 }
 
 /**

@@ -6,7 +6,7 @@ import { useRemoteSettings } from '../state/remoteSettingsStore';
 import { storedEmbeddings } from '../studioServices';
 import { forgetAllSpaceKeys } from '../persistence/session';
 import { openSpaceWithPassword } from '../persistence/spaceStore';
-import { flushSessionSave } from '../persistence/useSessionPersistence';
+import { flushSessionSave } from '../useSessionPersistence';
 import { showProjectInAddress } from '../projects/projectLink';
 import { accountApi } from '../remote/accountApi';
 import { useAccount } from '../remote/useAccount';

@@ -1,9 +1,11 @@
 import { useState } from 'react';
+import { datasetWithLearnedModel } from '../learn/datasetLearnedModel';
+import { taughtModel } from '../learn/learnerServices';
 import { toApiJson } from '../export/apiJson';
 import { FORMATS, writeFormat, type DatasetFormat } from '../../annotations/formats/registry';
 import { cutOutPng } from '../../annotations/formats/pngMasks';
 import { baseName } from '../../annotations/formats/imported';
-import { isExported, sessionDataset, withImageBytes } from '../../annotations/formats/dataset';
+import { isExported, withImageBytes } from '../../annotations/formats/dataset';
 import { isAccepted, isProposal } from '../../annotations/review';
 import { imageBlob, rgbaOf } from '../images/imageLibrary';
 import { outlines } from '../studioServices';
@@ -34,7 +36,7 @@ export function ExportMenu() {
   const exportFormat = async (format: DatasetFormat) => {
     // The outlines follow the Detail slider in the worker: a file waits for them, so it matches the screen.
     await outlines.settled();
-    let dataset = sessionDataset(currentDocument(), exportOptions);
+    let dataset = datasetWithLearnedModel(currentDocument(), exportOptions, taughtModel());
     if (format.requiresImages || (format.carriesImages && withImages)) {
       const bytes = new Map(await Promise.all(dataset.images.map(async (e) => [e.image.id, new Uint8Array((await imageBlob(e.image.id)?.arrayBuffer()) ?? new ArrayBuffer(0))] as const)));
       dataset = withImageBytes(dataset, (i) => bytes.get(i.id));

@@ -1,6 +1,8 @@
 import { useState } from 'react';
 import { importAnnotations } from '../export/importAnnotations';
 import { readDatasetFiles } from '../../annotations/formats/readFiles';
+import { restoreImportedModel } from '../learn/datasetLearnedModel';
+import { adoptLearnedModel, sessionLearner } from '../learn/learnerServices';
 import { openImageBlobs } from '../openImagesAction';
 import { useDetail } from '../state/detailStore';
 import { currentDocument, newId, useStudio } from '../state/studioStore';
@@ -34,9 +36,11 @@ export function ImportMenu() {
           }),
         );
       }
-      const result = importAnnotations(currentDocument(), read.dataset, () => newId('obj'), { tolerance: useDetail.getState().tolerance });
+      const before = currentDocument();
+      const result = importAnnotations(before, read.dataset, () => newId('obj'), { tolerance: useDetail.getState().tolerance });
       if (result.added || result.classNotes.length) useStudio.getState().apply(`import ${result.added} objects`, () => result.doc);
       const parts = [`${result.added} object${result.added === 1 ? '' : 's'} imported.`];
+      if (read.dataset.learnedModel) parts.push(await restoreImportedModel(read.dataset.learnedModel, before, result.doc, { taughtClasses: () => sessionLearner.taughtClasses(), adopt: adoptLearnedModel }));
       if (result.alreadyPresent) parts.push(`${result.alreadyPresent} already present, not added again.`);
       if (toOpen.length) parts.push(`${toOpen.length} image${toOpen.length === 1 ? '' : 's'} opened from the file.`);
       setReport({ message: parts.join(' '), notes: result.classNotes, unmatched: [...read.dataset.problems, ...result.unmatched] });

@@ -15,7 +15,7 @@ import { classifyCandidates, type Candidate } from '../../engine/learn/proposeLe
 import type { PolygonWithHoles } from '../../engine/types';
 import { labellingOrder, type AddProposals, type LabelAllProgress } from '../inference/labelAll';
 import type { StudioDocument } from '../state/model';
-import { classNamed, labelledRegions, pendingLessons } from './lessons';
+import { classNamed, labelledRegions, learnedClassName, pendingLessons } from './lessons';
 import type { SessionLearner } from './sessionLearner';
 
 /** Label all's progress, its steps being the labelled photos learned from and then the images answered; `classes`: the learned classes proposed. */
@@ -94,7 +94,7 @@ export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMin
       const box = r.box ?? (r.mask && maskBox(r.mask));
       return box ? [{ classId: r.classId, box }] : [];
     });
-    const proposals = classifyCandidates(learner.classifier, candidates, descriptors, undefined, existing).flatMap((proposal) => {
+    const proposals = classifyCandidates(learner.classifier, candidates, descriptors, undefined, existing, now.classes.map(learnedClassName)).flatMap((proposal) => {
       const target = classNamed(now.classes, proposal.classId);
       const candidate = candidates.find((c) => c.mask === proposal.mask)!;
       return target ? [{ proposal, candidate, object: proposalObject(candidate, target, proposal.probability, ports.tolerance) }] : [];

@@ -4,6 +4,7 @@
  * in Local mode only: its descriptors come from the in-browser engine, which Remote mode does not start.
  */
 import { create } from 'zustand';
+import type { LearnedClassesState } from '../../engine/learn/learnedClasses';
 import { interpretPrompt } from '../../engine/text/promptParser';
 import { addWithoutDuplicates } from '../inference/objectDedupe';
 import { createBackgroundRunStore } from '../state/backgroundRunStore';
@@ -13,6 +14,7 @@ import { currentDocument, useStudio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
 import { engineSession } from '../studioServices';
 import { labelLikeMine, labelLikeMineBlocked, type LabelLikeMineProgress, type TracedCandidate } from './labelLikeMine';
+import { documentLessons } from './lessons';
 import { reclassWaiting } from './reclassWaiting';
 import { SessionLearner, type LearnedModelState } from './sessionLearner';
 
@@ -32,6 +34,18 @@ useStudio.subscribe((now, before) => {
 
 /** The learned classes as JSON (vectors and weights, never photos): what a server project's sync reads and writes. */
 export const learnedModel = (): LearnedModelState => sessionLearner.learnedModel();
+
+/** The learned classes for a dataset or a project: only once a class has been taught. */
+export const taughtModel = (): LearnedClassesState | undefined => (sessionLearner.taughtClasses().length ? sessionLearner.learnedModel().model : undefined);
+
+/** The lessons the document on screen teaches, for the objects `which` picks. */
+export const lessonsOfDocument = (which?: (objectId: string) => boolean) => documentLessons(currentDocument(), which);
+
+/** A model learned elsewhere takes the learner's place; the document's lessons it does not hold (`known`) are taught into it (Local mode). */
+export async function adoptLearnedModel(model: LearnedClassesState | null, known: ReadonlyMap<string, string>): Promise<void> {
+  await sessionLearner.adoptModel(model, known);
+  if (useInferenceMode.getState().mode === 'local') sessionLearner.schedule();
+}
 
 export function setLearnedModel(state: LearnedModelState | null): void {
   sessionLearner.setLearnedModel(state);

@@ -67,3 +67,8 @@ export function labelledRegions(doc: Pick<StudioDocument, 'objects' | 'classes'>
     return object.kind === 'box' && object.box ? [{ classId, box: cornerBox(object.box) }] : [{ classId, mask: lessonMask(object, image) }];
   });
 }
+
+/** Every lesson the document's objects teach (object id → signature), taught or not; `which` picks the objects. */
+export function documentLessons(doc: Pick<StudioDocument, 'images' | 'objects' | 'classes'>, which: (objectId: string) => boolean = () => true): Map<string, string> {
+  return new Map(pendingLessons(doc, new Map()).flatMap((l) => (which(l.object.id) ? [[l.object.id, l.signature] as const] : [])));
+}

@@ -5,9 +5,11 @@
  * per photo, and the learning step itself is a few milliseconds of plain arithmetic.
  *
  * Proposals this session made from the learned classes ("Label all like my labels") are remembered
- * with their descriptors: while they wait, their class and confidence follow the model as it learns;
- * once decided, the decision is recorded for calibration (the probability it was shown with, and
- * whether the class was right) and the proposal never changes again.
+ * with their descriptors and how they sat against the photo's other proposals (the overlap ranker's
+ * relation): while they wait, their class and confidence follow the model as it learns; once decided,
+ * the decision is recorded for calibration (the probability it was shown with, and whether the class
+ * was right) and as the ranker's outcome (accepted as proposed, or not: a part, a second copy, another
+ * class), and the proposal never changes again.
  *
  * `learnedModel()` / `setLearnedModel()` carry the whole state as JSON (vectors and weights, never
  * photos): the session's storage keeps it, and a server project can carry it.
@@ -16,6 +18,7 @@ import type { ImageEntry } from '../../annotations/annotation';
 import { reviewStateOf } from '../../annotations/review';
 import type { RegionDescriptor } from '../../engine/learn/descriptors';
 import { LearnedClasses, type LearnedClassesState } from '../../engine/learn/learnedClasses';
+import type { RelationFeatures } from '../../engine/learn/overlapRanker';
 import { bestGuess, lessonsOfLabelledPhoto, type Candidate, type LearnedProposal } from '../../engine/learn/proposeLearned';
 import type { BinaryMask } from '../../engine/types';
 import type { StudioDocument } from '../state/model';
@@ -51,6 +54,7 @@ interface Followed {
   classId: string;
   raw: number;
   source: string;
+  relation: RelationFeatures;
 }
 
 /** The person pauses this long before the learner asks the engine for descriptors. */
@@ -104,20 +108,28 @@ export class SessionLearner {
       const described = unknown.length ? await this.ports.describe(image.id, unknown.map((l) => lessonMask(l.object, image))) : [];
       const descriptorOf = new Map(unknown.map((l, i) => [l.object.id, described[i]]));
       const examples = group.map((l) => ({ descriptor: this.followed.get(l.object.id)?.descriptor ?? descriptorOf.get(l.object.id)!, classId: l.classId }));
-      for (const l of group) this.recordDecision(l);
-      this.timed(() => this.model.learnAll(examples));
+      const outcomes = group.flatMap((l) => this.recordDecision(l));
+      this.timed(() => {
+        this.model.learnAll(examples);
+        if (outcomes.length) this.model.recordProposalOutcomes(outcomes);
+      });
       for (const l of group) this.taught.set(l.object.id, l.signature);
     }
     this.refreshWaiting();
     this.ports.changed?.();
   }
 
-  /** A followed proposal was decided: the calibration learns whether its class was right; it is followed no more. */
-  private recordDecision(lesson: Lesson): void {
+  /**
+   * A followed proposal was decided: the calibration learns whether it was right as proposed, and the
+   * overlap ranker's outcome is given back (one refit per photo, not per decision); it is followed no more.
+   */
+  private recordDecision(lesson: Lesson): { relation: RelationFeatures; correct: boolean }[] {
     const shown = this.followed.get(lesson.object.id);
-    if (!shown) return;
-    this.model.recordDecision({ raw: shown.raw, correct: lesson.classId === shown.classId }, shown.source);
+    if (!shown) return [];
+    const correct = lesson.classId === shown.classId;
+    this.model.recordDecision({ raw: shown.raw, correct }, shown.source);
     this.followed.delete(lesson.object.id);
+    return [{ relation: shown.relation, correct }];
   }
 
   private timed(step: () => void): void {
@@ -139,18 +151,20 @@ export class SessionLearner {
       const guess = bestGuess(this.model, shown.candidate, shown.descriptor);
       const target = guess && classNamed(doc.classes, guess.classId);
       if (!guess || !target) continue;
+      const ranked = this.model.rankAgain(shown.relation, guess.probability);
       shown.classId = guess.classId;
       shown.raw = guess.raw;
       shown.source = guess.source;
-      if (object.classId !== target.id || Math.abs(object.confidence - guess.probability) > 1e-3) {
-        this.ports.reclass(shown.imageId, objectId, { classId: target.id, label: target.name, confidence: guess.probability });
+      shown.relation = ranked.relation;
+      if (object.classId !== target.id || Math.abs(object.confidence - ranked.probability) > 1e-3) {
+        this.ports.reclass(shown.imageId, objectId, { classId: target.id, label: target.name, confidence: ranked.probability });
       }
     }
   }
 
   /** A proposal made from the learned classes, now an object of the document: followed while it waits. */
   follow(imageId: string, objectId: string, proposal: LearnedProposal, candidate: Candidate): void {
-    this.followed.set(objectId, { imageId, candidate, descriptor: proposal.descriptor, classId: proposal.classId, raw: proposal.raw, source: proposal.source });
+    this.followed.set(objectId, { imageId, candidate, descriptor: proposal.descriptor, classId: proposal.classId, raw: proposal.raw, source: proposal.source, relation: proposal.relation });
   }
 
   isMined(imageId: string): boolean {
@@ -170,6 +184,32 @@ export class SessionLearner {
 
   learnedModel(): LearnedModelState {
     return { version: LEARNED_MODEL_VERSION, model: this.model.toJSON(), taught: [...this.taught], mined: [...this.mined] };
+  }
+
+  /** The lessons taught so far: object id → the signature taught (lessons.ts). */
+  taughtLessons(): ReadonlyMap<string, string> {
+    return new Map(this.taught);
+  }
+
+  /**
+   * Takes a model learned elsewhere (a dataset's, a server project's; null: a fresh one) in place of
+   * this one. `known` are the lessons it already holds (object id → signature): the document's other
+   * lessons are taught into it on the next pass, so nothing taught here is lost and nothing it holds
+   * is taught twice. Waits for a pass under way, so no pass lands in the model it replaces.
+   */
+  adoptModel(model: LearnedClassesState | null, known: ReadonlyMap<string, string>): Promise<void> {
+    const replaced = model ? LearnedClasses.fromJSON(model) : new LearnedClasses();
+    this.running = this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.model = replaced;
+        this.taught = new Map(known);
+        // Background mined from the photos lived in the replaced model: the photos may be mined again.
+        this.mined.clear();
+        this.refreshWaiting();
+        this.ports.changed?.();
+      });
+    return this.running;
   }
 
   /** Replaces the learned state (a restored session, a server project's model); null starts afresh. */

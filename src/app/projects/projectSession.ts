@@ -101,7 +101,7 @@ function follow(api: ProjectApi, sync: ProjectSync): void {
     event: (event) => {
       if (stopped) return;
       if (event.type === 'annotations') return pull(event.imageId, event.revision);
-      // A `learned` event (the project's learned model rewritten) is not followed live yet.
+      if (event.type === 'learned') return useOpenProject.setState({ learnedRevision: event.revision });
       if (event.type !== 'job') return;
       const jobs = applyJobEvent(useOpenProject.getState().jobs, event);
       if (jobs) useOpenProject.setState({ jobs });

@@ -17,9 +17,11 @@ interface OpenProjectState {
   jobs: Job[];
   /** Studio ids of the images the owner assigned to this person (listed first, and marked). */
   mine: ReadonlySet<string>;
+  /** The revision of the project's learned model the event stream last announced: the learner follows it (learn/projectLearnedServices.ts). */
+  learnedRevision: number | null;
 }
 
-const CLOSED = { open: null, state: 'saved', message: null, stream: 'connecting', busy: false, editsWaiting: false, jobs: [], mine: new Set<string>() } as const satisfies OpenProjectState;
+const CLOSED = { open: null, state: 'saved', message: null, stream: 'connecting', busy: false, editsWaiting: false, jobs: [], mine: new Set<string>(), learnedRevision: null } as const satisfies OpenProjectState;
 
 export const useOpenProject = create<OpenProjectState>(() => closedProjectState());
 

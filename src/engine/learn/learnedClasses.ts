@@ -24,7 +24,7 @@ import {
   type PlattMap,
 } from './calibration';
 import { DEFAULT_DESCRIPTOR_KINDS, featureVector, type DescriptorKind, type RegionDescriptor } from './descriptors';
-import { OverlapRanker, type OverlapRankerState, type RankedProposal, type RelationFeatures } from './overlapRanker';
+import { OverlapRanker, withOwnProbability, type OverlapRankerState, type RankedProposal, type RelationFeatures } from './overlapRanker';
 
 export const LEARNED_CLASSES_VERSION = 1;
 /** The calibration source of the learned model's own probabilities. */
@@ -201,6 +201,15 @@ export class LearnedClasses {
   rankProposals(proposals: readonly RankedProposal[]): { probability: number; relation: RelationFeatures }[] {
     const ranked = this.ranker.rank(proposals);
     return ranked.probabilities.map((probability, i) => ({ probability, relation: ranked.relations[i] }));
+  }
+
+  /**
+   * A waiting proposal's probability to show once the classifier's probability for it changed: ranked
+   * against the same neighbours as when it was proposed (they may be decided or gone by now).
+   */
+  rankAgain(relation: RelationFeatures, probability: number): { probability: number; relation: RelationFeatures } {
+    const again = withOwnProbability(relation, probability);
+    return { probability: this.ranker.score(again), relation: again };
   }
 
   /** What became of a photo's ranked proposals: right means kept as an object of its class, not a part or a second copy. */

@@ -61,6 +61,11 @@ export function relationFeatures(proposals: readonly RankedProposal[]): Relation
   });
 }
 
+/** The same relation for a proposal whose own probability has become `probability` (the model learned since it was ranked). */
+export function withOwnProbability(relation: RelationFeatures, probability: number): RelationFeatures {
+  return [logit(probability), ...relation.slice(1)];
+}
+
 export interface OverlapRankerState {
   readonly weights: readonly number[];
   readonly outcomes: readonly { readonly x: RelationFeatures; readonly correct: boolean }[];

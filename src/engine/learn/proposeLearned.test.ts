@@ -1,26 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { GROUND, RACCOON, toy, toyRaccoonModel } from '../../../test/support/toyRaccoons';
 import type { BinaryMask } from '../types';
-import { boxMask, type RegionDescriptor } from './descriptors';
+import { boxMask } from './descriptors';
 import { LearnedClasses } from './learnedClasses';
 import { classifyCandidates, DETECTOR_SOURCE, lessonsOfLabelledPhoto, proposeLearned, type Candidate } from './proposeLearned';
 
 const W = 40;
 const H = 40;
-const RACCOON = [1, 0, 1];
-const GROUND = [0, 1, 0];
-const toy = (centre: readonly number[], shift = 0): RegionDescriptor => ({ sam: [], detectors: [], backbone: [], appearance: centre.map((v, i) => v + (i === 0 ? shift : 0)) });
 const square = (x0: number, y0: number, size: number): BinaryMask => boxMask({ x0, y0, x1: x0 + size, y1: y0 + size }, W, H);
 
-function raccoonModel(): LearnedClasses {
-  const model = new LearnedClasses({ kinds: ['appearance'], l2: 1e-3 });
-  for (let round = 0; round < 8; round++) {
-    model.learnAll([
-      ...[-0.1, 0, 0.1].map((s) => ({ descriptor: toy(RACCOON, s), classId: 'raccoon' })),
-      ...[-0.1, 0, 0.1, 0.2].map((s) => ({ descriptor: toy(GROUND, s), classId: null })),
-    ]);
-  }
-  return model;
-}
 
 describe('proposeLearned', () => {
   it('asks nothing of the engine before a class is taught', async () => {
@@ -39,7 +27,7 @@ describe('proposeLearned', () => {
     const descriptors = [toy(RACCOON), toy(RACCOON, 0.05), toy(GROUND)];
     const asked: string[][] = [];
     const proposals = await proposeLearned(
-      raccoonModel(),
+      toyRaccoonModel(),
       { candidates: async (names) => (asked.push([...names]), candidates), describe: async (masks) => masks.map((m) => descriptors[candidates.findIndex((c) => c.mask === m)]) },
       { detectorKnows: (name) => name === 'cat' },
     );
@@ -52,13 +40,32 @@ describe('proposeLearned', () => {
   });
 
   it('never repeats an object of its class already on the photo, nor proposes a region around it', () => {
-    const model = raccoonModel();
+    const model = toyRaccoonModel();
     const candidates: Candidate[] = [{ mask: square(2, 2, 20) }, { mask: square(0, 0, 24) }, { mask: square(26, 26, 12) }];
     const descriptors = [toy(RACCOON), toy(RACCOON, 0.05), toy(RACCOON, -0.05)];
     const proposals = classifyCandidates(model, candidates, descriptors, undefined, [{ classId: 'raccoon', box: { x0: 2, y0: 2, x1: 22, y1: 22 } }]);
     expect(proposals.map((p) => p.box)).toEqual([{ x0: 26, y0: 26, x1: 38, y1: 38 }]);
     // Another class's object does not stand in the way.
     expect(classifyCandidates(model, candidates, descriptors, undefined, [{ classId: 'sign', box: { x0: 2, y0: 2, x1: 22, y1: 22 } }])).toHaveLength(2);
+  });
+
+  it('ranks a kind of part the person rejected below the show threshold once taught, and keeps each proposal’s relation for its outcome', () => {
+    const model = toyRaccoonModel();
+    // The head: mostly, not wholly, inside the raccoon, so the suppression keeps it and the ranker decides.
+    const candidates: Candidate[] = [{ mask: square(2, 2, 20) }, { mask: boxMask({ x0: 12, y0: 4, x1: 26, y1: 14 }, W, H) }];
+    const descriptors = [toy(RACCOON), toy(RACCOON, -0.7)];
+    const before = classifyCandidates(model, candidates, descriptors);
+    expect(before.map((p) => p.mask)).toEqual([candidates[0].mask, candidates[1].mask]);
+    for (let photo = 0; photo < 40; photo++) {
+      const [whole, head] = classifyCandidates(model, candidates, descriptors, 0);
+      model.recordProposalOutcomes([
+        { relation: whole.relation, correct: true },
+        { relation: head.relation, correct: false },
+      ]);
+    }
+    const after = classifyCandidates(model, candidates, descriptors);
+    expect(after.map((p) => p.mask)).toEqual([candidates[0].mask]);
+    expect(classifyCandidates(model, candidates, descriptors, 0)[1].probability).toBeLessThan(0.3);
   });
 
   it('a detector’s word for a barely taught class of the person’s stands in, under its own calibration', () => {
@@ -68,6 +75,14 @@ describe('proposeLearned', () => {
     expect(proposal.classId).toBe('cat');
     expect(proposal.source).toBe(DETECTOR_SOURCE);
     expect(proposal.raw).toBe(0.99);
+  });
+
+  it('a detector’s word stands in for a class the person declared but has not taught yet, as the learn eval measured', () => {
+    const model = toyRaccoonModel();
+    const cat: Candidate[] = [{ mask: square(25, 25, 10), label: 'cat', detectorScore: 0.99 }];
+    expect(classifyCandidates(model, cat, [toy(GROUND)])).toEqual([]);
+    const [proposal] = classifyCandidates(model, cat, [toy(GROUND)], undefined, [], ['raccoon', 'cat']);
+    expect(proposal).toMatchObject({ classId: 'cat', source: DETECTOR_SOURCE, raw: 0.99 });
   });
 
   it('a labelled photo teaches its matching candidates as the class and every other one as background', () => {

@@ -4,16 +4,24 @@
  * described together, each gets the most probable learned class, and what is probable enough is
  * proposed once per object (suppress.ts). A detector's own word for one of the person's classes
  * stands in while that class has too few examples to be learned (the learn eval's detector prior).
+ * The probability shown is the overlap ranker's (overlapRanker.ts): a part or second copy of a more
+ * probable proposal of its class is ranked as the person's decisions on such ones went.
  */
 import type { BinaryMask } from '../types';
 import { maskIoU } from '../iou';
 import { boxIoU, type CornerBox } from '../text/detector';
 import { maskBox, type RegionDescriptor } from './descriptors';
 import { LEARNED_SOURCE, type LearnedClasses } from './learnedClasses';
+import type { RelationFeatures } from './overlapRanker';
 import { suppressSameClassOverlaps, type ClassedProposal } from './suppress';
 
 /** Proposals under this probability are not shown (the learn eval's `--show` default). */
 export const SHOW_FROM = 0.3;
+/**
+ * Candidates from this probability take part in the suppression and the ranking (the learn eval's
+ * floor): a whole the classifier is unsure of still tells the ranker that a part lies inside it.
+ */
+export const RANK_FROM = 0.01;
 /** The detector's class name stands in until the person taught the class this many times. */
 export const DETECTOR_PRIOR_UNTIL = 3;
 /** The calibration source of proposals made on a detector's word. */
@@ -38,6 +46,8 @@ export interface LearnedProposal {
   readonly source: string;
   /** Kept so the class and probability can be read again as the model learns. */
   readonly descriptor: RegionDescriptor;
+  /** How it sat against the photo's other proposals when ranked: what its outcome is recorded with (LearnedClasses.recordProposalOutcomes). */
+  readonly relation: RelationFeatures;
 }
 
 /** The person's classes a detector names: text detection asks for these by name. */
@@ -45,12 +55,16 @@ export function detectorNamedClasses(model: Pick<LearnedClasses, 'classIds'>, de
   return model.classIds.filter(detectorKnows);
 }
 
-/** The best guess for one described candidate, or undefined when nothing is probable enough. */
-export function bestGuess(model: LearnedClasses, candidate: Candidate, descriptor: RegionDescriptor): Omit<LearnedProposal, 'mask' | 'box' | 'descriptor'> | undefined {
+/**
+ * The best guess for one described candidate, or undefined when nothing is probable enough.
+ * `personClasses`: the classes the person declared (a session's or project's class list), taught yet
+ * or not, whose detector word stands in.
+ */
+export function bestGuess(model: LearnedClasses, candidate: Pick<Candidate, 'label' | 'detectorScore'>, descriptor: RegionDescriptor, personClasses: readonly string[] = model.classIds): Omit<LearnedProposal, 'mask' | 'box' | 'descriptor' | 'relation'> | undefined {
   const learned = model.classify(descriptor)[0];
   let best = learned && { classId: learned.classId, probability: learned.probability, raw: learned.raw, source: LEARNED_SOURCE };
   const { label, detectorScore } = candidate;
-  if (label !== undefined && detectorScore !== undefined && model.classIds.includes(label) && model.examplesOf(label) < DETECTOR_PRIOR_UNTIL) {
+  if (label !== undefined && detectorScore !== undefined && personClasses.includes(label) && model.examplesOf(label) < DETECTOR_PRIOR_UNTIL) {
     const probability = model.calibrated(DETECTOR_SOURCE, detectorScore);
     if (!best || probability > best.probability) best = { classId: label, probability, raw: detectorScore, source: DETECTOR_SOURCE };
   }
@@ -63,28 +77,60 @@ export interface ExistingObject {
   readonly box: CornerBox;
 }
 
+/** A region as the ranking reads it: its box, and the detector's class and score where a detector found it (the learn eval caches boxes, not masks). */
+export type BoxedCandidate = Pick<Candidate, 'label' | 'detectorScore'> & { readonly box: CornerBox };
+
+/** A candidate worth proposing: which one (its index among those given), with its class, probability and relation. */
+export type RankedCandidate = Omit<LearnedProposal, 'mask' | 'descriptor'> & { readonly index: number };
+
 /**
- * The candidates worth proposing, most probable first: classified, at least `showFrom`, one per object
- * and class, none repeating an `existing` object of its class (the same-class rule of suppress.ts, the
- * existing objects ranking above every proposal).
+ * The candidates worth proposing, most probable first, in the order the learn eval measured:
+ * classified, one per object and class, none repeating an `existing` object of its class (the
+ * same-class rule of suppress.ts, the existing objects ranking above every proposal), ranked against
+ * each other by the overlap ranker, and shown from `showFrom` of the ranked probability. A detector's
+ * word stands in for any of `personClasses` still barely taught (bestGuess).
  */
+export function rankCandidates(
+  model: LearnedClasses,
+  candidates: readonly BoxedCandidate[],
+  descriptors: readonly RegionDescriptor[],
+  showFrom = SHOW_FROM,
+  existing: readonly ExistingObject[] = [],
+  personClasses: readonly string[] = model.classIds,
+): RankedCandidate[] {
+  if (descriptors.length !== candidates.length) throw new Error(`${candidates.length} candidates but ${descriptors.length} descriptors`);
+  type Guess = Omit<RankedCandidate, 'relation'>;
+  const guesses: Guess[] = [];
+  candidates.forEach((candidate, index) => {
+    const guess = bestGuess(model, candidate, descriptors[index], personClasses);
+    if (guess && guess.probability >= RANK_FROM) guesses.push({ ...guess, index, box: candidate.box });
+  });
+  const standing = existing.map((e) => ({ ...e, probability: Infinity }));
+  const proposals = new Set<ClassedProposal>(guesses);
+  const kept = suppressSameClassOverlaps<ClassedProposal>([...standing, ...guesses]).filter((k): k is Guess => proposals.has(k));
+  const ranked = model.rankProposals(kept);
+  return kept
+    .map((guess, i): RankedCandidate => ({ ...guess, probability: ranked[i].probability, relation: ranked[i].relation }))
+    .filter((p) => p.probability >= showFrom)
+    .sort((a, b) => b.probability - a.probability);
+}
+
+/** rankCandidates over masks (an empty mask is no candidate), each proposal with its mask and descriptor. */
 export function classifyCandidates(
   model: LearnedClasses,
   candidates: readonly Candidate[],
   descriptors: readonly RegionDescriptor[],
   showFrom = SHOW_FROM,
   existing: readonly ExistingObject[] = [],
+  personClasses: readonly string[] = model.classIds,
 ): LearnedProposal[] {
   if (descriptors.length !== candidates.length) throw new Error(`${candidates.length} candidates but ${descriptors.length} descriptors`);
-  const guesses: LearnedProposal[] = [];
-  candidates.forEach((candidate, i) => {
+  const boxed = candidates.flatMap((candidate, i) => {
     const box = maskBox(candidate.mask);
-    const guess = box && bestGuess(model, candidate, descriptors[i]);
-    if (guess && guess.probability >= showFrom) guesses.push({ ...guess, mask: candidate.mask, box, descriptor: descriptors[i] });
+    return box ? [{ candidate, box, descriptor: descriptors[i] }] : [];
   });
-  const standing = existing.map((e) => ({ ...e, probability: Infinity }));
-  const proposals = new Set<ClassedProposal>(guesses);
-  return suppressSameClassOverlaps<ClassedProposal>([...standing, ...guesses]).filter((k): k is LearnedProposal => proposals.has(k));
+  const ranked = rankCandidates(model, boxed.map((b) => ({ ...b.candidate, box: b.box })), boxed.map((b) => b.descriptor), showFrom, existing, personClasses);
+  return ranked.map(({ index, ...proposal }) => ({ ...proposal, mask: boxed[index].candidate.mask, descriptor: boxed[index].descriptor }));
 }
 
 /** An object the person made on a photo: its mask, or its box when they drew a box. */

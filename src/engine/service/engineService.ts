@@ -166,7 +166,7 @@ export class EngineService implements EngineApi {
       const detectors = await this.text.everyDetectorNamed(DETECTORS.map((d) => d.name));
       const photo = await photoCandidates(this.engine, imageKey, request.image, detectors);
       const candidates = labelsAsClassIds(photo.candidates, request.classNames);
-      const found = classifyCandidates(model, candidates, photo.describe(candidates.map((c) => c.mask)));
+      const found = classifyCandidates(model, candidates, photo.describe(candidates.map((c) => c.mask)), undefined, [], Object.keys(request.classNames));
       const proposals = found
         .map((p) => ({ classId: p.classId, probability: p.probability, source: p.source, polygons: maskOutline(p.mask), mask: p.mask }))
         .filter((p) => p.polygons.length > 0);

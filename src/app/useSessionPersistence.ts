@@ -1,15 +1,15 @@
 import { useEffect, useRef, useState } from 'react';
-import { useAccount } from '../remote/useAccount';
-import { forgetAllImages, restoreImageBlob } from '../images/imageLibrary';
-import { emptyDocument, type StudioDocument } from '../state/model';
-import { useStudio } from '../state/studioStore';
-import { useUi } from '../state/uiStore';
-import { setLearnedModel, useLearnedClasses, learnedModel } from '../learn/learnerServices';
-import type { LearnedModelState } from '../learn/sessionLearner';
-import { loadLearnedModel, loadSession, saveDocument, saveLearnedModel, type LocalSpace } from './session';
-import { chooseSpace, useLocalSpace } from './spaceStore';
-import { ANONYMOUS_SPACE } from './localSpace';
-import { lookForAnonymousWork, useAnonymousWork } from './anonymousWork';
+import { useAccount } from './remote/useAccount';
+import { forgetAllImages, restoreImageBlob } from './images/imageLibrary';
+import { emptyDocument, type StudioDocument } from './state/model';
+import { useStudio } from './state/studioStore';
+import { useUi } from './state/uiStore';
+import { setLearnedModel, useLearnedClasses, learnedModel } from './learn/learnerServices';
+import type { LearnedModelState } from './learn/sessionLearner';
+import { loadLearnedModel, loadSession, saveDocument, saveLearnedModel, type LocalSpace } from './persistence/session';
+import { chooseSpace, useLocalSpace } from './persistence/spaceStore';
+import { ANONYMOUS_SPACE } from './persistence/localSpace';
+import { lookForAnonymousWork, useAnonymousWork } from './persistence/anonymousWork';
 
 let flushPending: () => Promise<void> = async () => undefined;
 
