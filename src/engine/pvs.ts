@@ -1,6 +1,7 @@
 /**
- * The one point/box (PVS) path shared by the HTTP server and the CLI:
- * embed (cached) → decode candidates → polygons → the API's PVS answer (answers.ts).
+ * The point/box (PVS) path of the CLI and the API bench, on an engine in this thread:
+ * embed (cached) → decode candidates → polygons → the API's PVS answer (answers.ts). The server's
+ * workers serve EngineApi's `predict` instead (server/domain/engineJobs.ts writes its answer).
  */
 import type { PvsAnswer } from './answers';
 import type { SegmentationEngine } from './engine';

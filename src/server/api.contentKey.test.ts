@@ -14,7 +14,7 @@ import { closeSharedEngine, creditsOf, DATABASES, SAMPLES_DIR, sharedEngine, sig
 const PHOTO = readFileSync(join(SAMPLES_DIR, 'chelsea.png'));
 const CLICK = { x: 220, y: 160, positive: true };
 
-/** The photo's RGBA pixels, decoded as the worker decodes them. */
+/** The photo's RGBA pixels, decoded as the server decodes them (decodedPhotos.ts). */
 async function pixelsOf(png: Buffer): Promise<{ width: number; height: number; data: Uint8Array }> {
   const { data, info } = await sharp(png).rotate().ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.length) };

@@ -62,7 +62,7 @@ function reason(err: unknown): string {
 
 /**
  * Reads and decodes an image file: the CLI's one way in (the server decodes uploads with
- * `decodeImage` in its worker). A file that cannot be read is an ImageDecodeError too, with why.
+ * `decodeImage` too, server/domain/decodedPhotos.ts). A file that cannot be read is an ImageDecodeError too, with why.
  */
 export async function readImageFile(path: string, options: { maxPixels?: number } = {}): Promise<RgbaImage> {
   let bytes: Uint8Array;

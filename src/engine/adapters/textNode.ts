@@ -11,7 +11,6 @@ import type { CocoSsdDetector } from '../text/cocoSsd';
 import type { ConceptDetector, ObjectDetector } from '../text/detector';
 import { createDetector, type DetectorOptions } from '../text/detectors';
 import type { OpenImagesDetector } from '../text/openImagesSsd';
-import { createTextSegmenter, type TextPipelineOptions } from '../text/pipeline';
 import { createNodeRuntime, defaultModelDir, type NodeRuntimeOptions } from './ortNode';
 
 type NodeDetectorOptions = NodeRuntimeOptions & { modelDir?: string };
@@ -34,11 +33,4 @@ export async function loadNodeDetectors(options: NodeDetectorOptions = {}): Prom
   const detectors: ConceptDetector[] = [];
   for (const { name } of DETECTORS) detectors.push(await loadNodeDetectorNamed(name, options));
   return detectors;
-}
-
-export async function loadNodeTextSegmenter(
-  engine: SegmentationEngine,
-  options: NodeDetectorOptions & TextPipelineOptions = {},
-): Promise<ReturnType<typeof createTextSegmenter>> {
-  return createTextSegmenter(engine, await loadNodeDetectors(options), options);
 }

@@ -1,6 +1,7 @@
 /**
- * Segment everything as the API answers it: the one path of the server's inference workers and the
- * CLI (embed or find the embedding cached, segment, outline), like pvs.ts for PVS.
+ * Segment everything as the API answers it, on an engine in this thread: the CLI's path (embed or
+ * find the embedding cached, segment, outline), like pvs.ts for PVS. The server's workers serve
+ * EngineApi's `segmentEverything` instead (server/domain/engineJobs.ts writes its answer).
  */
 import type { EverythingAnswer } from '../answers';
 import type { SegmentationEngine } from '../engine';

@@ -19,6 +19,7 @@ import { PromptError } from '../prompt';
 import type { EverythingRule, EverythingSettings, ProposalSource } from '../everything/segmentEverything';
 import type { ExemplarRule, ExemplarSource } from '../text/exemplar';
 import type { RegionDescriptor } from '../learn/descriptors';
+import type { LearnedClassesState } from '../learn/learnedClasses';
 import type { Call, ErrorClasses, TransferTable } from './transport';
 
 export interface EngineApi {
@@ -55,6 +56,12 @@ export interface EngineApi {
    * embedding is cached; runs the detectors once per call, so describe a photo's regions together.
    */
   describeRegions(request: DescribeRegionsRequest): Promise<DescribeRegionsResponse>;
+  /**
+   * Every instance of a learned model's classes on the photo (src/engine/learn/proposeLearned.ts):
+   * segment everything's regions, read as the model's classes where a detector's word names one
+   * (`classNames`), classified, most probable first. Embeds the photo unless `imageId`'s embedding is cached.
+   */
+  proposeLearned(request: ProposeLearnedRequest): Promise<ProposeLearnedResponse>;
   /** A copy of the embedding of `imageKey` with the encoder's identity, or null if none is cached. */
   exportEmbedding(request: { imageKey: string }): Promise<EmbeddingRecord | null>;
   /** An embedding made earlier (IndexedDB, the server) for `image`; refused when another encoder made it. */
@@ -74,6 +81,7 @@ export const ENGINE_TRANSFERS: TransferTable<EngineApi> = {
   predict: { result: (r) => r.candidates.flatMap((c) => [c.lowResLogits, c.mask.data]), event: (mask) => [mask.data] },
   segmentText: { result: (r) => r.results.flatMap((p) => p.instances.map((t) => t.mask.data)) },
   findSimilar: { result: (r) => r.instances.map((f) => f.mask.data) },
+  proposeLearned: { result: (r) => r.proposals.map((p) => p.mask.data) },
   segmentEverything: { result: (r) => r.proposals.map((p) => p.mask.data), event: (e) => e.added.map((p) => p.mask.data) },
   exportEmbedding: { result: (record) => [record!.data] },
   importMirrorEmbedding: { request: (r) => [r.record.data] },
@@ -278,6 +286,32 @@ export interface DescribeRegionsResponse {
   /** One per mask, in order. */
   descriptors: RegionDescriptor[];
   timings: { embedMs: number; detectMs: number; describeMs: number };
+}
+
+export interface ProposeLearnedRequest {
+  image: RgbaImage;
+  /** The key of an earlier `embed`: its embedding is reused. */
+  imageId?: string;
+  /** The learned classes (LearnedClasses.toJSON; its examples may be left out: classifying needs none). */
+  model: LearnedClassesState;
+  /** The detector's word for each class id the model knows by another name (a project's class "3" called "raccoon"). */
+  classNames: Record<string, string>;
+}
+
+export interface LearnedProposalResult {
+  classId: string;
+  /** Calibrated, as the model (or the detector's prior) gives it; not clamped. */
+  probability: number;
+  /** Whose calibration the probability is: the learned model's or the detector's (proposeLearned.ts DETECTOR_SOURCE). */
+  source: string;
+  polygons: PolygonWithHoles[];
+  mask: BinaryMask;
+}
+
+export interface ProposeLearnedResponse {
+  /** Most probable first. */
+  proposals: LearnedProposalResult[];
+  timings: { embedMs: number; totalMs: number };
 }
 
 export interface SegmentEverythingRequest {

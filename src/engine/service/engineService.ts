@@ -12,6 +12,9 @@ import type { TextService } from '../worker/textService';
 import type { Call } from './transport';
 import { describeMasks, detectorsForDescriptors, photoContext } from '../learn/describePhoto';
 import { DETECTORS } from '../catalog';
+import { LearnedClasses } from '../learn/learnedClasses';
+import { labelsAsClassIds, photoCandidates } from '../learn/photoCandidates';
+import { classifyCandidates } from '../learn/proposeLearned';
 import type {
   DescribeRegionsRequest,
   DescribeRegionsResponse,
@@ -26,6 +29,8 @@ import type {
   FindSimilarResponse,
   PredictRequest,
   PredictResponse,
+  ProposeLearnedRequest,
+  ProposeLearnedResponse,
   RetraceRequest,
   RetraceResponse,
   SegmentTextRequest,
@@ -149,6 +154,23 @@ export class EngineService implements EngineApi {
       const t2 = performance.now();
       const descriptors = describeMasks(photoContext(this.engine, imageKey, request.image, detectorRun), request.masks);
       return { descriptors, timings: { embedMs: t1 - t0, detectMs: t2 - t1, describeMs: performance.now() - t2 } };
+    });
+  }
+
+  proposeLearned(request: ProposeLearnedRequest): Promise<ProposeLearnedResponse> {
+    return this.inTurn(async () => {
+      const t0 = performance.now();
+      const { imageKey } = await this.engine.embed(request.image, request.imageId);
+      const embedMs = performance.now() - t0;
+      const model = LearnedClasses.fromJSON(request.model);
+      const detectors = await this.text.everyDetectorNamed(DETECTORS.map((d) => d.name));
+      const photo = await photoCandidates(this.engine, imageKey, request.image, detectors);
+      const candidates = labelsAsClassIds(photo.candidates, request.classNames);
+      const found = classifyCandidates(model, candidates, photo.describe(candidates.map((c) => c.mask)), undefined, [], Object.keys(request.classNames));
+      const proposals = found
+        .map((p) => ({ classId: p.classId, probability: p.probability, source: p.source, polygons: maskOutline(p.mask), mask: p.mask }))
+        .filter((p) => p.polygons.length > 0);
+      return { proposals, timings: { embedMs, totalMs: performance.now() - t0 } };
     });
   }
 

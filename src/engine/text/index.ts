@@ -6,11 +6,9 @@ export { interpretPrompt, normalizePrompt, KNOWN_CONCEPTS, type PromptInterpreta
 export { COLOUR_NAMES, nameColour, maskColourHistogram, maskHasColour, type ColourName } from './colour';
 export {
   TextPipeline,
-  createTextSegmenter,
   toSegmentResponse,
   cornerToCenterBox,
   DEFAULT_MIN_DETECTOR_SCORE,
-  type TextSegmenter,
   type TextInstance,
   type PromptResult,
   type TextPipelineOptions,

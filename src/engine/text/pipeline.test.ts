@@ -3,7 +3,7 @@ import { SegmentResponse } from '../../contract';
 import type { SegmentationEngine } from '../engine';
 import type { RgbaImage } from '../types';
 import type { ObjectDetector } from './detector';
-import { createTextSegmenter, TextPipeline } from './pipeline';
+import { TextPipeline, toSegmentResponse } from './pipeline';
 import { loadTextModels, releaseTextModels } from '../../../test/support/textModels';
 
 let engine: SegmentationEngine;
@@ -28,8 +28,8 @@ function area(polygon: [number, number][]): number {
 
 describe('text segmentation on real photos', () => {
   it('finds the cat in chelsea.png, and nothing for a giraffe or a zebra-striped spaceship', async () => {
-    const segmenter = createTextSegmenter(engine, detector);
-    const response = await segmenter.segment(chelsea, ['cat', 'giraffe', 'zebra-striped spaceship', 'kitten'], 'chelsea');
+    const { results } = await new TextPipeline(engine, detector).run(chelsea, ['cat', 'giraffe', 'zebra-striped spaceship', 'kitten'], 'chelsea');
+    const response = toSegmentResponse(results);
     expect(SegmentResponse.parse(response)).toEqual(response);
     expect(response.prompt_results.map((r) => r.echo.text)).toEqual(['cat', 'giraffe', 'zebra-striped spaceship', 'kitten']);
 

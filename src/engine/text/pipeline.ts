@@ -240,23 +240,3 @@ export function toSegmentResponse(results: readonly PromptResult[], outline: Par
     })),
   };
 }
-
-/** What the server (and CLI) call: text prompts in, the specified response out. */
-export interface TextSegmenter {
-  segment(image: RgbaImage, prompts: string[], imageId?: string): Promise<SegmentAnswer>;
-}
-
-export function createTextSegmenter(
-  engine: SegmentationEngine,
-  detector: ConceptDetector | readonly ConceptDetector[],
-  options: TextPipelineOptions = {},
-): TextSegmenter & { readonly pipeline: TextPipeline } {
-  const pipeline = new TextPipeline(engine, detector, options);
-  return {
-    pipeline,
-    async segment(image, prompts, imageId) {
-      const { results } = await pipeline.run(image, prompts, imageId);
-      return toSegmentResponse(results, options.outline);
-    },
-  };
-}

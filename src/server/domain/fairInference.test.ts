@@ -1,20 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLES_DIR } from '../../../test/support/server/harness';
-import { JobWithdrawnError, WorkerPool, type InferenceBackend } from '../inference/pool';
-import type { InferenceJob, InferenceMethod, ResultOf } from '../inference/protocol';
+import { jobPhoto, SAMPLES_DIR } from '../../../test/support/server/harness';
+import { JobWithdrawnError, WorkerPool, type EngineJob, type InferenceBackend } from '../inference/pool';
+import { pvsJob } from './engineJobs';
 import { DomainError } from './errors';
 import { FairInferenceBackend } from './fairInference';
 
 const png = readFileSync(join(SAMPLES_DIR, 'chelsea.png'));
 /** A photo the worker has not seen under this key: a decode and an encoder run. */
-const newPhoto = (key: string, x = 220): InferenceJob<'pvs'> => ({
-  method: 'pvs',
-  request: { image: new Uint8Array(png), imageDigest: key, cacheKey: key, points: [{ x, y: 160, positive: true }], options: { multimask: false, mirrorAverage: false } },
-});
+const newPhoto = (key: string, x = 220) =>
+  pvsJob(jobPhoto(key, () => new Uint8Array(png)), { points: [{ x, y: 160, positive: true }], options: { multimask: false, mirrorAverage: false } });
 /** A click on a photo the worker holds: a decoder run. */
-const click = (key: string, x: number): InferenceJob<'pvs'> => newPhoto(key, x);
+const click = (key: string, x: number) => newPhoto(key, x);
 
 describe('FairInferenceBackend over one real engine worker', () => {
   let pool: WorkerPool;
@@ -30,7 +28,7 @@ describe('FairInferenceBackend over one real engine worker', () => {
     await fair.tryReserve('b')!.run(newPhoto(warm));
 
     const finished: string[] = [];
-    const submit = (account: string, name: string, job: InferenceJob) =>
+    const submit = (account: string, name: string, job: EngineJob<unknown>) =>
       fair
         .tryReserve(account)!
         .run(job)
@@ -88,15 +86,15 @@ describe('FairInferenceBackend: quick jobs may use every free worker, long ones 
     const backend: InferenceBackend = {
       description: 'scripted',
       backlog: () => ({ jobs: running.size, workers: 2 }),
-      isQuick: (job) => job.request.cacheKey !== undefined && quickKeys.has(job.request.cacheKey) && running.size < 2,
+      isQuick: (job) => job.embedding !== undefined && quickKeys.has(job.embedding.key) && running.size < 2,
       tryReserve: () => ({
-        run: <M extends InferenceMethod>(job: InferenceJob<M>) =>
-          new Promise<ResultOf<M>>((resolve) => {
-            const name = job.request.cacheKey!;
+        run: <Result>(job: EngineJob<Result>) =>
+          new Promise<Result>((resolve) => {
+            const name = job.embedding!.key;
             running.add(name);
             finishers.set(name, () => {
               running.delete(name);
-              resolve({ response: { prompts: [] }, timings: { decodeMs: 0, engineMs: 0 } } as unknown as ResultOf<M>);
+              resolve({ prompts: [] } as Result);
             });
           }),
         release: () => undefined,
@@ -105,7 +103,7 @@ describe('FairInferenceBackend: quick jobs may use every free worker, long ones 
     };
     return { backend, running, finish: (name: string) => finishers.get(name)!() };
   }
-  const job = (key: string): InferenceJob<'pvs'> => ({ method: 'pvs', request: { cacheKey: key, imageDigest: key, points: [{ x: 1, y: 1, positive: true }], options: {} } });
+  const job = (key: string): EngineJob<unknown> => ({ embedding: { key, mirrored: false }, decodesOnly: true, run: async () => undefined });
   const settings = { perAccountQueued: 8, perAccountRunning: 1, retryAfterSeconds: 1 };
 
   it('runs two quick clicks of one account side by side on the two workers', async () => {

@@ -13,8 +13,7 @@
  * text prompts, segment everything) cannot be taken back once started, so they keep to the share,
  * and the rest of the workers stay free for the others.
  */
-import { JobWithdrawnError, type ImageLoader, type InferenceBackend, type InferenceSlot } from '../inference/pool';
-import type { InferenceJob, InferenceMethod, QueuedJob, ResultOf, Timed } from '../inference/protocol';
+import { JobWithdrawnError, type EngineJob, type InferenceBackend, type InferenceSlot } from '../inference/pool';
 import { DomainError } from './errors';
 import { FairQueue } from './fairQueue';
 
@@ -30,10 +29,9 @@ export interface FairnessSettings {
 export const DEFAULT_FAIRNESS: FairnessSettings = { perAccountQueued: 4, perAccountRunning: 1, retryAfterSeconds: 2 };
 
 interface Waiting {
-  job: QueuedJob;
-  loadImage?: ImageLoader;
+  job: EngineJob<unknown>;
   inner: InferenceSlot;
-  resolve(result: Timed<unknown>): void;
+  resolve(result: unknown): void;
   reject(error: Error): void;
 }
 
@@ -105,10 +103,10 @@ export class FairInferenceBackend implements InferenceBackend {
     };
     let waiting: Waiting | undefined;
     return {
-      run: <M extends InferenceMethod>(job: InferenceJob<M>, loadImage?: ImageLoader) => {
+      run: <Result>(job: EngineJob<Result>) => {
         if (waiting || done) return Promise.reject(new Error('inference slot used twice'));
-        return new Promise<ResultOf<M>>((resolve, reject) => {
-          const entry: Waiting = { job, loadImage, inner, resolve: (result) => resolve(result as ResultOf<M>), reject };
+        return new Promise<Result>((resolve, reject) => {
+          const entry: Waiting = { job, inner, resolve: (result) => resolve(result as Result), reject };
           waiting = entry;
           this.queue.push(account, entry);
           this.pump();
@@ -146,7 +144,7 @@ export class FairInferenceBackend implements InferenceBackend {
         this.pump();
         if (this.runningTotal === 0) this.queue.forgetUsage();
       };
-      item.inner.run(item.job, item.loadImage).then(
+      item.inner.run(item.job).then(
         (result) => {
           settle();
           item.resolve(result);

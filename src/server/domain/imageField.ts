@@ -21,7 +21,7 @@ export interface Upload {
   /**
    * The image's name, derived from its whole content and never from the client: the SHA-256
    * (Base64) of the decoded file's bytes. It names the image in the request fingerprint (so one
-   * photo sent as a data URI and as bare Base64 is one request), in the worker's decoded-pixels
+   * photo sent as a data URI and as bare Base64 is one request), in the decoded-pixels
    * cache and, as `contentKey`, in the engine's embedding cache. A field that is not Base64 has no
    * decoded bytes; it is named by its characters (`field:` + their digest) and answered 400.
    */

@@ -4,20 +4,24 @@
  * (`MeteredCall`); the runner (metered/runner.ts) takes it through the phases, paid by credits or
  * by an x402 payment. `prepare` runs before anything is claimed or charged: the image must be
  * Base64 of a file whose header passes the image check (else 400), and a worker slot must be free
- * (else 503). Full decoding happens in the worker; a file that passes the header check but cannot
- * be decoded (truncated, corrupt) fails there after the charge, and is refunded and answered 400.
+ * (else 503). The work itself is EngineApi calls on a worker's engine (engineJobs.ts), the photo
+ * decoded here when a step needs its pixels; a file that passes the header check but cannot be
+ * decoded (truncated, corrupt) fails then, after the charge, and is refunded and answered 400.
  */
 import { createHash } from 'node:crypto';
 import { EverythingResponse, PvsResponse, SegmentResponse, type EverythingRequest, type PvsRequest, type SegmentRequest } from '../../contract/segmentation';
 import { isConsistentEmbedding, type EmbeddingRequest, type EmbeddingResponse, type EncoderIdentity } from '../../contract/embeddings';
 import { PRICING_KEYS, type Prices } from './pricing';
-import type { ImageLoader, InferenceBackend, InferenceSlot } from '../inference/pool';
-import type { InferenceJob, InferenceMethod, ResultOf } from '../inference/protocol';
+import type { EngineJob, InferenceBackend, InferenceSlot } from '../inference/pool';
+import type { RegionDescriptor } from '../../engine/learn/descriptors';
+import type { BinaryMask } from '../../engine/types';
+import { DecodedPhotos } from './decodedPhotos';
+import { describeRegionsJob, embeddingJob, everythingJob, learnedJob, pvsJob, segmentJob, type JobPhoto } from './engineJobs';
 import { DomainError } from './errors';
 import { decodeImageField, KnownImages, readUpload, RecentFields, type ImageField, type ImageMemo, type ImageSize, type Upload, type WithImageField } from './imageField';
 import { checkPromptsInside } from './promptBounds';
 import { checkImageLargeEnough, checkPromptsNotDegenerate } from './degeneratePrompts';
-import { timed, timedSync } from './timings';
+import { timed, timedSync, type Timings } from './timings';
 import { UpstreamError, type UpstreamTextSegmenter } from '../../engine/text/upstream';
 import type { LearnedClassesState } from '../../engine/learn/learnedClasses';
 import { LearnedProposals } from '../../contract/learned';
@@ -108,8 +112,11 @@ export class Segmentation {
   /** Calls to the text upstream in flight: bounded like the worker queue, so a slow upstream means 503, not a pile-up. */
   private upstreamInFlight = 0;
 
-  /** Images already checked here, per account: not decoded again, and sent to the worker by digest only. */
+  /** Images already checked here, per account: not checked again, and their jobs name them by digest only. */
   private readonly knownImages = new KnownImages();
+
+  /** Decoded pixels of recent photos, per payer (privateCacheKeys), for every worker. */
+  private readonly decodedPhotos = new DecodedPhotos();
 
   /**
    * The account's memo of checked fields. An x402 call has none: its payer is verified only after
@@ -161,7 +168,7 @@ export class Segmentation {
   }
 
   /**
-   * A `learned` job's image: the project's learned classes on it (inference/protocol.ts `learned`).
+   * A `learned` job's image: the project's learned classes on it (engineJobs.ts `learnedJob`).
    * The fingerprint is the image alone: a retry of the (job, image) after the model moved on is
    * still that call, replayed, not a second one.
    */
@@ -174,8 +181,8 @@ export class Segmentation {
       price: this.options.prices[PRICING_KEYS.autoLabel],
       body: { kind: 'learned', image: { sha256: upload.digest } },
       prepare: (scope) =>
-        this.prepare(field, upload, { known, scope }, async (slot, image) => {
-          return runJob(slot, { method: 'learned', request: { ...image.job, model: work.model, classNames: work.classNames } }, image.load, ctx.timings);
+        this.prepare(field, upload, { known, scope }, async (slot, photo) => {
+          return runJob(slot, learnedJob(photo, work.model, work.classNames, ctx.timings), ctx.timings);
         }),
       isEmpty: (r) => !hasPolygon(r.predictions),
       isValid: (r) => LearnedProposals.safeParse(r).success,
@@ -206,10 +213,10 @@ export class Segmentation {
           request.image,
           upload,
           { known, scope },
-          async (slot, image) => {
+          async (slot, photo) => {
             const { points, box, multimaskOutput, mirrorAverage } = request;
             const options = { multimask: multimaskOutput, mirrorAverage };
-            const response = await runJob(slot, { method: 'pvs', request: { ...image.job, points, box, options } }, image.load, ctx.timings);
+            const response = await runJob(slot, pvsJob(photo, { points, box, options }, ctx.timings), ctx.timings);
             // The engine names the image by its private cache key; the caller gets its own name or the content key.
             return { ...response, imageId: request.imageId ?? contentKey(upload.digest) };
           },
@@ -231,8 +238,8 @@ export class Segmentation {
       price: this.options.prices[PRICING_KEYS.segment],
       body: fingerprintBody(request, upload),
       prepare: (scope) =>
-        upstream ? this.prepareUpstream(request, upload, known, upstream, ctx.timings) : this.prepare(request.image, upload, { known, scope }, async (slot, image) => {
-          return runJob(slot, { method: 'segment', request: { ...image.job, prompts: request.prompts } }, image.load, ctx.timings);
+        upstream ? this.prepareUpstream(request, upload, known, upstream, ctx.timings) : this.prepare(request.image, upload, { known, scope }, (slot, photo) => {
+          return runJob(slot, segmentJob(photo, request.prompts, ctx.timings), ctx.timings);
         }),
       isEmpty: (r) => !r.prompt_results.some((p) => hasPolygon(p.predictions)),
       isValid: (r) =>
@@ -252,8 +259,8 @@ export class Segmentation {
       price: this.options.prices[PRICING_KEYS.everything],
       body: fingerprintBody(request, upload),
       prepare: (scope) =>
-        this.prepare(request.image, upload, { known, scope }, async (slot, image) => {
-          return runJob(slot, { method: 'everything', request: image.job }, image.load, ctx.timings);
+        this.prepare(request.image, upload, { known, scope }, (slot, photo) => {
+          return runJob(slot, everythingJob(photo, ctx.timings), ctx.timings);
         }),
       isEmpty: (r) => !hasPolygon(r.predictions),
       isValid: (r) => EverythingResponse.safeParse(r).success,
@@ -283,8 +290,8 @@ export class Segmentation {
       // The content alone: whether the caller named the model changes nothing about the answer.
       body: { image: { sha256: upload.digest }, model: encoder.id },
       prepare: (scope) =>
-        this.prepare(request.image, upload, { known, scope }, async (slot, image) => {
-          return { ...(await runJob(slot, { method: 'embed', request: image.job }, image.load, ctx.timings)), imageId };
+        this.prepare(request.image, upload, { known, scope }, (slot, photo) => {
+          return runJob(slot, embeddingJob(photo, encoder, imageId, ctx.timings), ctx.timings);
         }),
       isEmpty: () => false,
       isValid: (r) => isConsistentEmbedding(r) && r.model.id === encoder.id && r.imageId === imageId,
@@ -364,7 +371,7 @@ export class Segmentation {
     upload: Upload,
     /** The payer's memo of checked fields, and the payer's scope (the caches the job names are the payer's). */
     payer: { known: ImageMemo | undefined; scope: string },
-    work: (slot: InferenceSlot, image: { job: { image?: Uint8Array; imageDigest: string; cacheKey: string }; load: ImageLoader }) => Promise<Res>,
+    work: (slot: InferenceSlot, photo: JobPhoto) => Promise<Res>,
     checkPrompts?: (size: ImageSize) => void,
   ): Promise<PreparedWork<Res>> {
     const size = await this.checkUpload(upload, payer.known);
@@ -376,10 +383,10 @@ export class Segmentation {
         retryAfterSeconds: this.options.busyRetryAfterSeconds,
       });
     }
-    const image = { job: { image: bytes, ...privateCacheKeys(payer.scope, digest) }, load: () => decodeImageField(field) };
+    const photo = this.photo(payer.scope, digest, bytes, () => decodeImageField(field));
     const run = async () => {
       try {
-        return await work(slot, image);
+        return await work(slot, photo);
       } catch (error) {
         // What passed the header check but does not decode (truncated, corrupt) is checked afresh next time.
         if (error instanceof DomainError && error.slug === 'invalid-image') payer.known?.forget(fieldDigest);
@@ -387,6 +394,24 @@ export class Segmentation {
       }
     };
     return { run, cancel: () => slot.release(), startsBeforeCharge: true };
+  }
+
+  /** The photo of a job in the payer's scope: its file when this call carried it (`bytes`), else read again by `load` should its pixels be needed. */
+  private photo(scope: string, digest: string, bytes: Uint8Array | undefined, load: () => Uint8Array): JobPhoto {
+    const { imageDigest, cacheKey } = privateCacheKeys(scope, digest);
+    return { cacheKey, withFile: bytes !== undefined, pixels: () => this.decodedPhotos.pixels(imageDigest, () => bytes ?? load()) };
+  }
+
+  /**
+   * Region descriptors of `masks` on a photo file (learned classes, src/engine/learn/), for the
+   * server's jobs: run on a worker through the fair queue in `scope`'s share, unmetered (the job
+   * that asks prices its own work). 503 `service-busy` when no worker place is free.
+   */
+  async describeRegions(scope: string, image: Uint8Array, masks: BinaryMask[]): Promise<RegionDescriptor[]> {
+    const slot = this.backend.tryReserve(scope);
+    if (!slot) throw new DomainError('service-busy', 'all inference workers are busy and the queue is full', { retryAfterSeconds: this.options.busyRetryAfterSeconds });
+    const digest = createHash('sha256').update(image).digest('base64');
+    return runJob(slot, describeRegionsJob(this.photo(scope, digest, image, () => image), masks));
   }
 }
 
@@ -404,18 +429,19 @@ function hasPolygon(predictions: ReadonlyArray<{ masks: ReadonlyArray<readonly u
   return predictions.some((pred) => pred.masks.some((m) => m.length >= 3));
 }
 
-/** The worker's answer to `job`; its decode failure of a file that looked like an image becomes a 400. */
-async function runJob<M extends InferenceMethod>(slot: InferenceSlot, job: InferenceJob<M>, loadImage: ImageLoader, timings?: Record<string, number>): Promise<ResultOf<M>['response']> {
+/** The answer of `job` on a worker; a decode failure of a file that looked like an image becomes a 400. */
+async function runJob<R>(slot: InferenceSlot, job: EngineJob<R>, timings?: Timings): Promise<R> {
   const start = performance.now();
   try {
-    const result = await slot.run(job, loadImage);
+    const result = await slot.run(job);
     if (timings) {
-      timings.decode = result.timings.decodeMs;
-      timings.engine = result.timings.engineMs;
-      // Waiting for a worker, moving the job and the answer between threads.
-      timings.worker = performance.now() - start - result.timings.decodeMs - result.timings.engineMs;
+      // Always named, 0 when the job needed no decode (a click on a held photo): clients read the same header on every call.
+      timings.decode ??= 0;
+      timings.engine ??= 0;
+      // Waiting for a worker: what the job's decode and engine calls do not explain.
+      timings.worker = Math.max(0, performance.now() - start - timings.decode - timings.engine);
     }
-    return result.response;
+    return result;
   } catch (error) {
     if (error instanceof Error && error.name === 'ImageDecodeError') throw new DomainError('invalid-image', error.message);
     // The engine's own prompt checks (mirrors of the schema): a bad request, not an engine failure.

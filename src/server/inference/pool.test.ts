@@ -1,17 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLES_DIR } from '../../../test/support/server/harness';
+import { jobPhoto, SAMPLES_DIR } from '../../../test/support/server/harness';
+import { pvsJob, segmentJob, type JobPhoto } from '../domain/engineJobs';
+import { DecodedPhotos } from '../domain/decodedPhotos';
 import { JobWithdrawnError, WorkerPool } from './pool';
-import type { InferenceJob } from './protocol';
 
 const png = readFileSync(join(SAMPLES_DIR, 'chelsea.png'));
-/** A one-point click at (`x`, 150) on the photo named by `photo` (its file, its digest, its embedding key). */
-const click = (x: number, photo: { image?: Uint8Array; imageDigest?: string; cacheKey?: string }): InferenceJob<'pvs'> => ({
-  method: 'pvs',
-  request: { ...photo, points: [{ x, y: 150, positive: true }], options: { multimask: false } },
-});
-const job = (x: number) => click(x, { image: new Uint8Array(png) });
+const file = () => new Uint8Array(png);
+/** A one-point click at (`x`, 150) on `photo`. */
+const click = (x: number, photo: JobPhoto) => pvsJob(photo, { points: [{ x, y: 150, positive: true }], options: { multimask: false, mirrorAverage: false } });
+const newPhoto = () => jobPhoto(`test-${Math.random()}`, file);
 
 describe('WorkerPool slots (one real engine worker, one queue place)', () => {
   let pool: WorkerPool;
@@ -26,8 +25,8 @@ describe('WorkerPool slots (one real engine worker, one queue place)', () => {
     const queued = pool.tryReserve()!;
     expect(pool.tryReserve()).toBeUndefined(); // one running + one queued: full
 
-    const first = running.run(job(200));
-    const second = queued.run(job(220));
+    const first = running.run(click(200, newPhoto()));
+    const second = queued.run(click(220, newPhoto()));
     queued.release();
     await expect(second).rejects.toBeInstanceOf(JobWithdrawnError);
 
@@ -38,44 +37,47 @@ describe('WorkerPool slots (one real engine worker, one queue place)', () => {
 
     running.release(); // too late to withdraw: the worker has it
     const result = await first;
-    expect(result.response.prompts[0].predictions[0].masks.length).toBeGreaterThan(0);
+    expect(result.prompts[0].predictions[0].masks.length).toBeGreaterThan(0);
 
     // And the worker took the next job, not the withdrawn one.
-    const third = await next!.run(job(240));
-    expect(third.response.prompts[0].predictions.length).toBeGreaterThan(0);
+    const third = await next!.run(click(240, newPhoto()));
+    expect(third.prompts[0].predictions.length).toBeGreaterThan(0);
     expect(pool.tryReserve()).toBeDefined();
   });
 
-  it('a job sent by digest only gets its file from the loader when the worker does not hold the pixels, and not when it does', async () => {
-    const digest = `test-${Math.random()}`;
-    let loads = 0;
-    const load = () => {
-      loads += 1;
-      return new Uint8Array(png);
-    };
-    const byDigest = (x: number) => click(x, { imageDigest: digest });
-    const first = await pool.tryReserve()!.run(byDigest(200), load);
-    expect(loads).toBe(1);
-    const second = await pool.tryReserve()!.run(byDigest(200), load);
-    expect(loads).toBe(1); // decoded pixels kept under the digest
-    expect(second.response.prompts).toEqual(first.response.prompts);
+  it('a click on a photo its worker holds is a decoder run alone: the photo is neither read nor decoded again', async () => {
+    const photo = newPhoto();
+    const first = await pool.tryReserve()!.run(click(200, photo));
+    expect(photo.loads).toBe(1);
+    const second = await pool.tryReserve()!.run(click(200, jobPhoto(photo.cacheKey, () => { throw new Error('not needed'); })));
+    expect(second.prompts).toEqual(first.prompts);
   });
 
-  it('a loader that fails, or none at all, fails the job as an undecodable image; the worker carries on', async () => {
-    const job = () => click(200, { imageDigest: `test-${Math.random()}` });
-    await expect(
-      pool.tryReserve()!.run(job(), () => {
-        throw new Error('gone');
-      }),
-    ).rejects.toMatchObject({ name: 'ImageDecodeError', message: expect.stringContaining('gone') });
-    await expect(pool.tryReserve()!.run(job())).rejects.toMatchObject({ name: 'ImageDecodeError' });
-    expect((await pool.tryReserve()!.run(job(), () => new Uint8Array(png))).response.prompts[0].predictions.length).toBeGreaterThan(0);
+  it('a click the pool sends to a worker whose engine let the embedding go is answered all the same: the photo is embedded again', async () => {
+    const photo = newPhoto();
+    const first = await pool.tryReserve()!.run(click(200, photo));
+    // Any EngineApi call is a job: here the worker's engine drops every embedding, and the pool does not know.
+    await pool.tryReserve()!.run({ run: (engine) => engine.forget({}) });
+    const again = jobPhoto(photo.cacheKey, file);
+    const second = await pool.tryReserve()!.run(click(200, again));
+    expect(again.loads).toBe(1);
+    expect(second.prompts).toEqual(first.prompts);
+  });
+
+  it('a photo that cannot be read fails its job as an undecodable image; the worker carries on', async () => {
+    const unreadable = jobPhoto(`test-${Math.random()}`, () => {
+      throw new Error('gone');
+    });
+    await expect(pool.tryReserve()!.run(click(200, unreadable))).rejects.toMatchObject({ name: 'ImageDecodeError', message: expect.stringContaining('gone') });
+    const truncated = jobPhoto(`test-${Math.random()}`, () => new Uint8Array(png.subarray(0, 2000)));
+    await expect(pool.tryReserve()!.run(click(200, truncated))).rejects.toMatchObject({ name: 'ImageDecodeError' });
+    expect((await pool.tryReserve()!.run(click(200, newPhoto()))).prompts[0].predictions.length).toBeGreaterThan(0);
   });
 
   it('a slot released before its job started gives its place back and cannot run afterwards', async () => {
     const slot = pool.tryReserve()!;
     slot.release();
-    await expect(slot.run(job(200))).rejects.toThrow(/used twice/);
+    await expect(slot.run(click(200, newPhoto()))).rejects.toThrow(/used twice/);
   });
 });
 
@@ -87,27 +89,23 @@ describe('WorkerPool affinity (two real engine workers, one thread each)', () =>
   });
   afterAll(async () => pool?.close());
 
-  const photo = (key: string, x: number) => click(x, { image: new Uint8Array(png), imageDigest: key, cacheKey: key });
-  const byDigest = (key: string, x: number) => click(x, { imageDigest: key, cacheKey: key });
-
   it('sends a click to the free worker that holds its photo, not to the first free one; a click on a held photo is quick, a new photo or a text prompt is not', async () => {
-    const [p, q] = [`p-${Math.random()}`, `q-${Math.random()}`];
+    const decoded = new DecodedPhotos();
+    const [p, q] = [jobPhoto(`p-${Math.random()}`, file, decoded), jobPhoto(`q-${Math.random()}`, file, decoded)];
     // Both at once: one photo per worker.
-    await Promise.all([pool.tryReserve()!.run(photo(q, 200)), pool.tryReserve()!.run(photo(p, 200))]);
-    expect(pool.isQuick(byDigest(p, 210))).toBe(true);
-    expect(pool.isQuick(byDigest(`unseen-${Math.random()}`, 210))).toBe(false);
-    expect(pool.isQuick({ method: 'segment', request: { imageDigest: p, cacheKey: p } })).toBe(false);
+    await Promise.all([pool.tryReserve()!.run(click(200, q)), pool.tryReserve()!.run(click(200, p))]);
+    expect(pool.isQuick(click(210, p))).toBe(true);
+    expect(pool.isQuick(click(210, newPhoto()))).toBe(false);
+    expect(pool.isQuick(segmentJob(p, ['cat']))).toBe(false);
 
-    // Sent without the file: only the worker holding the photo's pixels answers without reading it again.
-    let loads = 0;
-    const load = () => {
-      loads += 1;
-      return new Uint8Array(png);
-    };
+    // Clicks on the worker holding the photo's embedding need no pixels: on the other one they would.
+    const [pixelsOfP, pixelsOfQ] = [p.loads, q.loads];
+    const fresh = new DecodedPhotos(); // nothing decoded here: a click sent to the wrong worker would read the file
+    const [byKeyP, byKeyQ] = [jobPhoto(p.cacheKey, file, fresh), jobPhoto(q.cacheKey, file, fresh)];
     for (const x of [180, 200, 220, 240]) {
-      await pool.tryReserve()!.run(byDigest(p, x), load);
-      await pool.tryReserve()!.run(byDigest(q, x), load);
+      await pool.tryReserve()!.run(click(x, byKeyP));
+      await pool.tryReserve()!.run(click(x, byKeyQ));
     }
-    expect(loads).toBe(0);
+    expect([byKeyP.loads, byKeyQ.loads, p.loads - pixelsOfP, q.loads - pixelsOfQ]).toEqual([0, 0, 0, 0]);
   });
 });

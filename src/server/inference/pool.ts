@@ -6,15 +6,33 @@
 import { Worker } from 'node:worker_threads';
 import type { EncoderIdentity } from '../../contract/embeddings';
 import { workerThreadPort } from '../../engine/adapters/nodePort';
+import type { NodeEngineOptions } from '../../engine/adapters/nodeEngine';
+import { ENGINE_ERRORS, ENGINE_TRANSFERS, type EngineApi } from '../../engine/service/api';
 import { connect } from '../../engine/service/transport';
 import { DEFAULT_EMBEDDING_CACHE_SIZE } from '../../engine/engine';
-import { ImageNotHeldError, INFERENCE_TRANSFERS, type InferenceJob, type InferenceMethod, type ImageJob, type InferenceWorkerApi, type QueuedJob, type ResultOf, type Timed, type WorkerInit } from './protocol';
 
-/** The file of a job sent without it, read again when the worker does not hold its pixels. May throw. */
-export type ImageLoader = () => Uint8Array;
+/**
+ * One piece of work on one worker's engine, as the pool and the fair queue see it: the EngineApi
+ * calls it makes are its own (the domain writes them: domain/engineJobs.ts), the pool only picks the
+ * worker, and no method of the engine is named here, so a capability added to EngineApi reaches the
+ * workers without a line in the pool.
+ */
+export interface EngineJob<Result> {
+  /**
+   * The embedding the job works on: the photo's cache key, and whether it needs the mirror image's
+   * too (mirror averaging). The pool sends the job to a free worker that holds it when there is one.
+   */
+  readonly embedding?: { readonly key: string; readonly mirrored: boolean };
+  /** The job only decodes on its photo (a click): quick on a worker that holds the embedding. */
+  readonly decodesOnly?: boolean;
+  /** Whether the upload's file came with the job (a photo its payer had not sent before) or only its digest. */
+  readonly withFile?: boolean;
+  /** `holdsEmbedding`: the pool's guess that this worker's engine holds `embedding` (a guess: the engine's cache may have let it go). */
+  run(engine: EngineApi, worker: { readonly holdsEmbedding: boolean }): Promise<Result>;
+}
 
 export interface InferenceSlot {
-  run<M extends InferenceMethod>(job: InferenceJob<M>, loadImage?: ImageLoader): Promise<ResultOf<M>>;
+  run<Result>(job: EngineJob<Result>): Promise<Result>;
   /**
    * Gives the slot back when its job is no longer wanted: unused, or still waiting in the queue
    * (withdrawn, its `run` rejects with JobWithdrawnError). A job a worker already runs finishes,
@@ -45,11 +63,11 @@ export interface InferenceBackend {
    * once, after which both hold the photo). The fair backend lets such short jobs use every free
    * worker, and keeps long ones (new photos, text prompts, segment everything) to the account's share.
    */
-  isQuick?(job: QueuedJob): boolean;
+  isQuick?(job: EngineJob<unknown>): boolean;
   close(): Promise<void>;
 }
 
-export interface PoolOptions extends WorkerInit {
+export interface PoolOptions extends NodeEngineOptions {
   workers: number;
   /** Jobs allowed to wait beyond the ones running. */
   maxQueue: number;
@@ -66,16 +84,15 @@ export class InferenceTimeoutError extends Error {
 }
 
 interface PendingJob {
-  job: QueuedJob;
-  loadImage?: ImageLoader;
-  resolve(result: Timed<unknown>): void;
+  job: EngineJob<unknown>;
+  resolve(result: unknown): void;
   reject(error: Error): void;
 }
 
 interface PoolWorker {
   worker: Worker;
   /** Set once the worker has started its engine. */
-  api: InferenceWorkerApi | undefined;
+  api: EngineApi | undefined;
   ready: Promise<void>;
   busy: { id: number; job: PendingJob; timer: NodeJS.Timeout } | undefined;
   /** The embeddings (cache keys) its engine made or used recently, least recent first: a guess at its cache. */
@@ -135,15 +152,14 @@ export class WorkerPool implements InferenceBackend {
       }
     };
     return {
-      run: <M extends InferenceMethod>(job: InferenceJob<M>, loadImage?: ImageLoader) => {
+      run: <Result>(job: EngineJob<Result>) => {
         if (queued || used) return Promise.reject(new Error('inference slot used twice'));
-        return new Promise<ResultOf<M>>((resolve, reject) => {
+        return new Promise<Result>((resolve, reject) => {
           queued = {
             job,
-            loadImage,
             resolve: (r) => {
               free();
-              resolve(r as ResultOf<M>);
+              resolve(r as Result);
             },
             reject: (e) => {
               free();
@@ -168,13 +184,14 @@ export class WorkerPool implements InferenceBackend {
   private spawn(): PoolWorker {
     const worker = new Worker(WORKER_URL, { execArgv: [] });
     const { modelDir, threads, embeddingCacheSize, encoderPrecision, decoderPrecision } = this.options;
-    const init: WorkerInit = { modelDir, threads, embeddingCacheSize, encoderPrecision, decoderPrecision };
+    const init: NodeEngineOptions = { modelDir, threads, embeddingCacheSize, encoderPrecision, decoderPrecision };
     const entry: PoolWorker = { worker, api: undefined, ready: Promise.resolve(), busy: undefined, held: new Set() };
-    entry.ready = connect<InferenceWorkerApi, WorkerInit>(workerThreadPort(worker), init, { transfers: INFERENCE_TRANSFERS, errors: { ImageNotHeldError } }).then(
+    entry.ready = connect<EngineApi, NodeEngineOptions>(workerThreadPort(worker), init, { transfers: ENGINE_TRANSFERS, errors: ENGINE_ERRORS }).then(
       async ({ api }) => {
-        const { backend, encoder } = await api.describe();
-        this.description = `worker pool: ${this.options.workers} × ${backend}, queue ${this.options.maxQueue}`;
-        this.encoder = encoder;
+        const { backend, encoderModel } = await api.describe();
+        const engine = `${backend.name} x${backend.threads}, encoder ${encoderPrecision ?? 'fp32'}, decoder ${decoderPrecision ?? 'fp32'} (split: once per image + per click)`;
+        this.description = `worker pool: ${this.options.workers} × ${engine}, queue ${this.options.maxQueue}`;
+        this.encoder = encoderIdentity(encoderModel);
         entry.api = api;
         this.dispatch();
       },
@@ -208,9 +225,9 @@ export class WorkerPool implements InferenceBackend {
     if (!this.closed) this.workers[index] = this.spawn();
   }
 
-  isQuick(job: QueuedJob): boolean {
+  isQuick(job: EngineJob<unknown>): boolean {
     const key = neededView(job);
-    return job.method === 'pvs' && key !== undefined && this.workers.some((entry) => entry.api && entry.held.has(key));
+    return job.decodesOnly === true && key !== undefined && this.workers.some((entry) => entry.api && entry.held.has(key));
   }
 
   /**
@@ -224,11 +241,12 @@ export class WorkerPool implements InferenceBackend {
       if (free.length === 0) return;
       const job = this.queue.shift()!;
       const key = neededView(job.job);
-      this.start(free.find((entry) => key !== undefined && entry.held.has(key)) ?? free[0], job);
+      const holding = free.find((entry) => key !== undefined && entry.held.has(key));
+      this.start(holding ?? free[0], job, holding !== undefined);
     }
   }
 
-  private start(entry: PoolWorker, job: PendingJob): void {
+  private start(entry: PoolWorker, job: PendingJob, holdsEmbedding: boolean): void {
     const api = entry.api!;
     const id = this.nextId++;
     const timer = setTimeout(() => {
@@ -248,17 +266,22 @@ export class WorkerPool implements InferenceBackend {
       answer(pending);
       this.dispatch();
     };
-    runWithImage(api, job).then(
-      (result) => {
-        for (const key of madeViews(job.job)) this.remember(entry, key);
-        settle((pending) => pending.resolve(result));
-      },
-      (error: Error) => settle((pending) => pending.reject(error)),
-    );
+    // A job that throws synchronously fails like one that rejects.
+    Promise.resolve()
+      .then(() => job.job.run(api, { holdsEmbedding }))
+      .then(
+        (result) => {
+          for (const key of madeViews(job.job)) this.remember(entry, key);
+          settle((pending) => pending.resolve(result));
+        },
+        (error: Error) => settle((pending) => pending.reject(error)),
+      );
   }
 
   /** Marks `key` as the worker's most recent embedding, forgetting beyond its engine's cache size. */
   private remember(entry: PoolWorker, key: string): void {
+    // A photo embedded anew (it had left the cache) comes without the mirror view it may have had.
+    if (!entry.held.has(key)) entry.held.delete(mirrorViewOf(key));
     entry.held.delete(key);
     entry.held.add(key);
     const size = this.options.embeddingCacheSize ?? DEFAULT_EMBEDDING_CACHE_SIZE;
@@ -301,39 +324,24 @@ export class WorkerPool implements InferenceBackend {
   }
 }
 
+/** `file@sha256` (EngineDescription.encoderModel) as the identity served with every embedding. */
+function encoderIdentity(encoderModel: string): EncoderIdentity {
+  const at = encoderModel.lastIndexOf('@');
+  return { file: encoderModel.slice(0, at), sha256: encoderModel.slice(at + 1), id: encoderModel };
+}
+
+const mirrorViewOf = (key: string) => `${key}+mirror`;
+
 /** The embedding a job runs on, as the pool's affinity names it: the photo's cache key, with the mirror view for mirror averaging. */
-function neededView({ method, request }: QueuedJob): string | undefined {
-  if (request.cacheKey === undefined) return undefined;
-  return method === 'pvs' && request.options?.mirrorAverage ? `${request.cacheKey}+mirror` : request.cacheKey;
+function neededView({ embedding }: EngineJob<unknown>): string | undefined {
+  if (!embedding) return undefined;
+  return embedding.mirrored ? mirrorViewOf(embedding.key) : embedding.key;
 }
 
 /** The embeddings a worker holds after running `job` (every job embeds its photo; mirror averaging its mirror image too). */
-function madeViews(job: QueuedJob): string[] {
+function madeViews(job: EngineJob<unknown>): string[] {
   const needed = neededView(job);
-  return needed === undefined ? [] : needed === job.request.cacheKey ? [needed] : [job.request.cacheKey!, needed];
-}
-
-/**
- * Runs `pending` on a worker; a job sent without its file that the worker cannot answer from the
- * pixels it holds runs again with the file, read by the job's loader.
- */
-async function runWithImage(api: InferenceWorkerApi, pending: PendingJob): Promise<Timed<unknown>> {
-  // The one untyped step: the slot's `run` ties each method to its request and result.
-  const run = ({ method, request }: QueuedJob) => (api[method] as (job: ImageJob) => Promise<Timed<unknown>>)(request);
-  try {
-    return await run(pending.job);
-  } catch (error) {
-    if (!(error instanceof ImageNotHeldError)) throw error;
-  }
-  let image: Uint8Array;
-  try {
-    if (!pending.loadImage) throw new Error('the job came without its image and without a way to read it');
-    image = pending.loadImage();
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw Object.assign(new Error(`the image could not be read: ${reason}`), { name: 'ImageDecodeError' });
-  }
-  return run({ ...pending.job, request: { ...pending.job.request, image } });
+  return needed === undefined ? [] : needed === job.embedding!.key ? [needed] : [job.embedding!.key, needed];
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,8 +1,8 @@
-/** Inference worker thread: starts one InferenceService and serves it to the pool (pool.ts). */
+/** Inference worker thread: starts the Node engine and serves its EngineApi to the pool (pool.ts), as the browser's worker serves its own. */
 import { parentPort } from 'node:worker_threads';
 import { parentThreadPort } from '../../engine/adapters/nodePort';
+import { startNodeEngine } from '../../engine/adapters/nodeEngine';
+import { ENGINE_TRANSFERS } from '../../engine/service/api';
 import { serve } from '../../engine/service/transport';
-import { InferenceService } from './inferenceService';
-import { INFERENCE_TRANSFERS, type WorkerInit } from './protocol';
 
-serve(parentThreadPort(parentPort), (init: WorkerInit) => InferenceService.start(init), { transfers: INFERENCE_TRANSFERS });
+serve(parentThreadPort(parentPort), startNodeEngine, { transfers: ENGINE_TRANSFERS });

@@ -17,9 +17,10 @@ import type { OpenDatabaseOptions } from '../../../src/server/db/connect';
 import { TestClock } from '../../../src/server/domain/clock';
 import type { FaultRates } from '../../../src/server/domain/faults';
 import { ledgerMismatches } from '../../../src/server/domain/ledger';
-import type { ImageLoader, InferenceBackend } from '../../../src/server/inference/pool';
-import type { InferenceJob, InferenceMethod } from '../../../src/server/inference/protocol';
+import type { EngineJob, InferenceBackend } from '../../../src/server/inference/pool';
 import { WorkerPool } from '../../../src/server/inference/pool';
+import { DecodedPhotos } from '../../../src/server/domain/decodedPhotos';
+import type { JobPhoto } from '../../../src/server/domain/engineJobs';
 import { startServer, type RunningServer } from '../../../src/server/server';
 
 /** The sample photos committed with the app (public/samples). */
@@ -56,16 +57,34 @@ export function countingJobs(backend: InferenceBackend): InferenceBackend & { jo
       const slot = backend.tryReserve();
       if (!slot) return undefined;
       return {
-        run: <M extends InferenceMethod>(job: InferenceJob<M>, loadImage?: ImageLoader) => {
+        run: <Result>(job: EngineJob<Result>) => {
           counted.jobs += 1;
-          if (job.request.image) counted.jobsWithImage += 1;
-          return slot.run(job, loadImage);
+          if (job.withFile) counted.jobsWithImage += 1;
+          return slot.run(job);
         },
         release: () => slot.release(),
       };
     },
   };
   return counted;
+}
+
+/**
+ * A photo for engine jobs (domain/engineJobs.ts) in tests of the pool: `key` names its pixels and
+ * embedding, `load` gives its file (counted in `loads`, so a test sees when the pixels were needed).
+ */
+export function jobPhoto(key: string, load: () => Uint8Array, decoded = new DecodedPhotos()): JobPhoto & { loads: number } {
+  const photo = {
+    cacheKey: key,
+    withFile: false,
+    loads: 0,
+    pixels: () =>
+      decoded.pixels(key, () => {
+        photo.loads += 1;
+        return load();
+      }),
+  };
+  return photo;
 }
 
 let sharedPool: WorkerPool | undefined;

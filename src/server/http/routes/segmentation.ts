@@ -68,8 +68,8 @@ function parseMetered<S extends z.ZodType<{ image: string }>>(schema: S, { value
 }
 
 /**
- * Server-Timing: where the time of this call went (ms) — decode and engine inside the worker,
- * worker = queueing + thread hand-over, app = everything else (HTTP, JSON, auth, rate limit,
+ * Server-Timing: where the time of this call went (ms) — decode (the upload, when a step needed its
+ * pixels) and engine (as the worker's engine reports it), worker = queueing + thread hand-over, app = everything else (HTTP, JSON, auth, rate limit,
  * idempotency, ledger). Lets clients and the benchmark see the API's own cost per request.
  */
 function serverTiming(reply: FastifyReply, timings: Record<string, number> = {}): void {
