@@ -156,6 +156,8 @@ test('label all from examples: a class no detector knows ("demitasse"), accepted
 });
 
 test('segment everything: proposals of every region arrive counted apart, with progress and Stop; one undo removes them', async ({ page }) => {
+  // Its waits below add up to more than the default test time: a slow machine fails on them, not on the test's end.
+  test.setTimeout(360_000);
   await openSample(page, 'Chelsea the cat');
   await waitForEncoder(page);
 
