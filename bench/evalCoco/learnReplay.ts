@@ -23,16 +23,13 @@ import { expectedCalibrationError, type ReliabilityBin } from '../../src/engine/
 import type { DescriptorKind, RegionDescriptor } from '../../src/engine/learn/descriptors';
 import { LEARNED_SOURCE, LearnedClasses } from '../../src/engine/learn/learnedClasses';
 import type { RelationFeatures } from '../../src/engine/learn/overlapRanker';
-import { rankCandidates } from '../../src/engine/learn/proposeLearned';
+import { DETECTOR_PRIOR_UNTIL, DETECTOR_SOURCE, rankCandidates } from '../../src/engine/learn/proposeLearned';
 import { suppressSameClassOverlaps } from '../../src/engine/learn/suppress';
 import type { CachedPhoto } from './learnCache';
 
 export const MATCH_IOU = 0.5;
 /** A hand-made object costs as much as four review decisions (issue 37). */
 export const HAND_LABEL_ACTIONS = 4;
-/** Detector-named classes are proposed on the detector's word until the person taught this many. */
-export const DETECTOR_PRIOR_UNTIL = 3;
-export const DETECTOR_SOURCE = 'detector';
 /** Guesses below this are neither ranked nor recorded (nobody would see them). */
 const MIN_PROBABILITY = 0.01;
 
