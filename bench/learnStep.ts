@@ -95,7 +95,7 @@ try {
     log(`step ${samples.length}: ${sample.stepMs.toFixed(1)} ms (describe ${sample.describeMs.toFixed(1)}, detectors ${sample.workerDetectMs.toFixed(1)}, fit ${sample.fitMs.toFixed(1)}; keep ${(sample.storedFormMs + sample.stringifyMs).toFixed(1)} ms, ${sample.storedBytes} B)`);
   }
   const full = await page.evaluate((classes) => window.maskwrightBench.learn.fullCapacity(classes), Number(values.classes));
-  const parts = ['stepMs', 'describeMs', 'workerDetectMs', 'workerPoolMs', 'fitMs', 'storedFormMs', 'stringifyMs', 'longestTaskMs'] as const;
+  const parts = ['stepMs', 'describeMs', 'workerDetectMs', 'workerPoolMs', 'fitMs', 'storedFormMs', 'stringifyMs', 'mainThreadMs'] as const;
   const summary = (rows: readonly LearnStepSample[]) =>
     Object.fromEntries(
       parts.map((p) => {

@@ -19,6 +19,8 @@ export interface LearnStepSample {
   stepMs: number;
   /** The worker's descriptor call as the page waits for it, and the worker's own stages. */
   describeMs: number;
+  /** The worker described from the photo's earlier detector runs. */
+  photoReused: boolean;
   workerDetectMs: number;
   workerEmbedMs: number;
   workerPoolMs: number;
@@ -28,8 +30,8 @@ export interface LearnStepSample {
   storedFormMs: number;
   stringifyMs: number;
   storedBytes: number;
-  /** The longest main-thread task seen during the step and its save (Long Tasks API, ≥ 50 ms; 0 if none). */
-  longestTaskMs: number;
+  /** What the page's main thread spends on the step and keeping the model (fit, stored form, JSON): the time a click could wait. */
+  mainThreadMs: number;
   examples: number;
 }
 
@@ -40,12 +42,8 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
   let learner: SessionLearner | undefined;
   let doc: StudioDocument = { ...emptyDocument(), classes: [CLASS] };
   const photos = new Map<string, { image: RgbaImage; imageKey: string }>();
-  const worker = { embedMs: 0, detectMs: 0, describeMs: 0, pageMs: 0 };
-  let longTasks: number[] = [];
+  const worker = { embedMs: 0, detectMs: 0, describeMs: 0, pageMs: 0, reused: false };
   const seen: RegionDescriptor[] = [];
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) longTasks.push(entry.duration);
-  }).observe({ type: 'longtask', buffered: false });
 
   const describe = async (imageId: string, masks: readonly { width: number; height: number; data: Uint8Array }[]): Promise<RegionDescriptor[]> => {
     const photo = photos.get(imageId);
@@ -56,6 +54,7 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
     worker.embedMs += answer.timings.embedMs;
     worker.detectMs += answer.timings.detectMs;
     worker.describeMs += answer.timings.describeMs;
+    worker.reused = answer.timings.photoReused === true;
     seen.push(...answer.descriptors);
     return answer.descriptors;
   };
@@ -94,8 +93,7 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
         ...(positive ? {} : { review: { state: 'rejected', source: 'learned' } }),
       } as Annotation;
       doc = { ...doc, objects: { ...doc.objects, [url]: [...(doc.objects[url] ?? []), object] } };
-      Object.assign(worker, { embedMs: 0, detectMs: 0, describeMs: 0, pageMs: 0 });
-      longTasks = [];
+      Object.assign(worker, { embedMs: 0, detectMs: 0, describeMs: 0, pageMs: 0, reused: false });
       const fitsBefore = learner.stepMs.length;
       const t0 = performance.now();
       await learner.learnPending();
@@ -106,11 +104,10 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
       const t2 = performance.now();
       const json = JSON.stringify(stored.model);
       const t3 = performance.now();
-      // Lets the Long Tasks observer report the step's tasks.
-      await new Promise((r) => setTimeout(r, 0));
       return {
         stepMs,
         describeMs: worker.pageMs,
+        photoReused: worker.reused,
         workerDetectMs: worker.detectMs,
         workerEmbedMs: worker.embedMs,
         workerPoolMs: worker.describeMs,
@@ -118,7 +115,7 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
         storedFormMs: t2 - t1,
         stringifyMs: t3 - t2,
         storedBytes: json.length,
-        longestTaskMs: Math.max(0, ...longTasks),
+        mainThreadMs: fitMs + (t3 - t1),
         examples: learner.classifier.examplesOf(CLASS.name),
       };
     },
