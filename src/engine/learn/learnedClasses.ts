@@ -25,6 +25,7 @@ import {
 } from './calibration';
 import { DEFAULT_DESCRIPTOR_KINDS, featureVector, type DescriptorKind, type RegionDescriptor } from './descriptors';
 import { OverlapRanker, withOwnProbability, type OverlapRankerState, type RankedProposal, type RelationFeatures } from './overlapRanker';
+import { packExamples, roundToHalf, unpackExamples, type PackedExamples } from './packedExamples';
 
 export const LEARNED_CLASSES_VERSION = 1;
 /** The calibration source of the learned model's own probabilities. */
@@ -68,8 +69,10 @@ export interface LearnedClassesState {
   readonly version: number;
   readonly kinds: readonly DescriptorKind[];
   readonly classes: readonly string[];
-  /** Feature vectors with their class index (0 = background). */
+  /** Feature vectors with their class index (0 = background), as models saved before `packedExamples` hold them; written empty. */
   readonly examples: readonly { readonly x: readonly number[]; readonly c: number }[];
+  /** The examples in half precision (packedExamples.ts): what this engine writes. */
+  readonly packedExamples?: PackedExamples;
   readonly weights: readonly (readonly number[])[];
   readonly mean: readonly number[];
   readonly scale: readonly number[];
@@ -139,7 +142,8 @@ export class LearnedClasses {
   /** Several decisions (one photo's review) as one learning step; `classId: null` is background. */
   learnAll(examples: readonly { descriptor: RegionDescriptor; classId: string | null }[]): void {
     for (const e of examples) {
-      const x = Float64Array.from(featureVector(e.descriptor, this.kinds));
+      // Kept as stored (packedExamples.ts), so a restored model holds exactly what this one learned from.
+      const x = Float64Array.from(featureVector(e.descriptor, this.kinds), roundToHalf);
       if (this.weights.length && x.length !== this.mean.length) throw new Error(`descriptor has ${x.length} features, the model ${this.mean.length}`);
       this.examples.push({ x, c: e.classId === null ? 0 : this.classIndex(e.classId) });
     }
@@ -237,7 +241,8 @@ export class LearnedClasses {
       version: LEARNED_CLASSES_VERSION,
       kinds: [...this.kinds],
       classes: [...this.classes],
-      examples: this.examples.map((e) => ({ x: Array.from(e.x), c: e.c })),
+      examples: [],
+      packedExamples: packExamples(this.examples, this.examples[0]?.x.length ?? this.mean.length),
       weights: this.weights.map((w) => Array.from(w)),
       mean: Array.from(this.mean),
       scale: Array.from(this.scale),
@@ -253,7 +258,8 @@ export class LearnedClasses {
     if (state.version !== LEARNED_CLASSES_VERSION) throw new Error(`learned classes version ${state.version}, this engine reads ${LEARNED_CLASSES_VERSION}`);
     const model = new LearnedClasses({ ...state.settings, ...options, kinds: state.kinds });
     model.classes = [...state.classes];
-    model.examples = state.examples.map((e) => ({ x: Float64Array.from(e.x), c: e.c }));
+    // A model saved before the packed form: its examples are rounded as this engine keeps them.
+    model.examples = state.packedExamples ? unpackExamples(state.packedExamples) : state.examples.map((e) => ({ x: Float64Array.from(e.x, roundToHalf), c: e.c }));
     model.weights = state.weights.map((w) => Float64Array.from(w));
     model.mean = Float64Array.from(state.mean);
     model.scale = Float64Array.from(state.scale);

@@ -1,0 +1,121 @@
+/**
+ * The learned model's examples in their stored form: every vector as IEEE 754 half-precision numbers
+ * (binary16, round to nearest even), row after row, little-endian, in one Base64 string. A number in
+ * JSON costs ~19 characters; a half costs 2.7, so a model at full capacity stays well under the
+ * server's body limit, and writing it is one string copy rather than a million numbers formatted.
+ *
+ * Half precision keeps 11 significant bits (relative error ≤ 2⁻¹¹): a descriptor's parts are unit
+ * vectors, scores in [0, 1] and a few small statistics, far coarser than that. The model rounds an
+ * example when it takes it (`roundToHalf`), so the stored form holds exactly what it learned from and
+ * a restored model goes on learning as the original would.
+ */
+
+export interface PackedExamples {
+  /** Numbers per example. */
+  readonly features: number;
+  /** Each example's class index (0: background), in order. */
+  readonly classes: readonly number[];
+  /** `classes.length × features` halves, Base64. */
+  readonly float16: string;
+}
+
+/** The largest finite half: larger values are stored as it rather than as infinity. */
+export const MAX_HALF = 65504;
+
+const single = new Float32Array(1);
+const singleBits = new Uint32Array(single.buffer);
+
+/** The binary16 bit pattern nearest `value` (ties to even); out of range → ±MAX_HALF, NaN → NaN. */
+export function halfBits(value: number): number {
+  if (Number.isNaN(value)) return 0x7e00;
+  single[0] = Math.max(-MAX_HALF, Math.min(MAX_HALF, value));
+  const bits = singleBits[0];
+  const sign = (bits >>> 16) & 0x8000;
+  const exponent = ((bits >>> 23) & 0xff) - 127 + 15;
+  let mantissa = bits & 0x7fffff;
+  if (exponent <= 0) {
+    // A subnormal half (or zero): the implicit bit joins the mantissa, shifted to 2⁻²⁴ units.
+    if (exponent < -10) return sign;
+    mantissa |= 0x800000;
+    const shift = 14 - exponent;
+    return sign | roundedShift(mantissa, shift);
+  }
+  // A carry out of the mantissa moves into the exponent, which is the right rounding.
+  return sign | ((exponent << 10) + roundedShift(mantissa, 13));
+}
+
+function roundedShift(value: number, shift: number): number {
+  const kept = value >>> shift;
+  const rest = value & ((1 << shift) - 1);
+  const half = 1 << (shift - 1);
+  return rest > half || (rest === half && (kept & 1) === 1) ? kept + 1 : kept;
+}
+
+let halves: Float64Array | undefined;
+
+/** Every half's value, by bit pattern (built once: decoding is then a lookup). */
+function halfTable(): Float64Array {
+  if (halves) return halves;
+  halves = new Float64Array(0x10000);
+  for (let bits = 0; bits < 0x10000; bits++) {
+    const sign = bits & 0x8000 ? -1 : 1;
+    const exponent = (bits >>> 10) & 0x1f;
+    const mantissa = bits & 0x3ff;
+    halves[bits] = exponent === 0 ? sign * mantissa * 2 ** -24 : exponent === 0x1f ? (mantissa ? Number.NaN : sign * Infinity) : sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
+  }
+  return halves;
+}
+
+export const halfValue = (bits: number): number => halfTable()[bits & 0xffff];
+
+/** `value` as the model keeps it: the nearest half. */
+export const roundToHalf = (value: number): number => halfValue(halfBits(value));
+
+/** The examples in their stored form; every vector must be `features` long. */
+export function packExamples(examples: readonly { readonly x: ArrayLike<number>; readonly c: number }[], features: number): PackedExamples {
+  const bytes = new Uint8Array(examples.length * features * 2);
+  let at = 0;
+  for (const e of examples) {
+    if (e.x.length !== features) throw new Error(`an example has ${e.x.length} numbers, not ${features}`);
+    for (let j = 0; j < features; j++) {
+      const bits = halfBits(e.x[j]);
+      bytes[at++] = bits & 0xff;
+      bytes[at++] = bits >>> 8;
+    }
+  }
+  return { features, classes: examples.map((e) => e.c), float16: toBase64(bytes) };
+}
+
+export function unpackExamples(packed: PackedExamples): { x: Float64Array; c: number }[] {
+  const bytes = fromBase64(packed.float16);
+  if (bytes.length !== packed.classes.length * packed.features * 2) throw new Error(`the packed examples hold ${bytes.length} bytes, not ${packed.classes.length} × ${packed.features} halves`);
+  const table = halfTable();
+  return packed.classes.map((c, i) => {
+    const x = new Float64Array(packed.features);
+    const base = i * packed.features * 2;
+    for (let j = 0; j < packed.features; j++) x[j] = table[bytes[base + 2 * j] | (bytes[base + 2 * j + 1] << 8)];
+    return { x, c };
+  });
+}
+
+/** Bytes a Base64 string of `length` characters (padded) decodes to. */
+export function base64Bytes(text: string): number {
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  return (text.length / 4) * 3 - padding;
+}
+
+// btoa and atob take one character per byte: chunks keep String.fromCharCode's argument list short.
+const CHUNK = 0x6000;
+
+function toBase64(bytes: Uint8Array): string {
+  const parts: string[] = [];
+  for (let i = 0; i < bytes.length; i += CHUNK) parts.push(btoa(String.fromCharCode(...bytes.subarray(i, i + CHUNK))));
+  return parts.join('');
+}
+
+function fromBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
