@@ -27,6 +27,7 @@ export const LearnedModelState = z
         features: z.number().int().nonnegative(),
         classes: z.array(z.number().int().nonnegative()),
         float16: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/).refine((t) => t.length % 4 === 0, 'is not padded Base64'),
+        keys: z.array(z.string().max(200)).optional().describe("What each example was taught from (the studio's object id; '' for none)."),
       })
       .optional()
       .describe('The examples as half-precision vectors, row after row, little-endian, Base64 (absent in models written before it: they hold `examples`).'),
@@ -66,6 +67,7 @@ export const LearnedModelState = z
     const packed = state.packedExamples;
     if (packed && packed.classes.length > 0 && features > 0 && packed.features !== features) issue(['packedExamples', 'features'], `is ${packed.features}, the model's features ${features}`);
     if (packed && base64Bytes(packed.float16) !== packed.classes.length * packed.features * 2) issue(['packedExamples', 'float16'], `does not hold ${packed.classes.length} × ${packed.features} halves`);
+    if (packed?.keys && packed.keys.length !== packed.classes.length) issue(['packedExamples', 'keys'], `has ${packed.keys.length} keys for ${packed.classes.length} examples`);
     if (packed && packed.classes.some((c) => c >= state.classes.length)) issue(['packedExamples', 'classes'], 'names a class that is not one of `classes`');
     const ranker = state.ranker;
     if (ranker && ranker.outcomes.some((o) => o.x.length !== ranker.weights.length)) issue(['ranker', 'outcomes'], 'an outcome is not the length of the ranker\'s weights');

@@ -134,6 +134,19 @@ describe('LearnedClasses', () => {
     expect(bytes).toBeLessThan(DEFAULT_LEARNED_MODEL_MAX_BYTES / 4);
   });
 
+  it('takes back a lesson by its key, also after JSON, and a keyed lesson taught again replaces the old one', () => {
+    const model = taught();
+    model.learnAll([{ descriptor: toy(CAT, () => 0.05), classId: 'cat', key: 'object-1' }]);
+    const cats = model.examplesOf('cat');
+    model.learnAll([{ descriptor: toy(CAT, () => 0.05), classId: 'dog', key: 'object-1' }]);
+    expect(model.examplesOf('cat')).toBe(cats - 1);
+    const copy = LearnedClasses.fromJSON(JSON.parse(JSON.stringify(model.toJSON())));
+    const dogs = copy.examplesOf('dog');
+    expect(copy.unlearn(['object-1'])).toBe(true);
+    expect(copy.examplesOf('dog')).toBe(dogs - 1);
+    expect(copy.unlearn(['object-1', 'never-taught'])).toBe(false);
+  });
+
   it('a model of fewer descriptor kinds reads descriptors that have more', () => {
     const model = taught();
     const withBackbone = { ...toy(CAT, () => 0), backbone: [0.1, 0.2, 0.3] };

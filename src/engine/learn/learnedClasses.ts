@@ -86,7 +86,8 @@ export interface LearnedClassesState {
   readonly ranker?: OverlapRankerState;
 }
 
-type Example = { x: Float64Array; c: number };
+/** `key`: what the example was taught from (the studio's object id), so changing or undoing that lesson replaces or removes it. */
+type Example = { x: Float64Array; c: number; key?: string };
 
 export class LearnedClasses {
   private readonly kinds: readonly DescriptorKind[];
@@ -139,23 +140,43 @@ export class LearnedClasses {
     this.learnAll([{ descriptor, classId: null }]);
   }
 
-  /** Several decisions (one photo's review) as one learning step; `classId: null` is background. */
-  learnAll(examples: readonly { descriptor: RegionDescriptor; classId: string | null }[]): void {
+  /**
+   * Several decisions (one photo's review) as one learning step; `classId: null` is background. An
+   * example with a `key` takes the place of the one held under that key (the object re-classed, or
+   * accepted and then rejected).
+   */
+  learnAll(examples: readonly { descriptor: RegionDescriptor; classId: string | null; key?: string }[]): void {
+    this.dropKeyed(examples.flatMap((e) => (e.key === undefined ? [] : [e.key])));
     for (const e of examples) {
       // Kept as stored (packedExamples.ts), so a restored model holds exactly what this one learned from.
       const x = Float64Array.from(featureVector(e.descriptor, this.kinds), roundToHalf);
       if (this.weights.length && x.length !== this.mean.length) throw new Error(`descriptor has ${x.length} features, the model ${this.mean.length}`);
-      this.examples.push({ x, c: e.classId === null ? 0 : this.classIndex(e.classId) });
+      this.examples.push({ x, c: e.classId === null ? 0 : this.classIndex(e.classId), ...(e.key === undefined ? {} : { key: e.key }) });
     }
     this.trim();
     this.train();
+  }
+
+  /** Takes back the lessons taught under `keys` (their objects undone or deleted), as one learning step; false when it held none of them. */
+  unlearn(keys: readonly string[]): boolean {
+    const before = this.examples.length;
+    this.dropKeyed(keys);
+    if (this.examples.length === before) return false;
+    if (this.examples.length) this.train();
+    return true;
+  }
+
+  private dropKeyed(keys: readonly string[]): void {
+    if (keys.length === 0) return;
+    const dropped = new Set(keys);
+    this.examples = this.examples.filter((e) => e.key === undefined || !dropped.has(e.key));
   }
 
   /** Drops a class and every example of it (a class deleted, or taught by mistake). */
   forget(classId: string): void {
     const c = this.classes.indexOf(classId);
     if (c <= 0) return;
-    this.examples = this.examples.filter((e) => e.c !== c).map((e) => ({ x: e.x, c: e.c > c ? e.c - 1 : e.c }));
+    this.examples = this.examples.filter((e) => e.c !== c).map((e) => ({ ...e, c: e.c > c ? e.c - 1 : e.c }));
     this.classes.splice(c, 1);
     this.weights.splice(c, 1);
     this.adam.m.splice(c, 1);

@@ -17,6 +17,8 @@ export interface PackedExamples {
   readonly classes: readonly number[];
   /** `classes.length × features` halves, Base64. */
   readonly float16: string;
+  /** Each example's key (what it was taught from; '' for none), absent when none has one. */
+  readonly keys?: readonly string[];
 }
 
 /** The largest finite half: larger values are stored as it rather than as infinity. */
@@ -72,7 +74,7 @@ export const halfValue = (bits: number): number => halfTable()[bits & 0xffff];
 export const roundToHalf = (value: number): number => halfValue(halfBits(value));
 
 /** The examples in their stored form; every vector must be `features` long. */
-export function packExamples(examples: readonly { readonly x: ArrayLike<number>; readonly c: number }[], features: number): PackedExamples {
+export function packExamples(examples: readonly { readonly x: ArrayLike<number>; readonly c: number; readonly key?: string }[], features: number): PackedExamples {
   const bytes = new Uint8Array(examples.length * features * 2);
   let at = 0;
   for (const e of examples) {
@@ -83,10 +85,11 @@ export function packExamples(examples: readonly { readonly x: ArrayLike<number>;
       bytes[at++] = bits >>> 8;
     }
   }
-  return { features, classes: examples.map((e) => e.c), float16: toBase64(bytes) };
+  const keyed = examples.some((e) => e.key !== undefined);
+  return { features, classes: examples.map((e) => e.c), float16: toBase64(bytes), ...(keyed ? { keys: examples.map((e) => e.key ?? '') } : {}) };
 }
 
-export function unpackExamples(packed: PackedExamples): { x: Float64Array; c: number }[] {
+export function unpackExamples(packed: PackedExamples): { x: Float64Array; c: number; key?: string }[] {
   const bytes = fromBase64(packed.float16);
   if (bytes.length !== packed.classes.length * packed.features * 2) throw new Error(`the packed examples hold ${bytes.length} bytes, not ${packed.classes.length} × ${packed.features} halves`);
   const table = halfTable();
@@ -94,7 +97,8 @@ export function unpackExamples(packed: PackedExamples): { x: Float64Array; c: nu
     const x = new Float64Array(packed.features);
     const base = i * packed.features * 2;
     for (let j = 0; j < packed.features; j++) x[j] = table[bytes[base + 2 * j] | (bytes[base + 2 * j + 1] << 8)];
-    return { x, c };
+    const key = packed.keys?.[i];
+    return key ? { x, c, key } : { x, c };
   });
 }
 
