@@ -25,7 +25,7 @@ import {
 } from './calibration';
 import { DEFAULT_DESCRIPTOR_KINDS, featureVector, type DescriptorKind, type RegionDescriptor } from './descriptors';
 import { OverlapRanker, withOwnProbability, type OverlapRankerState, type RankedProposal, type RelationFeatures } from './overlapRanker';
-import { packExamples, roundToHalf, unpackExamples, type PackedExamples } from './packedExamples';
+import { halvesOf, packExamples, unpackExamples, valuesOf, type PackedExamples } from './packedExamples';
 
 export const LEARNED_CLASSES_VERSION = 1;
 /** The calibration source of the learned model's own probabilities. */
@@ -87,7 +87,7 @@ export interface LearnedClassesState {
 }
 
 /** `key`: what the example was taught from (the studio's object id), so changing or undoing that lesson replaces or removes it. */
-type Example = { x: Float64Array; c: number; key?: string };
+type Example = { x: Float64Array; halves: Uint16Array; c: number; key?: string };
 
 export class LearnedClasses {
   private readonly kinds: readonly DescriptorKind[];
@@ -149,9 +149,10 @@ export class LearnedClasses {
     this.dropKeyed(examples.flatMap((e) => (e.key === undefined ? [] : [e.key])));
     for (const e of examples) {
       // Kept as stored (packedExamples.ts), so a restored model holds exactly what this one learned from.
-      const x = Float64Array.from(featureVector(e.descriptor, this.kinds), roundToHalf);
+      const halves = halvesOf(featureVector(e.descriptor, this.kinds));
+      const x = valuesOf(halves);
       if (this.weights.length && x.length !== this.mean.length) throw new Error(`descriptor has ${x.length} features, the model ${this.mean.length}`);
-      this.examples.push({ x, c: e.classId === null ? 0 : this.classIndex(e.classId), ...(e.key === undefined ? {} : { key: e.key }) });
+      this.examples.push({ x, halves, c: e.classId === null ? 0 : this.classIndex(e.classId), ...(e.key === undefined ? {} : { key: e.key }) });
     }
     this.trim();
     this.train();
@@ -263,7 +264,7 @@ export class LearnedClasses {
       kinds: [...this.kinds],
       classes: [...this.classes],
       examples: [],
-      packedExamples: packExamples(this.examples, this.examples[0]?.x.length ?? this.mean.length),
+      packedExamples: packExamples(this.examples, this.examples[0]?.halves.length ?? this.mean.length),
       weights: this.weights.map((w) => Array.from(w)),
       mean: Array.from(this.mean),
       scale: Array.from(this.scale),
@@ -280,7 +281,10 @@ export class LearnedClasses {
     const model = new LearnedClasses({ ...state.settings, ...options, kinds: state.kinds });
     model.classes = [...state.classes];
     // A model saved before the packed form: its examples are rounded as this engine keeps them.
-    model.examples = state.packedExamples ? unpackExamples(state.packedExamples) : state.examples.map((e) => ({ x: Float64Array.from(e.x, roundToHalf), c: e.c }));
+    model.examples = state.packedExamples ? unpackExamples(state.packedExamples) : state.examples.map((e) => {
+          const halves = halvesOf(e.x);
+          return { x: valuesOf(halves), halves, c: e.c };
+        });
     model.weights = state.weights.map((w) => Float64Array.from(w));
     model.mean = Float64Array.from(state.mean);
     model.scale = Float64Array.from(state.scale);

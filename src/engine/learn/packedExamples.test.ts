@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { base64Bytes, halfBits, halfValue, MAX_HALF, packExamples, roundToHalf, unpackExamples } from './packedExamples';
+import { base64Bytes, halfBits, halfValue, halvesOf, MAX_HALF, packExamples, roundToHalf, unpackExamples } from './packedExamples';
 
 describe('half precision', () => {
   it('gives the IEEE 754 binary16 patterns, ties to even, clamping what is out of range', () => {
@@ -29,26 +29,37 @@ describe('half precision', () => {
 });
 
 describe('packed examples', () => {
-  it('round-trips rounded vectors exactly, with their classes', () => {
-    const examples = [
-      { x: [0.5, -0.25, roundToHalf(0.3)], c: 0 },
-      { x: [roundToHalf(1 / 3), 7, -1e-3].map(roundToHalf), c: 2 },
+  it('round-trips rounded vectors exactly, with their classes and keys', () => {
+    const vectors = [
+      [0.5, -0.25, 0.3],
+      [1 / 3, 7, -1e-3],
     ];
+    const examples = vectors.map((x, i) => ({ halves: halvesOf(x), c: 2 * i, ...(i ? { key: 'object-7' } : {}) }));
     const packed = packExamples(examples, 3);
     expect(base64Bytes(packed.float16)).toBe(2 * 3 * 2);
-    expect(unpackExamples(JSON.parse(JSON.stringify(packed))).map((e) => ({ x: [...e.x], c: e.c }))).toEqual(examples);
+    const unpacked = unpackExamples(JSON.parse(JSON.stringify(packed)));
+    expect(unpacked.map((e) => ({ x: [...e.x], c: e.c, key: e.key }))).toEqual(vectors.map((x, i) => ({ x: x.map(roundToHalf), c: 2 * i, key: i ? 'object-7' : undefined })));
   });
 
-  it('packs past the Base64 chunk size without padding in the middle', () => {
-    const examples = Array.from({ length: 100 }, (_, i) => ({ x: Array.from({ length: 377 }, (_, j) => roundToHalf(Math.sin(i * 377 + j))), c: i % 3 }));
+  it('encodes Base64 as the standard does, for every remainder of three bytes', () => {
+    for (const length of [1, 2, 3, 4, 5, 6, 7]) {
+      const halves = Uint16Array.from({ length }, (_, i) => (i * 40503 + 977) & 0xffff);
+      const packed = packExamples([{ halves, c: 0 }], length);
+      expect(packed.float16).toBe(Buffer.from(halves.buffer).toString('base64'));
+      expect([...unpackExamples(packed)[0].halves]).toEqual([...halves]);
+    }
+  });
+
+  it('packs many examples in one string', () => {
+    const examples = Array.from({ length: 100 }, (_, i) => ({ halves: halvesOf(Array.from({ length: 377 }, (_, j) => Math.sin(i * 377 + j))), c: i % 3 }));
     const unpacked = unpackExamples(packExamples(examples, 377));
-    expect(unpacked[99].x[376]).toBe(examples[99].x[376]);
-    expect(unpacked.map((e) => [...e.x])).toEqual(examples.map((e) => e.x));
+    expect(unpacked.map((e) => [...e.halves])).toEqual(examples.map((e) => [...e.halves]));
   });
 
   it('refuses vectors of another length, and a string that does not hold the examples', () => {
-    expect(() => packExamples([{ x: [1, 2], c: 0 }], 3)).toThrow(/2 numbers, not 3/);
-    const packed = packExamples([{ x: [1, 2, 3], c: 0 }], 3);
+    expect(() => packExamples([{ halves: halvesOf([1, 2]), c: 0 }], 3)).toThrow(/2 numbers, not 3/);
+    const packed = packExamples([{ halves: halvesOf([1, 2, 3]), c: 0 }], 3);
     expect(() => unpackExamples({ ...packed, classes: [0, 0] })).toThrow(/not 2 × 3/);
+    expect(() => unpackExamples({ ...packed, float16: `${packed.float16.slice(0, 4)}$${packed.float16.slice(5)}` })).toThrow(/not Base64/);
   });
 });

@@ -6,7 +6,7 @@
  *
  * Half precision keeps 11 significant bits (relative error ≤ 2⁻¹¹): a descriptor's parts are unit
  * vectors, scores in [0, 1] and a few small statistics, far coarser than that. The model rounds an
- * example when it takes it (`roundToHalf`), so the stored form holds exactly what it learned from and
+ * example when it takes it (`halvesOf`), so the stored form holds exactly what it learned from and
  * a restored model goes on learning as the original would.
  */
 
@@ -73,32 +73,44 @@ export const halfValue = (bits: number): number => halfTable()[bits & 0xffff];
 /** `value` as the model keeps it: the nearest half. */
 export const roundToHalf = (value: number): number => halfValue(halfBits(value));
 
-/** The examples in their stored form; every vector must be `features` long. */
-export function packExamples(examples: readonly { readonly x: ArrayLike<number>; readonly c: number; readonly key?: string }[], features: number): PackedExamples {
+/** A vector as halves (what the model keeps of an example, and writes as it is). */
+export function halvesOf(values: ArrayLike<number>): Uint16Array {
+  const halves = new Uint16Array(values.length);
+  for (let j = 0; j < values.length; j++) halves[j] = halfBits(values[j]);
+  return halves;
+}
+
+export function valuesOf(halves: Uint16Array): Float64Array {
+  const table = halfTable();
+  const values = new Float64Array(halves.length);
+  for (let j = 0; j < halves.length; j++) values[j] = table[halves[j]];
+  return values;
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** The examples in their stored form; every one must hold `features` halves. */
+export function packExamples(examples: readonly { readonly halves: Uint16Array; readonly c: number; readonly key?: string }[], features: number): PackedExamples {
   const bytes = new Uint8Array(examples.length * features * 2);
-  let at = 0;
-  for (const e of examples) {
-    if (e.x.length !== features) throw new Error(`an example has ${e.x.length} numbers, not ${features}`);
-    for (let j = 0; j < features; j++) {
-      const bits = halfBits(e.x[j]);
-      bytes[at++] = bits & 0xff;
-      bytes[at++] = bits >>> 8;
-    }
-  }
+  examples.forEach((e, i) => {
+    if (e.halves.length !== features) throw new Error(`an example has ${e.halves.length} numbers, not ${features}`);
+    const at = i * features * 2;
+    if (LITTLE_ENDIAN) bytes.set(new Uint8Array(e.halves.buffer, e.halves.byteOffset, e.halves.byteLength), at);
+    else e.halves.forEach((bits, j) => bytes.set([bits & 0xff, bits >>> 8], at + 2 * j));
+  });
   const keyed = examples.some((e) => e.key !== undefined);
   return { features, classes: examples.map((e) => e.c), float16: toBase64(bytes), ...(keyed ? { keys: examples.map((e) => e.key ?? '') } : {}) };
 }
 
-export function unpackExamples(packed: PackedExamples): { x: Float64Array; c: number; key?: string }[] {
+export function unpackExamples(packed: PackedExamples): { halves: Uint16Array; x: Float64Array; c: number; key?: string }[] {
   const bytes = fromBase64(packed.float16);
   if (bytes.length !== packed.classes.length * packed.features * 2) throw new Error(`the packed examples hold ${bytes.length} bytes, not ${packed.classes.length} × ${packed.features} halves`);
-  const table = halfTable();
   return packed.classes.map((c, i) => {
-    const x = new Float64Array(packed.features);
+    const halves = new Uint16Array(packed.features);
     const base = i * packed.features * 2;
-    for (let j = 0; j < packed.features; j++) x[j] = table[bytes[base + 2 * j] | (bytes[base + 2 * j + 1] << 8)];
+    for (let j = 0; j < packed.features; j++) halves[j] = bytes[base + 2 * j] | (bytes[base + 2 * j + 1] << 8);
     const key = packed.keys?.[i];
-    return key ? { x, c, key } : { x, c };
+    return { halves, x: valuesOf(halves), c, ...(key ? { key } : {}) };
   });
 }
 
@@ -108,18 +120,52 @@ export function base64Bytes(text: string): number {
   return (text.length / 4) * 3 - padding;
 }
 
-// btoa and atob take one character per byte: chunks keep String.fromCharCode's argument list short.
-const CHUNK = 0x6000;
+// A table-driven Base64 (RFC 4648, padded): btoa and atob want a string of one character per byte,
+// which costs more to build than the encoding itself on a model of millions of bytes.
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const CODES = Uint8Array.from(ALPHABET, (ch) => ch.charCodeAt(0));
+const VALUES = new Uint8Array(128).fill(255);
+CODES.forEach((code, value) => (VALUES[code] = value));
+const PAD = '='.charCodeAt(0);
 
 function toBase64(bytes: Uint8Array): string {
-  const parts: string[] = [];
-  for (let i = 0; i < bytes.length; i += CHUNK) parts.push(btoa(String.fromCharCode(...bytes.subarray(i, i + CHUNK))));
-  return parts.join('');
+  const out = new Uint8Array(Math.ceil(bytes.length / 3) * 4);
+  let o = 0;
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
+    out[o++] = CODES[n >>> 18];
+    out[o++] = CODES[(n >>> 12) & 63];
+    out[o++] = CODES[(n >>> 6) & 63];
+    out[o++] = CODES[n & 63];
+  }
+  if (i < bytes.length) {
+    const n = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8);
+    out[o++] = CODES[n >>> 18];
+    out[o++] = CODES[(n >>> 12) & 63];
+    out[o++] = i + 1 < bytes.length ? CODES[(n >>> 6) & 63] : PAD;
+    out[o++] = PAD;
+  }
+  return new TextDecoder('latin1').decode(out);
 }
 
 function fromBase64(text: string): Uint8Array {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  const bytes = new Uint8Array(base64Bytes(text));
+  let o = 0;
+  for (let i = 0; i < text.length; i += 4) {
+    const n = (value(text, i) << 18) | (value(text, i + 1) << 12) | (value(text, i + 2) << 6) | value(text, i + 3);
+    if (o < bytes.length) bytes[o++] = n >>> 16;
+    if (o < bytes.length) bytes[o++] = (n >>> 8) & 0xff;
+    if (o < bytes.length) bytes[o++] = n & 0xff;
+  }
   return bytes;
+}
+
+/** A Base64 character's value; padding counts as 0. */
+function value(text: string, i: number): number {
+  const code = text.charCodeAt(i);
+  if (code === PAD) return 0;
+  const v = code < 128 ? VALUES[code] : 255;
+  if (v === 255) throw new Error(`not Base64 at character ${i}`);
+  return v;
 }
