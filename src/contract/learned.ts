@@ -2,7 +2,7 @@
  * A project's learned model (issues 37 item 6 and 38 item 1): the learned classes the studio teaches
  * (src/engine/learn/learnedClasses.ts, its `toJSON`), kept on the server so every member's studio and
  * the server's `learned` jobs share one. Vectors and weights only, never photos: an example is a
- * region descriptor, a list of numbers.
+ * region descriptor, a list of numbers, written in half precision (`packedExamples`).
  */
 import { z } from 'zod';
 import { DESCRIPTOR_KINDS } from '../engine/learn/descriptors';
