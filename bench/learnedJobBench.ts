@@ -43,7 +43,7 @@ const teachMs = performance.now() - t0;
 const boxes = await raccoonBoxes();
 const engine = await loadNodeEngine({ threads, embeddingCacheSize: 1 });
 const detectors = await loadNodeDetectors({ threads });
-const model = LearnedClasses.fromJSON({ ...state, examples: [] });
+const model = LearnedClasses.fromJSON({ ...state, examples: [], packedExamples: undefined });
 
 const ranked: { probability: number; truePositive: boolean }[] = [];
 const byImage: { image: string; ms: number; proposals: number; raccoons: number; found: number }[] = [];

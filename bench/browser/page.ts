@@ -11,6 +11,7 @@ import { indexedDbEmbeddings } from '../../src/app/inference/embeddingStore';
 import { fetchServerEmbedding } from '../../src/app/inference/serverEmbedding';
 import { startEngineWorker, type EngineWorker } from '../../src/engine/worker/client';
 import type { DecoderPrecision, EncoderPrecision, ModelProgress } from '../../src/engine/service/api';
+import { learnStepApi } from './learnStep';
 
 export interface BenchClick {
   x: number;
@@ -324,7 +325,7 @@ async function environment() {
   };
 }
 
-const api = { environment, startEngine, segmentOnce, ours: oursApi, peer: peerApi };
+const api = { environment, startEngine, segmentOnce, ours: oursApi, peer: peerApi, learn: learnStepApi((url) => loadRgba(url)) };
 export type MaskwrightBenchApi = typeof api;
 
 declare global {

@@ -2,11 +2,12 @@
  * A project's learned model (issues 37 item 6 and 38 item 1): the learned classes the studio teaches
  * (src/engine/learn/learnedClasses.ts, its `toJSON`), kept on the server so every member's studio and
  * the server's `learned` jobs share one. Vectors and weights only, never photos: an example is a
- * region descriptor, a list of numbers.
+ * region descriptor, a list of numbers, written in half precision (`packedExamples`).
  */
 import { z } from 'zod';
 import { DESCRIPTOR_KINDS } from '../engine/learn/descriptors';
 import { LEARNED_CLASSES_VERSION } from '../engine/learn/learnedClasses';
+import { base64Bytes } from '../engine/learn/packedExamples';
 
 /** The largest model the server stores (the PUT body): `LEARNED_MODEL_MAX_BYTES` may change it. */
 export const DEFAULT_LEARNED_MODEL_MAX_BYTES = 32 * 1024 * 1024;
@@ -21,6 +22,15 @@ export const LearnedModelState = z
     kinds: z.array(z.enum(DESCRIPTOR_KINDS as [string, ...string[]])).min(1),
     classes: z.array(z.string().max(200)).min(1).describe("Class ids in the model's order; index 0 is the background ('')."),
     examples: z.array(z.object({ x: vector, c: z.number().int().nonnegative() })),
+    packedExamples: z
+      .object({
+        features: z.number().int().nonnegative(),
+        classes: z.array(z.number().int().nonnegative()),
+        float16: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/).refine((t) => t.length % 4 === 0, 'is not padded Base64'),
+        keys: z.array(z.string().max(200)).optional().describe("What each example was taught from (the studio's object id; '' for none)."),
+      })
+      .optional()
+      .describe('The examples as half-precision vectors, row after row, little-endian, Base64 (absent in models written before it: they hold `examples`).'),
     weights: z.array(vector),
     mean: vector,
     scale: vector,
@@ -54,6 +64,11 @@ export const LearnedModelState = z
       const rows = state.optimiser[moment];
       if (rows.length !== state.weights.length || rows.some((r) => r.length !== features + 1)) issue(['optimiser', moment], 'is not the shape of `weights`');
     }
+    const packed = state.packedExamples;
+    if (packed && packed.classes.length > 0 && features > 0 && packed.features !== features) issue(['packedExamples', 'features'], `is ${packed.features}, the model's features ${features}`);
+    if (packed && base64Bytes(packed.float16) !== packed.classes.length * packed.features * 2) issue(['packedExamples', 'float16'], `does not hold ${packed.classes.length} × ${packed.features} halves`);
+    if (packed?.keys && packed.keys.length !== packed.classes.length) issue(['packedExamples', 'keys'], `has ${packed.keys.length} keys for ${packed.classes.length} examples`);
+    if (packed && packed.classes.some((c) => c >= state.classes.length)) issue(['packedExamples', 'classes'], 'names a class that is not one of `classes`');
     const ranker = state.ranker;
     if (ranker && ranker.outcomes.some((o) => o.x.length !== ranker.weights.length)) issue(['ranker', 'outcomes'], 'an outcome is not the length of the ranker\'s weights');
     if (state.weights.length > 0 && state.classes[0] !== '') issue(['classes', 0], "must be the background ('')");

@@ -368,8 +368,8 @@ export class EngineSession {
 
   /**
    * Region descriptors of masks on a loaded photo (what learned classes learn from and classify), on
-   * the embedding the point tools use; the engine runs its detectors once per call, so a photo's
-   * regions are described together.
+   * the embedding the point tools use; the engine runs its detectors once per photo and keeps what
+   * they found for the last photos described (engine/learn/photoContexts.ts).
    */
   async describeRegions(imageId: string, masks: readonly BinaryMask[]): Promise<RegionDescriptor[]> {
     if (masks.length === 0) return [];

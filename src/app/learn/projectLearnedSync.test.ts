@@ -98,7 +98,7 @@ describe('ProjectLearnedSync', () => {
 
   it('tells the person when the model is over the server size limit, keeps it, and writes nothing', async () => {
     const projectId = await newProject();
-    const big = testStudio(Array.from({ length: 240 }, (_, n) => drawn(CLASSES[n % 3].name, n, `o${n}`)));
+    const big = testStudio(Array.from({ length: 1500 }, (_, n) => drawn(CLASSES[n % 3].name, n, `o${n}`)));
     await big.learner.learnPending();
     expect(JSON.stringify(big.learner.learnedModel().model).length).toBeGreaterThan(SIZE_LIMIT);
     const notices: string[] = [];

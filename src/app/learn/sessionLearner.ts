@@ -22,7 +22,7 @@ import type { RelationFeatures } from '../../engine/learn/overlapRanker';
 import { bestGuess, lessonsOfLabelledPhoto, type Candidate, type LearnedProposal } from '../../engine/learn/proposeLearned';
 import type { BinaryMask } from '../../engine/types';
 import type { StudioDocument } from '../state/model';
-import { classNamed, labelledRegions, lessonMask, pendingLessons, type Lesson } from './lessons';
+import { classNamed, documentLessons, labelledRegions, lessonMask, pendingLessons, type Lesson } from './lessons';
 
 export const LEARNED_MODEL_VERSION = 1;
 
@@ -98,8 +98,16 @@ export class SessionLearner {
   }
 
   private async pass(): Promise<void> {
-    const lessons = pendingLessons(this.ports.document(), this.taught);
-    if (lessons.length === 0) return;
+    const doc = this.ports.document();
+    const unteached = this.unteach(doc);
+    const lessons = pendingLessons(doc, this.taught);
+    if (lessons.length === 0) {
+      if (unteached) {
+        this.refreshWaiting();
+        this.ports.changed?.();
+      }
+      return;
+    }
     const byImage = new Map<string, Lesson[]>();
     for (const lesson of lessons) byImage.set(lesson.image.id, [...(byImage.get(lesson.image.id) ?? []), lesson]);
     for (const group of byImage.values()) {
@@ -107,7 +115,8 @@ export class SessionLearner {
       const unknown = group.filter((l) => !this.followed.has(l.object.id));
       const described = unknown.length ? await this.ports.describe(image.id, unknown.map((l) => lessonMask(l.object, image))) : [];
       const descriptorOf = new Map(unknown.map((l, i) => [l.object.id, described[i]]));
-      const examples = group.map((l) => ({ descriptor: this.followed.get(l.object.id)?.descriptor ?? descriptorOf.get(l.object.id)!, classId: l.classId }));
+      // Keyed by the object: its lesson changed again (re-classed, rejected after all) replaces the one taught.
+      const examples = group.map((l) => ({ descriptor: this.followed.get(l.object.id)?.descriptor ?? descriptorOf.get(l.object.id)!, classId: l.classId, key: l.object.id }));
       const outcomes = group.flatMap((l) => this.recordDecision(l));
       this.timed(() => {
         this.model.learnAll(examples);
@@ -117,6 +126,20 @@ export class SessionLearner {
     }
     this.refreshWaiting();
     this.ports.changed?.();
+  }
+
+  /**
+   * The objects taught from that teach nothing now (undone, deleted, back to waiting) take their
+   * lessons with them. True when the model changed.
+   */
+  private unteach(doc: ReturnType<LearnerPorts['document']>): boolean {
+    const teaching = documentLessons(doc);
+    const gone = [...this.taught.keys()].filter((id) => !teaching.has(id));
+    if (gone.length === 0) return false;
+    for (const id of gone) this.taught.delete(id);
+    let changed = false;
+    this.timed(() => (changed = this.model.unlearn(gone)));
+    return changed;
   }
 
   /**

@@ -27,7 +27,7 @@ export async function detectorsForDescriptors(image: RgbaImage, detectors: reado
 }
 
 /** What every region of the photo shares: its SAM cells (from the cached embedding), the detectors' boxes and features. */
-export function photoContext(engine: SegmentationEngine, imageKey: string, image: RgbaImage, detectorRun: DetectorRun): PhotoContext {
+export function photoContext(engine: Pick<SegmentationEngine, 'getEmbedding'>, imageKey: string, image: RgbaImage, detectorRun: DetectorRun): PhotoContext {
   const entry = engine.getEmbedding(imageKey);
   if (!entry) throw new Error(`no embedding for image "${imageKey}": embed the image first`);
   if (entry.width !== image.width || entry.height !== image.height) throw new Error(`the photo is ${image.width}×${image.height}, its embedding ${entry.width}×${entry.height}`);

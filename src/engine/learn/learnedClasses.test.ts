@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { RegionDescriptor } from './descriptors';
-import { LearnedClasses } from './learnedClasses';
+import { DEFAULT_LEARNED_MODEL_MAX_BYTES } from '../../contract/learned';
+import { APPEARANCE_LENGTH, DETECTOR_CONCEPTS, type RegionDescriptor } from './descriptors';
+import { LearnedClasses, type LearnedClassesState } from './learnedClasses';
+import { unpackExamples } from './packedExamples';
 
 /** A toy descriptor: only `appearance` carries the signal, around a class's centre. */
 function toy(centre: readonly number[], jitter: () => number): RegionDescriptor {
@@ -98,6 +100,51 @@ describe('LearnedClasses', () => {
     const old = LearnedClasses.fromJSON(saved);
     expect(old.rankProposals([raccoon, head])[1].probability).toBeCloseTo(0.7, 6);
     expect(old.classify(toy(CAT, () => 0))).toEqual(model.classify(toy(CAT, () => 0)));
+  });
+
+  it('loads a model saved before the packed examples, and answers as the model it was saved from', () => {
+    const model = taught();
+    const saved = JSON.parse(JSON.stringify(model.toJSON())) as LearnedClassesState;
+    const before = { ...saved, examples: unpackExamples(saved.packedExamples!).map((e) => ({ x: [...e.x], c: e.c })), packedExamples: undefined };
+    const old = LearnedClasses.fromJSON(JSON.parse(JSON.stringify(before)));
+    const probe = toy([0.5, 0.5, 0.2, 0], () => 0);
+    expect(old.classify(probe)).toEqual(model.classify(probe));
+    expect(old.examplesOf('cat')).toBe(model.examplesOf('cat'));
+    const more = [{ descriptor: toy(DOG, () => 0.1), classId: 'dog' }];
+    model.learnAll(more);
+    old.learnAll(more);
+    expect(old.classify(probe)).toEqual(model.classify(probe));
+  });
+
+  it("keeps a model at full capacity (three classes and the background at their limits) well under the server's body limit", () => {
+    const jitter = generator(11);
+    const length = { sam: 256, detectors: DETECTOR_CONCEPTS.length, appearance: APPEARANCE_LENGTH };
+    const descriptor = (centre: number): RegionDescriptor => ({
+      sam: Array.from({ length: length.sam }, () => centre + jitter()),
+      detectors: Array.from({ length: length.detectors }, () => Math.abs(jitter())),
+      appearance: Array.from({ length: length.appearance }, () => centre + jitter()),
+      backbone: [],
+    });
+    const model = new LearnedClasses({ stepWork: 1e5 });
+    const { maxBackground, maxPerClass } = model.toJSON().settings;
+    const wanted = [...Array.from({ length: maxBackground }, () => null), ...['a', 'b', 'c'].flatMap((c) => Array.from({ length: maxPerClass }, () => c))];
+    for (let i = 0; i < wanted.length; i += 800) model.learnAll(wanted.slice(i, i + 800).map((classId) => ({ descriptor: descriptor(classId ? 'abc'.indexOf(classId) + 1 : 0), classId })));
+    expect(model.examplesOf('c')).toBe(maxPerClass);
+    const bytes = JSON.stringify(model.toJSON()).length;
+    expect(bytes).toBeLessThan(DEFAULT_LEARNED_MODEL_MAX_BYTES / 4);
+  });
+
+  it('takes back a lesson by its key, also after JSON, and a keyed lesson taught again replaces the old one', () => {
+    const model = taught();
+    model.learnAll([{ descriptor: toy(CAT, () => 0.05), classId: 'cat', key: 'object-1' }]);
+    const cats = model.examplesOf('cat');
+    model.learnAll([{ descriptor: toy(CAT, () => 0.05), classId: 'dog', key: 'object-1' }]);
+    expect(model.examplesOf('cat')).toBe(cats - 1);
+    const copy = LearnedClasses.fromJSON(JSON.parse(JSON.stringify(model.toJSON())));
+    const dogs = copy.examplesOf('dog');
+    expect(copy.unlearn(['object-1'])).toBe(true);
+    expect(copy.examplesOf('dog')).toBe(dogs - 1);
+    expect(copy.unlearn(['object-1', 'never-taught'])).toBe(false);
   });
 
   it('a model of fewer descriptor kinds reads descriptors that have more', () => {

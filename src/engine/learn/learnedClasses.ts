@@ -25,6 +25,7 @@ import {
 } from './calibration';
 import { DEFAULT_DESCRIPTOR_KINDS, featureVector, type DescriptorKind, type RegionDescriptor } from './descriptors';
 import { OverlapRanker, withOwnProbability, type OverlapRankerState, type RankedProposal, type RelationFeatures } from './overlapRanker';
+import { halvesOf, packExamples, unpackExamples, valuesOf, type PackedExamples } from './packedExamples';
 
 export const LEARNED_CLASSES_VERSION = 1;
 /** The calibration source of the learned model's own probabilities. */
@@ -68,8 +69,10 @@ export interface LearnedClassesState {
   readonly version: number;
   readonly kinds: readonly DescriptorKind[];
   readonly classes: readonly string[];
-  /** Feature vectors with their class index (0 = background). */
+  /** Feature vectors with their class index (0 = background), as models saved before `packedExamples` hold them; written empty. */
   readonly examples: readonly { readonly x: readonly number[]; readonly c: number }[];
+  /** The examples in half precision (packedExamples.ts): what this engine writes. */
+  readonly packedExamples?: PackedExamples;
   readonly weights: readonly (readonly number[])[];
   readonly mean: readonly number[];
   readonly scale: readonly number[];
@@ -83,7 +86,8 @@ export interface LearnedClassesState {
   readonly ranker?: OverlapRankerState;
 }
 
-type Example = { x: Float64Array; c: number };
+/** `key`: what the example was taught from (the studio's object id), so changing or undoing that lesson replaces or removes it. */
+type Example = { x: Float64Array; halves: Uint16Array; c: number; key?: string };
 
 export class LearnedClasses {
   private readonly kinds: readonly DescriptorKind[];
@@ -136,22 +140,44 @@ export class LearnedClasses {
     this.learnAll([{ descriptor, classId: null }]);
   }
 
-  /** Several decisions (one photo's review) as one learning step; `classId: null` is background. */
-  learnAll(examples: readonly { descriptor: RegionDescriptor; classId: string | null }[]): void {
+  /**
+   * Several decisions (one photo's review) as one learning step; `classId: null` is background. An
+   * example with a `key` takes the place of the one held under that key (the object re-classed, or
+   * accepted and then rejected).
+   */
+  learnAll(examples: readonly { descriptor: RegionDescriptor; classId: string | null; key?: string }[]): void {
+    this.dropKeyed(examples.flatMap((e) => (e.key === undefined ? [] : [e.key])));
     for (const e of examples) {
-      const x = Float64Array.from(featureVector(e.descriptor, this.kinds));
+      // Kept as stored (packedExamples.ts), so a restored model holds exactly what this one learned from.
+      const halves = halvesOf(featureVector(e.descriptor, this.kinds));
+      const x = valuesOf(halves);
       if (this.weights.length && x.length !== this.mean.length) throw new Error(`descriptor has ${x.length} features, the model ${this.mean.length}`);
-      this.examples.push({ x, c: e.classId === null ? 0 : this.classIndex(e.classId) });
+      this.examples.push({ x, halves, c: e.classId === null ? 0 : this.classIndex(e.classId), ...(e.key === undefined ? {} : { key: e.key }) });
     }
     this.trim();
     this.train();
+  }
+
+  /** Takes back the lessons taught under `keys` (their objects undone or deleted), as one learning step; false when it held none of them. */
+  unlearn(keys: readonly string[]): boolean {
+    const before = this.examples.length;
+    this.dropKeyed(keys);
+    if (this.examples.length === before) return false;
+    if (this.examples.length) this.train();
+    return true;
+  }
+
+  private dropKeyed(keys: readonly string[]): void {
+    if (keys.length === 0) return;
+    const dropped = new Set(keys);
+    this.examples = this.examples.filter((e) => e.key === undefined || !dropped.has(e.key));
   }
 
   /** Drops a class and every example of it (a class deleted, or taught by mistake). */
   forget(classId: string): void {
     const c = this.classes.indexOf(classId);
     if (c <= 0) return;
-    this.examples = this.examples.filter((e) => e.c !== c).map((e) => ({ x: e.x, c: e.c > c ? e.c - 1 : e.c }));
+    this.examples = this.examples.filter((e) => e.c !== c).map((e) => ({ ...e, c: e.c > c ? e.c - 1 : e.c }));
     this.classes.splice(c, 1);
     this.weights.splice(c, 1);
     this.adam.m.splice(c, 1);
@@ -237,7 +263,8 @@ export class LearnedClasses {
       version: LEARNED_CLASSES_VERSION,
       kinds: [...this.kinds],
       classes: [...this.classes],
-      examples: this.examples.map((e) => ({ x: Array.from(e.x), c: e.c })),
+      examples: [],
+      packedExamples: packExamples(this.examples, this.examples[0]?.halves.length ?? this.mean.length),
       weights: this.weights.map((w) => Array.from(w)),
       mean: Array.from(this.mean),
       scale: Array.from(this.scale),
@@ -253,7 +280,11 @@ export class LearnedClasses {
     if (state.version !== LEARNED_CLASSES_VERSION) throw new Error(`learned classes version ${state.version}, this engine reads ${LEARNED_CLASSES_VERSION}`);
     const model = new LearnedClasses({ ...state.settings, ...options, kinds: state.kinds });
     model.classes = [...state.classes];
-    model.examples = state.examples.map((e) => ({ x: Float64Array.from(e.x), c: e.c }));
+    // A model saved before the packed form: its examples are rounded as this engine keeps them.
+    model.examples = state.packedExamples ? unpackExamples(state.packedExamples) : state.examples.map((e) => {
+          const halves = halvesOf(e.x);
+          return { x: valuesOf(halves), halves, c: e.c };
+        });
     model.weights = state.weights.map((w) => Float64Array.from(w));
     model.mean = Float64Array.from(state.mean);
     model.scale = Float64Array.from(state.scale);

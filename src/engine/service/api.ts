@@ -285,7 +285,8 @@ export interface DescribeRegionsRequest {
 export interface DescribeRegionsResponse {
   /** One per mask, in order. */
   descriptors: RegionDescriptor[];
-  timings: { embedMs: number; detectMs: number; describeMs: number };
+  /** `photoReused`: the photo's detector runs and SAM cells came from an earlier description of it (no detector ran). */
+  timings: { embedMs: number; detectMs: number; describeMs: number; photoReused?: boolean };
 }
 
 export interface ProposeLearnedRequest {

@@ -50,6 +50,21 @@ describe('describeRegions', () => {
     expect(cat.sam.reduce((s, v, i) => s + v * corner.sam[i], 0)).toBeLessThan(0.5);
   }, 120_000);
 
+  it('describes one region after another on a photo from one detector run, the same as all at once, until the photo is forgotten', async () => {
+    const { width, height } = chelsea;
+    const cat = boxMask({ x0: 0.15 * width, y0: 0.05 * height, x1: 0.95 * width, y1: height }, width, height);
+    const corner = boxMask({ x0: 0, y0: 0, x1: 40, y1: 40 }, width, height);
+    const together = await service.describeRegions({ image: chelsea, imageId: 'chelsea-one-by-one', masks: [cat, corner] });
+    // A person's next decision on the photo: its detectors and SAM cells are not computed again.
+    const next = await service.describeRegions({ image: chelsea, imageId: 'chelsea-one-by-one', masks: [corner] });
+    expect(next.timings.photoReused).toBe(true);
+    expect(next.descriptors[0]).toEqual(together.descriptors[1]);
+    await service.forget({ imageKey: 'chelsea-one-by-one' });
+    const afresh = await service.describeRegions({ image: chelsea, imageId: 'chelsea-one-by-one', masks: [cat] });
+    expect(afresh.timings.photoReused).toBe(false);
+    expect(afresh.descriptors[0]).toEqual(together.descriptors[0]);
+  }, 240_000);
+
   it('refuses a mask of another size than the photo', async () => {
     await expect(service.describeRegions({ image: chelsea, masks: [boxMask({ x0: 0, y0: 0, x1: 4, y1: 4 }, 10, 10)] })).rejects.toThrow(/mask is 10×10/);
   }, 120_000);

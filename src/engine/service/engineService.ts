@@ -10,7 +10,8 @@ import { maskOutline } from '../polygons';
 import type { Tensor } from '../runtime';
 import type { TextService } from '../worker/textService';
 import type { Call } from './transport';
-import { describeMasks, detectorsForDescriptors, photoContext } from '../learn/describePhoto';
+import { describeMasks, detectorsForDescriptors } from '../learn/describePhoto';
+import { PhotoContexts } from '../learn/photoContexts';
 import { DETECTORS } from '../catalog';
 import { LearnedClasses } from '../learn/learnedClasses';
 import { labelsAsClassIds, photoCandidates } from '../learn/photoCandidates';
@@ -43,6 +44,7 @@ import type { BinaryMask } from '../types';
 export class EngineService implements EngineApi {
   /** The tail of the requests that use an ORT session: they run one at a time, in the order they came. */
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly photoContexts = new PhotoContexts();
 
   constructor(
     private readonly engine: SegmentationEngine,
@@ -149,11 +151,12 @@ export class EngineService implements EngineApi {
       const t0 = performance.now();
       const { imageKey } = await this.engine.embed(request.image, request.imageId);
       const t1 = performance.now();
-      const detectors = await this.text.everyDetectorNamed(DETECTORS.map((d) => d.name));
-      const detectorRun = await detectorsForDescriptors(request.image, detectors);
+      const { context, reused } = await this.photoContexts.of(this.engine, imageKey, request.image, async () =>
+        detectorsForDescriptors(request.image, await this.text.everyDetectorNamed(DETECTORS.map((d) => d.name))),
+      );
       const t2 = performance.now();
-      const descriptors = describeMasks(photoContext(this.engine, imageKey, request.image, detectorRun), request.masks);
-      return { descriptors, timings: { embedMs: t1 - t0, detectMs: t2 - t1, describeMs: performance.now() - t2 } };
+      const descriptors = describeMasks(context, request.masks);
+      return { descriptors, timings: { embedMs: t1 - t0, detectMs: t2 - t1, describeMs: performance.now() - t2, photoReused: reused } };
     });
   }
 
@@ -199,7 +202,10 @@ export class EngineService implements EngineApi {
   }
 
   forget(request: { imageKey?: string }): Promise<void> {
-    return this.inTurn(() => this.engine.forget(request.imageKey));
+    return this.inTurn(() => {
+      this.engine.forget(request.imageKey);
+      this.photoContexts.forget(request.imageKey);
+    });
   }
 
   /** The tensor of an embedding made elsewhere, refused unless this engine's encoder made it. */

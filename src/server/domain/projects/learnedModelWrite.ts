@@ -34,5 +34,5 @@ export function prepareLearnedModelWrite(input: LearnedModelWriteInput): Prepare
       errors: [{ path: 'revision', message: 'required (or If-Match)' }],
     });
   }
-  return { revision, modelJson: JSON.stringify(model), classifierJson: JSON.stringify({ ...model, examples: [] }), classes: model.classes.slice(1) };
+  return { revision, modelJson: JSON.stringify(model), classifierJson: JSON.stringify({ ...model, examples: [], packedExamples: undefined }), classes: model.classes.slice(1) };
 }

@@ -1,0 +1,144 @@
+/**
+ * Browser side of bench/learnStep.ts: the studio's SessionLearner on this page's main thread, its
+ * descriptors from our engine worker, taught one decision at a time as a person makes them (a box
+ * accepted in a class, or a region rejected). Each step is timed from the decision to the model
+ * updated, split into its parts: the worker's descriptor call (embedding lookup, detector runs,
+ * pooling), the fit, and what the studio does next on the page to keep the model (its stored form,
+ * as the session store and a server project's write take it).
+ */
+import type { Annotation } from '../../src/annotations/annotation';
+import type { RegionDescriptor } from '../../src/engine/learn/descriptors';
+import { LearnedClasses } from '../../src/engine/learn/learnedClasses';
+import type { RgbaImage } from '../../src/engine/types';
+import { startEngineWorker, type EngineWorker } from '../../src/engine/worker/client';
+import { emptyDocument, type StudioDocument } from '../../src/app/state/model';
+import { SessionLearner } from '../../src/app/learn/sessionLearner';
+
+export interface LearnStepSample {
+  /** Decision → model updated (the learner's pass, descriptor call included). */
+  stepMs: number;
+  /** The worker's descriptor call as the page waits for it, and the worker's own stages. */
+  describeMs: number;
+  /** The worker described from the photo's earlier detector runs. */
+  photoReused: boolean;
+  workerDetectMs: number;
+  workerEmbedMs: number;
+  workerPoolMs: number;
+  /** The learning arithmetic (SessionLearner.stepMs). */
+  fitMs: number;
+  /** The stored form the session keeps, and the JSON a server project's write sends: main-thread time. */
+  storedFormMs: number;
+  stringifyMs: number;
+  storedBytes: number;
+  /** What the page's main thread spends on the step and keeping the model (fit, stored form, JSON): the time a click could wait. */
+  mainThreadMs: number;
+  examples: number;
+}
+
+const CLASS = { id: 1, name: 'raccoon', color: '#aa5500' };
+
+export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
+  let client: EngineWorker | undefined;
+  let learner: SessionLearner | undefined;
+  let doc: StudioDocument = { ...emptyDocument(), classes: [CLASS] };
+  const photos = new Map<string, { image: RgbaImage; imageKey: string }>();
+  const worker = { embedMs: 0, detectMs: 0, describeMs: 0, pageMs: 0, reused: false };
+  const seen: RegionDescriptor[] = [];
+
+  const describe = async (imageId: string, masks: readonly { width: number; height: number; data: Uint8Array }[]): Promise<RegionDescriptor[]> => {
+    const photo = photos.get(imageId);
+    if (!photo || !client) throw new Error(`photo ${imageId} not embedded`);
+    const t0 = performance.now();
+    const answer = await client.api.describeRegions({ image: photo.image, imageId: photo.imageKey, masks: [...masks] });
+    worker.pageMs += performance.now() - t0;
+    worker.embedMs += answer.timings.embedMs;
+    worker.detectMs += answer.timings.detectMs;
+    worker.describeMs += answer.timings.describeMs;
+    worker.reused = answer.timings.photoReused === true;
+    seen.push(...answer.descriptors);
+    return answer.descriptors;
+  };
+
+  return {
+    async start(): Promise<{ backend: string }> {
+      client = await startEngineWorker({});
+      learner = new SessionLearner({ document: () => doc, describe, reclass: () => undefined }, 0);
+      return { backend: `${client.description.backend.name}, ${client.description.backend.threads} threads` };
+    },
+    /** The photo as the person opens it: embedded before they label anything (not part of a step). */
+    async open(url: string): Promise<{ embedMs: number; width: number; height: number }> {
+      if (!client) throw new Error('start() first');
+      const image = await loadRgba(url);
+      const t0 = performance.now();
+      const { imageKey } = await client.api.embed({ image, imageId: url });
+      photos.set(url, { image, imageKey });
+      doc = { ...doc, images: [...doc.images, { id: url, name: url, width: image.width, height: image.height }] };
+      return { embedMs: performance.now() - t0, width: image.width, height: image.height };
+    },
+    /** One decision: a box accepted as a raccoon (`positive`) or rejected; the learner learns it, then the studio keeps the model. */
+    async decide(url: string, box: readonly [number, number, number, number], positive: boolean): Promise<LearnStepSample> {
+      if (!learner) throw new Error('start() first');
+      const id = `o${Object.values(doc.objects).flat().length}`;
+      const object: Annotation = {
+        id,
+        kind: 'box',
+        box: [...box],
+        label: CLASS.name,
+        classId: CLASS.id,
+        confidence: 1,
+        color: CLASS.color,
+        visible: true,
+        source: 'local',
+        polygons: [],
+        ...(positive ? {} : { review: { state: 'rejected', source: 'learned' } }),
+      } as Annotation;
+      doc = { ...doc, objects: { ...doc.objects, [url]: [...(doc.objects[url] ?? []), object] } };
+      Object.assign(worker, { embedMs: 0, detectMs: 0, describeMs: 0, pageMs: 0, reused: false });
+      const fitsBefore = learner.stepMs.length;
+      const t0 = performance.now();
+      await learner.learnPending();
+      const stepMs = performance.now() - t0;
+      const fitMs = learner.stepMs.slice(fitsBefore).reduce((a, b) => a + b, 0);
+      const t1 = performance.now();
+      const stored = learner.learnedModel();
+      const t2 = performance.now();
+      const json = JSON.stringify(stored.model);
+      const t3 = performance.now();
+      return {
+        stepMs,
+        describeMs: worker.pageMs,
+        photoReused: worker.reused,
+        workerDetectMs: worker.detectMs,
+        workerEmbedMs: worker.embedMs,
+        workerPoolMs: worker.describeMs,
+        fitMs,
+        storedFormMs: t2 - t1,
+        stringifyMs: t3 - t2,
+        storedBytes: json.length,
+        mainThreadMs: fitMs + (t3 - t1),
+        examples: learner.classifier.examplesOf(CLASS.name),
+      };
+    },
+    /**
+     * A model at full capacity (every class and the background at their limits), from jittered copies
+     * of the descriptors the worker gave so far: what keeping it costs the page, and its size.
+     */
+    fullCapacity(classes: number): { examples: number; storedFormMs: number; stringifyMs: number; storedBytes: number } {
+      if (seen.length === 0) throw new Error('decide() first');
+      const model = new LearnedClasses();
+      const { maxPerClass, maxBackground } = model.toJSON().settings;
+      let seed = 1;
+      const jitter = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31 - 0.5) * 0.02;
+      const copy = (d: RegionDescriptor): RegionDescriptor =>
+        Object.fromEntries(Object.entries(d).map(([kind, values]) => [kind, values.map((v) => v + jitter())])) as unknown as RegionDescriptor;
+      const wanted = [...Array.from({ length: maxBackground }, () => null), ...Array.from({ length: classes }, (_, k) => Array.from({ length: maxPerClass }, () => `class ${k}`)).flat()];
+      for (let i = 0; i < wanted.length; i += 500) model.learnAll(wanted.slice(i, i + 500).map((classId, j) => ({ descriptor: copy(seen[(i + j) % seen.length]), classId })));
+      const t0 = performance.now();
+      const state = model.toJSON();
+      const t1 = performance.now();
+      const json = JSON.stringify(state);
+      const t2 = performance.now();
+      return { examples: wanted.length, storedFormMs: t1 - t0, stringifyMs: t2 - t1, storedBytes: json.length };
+    },
+  };
+}
