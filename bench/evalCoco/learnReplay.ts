@@ -105,13 +105,30 @@ interface Guess {
   readonly source: string;
 }
 
+/** One class over the scored photos: where its instances were lost (issue 37: no proposal, wrong class, ranked too low). */
+export interface ClassRow {
+  classId: string;
+  instances: number;
+  /** Instances some proposal overlaps at MATCH_IOU, whatever class it was given: the class-agnostic ceiling. */
+  withProposal: number;
+  /** Instances whose best-overlapping proposal was guessed as another class (or not guessed at all). */
+  otherClass: number;
+  /** Instances a guess of this class matched, at any probability: what ranking could reach. */
+  guessed: number;
+  shown: number;
+  accepted: number;
+  recall: number;
+  precision: number;
+  ap50: number;
+}
+
 interface Ranked {
   readonly classId: string;
   readonly probability: number;
   readonly truePositive: boolean;
 }
 
-export function replaySession(photos: readonly CachedPhoto[], options: ReplayOptions): { learn: LearnSummary; byImage: ImageRow[] } {
+export function replaySession(photos: readonly CachedPhoto[], options: ReplayOptions): { learn: LearnSummary; byImage: ImageRow[]; byClass: ClassRow[] } {
   const model = new LearnedClasses({
     kinds: options.kinds,
     ...(options.l2 === undefined ? {} : { l2: options.l2 }),
@@ -127,6 +144,12 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
   const toolMs: number[] = [];
   const byImage: ImageRow[] = [];
   const totals = { instances: 0, shown: 0, accepted: 0, reclassed: 0, rejected: 0, handAdded: 0 };
+  const classRows = new Map<string, ClassRow>();
+  const classRow = (classId: string) => {
+    let r = classRows.get(classId);
+    if (!r) classRows.set(classId, (r = { classId, instances: 0, withProposal: 0, otherClass: 0, guessed: 0, shown: 0, accepted: 0, recall: 0, precision: NaN, ap50: NaN }));
+    return r;
+  };
 
   photos.forEach((photo, index) => {
     const seed = index < options.seedImages;
@@ -144,6 +167,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     if (!seed) {
       for (const j of judged) ranked.push({ classId: j.guess.classId, probability: j.guess.probability, truePositive: j.truePositive });
       for (const k of real) positivesByClass.set(classOf(gts[k].categoryId), (positivesByClass.get(classOf(gts[k].categoryId)) ?? 0) + 1);
+      countByClass(photo, guesses, judged, real, classOf, classRow);
     }
 
     // The review: shown guesses, most probable first; then what is still missing, by hand.
@@ -162,6 +186,10 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       if (sameClass !== undefined) match = sameClass;
       const correct = match >= 0 && classOf(gts[match].categoryId) === g.classId;
       shownLog.push({ probability: g.probability, correct });
+      if (!seed) {
+        classRow(g.classId).shown++;
+        if (correct) classRow(g.classId).accepted++;
+      }
       model.recordDecision({ raw: g.raw, correct }, g.source);
       if (match >= 0) {
         matched.add(match);
@@ -219,6 +247,12 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
   });
 
   const perClassAp = [...positivesByClass.entries()].map(([classId, n]) => averagePrecision(ranked.filter((r) => r.classId === classId), n));
+  [...positivesByClass.keys()].forEach((classId, i) => {
+    const r = classRow(classId);
+    r.ap50 = perClassAp[i];
+    r.recall = r.accepted / r.instances;
+    r.precision = r.shown ? r.accepted / r.shown : NaN;
+  });
   const allPositives = [...positivesByClass.values()].reduce((s, n) => s + n, 0);
   const calibration = expectedCalibrationError(shownLog);
   const defaultAcceptThreshold = model.defaultAcceptThreshold();
@@ -241,7 +275,32 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       reliability: calibration.bins,
     },
     byImage,
+    byClass: [...classRows.values()].filter((r) => r.instances > 0).sort((a, b) => b.instances - a.instances),
   };
+}
+
+/** One scored photo's instances, by class: had a proposal, got another class, matched by a guess of their own. */
+function countByClass(
+  photo: CachedPhoto,
+  guesses: readonly Guess[],
+  judged: readonly { guess: Guess; truePositive: boolean }[],
+  real: readonly number[],
+  classOf: (id: number) => string,
+  classRow: (classId: string) => ClassRow,
+): void {
+  const guessOf = new Map(guesses.map((g) => [g.proposal, g]));
+  for (const k of real) {
+    const row = classRow(classOf(photo.instances[k].categoryId));
+    row.instances++;
+    let best = -1;
+    photo.proposals.forEach((p, j) => {
+      if (p.overlaps[k] >= MATCH_IOU && (best < 0 || p.overlaps[k] > photo.proposals[best].overlaps[k])) best = j;
+    });
+    if (best < 0) continue;
+    row.withProposal++;
+    if (guessOf.get(best)?.classId !== row.classId) row.otherClass++;
+  }
+  for (const j of judged) if (j.truePositive) classRow(j.guess.classId).guessed++;
 }
 
 /** Whether the options are the product's: its detector prior, suppression and ranking all on. */
