@@ -93,4 +93,11 @@ describe('proposeLearned', () => {
     );
     expect(lessons).toEqual(['raccoon', null, null, 'sign']);
   });
+
+  it('teaches a whole-photo region as background even when its box matches a box the person drew around a large object', () => {
+    const drawn = { x0: 0, y0: 4, x1: 40, y1: 34 };
+    const wholePhoto = boxMask({ x0: 0, y0: 0, x1: W, y1: H }, W, H);
+    const animal = boxMask({ x0: 2, y0: 6, x1: 38, y1: 32 }, W, H);
+    expect(lessonsOfLabelledPhoto([{ mask: wholePhoto }, { mask: animal }], [{ classId: 'raccoon', box: drawn }])).toEqual([null, 'raccoon']);
+  });
 });

@@ -142,23 +142,46 @@ export interface LabelledRegion {
 
 /** A candidate this much like a person's object is another example of its class (the eval's match rule). */
 export const SAME_OBJECT_IOU = 0.5;
+/**
+ * A candidate is the object a person boxed only when this share of its mask lies inside their box: box
+ * IoU alone calls a whole-photo region the animal that fills most of the photo, and a model taught so
+ * proposes whole photos.
+ */
+export const INSIDE_DRAWN_BOX = 0.8;
 
 /**
  * What a photo the person labelled teaches beyond their own objects: the candidates found there that
  * match one of their objects are more examples of its class; every other candidate is background,
  * since the person labelled what they wanted on that photo (parts of an object too: they are not the
- * object, and a part proposed as the whole is a wrong proposal). One class id (or null) per candidate.
+ * object, and a part proposed as the whole is a wrong proposal; so is a region reaching far outside a box
+ * they drew, such as the whole photo around it). One class id (or null) per candidate.
  */
 export function lessonsOfLabelledPhoto(candidates: readonly Candidate[], labelled: readonly LabelledRegion[]): (string | null)[] {
   return candidates.map((candidate) => {
     const box = maskBox(candidate.mask);
     let best: { classId: string; iou: number } | undefined;
     for (const region of labelled) {
-      const iou = region.mask ? maskIoU(region.mask, candidate.mask) : region.box && box ? boxIoU(region.box, box) : 0;
+      const iou = region.mask ? maskIoU(region.mask, candidate.mask) : region.box && box && maskShareInside(candidate.mask, region.box) >= INSIDE_DRAWN_BOX ? boxIoU(region.box, box) : 0;
       if (iou >= SAME_OBJECT_IOU && (!best || iou > best.iou)) best = { classId: region.classId, iou };
     }
     return best?.classId ?? null;
   });
+}
+
+/** The share of the mask's pixels inside the box. */
+export function maskShareInside(mask: BinaryMask, box: CornerBox): number {
+  let inside = 0;
+  let total = 0;
+  for (let y = 0; y < mask.height; y++) {
+    const row = y * mask.width;
+    const rowInside = y >= box.y0 && y < box.y1;
+    for (let x = 0; x < mask.width; x++) {
+      if (!mask.data[row + x]) continue;
+      total++;
+      if (rowInside && x >= box.x0 && x < box.x1) inside++;
+    }
+  }
+  return total ? inside / total : 0;
 }
 
 /** Where one photo's candidates and descriptors come from (the studio's engine worker, the CLI's engine in process). */
