@@ -4,8 +4,8 @@
  *
  * - Seed photos: the person labels every instance by hand (from the ground truth).
  * - Every later photo: each proposal gets the most probable of the learned classes, or the class a
- *   detector named when its box prompted the proposal and that class is one of the person's but
- *   barely taught yet (what the detectors know, beside what the person taught). Proposals at or
+ *   detector named when its box prompted the proposal, that class is one of the person's and the
+ *   detector's word is the more probable (what the detectors know, beside what the person taught). Proposals at or
  *   above `showFrom` are shown, most probable first; the perfect reviewer accepts one that matches
  *   an unmatched instance of its class (mask IoU ≥ 0.5, box IoU for box-only ground truth),
  *   re-classes one that matches an unmatched instance of another class, rejects the rest, and adds
@@ -23,7 +23,7 @@ import { expectedCalibrationError, type ReliabilityBin } from '../../src/engine/
 import type { DescriptorKind, RegionDescriptor } from '../../src/engine/learn/descriptors';
 import { LEARNED_SOURCE, LearnedClasses } from '../../src/engine/learn/learnedClasses';
 import type { RelationFeatures } from '../../src/engine/learn/overlapRanker';
-import { DETECTOR_PRIOR_UNTIL, DETECTOR_SOURCE, rankCandidates } from '../../src/engine/learn/proposeLearned';
+import { DETECTOR_SOURCE, rankCandidates } from '../../src/engine/learn/proposeLearned';
 import { suppressSameClassOverlaps } from '../../src/engine/learn/suppress';
 import type { CachedPhoto } from './learnCache';
 
@@ -327,7 +327,7 @@ function ablatedGuesses(model: LearnedClasses, photo: CachedPhoto, options: Repl
   photo.proposals.forEach((p, k) => {
     const learned = model.classify(p.descriptor)[0];
     let best: Guess | undefined = learned && { proposal: k, classId: learned.classId, probability: learned.probability, raw: learned.raw, source: LEARNED_SOURCE };
-    if (options.detectorPrior !== false && p.label !== undefined && p.detectorScore !== undefined && personClasses.has(p.label) && model.examplesOf(p.label) < DETECTOR_PRIOR_UNTIL) {
+    if (options.detectorPrior !== false && p.label !== undefined && p.detectorScore !== undefined && personClasses.has(p.label)) {
       const probability = model.calibrated(DETECTOR_SOURCE, p.detectorScore);
       if (!best || probability > best.probability) best = { proposal: k, classId: p.label, probability, raw: p.detectorScore, source: DETECTOR_SOURCE };
     }

@@ -77,6 +77,17 @@ describe('proposeLearned', () => {
     expect(proposal.raw).toBe(0.99);
   });
 
+  it('a detector’s word keeps competing once the class is well taught: the learned head of many classes stays unsure long after', () => {
+    const model = new LearnedClasses({ kinds: ['appearance'], l2: 1e-3 });
+    model.learnAll([
+      ...[0, 0.02, 0.04, 0.06, 0.08].map((s) => ({ descriptor: toy(RACCOON, s), classId: 'cat' })),
+      ...[0, 0.1, 0.2].map((s) => ({ descriptor: toy(GROUND, s), classId: null })),
+    ]);
+    expect(model.examplesOf('cat')).toBe(5);
+    const [proposal] = classifyCandidates(model, [{ mask: square(0, 0, 10), label: 'cat', detectorScore: 0.99 }], [toy(GROUND)]);
+    expect(proposal).toMatchObject({ classId: 'cat', source: DETECTOR_SOURCE, raw: 0.99 });
+  });
+
   it('a detector’s word stands in for a class the person declared but has not taught yet, as the learn eval measured', () => {
     const model = toyRaccoonModel();
     const cat: Candidate[] = [{ mask: square(25, 25, 10), label: 'cat', detectorScore: 0.99 }];

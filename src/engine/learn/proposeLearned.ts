@@ -3,7 +3,7 @@
  * candidates (segment everything, and text detections of the learned classes a detector names) are
  * described together, each gets the most probable learned class, and what is probable enough is
  * proposed once per object (suppress.ts). A detector's own word for one of the person's classes
- * stands in while that class has too few examples to be learned (the learn eval's detector prior).
+ * competes with the learned one, each under its own calibration (the learn eval's detector prior).
  * The probability shown is the overlap ranker's (overlapRanker.ts): a part or second copy of a more
  * probable proposal of its class is ranked as the person's decisions on such ones went.
  */
@@ -22,8 +22,6 @@ export const SHOW_FROM = 0.3;
  * floor): a whole the classifier is unsure of still tells the ranker that a part lies inside it.
  */
 export const RANK_FROM = 0.01;
-/** The detector's class name stands in until the person taught the class this many times. */
-export const DETECTOR_PRIOR_UNTIL = 3;
 /** The calibration source of proposals made on a detector's word. */
 export const DETECTOR_SOURCE = 'detector';
 
@@ -56,15 +54,18 @@ export function detectorNamedClasses(model: Pick<LearnedClasses, 'classIds'>, de
 }
 
 /**
- * The best guess for one described candidate, or undefined when nothing is probable enough.
- * `personClasses`: the classes the person declared (a session's or project's class list), taught yet
- * or not, whose detector word stands in.
+ * The best guess for one described candidate, or undefined when nothing is probable enough: the
+ * learned class, or the detector's class when it names one of `personClasses` (the classes the person
+ * declared, taught yet or not) more probably. The detector's word is not retired once a class has a
+ * few examples: over dozens of classes with a handful of examples each the learned head stays unsure
+ * long after (COCO photos), while the detector's own calibration, fitted on the person's decisions on
+ * its proposals, already says how far to trust it.
  */
 export function bestGuess(model: LearnedClasses, candidate: Pick<Candidate, 'label' | 'detectorScore'>, descriptor: RegionDescriptor, personClasses: readonly string[] = model.classIds): Omit<LearnedProposal, 'mask' | 'box' | 'descriptor' | 'relation'> | undefined {
   const learned = model.classify(descriptor)[0];
   let best = learned && { classId: learned.classId, probability: learned.probability, raw: learned.raw, source: LEARNED_SOURCE };
   const { label, detectorScore } = candidate;
-  if (label !== undefined && detectorScore !== undefined && personClasses.includes(label) && model.examplesOf(label) < DETECTOR_PRIOR_UNTIL) {
+  if (label !== undefined && detectorScore !== undefined && personClasses.includes(label)) {
     const probability = model.calibrated(DETECTOR_SOURCE, detectorScore);
     if (!best || probability > best.probability) best = { classId: label, probability, raw: detectorScore, source: DETECTOR_SOURCE };
   }
@@ -88,7 +89,7 @@ export type RankedCandidate = Omit<LearnedProposal, 'mask' | 'descriptor'> & { r
  * classified, one per object and class, none repeating an `existing` object of its class (the
  * same-class rule of suppress.ts, the existing objects ranking above every proposal), ranked against
  * each other by the overlap ranker, and shown from `showFrom` of the ranked probability. A detector's
- * word stands in for any of `personClasses` still barely taught (bestGuess).
+ * word competes for any of `personClasses` (bestGuess).
  */
 export function rankCandidates(
   model: LearnedClasses,
