@@ -108,7 +108,8 @@ export function rankCandidates(
   });
   const standing = existing.map((e) => ({ ...e, probability: Infinity }));
   const proposals = new Set<ClassedProposal>(guesses);
-  const kept = suppressSameClassOverlaps<ClassedProposal>([...standing, ...guesses]).filter((k): k is Guess => proposals.has(k));
+  const onPhoto = new Set<ClassedProposal>(standing);
+  const kept = suppressSameClassOverlaps<ClassedProposal>([...standing, ...guesses], (k) => onPhoto.has(k)).filter((k): k is Guess => proposals.has(k));
   const ranked = model.rankProposals(kept);
   return kept
     .map((guess, i): RankedCandidate => ({ ...guess, probability: ranked[i].probability, relation: ranked[i].relation }))
