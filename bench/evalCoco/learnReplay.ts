@@ -23,9 +23,9 @@ import { expectedCalibrationError, type ReliabilityBin } from '../../src/engine/
 import type { DescriptorKind, RegionDescriptor } from '../../src/engine/learn/descriptors';
 import { LEARNED_SOURCE, LearnedClasses } from '../../src/engine/learn/learnedClasses';
 import type { RelationFeatures } from '../../src/engine/learn/overlapRanker';
-import { DETECTOR_SOURCE, rankCandidates } from '../../src/engine/learn/proposeLearned';
+import { DETECTOR_SOURCE, INSIDE_DRAWN_BOX, rankCandidates } from '../../src/engine/learn/proposeLearned';
 import { suppressSameClassOverlaps } from '../../src/engine/learn/suppress';
-import type { CachedPhoto } from './learnCache';
+import type { CachedInstance, CachedPhoto } from './learnCache';
 
 export const MATCH_IOU = 0.5;
 /** A hand-made object costs as much as four review decisions (issue 37). */
@@ -214,7 +214,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       let match = -1;
       let bestOverlap = MATCH_IOU;
       gts.forEach((g, j) => {
-        if (p.overlaps[j] >= bestOverlap) [match, bestOverlap] = [j, p.overlaps[j]];
+        if (p.overlaps[j] >= bestOverlap && !(g.boxOnly && reachesOutside(p, g.box))) [match, bestOverlap] = [j, p.overlaps[j]];
       });
       if (match >= 0 && gts[match].crowd) return;
       if (match < 0 && options.skipPartialNegatives && partial(p.overlaps)) return;
@@ -370,6 +370,17 @@ function judgeGuesses(photo: CachedPhoto, guesses: readonly Guess[], real: reado
     out.push({ guess: g, truePositive: match >= 0 });
   }
   return out;
+}
+
+/**
+ * The product's rule for a box the person drew (lessonsOfLabelledPhoto): a region is that object only
+ * when INSIDE_DRAWN_BOX of its mask lies inside the box. The cache keeps no masks, so this tells only the
+ * sure cases: the part of the mask inside the box is at most the boxes' intersection.
+ */
+function reachesOutside(p: CachedPhoto['proposals'][number], box: CachedInstance['box']): boolean {
+  const w = Math.max(0, Math.min(p.box.x1, box.x1) - Math.max(p.box.x0, box.x0));
+  const h = Math.max(0, Math.min(p.box.y1, box.y1) - Math.max(p.box.y0, box.y0));
+  return p.area > 0 && (w * h) / p.area < INSIDE_DRAWN_BOX;
 }
 
 function partial(overlaps: readonly number[]): boolean {
