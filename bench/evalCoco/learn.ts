@@ -28,7 +28,7 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --seed-images N        photos labelled by hand before the tool proposes (default 10)
   --limit N              first N photos only (file-name order)
   --out FILE             results JSON (default bench/results/evalLearn-<data folder>.json)
-  --descriptors LIST     descriptor kinds the classifier reads, joined by + (default detectors+backbone)
+  --descriptors LIST     descriptor kinds the classifier reads, joined by + (default sam+detectors+appearance)
   --ablation             also replay every combination of descriptor kinds, reported under "ablation"
   --show P               the lowest probability shown to the reviewer (default 0.3)
   --l2 L                 the classifier's L2 penalty (default LearnedClasses')

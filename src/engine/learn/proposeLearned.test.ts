@@ -68,7 +68,7 @@ describe('proposeLearned', () => {
     expect(classifyCandidates(model, candidates, descriptors, 0)[1].probability).toBeLessThan(0.3);
   });
 
-  it('a detector’s word for a barely taught class of the person’s stands in, under its own calibration', () => {
+  it('a detector’s word for a class of the person’s stands in where the learned class is less probable, under its own calibration', () => {
     const model = new LearnedClasses({ kinds: ['appearance'], l2: 1e-3 });
     model.learnAll([{ descriptor: toy(RACCOON), classId: 'cat' }, ...[0, 0.1, 0.2].map((s) => ({ descriptor: toy(GROUND, s), classId: null }))]);
     const [proposal] = classifyCandidates(model, [{ mask: square(0, 0, 10), label: 'cat', detectorScore: 0.99 }], [toy(GROUND)]);
