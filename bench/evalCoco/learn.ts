@@ -20,7 +20,7 @@ import type { ConceptDetector } from '../../src/engine/text/detector';
 import { diskEmbeddingStore } from '../eval/embeddingStore';
 import { gitCommit, selectImages, type CocoInstancesFile } from './everything';
 import { cachedPhoto, LEARN_CACHE_VERSION, type CachedPhoto } from './learnCache';
-import { replaySession, type ReplayOptions } from './learnReplay';
+import { replaySession, type ClassRow, type ReplayOptions } from './learnReplay';
 
 const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [options]
   --data DIR             COCO-style folder with images/ and instances.json (default ../shared/eval/coco-tiny);
@@ -28,7 +28,7 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --seed-images N        photos labelled by hand before the tool proposes (default 10)
   --limit N              first N photos only (file-name order)
   --out FILE             results JSON (default bench/results/evalLearn-<data folder>.json)
-  --descriptors LIST     descriptor kinds the classifier reads, joined by + (default detectors+backbone)
+  --descriptors LIST     descriptor kinds the classifier reads, joined by + (default sam+detectors+appearance)
   --ablation             also replay every combination of descriptor kinds, reported under "ablation"
   --show P               the lowest probability shown to the reviewer (default 0.3)
   --l2 L                 the classifier's L2 penalty (default LearnedClasses')
@@ -145,6 +145,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     settings: { descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior },
     learn: main.learn,
     ...(ablation ? { ablation } : {}),
+    byClass: main.byClass,
     byImage: main.byImage,
   };
   const pct = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '–' : (v * 100).toFixed(1));
@@ -159,11 +160,24 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
       ? ['', '| descriptors | AP50 | recall | precision | recall at P ≥ 70 % | actions/instance | ECE |', '|---|---|---|---|---|---|---|',
          ...Object.entries(ablation).map(([k, a]) => `| ${k} | ${pct(a.ap50)} | ${pct(a.recall)} | ${pct(a.precision)} | ${pct(a.recallAtPrecision70)} | ${a.actionsPerInstance.toFixed(2)} | ${pct(a.ece)} |`)]
       : []),
+    ...(main.byClass.length > 1 ? ['', ...classTable(main.byClass)] : []),
   ].join('\n');
   process.stdout.write(`${table}\n`);
   await mkdir(dirname(out), { recursive: true });
   await writeFile(out, `${JSON.stringify(result, null, 2)}\n`);
   process.stderr.write(`eval coco learn: wrote ${out} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+}
+
+/** The classes with most instances, worst recall first: where each lost its instances. */
+function classTable(rows: readonly ClassRow[], count = 15): string[] {
+  const pct = (v: number) => (Number.isNaN(v) ? '–' : (v * 100).toFixed(0));
+  const worst = [...rows].slice(0, count).sort((a, b) => a.recall - b.recall);
+  return [
+    `the ${worst.length} classes with most instances, worst recall of the shown first`,
+    '| class | instances | with a proposal | proposal given another class | matched by a guess of the class | shown | recall % | precision % | AP50 |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...worst.map((r) => `| ${r.classId} | ${r.instances} | ${r.withProposal} | ${r.otherClass} | ${r.guessed} | ${r.shown} | ${pct(r.recall)} | ${pct(r.precision)} | ${pct(r.ap50)} |`),
+  ];
 }
 
 /** Every combination of the kinds (every kind alone, every pair, every triple, all of them), smallest first. */

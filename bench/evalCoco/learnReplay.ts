@@ -4,8 +4,8 @@
  *
  * - Seed photos: the person labels every instance by hand (from the ground truth).
  * - Every later photo: each proposal gets the most probable of the learned classes, or the class a
- *   detector named when its box prompted the proposal and that class is one of the person's but
- *   barely taught yet (what the detectors know, beside what the person taught). Proposals at or
+ *   detector named when its box prompted the proposal, that class is one of the person's and the
+ *   detector's word is the more probable (what the detectors know, beside what the person taught). Proposals at or
  *   above `showFrom` are shown, most probable first; the perfect reviewer accepts one that matches
  *   an unmatched instance of its class (mask IoU ≥ 0.5, box IoU for box-only ground truth),
  *   re-classes one that matches an unmatched instance of another class, rejects the rest, and adds
@@ -23,9 +23,9 @@ import { expectedCalibrationError, type ReliabilityBin } from '../../src/engine/
 import type { DescriptorKind, RegionDescriptor } from '../../src/engine/learn/descriptors';
 import { LEARNED_SOURCE, LearnedClasses } from '../../src/engine/learn/learnedClasses';
 import type { RelationFeatures } from '../../src/engine/learn/overlapRanker';
-import { DETECTOR_PRIOR_UNTIL, DETECTOR_SOURCE, rankCandidates } from '../../src/engine/learn/proposeLearned';
+import { DETECTOR_SOURCE, INSIDE_DRAWN_BOX, rankCandidates } from '../../src/engine/learn/proposeLearned';
 import { suppressSameClassOverlaps } from '../../src/engine/learn/suppress';
-import type { CachedPhoto } from './learnCache';
+import type { CachedInstance, CachedPhoto } from './learnCache';
 
 export const MATCH_IOU = 0.5;
 /** A hand-made object costs as much as four review decisions (issue 37). */
@@ -105,13 +105,30 @@ interface Guess {
   readonly source: string;
 }
 
+/** One class over the scored photos: where its instances were lost (issue 37: no proposal, wrong class, ranked too low). */
+export interface ClassRow {
+  classId: string;
+  instances: number;
+  /** Instances some proposal overlaps at MATCH_IOU, whatever class it was given: the class-agnostic ceiling. */
+  withProposal: number;
+  /** Instances whose best-overlapping proposal was guessed as another class (or not guessed at all). */
+  otherClass: number;
+  /** Instances a guess of this class matched, at any probability: what ranking could reach. */
+  guessed: number;
+  shown: number;
+  accepted: number;
+  recall: number;
+  precision: number;
+  ap50: number;
+}
+
 interface Ranked {
   readonly classId: string;
   readonly probability: number;
   readonly truePositive: boolean;
 }
 
-export function replaySession(photos: readonly CachedPhoto[], options: ReplayOptions): { learn: LearnSummary; byImage: ImageRow[] } {
+export function replaySession(photos: readonly CachedPhoto[], options: ReplayOptions): { learn: LearnSummary; byImage: ImageRow[]; byClass: ClassRow[] } {
   const model = new LearnedClasses({
     kinds: options.kinds,
     ...(options.l2 === undefined ? {} : { l2: options.l2 }),
@@ -127,6 +144,12 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
   const toolMs: number[] = [];
   const byImage: ImageRow[] = [];
   const totals = { instances: 0, shown: 0, accepted: 0, reclassed: 0, rejected: 0, handAdded: 0 };
+  const classRows = new Map<string, ClassRow>();
+  const classRow = (classId: string) => {
+    let r = classRows.get(classId);
+    if (!r) classRows.set(classId, (r = { classId, instances: 0, withProposal: 0, otherClass: 0, guessed: 0, shown: 0, accepted: 0, recall: 0, precision: NaN, ap50: NaN }));
+    return r;
+  };
 
   photos.forEach((photo, index) => {
     const seed = index < options.seedImages;
@@ -144,6 +167,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     if (!seed) {
       for (const j of judged) ranked.push({ classId: j.guess.classId, probability: j.guess.probability, truePositive: j.truePositive });
       for (const k of real) positivesByClass.set(classOf(gts[k].categoryId), (positivesByClass.get(classOf(gts[k].categoryId)) ?? 0) + 1);
+      countByClass(photo, guesses, judged, real, classOf, classRow);
     }
 
     // The review: shown guesses, most probable first; then what is still missing, by hand.
@@ -162,6 +186,10 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       if (sameClass !== undefined) match = sameClass;
       const correct = match >= 0 && classOf(gts[match].categoryId) === g.classId;
       shownLog.push({ probability: g.probability, correct });
+      if (!seed) {
+        classRow(g.classId).shown++;
+        if (correct) classRow(g.classId).accepted++;
+      }
       model.recordDecision({ raw: g.raw, correct }, g.source);
       if (match >= 0) {
         matched.add(match);
@@ -186,7 +214,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       let match = -1;
       let bestOverlap = MATCH_IOU;
       gts.forEach((g, j) => {
-        if (p.overlaps[j] >= bestOverlap) [match, bestOverlap] = [j, p.overlaps[j]];
+        if (p.overlaps[j] >= bestOverlap && !(g.boxOnly && reachesOutside(p, g.box))) [match, bestOverlap] = [j, p.overlaps[j]];
       });
       if (match >= 0 && gts[match].crowd) return;
       if (match < 0 && options.skipPartialNegatives && partial(p.overlaps)) return;
@@ -219,6 +247,12 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
   });
 
   const perClassAp = [...positivesByClass.entries()].map(([classId, n]) => averagePrecision(ranked.filter((r) => r.classId === classId), n));
+  [...positivesByClass.keys()].forEach((classId, i) => {
+    const r = classRow(classId);
+    r.ap50 = perClassAp[i];
+    r.recall = r.accepted / r.instances;
+    r.precision = r.shown ? r.accepted / r.shown : NaN;
+  });
   const allPositives = [...positivesByClass.values()].reduce((s, n) => s + n, 0);
   const calibration = expectedCalibrationError(shownLog);
   const defaultAcceptThreshold = model.defaultAcceptThreshold();
@@ -241,7 +275,32 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       reliability: calibration.bins,
     },
     byImage,
+    byClass: [...classRows.values()].filter((r) => r.instances > 0).sort((a, b) => b.instances - a.instances),
   };
+}
+
+/** One scored photo's instances, by class: had a proposal, got another class, matched by a guess of their own. */
+function countByClass(
+  photo: CachedPhoto,
+  guesses: readonly Guess[],
+  judged: readonly { guess: Guess; truePositive: boolean }[],
+  real: readonly number[],
+  classOf: (id: number) => string,
+  classRow: (classId: string) => ClassRow,
+): void {
+  const guessOf = new Map(guesses.map((g) => [g.proposal, g]));
+  for (const k of real) {
+    const row = classRow(classOf(photo.instances[k].categoryId));
+    row.instances++;
+    let best = -1;
+    photo.proposals.forEach((p, j) => {
+      if (p.overlaps[k] >= MATCH_IOU && (best < 0 || p.overlaps[k] > photo.proposals[best].overlaps[k])) best = j;
+    });
+    if (best < 0) continue;
+    row.withProposal++;
+    if (guessOf.get(best)?.classId !== row.classId) row.otherClass++;
+  }
+  for (const j of judged) if (j.truePositive) classRow(j.guess.classId).guessed++;
 }
 
 /** Whether the options are the product's: its detector prior, suppression and ranking all on. */
@@ -268,7 +327,7 @@ function ablatedGuesses(model: LearnedClasses, photo: CachedPhoto, options: Repl
   photo.proposals.forEach((p, k) => {
     const learned = model.classify(p.descriptor)[0];
     let best: Guess | undefined = learned && { proposal: k, classId: learned.classId, probability: learned.probability, raw: learned.raw, source: LEARNED_SOURCE };
-    if (options.detectorPrior !== false && p.label !== undefined && p.detectorScore !== undefined && personClasses.has(p.label) && model.examplesOf(p.label) < DETECTOR_PRIOR_UNTIL) {
+    if (options.detectorPrior !== false && p.label !== undefined && p.detectorScore !== undefined && personClasses.has(p.label)) {
       const probability = model.calibrated(DETECTOR_SOURCE, p.detectorScore);
       if (!best || probability > best.probability) best = { proposal: k, classId: p.label, probability, raw: p.detectorScore, source: DETECTOR_SOURCE };
     }
@@ -311,6 +370,17 @@ function judgeGuesses(photo: CachedPhoto, guesses: readonly Guess[], real: reado
     out.push({ guess: g, truePositive: match >= 0 });
   }
   return out;
+}
+
+/**
+ * The product's rule for a box the person drew (lessonsOfLabelledPhoto): a region is that object only
+ * when INSIDE_DRAWN_BOX of its mask lies inside the box. The cache keeps no masks, so this tells only the
+ * sure cases: the part of the mask inside the box is at most the boxes' intersection.
+ */
+function reachesOutside(p: CachedPhoto['proposals'][number], box: CachedInstance['box']): boolean {
+  const w = Math.max(0, Math.min(p.box.x1, box.x1) - Math.max(p.box.x0, box.x0));
+  const h = Math.max(0, Math.min(p.box.y1, box.y1) - Math.max(p.box.y0, box.y0));
+  return p.area > 0 && (w * h) / p.area < INSIDE_DRAWN_BOX;
 }
 
 function partial(overlaps: readonly number[]): boolean {

@@ -68,13 +68,24 @@ describe('proposeLearned', () => {
     expect(classifyCandidates(model, candidates, descriptors, 0)[1].probability).toBeLessThan(0.3);
   });
 
-  it('a detector’s word for a barely taught class of the person’s stands in, under its own calibration', () => {
+  it('a detector’s word for a class of the person’s stands in where the learned class is less probable, under its own calibration', () => {
     const model = new LearnedClasses({ kinds: ['appearance'], l2: 1e-3 });
     model.learnAll([{ descriptor: toy(RACCOON), classId: 'cat' }, ...[0, 0.1, 0.2].map((s) => ({ descriptor: toy(GROUND, s), classId: null }))]);
     const [proposal] = classifyCandidates(model, [{ mask: square(0, 0, 10), label: 'cat', detectorScore: 0.99 }], [toy(GROUND)]);
     expect(proposal.classId).toBe('cat');
     expect(proposal.source).toBe(DETECTOR_SOURCE);
     expect(proposal.raw).toBe(0.99);
+  });
+
+  it('a detector’s word keeps competing once the class is well taught: the learned head of many classes stays unsure long after', () => {
+    const model = new LearnedClasses({ kinds: ['appearance'], l2: 1e-3 });
+    model.learnAll([
+      ...[0, 0.02, 0.04, 0.06, 0.08].map((s) => ({ descriptor: toy(RACCOON, s), classId: 'cat' })),
+      ...[0, 0.1, 0.2].map((s) => ({ descriptor: toy(GROUND, s), classId: null })),
+    ]);
+    expect(model.examplesOf('cat')).toBe(5);
+    const [proposal] = classifyCandidates(model, [{ mask: square(0, 0, 10), label: 'cat', detectorScore: 0.99 }], [toy(GROUND)]);
+    expect(proposal).toMatchObject({ classId: 'cat', source: DETECTOR_SOURCE, raw: 0.99 });
   });
 
   it('a detector’s word stands in for a class the person declared but has not taught yet, as the learn eval measured', () => {
@@ -92,5 +103,12 @@ describe('proposeLearned', () => {
       [{ classId: 'raccoon', mask: raccoon }, { classId: 'sign', box: { x0: 30, y0: 2, x1: 38, y1: 10 } }],
     );
     expect(lessons).toEqual(['raccoon', null, null, 'sign']);
+  });
+
+  it('teaches a whole-photo region as background even when its box matches a box the person drew around a large object', () => {
+    const drawn = { x0: 0, y0: 4, x1: 40, y1: 34 };
+    const wholePhoto = boxMask({ x0: 0, y0: 0, x1: W, y1: H }, W, H);
+    const animal = boxMask({ x0: 2, y0: 6, x1: 38, y1: 32 }, W, H);
+    expect(lessonsOfLabelledPhoto([{ mask: wholePhoto }, { mask: animal }], [{ classId: 'raccoon', box: drawn }])).toEqual([null, 'raccoon']);
   });
 });

@@ -3,7 +3,7 @@
  * candidates (segment everything, and text detections of the learned classes a detector names) are
  * described together, each gets the most probable learned class, and what is probable enough is
  * proposed once per object (suppress.ts). A detector's own word for one of the person's classes
- * stands in while that class has too few examples to be learned (the learn eval's detector prior).
+ * competes with the learned one, each under its own calibration (the learn eval's detector prior).
  * The probability shown is the overlap ranker's (overlapRanker.ts): a part or second copy of a more
  * probable proposal of its class is ranked as the person's decisions on such ones went.
  */
@@ -22,8 +22,6 @@ export const SHOW_FROM = 0.3;
  * floor): a whole the classifier is unsure of still tells the ranker that a part lies inside it.
  */
 export const RANK_FROM = 0.01;
-/** The detector's class name stands in until the person taught the class this many times. */
-export const DETECTOR_PRIOR_UNTIL = 3;
 /** The calibration source of proposals made on a detector's word. */
 export const DETECTOR_SOURCE = 'detector';
 
@@ -56,15 +54,18 @@ export function detectorNamedClasses(model: Pick<LearnedClasses, 'classIds'>, de
 }
 
 /**
- * The best guess for one described candidate, or undefined when nothing is probable enough.
- * `personClasses`: the classes the person declared (a session's or project's class list), taught yet
- * or not, whose detector word stands in.
+ * The best guess for one described candidate, or undefined when nothing is probable enough: the
+ * learned class, or the detector's class when it names one of `personClasses` (the classes the person
+ * declared, taught yet or not) more probably. The detector's word is not retired once a class has a
+ * few examples: over dozens of classes with a handful of examples each the learned head stays unsure
+ * long after (COCO photos), while the detector's own calibration, fitted on the person's decisions on
+ * its proposals, already says how far to trust it.
  */
 export function bestGuess(model: LearnedClasses, candidate: Pick<Candidate, 'label' | 'detectorScore'>, descriptor: RegionDescriptor, personClasses: readonly string[] = model.classIds): Omit<LearnedProposal, 'mask' | 'box' | 'descriptor' | 'relation'> | undefined {
   const learned = model.classify(descriptor)[0];
   let best = learned && { classId: learned.classId, probability: learned.probability, raw: learned.raw, source: LEARNED_SOURCE };
   const { label, detectorScore } = candidate;
-  if (label !== undefined && detectorScore !== undefined && personClasses.includes(label) && model.examplesOf(label) < DETECTOR_PRIOR_UNTIL) {
+  if (label !== undefined && detectorScore !== undefined && personClasses.includes(label)) {
     const probability = model.calibrated(DETECTOR_SOURCE, detectorScore);
     if (!best || probability > best.probability) best = { classId: label, probability, raw: detectorScore, source: DETECTOR_SOURCE };
   }
@@ -88,7 +89,7 @@ export type RankedCandidate = Omit<LearnedProposal, 'mask' | 'descriptor'> & { r
  * classified, one per object and class, none repeating an `existing` object of its class (the
  * same-class rule of suppress.ts, the existing objects ranking above every proposal), ranked against
  * each other by the overlap ranker, and shown from `showFrom` of the ranked probability. A detector's
- * word stands in for any of `personClasses` still barely taught (bestGuess).
+ * word competes for any of `personClasses` (bestGuess).
  */
 export function rankCandidates(
   model: LearnedClasses,
@@ -107,7 +108,8 @@ export function rankCandidates(
   });
   const standing = existing.map((e) => ({ ...e, probability: Infinity }));
   const proposals = new Set<ClassedProposal>(guesses);
-  const kept = suppressSameClassOverlaps<ClassedProposal>([...standing, ...guesses]).filter((k): k is Guess => proposals.has(k));
+  const onPhoto = new Set<ClassedProposal>(standing);
+  const kept = suppressSameClassOverlaps<ClassedProposal>([...standing, ...guesses], (k) => onPhoto.has(k)).filter((k): k is Guess => proposals.has(k));
   const ranked = model.rankProposals(kept);
   return kept
     .map((guess, i): RankedCandidate => ({ ...guess, probability: ranked[i].probability, relation: ranked[i].relation }))
@@ -142,23 +144,46 @@ export interface LabelledRegion {
 
 /** A candidate this much like a person's object is another example of its class (the eval's match rule). */
 export const SAME_OBJECT_IOU = 0.5;
+/**
+ * A candidate is the object a person boxed only when this share of its mask lies inside their box: box
+ * IoU alone calls a whole-photo region the animal that fills most of the photo, and a model taught so
+ * proposes whole photos.
+ */
+export const INSIDE_DRAWN_BOX = 0.8;
 
 /**
  * What a photo the person labelled teaches beyond their own objects: the candidates found there that
  * match one of their objects are more examples of its class; every other candidate is background,
  * since the person labelled what they wanted on that photo (parts of an object too: they are not the
- * object, and a part proposed as the whole is a wrong proposal). One class id (or null) per candidate.
+ * object, and a part proposed as the whole is a wrong proposal; so is a region reaching far outside a box
+ * they drew, such as the whole photo around it). One class id (or null) per candidate.
  */
 export function lessonsOfLabelledPhoto(candidates: readonly Candidate[], labelled: readonly LabelledRegion[]): (string | null)[] {
   return candidates.map((candidate) => {
     const box = maskBox(candidate.mask);
     let best: { classId: string; iou: number } | undefined;
     for (const region of labelled) {
-      const iou = region.mask ? maskIoU(region.mask, candidate.mask) : region.box && box ? boxIoU(region.box, box) : 0;
+      const iou = region.mask ? maskIoU(region.mask, candidate.mask) : region.box && box && maskShareInside(candidate.mask, region.box) >= INSIDE_DRAWN_BOX ? boxIoU(region.box, box) : 0;
       if (iou >= SAME_OBJECT_IOU && (!best || iou > best.iou)) best = { classId: region.classId, iou };
     }
     return best?.classId ?? null;
   });
+}
+
+/** The share of the mask's pixels inside the box. */
+export function maskShareInside(mask: BinaryMask, box: CornerBox): number {
+  let inside = 0;
+  let total = 0;
+  for (let y = 0; y < mask.height; y++) {
+    const row = y * mask.width;
+    const rowInside = y >= box.y0 && y < box.y1;
+    for (let x = 0; x < mask.width; x++) {
+      if (!mask.data[row + x]) continue;
+      total++;
+      if (rowInside && x >= box.x0 && x < box.x1) inside++;
+    }
+  }
+  return total ? inside / total : 0;
 }
 
 /** Where one photo's candidates and descriptors come from (the studio's engine worker, the CLI's engine in process). */

@@ -1,8 +1,10 @@
 /**
- * One proposal per object and class: segment everything outlines an animal and also its head, a
- * person and also their coat. Once both carry the same learned class the smaller one is a part of
- * the larger (or the same object again), so the less probable of two same-class proposals is dropped
- * when their boxes overlap much, or when its box lies mostly inside the other's.
+ * One proposal per object and class: segment everything outlines an animal twice, or an animal and
+ * also its head. The less probable of two same-class proposals is dropped when their boxes overlap
+ * much (the same object again). A region lying mostly inside another is dropped only when that other
+ * is settled (an object already on the photo): inside a mere proposal it may be the object itself,
+ * the larger region being the whole photo or a group around it, and a part is left to the overlap
+ * ranker, which learns from the person's decisions whether such regions are right.
  */
 import { boxIoU, type CornerBox } from '../text/detector';
 
@@ -23,11 +25,11 @@ export function insideShare(inner: CornerBox, outer: CornerBox): number {
   return area > 0 ? (w * h) / area : 0;
 }
 
-/** The proposals kept, most probable first. */
-export function suppressSameClassOverlaps<T extends ClassedProposal>(proposals: readonly T[]): T[] {
+/** The proposals kept, most probable first; `settled` tells an object already on the photo from a proposal. */
+export function suppressSameClassOverlaps<T extends ClassedProposal>(proposals: readonly T[], settled: (p: T) => boolean = () => false): T[] {
   const kept: T[] = [];
   for (const p of [...proposals].sort((a, b) => b.probability - a.probability)) {
-    const covered = kept.some((k) => k.classId === p.classId && (boxIoU(k.box, p.box) >= DUPLICATE_BOX_IOU || insideShare(p.box, k.box) >= PART_INSIDE_SHARE));
+    const covered = kept.some((k) => k.classId === p.classId && (boxIoU(k.box, p.box) >= DUPLICATE_BOX_IOU || (settled(k) && insideShare(p.box, k.box) >= PART_INSIDE_SHARE)));
     if (!covered) kept.push(p);
   }
   return kept;
