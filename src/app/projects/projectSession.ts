@@ -46,7 +46,8 @@ let stopSync: () => void = () => {};
 /** An image someone wrote that this studio does not have: fetched as an added photo (set by `follow`). */
 let onImageNotOpen: (serverImageId: string) => void = () => {};
 
-function follow(api: ProjectApi, sync: ProjectSync): void {
+/** Follows the project; returns the first write's outcome (every photo and object on the server, or why not). */
+function follow(api: ProjectApi, sync: ProjectSync): Promise<void> {
   stopSync();
   const { project } = sync;
   useOpenProject.setState({ ...closedProjectState(), open: { id: project.id, name: project.name, role: project.role } });
@@ -141,11 +142,14 @@ function follow(api: ProjectApi, sync: ProjectSync): void {
     useOpenProject.setState(closedProjectState());
     showProjectInAddress(null);
   };
-  push(0);
+  useOpenProject.setState({ editsWaiting: false, busy: true });
+  const first = sync.push();
+  void settle(first);
+  return first;
 }
 
-function startSync(api: ProjectApi, project: ConstructorParameters<typeof ProjectSync>[0], images: Map<string, SyncedImage>): void {
-  follow(
+function startSync(api: ProjectApi, project: ConstructorParameters<typeof ProjectSync>[0], images: Map<string, SyncedImage>): Promise<void> {
+  return follow(
     api,
     new ProjectSync(project, images, {
       api,
@@ -158,11 +162,17 @@ function startSync(api: ProjectApi, project: ConstructorParameters<typeof Projec
   );
 }
 
-/** The session on screen becomes a project of the signed-in account: its photos, classes and objects are uploaded. */
-export async function createProjectFromSession(name: string): Promise<void> {
+/**
+ * The session on screen becomes a project of the signed-in account: its photos, classes and objects
+ * are uploaded in the background; `uploaded` settles with the first upload (the sync retries a
+ * failed one on its own).
+ */
+export async function createProjectFromSession(name: string): Promise<{ uploaded: Promise<void> }> {
   const api = browserProjectApi();
   const project = await api.create(name, toProjectClasses(currentDocument().classes));
-  startSync(api, project, new Map());
+  const uploaded = startSync(api, project, new Map());
+  uploaded.catch(() => undefined);
+  return { uploaded };
 }
 
 /**
@@ -183,7 +193,7 @@ export async function openProjectInStudio(projectId: string): Promise<void> {
   stopSync();
   setServerThumbnails([...opened.files].map(([imageId, image]) => [imageId, api.thumbnailUrl(projectId, image.id)] as const));
   useStudio.getState().load(opened.document);
-  startSync(api, opened.project, opened.images);
+  void startSync(api, opened.project, opened.images).catch(() => undefined);
   useOpenProject.setState({ mine: opened.mine });
   void inParallel(rest, FILE_DOWNLOADS, fetchFile).catch((error: unknown) =>
     useUi.getState().setNotice(`Some photos of the project could not be loaded: ${error instanceof Error ? error.message : String(error)}`),
