@@ -1,10 +1,13 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { API_URL, brushObject, objectRows, openSample, PASSWORD, uniqueEmail } from './appHelpers';
+import { API_URL, brushObject, objectRows, openSample, PASSWORD, storedSessionEntry, uniqueEmail } from './appHelpers';
 
 /**
  * Issue 38, item 7: someone labels a photo without an account, then signs up. The account's studio
  * starts empty, but says where the earlier work is and brings it into the account as a project.
  */
+/** Where the anonymous space keeps its document (persistence/session.ts: plain, unprefixed). */
+const ANONYMOUS_DOCUMENT = 'document-v1';
+
 /** Someone labels a photo without an account, then signs up and goes back to the studio. */
 async function labelledThenSignedUp(browser: Browser): Promise<Page> {
   const page = await (await browser.newContext({ baseURL: API_URL })).newPage();
@@ -20,25 +23,6 @@ async function labelledThenSignedUp(browser: Browser): Promise<Page> {
   await expect(page.getByTestId('balance')).toContainText('credits');
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Studio' }).click();
   return page;
-}
-
-/** The anonymous space's stored document (session.ts keeps it plain under `document-v1`), or null. */
-function anonymousDocument(page: Page): Promise<unknown> {
-  return page.evaluate(
-    () =>
-      new Promise<unknown>((resolve, reject) => {
-        const opened = indexedDB.open('maskwright');
-        opened.onerror = () => reject(opened.error);
-        opened.onsuccess = () => {
-          const read = opened.result.transaction('session').objectStore('session').get('document-v1');
-          read.onsuccess = () => {
-            opened.result.close();
-            resolve(read.result ?? null);
-          };
-          read.onerror = () => reject(read.error);
-        };
-      }),
-  );
 }
 
 async function logOutToStudio(page: Page): Promise<void> {
@@ -65,7 +49,7 @@ test('after signing up, work done before is named, and brought into the account 
   expect(projects).toEqual([expect.objectContaining({ name: 'Before', imageCount: 1 })]);
 
   // Brought in, the work is in the account only: the anonymous copy is gone, and logged out the studio is empty.
-  expect(await anonymousDocument(page)).toBeNull();
+  expect(await storedSessionEntry(page, ANONYMOUS_DOCUMENT)).toBeNull();
   await logOutToStudio(page);
   await expect(page.getByRole('heading', { name: 'Segment anything in your photos' })).toBeVisible();
   await expect(page.locator('.thumb').filter({ hasText: 'chelsea.png' })).toHaveCount(0);
@@ -79,7 +63,7 @@ test('when the work cannot be brought in, the copy from before signing in stays 
   await offer.getByRole('button', { name: 'Bring it into this account' }).click();
   await expect(offer.getByRole('alert')).toContainText('Your work from before signing in is still kept in this browser.');
 
-  expect(await anonymousDocument(page)).not.toBeNull();
+  expect(await storedSessionEntry(page, ANONYMOUS_DOCUMENT)).not.toBeNull();
   await logOutToStudio(page);
   await expect(page.locator('.thumb[aria-current="true"]')).toContainText('chelsea.png');
   await expect(await objectRows(page)).toHaveCount(1);

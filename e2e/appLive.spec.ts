@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Browser, type Page } from '@playwright/test';
 import { brushObject, objectRows, openSample, personSignedUp, screenshot } from './appHelpers';
 
 /**
@@ -21,10 +21,14 @@ async function openSharedProject(page: Page, name: string): Promise<void> {
   await expect(panel.getByTestId('project-name')).toHaveText(name);
 }
 
-test("two members see each other's reviews and a job's proposals without reloading; the status tells the truth", async ({ browser }) => {
-  const alice = await personSignedUp(browser, 'alice-live');
-  const bob = await personSignedUp(browser, 'bob-live');
-  const name = `Live ${Date.now()}`;
+/**
+ * Alice and Bob, each on a machine of their own: Alice labels one object on Chelsea, saves the
+ * session as a project and shares it with Bob in `role`; Bob has joined and opened it.
+ */
+async function projectSharedWithBob(browser: Browser, tag: string, role: 'reviewer' | 'annotator') {
+  const alice = await personSignedUp(browser, `alice-${tag.toLowerCase()}`);
+  const bob = await personSignedUp(browser, `bob-${tag.toLowerCase()}`);
+  const name = `${tag} ${Date.now()}`;
   const alicePanel = alice.page.getByRole('region', { name: 'Project' });
   const bobPanel = bob.page.getByRole('region', { name: 'Project' });
 
@@ -36,13 +40,18 @@ test("two members see each other's reviews and a job's proposals without reloadi
   await expect(alicePanel.getByTestId('sync-state')).toHaveText('Up to date');
   await expect(alice.page.getByTestId('project-status')).toHaveText(`Project ${name}: Up to date`);
   await alicePanel.getByLabel('Share with (email)').fill(bob.email);
-  await alicePanel.getByLabel('Role').selectOption('reviewer');
+  await alicePanel.getByLabel('Role').selectOption(role);
   await alicePanel.getByRole('button', { name: 'Share' }).click();
-  await expect(alicePanel.getByText(`Shared with ${bob.email} as reviewer.`)).toBeVisible();
+  await expect(alicePanel.getByText(`Shared with ${bob.email} as ${role}.`)).toBeVisible();
 
   await openSharedProject(bob.page, name);
   await expect(await objectRows(bob.page)).toHaveCount(1);
   await expect(bobPanel.getByTestId('sync-state')).toHaveText('Up to date');
+  return { alice, bob, name, alicePanel, bobPanel };
+}
+
+test("two members see each other's reviews and a job's proposals without reloading; the status tells the truth", async ({ browser }) => {
+  const { alice, bob, alicePanel, bobPanel } = await projectSharedWithBob(browser, 'Live', 'reviewer');
   // A reviewer follows jobs but does not start them.
   await expect(bobPanel.getByRole('button', { name: 'Auto-label all photos' })).toHaveCount(0);
 
@@ -98,24 +107,8 @@ async function serverProject(page: Page, projectName: string): Promise<{ base: s
 }
 
 test('a photo another member adds or removes arrives without reopening; undo takes back only my own step, not his', async ({ browser }) => {
-  const alice = await personSignedUp(browser, 'alice-photos');
-  const bob = await personSignedUp(browser, 'bob-photos');
-  const name = `Photos ${Date.now()}`;
-  const alicePanel = alice.page.getByRole('region', { name: 'Project' });
-  const bobPanel = bob.page.getByRole('region', { name: 'Project' });
+  const { alice, bob, name, alicePanel, bobPanel } = await projectSharedWithBob(browser, 'Photos', 'annotator');
   const thumb = (page: Page, file: string) => page.locator('.thumb').filter({ hasText: file });
-
-  await openSample(alice.page, 'Chelsea the cat');
-  await brushObject(alice.page, 60, 260);
-  await alicePanel.getByLabel('Project name').fill(name);
-  await alicePanel.getByRole('button', { name: 'Save session as project' }).click();
-  await expect(alicePanel.getByTestId('sync-state')).toHaveText('Up to date');
-  await alicePanel.getByLabel('Share with (email)').fill(bob.email);
-  await alicePanel.getByLabel('Role').selectOption('annotator');
-  await alicePanel.getByRole('button', { name: 'Share' }).click();
-  await expect(alicePanel.getByText(`Shared with ${bob.email} as annotator.`)).toBeVisible();
-  await openSharedProject(bob.page, name);
-  await expect(await objectRows(bob.page)).toHaveCount(1);
 
   // Bob opens a photo: it goes into the project, and into Alice's list behind the photo she is on.
   await openSample(bob.page, 'Coffee cup');
