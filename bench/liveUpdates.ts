@@ -11,7 +11,11 @@
  * reload of Bob's page right after the write, until the same review shows (the best case of that
  * behaviour: in practice nobody reloads at the right moment).
  *
- *   npx tsx bench/liveUpdates.ts [--writes 40] [--reloads 8] [--out bench/results/liveUpdates.json]
+ * `--postgres`: two API server processes on one PostgreSQL database (a fresh schema of
+ * BENCH_DATABASE_URL, default TEST_DATABASE_URL). Alice writes through server 1; Bob's studio is
+ * served by server 2 and follows the stream there, so each event crosses processes by NOTIFY.
+ *
+ *   npx tsx bench/liveUpdates.ts [--postgres] [--writes 40] [--reloads 8] [--out FILE]
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,6 +23,7 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import type { AnnotationObject, ImageAnnotations, Project, ProjectImage } from '../src/contract/projects';
 import { percentile, summarize } from './browser/stats';
@@ -31,7 +36,8 @@ const { values: args } = parseArgs({
     reloads: { type: 'string', default: '8' },
     /** Pause between writes, so each is its own change rather than a burst. */
     'pause-ms': { type: 'string', default: '300' },
-    out: { type: 'string', default: join(repoRoot, 'bench/results/liveUpdates.json') },
+    postgres: { type: 'boolean', default: false },
+    out: { type: 'string' },
   },
 });
 const PASSWORD = 'bench-password-1';
@@ -74,11 +80,11 @@ async function main(): Promise<void> {
     log('building the studio (npx vite build)');
     execFileSync('npx', ['vite', 'build'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
   }
-  const server = await startServerProcess('live', { STATIC_DIR: staticDir });
+  const servers = await startServers(staticDir);
   const { chromiumLaunch } = await import('../playwright.config');
   const browser = await chromium.launch({ ...chromiumLaunch, headless: true });
   try {
-    const [aliceContext, bobContext] = [await browser.newContext({ baseURL: server.url }), await browser.newContext({ baseURL: server.url })];
+    const [aliceContext, bobContext] = [await browser.newContext({ baseURL: servers.alice }), await browser.newContext({ baseURL: servers.bob })];
     const alice = await member(aliceContext, 'alice');
     const bob = await member(bobContext, 'bob');
     const project = await alice.call<Project>('POST', '/api/v1/projects', { name: 'Live bench', classes: [{ id: 1, name: 'cat', color: '#ff5c5c' }] });
@@ -142,13 +148,44 @@ async function main(): Promise<void> {
     ].join('\n');
     process.stdout.write(`${table}\n`);
     const result = (samples: number[]) => ({ ...summarize(samples), p95: percentile([...samples].sort((a, b) => a - b), 95), samples });
-    mkdirSync(dirname(args.out!), { recursive: true });
-    writeFileSync(args.out!, `${JSON.stringify({ date: new Date().toISOString(), machine: { cpus: cpus().length, model: cpus()[0]?.model, loadavg: loadavg() }, live: result(live), reload: result(reload) }, null, 2)}\n`);
-    log(`wrote ${args.out}`);
+    const out = args.out ?? join(repoRoot, `bench/results/${args.postgres ? 'liveUpdatesPostgres' : 'liveUpdates'}.json`);
+    mkdirSync(dirname(out), { recursive: true });
+    const setup = args.postgres ? 'PostgreSQL, two server processes (write on 1, studio on 2)' : 'SQLite, one server process';
+    writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), setup, machine: { cpus: cpus().length, model: cpus()[0]?.model, loadavg: loadavg() }, live: result(live), reload: result(reload) }, null, 2)}\n`);
+    log(`${setup}; load ${loadavg().map((l) => l.toFixed(1)).join(' / ')}; wrote ${out}`);
   } finally {
     await browser.close();
-    await server.stop();
+    await servers.stop();
   }
+}
+
+/** Where Alice writes and where Bob's studio is served: one SQLite server, or two server processes on one PostgreSQL schema. */
+async function startServers(staticDir: string): Promise<{ alice: string; bob: string; stop: () => Promise<void> }> {
+  if (!args.postgres) {
+    const server = await startServerProcess('live', { STATIC_DIR: staticDir });
+    return { alice: server.url, bob: server.url, stop: server.stop };
+  }
+  const databaseUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  if (!databaseUrl) throw new Error('--postgres needs BENCH_DATABASE_URL (or TEST_DATABASE_URL)');
+  const schema = `bench_live_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA "${schema}"`);
+  // No inference is asked of them: one small engine worker each, no job workers.
+  const env = { STATIC_DIR: staticDir, DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema, INFERENCE_WORKERS: '1', INFERENCE_THREADS: '1', JOB_CONCURRENCY: '0' };
+  const first = await startServerProcess('live-1', env);
+  const second = await startServerProcess('live-2', env);
+  log(`PostgreSQL schema ${schema}: Alice writes on ${first.url}, Bob's studio on ${second.url}`);
+  return {
+    alice: first.url,
+    bob: second.url,
+    stop: async () => {
+      await second.stop();
+      await first.stop();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    },
+  };
 }
 
 await main();

@@ -159,3 +159,24 @@ export async function brushObject(page: Page, x: number, y: number): Promise<voi
     [x + 1, y],
   ]);
 }
+
+/** An entry of the studio's local session store (persistence/session.ts), as JSON; null when absent. */
+export async function storedSessionEntry(page: Page, key: string): Promise<unknown> {
+  const stored = await page.evaluate(
+    (entry) =>
+      new Promise<string>((done, fail) => {
+        const open = indexedDB.open('maskwright');
+        open.onerror = () => fail(open.error);
+        open.onsuccess = () => {
+          const get = open.result.transaction('session').objectStore('session').get(entry);
+          get.onsuccess = () => {
+            open.result.close();
+            done(JSON.stringify(get.result ?? null));
+          };
+          get.onerror = () => fail(get.error);
+        };
+      }),
+    key,
+  );
+  return JSON.parse(stored) as unknown;
+}

@@ -9,7 +9,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sharedPath } from '../test/support/sharedData';
-import { screenshot, startFresh, stroke, waitForEncoder } from './appHelpers';
+import { screenshot, startFresh, storedSessionEntry, stroke, waitForEncoder } from './appHelpers';
 
 const RACCOONS = sharedPath('eval/raccoon');
 const LABELLED = ['raccoon-1.jpg', 'raccoon-10.jpg', 'raccoon-100.jpg'];
@@ -94,19 +94,7 @@ test('three photos labelled "raccoon" by hand, then Label all like my labels: th
   await screenshot(page, 'learn-03-labelled-photo-after');
 
   // The learned classes are kept with the session: vectors and weights, the photos it learned from, no pixels.
-  const stored = await page.evaluate(
-    () =>
-      new Promise<string>((done, fail) => {
-        const open = indexedDB.open('maskwright');
-        open.onerror = () => fail(open.error);
-        open.onsuccess = () => {
-          const get = open.result.transaction('session').objectStore('session').get('learned-classes-v1');
-          get.onsuccess = () => done(JSON.stringify(get.result ?? null));
-          get.onerror = () => fail(get.error);
-        };
-      }),
-  );
-  const model = JSON.parse(stored) as { model: { classes: string[] }; mined: string[] } | null;
+  const model = (await storedSessionEntry(page, 'learned-classes-v1')) as { model: { classes: string[] }; mined: string[] } | null;
   expect(model?.model.classes).toContain('raccoon');
   expect(model?.mined).toHaveLength(LABELLED.length);
 

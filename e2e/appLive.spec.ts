@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Browser, type Page } from '@playwright/test';
 import { brushObject, objectRows, openSample, personSignedUp, screenshot } from './appHelpers';
 
 /**
@@ -21,10 +21,14 @@ async function openSharedProject(page: Page, name: string): Promise<void> {
   await expect(panel.getByTestId('project-name')).toHaveText(name);
 }
 
-test("two members see each other's reviews and a job's proposals without reloading; the status tells the truth", async ({ browser }) => {
-  const alice = await personSignedUp(browser, 'alice-live');
-  const bob = await personSignedUp(browser, 'bob-live');
-  const name = `Live ${Date.now()}`;
+/**
+ * Alice and Bob, each on a machine of their own: Alice labels one object on Chelsea, saves the
+ * session as a project and shares it with Bob in `role`; Bob has joined and opened it.
+ */
+async function projectSharedWithBob(browser: Browser, tag: string, role: 'reviewer' | 'annotator') {
+  const alice = await personSignedUp(browser, `alice-${tag.toLowerCase()}`);
+  const bob = await personSignedUp(browser, `bob-${tag.toLowerCase()}`);
+  const name = `${tag} ${Date.now()}`;
   const alicePanel = alice.page.getByRole('region', { name: 'Project' });
   const bobPanel = bob.page.getByRole('region', { name: 'Project' });
 
@@ -36,13 +40,18 @@ test("two members see each other's reviews and a job's proposals without reloadi
   await expect(alicePanel.getByTestId('sync-state')).toHaveText('Up to date');
   await expect(alice.page.getByTestId('project-status')).toHaveText(`Project ${name}: Up to date`);
   await alicePanel.getByLabel('Share with (email)').fill(bob.email);
-  await alicePanel.getByLabel('Role').selectOption('reviewer');
+  await alicePanel.getByLabel('Role').selectOption(role);
   await alicePanel.getByRole('button', { name: 'Share' }).click();
-  await expect(alicePanel.getByText(`Shared with ${bob.email} as reviewer.`)).toBeVisible();
+  await expect(alicePanel.getByText(`Shared with ${bob.email} as ${role}.`)).toBeVisible();
 
   await openSharedProject(bob.page, name);
   await expect(await objectRows(bob.page)).toHaveCount(1);
   await expect(bobPanel.getByTestId('sync-state')).toHaveText('Up to date');
+  return { alice, bob, name, alicePanel, bobPanel };
+}
+
+test("two members see each other's reviews and a job's proposals without reloading; the status tells the truth", async ({ browser }) => {
+  const { alice, bob, alicePanel, bobPanel } = await projectSharedWithBob(browser, 'Live', 'reviewer');
   // A reviewer follows jobs but does not start them.
   await expect(bobPanel.getByRole('button', { name: 'Auto-label all photos' })).toHaveCount(0);
 
@@ -87,4 +96,53 @@ test("two members see each other's reviews and a job's proposals without reloadi
   await expect(alicePanel.getByTestId('sync-state')).toHaveText('Offline');
   await alice.page.context().setOffline(false);
   await expect(alicePanel.getByTestId('sync-state')).toHaveText('Up to date');
+});
+
+/** The project's id and photos as the server lists them, read with the page's session. */
+async function serverProject(page: Page, projectName: string): Promise<{ base: string; imageId: (file: string) => string }> {
+  const { projects } = (await (await page.request.get('/api/v1/projects')).json()) as { projects: Array<{ id: string; name: string }> };
+  const base = `/api/v1/projects/${projects.find((p) => p.name === projectName)!.id}`;
+  const { images } = (await (await page.request.get(`${base}/images`)).json()) as { images: Array<{ id: string; name: string }> };
+  return { base, imageId: (file) => images.find((i) => i.name === file)!.id };
+}
+
+test('a photo another member adds or removes arrives without reopening; undo takes back only my own step, not his', async ({ browser }) => {
+  const { alice, bob, name, alicePanel, bobPanel } = await projectSharedWithBob(browser, 'Photos', 'annotator');
+  const thumb = (page: Page, file: string) => page.locator('.thumb').filter({ hasText: file });
+
+  // Bob opens a photo: it goes into the project, and into Alice's list behind the photo she is on.
+  await openSample(bob.page, 'Coffee cup');
+  await expect(thumb(alice.page, 'coffee.png')).toBeVisible();
+  await expect(alice.page.locator('.thumb[aria-current="true"]')).toContainText('chelsea.png');
+  await expect(alicePanel.getByTestId('sync-state')).toHaveText('Up to date');
+  await expect(alice.page.getByRole('alert').filter({ hasText: 'open it again' })).toHaveCount(0);
+  await thumb(alice.page, 'coffee.png').click();
+  await expect(alice.page.getByTestId('canvas')).toHaveAttribute('data-camera', /\d/);
+  await screenshot(alice.page, 'live-03-alice-sees-bobs-photo');
+  await thumb(alice.page, 'chelsea.png').click();
+  await thumb(bob.page, 'chelsea.png').click();
+
+  // Alice paints a second object; then Bob paints one. Alice's undo takes back her own object only.
+  await brushObject(alice.page, 300, 80);
+  await expect(alicePanel.getByTestId('sync-state')).toHaveText('Up to date');
+  await expect(await objectRows(bob.page)).toHaveCount(2);
+  await brushObject(bob.page, 200, 200);
+  await expect(await objectRows(alice.page)).toHaveCount(3);
+  await expect(alicePanel.getByTestId('sync-state')).toHaveText('Up to date');
+  await alice.page.getByRole('button', { name: 'Undo', exact: true }).click();
+  await expect(await objectRows(alice.page)).toHaveCount(2);
+  await expect(alicePanel.getByTestId('sync-state')).toHaveText('Up to date');
+  await expect(await objectRows(bob.page)).toHaveCount(2);
+  await expect(bobPanel.getByTestId('sync-state')).toHaveText('Up to date');
+  const { base, imageId } = await serverProject(alice.page, name);
+  const stored = (await (await alice.page.request.get(`${base}/images/${imageId('chelsea.png')}/annotations`)).json()) as { objects: Array<{ changedBy?: string }> };
+  expect(stored.objects.map((o) => o.changedBy)).toEqual([alice.email, bob.email]);
+
+  // Alice removes the photo from the project: it leaves Bob's list, who had added it.
+  const csrf = (await alice.page.context().cookies()).find((c) => c.name === 'mw_csrf')!.value;
+  const removed = await alice.page.request.delete(`${base}/images/${imageId('coffee.png')}`, { headers: { 'x-csrf-token': csrf } });
+  expect(removed.status()).toBe(204);
+  await expect(thumb(bob.page, 'coffee.png')).toHaveCount(0);
+  await expect(thumb(alice.page, 'coffee.png')).toHaveCount(0);
+  await expect(bobPanel.getByTestId('sync-state')).toHaveText('Up to date');
 });

@@ -45,7 +45,10 @@ export const AnnotationsEvent = z.object({ type: z.literal('annotations'), image
 export const JobEvent = z.object({ type: z.literal('job'), jobId: z.string(), state: JobState, done: z.number().int(), failed: z.number().int(), total: z.number().int() });
 /** The project's learned model was replaced (GET …/learned for the new one). */
 export const LearnedModelEvent = z.object({ type: z.literal('learned'), revision: z.number().int(), changedBy: z.string().nullable() });
-export const ProjectEvent = z.discriminatedUnion('type', [AnnotationsEvent, JobEvent, LearnedModelEvent]);
+/** A photo was added to the project (GET …/images for its record) or removed from it. */
+export const ImageAddedEvent = z.object({ type: z.literal('image-added'), imageId: z.string(), changedBy: z.string().nullable() });
+export const ImageRemovedEvent = z.object({ type: z.literal('image-removed'), imageId: z.string(), changedBy: z.string().nullable() });
+export const ProjectEvent = z.discriminatedUnion('type', [AnnotationsEvent, JobEvent, LearnedModelEvent, ImageAddedEvent, ImageRemovedEvent]);
 export type ProjectEvent = z.infer<typeof ProjectEvent>;
 
 export const Invitation = z.object({ projectId: z.string(), projectName: z.string(), owner: z.string(), role: MemberRole, invitedAt: z.string() });

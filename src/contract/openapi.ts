@@ -522,7 +522,7 @@ const OPERATIONS: Record<ApiRouteId, JsonObject> = {
   projectEvents: {
     summary: 'Server-Sent Events: every change to the project as it happens (members only)',
     description:
-      'Each event is one `ProjectEvent` as JSON on its `data:` line, with an `id:`; reconnecting with `Last-Event-ID` sends what was missed first. `annotations` after every write of an image\'s objects (by a person or a job), `job` after every change of a job\'s state or counts, `learned` after every write of the project\'s learned model. Reaches members connected to any server process.',
+      'Each event is one `ProjectEvent` as JSON on its `data:` line, with an `id:`; reconnecting with `Last-Event-ID` sends what was missed first. `annotations` after every write of an image\'s objects (by a person or a job), `job` after every change of a job\'s state or counts, `learned` after every write of the project\'s learned model, `image-added` / `image-removed` when a photo is added to the project or removed from it. Reaches members connected to any server process.',
     security: bearer,
     parameters: [projectId, { name: 'Last-Event-ID', in: 'header', required: false, description: 'The id of the last event received: the stream starts after it.', schema: { type: 'string' } }],
     responses: { '200': { description: 'The stream', content: { 'text/event-stream': { schema: ref('ProjectEvent') } } }, ...projectReads },

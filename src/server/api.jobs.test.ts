@@ -135,7 +135,7 @@ describe.each(DATABASES)('auto-label jobs (%s, two servers on one database)', (d
 
     // The stream (on the other server) saw the job start, the image written, the job done: in that order, ids increasing.
     const events = await watching;
-    expect(events.map((e) => (e.event.type === 'job' ? `job:${e.event.state}:${e.event.done}` : `annotations:${e.event.revision}`))).toEqual([
+    expect(events.map((e) => (e.event.type === 'job' ? `job:${e.event.state}:${e.event.done}` : e.event.type === 'annotations' ? `annotations:${e.event.revision}` : e.event.type))).toEqual([
       'job:queued:0',
       'job:running:0',
       'annotations:2',
@@ -155,6 +155,26 @@ describe.each(DATABASES)('auto-label jobs (%s, two servers on one database)', (d
     expect(after.objects.map((o) => o.id)).toEqual(accepted.map((o) => o.id));
     expect(after.revision).toBe(3);
   }, 180_000);
+
+  it("a photo another member adds or removes is an event on the project's stream, on the other server", async () => {
+    const owner = await signupUser(a);
+    const annotator = await signupUser(a);
+    const { project: p, base, api } = await project(owner);
+    await json(await api.post(`${base}/members`, { email: annotator.email, role: 'annotator' }), 201);
+    await json(await client(a, annotator).post(`${base}/join`, {}), 200);
+
+    const watching = readEvents(b, owner, p.id, (events) => events.some((e) => e.event.type === 'image-removed'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const added = await json<ProjectImage>(await client(a, annotator).post(`${base}/images`, { name: 'coffee.png', image: sampleBase64('coffee.png') }), 201);
+    // The same file again adds nothing, and says nothing.
+    await json<ProjectImage>(await client(a, annotator).post(`${base}/images`, { name: 'coffee again.png', image: sampleBase64('coffee.png') }), 200);
+    expect((await api.del(`${base}/images/${added.id}`)).status).toBe(204);
+
+    expect((await watching).map((e) => e.event)).toEqual([
+      { type: 'image-added', imageId: added.id, changedBy: annotator.email },
+      { type: 'image-removed', imageId: added.id, changedBy: owner.email },
+    ]);
+  }, 120_000);
 
   it('an image run again after its charge (a worker killed before writing) replays: no second charge, no second proposal', async () => {
     const owner = await signupUser(a);

@@ -18,7 +18,7 @@ export function AnonymousWorkOffer({ projectsQuery }: { projectsQuery: readonly 
   const bring = useMutation({
     mutationFn: () => {
       closeProject();
-      return bringAnonymousWorkIn(name.trim(), createProjectFromSession);
+      return bringAnonymousWorkIn(name.trim(), async (projectName) => (await createProjectFromSession(projectName)).uploaded);
     },
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: projectsQuery }),
   });

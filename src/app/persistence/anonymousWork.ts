@@ -1,14 +1,16 @@
 /**
  * Work done before signing in stays in the browser's anonymous space, which an account's studio
  * does not show. So that signing up or logging in never hides it silently, the studio says what is
- * there and where, and offers to bring it into the account as a new project.
+ * there and where, and offers to bring it into the account as a new project; once it is there, the
+ * anonymous copy is removed, so the same work is not found in two places.
  */
 import { create } from 'zustand';
 import { isTag } from '../../annotations/annotation';
 import { restoreImageBlob } from '../images/imageLibrary';
 import type { StudioDocument } from '../state/model';
 import { useStudio } from '../state/studioStore';
-import { ANONYMOUS, loadSession, readDocument } from './session';
+import { ANONYMOUS, forgetSession, loadSession, readDocument, saveImage } from './session';
+import { useLocalSpace } from './spaceStore';
 
 /** The anonymous work last brought into an account, so that it is not offered again. */
 const BROUGHT_IN_KEY = 'maskwright:anonymous-work-brought-in';
@@ -39,7 +41,9 @@ export async function lookForAnonymousWork(): Promise<void> {
 
 /**
  * Puts the anonymous work on screen and makes a project of it (`makeProject`: the studio's "save
- * session as project"); the anonymous space itself is left as it was.
+ * session as project", resolved once every photo and object is on the server). Only then is the
+ * anonymous space emptied, its photos kept in the account's space: the work is in one place, the
+ * account. If the project cannot be made or filled, the anonymous space stays as it was.
  */
 export async function bringAnonymousWorkIn(name: string, makeProject: (name: string) => Promise<void>): Promise<void> {
   const session = await loadSession(ANONYMOUS);
@@ -47,7 +51,14 @@ export async function bringAnonymousWorkIn(name: string, makeProject: (name: str
   if (!session || !work) throw new Error('Nothing from before signing in is left in this browser.');
   for (const [id, blob] of session.blobs) await restoreImageBlob(id, blob);
   useStudio.getState().load(session.doc);
-  await makeProject(name);
+  try {
+    await makeProject(name);
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)} Your work from before signing in is still kept in this browser.`);
+  }
+  const space = useLocalSpace.getState().space;
+  if (space && space.name !== ANONYMOUS.name) for (const [id, blob] of session.blobs) await saveImage(space, id, blob).catch(() => undefined);
+  await forgetSession(ANONYMOUS, session.doc.images.map((image) => image.id));
   localStorage.setItem(BROUGHT_IN_KEY, work.signature);
   useAnonymousWork.setState({ left: null, broughtInto: name });
 }

@@ -103,6 +103,13 @@ export async function forgetImage(space: LocalSpace, id: string): Promise<void> 
   await del(imageKey(space, id), store);
 }
 
+/** Empties the space: its document, its learned classes and the photos named. */
+export async function forgetSession(space: LocalSpace, imageIds: readonly string[]): Promise<void> {
+  await del(documentKey(space), store);
+  await del(learnedModelKey(space), store);
+  for (const id of imageIds) await forgetImage(space, id);
+}
+
 /** Kept while the account is signed in here; see localSpace.ts. */
 export async function rememberSpaceKey(name: string, key: CryptoKey): Promise<void> {
   await set(name, key, keyStore);

@@ -11,9 +11,8 @@ import { contentIdOfSha256, encodeForUpload, restoreImageBlob } from '../images/
 import { setServerThumbnails } from '../images/thumbnails';
 import { saveImage } from '../persistence/session';
 import { useLocalSpace } from '../persistence/spaceStore';
-import { setObjects } from '../state/documentOps';
 import { useRemoteSettings } from '../state/remoteSettingsStore';
-import { currentDocument, useStudio } from '../state/studioStore';
+import { currentDocument, studio, useStudio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
 import { toProjectClasses } from './annotationMapping';
 import { ProjectApi } from './projectApi';
@@ -21,6 +20,7 @@ import { openProject, ProjectSync, type SyncedImage } from './projectSync';
 import { showProjectInAddress } from './projectLink';
 import { applyJobEvent, closedProjectState, useOpenProject } from './projectStore';
 import { followProjectEvents } from './projectEvents';
+import { followRemoteImages } from './remoteImages';
 
 const PUSH_DELAY_MS = 400;
 const RETRY_MS = 5_000;
@@ -43,8 +43,11 @@ export function browserProjectApi(): ProjectApi {
 }
 
 let stopSync: () => void = () => {};
+/** An image someone wrote that this studio does not have: fetched as an added photo (set by `follow`). */
+let onImageNotOpen: (serverImageId: string) => void = () => {};
 
-function follow(api: ProjectApi, sync: ProjectSync): void {
+/** Follows the project; returns the first write's outcome (every photo and object on the server, or why not). */
+function follow(api: ProjectApi, sync: ProjectSync): Promise<void> {
   stopSync();
   const { project } = sync;
   useOpenProject.setState({ ...closedProjectState(), open: { id: project.id, name: project.name, role: project.role } });
@@ -70,6 +73,24 @@ function follow(api: ProjectApi, sync: ProjectSync): void {
     useOpenProject.setState({ busy: true });
     void settle(sync.pull(imageId, revision));
   };
+  const remoteImages = followRemoteImages({
+    sync,
+    listImages: () => api.images(project.id),
+    studioId: (image) => contentIdOfSha256(image.sha256),
+    isOpen: (imageId) => currentDocument().images.some((image) => image.id === imageId),
+    show: (entry, image) => {
+      setServerThumbnails([[entry.id, api.thumbnailUrl(project.id, image.id)]]);
+      studio.addRemoteImage(entry);
+      void fetchProjectFile(api, project.id, entry.id, image).catch(() => undefined);
+    },
+    adopt: (imageId, image) => {
+      useOpenProject.setState({ busy: true });
+      void settle(sync.adopt(imageId, image));
+    },
+    hide: (imageId) => studio.removeRemoteImage(imageId),
+    stopped: () => stopped,
+  });
+  onImageNotOpen = (serverImageId) => remoteImages.added(serverImageId);
   let last = currentDocument();
   const unsubscribe = useStudio.subscribe((state) => {
     if (state.history.present === last) return;
@@ -86,7 +107,7 @@ function follow(api: ProjectApi, sync: ProjectSync): void {
   // down) is caught up from the project's revisions; the sync skips what it already holds.
   const catchUp = () =>
     void api.allAnnotations(project.id).then(
-      (all) => all.forEach((image) => !stopped && pull(image.imageId, image.revision)),
+      (all) => all.forEach((image) => !stopped && (sync.knows(image.imageId) ? pull(image.imageId, image.revision) : remoteImages.added(image.imageId))),
       () => undefined,
     );
   const stopEvents = followProjectEvents(api.eventsUrl(project.id), {
@@ -101,6 +122,8 @@ function follow(api: ProjectApi, sync: ProjectSync): void {
     event: (event) => {
       if (stopped) return;
       if (event.type === 'annotations') return pull(event.imageId, event.revision);
+      if (event.type === 'image-added') return remoteImages.added(event.imageId);
+      if (event.type === 'image-removed') return remoteImages.removed(event.imageId);
       if (event.type === 'learned') return useOpenProject.setState({ learnedRevision: event.revision });
       if (event.type !== 'job') return;
       const jobs = applyJobEvent(useOpenProject.getState().jobs, event);
@@ -119,37 +142,37 @@ function follow(api: ProjectApi, sync: ProjectSync): void {
     useOpenProject.setState(closedProjectState());
     showProjectInAddress(null);
   };
-  push(0);
+  useOpenProject.setState({ editsWaiting: false, busy: true });
+  const first = sync.push();
+  void settle(first);
+  return first;
 }
 
-function startSync(api: ProjectApi, project: ConstructorParameters<typeof ProjectSync>[0], images: Map<string, SyncedImage>): void {
-  follow(
+function startSync(api: ProjectApi, project: ConstructorParameters<typeof ProjectSync>[0], images: Map<string, SyncedImage>): Promise<void> {
+  return follow(
     api,
     new ProjectSync(project, images, {
       api,
       document: currentDocument,
-      replaceObjects: (imageId, objects) => useStudio.getState().apply('merge with the project', (doc) => setObjects(doc, imageId, objects)),
+      replaceObjects: (imageId, objects) => studio.mergeRemoteObjects(imageId, objects),
       imageBase64: (imageId) => encodeForUpload(imageId, 1),
       status: (state, message) => useOpenProject.setState({ state, message }),
-      imageNotOpen: noteImageNotOpen(),
+      imageNotOpen: (serverImageId) => onImageNotOpen(serverImageId),
     }),
   );
 }
 
-/** Photos others added since the project was opened are not fetched into the session: the studio says so. */
-function noteImageNotOpen(): (serverImageId: string) => void {
-  const added = new Set<string>();
-  return (serverImageId) => {
-    added.add(serverImageId);
-    useUi.getState().setNotice(`${added.size === 1 ? 'A photo was' : `${added.size} photos were`} added to this project by others since you opened it: close the project and open it again to see ${added.size === 1 ? 'it' : 'them'}.`);
-  };
-}
-
-/** The session on screen becomes a project of the signed-in account: its photos, classes and objects are uploaded. */
-export async function createProjectFromSession(name: string): Promise<void> {
+/**
+ * The session on screen becomes a project of the signed-in account: its photos, classes and objects
+ * are uploaded in the background; `uploaded` settles with the first upload (the sync retries a
+ * failed one on its own).
+ */
+export async function createProjectFromSession(name: string): Promise<{ uploaded: Promise<void> }> {
   const api = browserProjectApi();
   const project = await api.create(name, toProjectClasses(currentDocument().classes));
-  startSync(api, project, new Map());
+  const uploaded = startSync(api, project, new Map());
+  uploaded.catch(() => undefined);
+  return { uploaded };
 }
 
 /**
@@ -164,22 +187,25 @@ export async function openProjectInStudio(projectId: string): Promise<void> {
     () => null,
   );
   const opened = await openProject(api, projectId, (image) => contentIdOfSha256(image.sha256), me);
-  const space = useLocalSpace.getState().space;
-  const fetchFile = async ([imageId, image]: [string, ProjectImage]) => {
-    const blob = await api.imageFile(projectId, image.id, 'low');
-    await restoreImageBlob(imageId, blob);
-    if (space) await saveImage(space, imageId, blob).catch(() => undefined);
-  };
+  const fetchFile = ([imageId, image]: [string, ProjectImage]) => fetchProjectFile(api, projectId, imageId, image);
   const [first, ...rest] = opened.files;
   if (first) await fetchFile(first);
   stopSync();
   setServerThumbnails([...opened.files].map(([imageId, image]) => [imageId, api.thumbnailUrl(projectId, image.id)] as const));
   useStudio.getState().load(opened.document);
-  startSync(api, opened.project, opened.images);
+  void startSync(api, opened.project, opened.images).catch(() => undefined);
   useOpenProject.setState({ mine: opened.mine });
   void inParallel(rest, FILE_DOWNLOADS, fetchFile).catch((error: unknown) =>
     useUi.getState().setNotice(`Some photos of the project could not be loaded: ${error instanceof Error ? error.message : String(error)}`),
   );
+}
+
+/** A project photo's file into the studio and this browser's space, in the background. */
+async function fetchProjectFile(api: ProjectApi, projectId: string, imageId: string, image: ProjectImage): Promise<void> {
+  const blob = await api.imageFile(projectId, image.id, 'low');
+  await restoreImageBlob(imageId, blob);
+  const space = useLocalSpace.getState().space;
+  if (space) await saveImage(space, imageId, blob).catch(() => undefined);
 }
 
 /** Runs `work` on every item, at most `limit` at once. */

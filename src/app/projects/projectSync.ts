@@ -4,7 +4,8 @@
  * A stale write (someone wrote first) is merged per object with the server's objects
  * (objectMerge.ts) and written again on the server's revision; the merge lands in the document and
  * the state says "conflict", naming the objects kept twice. Nothing is lost on either side. Images
- * added to the session are uploaded; images closed in the session stay in the project.
+ * added to the session are uploaded; images closed in the session stay in the project. Images other
+ * members add or remove arrive as events: the studio adopts or releases them here.
  *
  * Everything outside the sync — the document, the API, the photo bytes, the state shown — is a port,
  * so tests run it against a real server in Node.
@@ -52,6 +53,8 @@ export class ProjectSync {
   private again = false;
   /** Images someone changed on the server (by server id): the revision announced, fetched in the next round. */
   private readonly announced = new Map<string, number>();
+  /** Images another member added whose record is on its way (by server id). */
+  private readonly arriving = new Set<string>();
 
   constructor(
     public project: Project,
@@ -87,6 +90,35 @@ export class ProjectSync {
     return this.push();
   }
 
+  /** Whether the image is one of this studio's (it was opened here, or uploaded from here). */
+  knows(serverImageId: string): boolean {
+    return [...this.images.values()].some((synced) => synced.serverId === serverImageId);
+  }
+
+  /** Another member added the image (an `image-added` event): its changes wait for `adopt`, and no notice says it is missing. */
+  expectImage(serverImageId: string): void {
+    this.arriving.add(serverImageId);
+  }
+
+  /** The added image, now in the document under `imageId`: its objects are fetched and merged like any change. */
+  async adopt(imageId: string, image: Pick<ProjectImage, 'id' | 'revision'>): Promise<void> {
+    this.arriving.delete(image.id);
+    if (!this.knows(image.id)) this.images.set(imageId, { serverId: image.id, revision: 0, base: [] });
+    return this.pull(image.id, image.revision);
+  }
+
+  /** Another member removed the image from the project: returns its id in the document (undefined when it is not open here); it is no longer synced. */
+  release(serverImageId: string): string | undefined {
+    this.arriving.delete(serverImageId);
+    this.announced.delete(serverImageId);
+    for (const [imageId, synced] of this.images) {
+      if (synced.serverId !== serverImageId) continue;
+      this.images.delete(imageId);
+      return imageId;
+    }
+    return undefined;
+  }
+
   /** Whether something is still to be fetched or written. */
   get busy(): boolean {
     return this.running || this.announced.size > 0;
@@ -118,6 +150,8 @@ export class ProjectSync {
       if (classesChanged) this.project = await this.ports.api.updateClasses(this.project.id, classes);
       for (const { image, objects, mine } of work) {
         let synced = this.images.get(image.id);
+        // Removed from the project by someone else while this round ran: not uploaded again.
+        if (!synced && !this.ports.document().images.some((i) => i.id === image.id)) continue;
         if (!synced) {
           const added = await this.ports.api.addImage(this.project.id, image.name, await this.ports.imageBase64(image.id));
           const current = await this.ports.api.annotations(this.project.id, added.id);
@@ -151,6 +185,8 @@ export class ProjectSync {
     try {
       for (const [serverId, revision] of [...this.announced]) {
         const known = byServerId.get(serverId);
+        // Its record is on its way: the announcement waits for it.
+        if (!known && this.arriving.has(serverId)) continue;
         if (!known) this.ports.imageNotOpen?.(serverId);
         else if (known.synced.revision < revision) {
           this.ports.status('syncing', null);

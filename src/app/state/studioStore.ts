@@ -3,6 +3,7 @@ import type { BoxPrompt, PointPrompt } from '../../engine/types';
 import * as ops from './documentOps';
 import { commit, createHistory, redo, settle, undo, type History } from './history';
 import { emptyDocument, type Candidate, type StudioDocument } from './model';
+import { remoteImageAdded, remoteImageRemoved, remoteObjectsChange } from './remoteChange';
 import { type ImageEntry, type ObjectReview, type Annotation } from '../../annotations/annotation';
 
 /**
@@ -71,6 +72,13 @@ export const studio = {
   applyMirrorPass: (imageId: string, revision: number, basis: readonly Candidate[], candidates: readonly Candidate[]) =>
     useStudio.getState().settle((d) => ops.applyMirrorPass(d, imageId, revision, basis, candidates)),
   fail: (imageId: string, revision: number, message: string) => useStudio.getState().settle((d) => ops.applyFailure(d, imageId, revision, message)),
+  /** Other members' changes of a shared project: applied to the whole history, never an undo step here (remoteChange.ts). */
+  mergeRemoteObjects: (imageId: string, objects: readonly Annotation[]) => {
+    const { settle, history } = useStudio.getState();
+    settle(remoteObjectsChange(imageId, history.present.objects[imageId] ?? [], objects));
+  },
+  addRemoteImage: (image: ImageEntry) => useStudio.getState().settle(remoteImageAdded(image)),
+  removeRemoteImage: (imageId: string) => useStudio.getState().settle(remoteImageRemoved(imageId)),
   undo: () => useStudio.getState().undo(),
   redo: () => useStudio.getState().redo(),
 };

@@ -38,9 +38,12 @@ const UNFINISHED: JobState[] = ['queued', 'running', 'paused'];
 /**
  * Answers of the runner that say "not now" rather than "this image fails": the same (job, image)
  * still running in a process presumed dead until its lease runs out, its refund pending, the
- * engine or the payer's share of it full, or the refund budget spent for the window.
+ * engine or the payer's share of it full, or the refund budget spent for the window. And this
+ * run's own call taken over by recovery (`attempt-abandoned`: a slow worker presumed dead, its
+ * charge refunded before it settled): nothing was written, and the refunded key is free, so the
+ * image is run again and charged once, instead of being counted as failed and left unlabelled.
  */
-const RETRY_LATER = new Set(['request-in-progress', 'refund-pending', 'service-busy', 'account-queue-full', 'rate-limited', 'refund-budget-exhausted', 'internal-error']);
+const RETRY_LATER = new Set(['request-in-progress', 'refund-pending', 'service-busy', 'account-queue-full', 'rate-limited', 'refund-budget-exhausted', 'internal-error', 'attempt-abandoned']);
 
 /** Inserted in slices: a job over a large project is one transaction, but not one statement. */
 const INSERT_SLICE = 500;

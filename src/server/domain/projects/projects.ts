@@ -174,6 +174,7 @@ export class Projects {
       created_by: accountId,
       created_at: now,
     };
+    const adder = await this.emailOf(accountId);
     const stored = await this.db.transaction(async (trx) => {
       await this.lockAccount(trx, project.owner_id);
       const twin = await this.findByDigest(projectId, digest, trx);
@@ -182,8 +183,10 @@ export class Projects {
       await this.blobs.record(trx, digest, bytes, now);
       await trx.insertInto('project_images').values(row).execute();
       await trx.updateTable('projects').set({ updated_at: now }).where('id', '=', projectId).execute();
+      await this.options.events?.record(trx, projectId, [{ type: 'image-added', imageId: row.id, changedBy: adder }]);
       return { row, created: true };
     });
+    if (stored.created) this.options.events?.wake(projectId);
     // The list will ask for its thumbnail next: render it now, off the request, while the bytes are at hand.
     if (stored.created) this.thumbnails.get(thumbnailKey(projectId, digest), async () => bytes).catch(() => undefined);
     return { image: this.imageView(stored.row, bytes.byteLength), created: stored.created };
@@ -290,8 +293,20 @@ export class Projects {
 
   async deleteImage(accountId: string, projectId: string, imageId: string): Promise<void> {
     await this.access(accountId, projectId, 'delete-image');
-    const deleted = await this.db.kysely.deleteFrom('project_images').where('id', '=', imageId).where('project_id', '=', projectId).executeTakeFirst();
+    const remover = await this.emailOf(accountId);
+    const deleted = await this.db.transaction(async (trx) => {
+      const result = await trx.deleteFrom('project_images').where('id', '=', imageId).where('project_id', '=', projectId).executeTakeFirst();
+      if (Number(result.numDeletedRows) > 0) await this.options.events?.record(trx, projectId, [{ type: 'image-removed', imageId, changedBy: remover }]);
+      return result;
+    });
     if (Number(deleted.numDeletedRows) === 0) throw new DomainError('not-found', 'no such image in this project');
+    this.options.events?.wake(projectId);
+  }
+
+  /** Who made a change, as the project's events name them. */
+  private async emailOf(accountId: string): Promise<string | null> {
+    const account = await this.db.kysely.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirst();
+    return account?.email ?? null;
   }
 
   private async storedAnnotations(row: ProjectImagesTable): Promise<StoredAnnotations> {
