@@ -25,6 +25,7 @@ import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { EXPORT_FORMATS, type AnnotationObject } from '../src/contract/projects';
 import { gifFrameBomb } from '../test/support/badImages';
+import { ringObjects } from './ringObjects';
 import { startServerProcess } from './serverProcess';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -102,22 +103,6 @@ async function probed(url: string, request: string, work: () => Promise<Response
   const row = { request, status, tookMs, probes: settled.length, p50Ms: percentile(ok, 50), p99Ms: percentile(ok, 99), maxMs: ok[ok.length - 1] ?? NaN, failedProbes: settled.length - ok.length };
   log(`${request}: ${status} in ${Math.round(tookMs)} ms; health p50 ${row.p50Ms.toFixed(1)} p99 ${row.p99Ms.toFixed(1)} max ${row.maxMs.toFixed(1)} ms over ${row.probes} probes`);
   return row;
-}
-
-/**
- * `count` objects of one ring of `vertices` vertices each: a circle around the image's centre (any
- * shape the limits count), its coordinates with `decimals` decimals (a traced outline has fractions).
- */
-function ringObjects(count: number, vertices: number, width: number, height: number, decimals = 6): AnnotationObject[] {
-  const scale = 10 ** decimals;
-  return Array.from({ length: count }, (_, i) => {
-    const radius = (Math.min(width, height) / 2 - 2) * (1 - i / (count + 1));
-    const outer = Array.from({ length: vertices }, (_, v) => {
-      const angle = (2 * Math.PI * v) / vertices;
-      return [Math.round((width / 2 + radius * Math.cos(angle)) * scale) / scale, Math.round((height / 2 + radius * Math.sin(angle)) * scale) / scale] as [number, number];
-    });
-    return { id: `o${i}`, classId: (i % 3) + 1, polygons: [{ outer, holes: [] }], source: 'local', confidence: 1, visible: true, review: 'accepted' } as AnnotationObject;
-  });
 }
 
 async function main(): Promise<void> {
