@@ -10,11 +10,11 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { ExportFormat } from '../../contract/projects';
-import { prepareAnnotationWrite, type PreparedAnnotationWrite } from '../domain/projects/annotationWrite';
+import type { AnnotationWriteJob, AnnotationWriteOutcome } from '../domain/projects/annotationCommit';
 import type { ProjectExportFile } from '../domain/projects/datasetExport';
 import { prepareLearnedModelWrite, type LearnedModelWriteInput, type PreparedLearnedModel } from '../domain/projects/learnedModelWrite';
 import { DomainError } from '../domain/errors';
-import type { AnnotationWriteJob, ProjectDatasetSource, ProjectJob, ProjectJobAnswer, ProjectJobResult } from './protocol';
+import type { AnnotationWriteInThread, ProjectDatasetSource, ProjectJob, ProjectJobAnswer, ProjectJobResult } from './protocol';
 
 export interface ExportWorkerOptions {
   maxRunning: number;
@@ -60,14 +60,12 @@ export class ProjectWorkers {
   }
 
   /**
-   * A small write is prepared here, with the stored objects `readStored` reads (`storedChars` long);
-   * a large one in a thread that reads them itself.
+   * A small write is done by `writeHere` on the event loop (`storedChars`: the length of the image's
+   * objects as stored); a large one whole in a thread, its body moved there.
    */
-  prepareWrite(job: AnnotationWriteJob, storedChars: number, readStored: () => Promise<string>): Promise<PreparedAnnotationWrite> {
-    if (job.input.rawBody.length + storedChars <= this.options.inlineWriteMaxChars) {
-      return readStored().then((storedObjectsJson) => prepareAnnotationWrite({ ...job.input, storedObjectsJson }));
-    }
-    return this.run({ kind: 'write', ...job });
+  writeAnnotations(job: AnnotationWriteInThread, storedChars: number, writeHere: (write: AnnotationWriteJob) => Promise<AnnotationWriteOutcome>): Promise<AnnotationWriteOutcome> {
+    if (job.write.body.byteLength + storedChars <= this.options.inlineWriteMaxChars) return writeHere(job.write);
+    return this.run({ kind: 'write', ...job, write: { ...job.write, body: ownBuffer(job.write.body) } });
   }
 
   /** Threads started and waiting for a job (read by tests). */
@@ -149,7 +147,7 @@ export class ProjectWorkers {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  private inWorker(job: ProjectJob): Promise<ProjectExportFile | PreparedAnnotationWrite | PreparedLearnedModel> {
+  private inWorker(job: ProjectJob): Promise<ProjectExportFile | AnnotationWriteOutcome | PreparedLearnedModel> {
     return new Promise((resolve, reject) => {
       const thread = this.take();
       const { worker, ready } = thread;
@@ -185,10 +183,18 @@ export class ProjectWorkers {
       void ready.then(() => {
         if (settled) return;
         worker.on('message', onAnswer);
-        worker.postMessage(job);
+        worker.postMessage(job, job.kind === 'write' ? [job.write.body.buffer as ArrayBuffer] : []);
       });
       worker.once('error', onError);
       worker.once('exit', onExit);
     });
   }
+}
+
+/**
+ * `bytes` alone in an ArrayBuffer of their own, which can then be moved to a thread: a request body
+ * usually is (Fastify joins its chunks into a new buffer), a view into a shared one is copied.
+ */
+function ownBuffer(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
 }
