@@ -8,6 +8,7 @@
  *     and as a few huge rings (4 × 62,500 vertices), and the issue's 12 MB body of 13 rings ×
  *     100,000 whole-pixel vertices (refused 413);
  *   - an export of the project (both images, 500,000 vertices) in every format.
+ * First, as a control, nothing for 5 s (what the probes cost at the machine's load of the moment).
  * While each runs, `GET /api/v1/health` is sent every 50 ms (each probe on its own, not waiting for
  * the one before), and each probe's latency is kept: p50, p99 and max per request. The server
  * process's RSS (from /proc, the server alone, not this client) is read after start, every 250 ms
@@ -135,6 +136,9 @@ async function main(): Promise<void> {
     const { width, height } = await sharp(photo).metadata();
     const manySmall = (await (await upload('many-small.png', photo)).json()) as { id: string };
     const fewHuge = (await (await upload('few-huge.png', await sharp(photo).flop().png().toBuffer())).json()) as { id: string };
+
+    // The control: the same probes with nothing else asked of the server, at the machine's load now.
+    rows.push(await probed(url, 'nothing (idle 5 s)', () => new Promise<Response>((done) => setTimeout(() => done(new Response(null, { status: 204 })), 5000))));
 
     if (!args['skip-uploads']) {
       // Smooth content keeps 39 MP inside the 1.5 MB an upload may carry.

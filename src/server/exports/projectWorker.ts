@@ -10,6 +10,7 @@
  *   bytes (moved);
  * - a large learned model's PUT body: parsed and validated (learnedModelWrite.ts).
  */
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { DomainError } from '../domain/errors';
 import { annotationSize, checkImageAnnotationSize, checkProjectVertices } from '../domain/projects/annotationLimits';
@@ -80,6 +81,15 @@ async function run(job: ProjectJob): Promise<ProjectJobAnswer> {
     throw error;
   }
 }
+
+/**
+ * The niceness of this thread (Linux keeps one per thread; other systems may apply it to the whole
+ * process, so it is set only on Linux): on a machine with fewer free cores than runnable threads, the
+ * event loop that answers every other request runs before the one user's heavy job, which only
+ * takes longer.
+ */
+const PROJECT_WORK_NICENESS = 10;
+if (process.platform === 'linux') setPriority(PROJECT_WORK_NICENESS);
 
 // Jobs come one at a time; the pool ends the thread when none came for a while.
 parentPort!.on('message', async (job: ProjectJob) => {
