@@ -1,6 +1,6 @@
 /**
  * A project's heavy work off the event loop: exports, and annotation writes with large bodies or
- * large stored objects. Each runs in a worker thread (projectWorker.ts) with a heap limit, so a
+ * large stored objects (done whole there, the database write included: annotationCommit.ts). Each runs in a worker thread (projectWorker.ts) with a heap limit, so a
  * large project does not stall other requests. At most `maxRunning` run at once and `maxWaiting`
  * wait; more is answered 503 `service-busy` with Retry-After, nothing started. A small write is
  * done at once, here: a thread costs more than it. Starting a thread (loading the format writers)
@@ -23,7 +23,7 @@ export interface ExportWorkerOptions {
   timeoutMs: number;
   /** The worker's V8 heap limit: a job needing more is stopped and answered 413. */
   maxHeapMb: number;
-  /** Writes whose body and stored objects together are up to this many characters are prepared on the event loop (a few milliseconds). */
+  /** Writes whose body and stored objects together are up to this many characters are done on the event loop (a few milliseconds). */
   inlineWriteMaxChars: number;
   /** Threads waiting for a job are ended after this long without one. */
   spareIdleMs: number;
