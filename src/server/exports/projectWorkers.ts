@@ -1,9 +1,10 @@
 /**
  * A project's heavy work off the event loop: exports, and annotation writes with large bodies or
- * large stored objects (done whole there, the database write included: annotationCommit.ts). Each runs in a worker thread (projectWorker.ts) with a heap limit, so a
- * large project does not stall other requests. At most `maxRunning` run at once and `maxWaiting`
- * wait; more is answered 503 `service-busy` with Retry-After, nothing started. A small write is
- * done at once, here: a thread costs more than it. Starting a thread (loading the format writers)
+ * large stored objects (done whole there, the database write included: annotationCommit.ts). Each
+ * runs in a worker thread (projectWorker.ts) with a heap limit, so a large project does not stall
+ * other requests. At most `maxRunning` run at once and `maxWaiting` wait; more is answered 503
+ * `service-busy` with Retry-After, nothing started. A small write is done on the event loop by the
+ * caller's `writeHere`: a thread costs more than it. Starting a thread (loading the format writers)
  * takes longer than many jobs, and a thread ended does not give all its memory back to the system,
  * so a thread that answered serves the next job too; threads are ended when no job came for
  * `spareIdleMs`, and at once after a timeout, a crash or running out of heap.
