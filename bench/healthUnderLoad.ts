@@ -8,6 +8,7 @@
  *     and as a few huge rings (4 × 62,500 vertices), and the issue's 12 MB body of 13 rings ×
  *     100,000 whole-pixel vertices (refused 413);
  *   - an export of the project (both images, 500,000 vertices) in every format.
+ * First, as a control, nothing for 5 s (what the probes cost at the machine's load of the moment).
  * While each runs, `GET /api/v1/health` is sent every 50 ms (each probe on its own, not waiting for
  * the one before), and each probe's latency is kept: p50, p99 and max per request. The server
  * process's RSS (from /proc, the server alone, not this client) is read after start, every 250 ms
@@ -25,6 +26,7 @@ import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { EXPORT_FORMATS, type AnnotationObject } from '../src/contract/projects';
 import { gifFrameBomb } from '../test/support/badImages';
+import { ringObjects } from './ringObjects';
 import { startServerProcess } from './serverProcess';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -60,6 +62,15 @@ async function settledRss(pid: number, limitS: number): Promise<number> {
   return readings[readings.length - 1];
 }
 
+/**
+ * CPU time the server's main thread (the event loop: its thread id is the process id) has used so
+ * far, in ms (/proc, clock ticks of 10 ms): what a request costs the loop, whatever the machine's load.
+ */
+function mainThreadCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
 
 interface Row {
@@ -72,10 +83,13 @@ interface Row {
   maxMs: number;
   /** Probes that got no 200 (timed out after 30 s, or an error status). */
   failedProbes: number;
+  /** CPU the server's event loop used meanwhile, the probes' own included (the idle row shows theirs). */
+  mainThreadCpuMs: number;
 }
 
 /** Runs `work` while probing the server's health every 50 ms; the probes' latencies and the work's status and time. */
-async function probed(url: string, request: string, work: () => Promise<Response>): Promise<Row> {
+async function probed(url: string, pid: number, request: string, work: () => Promise<Response>): Promise<Row> {
+  const cpuBefore = mainThreadCpuMs(pid);
   const latencies: Promise<number | undefined>[] = [];
   const probe = () => {
     const started = performance.now();
@@ -98,26 +112,11 @@ async function probed(url: string, request: string, work: () => Promise<Response
   }
   const tookMs = performance.now() - started;
   const settled = await Promise.all(latencies);
+  const mainThreadCpu = mainThreadCpuMs(pid) - cpuBefore;
   const ok = settled.filter((l): l is number => l !== undefined).sort((a, b) => a - b);
-  const row = { request, status, tookMs, probes: settled.length, p50Ms: percentile(ok, 50), p99Ms: percentile(ok, 99), maxMs: ok[ok.length - 1] ?? NaN, failedProbes: settled.length - ok.length };
-  log(`${request}: ${status} in ${Math.round(tookMs)} ms; health p50 ${row.p50Ms.toFixed(1)} p99 ${row.p99Ms.toFixed(1)} max ${row.maxMs.toFixed(1)} ms over ${row.probes} probes`);
+  const row = { request, status, tookMs, probes: settled.length, p50Ms: percentile(ok, 50), p99Ms: percentile(ok, 99), maxMs: ok[ok.length - 1] ?? NaN, failedProbes: settled.length - ok.length, mainThreadCpuMs: mainThreadCpu };
+  log(`${request}: ${status} in ${Math.round(tookMs)} ms; health p50 ${row.p50Ms.toFixed(1)} p99 ${row.p99Ms.toFixed(1)} max ${row.maxMs.toFixed(1)} ms over ${row.probes} probes; server main thread CPU ${mainThreadCpu} ms`);
   return row;
-}
-
-/**
- * `count` objects of one ring of `vertices` vertices each: a circle around the image's centre (any
- * shape the limits count), its coordinates with `decimals` decimals (a traced outline has fractions).
- */
-function ringObjects(count: number, vertices: number, width: number, height: number, decimals = 6): AnnotationObject[] {
-  const scale = 10 ** decimals;
-  return Array.from({ length: count }, (_, i) => {
-    const radius = (Math.min(width, height) / 2 - 2) * (1 - i / (count + 1));
-    const outer = Array.from({ length: vertices }, (_, v) => {
-      const angle = (2 * Math.PI * v) / vertices;
-      return [Math.round((width / 2 + radius * Math.cos(angle)) * scale) / scale, Math.round((height / 2 + radius * Math.sin(angle)) * scale) / scale] as [number, number];
-    });
-    return { id: `o${i}`, classId: (i % 3) + 1, polygons: [{ outer, holes: [] }], source: 'local', confidence: 1, visible: true, review: 'accepted' } as AnnotationObject;
-  });
 }
 
 async function main(): Promise<void> {
@@ -151,17 +150,20 @@ async function main(): Promise<void> {
     const manySmall = (await (await upload('many-small.png', photo)).json()) as { id: string };
     const fewHuge = (await (await upload('few-huge.png', await sharp(photo).flop().png().toBuffer())).json()) as { id: string };
 
+    // The control: the same probes with nothing else asked of the server, at the machine's load now.
+    rows.push(await probed(url, pid, 'nothing (idle 5 s)', () => new Promise<Response>((done) => setTimeout(() => done(new Response(null, { status: 204 })), 5000))));
+
     if (!args['skip-uploads']) {
       // Smooth content keeps 39 MP inside the 1.5 MB an upload may carry.
       const large = await sharp({ create: { width: 7000, height: 5600, channels: 3, background: { r: 90, g: 140, b: 200 } } }).jpeg({ quality: 70 }).toBuffer();
-      rows.push(await probed(url, `upload 39 MP JPEG (${(large.length / 1024).toFixed(0)} KiB)`, () => upload('large.jpg', large)));
-      rows.push(await probed(url, 'upload GIF frame bomb (16300²)', () => upload('bomb.gif', gifFrameBomb(100, 16_300))));
-      rows.push(await probed(url, 'upload truncated PNG', () => upload('cut.png', photo.subarray(0, Math.floor(photo.length * 0.6)))));
+      rows.push(await probed(url, pid, `upload 39 MP JPEG (${(large.length / 1024).toFixed(0)} KiB)`, () => upload('large.jpg', large)));
+      rows.push(await probed(url, pid, 'upload GIF frame bomb (16300²)', () => upload('bomb.gif', gifFrameBomb(100, 16_300))));
+      rows.push(await probed(url, pid, 'upload truncated PNG', () => upload('cut.png', photo.subarray(0, Math.floor(photo.length * 0.6)))));
     }
 
     const write = async (label: string, imageId: string, objects: AnnotationObject[]) => {
       const body = JSON.stringify({ revision: 0, objects });
-      return probed(url, `${label} (${(body.length / 1024 / 1024).toFixed(1)} MB)`, () => send(`${projectPath}/images/${imageId}/annotations`, 'PUT', body));
+      return probed(url, pid, `${label} (${(body.length / 1024 / 1024).toFixed(1)} MB)`, () => send(`${projectPath}/images/${imageId}/annotations`, 'PUT', body));
     };
     // The project must hold its objects for the exports, so these two writes are not optional.
     const writes = [
@@ -173,7 +175,7 @@ async function main(): Promise<void> {
       rows.push(await write('PUT 13 rings × 100,000 vertices (refused)', manySmall.id, ringObjects(13, 100_000, width!, height!, 0)));
     }
 
-    for (const format of formats) rows.push(await probed(url, `export ${format}`, () => send(`${projectPath}/export?format=${format}`, 'GET')));
+    for (const format of formats) rows.push(await probed(url, pid, `export ${format}`, () => send(`${projectPath}/export?format=${format}`, 'GET')));
 
     // The project work pool ends its waiting threads after 30 s without a job (exports/projectWorkers.ts).
     log(`waiting ${args['idle-seconds']} s for idle worker threads to end, then for the server's RSS to settle (at most ${args['settle-seconds']} s)`);
@@ -186,9 +188,9 @@ async function main(): Promise<void> {
     const memory = { startMb: startRss, peakMb: peak, afterMb: endRss, growthMb: endRss - startRss, afterAnonMb: field('RssAnon'), afterFileMb: field('RssFile') };
 
     const table = [
-      '| request | status | took | health probes | p50 | p99 | max | failed |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|',
-      ...rows.map((r) => `| ${r.request} | ${r.status} | ${Math.round(r.tookMs).toLocaleString('en-US')} ms | ${r.probes} | ${r.p50Ms.toFixed(1)} ms | ${r.p99Ms.toFixed(1)} ms | ${r.maxMs.toFixed(1)} ms | ${r.failedProbes} |`),
+      '| request | status | took | health probes | p50 | p99 | max | failed | main thread CPU |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...rows.map((r) => `| ${r.request} | ${r.status} | ${Math.round(r.tookMs).toLocaleString('en-US')} ms | ${r.probes} | ${r.p50Ms.toFixed(1)} ms | ${r.p99Ms.toFixed(1)} ms | ${r.maxMs.toFixed(1)} ms | ${r.failedProbes} | ${r.mainThreadCpuMs} ms |`),
       '',
       `Server RSS: ${memory.startMb.toFixed(0)} MB after start, ${memory.peakMb.toFixed(0)} MB at the peak, ${memory.afterMb.toFixed(0)} MB after the run (${memory.growthMb >= 0 ? '+' : ''}${memory.growthMb.toFixed(0)} MB; of it ${memory.afterAnonMb.toFixed(0)} MB anonymous, ${memory.afterFileMb.toFixed(0)} MB mapped files).`,
       `Worst p99 of any request: ${Math.max(...rows.map((r) => r.p99Ms)).toFixed(1)} ms; worst single probe: ${Math.max(...rows.map((r) => r.maxMs)).toFixed(1)} ms.`,

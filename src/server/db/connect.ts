@@ -100,7 +100,20 @@ export interface OpenDatabaseOptions {
   pgSchema?: string;
 }
 
+/** Opens the database and brings its schema to the latest migration. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
+  return connect(options, true);
+}
+
+/**
+ * Another connection to a database that `openDatabase` opened (and migrated), for a worker thread
+ * that writes on its own (exports/projectWorker.ts): the same settings, one connection.
+ */
+export function connectDatabase(location: DbLocation): Promise<Db> {
+  return connect(location.dialect === 'sqlite' ? { sqliteFile: location.file } : { databaseUrl: location.url, pgSchema: location.schema, poolSize: 1 }, false);
+}
+
+async function connect(options: OpenDatabaseOptions & { poolSize?: number }, migrate: boolean): Promise<Db> {
   let kysely: Kysely<Database>;
   let dialect: DialectName;
   let relaxSync: SQLite.Statement | undefined;
@@ -113,7 +126,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
   if (options.databaseUrl) {
     dialect = 'postgres';
     const schema = options.pgSchema?.replace(/[^a-z0-9_]/gi, '');
-    if (schema) {
+    if (schema && migrate) {
       const admin = new pg.Client({ connectionString: options.databaseUrl });
       await admin.connect();
       try {
@@ -124,7 +137,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
     }
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
-      max: 10,
+      max: options.poolSize ?? 10,
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
     kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
@@ -147,10 +160,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Db> {
     kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }), log });
   }
   const schema =
-    dialect === 'postgres'
+    migrate && dialect === 'postgres'
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(kysely)).rows[0]?.schema
       : undefined;
-  await migrateToLatest(kysely, schema);
+  if (migrate) await migrateToLatest(kysely, schema);
   const transaction = <T>(fn: (trx: Transaction<Database>) => Promise<T>, durability: Durability = 'durable'): Promise<T> => {
     if (durability === 'durable') return kysely.transaction().execute(fn);
     if (dialect === 'postgres') {

@@ -14,6 +14,8 @@ export class DomainError extends Error {
       errors?: { path: string; message: string }[];
       headers?: Record<string, string>;
       members?: Record<string, unknown>;
+      /** Members whose value is JSON already (bytes), spliced into the problem as they are: a large one is never parsed and serialised again. */
+      rawMembers?: Record<string, Uint8Array>;
       /** A paid call failed after its charge: whether the refund is complete (X-Service-Refunded). */
       refunded?: boolean;
       /** An x402 call failed: its payment was not settled. */

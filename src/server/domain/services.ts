@@ -121,7 +121,7 @@ export function createServices(options: ServicesOptions): Services {
   const projects = new Projects(options.db, clock, blobStoreFor(options.db, options.projects?.dataDir ?? './data'), {
     quotaBytes: options.projects?.quotaBytes ?? DEFAULT_PROJECT_QUOTA_BYTES,
     checkImage: options.checkImage,
-    prepareWrite: (job, storedChars, readStored) => projectWorkers.prepareWrite(job, storedChars, readStored),
+    writeAnnotations: (job, storedChars, writeHere) => projectWorkers.writeAnnotations(job, storedChars, writeHere),
     events: projectEvents,
   });
   const segmentation = new Segmentation(

@@ -1,20 +1,21 @@
 /**
  * A project's heavy work off the event loop: exports, and annotation writes with large bodies or
- * large stored objects. Each runs in a worker thread (projectWorker.ts) with a heap limit, so a
- * large project does not stall other requests. At most `maxRunning` run at once and `maxWaiting`
- * wait; more is answered 503 `service-busy` with Retry-After, nothing started. A small write is
- * done at once, here: a thread costs more than it. Starting a thread (loading the format writers)
+ * large stored objects (done whole there, the database write included: annotationCommit.ts). Each
+ * runs in a worker thread (projectWorker.ts) with a heap limit, so a large project does not stall
+ * other requests. At most `maxRunning` run at once and `maxWaiting` wait; more is answered 503
+ * `service-busy` with Retry-After, nothing started. A small write is done on the event loop by the
+ * caller's `writeHere`: a thread costs more than it. Starting a thread (loading the format writers)
  * takes longer than many jobs, and a thread ended does not give all its memory back to the system,
  * so a thread that answered serves the next job too; threads are ended when no job came for
  * `spareIdleMs`, and at once after a timeout, a crash or running out of heap.
  */
 import { Worker } from 'node:worker_threads';
 import type { ExportFormat } from '../../contract/projects';
-import { prepareAnnotationWrite, type PreparedAnnotationWrite } from '../domain/projects/annotationWrite';
+import type { AnnotationWriteJob, AnnotationWriteOutcome } from '../domain/projects/annotationCommit';
 import type { ProjectExportFile } from '../domain/projects/datasetExport';
 import { prepareLearnedModelWrite, type LearnedModelWriteInput, type PreparedLearnedModel } from '../domain/projects/learnedModelWrite';
 import { DomainError } from '../domain/errors';
-import type { AnnotationWriteJob, ProjectDatasetSource, ProjectJob, ProjectJobAnswer, ProjectJobResult } from './protocol';
+import type { AnnotationWriteInThread, ProjectDatasetSource, ProjectJob, ProjectJobAnswer, ProjectJobResult } from './protocol';
 
 export interface ExportWorkerOptions {
   maxRunning: number;
@@ -23,7 +24,7 @@ export interface ExportWorkerOptions {
   timeoutMs: number;
   /** The worker's V8 heap limit: a job needing more is stopped and answered 413. */
   maxHeapMb: number;
-  /** Writes whose body and stored objects together are up to this many characters are prepared on the event loop (a few milliseconds). */
+  /** Writes whose body and stored objects together are up to this many characters are done on the event loop (a few milliseconds). */
   inlineWriteMaxChars: number;
   /** Threads waiting for a job are ended after this long without one. */
   spareIdleMs: number;
@@ -60,14 +61,12 @@ export class ProjectWorkers {
   }
 
   /**
-   * A small write is prepared here, with the stored objects `readStored` reads (`storedChars` long);
-   * a large one in a thread that reads them itself.
+   * A small write is done by `writeHere` on the event loop (`storedChars`: the length of the image's
+   * objects as stored); a large one whole in a thread, its body moved there.
    */
-  prepareWrite(job: AnnotationWriteJob, storedChars: number, readStored: () => Promise<string>): Promise<PreparedAnnotationWrite> {
-    if (job.input.rawBody.length + storedChars <= this.options.inlineWriteMaxChars) {
-      return readStored().then((storedObjectsJson) => prepareAnnotationWrite({ ...job.input, storedObjectsJson }));
-    }
-    return this.run({ kind: 'write', ...job });
+  writeAnnotations(job: AnnotationWriteInThread, storedChars: number, writeHere: (write: AnnotationWriteJob) => Promise<AnnotationWriteOutcome>): Promise<AnnotationWriteOutcome> {
+    if (job.write.body.byteLength + storedChars <= this.options.inlineWriteMaxChars) return writeHere(job.write);
+    return this.run({ kind: 'write', ...job, write: { ...job.write, body: ownBuffer(job.write.body) } });
   }
 
   /** Threads started and waiting for a job (read by tests). */
@@ -149,7 +148,7 @@ export class ProjectWorkers {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  private inWorker(job: ProjectJob): Promise<ProjectExportFile | PreparedAnnotationWrite | PreparedLearnedModel> {
+  private inWorker(job: ProjectJob): Promise<ProjectExportFile | AnnotationWriteOutcome | PreparedLearnedModel> {
     return new Promise((resolve, reject) => {
       const thread = this.take();
       const { worker, ready } = thread;
@@ -185,10 +184,18 @@ export class ProjectWorkers {
       void ready.then(() => {
         if (settled) return;
         worker.on('message', onAnswer);
-        worker.postMessage(job);
+        worker.postMessage(job, job.kind === 'write' ? [job.write.body.buffer as ArrayBuffer] : []);
       });
       worker.once('error', onError);
       worker.once('exit', onExit);
     });
   }
+}
+
+/**
+ * `bytes` alone in an ArrayBuffer of their own, which can then be moved to a thread: a request body
+ * usually is (Fastify joins its chunks into a new buffer), a view into a shared one is copied.
+ */
+function ownBuffer(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
 }

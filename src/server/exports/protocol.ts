@@ -2,7 +2,7 @@
 import type { ExportFormat, Project, ProjectImage } from '../../contract/projects';
 import type { ProblemSlug } from '../../contract/problems';
 import type { DbLocation } from '../db/connect';
-import type { AnnotationWriteInput, PreparedAnnotationWrite } from '../domain/projects/annotationWrite';
+import type { AnnotationWriteJob, AnnotationWriteOutcome } from '../domain/projects/annotationCommit';
 import type { ProjectExportFile } from '../domain/projects/datasetExport';
 import type { LearnedModelWriteInput, PreparedLearnedModel } from '../domain/projects/learnedModelWrite';
 
@@ -16,18 +16,23 @@ export interface ProjectDatasetSource {
   database: DbLocation;
 }
 
-/** An annotation write whose stored objects the worker reads itself (from `stored`). */
-export interface AnnotationWriteJob {
-  input: Omit<AnnotationWriteInput, 'storedObjectsJson'>;
-  stored: { database: DbLocation; projectId: string; imageId: string };
+/**
+ * A large annotation write, done whole in the thread on a connection of its own to `database`
+ * (domain/projects/annotationCommit.ts); `recordEvent`: the server keeps a live stream of its
+ * projects, so the write records its event in the same transaction.
+ */
+export interface AnnotationWriteInThread {
+  write: AnnotationWriteJob;
+  database: DbLocation;
+  recordEvent: boolean;
 }
 
 export type ProjectJob =
   | { kind: 'export'; source: ProjectDatasetSource; format: ExportFormat }
-  | ({ kind: 'write' } & AnnotationWriteJob)
+  | ({ kind: 'write' } & AnnotationWriteInThread)
   | { kind: 'learned'; input: LearnedModelWriteInput };
 
-export type ProjectJobResult<J extends ProjectJob> = J extends { kind: 'export' } ? ProjectExportFile : J extends { kind: 'write' } ? PreparedAnnotationWrite : PreparedLearnedModel;
+export type ProjectJobResult<J extends ProjectJob> = J extends { kind: 'export' } ? ProjectExportFile : J extends { kind: 'write' } ? AnnotationWriteOutcome : PreparedLearnedModel;
 
 /** A DomainError, as it crosses the thread boundary. */
 export interface RefusalMessage {
@@ -37,4 +42,4 @@ export interface RefusalMessage {
   errors?: { path: string; message: string }[];
 }
 
-export type ProjectJobAnswer = { ok: true; result: ProjectExportFile | PreparedAnnotationWrite | PreparedLearnedModel } | ({ ok: false } & RefusalMessage);
+export type ProjectJobAnswer = { ok: true; result: ProjectExportFile | AnnotationWriteOutcome | PreparedLearnedModel } | ({ ok: false } & RefusalMessage);

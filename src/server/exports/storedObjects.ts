@@ -1,8 +1,8 @@
 /**
- * What a project worker thread reads with a database connection of its own: images' stored objects
- * (the JSON text of their `objects` column) and the project's learned model. For an export or a
- * large write, the main thread never reads, holds or copies those megabytes, so its event loop
- * keeps answering meanwhile.
+ * What a project worker thread reads for an export with a database connection of its own: images'
+ * stored objects (the JSON text of their `objects` column) and the project's learned model. The
+ * main thread never reads, holds or copies those megabytes, so its event loop keeps answering
+ * meanwhile.
  */
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
@@ -49,14 +49,8 @@ const learnedModelQuery = (projectId: string): Query => ({
 
 const objectsByImage = (rows: unknown[]) => new Map((rows as Array<{ id: string; objects: string }>).map((row) => [row.id, row.objects]));
 
-/** The `objects` of those images of the project, by image id; an image deleted meanwhile is absent. */
-export async function readStoredObjects(location: DbLocation, projectId: string, imageIds: readonly string[]): Promise<Map<string, string>> {
-  const [rows] = await readRows(location, [objectsQuery(projectId, imageIds)]);
-  return objectsByImage(rows!);
-}
-
 export interface StoredExportSource {
-  /** As readStoredObjects answers. */
+  /** The `objects` of those images of the project, by image id; an image deleted meanwhile is absent. */
   objects: Map<string, string>;
   /** The project's learned model as stored (JSON text), or undefined when it has none. */
   learnedModelJson: string | undefined;

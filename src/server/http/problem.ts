@@ -23,7 +23,11 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
   for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);
   if (error.extra.refunded) reply.header('X-Service-Refunded', 'true');
   if (error.extra.paymentResponse !== undefined) reply.header('PAYMENT-RESPONSE', error.extra.paymentResponse).header('Cache-Control', 'no-store');
-  return reply.code(info.status).type('application/problem+json').send(JSON.stringify(body));
+  reply.code(info.status).type('application/problem+json');
+  const raw = Object.entries(error.extra.rawMembers ?? {});
+  if (!raw.length) return reply.send(JSON.stringify(body));
+  const parts = raw.flatMap(([name, json]) => [Buffer.from(`,${JSON.stringify(name)}:`), json]);
+  return reply.send(Buffer.concat([Buffer.from(JSON.stringify(body).slice(0, -1)), ...parts, Buffer.from('}')]));
 }
 
 /** Fastify's own errors (body parser, routing) mapped onto our problem types. */

@@ -6,7 +6,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { AnnotationObject, ImageAnnotations, MemberRole, Project, ProjectClass, ProjectImage, ProjectRole } from '../../../contract/projects';
 import type { Db } from '../../db/connect';
-import type { AnnotationWriteJob, ProjectDatasetSource } from '../../exports/protocol';
+import type { AnnotationWriteInThread, ProjectDatasetSource } from '../../exports/protocol';
 import type { Database, ProjectImagesTable, ProjectsTable } from '../../db/schema';
 import type { Clock } from '../clock';
 import { DomainError } from '../errors';
@@ -14,7 +14,7 @@ import { opaqueId, sha256Hex } from '../ids';
 import type { ImageSize } from '../imageField';
 import type { BlobStore } from './blobStore';
 import { checkProjectVertices } from './annotationLimits';
-import type { PreparedAnnotationWrite } from './annotationWrite';
+import { annotationsJsonBytes, commitAnnotationWrite, type AnnotationsAsStored, type AnnotationWriteJob, type AnnotationWriteOutcome } from './annotationCommit';
 import type { ProjectEvents } from './projectEvents';
 import { roleAllows, type ProjectAction } from './roles';
 import { ThumbnailCache, THUMBNAIL_VARIANT } from './thumbnails';
@@ -28,11 +28,11 @@ export interface ProjectsOptions {
   /** The header check of an uploaded file (inference/imageCheck.ts): its displayed size, or 400. */
   checkImage: (bytes: Uint8Array) => Promise<ImageSize>;
   /**
-   * The heavy half of an annotation write (annotationWrite.ts): at once when the body and the
-   * objects stored before it (`storedChars` long, read by `readStored`) are small, else in a worker
-   * thread that reads the stored objects itself.
+   * Does an annotation write (annotationCommit.ts): at once, by `writeHere`, when the body and the
+   * image's objects as stored (`storedChars` long) are small, else whole in a worker thread on a
+   * connection of its own.
    */
-  prepareWrite: (job: AnnotationWriteJob, storedChars: number, readStored: () => Promise<string>) => Promise<PreparedAnnotationWrite>;
+  writeAnnotations: (job: AnnotationWriteInThread, storedChars: number, writeHere: (write: AnnotationWriteJob) => Promise<AnnotationWriteOutcome>) => Promise<AnnotationWriteOutcome>;
   /** The projects' live stream (issue 38): every write of annotations is an event. */
   events?: ProjectEvents;
 }
@@ -314,11 +314,6 @@ export class Projects {
     return { imageId: row.id, revision: row.revision, objectsJson: row.objects, updatedBy: by?.email ?? null, updatedAt: iso(row.updated_at) };
   }
 
-  private async annotationsView(row: ProjectImagesTable): Promise<ImageAnnotations> {
-    const { objectsJson, ...stored } = await this.storedAnnotations(row);
-    return { ...stored, objects: JSON.parse(objectsJson) as AnnotationObject[] };
-  }
-
   async readAnnotations(accountId: string, projectId: string, imageId: string): Promise<StoredAnnotations> {
     await this.access(accountId, projectId, 'read');
     return this.storedAnnotations(await this.imageRow(projectId, imageId));
@@ -342,13 +337,13 @@ export class Projects {
    * Replaces the image's objects if it is still at the revision the request names: one conditional
    * UPDATE, so of two writers on the same revision exactly one succeeds, in any number of processes.
    * The other gets 409 `revision-conflict` with the annotations as stored, to merge into and write
-   * again. The body arrives as text: parsing, limits, validation and stamping are `prepareWrite`'s
-   * (a worker thread's, reading the stored objects itself, when the body or the image's objects are
-   * large), so a large write does not stall other requests.
+   * again. The body arrives as bytes: a large write is parsed, validated, stamped and committed in a
+   * worker thread (annotationCommit.ts), and its objects come back as bytes the route sends as they
+   * are, so it does not stall other requests.
    */
-  async writeAnnotations(accountId: string, projectId: string, imageId: string, request: { rawBody: string; ifMatchRevision?: number }): Promise<StoredAnnotations> {
+  async writeAnnotations(accountId: string, projectId: string, imageId: string, request: { body: Uint8Array; ifMatchRevision?: number }): Promise<AnnotationsAsStored> {
     const { project, role } = await this.access(accountId, projectId, 'annotate');
-    // Not the stored objects themselves: a large image's are read by the worker that prepares the write.
+    // Not the stored objects themselves: a large image's are read by the thread that does the write.
     const image = await this.db.kysely
       .selectFrom('project_images')
       .select(['width', 'height', sql<number>`length(objects)`.as('stored_chars')])
@@ -356,57 +351,30 @@ export class Projects {
       .where('project_id', '=', projectId)
       .executeTakeFirst();
     if (!image) throw new DomainError('not-found', 'no such image in this project');
-    const now = this.clock.now();
     const writer = await this.db.kysely.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirstOrThrow();
-    const input = {
+    const write: AnnotationWriteJob = {
       ...request,
+      projectId,
+      imageId,
       image: { width: image.width, height: image.height },
       classIds: (JSON.parse(project.classes) as ProjectClass[]).map((c) => c.id),
-      writer: writer.email,
-      at: iso(now)!,
-      // Judging proposals is the owner's and the reviewers' (issue 38): an annotator does not approve his own.
-      mayReview: roleAllows(role, 'review'),
+      writer: { accountId, email: writer.email, role },
+      now: this.clock.now(),
     };
-    const prepared = await this.options.prepareWrite({ input, stored: { database: this.db.location, projectId, imageId } }, Number(image.stored_chars), async () => (await this.imageRow(projectId, imageId)).objects);
-    const { revision } = prepared;
-    if (prepared.decided.length) throw new DomainError('role-forbidden', `a project's ${role} cannot accept or reject objects (${prepared.decided.slice(0, 5).join(', ')})`);
-    await this.checkProjectVertices(projectId, imageId, prepared.vertices);
-    const updated = await this.db.transaction(async (trx) => {
-      const result = await trx
-        .updateTable('project_images')
-        .set({ objects: prepared.objectsJson, vertex_count: prepared.vertices, revision: revision + 1, updated_by: accountId, updated_at: now })
-        .where('id', '=', imageId)
-        .where('revision', '=', revision)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) > 0) {
-        await this.options.events?.record(trx, projectId, [{ type: 'annotations', imageId, revision: revision + 1, changedBy: writer.email }]);
-      }
-      return result;
-    });
-    if (Number(updated.numUpdatedRows) > 0) this.options.events?.wake(projectId);
-    if (Number(updated.numUpdatedRows) === 0) {
-      const current = await this.annotationsView(await this.imageRow(projectId, imageId));
-      throw new DomainError('revision-conflict', `the annotations are at revision ${current.revision}, not ${revision}`, {
-        members: { currentRevision: current.revision, current },
+    const events = this.options.events;
+    const outcome = await this.options.writeAnnotations({ write, database: this.db.location, recordEvent: events !== undefined }, Number(image.stored_chars), (here) =>
+      commitAnnotationWrite(this.db, events, here),
+    );
+    if (!outcome.written) {
+      const { current } = outcome;
+      throw new DomainError('revision-conflict', `the annotations are at revision ${current.revision}, not ${outcome.askedRevision}`, {
+        members: { currentRevision: current.revision },
+        rawMembers: { current: annotationsJsonBytes(current) },
         headers: { ETag: `"${current.revision}"` },
       });
     }
-    return { imageId, revision: revision + 1, objectsJson: prepared.objectsJson, updatedBy: writer.email, updatedAt: iso(now) };
-  }
-
-  /**
-   * 413 when the project's other images and this one's new objects together pass the per-project
-   * vertex limit. Two writers on two images at once may each fit alone and pass it together by at
-   * most one image's worth; the export checks the total again before any work.
-   */
-  private async checkProjectVertices(projectId: string, imageId: string, vertices: number): Promise<void> {
-    const others = await this.db.kysely
-      .selectFrom('project_images')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('vertex_count'), eb.lit(0)).as('n'))
-      .where('project_id', '=', projectId)
-      .where('id', '<>', imageId)
-      .executeTakeFirstOrThrow();
-    checkProjectVertices(Number(others.n) + vertices);
+    events?.wake(projectId);
+    return outcome.annotations;
   }
 
   async listMembers(accountId: string, projectId: string): Promise<Array<{ email: string; role: ProjectRole; addedAt: string | null; invited?: boolean }>> {

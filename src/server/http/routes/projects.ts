@@ -11,6 +11,7 @@ import {
 } from '../../../contract/projects';
 import { DomainError } from '../../domain/errors';
 import { decodeImageField } from '../../domain/imageField';
+import { annotationsJsonBytes } from '../../domain/projects/annotationCommit';
 import type { StoredAnnotations } from '../../domain/projects/projects';
 import { THUMBNAIL_MEDIA_TYPE } from '../../domain/projects/thumbnails';
 import type { Services } from '../../domain/services';
@@ -105,17 +106,17 @@ export async function projectRoutes(app: FastifyInstance, { services }: { servic
     return reply.header('ETag', `"${annotations.revision}"`).type('application/json; charset=utf-8').send(annotationsJson(annotations));
   });
 
-  // The body stays text: parsing and validating a large one is the project workers' (off the event loop).
+  // The body stays bytes: a large one is parsed, validated and written by the project workers (off the event loop).
   await app.register(async (scope) => {
     scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
     apiRoute<ImageParams>(scope, 'writeAnnotations', { ...any, bodyLimit: 16 * 1024 * 1024 }, async (request, reply) => {
-      const rawBody = typeof request.body === 'string' ? request.body : '';
+      const body = request.body instanceof Uint8Array ? request.body : new Uint8Array();
       const written = await projects.writeAnnotations(account(request), request.params.projectId, request.params.imageId, {
-        rawBody,
+        body,
         ifMatchRevision: ifMatchRevision(request.headers['if-match']),
       });
-      return reply.header('ETag', `"${written.revision}"`).type('application/json; charset=utf-8').send(annotationsJson(written));
+      return reply.header('ETag', `"${written.revision}"`).type('application/json; charset=utf-8').send(annotationsJsonBytes(written));
     });
   });
 
