@@ -243,7 +243,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     const t1 = performance.now();
     const c1 = process.cpuUsage();
     model.learnAll(examples);
-    if (options.rankOverlaps !== false) model.recordProposalOutcomes(judged.map((j) => ({ relation: j.guess.relation!, correct: j.truePositive, shown: j.guess.probability >= options.showFrom })));
+    if (options.rankOverlaps !== false) model.recordProposalOutcomes(judged.map((j) => ({ relation: j.guess.relation!, correct: j.truePositive, shown: !seed && j.guess.probability >= options.showFrom })));
     row.learnMs = performance.now() - t1;
     const used = process.cpuUsage(c1);
     row.learnCpuMs = (used.user + used.system) / 1000;
