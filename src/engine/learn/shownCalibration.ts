@@ -37,7 +37,7 @@ export interface ShownCalibrationState {
   readonly outcomes: readonly ShownOutcome[];
 }
 
-export const DEFAULT_SHOWN_CALIBRATION: ShownCalibrationMethod = 'platt';
+export const DEFAULT_SHOWN_CALIBRATION: ShownCalibrationMethod = 'isotonic';
 /** The newest decisions kept: a person's model changes as it learns, and old decisions describe an older one. */
 const MAX_OUTCOMES = 2000;
 /** The isotonic map's prior: this many pseudo-decisions per tenth of the score's range, each right as often as its score says. */
