@@ -19,6 +19,7 @@ import { DEFAULT_DESCRIPTOR_KINDS, DESCRIPTOR_KINDS, type DescriptorKind } from 
 import type { ConceptDetector } from '../../src/engine/text/detector';
 import { diskEmbeddingStore } from '../eval/embeddingStore';
 import { gitCommit, selectImages, type CocoInstancesFile } from './everything';
+import { DEFAULT_SHOWN_CALIBRATION, SHOWN_CALIBRATION_METHODS, type ShownCalibrationMethod } from '../../src/engine/learn/shownCalibration';
 import { cachedPhoto, LEARN_CACHE_VERSION, type CachedPhoto } from './learnCache';
 import { replaySession, type ClassRow, type ReplayOptions } from './learnReplay';
 
@@ -37,6 +38,7 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --no-rank-overlaps     the probability shown is the classifier's, not the overlap ranker's (learned from earlier photos' outcomes)
   --skip-partial         proposals partly over an instance teach nothing (default: background)
   --no-detector-prior    the learned classes alone, not the detectors' class names
+  --shown-calibration M  the map of the shown probability: ${SHOWN_CALIBRATION_METHODS.join(', ')} (default ${DEFAULT_SHOWN_CALIBRATION})
   --cache DIR            proposals and descriptors per photo (default bench/results/learn-cache/<data folder>)
   --threads N            onnxruntime intra-op threads (default: all cores)
   --cache-only           fill the cache and stop`;
@@ -53,6 +55,7 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'step-work': { type: 'string' },
   'skip-partial': { type: 'boolean' },
   'no-detector-prior': { type: 'boolean' },
+  'shown-calibration': { type: 'string' },
   'cache-only': { type: 'boolean' },
 });
 const fail: (message: string) => never = commandLine.fail;
@@ -75,6 +78,8 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   const showFrom = values.show === undefined ? 0.3 : Number(values.show);
   if (!(showFrom > 0 && showFrom < 1)) fail('--show must be in (0, 1)');
   const kinds = parseKinds(values.descriptors ?? DEFAULT_DESCRIPTOR_KINDS.join('+'));
+  const shownCalibration = (values['shown-calibration'] ?? DEFAULT_SHOWN_CALIBRATION) as ShownCalibrationMethod;
+  if (!SHOWN_CALIBRATION_METHODS.includes(shownCalibration)) fail(`--shown-calibration must be one of ${SHOWN_CALIBRATION_METHODS.join(', ')}`);
   const threads = values.threads === undefined ? undefined : Number(values.threads);
   const instances = await commandLine.readInstances<CocoInstancesFile>(dataDir);
   const images = selectImages(instances.images, undefined, values.limit ? Number(values.limit) : undefined);
@@ -124,6 +129,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     rankOverlaps: !values['no-rank-overlaps'],
     skipPartialNegatives: !!values['skip-partial'],
     detectorPrior: !values['no-detector-prior'],
+    shownCalibration,
     ...(values.l2 === undefined ? {} : { l2: Number(values.l2) }),
     ...(values['step-work'] === undefined ? {} : { stepWork: Number(values['step-work']) }),
   };
@@ -142,7 +148,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     images: images.length,
     seedImages,
     commit: gitCommit(),
-    settings: { descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior },
+    settings: { descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration },
     learn: main.learn,
     ...(ablation ? { ablation } : {}),
     byClass: main.byClass,
@@ -156,6 +162,12 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     '| AP50 | recall | precision | recall at precision ≥ 70 % | actions/instance | ECE | ms/photo (Node) | learn ms p95 (CPU ms p95) |',
     '|---|---|---|---|---|---|---|---|',
     `| ${pct(l.ap50)} | ${pct(l.recall)} | ${pct(l.precision)} | ${pct(l.recallAtPrecision70)} | ${l.actionsPerInstance.toFixed(2)} | ${pct(l.ece)} | ${l.msPerImageNode.toFixed(0)} | ${l.learnMsP95.toFixed(1)} (${l.learnCpuMsP95.toFixed(1)}) |`,
+    '',
+    `ECE if exactly calibrated (noise floor on ${l.shown} shown): ${pct(l.eceIfCalibrated)}; "accept all" at the default measured before each photo: precision ${pct(l.acceptAllHeldOut.precision)} on ${l.acceptAllHeldOut.count}`,
+    '',
+    '| shown probability | proposals | mean probability | right |',
+    '|---|---|---|---|',
+    ...l.reliability.filter((b) => b.count > 0).map((b) => `| ${b.from.toFixed(1)}–${b.to.toFixed(1)} | ${b.count} | ${pct(b.meanProbability)} | ${pct(b.accuracy)} |`),
     ...(ablation
       ? ['', '| descriptors | AP50 | recall | precision | recall at P ≥ 70 % | actions/instance | ECE |', '|---|---|---|---|---|---|---|',
          ...Object.entries(ablation).map(([k, a]) => `| ${k} | ${pct(a.ap50)} | ${pct(a.recall)} | ${pct(a.precision)} | ${pct(a.recallAtPrecision70)} | ${a.actionsPerInstance.toFixed(2)} | ${pct(a.ece)} |`)]

@@ -19,11 +19,12 @@
  * the best recall at precision ≥ 70 %; actions per instance (accept, reject, re-class 1; an object
  * made by hand 4); ECE of the shown probabilities; Node milliseconds per photo; learning-step p95.
  */
-import { expectedCalibrationError, type ReliabilityBin } from '../../src/engine/learn/calibration';
+import { expectedCalibrationError, lowestThresholdWithPrecision, type ReliabilityBin } from '../../src/engine/learn/calibration';
 import type { DescriptorKind, RegionDescriptor } from '../../src/engine/learn/descriptors';
 import { LEARNED_SOURCE, LearnedClasses } from '../../src/engine/learn/learnedClasses';
 import type { RelationFeatures } from '../../src/engine/learn/overlapRanker';
 import { DETECTOR_SOURCE, INSIDE_DRAWN_BOX, rankCandidates } from '../../src/engine/learn/proposeLearned';
+import type { ShownCalibrationMethod } from '../../src/engine/learn/shownCalibration';
 import { suppressSameClassOverlaps } from '../../src/engine/learn/suppress';
 import type { CachedInstance, CachedPhoto } from './learnCache';
 
@@ -51,6 +52,8 @@ export interface ReplayOptions {
   readonly l2?: number;
   /** The arithmetic one learning step may spend (default LearnedClasses'). */
   readonly stepWork?: number;
+  /** The map of the shown probability (default LearnedClasses'). */
+  readonly shownCalibration?: ShownCalibrationMethod;
 }
 
 export interface LearnSummary {
@@ -74,6 +77,13 @@ export interface LearnSummary {
   /** The "Accept all ≥ P" default at the end, and the precision then measured at it. */
   defaultAcceptThreshold: number;
   precisionAtDefault: number | undefined;
+  /**
+   * "Accept all ≥ P" held out: on each photo, the default threshold measured on the decisions before it
+   * (the studio's rule), and what it would have let through there: how many, and the share right.
+   */
+  acceptAllHeldOut: { precision: number | undefined; count: number };
+  /** The ECE the shown probabilities would have on this many proposals were they exactly calibrated (the mean over simulated outcomes): the figure's noise floor. */
+  eceIfCalibrated: number;
   reliability: ReliabilityBin[];
 }
 
@@ -133,12 +143,14 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     kinds: options.kinds,
     ...(options.l2 === undefined ? {} : { l2: options.l2 }),
     ...(options.stepWork === undefined ? {} : { stepWork: options.stepWork }),
+    ...(options.shownCalibration === undefined ? {} : { shownCalibration: options.shownCalibration }),
   });
   const classOf = (categoryId: number) => options.categories.get(categoryId) ?? String(categoryId);
   const personClasses = new Set(options.categories.values());
   const ranked: Ranked[] = [];
   const positivesByClass = new Map<string, number>();
   const shownLog: { probability: number; correct: boolean }[] = [];
+  const acceptAll = { count: 0, right: 0 };
   const learnMs: number[] = [];
   const learnCpuMs: number[] = [];
   const toolMs: number[] = [];
@@ -174,6 +186,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     const examples: { descriptor: RegionDescriptor; classId: string | null }[] = [];
     const matched = new Set<number>();
     const decidedProposals = new Set<number>();
+    const acceptAllFrom = lowestThresholdWithPrecision(shownLog);
     for (const g of seed ? [] : guesses.filter((x) => x.probability >= options.showFrom)) {
       const p = photo.proposals[g.proposal];
       decidedProposals.add(g.proposal);
@@ -189,6 +202,10 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       if (!seed) {
         classRow(g.classId).shown++;
         if (correct) classRow(g.classId).accepted++;
+      }
+      if (acceptAllFrom !== undefined && g.probability >= acceptAllFrom) {
+        acceptAll.count++;
+        if (correct) acceptAll.right++;
       }
       model.recordDecision({ raw: g.raw, correct }, g.source);
       if (match >= 0) {
@@ -226,7 +243,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     const t1 = performance.now();
     const c1 = process.cpuUsage();
     model.learnAll(examples);
-    if (options.rankOverlaps !== false) model.recordProposalOutcomes(judged.map((j) => ({ relation: j.guess.relation!, correct: j.truePositive })));
+    if (options.rankOverlaps !== false) model.recordProposalOutcomes(judged.map((j) => ({ relation: j.guess.relation!, correct: j.truePositive, shown: !seed && j.guess.probability >= options.showFrom })));
     row.learnMs = performance.now() - t1;
     const used = process.cpuUsage(c1);
     row.learnCpuMs = (used.user + used.system) / 1000;
@@ -272,6 +289,8 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       ...totals,
       defaultAcceptThreshold,
       precisionAtDefault: model.precisionAt(defaultAcceptThreshold).precision,
+      acceptAllHeldOut: { precision: acceptAll.count ? acceptAll.right / acceptAll.count : undefined, count: acceptAll.count },
+      eceIfCalibrated: eceIfCalibrated(shownLog.map((s) => s.probability)),
       reliability: calibration.bins,
     },
     byImage,
@@ -424,6 +443,16 @@ export function recallAtPrecision(list: readonly { probability: number; truePosi
     if (tp / (i + 1) >= minPrecision) best = Math.max(best, tp / positives);
   });
   return positives ? best : NaN;
+}
+
+/** The mean ECE of `probabilities` against outcomes drawn from them (a deterministic generator): what sampling alone leaves. */
+export function eceIfCalibrated(probabilities: readonly number[], draws = 200): number {
+  let state = 1;
+  // Park and Miller's generator: exact in doubles, and the same draws on every run.
+  const random = () => (state = (state * 48271) % 2147483647) / 2147483647;
+  let sum = 0;
+  for (let d = 0; d < draws; d++) sum += expectedCalibrationError(probabilities.map((probability) => ({ probability, correct: random() < probability }))).ece;
+  return probabilities.length ? sum / draws : NaN;
 }
 
 function mean(values: readonly number[]): number {

@@ -32,3 +32,38 @@ describe('LearnedModelState', () => {
     expect(notBase64.success).toBe(false);
   });
 });
+
+/** A model that has shown one proposal and been told it was wrong. */
+function decidedModel(): LearnedClasses {
+  const model = new LearnedClasses({ kinds: ['appearance'] });
+  model.learnAll([
+    { descriptor: { sam: [], detectors: [], appearance: [1, 0], backbone: [] }, classId: 'cat' },
+    { descriptor: { sam: [], detectors: [], appearance: [0, 1], backbone: [] }, classId: null },
+  ]);
+  const [shown] = model.rankProposals([{ box: { x0: 0, y0: 0, x1: 10, y1: 10 }, classId: 'cat', probability: 0.8 }]);
+  model.recordProposalOutcomes([{ relation: shown.relation, correct: false }]);
+  return model;
+}
+
+describe('learned model contract', () => {
+  it("keeps the shown probability's calibration a model carries", () => {
+    const state = JSON.parse(JSON.stringify(decidedModel().toJSON()));
+    const parsed = LearnedModelState.parse(state);
+    expect(parsed.shown?.outcomes).toHaveLength(1);
+    expect(parsed.shown).toEqual(state.shown);
+  });
+
+  it('accepts a model written before the calibration existed', () => {
+    const state = JSON.parse(JSON.stringify(decidedModel().toJSON()));
+    delete state.shown;
+    expect(LearnedModelState.safeParse(state).success).toBe(true);
+  });
+
+  it("refuses a decision whose features are not the ranker's", () => {
+    const state = JSON.parse(JSON.stringify(decidedModel().toJSON()));
+    state.shown.outcomes[0].x = [0.5];
+    const result = LearnedModelState.safeParse(state);
+    expect(result.success).toBe(false);
+    expect(JSON.stringify(result.error?.issues)).toContain('shown');
+  });
+});

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { DESCRIPTOR_KINDS } from '../engine/learn/descriptors';
 import { LEARNED_CLASSES_VERSION } from '../engine/learn/learnedClasses';
 import { base64Bytes } from '../engine/learn/packedExamples';
+import { SHOWN_CALIBRATION_METHODS } from '../engine/learn/shownCalibration';
 
 /** The largest model the server stores (the PUT body): `LEARNED_MODEL_MAX_BYTES` may change it. */
 export const DEFAULT_LEARNED_MODEL_MAX_BYTES = 32 * 1024 * 1024;
@@ -50,6 +51,10 @@ export const LearnedModelState = z
       .object({ weights: vector, outcomes: z.array(z.object({ x: vector, correct: z.boolean() })) })
       .optional()
       .describe('The overlap ranker learned from what became of earlier proposals (absent in models written before it).'),
+    shown: z
+      .object({ method: z.enum(SHOWN_CALIBRATION_METHODS), outcomes: z.array(z.object({ x: vector, correct: z.boolean() })) })
+      .optional()
+      .describe("The shown probability's calibration: the person's decisions on shown proposals, with the ranker's features of each (absent in models written before it)."),
   })
   .superRefine((state, ctx) => {
     const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
@@ -71,6 +76,8 @@ export const LearnedModelState = z
     if (packed && packed.classes.some((c) => c >= state.classes.length)) issue(['packedExamples', 'classes'], 'names a class that is not one of `classes`');
     const ranker = state.ranker;
     if (ranker && ranker.outcomes.some((o) => o.x.length !== ranker.weights.length)) issue(['ranker', 'outcomes'], 'an outcome is not the length of the ranker\'s weights');
+    const shown = state.shown;
+    if (ranker && shown && shown.outcomes.some((o) => o.x.length !== ranker.weights.length)) issue(['shown', 'outcomes'], 'an outcome is not the length of the ranker\'s weights');
     if (state.weights.length > 0 && state.classes[0] !== '') issue(['classes', 0], "must be the background ('')");
   });
 

@@ -26,6 +26,7 @@ import {
 import { DEFAULT_DESCRIPTOR_KINDS, featureVector, type DescriptorKind, type RegionDescriptor } from './descriptors';
 import { OverlapRanker, withOwnProbability, type OverlapRankerState, type RankedProposal, type RelationFeatures } from './overlapRanker';
 import { halvesOf, packExamples, unpackExamples, valuesOf, type PackedExamples } from './packedExamples';
+import { ShownCalibration, type ShownCalibrationMethod, type ShownCalibrationState } from './shownCalibration';
 
 export const LEARNED_CLASSES_VERSION = 1;
 /** The calibration source of the learned model's own probabilities. */
@@ -45,6 +46,8 @@ export interface LearnedClassesOptions {
   readonly maxPerClass?: number;
   /** Decisions kept for calibration (the newest). */
   readonly maxDecisions?: number;
+  /** The map of the shown probability (shownCalibration.ts); default its own. */
+  readonly shownCalibration?: ShownCalibrationMethod;
 }
 
 const DEFAULTS = {
@@ -79,11 +82,13 @@ export interface LearnedClassesState {
   readonly decisions: Readonly<Record<string, readonly Decision[]>>;
   readonly steps: number;
   /** How it learns (LearnedClassesOptions without `kinds`): a restored model learns as it did. */
-  readonly settings: Required<Omit<LearnedClassesOptions, 'kinds'>>;
+  readonly settings: Required<Omit<LearnedClassesOptions, 'kinds' | 'shownCalibration'>>;
   /** The optimiser's moments and the sampler's state: a restored model goes on learning exactly as the original. */
   readonly optimiser: { readonly m: readonly (readonly number[])[]; readonly v: readonly (readonly number[])[]; readonly t: number; readonly seed: number };
   /** The overlap ranker (absent in models saved before it existed: they start it afresh). */
   readonly ranker?: OverlapRankerState;
+  /** The shown probability's calibration (absent in models saved before it existed: they start it afresh). */
+  readonly shown?: ShownCalibrationState;
 }
 
 /** `key`: what the example was taught from (the studio's object id), so changing or undoing that lesson replaces or removes it. */
@@ -91,7 +96,7 @@ type Example = { x: Float64Array; halves: Uint16Array; c: number; key?: string }
 
 export class LearnedClasses {
   private readonly kinds: readonly DescriptorKind[];
-  private readonly options: Required<Omit<LearnedClassesOptions, 'kinds'>>;
+  private readonly options: Required<Omit<LearnedClassesOptions, 'kinds' | 'shownCalibration'>>;
   /** Index 0 is background. */
   private classes: string[] = [''];
   private examples: Example[] = [];
@@ -103,11 +108,14 @@ export class LearnedClasses {
   private adam: { m: Float64Array[]; v: Float64Array[]; t: number } = { m: [], v: [], t: 0 };
   private steps = 0;
   private ranker = new OverlapRanker();
+  private shown: ShownCalibration;
+  private readonly rankerScore = (x: readonly number[]) => this.ranker.score(x);
   /** A small deterministic generator: the same decisions give the same model everywhere. */
   private seed = 0x9e3779b9;
 
   constructor(options: LearnedClassesOptions = {}) {
     this.kinds = options.kinds ?? DEFAULT_DESCRIPTOR_KINDS;
+    this.shown = new ShownCalibration(options.shownCalibration);
     this.options = {
       l2: options.l2 ?? DEFAULTS.l2,
       learningRate: options.learningRate ?? DEFAULTS.learningRate,
@@ -222,11 +230,13 @@ export class LearnedClasses {
   /**
    * One photo's classified proposals (their calibrated probabilities) → the probability to show for
    * each, in the order given, with the relation it was judged on: parts and second copies of a more
-   * probable proposal of the same class are ranked as the person's decisions on such ones went.
+   * probable proposal of the same class are ranked as the person's decisions on such ones went, and
+   * the ranker's score is then calibrated on the person's decisions on shown proposals (monotone: the
+   * order stays the ranker's).
    */
   rankProposals(proposals: readonly RankedProposal[]): { probability: number; relation: RelationFeatures }[] {
     const ranked = this.ranker.rank(proposals);
-    return ranked.probabilities.map((probability, i) => ({ probability, relation: ranked.relations[i] }));
+    return ranked.probabilities.map((score, i) => ({ probability: this.shown.probability(score), relation: ranked.relations[i] }));
   }
 
   /**
@@ -235,27 +245,28 @@ export class LearnedClasses {
    */
   rankAgain(relation: RelationFeatures, probability: number): { probability: number; relation: RelationFeatures } {
     const again = withOwnProbability(relation, probability);
-    return { probability: this.ranker.score(again), relation: again };
+    return { probability: this.shown.probability(this.ranker.score(again)), relation: again };
   }
 
-  /** What became of a photo's ranked proposals: right means kept as an object of its class, not a part or a second copy. */
-  recordProposalOutcomes(outcomes: readonly { relation: RelationFeatures; correct: boolean }[]): void {
+  /**
+   * What became of a photo's ranked proposals: right means kept as an object of its class, not a part
+   * or a second copy. Those `shown` (the default: the studio records decided proposals only) also
+   * calibrate the shown probability (refitted on the ranker's scores once it has learned).
+   */
+  recordProposalOutcomes(outcomes: readonly { relation: RelationFeatures; correct: boolean; shown?: boolean }[]): void {
+    this.shown.record(outcomes.filter((o) => o.shown !== false).map((o) => ({ x: o.relation, correct: o.correct })));
     this.ranker.record(outcomes.map((o) => ({ x: o.relation, correct: o.correct })));
+    this.shown.refit(this.rankerScore);
   }
 
-  /** The decisions so far with the probability the calibration gives them now. */
-  private decided(): { probability: number; correct: boolean }[] {
-    return [...this.decisions.entries()].flatMap(([source, list]) => list.map((d) => ({ probability: this.calibrated(source, d.raw), correct: d.correct })));
-  }
-
-  /** The precision measured so far at a (calibrated) threshold, and on how many decisions. */
+  /** The precision measured so far on shown proposals at a threshold of the shown probability, and on how many decisions. */
   precisionAt(threshold: number): { precision: number | undefined; count: number } {
-    return precisionAt(this.decided(), threshold);
+    return precisionAt(this.shown.decided(this.rankerScore), threshold);
   }
 
   /** "Accept all ≥ P": the lowest threshold whose measured precision is ≥ 95 %; 0.95 until one is. */
   defaultAcceptThreshold(): number {
-    return lowestThresholdWithPrecision(this.decided()) ?? 0.95;
+    return lowestThresholdWithPrecision(this.shown.decided(this.rankerScore)) ?? 0.95;
   }
 
   toJSON(): LearnedClassesState {
@@ -273,6 +284,7 @@ export class LearnedClasses {
       settings: { ...this.options },
       optimiser: { m: this.adam.m.map((r) => Array.from(r)), v: this.adam.v.map((r) => Array.from(r)), t: this.adam.t, seed: this.seed },
       ranker: this.ranker.toJSON(),
+      shown: this.shown.toJSON(),
     };
   }
 
@@ -293,6 +305,7 @@ export class LearnedClasses {
     model.adam = { m: state.optimiser.m.map((r) => Float64Array.from(r)), v: state.optimiser.v.map((r) => Float64Array.from(r)), t: state.optimiser.t };
     model.seed = state.optimiser.seed;
     if (state.ranker) model.ranker = OverlapRanker.fromJSON(state.ranker);
+    if (state.shown) model.shown = ShownCalibration.fromJSON(state.shown, model.rankerScore);
     return model;
   }
 

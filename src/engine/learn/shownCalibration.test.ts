@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { expectedCalibrationError } from './calibration';
+import { fitIsotonicTowardsIdentity, SHOWN_CALIBRATION_METHODS, ShownCalibration, type ShownOutcome } from './shownCalibration';
+
+/** Here a decision's features are its score alone. */
+const asScored = (x: readonly number[]) => x[0];
+
+function fitted(method: ShownCalibration['method'], outcomes: readonly ShownOutcome[]): ShownCalibration {
+  const calibration = new ShownCalibration(method);
+  calibration.record(outcomes);
+  calibration.refit(asScored);
+  return calibration;
+}
+
+/** A deterministic generator (Park and Miller), so the simulated person decides the same on every run. */
+function generator(seed: number): () => number {
+  let state = seed;
+  return () => (state = (state * 48271) % 2147483647) / 2147483647;
+}
+
+/**
+ * A scorer that says s while the truth is right with probability s² (over-confident everywhere but
+ * at the ends), shown proposals scored uniformly from 0.3 up: what a person's decisions on them are.
+ */
+function overConfidentDecisions(count: number, seed: number): ShownOutcome[] {
+  const random = generator(seed);
+  return Array.from({ length: count }, () => {
+    const score = 0.3 + 0.7 * random();
+    return { x: [score], correct: random() < score * score };
+  });
+}
+
+const eceOf = (calibration: ShownCalibration, outcomes: readonly ShownOutcome[]) =>
+  expectedCalibrationError(outcomes.map((o) => ({ probability: calibration.probability(o.x[0]), correct: o.correct }))).ece;
+
+describe('shown probability calibration', () => {
+  for (const method of ['platt', 'isotonic'] as const) {
+    it(`${method}: an over-confident scorer becomes calibrated on held-out decisions`, () => {
+      const heldOut = overConfidentDecisions(2000, 7);
+      const before = eceOf(new ShownCalibration(method), heldOut);
+      const calibration = fitted(method, overConfidentDecisions(600, 11));
+      const after = eceOf(calibration, heldOut);
+      expect(before).toBeGreaterThan(0.1);
+      expect(after).toBeLessThan(0.05);
+      // Said 0.9, right 81 % of the time.
+      expect(calibration.probability(0.9)).toBeGreaterThan(0.74);
+      expect(calibration.probability(0.9)).toBeLessThan(0.86);
+    });
+
+    it(`${method}: keeps the order of the scores it maps`, () => {
+      const calibration = fitted(method, overConfidentDecisions(300, 3));
+      const scores = Array.from({ length: 200 }, (_, i) => i / 199);
+      const mapped = scores.map((s) => calibration.probability(s));
+      for (let i = 1; i < mapped.length; i++) expect(mapped[i]).toBeGreaterThan(mapped[i - 1]);
+    });
+
+    it(`${method}: a few decisions move it only a little from the identity`, () => {
+      expect(new ShownCalibration(method).probability(0.8)).toBeCloseTo(0.8, 5);
+      // Three wrong at 0.9: not yet evidence that 0.9 means 0.
+      const calibration = fitted(method, [0.9, 0.91, 0.89].map((score) => ({ x: [score], correct: false })));
+      expect(calibration.probability(0.9)).toBeGreaterThan(0.5);
+      expect(calibration.probability(0.9)).toBeLessThan(0.9);
+    });
+  }
+
+  it('persists its decisions and method through JSON', () => {
+    const calibration = fitted('isotonic', overConfidentDecisions(100, 5));
+    const copy = ShownCalibration.fromJSON(JSON.parse(JSON.stringify(calibration.toJSON())), asScored);
+    expect(copy.method).toBe('isotonic');
+    expect(copy.decisions).toBe(100);
+    for (const s of [0.35, 0.6, 0.97]) expect(copy.probability(s)).toBe(calibration.probability(s));
+  });
+
+  it('is fitted on the scores the scorer gives the decisions now, not those they were shown with', () => {
+    // Decided when the scorer said 0.9 and right half the time; the scorer has since learned to say 0.5.
+    const decisions = Array.from({ length: 400 }, (_, i) => ({ x: [0.9], correct: i % 2 === 0 }));
+    const calibration = new ShownCalibration('platt');
+    calibration.record(decisions);
+    calibration.refit(() => 0.5);
+    expect(calibration.probability(0.5)).toBeCloseTo(0.5, 2);
+  });
+
+  it('the isotonic fit pools violators into non-decreasing steps', () => {
+    const map = fitIsotonicTowardsIdentity([{ score: 0.6, correct: true }, { score: 0.61, correct: false }], 0);
+    expect(map.values).toEqual([0.5]);
+    expect(map.scores[0]).toBeCloseTo(0.605, 9);
+  });
+
+  it('"none" shows the score itself whatever was decided', () => {
+    expect(SHOWN_CALIBRATION_METHODS).toContain('none');
+    const calibration = fitted('none', overConfidentDecisions(200, 9));
+    expect(calibration.probability(0.9)).toBeCloseTo(0.9, 9);
+  });
+});

@@ -1,0 +1,143 @@
+/**
+ * The probability a person sees, calibrated on that person's own decisions (issue 37, item 3).
+ *
+ * The overlap ranker's score is a logistic fit over every proposal it ranked, most of them improbable,
+ * with features read from a classifier that keeps changing as it learns: its average is right over
+ * that whole population, not over the few proposals a person is shown. So the score is mapped once
+ * more, last, on what matters: each shown proposal and whether the person kept it as proposed
+ * (accept = right; reject, re-class = wrong). The map is monotone, so it never changes the order of
+ * the proposals it is applied to at one moment.
+ *
+ * The decisions are kept with what the score was computed from (the ranker's features), and the map
+ * is refitted on the scores the ranker gives them now: the ranker learns from the same decisions, and
+ * a map fitted on the scores they were shown with would correct again what the ranker has corrected.
+ *
+ * Two maps, chosen by measurement (docs/RESULTS.md):
+ * - `platt`: σ(a·logit(s) + b) pulled towards the identity (calibration.ts fitPlatt);
+ * - `isotonic`: pool-adjacent-violators over the decisions plus pseudo-decisions that say the score is
+ *   right (the identity), so a handful of decisions cannot swing it and many overrule it.
+ * `none` shows the score itself (the measurement's baseline).
+ */
+import { applyPlatt, fitPlatt, IDENTITY_MAP, type PlattMap } from './calibration';
+
+export const SHOWN_CALIBRATION_METHODS = ['platt', 'isotonic', 'none'] as const;
+export type ShownCalibrationMethod = (typeof SHOWN_CALIBRATION_METHODS)[number];
+
+export interface ShownOutcome {
+  /** What the score is computed from (the overlap ranker's features). */
+  readonly x: readonly number[];
+  readonly correct: boolean;
+}
+
+/** The score before this map, of a decision's features. */
+export type Scorer = (x: readonly number[]) => number;
+
+export interface ShownCalibrationState {
+  readonly method: ShownCalibrationMethod;
+  readonly outcomes: readonly ShownOutcome[];
+}
+
+export const DEFAULT_SHOWN_CALIBRATION: ShownCalibrationMethod = 'isotonic';
+/** The newest decisions kept: a person's model changes as it learns, and old decisions describe an older one. */
+const MAX_OUTCOMES = 2000;
+/** The isotonic map's prior: this many pseudo-decisions per tenth of the score's range, each right as often as its score says. */
+const PRIOR_PER_TENTH = 2;
+/** Keeps the isotonic map strictly increasing where it is flat, so equal calibrated values never tie proposals the score ordered. */
+const TIE_BREAK = 1e-6;
+
+/** A monotone, non-decreasing map of [0, 1] given by points to interpolate between. */
+interface StepMap {
+  readonly scores: readonly number[];
+  readonly values: readonly number[];
+}
+
+export class ShownCalibration {
+  private outcomes: ShownOutcome[] = [];
+  private fitted: { platt: PlattMap } | { steps: StepMap } = { platt: IDENTITY_MAP };
+
+  constructor(readonly method: ShownCalibrationMethod = DEFAULT_SHOWN_CALIBRATION) {}
+
+  /** How many decisions it has been fitted on. */
+  get decisions(): number {
+    return this.outcomes.length;
+  }
+
+  /** The probability to show for a score (the identity before any decision). */
+  probability(score: number): number {
+    return 'platt' in this.fitted ? applyPlatt(this.fitted.platt, score) : interpolate(this.fitted.steps, score);
+  }
+
+  /** Decisions on shown proposals; `refit` takes them in. */
+  record(outcomes: readonly ShownOutcome[]): void {
+    this.outcomes.push(...outcomes.map((o) => ({ x: [...o.x], correct: o.correct })));
+    if (this.outcomes.length > MAX_OUTCOMES) this.outcomes.splice(0, this.outcomes.length - MAX_OUTCOMES);
+  }
+
+  /** Fits the map on the decisions' scores as `score` gives them now. */
+  refit(score: Scorer): void {
+    const scored = this.outcomes.map((o) => ({ score: score(o.x), correct: o.correct }));
+    if (this.method === 'isotonic') this.fitted = { steps: fitIsotonicTowardsIdentity(scored) };
+    else this.fitted = { platt: scored.length && this.method === 'platt' ? fitPlatt(scored.map((o) => ({ raw: o.score, correct: o.correct }))) : IDENTITY_MAP };
+  }
+
+  /** The decisions so far, each with the probability shown now for its score. */
+  decided(score: Scorer): { probability: number; correct: boolean }[] {
+    return this.outcomes.map((o) => ({ probability: this.probability(score(o.x)), correct: o.correct }));
+  }
+
+  toJSON(): ShownCalibrationState {
+    return { method: this.method, outcomes: this.outcomes.map((o) => ({ x: [...o.x], correct: o.correct })) };
+  }
+
+  static fromJSON(state: ShownCalibrationState, score: Scorer): ShownCalibration {
+    const calibration = new ShownCalibration(state.method);
+    calibration.record(state.outcomes);
+    calibration.refit(score);
+    return calibration;
+  }
+}
+
+/**
+ * Pool-adjacent-violators over the decisions (target 1 or 0) and the prior's pseudo-decisions (at the
+ * middle of each hundredth of [0, 1], target the score itself), weighted least squares: the non-
+ * decreasing step function closest to them. Each pooled block becomes one point (its mean score, its
+ * mean target) to interpolate between.
+ */
+export function fitIsotonicTowardsIdentity(outcomes: readonly { score: number; correct: boolean }[], priorPerTenth = PRIOR_PER_TENTH): StepMap {
+  const grid = 100;
+  const points = [
+    ...outcomes.map((o) => ({ score: o.score, target: o.correct ? 1 : 0, weight: 1 })),
+    ...Array.from({ length: grid }, (_, k) => ({ score: (k + 0.5) / grid, target: (k + 0.5) / grid, weight: (priorPerTenth * 10) / grid })),
+  ]
+    .filter((p) => p.weight > 0)
+    .sort((a, b) => a.score - b.score);
+  const blocks: { weight: number; scoreSum: number; targetSum: number }[] = [];
+  for (const p of points) {
+    blocks.push({ weight: p.weight, scoreSum: p.weight * p.score, targetSum: p.weight * p.target });
+    while (blocks.length > 1 && mean(blocks[blocks.length - 2]) >= mean(blocks[blocks.length - 1])) {
+      const last = blocks.pop()!;
+      const into = blocks[blocks.length - 1];
+      into.weight += last.weight;
+      into.scoreSum += last.scoreSum;
+      into.targetSum += last.targetSum;
+    }
+  }
+  return { scores: blocks.map((b) => b.scoreSum / b.weight), values: blocks.map(mean) };
+}
+
+const mean = (block: { weight: number; targetSum: number }) => block.targetSum / block.weight;
+
+function interpolate(map: StepMap, score: number): number {
+  const { scores, values } = map;
+  const tieBreak = TIE_BREAK * (score - 0.5);
+  if (score <= scores[0]) return clamp(values[0] + tieBreak);
+  const last = scores.length - 1;
+  if (score >= scores[last]) return clamp(values[last] + tieBreak);
+  let hi = 1;
+  while (scores[hi] < score) hi++;
+  const lo = hi - 1;
+  const t = (score - scores[lo]) / (scores[hi] - scores[lo]);
+  return clamp(values[lo] + t * (values[hi] - values[lo]) + tieBreak);
+}
+
+const clamp = (p: number) => Math.min(1, Math.max(0, p));
