@@ -47,6 +47,8 @@ export interface DatasetFormat {
   readonly requiresImages?: boolean;
   /** The format writes and reads the learned model itself (learnedModelFile.ts); otherwise a zip gets it as a file of its own. */
   readonly holdsLearnedModel?: boolean;
+  /** A detection format: it holds a mask only as its box, which reads back as a box (named in the export's notes). */
+  readonly writesMasksAsBoxes?: boolean;
   /** Pure: plain data in, file out (Node can run it). */
   write(dataset: Dataset, options: Readonly<Record<string, boolean>>): Promise<ExportFile>;
   /**
@@ -71,7 +73,7 @@ const KIND_NAMES = { mask: ['mask', 'masks'], box: ['box', 'boxes'], tag: ['imag
  * The dataset without what the format cannot hold, and a note per kind left out: objects of a kind
  * it has no shape for, and image tags where it has none (a tags-only format keeps only the tags).
  */
-export function keepHeldKinds(format: Pick<DatasetFormat, 'label' | 'holds'>, dataset: Dataset): { dataset: Dataset; notes: string[] } {
+export function keepHeldKinds(format: Pick<DatasetFormat, 'label' | 'holds' | 'writesMasksAsBoxes'>, dataset: Dataset): { dataset: Dataset; notes: string[] } {
   const leftOut = { mask: [] as string[], box: [] as string[], tag: [] as string[] };
   const images = dataset.images.map((entry) => {
     const objects = entry.objects.filter((o) => {
@@ -89,7 +91,15 @@ export function keepHeldKinds(format: Pick<DatasetFormat, 'label' | 'holds'>, da
       const n = leftOut[kind].length;
       return `${format.label} cannot hold ${KIND_NAMES[kind][1]}: ${n} ${KIND_NAMES[kind][n === 1 ? 0 : 1]} left out (${leftOut[kind].join(', ')})`;
     });
-  return { dataset: notes.length ? { ...dataset, images } : dataset, notes };
+  return { dataset: notes.length ? { ...dataset, images } : dataset, notes: [...notes, ...masksAsBoxesNotes(format, dataset)] };
+}
+
+/** A detection format keeps a mask as its box: the mask comes back a box, so the export says which. */
+function masksAsBoxesNotes(format: Pick<DatasetFormat, 'label' | 'holds' | 'writesMasksAsBoxes'>, dataset: Dataset): string[] {
+  if (!format.writesMasksAsBoxes || !format.holds.mask) return [];
+  const masks = dataset.images.flatMap((entry) => entry.objects.filter((o) => o.kind === 'mask').map((o) => `${entry.image.name}: ${o.object.label}`));
+  if (masks.length === 0) return [];
+  return [`${format.label} writes masks as their boxes: ${masks.length} ${masks.length === 1 ? 'mask' : 'masks'} written as ${masks.length === 1 ? 'a box' : 'boxes'} (${masks.join(', ')})`];
 }
 
 /** The one way a format is written: the objects it cannot hold are left out and named. */
