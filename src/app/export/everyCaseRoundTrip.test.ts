@@ -116,6 +116,11 @@ function exportedItems(dataset: Dataset): Exported[] {
   ]);
 }
 
+/** Formats whose files list every class, used or not (the others name only the classes their rows or folders use). */
+const DECLARES_CLASSES = ['coco', 'yolo-detection', 'yolo', 'png-masks', 'voc', 'cvat', 'labelme', 'maskwright'];
+/** CVAT's labels carry names alone: an import numbers them afresh. */
+const NAMES_CLASSES_ONLY = ['cvat'];
+
 let ids = 0;
 const newId = () => `back-${++ids}`;
 const fresh = (): StudioDocument => IMAGES.reduce((d, i) => addImage(d, i), emptyDocument());
@@ -229,6 +234,16 @@ describe.each(FORMATS.map((f) => [f.id, f] as const))('%s: the session with ever
       expect(said).toEqual([`${format.label} cannot hold review states: 1 proposal not yet reviewed will read back as accepted (street 2.jpg: proposed)`]);
       expect(back.map(reviewStateOf)).not.toContain('unreviewed');
     } else expect(said, 'a format that holds no mask left the proposal out').toEqual([]);
+  });
+
+  it('keeps the class ids 3, 7, 12, 20 and the class no object uses where its files declare their classes', async () => {
+    const { notes, result } = await roundTrip(format);
+    const written = (name: string) => renamedClasses(notes).get(name) ?? name;
+    const back = result.doc.classes.map((c) => [c.id, c.name]);
+    if (!DECLARES_CLASSES.includes(format.id)) {
+      expect(back.map((c) => c[1]).sort()).toEqual([...new Set(exportedItems(DATASET).map((i) => written(i.className)))].filter((n) => n !== UNLABELLED).sort());
+    } else if (NAMES_CLASSES_ONLY.includes(format.id)) expect(back.map((c) => c[1])).toEqual(CLASSES.map((c) => written(c.name)));
+    else expect(back).toEqual(CLASSES.map((c) => [c.id, written(c.name)]));
   });
 
   it('carries the learned model, or says it has no place for it', async () => {
