@@ -19,10 +19,10 @@ const session = {
 };
 
 describe('boxes CSV', () => {
-  it('writes one row per object, a mask as its box, and names the image tag it cannot hold', async () => {
+  it('writes one row per object, a mask as its box, and names the image tag it cannot hold and the mask it wrote as a box', async () => {
     const { file, notes } = await writeFormat(boxesCsvFormat, sessionDataset(session, { includeHidden: false }), {});
     expect(new TextDecoder().decode(file.bytes)).toBe('image,class,x,y,w,h\r\n"shelf ""1"".jpg","cup, tall",2,3,10,6\r\n"shelf ""1"".jpg","cup, tall",20.5,4,10.25,6\r\n');
-    expect(notes).toEqual(['Boxes CSV cannot hold image tags: 1 image tag left out (shelf "1".jpg: kitchen)']);
+    expect(notes).toEqual(['Boxes CSV cannot hold image tags: 1 image tag left out (shelf "1".jpg: kitchen)', 'Boxes CSV writes masks as their boxes: 1 mask written as a box (shelf "1".jpg: cup, tall)']);
   });
 
   it('reads every row back through the importers as a box of its class', async () => {

@@ -48,6 +48,7 @@ export const boxesCsvFormat: DatasetFormat = {
   label: 'Boxes CSV',
   summary: 'image,class,x,y,w,h: one row per object, its box in pixels (a mask as its box)',
   holds: { mask: true, box: true, tag: false },
+  writesMasksAsBoxes: true,
   async write(dataset) {
     return { name: 'maskwright-session.boxes.csv', bytes: new TextEncoder().encode(toBoxesCsv(dataset)), mime: 'text/csv' };
   },

@@ -25,3 +25,13 @@ export function categoryIdOf(categories: readonly DatasetCategory[], object: Pic
   const own = categories.find((c) => c.id === object.classId && c.name !== UNLABELLED);
   return own?.id ?? categories.find((c) => c.name === UNLABELLED)!.id;
 }
+
+/**
+ * The export's note for class names a format writes otherwise (characters its files cannot hold): read
+ * back, such a class is a new one beside the original, so the user is told which names changed.
+ */
+export function renamedClassNotes(formatLabel: string, names: readonly string[], written: (name: string) => string): string[] {
+  const renamed = [...new Set(names)].filter((name) => written(name) !== name).map((name) => `${JSON.stringify(name)} as ${JSON.stringify(written(name))}`);
+  if (renamed.length === 0) return [];
+  return [`${formatLabel} cannot hold some characters of class names: ${renamed.length} ${renamed.length === 1 ? 'class' : 'classes'} written under another name (${renamed.join(', ')})`];
+}

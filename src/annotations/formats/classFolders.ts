@@ -1,4 +1,5 @@
-import type { Dataset } from './dataset';
+import { renamedClassNotes } from './categories';
+import type { Dataset, DatasetTag } from './dataset';
 import type { DatasetFormat } from './format';
 import { fileNameOf, type ImportedAnnotation, type InputFile } from './imported';
 import { writeZip, type ZipEntry } from './zip';
@@ -16,12 +17,13 @@ const LAYOUT_FOLDERS = /^(images|JPEGImages|SegmentationClass|SegmentationObject
 /** A class name as a folder name: path separators and characters Windows refuses become "_". */
 export const folderName = (className: string) => className.replace(/[\\/:*?"<>|]/g, '_').replace(/^\.+$/, '_') || '_';
 
+const tagClassName = (dataset: Dataset, tag: DatasetTag) => dataset.categories.find((c) => c.id === tag.categoryId)?.name ?? tag.object.label;
+
 export function classFoldersZip(dataset: Dataset): Uint8Array {
-  const names = new Map(dataset.categories.map((c) => [c.id, c.name]));
   const entries: ZipEntry[] = [];
   for (const { image, tags = [], bytes } of dataset.images) {
     if (!bytes) continue;
-    for (const tag of tags) entries.push({ name: `${folderName(names.get(tag.categoryId) ?? tag.object.label)}/${fileNameOf(image.name)}`, data: bytes });
+    for (const tag of tags) entries.push({ name: `${folderName(tagClassName(dataset, tag))}/${fileNameOf(image.name)}`, data: bytes });
   }
   return writeZip(entries);
 }
@@ -41,7 +43,8 @@ export const classFoldersFormat: DatasetFormat = {
   carriesImages: true,
   requiresImages: true,
   async write(dataset) {
-    return { name: 'maskwright-session.classes.zip', bytes: classFoldersZip(dataset), mime: 'application/zip' };
+    const tagged = dataset.images.flatMap((e) => (e.tags ?? []).map((t) => tagClassName(dataset, t)));
+    return { name: 'maskwright-session.classes.zip', bytes: classFoldersZip(dataset), mime: 'application/zip', notes: renamedClassNotes('Class folders zip', tagged, folderName) };
   },
   async read(files: readonly InputFile[]) {
     const tagged = files.filter((f) => IMAGE.test(f.name) && classFolderOf(f.name));

@@ -148,6 +148,7 @@ export function readCoco(json: unknown): ImportedDataset {
 export const cocoFormat: DatasetFormat = {
   id: 'coco',
   holds: { mask: true, box: true, tag: false },
+  holdsReview: true,
   label: 'COCO JSON',
   summary: 'instances JSON: one annotation per object, polygons (or RLE for objects with holes), bbox, area; boxes as bbox alone',
   options: [{ id: 'rleForHoles', label: 'Objects with holes as RLE masks (instead of keyhole cuts)', defaultValue: false }],

@@ -1,6 +1,7 @@
 import type { Dataset } from './dataset';
 import type { ImportedDataset, InputFile } from './imported';
 import { withLearnedModel } from './learnedModelFile';
+import { isProposal } from '../review';
 
 /**
  * One dataset format, one file (Excalidraw's actions): how it is named in the menus, what it writes
@@ -47,6 +48,10 @@ export interface DatasetFormat {
   readonly requiresImages?: boolean;
   /** The format writes and reads the learned model itself (learnedModelFile.ts); otherwise a zip gets it as a file of its own. */
   readonly holdsLearnedModel?: boolean;
+  /** A detection format: it holds a mask only as its box, which reads back as a box (named in the export's notes). */
+  readonly writesMasksAsBoxes?: boolean;
+  /** The files keep an object's review state (a proposal still to review reads back as one); otherwise a proposal reads back accepted, and the export's notes say which. */
+  readonly holdsReview?: boolean;
   /** Pure: plain data in, file out (Node can run it). */
   write(dataset: Dataset, options: Readonly<Record<string, boolean>>): Promise<ExportFile>;
   /**
@@ -71,7 +76,7 @@ const KIND_NAMES = { mask: ['mask', 'masks'], box: ['box', 'boxes'], tag: ['imag
  * The dataset without what the format cannot hold, and a note per kind left out: objects of a kind
  * it has no shape for, and image tags where it has none (a tags-only format keeps only the tags).
  */
-export function keepHeldKinds(format: Pick<DatasetFormat, 'label' | 'holds'>, dataset: Dataset): { dataset: Dataset; notes: string[] } {
+export function keepHeldKinds(format: Pick<DatasetFormat, 'label' | 'holds' | 'writesMasksAsBoxes' | 'holdsReview'>, dataset: Dataset): { dataset: Dataset; notes: string[] } {
   const leftOut = { mask: [] as string[], box: [] as string[], tag: [] as string[] };
   const images = dataset.images.map((entry) => {
     const objects = entry.objects.filter((o) => {
@@ -89,7 +94,15 @@ export function keepHeldKinds(format: Pick<DatasetFormat, 'label' | 'holds'>, da
       const n = leftOut[kind].length;
       return `${format.label} cannot hold ${KIND_NAMES[kind][1]}: ${n} ${KIND_NAMES[kind][n === 1 ? 0 : 1]} left out (${leftOut[kind].join(', ')})`;
     });
-  return { dataset: notes.length ? { ...dataset, images } : dataset, notes };
+  return { dataset: notes.length ? { ...dataset, images } : dataset, notes: [...notes, ...masksAsBoxesNotes(format, dataset), ...proposalsAcceptedNotes(format, images)] };
+}
+
+/** A detection format keeps a mask as its box: the mask comes back a box, so the export says which. */
+function masksAsBoxesNotes(format: Pick<DatasetFormat, 'label' | 'holds' | 'writesMasksAsBoxes'>, dataset: Dataset): string[] {
+  if (!format.writesMasksAsBoxes || !format.holds.mask) return [];
+  const masks = dataset.images.flatMap((entry) => entry.objects.filter((o) => o.kind === 'mask').map((o) => `${entry.image.name}: ${o.object.label}`));
+  if (masks.length === 0) return [];
+  return [`${format.label} writes masks as their boxes: ${masks.length} ${masks.length === 1 ? 'mask' : 'masks'} written as ${masks.length === 1 ? 'a box' : 'boxes'} (${masks.join(', ')})`];
 }
 
 /** The one way a format is written: the objects it cannot hold are left out and named. */
@@ -99,4 +112,12 @@ export async function writeFormat(format: DatasetFormat, dataset: Dataset, optio
   if (format.holdsLearnedModel) return { file, notes: held.notes };
   const withModel = await withLearnedModel(file, format.label, dataset.learnedModel);
   return { file: withModel.file, notes: [...held.notes, ...withModel.notes] };
+}
+
+/** A format without review states reads a proposal back as an accepted object: the export says which proposals. */
+function proposalsAcceptedNotes(format: Pick<DatasetFormat, 'label' | 'holdsReview'>, images: Dataset['images']): string[] {
+  if (format.holdsReview) return [];
+  const proposals = images.flatMap((entry) => [...entry.objects, ...(entry.tags ?? [])].filter((o) => isProposal(o.object)).map((o) => `${entry.image.name}: ${o.object.label}`));
+  if (proposals.length === 0) return [];
+  return [`${format.label} cannot hold review states: ${proposals.length} ${proposals.length === 1 ? 'proposal' : 'proposals'} not yet reviewed will read back as accepted (${proposals.join(', ')})`];
 }

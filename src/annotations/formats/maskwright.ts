@@ -100,6 +100,7 @@ export function readMaskwright(file: MaskwrightFile): ImportedDataset {
 export const maskwrightFormat: DatasetFormat = {
   id: 'maskwright',
   holds: { mask: true, box: true, tag: false },
+  holdsReview: true,
   holdsLearnedModel: true,
   label: 'Maskwright dataset JSON',
   summary: 'everything the studio keeps: classes with ids and colours, each object’s mask, outline, name, visibility',

@@ -2,6 +2,7 @@ import type { BinaryMask } from '../../engine/types';
 import { baseName, fileNameOf, textOf, type ImportedAnnotation, type ImportedCategory, type ImportedDataset, type InputFile } from './imported';
 import { decodePng } from './png';
 import type { Dataset } from './dataset';
+import { renamedClassNotes } from './categories';
 import { textEntry, writeZip, type ZipEntry } from './zip';
 import { childNamed, childrenNamed, childText, escapeXml, parseXml, type XmlElement } from './xml';
 import { instanceIndexMask, lostPixelNotes, maskPng, notesEntry, semanticMask } from './pngMasks';
@@ -82,7 +83,7 @@ const PALETTE_MAX = VOID - 1;
 export async function vocExport(dataset: Dataset): Promise<{ zip: Uint8Array; notes: string[] }> {
   const palette = vocColormap();
   const files: ZipEntry[] = [textEntry('labelmap.txt', labelmap(dataset))];
-  const notes: string[] = [];
+  const notes = renamedClassNotes('Pascal VOC zip', dataset.categories.map((c) => c.name), vocClassName);
   for (const entry of dataset.images) {
     const { image } = entry;
     const base = baseName(image.name);

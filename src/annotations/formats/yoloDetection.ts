@@ -60,6 +60,7 @@ export function readYoloDetectionLabels(files: ReadonlyArray<{ name: string; tex
 export const yoloDetectionFormat: DatasetFormat = {
   id: 'yolo-detection',
   holds: { mask: true, box: true, tag: false },
+  writesMasksAsBoxes: true,
   label: 'YOLO detection zip',
   summary: 'Ultralytics labels/*.txt (class cx cy w h per object; a mask as its box) + data.yaml; the photos too if ticked',
   carriesImages: true,
