@@ -17,6 +17,7 @@
  *   those boxes are decoded on it, the masks mapped back onto the photo (tiles.ts). A tile's mask that
  *   reaches one of its edges inside the photo is dropped (the object goes on beyond it), and one that
  *   repeats a kept proposal too (the same incremental NMS across tiles). Up to four more encoder runs.
+ *   The detectors' weaker boxes (score ≥ 0.05) prompt too, on the photo and on the tiles.
  *
  * Differences from SAM's code, on purpose: the filters and the NMS box read the 256² logits (SAM reads
  * the upsampled mask), so only kept candidates are upsampled; NMS is incremental (a candidate is
@@ -191,6 +192,11 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
   // decoded on it. No grid on the tiles: its masks matched no instance the boxes had not (docs/RESULTS.md).
   thorough: {
     ...OBJECTS_SETTINGS,
+    // Nobody waits on one photo of a bulk job: the detectors' weaker boxes are asked too. Small and
+    // crowded objects are the ones a detector scores low; a wrong box costs a decoder run and a
+    // proposal the learned classes reject.
+    minDetectorScore: 0.05,
+    maxBoxes: 60,
     tilesPerSide: 2,
     // A fifth of a tile's side: an object cut by one tile's edge is whole in its neighbour up to that size.
     tileOverlap: 0.2,
