@@ -30,7 +30,7 @@ import {
 } from '../../src/engine/everything/segmentEverything';
 import { matchImage, toRegion, type GroundTruthInstance } from './metrics';
 import { rasterizeSegmentation, type CocoSegmentation } from './rasterize';
-import { addImageRecall, emptyRecallCounts, recall, type RecallCounts } from './recall';
+import { addImageRecall, areaRange, emptyRecallCounts, nearnessOf, recall, type RecallCounts } from './recall';
 
 export interface CocoInstancesFile {
   images: { id: number; file_name: string; width: number; height: number }[];
@@ -95,6 +95,8 @@ interface RuleTotals {
   proposals: number;
   /** Proposals and the instances they matched, by what found them (photo or tile, box or grid point). */
   foundBy: Record<string, { proposals: number; matched: number }>;
+  /** Instances by area range and by how near the nearest shown proposal came (what a miss lacks). */
+  nearness: Record<string, Record<string, number>>;
 }
 
 /** Which prompts' proposals matched an instance (all areas, IoU ≥ 0.5, the matching of the recall). */
@@ -143,7 +145,7 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
   const engine = await loadNodeEngine({ threads, embeddingCacheSize: 2, embeddingStore, ...models });
   const detectors = await loadNodeDetectors({ threads });
   const totals = new Map<EverythingRule, RuleTotals>(
-    rules.map((r) => [r, { counts: emptyRecallCounts(), ms: 0, cpuMs: 0, detectMs: 0, decodeMs: 0, tileEncodeMs: 0, tilesEncoded: 0, decoderRuns: 0, proposals: 0, foundBy: {} }]),
+    rules.map((r) => [r, { counts: emptyRecallCounts(), ms: 0, cpuMs: 0, detectMs: 0, decodeMs: 0, tileEncodeMs: 0, tilesEncoded: 0, decoderRuns: 0, proposals: 0, foundBy: {}, nearness: {} }]),
   );
   let encoderMs = 0;
   let encoderCpuMs = 0;
@@ -176,6 +178,11 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
       const scored = result.proposals.map((p) => ({ region: toRegion(p.mask), score: p.confidence }));
       addImageRecall(total.counts, gts, scored);
       tallyFoundBy(total.foundBy, gts, result.proposals, scored);
+      const sizes = gts.filter((g) => !g.crowd).map((g) => areaRange(g.area));
+      nearnessOf(gts, scored).forEach((band, k) => {
+        total.nearness[sizes[k]] ??= {};
+        total.nearness[sizes[k]][band] = (total.nearness[sizes[k]][band] ?? 0) + 1;
+      });
       total.ms += ms;
       total.decoderRuns += result.decoderRuns;
       total.proposals += result.proposals.length;
@@ -208,6 +215,7 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
       decoderRunsPerPhoto: t.decoderRuns / images.length,
       proposalsPerPhoto: t.proposals / images.length,
       foundBy: t.foundBy,
+      nearness: t.nearness,
       instances: { all: t.counts.all.instances, small: t.counts.small.instances, medium: t.counts.medium.instances, large: t.counts.large.instances },
     };
   };

@@ -3,7 +3,7 @@
  * at once), the share matched by one of the image's best `maxDetections` proposals at mask IoU ≥ 0.5
  * (COCOeval's greedy matching, metrics.ts), overall and by COCO's area ranges.
  */
-import { matchImage, type GroundTruthInstance, type ScoredInstance } from './metrics';
+import { cocoIoU, matchImage, MAX_DETECTIONS, type GroundTruthInstance, type ScoredInstance } from './metrics';
 
 /** COCO's area ranges, by the annotation's `area`: small < 32², medium < 96², large the rest. */
 export type AreaRange = 'small' | 'medium' | 'large';
@@ -49,4 +49,18 @@ export function addImageRecall(
 
 export function recall(c: RecallCount): number | undefined {
   return c.instances ? c.matched / c.instances : undefined;
+}
+
+/** How close the nearest proposal came to an instance: a miss needs a better mask (0.3–0.5) or a prompt at all (< 0.1). */
+export type Nearness = 'iou >= 0.5' | 'iou 0.3-0.5' | 'iou 0.1-0.3' | 'iou < 0.1';
+
+/** Each non-crowd instance's best mask IoU with any of the best `MAX_DETECTIONS` proposals, in bands. */
+export function nearnessOf(gts: readonly GroundTruthInstance[], proposals: readonly ScoredInstance[]): Nearness[] {
+  const shown = [...proposals].sort((a, b) => b.score - a.score).slice(0, MAX_DETECTIONS);
+  return gts
+    .filter((g) => !g.crowd)
+    .map((g) => {
+      const best = shown.reduce((m, p) => Math.max(m, cocoIoU(p.region, g)), 0);
+      return best >= 0.5 ? 'iou >= 0.5' : best >= 0.3 ? 'iou 0.3-0.5' : best >= 0.1 ? 'iou 0.1-0.3' : 'iou < 0.1';
+    });
 }

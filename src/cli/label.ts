@@ -15,7 +15,7 @@ import { ImageDecodeError, readImageFile } from '../engine/adapters/nodeImage';
 import { loadNodeEngine } from '../engine/adapters/ortNode';
 import { loadNodeDetectors } from '../engine/adapters/textNode';
 import type { SegmentationEngine } from '../engine/engine';
-import { DEFAULT_EVERYTHING_RULE, EVERYTHING_RULES, type EverythingRule } from '../engine/everything/segmentEverything';
+import { BULK_EVERYTHING_RULE, EVERYTHING_RULES, type EverythingRule } from '../engine/everything/segmentEverything';
 import { LearnedClasses } from '../engine/learn/learnedClasses';
 import { photoCandidates } from '../engine/learn/photoCandidates';
 import { classifyCandidates, lessonsOfLabelledPhoto, SHOW_FROM, type Candidate, type LabelledRegion } from '../engine/learn/proposeLearned';
@@ -33,7 +33,7 @@ export const LABEL_USAGE = `usage: label --images DIR --examples labelled.coco.j
   --out FILE         COCO file of the proposals on the other photos, each with its score
                      (attributes.score and score) and review_source "learned"
   --show P           the lowest probability proposed (default ${SHOW_FROM})
-  --rule R           segment everything's rule for the candidates (default ${DEFAULT_EVERYTHING_RULE})
+  --rule R           segment everything's rule for the candidates (default ${BULK_EVERYTHING_RULE}, the bulk rule)
   --tolerance PX     polygon simplification tolerance in pixels
   --threads N        inference threads (default: all cores)`;
 
@@ -67,7 +67,7 @@ export function parseLabelArgs(argv: readonly string[]): LabelCommandOptions {
   const showText = flags.get('show')?.[0];
   const showFrom = showText === undefined ? SHOW_FROM : parseNumber(showText, '--show');
   if (!(showFrom > 0 && showFrom < 1)) throw new UsageError('--show must be between 0 and 1');
-  const rule = (flags.get('rule')?.[0] ?? DEFAULT_EVERYTHING_RULE) as EverythingRule;
+  const rule = (flags.get('rule')?.[0] ?? BULK_EVERYTHING_RULE) as EverythingRule;
   if (!EVERYTHING_RULES.includes(rule)) throw new UsageError(`--rule must be one of ${EVERYTHING_RULES.join(', ')}`);
   return { imagesDir: required('images', 'DIR'), examplesPath: required('examples', 'FILE'), outPath: required('out', 'FILE'), showFrom, rule, ...parseEngineFlags(flags) };
 }

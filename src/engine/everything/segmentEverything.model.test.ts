@@ -183,7 +183,9 @@ describe('segmentEverything', () => {
     const settings = { image, detectors: [detector], gridSides: [2], tileGridSides: [2] };
     const progress: EverythingProgress[] = [];
     const thorough = await segmentEverything(tiling, imageKey, { rule: 'thorough', ...settings, onProgress: (p) => progress.push(p) });
-    const objects = await segmentEverything(engine, imageKey, { rule: 'objects', ...settings });
+    // The bulk rule asks the detectors for weaker boxes too: the same on the object-aware rule's photo pass.
+    const { minDetectorScore, maxBoxes } = EVERYTHING_SETTINGS.thorough;
+    const objects = await segmentEverything(engine, imageKey, { rule: 'objects', ...settings, minDetectorScore, maxBoxes });
     expect(thorough.tilesEncoded).toBe(4);
     expect(embedded).toHaveLength(4);
     expect(forgotten).toEqual(embedded);

@@ -17,6 +17,7 @@
  *   those boxes are decoded on it, the masks mapped back onto the photo (tiles.ts). A tile's mask that
  *   reaches one of its edges inside the photo is dropped (the object goes on beyond it), and one that
  *   repeats a kept proposal too (the same incremental NMS across tiles). Up to four more encoder runs.
+ *   The detectors' weaker boxes (score ≥ 0.05) prompt too, on the photo and on the tiles.
  *
  * Differences from SAM's code, on purpose: the filters and the NMS box read the 256² logits (SAM reads
  * the upsampled mask), so only kept candidates are upsampled; NMS is incremental (a candidate is
@@ -38,7 +39,7 @@ import { maskArea, placeCrop, upsampleLogitsToCrop } from '../upsample';
 import { ExploredCells, lowResBox } from './lowRes';
 import { pointGrid } from './pointGrid';
 import { removeSmallRegions } from './regions';
-import { cutByTileEdge, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile, type TileRect } from './tiles';
+import { boxAtInnerEdge, cutByTileEdge, mergeAcrossCrops, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile, type TileRect } from './tiles';
 import { cropImage } from '../crop';
 
 export type EverythingRule = 'grid' | 'objects' | 'thorough';
@@ -131,6 +132,14 @@ export interface EverythingSettings {
    * `skipExplored` say.
    */
   readonly tileSkipsPhotoAnswers: boolean;
+  /**
+   * Across crops, a tile's whole mask replaces what the photo's pass kept of the same object, and a
+   * tile's boxes are asked again even where the photo's pass found something (SAM's generator prefers
+   * the smaller crop's mask): the tile sees a small object at a higher resolution. A tile's box at one
+   * of its inner edges is not decoded (its mask would be dropped as cut). False: what was found first
+   * stays, and a tile asks only about boxes no proposal repeats.
+   */
+  readonly preferSmallerCrop: boolean;
 }
 
 const OBJECTS_SETTINGS: EverythingSettings = {
@@ -153,6 +162,7 @@ const OBJECTS_SETTINGS: EverythingSettings = {
   tileOverlap: 0,
   tileGridSides: [],
   tileSkipsPhotoAnswers: true,
+  preferSmallerCrop: false,
 };
 
 export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSettings>> = {
@@ -174,6 +184,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     tileOverlap: 0,
     tileGridSides: [],
     tileSkipsPhotoAnswers: true,
+    preferSmallerCrop: false,
   },
   objects: OBJECTS_SETTINGS,
   // The object-aware rule on the whole photo, then the detectors again on 2×2 tiles (SAHI's slicing):
@@ -181,6 +192,11 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
   // decoded on it. No grid on the tiles: its masks matched no instance the boxes had not (docs/RESULTS.md).
   thorough: {
     ...OBJECTS_SETTINGS,
+    // Nobody waits on one photo of a bulk job: the detectors' weaker boxes are asked too. Small and
+    // crowded objects are the ones a detector scores low; a wrong box costs a decoder run and a
+    // proposal the learned classes reject.
+    minDetectorScore: 0.05,
+    maxBoxes: 60,
     tilesPerSide: 2,
     // A fifth of a tile's side: an object cut by one tile's edge is whole in its neighbour up to that size.
     tileOverlap: 0.2,
@@ -270,8 +286,9 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
   // Incremental NMS: `objects` keeps what it found first; `grid` keeps the higher predicted IoU, as SAM.
   // Across tiles too: a tile's mask of an object already kept (from the photo or another tile) is dropped.
   const consider = (candidate: Candidate, frame: ModelFrame, view: View): void => {
-    const overlapping = kept.filter((k) => boxIoU(k.box, candidate.box) > settings.boxNmsIou);
-    if (overlapping.length > 0 && (rule !== 'grid' || overlapping.some((k) => k.predictedIoU >= candidate.predictedIoU))) return;
+    const overlapping =
+      rule === 'grid' ? gridMerge(kept, candidate, settings.boxNmsIou) : mergeAcrossCrops(kept, candidate, settings.boxNmsIou, settings.preferSmallerCrop, size.width, size.height);
+    if (!overlapping) return;
     // Upsampled and cleaned over the rectangle that can be positive only: the same mask, at the cost of the object's size.
     const crop = upsampleLogitsToCrop(candidate.logits, frame);
     if (!crop) return;
@@ -321,9 +338,16 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     const merged = mergeDetections(perDetector, settings.minDetectorScore);
     let boxes = suppressOverlaps(merged, (a, b) => boxIoU(a.box, b.box), settings.boxNmsIou).slice(0, settings.maxBoxes);
     // A tile's box around an object already kept asks again what was answered.
-    if (view.tile) boxes = unfoundInTile(boxes, view.tile, kept.map((k) => k.box), settings.boxNmsIou);
+    if (view.tile) boxes = tileBoxesToAsk(boxes, view.tile);
     timings.detectMs += now() - t0;
     return boxes;
+  };
+  // With preferSmallerCrop a tile asks again about what the photo's pass found (its mask may be finer),
+  // not about what a tile found, nor about an object its inner edge cuts.
+  const tileBoxesToAsk = (boxes: Detection[], tile: TileRect): Detection[] => {
+    if (!settings.preferSmallerCrop) return unfoundInTile(boxes, tile, kept.map((k) => k.box), settings.boxNmsIou);
+    const whole = boxes.filter((d) => !boxAtInnerEdge(tileBoxToPhoto(d.box, tile), tile, size.width, size.height, 1));
+    return unfoundInTile(whole, tile, kept.filter((k) => k.tile).map((k) => k.box), settings.boxNmsIou);
   };
   const promptBoxes = async (view: View, boxes: readonly Detection[]): Promise<void> => {
     stage = view.tile ? 'tiles' : 'boxes';
@@ -422,6 +446,12 @@ function promptInPhoto(prompt: VisualPrompt, view: View): VisualPrompt {
     ...(prompt.points ? { points: prompt.points.map((p) => ({ ...p, x: p.x + tile.x0, y: p.y + tile.y0 })) } : {}),
     ...(prompt.box ? { box: { ...prompt.box, x: prompt.box.x + tile.x0, y: prompt.box.y + tile.y0 } } : {}),
   };
+}
+
+/** SAM's grid rule: a candidate replaces the overlapping proposals unless one of them has a predicted IoU as high. */
+function gridMerge<T extends { readonly box: CornerBox; readonly predictedIoU: number }>(kept: readonly T[], candidate: Pick<T, 'box' | 'predictedIoU'>, nmsIou: number): T[] | undefined {
+  const overlapping = kept.filter((k) => boxIoU(k.box, candidate.box) > nmsIou);
+  return overlapping.some((k) => k.predictedIoU >= candidate.predictedIoU) ? undefined : overlapping;
 }
 
 function ranked(proposals: readonly Proposal[]): Proposal[] {

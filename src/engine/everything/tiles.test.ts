@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MaskCrop } from '../upsample';
-import { cropBounds, cutByTileEdge, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile } from './tiles';
+import { boxAtInnerEdge, cropBounds, cutByTileEdge, mergeAcrossCrops, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile } from './tiles';
 
 /** A crop of `w` × `h` pixels at (x, y) with the pixels of `set` ([x, y] within the crop) on. */
 function crop(x: number, y: number, w: number, h: number, set: [number, number][]): MaskCrop {
@@ -100,5 +100,60 @@ describe('unfoundInTile: the merge across tiles', () => {
     const neighbour = { box: { x0: 26, y0: 100, x1: 66, y1: 140 } };
     expect(unfoundInTile([neighbour], right, found, 0.7)).toEqual([neighbour]);
     expect(unfoundInTile([neighbour], right, found, 0.5)).toEqual([]);
+  });
+});
+
+describe('mergeAcrossCrops: the smaller crop’s whole mask wins', () => {
+  // A 640×480 photo cut into 2×2 tiles of 356×267.
+  const left = { x0: 0, y0: 0, x1: 356, y1: 267 };
+  const right = { x0: 284, y0: 0, x1: 640, y1: 267 };
+  const cup = { x0: 300, y0: 100, x1: 340, y1: 140 };
+  const sameCup = { x0: 301, y0: 101, x1: 341, y1: 141 };
+  const saucer = { x0: 360, y0: 100, x1: 400, y1: 140 };
+
+  it('a tile’s candidate replaces the photo’s proposal of the same object', () => {
+    const fromPhoto = { id: 1, box: cup };
+    expect(mergeAcrossCrops([fromPhoto], { box: sameCup, tile: right }, 0.7, true, 640, 480)).toEqual([fromPhoto]);
+  });
+
+  it('what was found first stays when the candidate’s view is not smaller, or the preference is off', () => {
+    const fromLeftTile = { id: 1, box: cup, tile: left };
+    // Another tile of the same size: the first tile's mask stays.
+    expect(mergeAcrossCrops([fromLeftTile], { box: sameCup, tile: right }, 0.7, true, 640, 480)).toBeUndefined();
+    // The photo's own pass never replaces a tile's mask.
+    expect(mergeAcrossCrops([fromLeftTile], { box: sameCup }, 0.7, true, 640, 480)).toBeUndefined();
+    // Without the preference, the photo's proposal stays too (the rule before crops were preferred).
+    expect(mergeAcrossCrops([{ id: 1, box: cup }], { box: sameCup, tile: right }, 0.7, false, 640, 480)).toBeUndefined();
+  });
+
+  it('a candidate replaces nothing when it overlaps nothing, and only what it overlaps otherwise', () => {
+    const kept = [
+      { id: 1, box: cup },
+      { id: 2, box: saucer },
+    ];
+    expect(mergeAcrossCrops(kept, { box: { x0: 500, y0: 200, x1: 520, y1: 220 }, tile: right }, 0.7, true, 640, 480)).toEqual([]);
+    expect(mergeAcrossCrops(kept, { box: sameCup, tile: right }, 0.7, true, 640, 480)).toEqual([kept[0]]);
+  });
+
+  it('one overlapping proposal from a view as small keeps the candidate out', () => {
+    const kept = [
+      { id: 1, box: cup },
+      { id: 2, box: sameCup, tile: left },
+    ];
+    expect(mergeAcrossCrops(kept, { box: cup, tile: right }, 0.7, true, 640, 480)).toBeUndefined();
+  });
+});
+
+describe('boxAtInnerEdge: a tile’s box its inner edge cuts is not decoded there', () => {
+  const tile = { x0: 284, y0: 0, x1: 640, y1: 267 }; // top right of a 640×480 photo
+  it('a box reaching the tile’s left or bottom edge (inside the photo) is cut', () => {
+    expect(boxAtInnerEdge({ x0: 284, y0: 50, x1: 320, y1: 90 }, tile, 640, 480, 1)).toBe(true);
+    expect(boxAtInnerEdge({ x0: 285, y0: 50, x1: 320, y1: 90 }, tile, 640, 480, 1)).toBe(true);
+    expect(boxAtInnerEdge({ x0: 400, y0: 230, x1: 440, y1: 266 }, tile, 640, 480, 1)).toBe(true);
+  });
+
+  it('a box at the photo’s own edges, or clear of the inner ones, is whole', () => {
+    expect(boxAtInnerEdge({ x0: 600, y0: 0, x1: 640, y1: 40 }, tile, 640, 480, 1)).toBe(false);
+    expect(boxAtInnerEdge({ x0: 286, y0: 50, x1: 320, y1: 264 }, tile, 640, 480, 1)).toBe(false);
   });
 });

@@ -86,3 +86,51 @@ export function unfoundInTile<T extends { readonly box: CornerBox }>(detections:
     return found.every((box) => boxIoU(box, onPhoto) <= nmsIou);
   });
 }
+
+/** Pixels of the view a proposal was found on: its tile, or the whole photo. */
+function viewArea(tile: TileRect | undefined, photoWidth: number, photoHeight: number): number {
+  return tile ? (tile.x1 - tile.x0) * (tile.y1 - tile.y0) : photoWidth * photoHeight;
+}
+
+/** What the merge across crops compares: where a proposal lies on the photo, and the view that found it. */
+export interface CropFound {
+  readonly box: CornerBox;
+  readonly tile?: TileRect;
+}
+
+/**
+ * The merge across crops for one new candidate: the kept proposals it replaces ([] when it overlaps
+ * none), or undefined when one it overlaps stays instead. Overlap is box IoU above `nmsIou`. With
+ * `preferSmallerCrop` (SAM's automatic mask generator does the same across its crop layers), a
+ * candidate replaces what it overlaps when every one of those was found on a larger view: the
+ * smaller crop saw the object at a higher resolution, and a mask it cut was dropped before this
+ * (`cutByTileEdge`), so what reaches here is whole. Otherwise what was kept first stays.
+ */
+export function mergeAcrossCrops<T extends CropFound>(
+  kept: readonly T[],
+  candidate: CropFound,
+  nmsIou: number,
+  preferSmallerCrop: boolean,
+  photoWidth: number,
+  photoHeight: number,
+): T[] | undefined {
+  const overlapping = kept.filter((k) => boxIoU(k.box, candidate.box) > nmsIou);
+  if (overlapping.length === 0) return [];
+  if (!preferSmallerCrop) return undefined;
+  const own = viewArea(candidate.tile, photoWidth, photoHeight);
+  return overlapping.every((k) => viewArea(k.tile, photoWidth, photoHeight) > own) ? overlapping : undefined;
+}
+
+/**
+ * Whether a box (photo pixels) reaches within `margin` pixels of an edge of its tile that lies inside
+ * the photo: the tile cuts the object, so decoding that box on the tile would give a mask
+ * `cutByTileEdge` drops.
+ */
+export function boxAtInnerEdge(box: CornerBox, tile: TileRect, photoWidth: number, photoHeight: number, margin: number): boolean {
+  return (
+    (tile.x0 > 0 && box.x0 <= tile.x0 + margin) ||
+    (tile.y0 > 0 && box.y0 <= tile.y0 + margin) ||
+    (tile.x1 < photoWidth && box.x1 >= tile.x1 - margin) ||
+    (tile.y1 < photoHeight && box.y1 >= tile.y1 - margin)
+  );
+}

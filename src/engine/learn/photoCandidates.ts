@@ -4,7 +4,7 @@
  * proposeLearned.ts (the studio asks its engine worker for the same two things).
  */
 import type { SegmentationEngine } from '../engine';
-import { segmentEverything, type EverythingRule } from '../everything/segmentEverything';
+import { BULK_EVERYTHING_RULE, segmentEverything, type EverythingRule } from '../everything/segmentEverything';
 import type { ConceptDetector } from '../text/detector';
 import type { BinaryMask, RgbaImage } from '../types';
 import type { RegionDescriptor } from './descriptors';
@@ -22,7 +22,8 @@ export async function photoCandidates(
   imageKey: string,
   image: RgbaImage,
   detectors: readonly ConceptDetector[],
-  rule?: EverythingRule,
+  // Proposing over a whole folder or project, nobody waits on one photo: the rule that finds the most.
+  rule: EverythingRule = BULK_EVERYTHING_RULE,
 ): Promise<PhotoCandidates> {
   const found = await segmentEverything(engine, imageKey, { image, detectors, rule });
   const candidates: Candidate[] = found.proposals.map((p) => ({ mask: p.mask, ...(p.label === undefined ? {} : { label: p.label, detectorScore: p.detectorScore }) }));

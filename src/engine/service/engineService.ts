@@ -115,8 +115,8 @@ export class EngineService implements EngineApi {
       const embedMs = performance.now() - t0;
       const options = request.options ?? {};
       // Only the detectors whose boxes prompt are fetched and run.
-      const detectors =
-        (options.rule ?? DEFAULT_EVERYTHING_RULE) === 'objects' ? await this.text.detectorsNamed(options.boxDetectors ?? EVERYTHING_SETTINGS.objects.boxDetectors) : [];
+      const rule = options.rule ?? DEFAULT_EVERYTHING_RULE;
+      const detectors = rule === 'grid' ? [] : await this.text.detectorsNamed(options.boxDetectors ?? EVERYTHING_SETTINGS[rule].boxDetectors);
       // Each proposal is traced once: for the event that brings it and for the answer.
       const traced = new Map<number, EverythingProposalResult>();
       const result = (p: Proposal, copyMask: boolean): EverythingProposalResult => {

@@ -102,6 +102,12 @@ describe('segmentEverything in-process', () => {
     expect(answer.decoderRuns).toBe(runs);
   }, 120_000);
 
+  it("the bulk rule prompts with the text service's detectors too, on the photo and its tiles", async () => {
+    const answer = await service.segmentEverything({ image: chelsea, options: { rule: 'thorough', gridSides: [2] } });
+    expect(answer.rule).toBe('thorough');
+    expect(answer.proposals.some((p) => p.source === 'detector' && p.label === 'cat')).toBe(true);
+  }, 240_000);
+
   it('cancel: no decoder run starts after the signal', async () => {
     runs = 0;
     const controller = new AbortController();
