@@ -12,6 +12,13 @@ import type { useEngineStatus } from '../state/engineStatus';
 import type { StoredEmbeddings } from './embeddingStore';
 import type { ModelVariants } from './modelVariants';
 import { EmbedQueue, type EmbedUrgency } from './embedQueue';
+import { PreparedDetectorRuns } from './preparedDetectorRuns';
+
+/**
+ * The background worker's start options: one WASM thread (the other cores stay with clicks), one
+ * embedding held (a mirror image, handed on at once), no decoder warm-up (it decodes nothing).
+ */
+export const BACKGROUND_WORKER = { maxThreads: 1, embeddingCacheSize: 1, warmUpDecoder: false } as const;
 
 /** What a segment-everything call asks of a photo the session holds (left out: the shipped rule). */
 export type EverythingAsk = Pick<SegmentEverythingRequest, 'options' | 'outline'>;
@@ -40,8 +47,10 @@ export interface EngineSessionPorts {
 interface EngineRun {
   readonly models: string;
   readonly clicks: Promise<EngineWorker>;
-  /** A second worker, on one thread, that only embeds mirror images (started on the first pause). */
-  mirror?: Promise<EngineWorker>;
+  /** A second worker, on one thread, for work no click may wait behind: mirror images' embeddings, descriptors' detector runs. */
+  background?: Promise<EngineWorker>;
+  /** Detector runs made ahead in the background worker, for the first decision on a photo (preparedDetectorRuns.ts). */
+  readonly prepared: PreparedDetectorRuns;
   readonly embeddings: Map<string, Promise<string>>;
   readonly embedded: Set<string>;
   readonly mirrorEmbeddings: Map<string, Promise<string>>;
@@ -73,7 +82,7 @@ export class EngineSession {
     const run = this.run;
     this.run = undefined;
     if (!run) return;
-    for (const worker of [run.clicks, run.mirror]) void worker?.then((w) => w.terminate(), () => undefined);
+    for (const worker of [run.clicks, run.background]) void worker?.then((w) => w.terminate(), () => undefined);
   }
 
   private current(): EngineRun {
@@ -89,6 +98,7 @@ export class EngineSession {
       mirrorEmbeddings: new Map(),
       detectorDownloads: new Map(),
       queue: new EmbedQueue(),
+      prepared: new PreparedDetectorRuns(() => this.backgroundWorker(run).then((worker) => worker.api)),
     };
     this.run = run;
     run.clicks.then(
@@ -302,7 +312,7 @@ export class EngineSession {
   /** The mirror image's embedding made by the mirror worker under `key`, and stored. */
   private async embedMirrorImage(run: EngineRun, imageId: string, key: string): Promise<EmbeddingRecord> {
     const rgba = plainPixels(this.ports.pixels(imageId));
-    const { api } = await this.mirrorWorker(run);
+    const { api } = await this.backgroundWorker(run);
     await api.embed({ image: mirrorImage(rgba), imageId: key, handOver: true });
     const record = await api.exportEmbedding({ imageKey: key });
     await api.forget({ imageKey: key });
@@ -313,25 +323,19 @@ export class EngineSession {
   }
 
   /**
-   * A second engine worker, on one thread, that only embeds mirror images: its encoder run takes one
-   * core while clicks keep the click worker. One that failed to start or crashed starts again when next asked.
+   * A second engine worker, on one thread, for work a click must not wait behind: mirror images'
+   * embeddings and the detector runs of a photo's descriptors. Its runs take one core while clicks
+   * keep the click worker. One that failed to start or crashed starts again when next asked.
    */
-  private mirrorWorker(run: EngineRun): Promise<EngineWorker> {
-    if (run.mirror) return run.mirror;
+  private backgroundWorker(run: EngineRun): Promise<EngineWorker> {
+    if (run.background) return run.background;
     const models = this.ports.models();
     // The models are in the Cache API by now (the click worker fetched them): no download to show.
-    const mirror = this.ports.launch({
-      encoderPrecision: models.encoder,
-      decoderPrecision: models.decoder,
-      maxThreads: 1,
-      embeddingCacheSize: 1,
-      textDetectors: [],
-      warmUpDecoder: false,
-    });
-    const forget = () => void (run.mirror === mirror && (run.mirror = undefined));
-    mirror.then((worker) => worker.gone.then(forget), forget);
-    run.mirror = mirror;
-    return mirror;
+    const background = this.ports.launch({ encoderPrecision: models.encoder, decoderPrecision: models.decoder, ...BACKGROUND_WORKER });
+    const forget = () => void (run.background === background && (run.background = undefined));
+    background.then((worker) => worker.gone.then(forget), forget);
+    run.background = background;
+    return background;
   }
 
   /** Text prompts on a loaded photo, on the embedding the point tools use (the worker's cache). */
@@ -375,8 +379,27 @@ export class EngineSession {
     if (masks.length === 0) return [];
     const run = this.current();
     const rgba = plainPixels(this.ports.pixels(imageId));
-    const answer = await this.onEmbedding(run, imageId, (imageKey, { api }) => api.describeRegions({ image: rgba, imageId: imageKey, masks: masks.map(plainMask) }));
+    const detectorRun = await run.prepared.of(imageId);
+    const request = { image: rgba, masks: masks.map(plainMask), ...(detectorRun ? { detectorRun } : {}) };
+    const answer = await this.onEmbedding(run, imageId, (imageKey, { api }) => api.describeRegions({ ...request, imageId: imageKey }));
     return answer.descriptors;
+  }
+
+  /**
+   * Makes the photo's detector runs for its descriptors in the background worker, once the photo is
+   * embedded (so they do not slow its encoder run), ahead of the person's first decision on it: that
+   * decision's describeRegions then runs no detector in the click worker.
+   */
+  prepareDescriptors(imageId: string): void {
+    const run = this.current();
+    if (run.prepared.has(imageId)) return;
+    void this.ensureEmbedding(imageId).then(
+      () => {
+        const pixels = this.ports.pixels(imageId);
+        if (this.run === run && pixels) run.prepared.prepare(imageId, plainPixels(pixels));
+      },
+      () => undefined,
+    );
   }
 
   /**
