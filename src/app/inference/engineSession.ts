@@ -98,7 +98,11 @@ export class EngineSession {
       mirrorEmbeddings: new Map(),
       detectorDownloads: new Map(),
       queue: new EmbedQueue(),
-      prepared: new PreparedDetectorRuns(() => this.backgroundWorker(run).then((worker) => worker.api)),
+      // Not for an engine ended meanwhile: its background worker would outlive it.
+      prepared: new PreparedDetectorRuns(async () => {
+        if (this.run !== run) throw new Error('the engine was ended');
+        return (await this.backgroundWorker(run)).api;
+      }),
     };
     this.run = run;
     run.clicks.then(
@@ -392,14 +396,7 @@ export class EngineSession {
    */
   prepareDescriptors(imageId: string): void {
     const run = this.current();
-    if (run.prepared.has(imageId)) return;
-    void this.ensureEmbedding(imageId).then(
-      () => {
-        const pixels = this.ports.pixels(imageId);
-        if (this.run === run && pixels) run.prepared.prepare(imageId, plainPixels(pixels));
-      },
-      () => undefined,
-    );
+    run.prepared.prepare(imageId, this.ensureEmbedding(imageId).then(() => plainPixels(this.ports.pixels(imageId))));
   }
 
   /**

@@ -23,15 +23,15 @@ export class PreparedDetectorRuns {
     return this.runs.has(imageId);
   }
 
-  /** Starts the photo's detector runs on the helper worker, once per photo. */
-  prepare(imageId: string, image: RgbaImage): void {
+  /**
+   * Starts the photo's detector runs on the helper worker once `image` is there, once per photo. A
+   * description asked for meanwhile waits for them rather than run the detectors a second time.
+   */
+  prepare(imageId: string, image: RgbaImage | Promise<RgbaImage>): void {
     if (this.runs.has(imageId)) return;
-    this.runs.set(
-      imageId,
-      this.helper()
-        .then((api) => api.detectForDescriptors({ image }))
-        .catch(() => undefined),
-    );
+    // The helper starts once the pixels are there: not beside the photo's encoder run, which they wait for.
+    const run = Promise.resolve(image).then(async (pixels) => (await this.helper()).detectForDescriptors({ image: pixels }));
+    this.runs.set(imageId, run.catch(() => undefined));
     for (const oldest of this.runs.keys()) {
       if (this.runs.size <= this.kept) break;
       this.runs.delete(oldest);
