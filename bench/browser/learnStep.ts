@@ -98,7 +98,7 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
       const end = performance.now() + forMs;
       while (performance.now() < end) {
         const t0 = performance.now();
-        await client.api.predict({ imageKey: photo.imageKey, prompt: { points: [point] } });
+        await client.api.predict({ imageKey: photo.imageKey, prompt: { points: [point] }, options: { mirrorAverage: false } });
         times.push(performance.now() - t0);
       }
       return times;
