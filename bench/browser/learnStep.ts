@@ -126,6 +126,9 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
       const t0 = performance.now();
       await learner.learnPending();
       const stepMs = performance.now() - t0;
+      // The studio's rule again: the photo on screen is prepared as soon as something is learned (after this timing).
+      const photo = photos.get(url);
+      if (photo && learner.taughtClasses().length) prepared?.prepare(url, photo.image);
       const fitMs = learner.stepMs.slice(fitsBefore).reduce((a, b) => a + b, 0);
       const t1 = performance.now();
       const stored = learner.learnedModel();
