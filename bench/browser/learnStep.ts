@@ -58,6 +58,7 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
     const t0 = performance.now();
     const detectorRun = await prepared?.of(imageId);
     const answer = await client.api.describeRegions({ image: photo.image, imageId: photo.imageKey, masks: [...masks], ...(detectorRun ? { detectorRun } : {}) });
+    prepared?.described(imageId);
     worker.pageMs += performance.now() - t0;
     worker.embedMs += answer.timings.embedMs;
     worker.detectMs += answer.timings.detectMs;

@@ -386,6 +386,7 @@ export class EngineSession {
     const detectorRun = await run.prepared.of(imageId);
     const request = { image: rgba, masks: masks.map(plainMask), ...(detectorRun ? { detectorRun } : {}) };
     const answer = await this.onEmbedding(run, imageId, (imageKey, { api }) => api.describeRegions({ ...request, imageId: imageKey }));
+    run.prepared.described(imageId);
     return answer.descriptors;
   }
 

@@ -41,6 +41,15 @@ describe('PreparedDetectorRuns', () => {
     await expect(runs.of('a')).resolves.toBeUndefined();
   });
 
+  it('makes no run for a photo the click worker has described already', async () => {
+    const { asked, helper } = countingHelper();
+    const runs = new PreparedDetectorRuns(helper);
+    runs.described('a');
+    runs.prepare('a', photo(1));
+    await expect(runs.of('a')).resolves.toBeUndefined();
+    expect(asked).toEqual([]);
+  });
+
   it('answers undefined, not an error, when the helper worker cannot start', async () => {
     const runs = new PreparedDetectorRuns(() => Promise.reject(new Error('the worker crashed')));
     runs.prepare('a', photo(1));

@@ -31,7 +31,16 @@ export class PreparedDetectorRuns {
     if (this.runs.has(imageId)) return;
     // The helper starts once the pixels are there: not beside the photo's encoder run, which they wait for.
     const run = Promise.resolve(image).then(async (pixels) => (await this.helper()).detectForDescriptors({ image: pixels }));
-    this.runs.set(imageId, run.catch(() => undefined));
+    this.keep(imageId, run.catch(() => undefined));
+  }
+
+  /** The click worker described the photo without a prepared run, so it holds the photo's context: none is made for it. */
+  described(imageId: string): void {
+    if (!this.runs.has(imageId)) this.keep(imageId, Promise.resolve(undefined));
+  }
+
+  private keep(imageId: string, run: Promise<DetectorRun | undefined>): void {
+    this.runs.set(imageId, run);
     for (const oldest of this.runs.keys()) {
       if (this.runs.size <= this.kept) break;
       this.runs.delete(oldest);
