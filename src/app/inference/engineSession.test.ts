@@ -161,12 +161,24 @@ describe('EngineSession', () => {
     expect(decoded).toHaveLength(4);
   });
 
-  it("makes a shown photo's detector runs in the background worker, so the first description of it runs no detector in the click worker, and describes it as the click worker would", async () => {
+  it("starts no background detector run before the photo's first answer has landed: that click keeps every core", async () => {
     const chelsea = photos.get('chelsea')!;
     const cat = boxMask({ x0: 0.15 * chelsea.width, y0: 0.05 * chelsea.height, x1: 0.95 * chelsea.width, y1: chelsea.height }, chelsea.width, chelsea.height);
     const s = sessionOnThreads({ detectors: true });
     session = s.session;
     session.prepareDescriptors('chelsea');
+    await session.describeRegions('chelsea', [cat]);
+    expect(s.launched).toHaveLength(1);
+    expect(s.described).toEqual([{ thread: 0, timings: expect.objectContaining({ detectorsPrepared: false }) }]);
+  }, 240_000);
+
+  it("makes a shown photo's detector runs in the background worker after its first answer, so the first description of it runs no detector in the click worker, and describes it as the click worker would", async () => {
+    const chelsea = photos.get('chelsea')!;
+    const cat = boxMask({ x0: 0.15 * chelsea.width, y0: 0.05 * chelsea.height, x1: 0.95 * chelsea.width, y1: chelsea.height }, chelsea.width, chelsea.height);
+    const s = sessionOnThreads({ detectors: true });
+    session = s.session;
+    session.prepareDescriptors('chelsea');
+    await session.predict('chelsea', { points: [{ x: chelsea.width / 2, y: chelsea.height / 2, positive: true }] }, OPTIONS);
     const prepared = await session.describeRegions('chelsea', [cat]);
     expect(s.launched).toHaveLength(2);
     expect(s.described).toEqual([{ thread: 0, timings: expect.objectContaining({ detectorsPrepared: true, photoReused: false }) }]);
