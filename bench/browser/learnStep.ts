@@ -49,6 +49,15 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
   let doc: StudioDocument = { ...emptyDocument(), classes: [CLASS] };
   const photos = new Map<string, { image: RgbaImage; imageKey: string }>();
   let prepared: PreparedDetectorRuns | undefined;
+  // The studio's rule (EngineSession.prepareDescriptors): a photo's detector runs start after its first answer has landed.
+  const answered = new Set<string>();
+  const wanted = new Set<string>();
+  const prepare = (url: string): void => {
+    const photo = photos.get(url);
+    if (!photo || !prepared) return;
+    if (answered.has(url)) prepared.prepare(url, photo.image);
+    else wanted.add(url);
+  };
   const worker = { embedMs: 0, detectMs: 0, describeMs: 0, pageMs: 0, reused: false, prepared: false };
   const seen: RegionDescriptor[] = [];
 
@@ -87,7 +96,7 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
       const { imageKey } = await client.api.embed({ image, imageId: url });
       photos.set(url, { image, imageKey });
       // The studio's rule: prepared once the session has learned something (prepareDescriptors).
-      if (learner?.taughtClasses().length) prepared?.prepare(url, image);
+      if (learner?.taughtClasses().length) prepare(url);
       doc = { ...doc, images: [...doc.images, { id: url, name: url, width: image.width, height: image.height }] };
       return { embedMs: performance.now() - t0, width: image.width, height: image.height };
     },
@@ -101,6 +110,8 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
         const t0 = performance.now();
         await client.api.predict({ imageKey: photo.imageKey, prompt: { points: [point] }, options: { mirrorAverage: false } });
         times.push(performance.now() - t0);
+        answered.add(url);
+        if (wanted.delete(url)) prepare(url);
       }
       return times;
     },
@@ -128,8 +139,7 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
       await learner.learnPending();
       const stepMs = performance.now() - t0;
       // The studio's rule again: the photo on screen is prepared as soon as something is learned (after this timing).
-      const photo = photos.get(url);
-      if (photo && learner.taughtClasses().length) prepared?.prepare(url, photo.image);
+      if (learner.taughtClasses().length) prepare(url);
       const fitMs = learner.stepMs.slice(fitsBefore).reduce((a, b) => a + b, 0);
       const t1 = performance.now();
       const stored = learner.learnedModel();
