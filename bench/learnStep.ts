@@ -7,9 +7,12 @@
  * decision to the model updated; its parts are the worker's descriptor call (and within it the
  * detector runs), the fit, and the main-thread work of keeping the model (its stored form and the
  * JSON a server project's write sends). It then fills a model to full capacity to size and time its
- * stored form. Prints p50/p95 and writes bench/results/learn-step.json.
+ * stored form. Between opening a photo and the first decision on it the person looks and clicks
+ * for `--think-ms` (clicks on the first raccoon, timed: what the background detector runs must not
+ * slow); `--no-prefetch` leaves the detector runs to the first decision, as before the studio made
+ * them ahead. Prints p50/p95 and writes bench/results/learn-step.json.
  *
- *   npx tsx bench/learnStep.ts [--decisions 30] [--classes 3] [--no-build] [--port 4179]
+ *   npx tsx bench/learnStep.ts [--decisions 30] [--classes 3] [--think-ms 3000] [--no-prefetch] [--no-build] [--port 4179]
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -26,6 +29,8 @@ const { values } = parseArgs({
     decisions: { type: 'string', default: '30' },
     classes: { type: 'string', default: '3' },
     'no-build': { type: 'boolean', default: false },
+    'think-ms': { type: 'string', default: '3000' },
+    'no-prefetch': { type: 'boolean', default: false },
     port: { type: 'string', default: '4179' },
   },
   strict: true,
@@ -79,28 +84,33 @@ try {
   const context = await browser.newContext();
   const routes = Object.fromEntries(photos.map((name) => [url(name), { body: readFileSync(join(root, 'images', name)), contentType: 'image/jpeg' }]));
   const page = await openBenchPage(context, served.base, routes, log);
-  const { backend } = await page.evaluate(() => window.maskwrightBench.learn.start());
+  const prefetch = !values['no-prefetch'];
+  const thinkMs = Number(values['think-ms']);
+  const { backend } = await page.evaluate((p) => window.maskwrightBench.learn.start(p), prefetch);
   log(`engine: ${backend}; ${plan.length} decisions on ${photos.length} photos`);
   const samples: (LearnStepSample & { photo: string; positive: boolean; firstOnPhoto: boolean })[] = [];
   const opened = new Set<string>();
+  const clickMs: number[] = [];
   for (const decision of plan) {
     const firstOnPhoto = !opened.has(decision.name);
     if (firstOnPhoto) {
       const { embedMs } = await page.evaluate((u) => window.maskwrightBench.learn.open(u), url(decision.name));
       opened.add(decision.name);
-      log(`${decision.name}: embedded in ${embedMs.toFixed(0)} ms`);
+      const [x, y, w, h] = decision.box;
+      const clicks = await page.evaluate(({ u, point, ms }) => window.maskwrightBench.learn.clicks(u, point, ms), { u: url(decision.name), point: { x: x + w / 2, y: y + h / 2 }, ms: thinkMs });
+      clickMs.push(...clicks);
+      log(`${decision.name}: embedded in ${embedMs.toFixed(0)} ms; ${clicks.length} clicks while looking: ${clicks.map((c) => c.toFixed(0)).join(', ')} ms`);
     }
     const sample = await page.evaluate(({ u, box, positive }) => window.maskwrightBench.learn.decide(u, box, positive), { u: url(decision.name), box: decision.box, positive: decision.positive });
     samples.push({ ...sample, photo: decision.name, positive: decision.positive, firstOnPhoto });
-    log(`step ${samples.length}: ${sample.stepMs.toFixed(1)} ms (describe ${sample.describeMs.toFixed(1)}, detectors ${sample.workerDetectMs.toFixed(1)}, fit ${sample.fitMs.toFixed(1)}; keep ${(sample.storedFormMs + sample.stringifyMs).toFixed(1)} ms, ${sample.storedBytes} B)`);
+    log(`step ${samples.length}${sample.detectorsPrepared ? ' (detectors prepared)' : ''}: ${sample.stepMs.toFixed(1)} ms (describe ${sample.describeMs.toFixed(1)}, detectors ${sample.workerDetectMs.toFixed(1)}, fit ${sample.fitMs.toFixed(1)}; keep ${(sample.storedFormMs + sample.stringifyMs).toFixed(1)} ms, ${sample.storedBytes} B)`);
   }
   const full = await page.evaluate((classes) => window.maskwrightBench.learn.fullCapacity(classes), Number(values.classes));
   const parts = ['stepMs', 'describeMs', 'workerDetectMs', 'workerPoolMs', 'fitMs', 'storedFormMs', 'stringifyMs', 'mainThreadMs'] as const;
   const summary = (rows: readonly LearnStepSample[]) =>
     Object.fromEntries(
       parts.map((p) => {
-        const sorted = rows.map((s) => s[p]).sort((a, b) => a - b);
-        return [p, { p50: round(percentile(sorted, 50)), p95: round(percentile(sorted, 95)), max: round(sorted[sorted.length - 1]) }];
+        return [p, spread(rows.map((s) => s[p]))];
       }),
     );
   const result = {
@@ -108,11 +118,15 @@ try {
     backend,
     decisions: plan.length,
     photos: photos.length,
+    prefetch,
+    thinkMs,
     load: { before: loadBefore, after: loadavg()[0] },
     all: summary(samples),
     /** The first decision on a photo pays that photo's detector runs; the others find them done (if cached). */
     firstOnPhoto: summary(samples.filter((s) => s.firstOnPhoto)),
     laterOnPhoto: summary(samples.filter((s) => !s.firstOnPhoto)),
+    /** Clicks while the person looks at a newly opened photo (the background detector runs, with prefetch). */
+    clicks: { n: clickMs.length, ...spread(clickMs) },
     fullCapacity: { classes: Number(values.classes), ...full, storedMiB: round(full.storedBytes / 2 ** 20) },
     samples,
   };
@@ -122,6 +136,11 @@ try {
 } finally {
   await browser.close();
   await served.stop();
+}
+
+function spread(values: readonly number[]): { p50: number; p95: number; max: number } {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50: round(percentile(sorted, 50)), p95: round(percentile(sorted, 95)), max: round(sorted[sorted.length - 1] ?? NaN) };
 }
 
 function round(x: number): number {

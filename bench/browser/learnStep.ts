@@ -4,7 +4,9 @@
  * accepted in a class, or a region rejected). Each step is timed from the decision to the model
  * updated, split into its parts: the worker's descriptor call (embedding lookup, detector runs,
  * pooling), the fit, and what the studio does next on the page to keep the model (its stored form,
- * as the session store and a server project's write take it).
+ * as the session store and a server project's write take it). With `prefetch`, as in the studio,
+ * a photo opened once something is learned has its detector runs made in a one-thread background
+ * worker (PreparedDetectorRuns), and clicks made meanwhile time the click worker.
  */
 import type { Annotation } from '../../src/annotations/annotation';
 import type { RegionDescriptor } from '../../src/engine/learn/descriptors';
@@ -13,6 +15,8 @@ import type { RgbaImage } from '../../src/engine/types';
 import { startEngineWorker, type EngineWorker } from '../../src/engine/worker/client';
 import { emptyDocument, type StudioDocument } from '../../src/app/state/model';
 import { SessionLearner } from '../../src/app/learn/sessionLearner';
+import { BACKGROUND_WORKER } from '../../src/app/inference/engineSession';
+import { PreparedDetectorRuns } from '../../src/app/inference/preparedDetectorRuns';
 
 export interface LearnStepSample {
   /** Decision → model updated (the learner's pass, descriptor call included). */
@@ -21,6 +25,8 @@ export interface LearnStepSample {
   describeMs: number;
   /** The worker described from the photo's earlier detector runs. */
   photoReused: boolean;
+  /** The detector runs came made ahead by the background worker. */
+  detectorsPrepared: boolean;
   workerDetectMs: number;
   workerEmbedMs: number;
   workerPoolMs: number;
@@ -42,26 +48,43 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
   let learner: SessionLearner | undefined;
   let doc: StudioDocument = { ...emptyDocument(), classes: [CLASS] };
   const photos = new Map<string, { image: RgbaImage; imageKey: string }>();
-  const worker = { embedMs: 0, detectMs: 0, describeMs: 0, pageMs: 0, reused: false };
+  let prepared: PreparedDetectorRuns | undefined;
+  // The studio's rule (EngineSession.prepareDescriptors): a photo's detector runs start after its first answer has landed.
+  const answered = new Set<string>();
+  const wanted = new Set<string>();
+  const prepare = (url: string): void => {
+    const photo = photos.get(url);
+    if (!photo || !prepared) return;
+    if (answered.has(url)) prepared.prepare(url, photo.image);
+    else wanted.add(url);
+  };
+  const worker = { embedMs: 0, detectMs: 0, describeMs: 0, pageMs: 0, reused: false, prepared: false };
   const seen: RegionDescriptor[] = [];
 
   const describe = async (imageId: string, masks: readonly { width: number; height: number; data: Uint8Array }[]): Promise<RegionDescriptor[]> => {
     const photo = photos.get(imageId);
     if (!photo || !client) throw new Error(`photo ${imageId} not embedded`);
     const t0 = performance.now();
-    const answer = await client.api.describeRegions({ image: photo.image, imageId: photo.imageKey, masks: [...masks] });
+    const detectorRun = await prepared?.of(imageId);
+    const answer = await client.api.describeRegions({ image: photo.image, imageId: photo.imageKey, masks: [...masks], ...(detectorRun ? { detectorRun } : {}) });
+    prepared?.described(imageId);
     worker.pageMs += performance.now() - t0;
     worker.embedMs += answer.timings.embedMs;
     worker.detectMs += answer.timings.detectMs;
     worker.describeMs += answer.timings.describeMs;
     worker.reused = answer.timings.photoReused === true;
+    worker.prepared = answer.timings.detectorsPrepared === true;
     seen.push(...answer.descriptors);
     return answer.descriptors;
   };
 
   return {
-    async start(): Promise<{ backend: string }> {
+    async start(prefetch: boolean): Promise<{ backend: string }> {
       client = await startEngineWorker({});
+      if (prefetch) {
+        let background: Promise<EngineWorker> | undefined;
+        prepared = new PreparedDetectorRuns(() => (background ??= startEngineWorker(BACKGROUND_WORKER)).then((w) => w.api));
+      }
       learner = new SessionLearner({ document: () => doc, describe, reclass: () => undefined }, 0);
       return { backend: `${client.description.backend.name}, ${client.description.backend.threads} threads` };
     },
@@ -72,8 +95,25 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
       const t0 = performance.now();
       const { imageKey } = await client.api.embed({ image, imageId: url });
       photos.set(url, { image, imageKey });
+      // The studio's rule: prepared once the session has learned something (prepareDescriptors).
+      if (learner?.taughtClasses().length) prepare(url);
       doc = { ...doc, images: [...doc.images, { id: url, name: url, width: image.width, height: image.height }] };
       return { embedMs: performance.now() - t0, width: image.width, height: image.height };
+    },
+    /** A person clicking on the photo for `forMs` (one click after another): each click's time in the click worker. */
+    async clicks(url: string, point: { x: number; y: number }, forMs: number): Promise<number[]> {
+      const photo = photos.get(url);
+      if (!photo || !client) throw new Error(`photo ${url} not embedded`);
+      const times: number[] = [];
+      const end = performance.now() + forMs;
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        await client.api.predict({ imageKey: photo.imageKey, prompt: { points: [point] }, options: { mirrorAverage: false } });
+        times.push(performance.now() - t0);
+        answered.add(url);
+        if (wanted.delete(url)) prepare(url);
+      }
+      return times;
     },
     /** One decision: a box accepted as a raccoon (`positive`) or rejected; the learner learns it, then the studio keeps the model. */
     async decide(url: string, box: readonly [number, number, number, number], positive: boolean): Promise<LearnStepSample> {
@@ -93,11 +133,13 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
         ...(positive ? {} : { review: { state: 'rejected', source: 'learned' } }),
       } as Annotation;
       doc = { ...doc, objects: { ...doc.objects, [url]: [...(doc.objects[url] ?? []), object] } };
-      Object.assign(worker, { embedMs: 0, detectMs: 0, describeMs: 0, pageMs: 0, reused: false });
+      Object.assign(worker, { embedMs: 0, detectMs: 0, describeMs: 0, pageMs: 0, reused: false, prepared: false });
       const fitsBefore = learner.stepMs.length;
       const t0 = performance.now();
       await learner.learnPending();
       const stepMs = performance.now() - t0;
+      // The studio's rule again: the photo on screen is prepared as soon as something is learned (after this timing).
+      if (learner.taughtClasses().length) prepare(url);
       const fitMs = learner.stepMs.slice(fitsBefore).reduce((a, b) => a + b, 0);
       const t1 = performance.now();
       const stored = learner.learnedModel();
@@ -108,6 +150,7 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
         stepMs,
         describeMs: worker.pageMs,
         photoReused: worker.reused,
+        detectorsPrepared: worker.prepared,
         workerDetectMs: worker.detectMs,
         workerEmbedMs: worker.embedMs,
         workerPoolMs: worker.describeMs,

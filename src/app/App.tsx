@@ -22,6 +22,7 @@ import { engineSession } from './studioServices';
 import { useSessionPersistence } from './useSessionPersistence';
 import { useReopenProject } from './projects/useReopenProject';
 import './learn/projectLearnedServices';
+import { useLearnedClasses } from './learn/learnerServices';
 import { handleShortcut } from './shortcuts';
 import { useStudio } from './state/studioStore';
 import { pageFromHash, useUi } from './state/uiStore';
@@ -116,6 +117,13 @@ function Studio() {
     void engineSession.start().catch(() => undefined);
     engineSession.embedInBackground(active, imageIds ? imageIds.split(',') : []);
   }, [mode, active, imageIds]);
+
+  // Once the session learns, the photo on screen gets its descriptors' detector runs ahead of the
+  // person's first decision on it, in the background worker (the click worker stays free for clicks).
+  const learning = useLearnedClasses((s) => s.classes.length > 0);
+  useEffect(() => {
+    if (mode === 'local' && active && learning) engineSession.prepareDescriptors(active);
+  }, [mode, active, learning]);
 
   return (
     <div

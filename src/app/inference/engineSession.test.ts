@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startEngineThread } from '../../../test/support/engineThreads';
 import { decodeImage } from '../../engine/adapters/nodeImage';
-import type { EmbeddingRecord } from '../../engine/service/api';
+import type { DescribeRegionsRequest, DescribeRegionsResponse, EmbeddingRecord, EngineApi } from '../../engine/service/api';
+import { boxMask } from '../../engine/learn/descriptors';
 import type { RgbaImage } from '../../engine/types';
 import { useEngineStatus } from '../state/engineStatus';
 import { EngineSession, type EngineSessionPorts } from './engineSession';
@@ -24,16 +25,32 @@ beforeAll(async () => {
   for (const name of ['chelsea', 'astronaut']) photos.set(name, await decodeImage(readFileSync(new URL(`../../../public/samples/${name}.png`, import.meta.url))));
 });
 
-/** A session on engine threads, with what it started and stored in view; `clickCacheSize`: photos the click worker's engine holds. */
-function sessionOnThreads({ clickCacheSize }: { clickCacheSize?: number } = {}) {
+/**
+ * A session on engine threads, with what it started and stored in view; `clickCacheSize`: photos the
+ * click worker's engine holds; `detectors`: every thread loads the text detectors. `described`: the
+ * timings of every describeRegions answer, by the thread that gave it (in launch order; 0: the click worker).
+ */
+function sessionOnThreads({ clickCacheSize, detectors }: { clickCacheSize?: number; detectors?: boolean } = {}) {
   const launched: Awaited<ReturnType<typeof startEngineThread>>[] = [];
+  const described: { thread: number; timings: DescribeRegionsResponse['timings'] }[] = [];
+  let launches = 0;
   const stored = new Map<string, EmbeddingRecord>();
   let models: ModelVariants = { encoder: 'int8', decoder: 'int8' };
   const ports: EngineSessionPorts = {
     launch: async (options) => {
-      const thread = await startEngineThread({ encoderPrecision: options.encoderPrecision, decoderPrecision: options.decoderPrecision, embeddingCacheSize: options.embeddingCacheSize ?? clickCacheSize });
+      const index = launches++;
+      const thread = await startEngineThread({ encoderPrecision: options.encoderPrecision, decoderPrecision: options.decoderPrecision, embeddingCacheSize: options.embeddingCacheSize ?? clickCacheSize, detectors });
       launched.push(thread);
-      return thread;
+      const api: EngineApi = Object.create(thread.api, {
+        describeRegions: {
+          value: async (request: DescribeRegionsRequest) => {
+            const answer = await thread.api.describeRegions(request);
+            described.push({ thread: index, timings: answer.timings });
+            return answer;
+          },
+        },
+      });
+      return { ...thread, api };
     },
     models: () => models,
     status: () => useEngineStatus.getState(),
@@ -44,7 +61,7 @@ function sessionOnThreads({ clickCacheSize }: { clickCacheSize?: number } = {}) 
     },
     serverStart: () => false,
   };
-  return { session: new EngineSession(ports), launched, stored, switchModels: (next: ModelVariants) => (models = next) };
+  return { session: new EngineSession(ports), launched, stored, described, switchModels: (next: ModelVariants) => (models = next) };
 }
 
 describe('EngineSession', () => {
@@ -143,4 +160,35 @@ describe('EngineSession', () => {
     await expect(session.segmentEverything('coffee', grid, { signal: stopped.signal, onEvent: (e) => decoded.push(e.decoded) })).rejects.toThrow('stopped before it began');
     expect(decoded).toHaveLength(4);
   });
+
+  it("starts no background detector run before the photo's first answer has landed: that click keeps every core", async () => {
+    const chelsea = photos.get('chelsea')!;
+    const cat = boxMask({ x0: 0.15 * chelsea.width, y0: 0.05 * chelsea.height, x1: 0.95 * chelsea.width, y1: chelsea.height }, chelsea.width, chelsea.height);
+    const s = sessionOnThreads({ detectors: true });
+    session = s.session;
+    session.prepareDescriptors('chelsea');
+    await session.describeRegions('chelsea', [cat]);
+    expect(s.launched).toHaveLength(1);
+    expect(s.described).toEqual([{ thread: 0, timings: expect.objectContaining({ detectorsPrepared: false }) }]);
+  }, 240_000);
+
+  it("makes a shown photo's detector runs in the background worker after its first answer, so the first description of it runs no detector in the click worker, and describes it as the click worker would", async () => {
+    const chelsea = photos.get('chelsea')!;
+    const cat = boxMask({ x0: 0.15 * chelsea.width, y0: 0.05 * chelsea.height, x1: 0.95 * chelsea.width, y1: chelsea.height }, chelsea.width, chelsea.height);
+    const s = sessionOnThreads({ detectors: true });
+    session = s.session;
+    session.prepareDescriptors('chelsea');
+    await session.predict('chelsea', { points: [{ x: chelsea.width / 2, y: chelsea.height / 2, positive: true }] }, OPTIONS);
+    const prepared = await session.describeRegions('chelsea', [cat]);
+    expect(s.launched).toHaveLength(2);
+    expect(s.described).toEqual([{ thread: 0, timings: expect.objectContaining({ detectorsPrepared: true, photoReused: false }) }]);
+    session.dispose();
+
+    const unprepared = sessionOnThreads({ detectors: true });
+    session = unprepared.session;
+    const itself = await session.describeRegions('chelsea', [cat]);
+    expect(unprepared.launched).toHaveLength(1);
+    expect(unprepared.described).toEqual([{ thread: 0, timings: expect.objectContaining({ detectorsPrepared: false, photoReused: false }) }]);
+    expect(prepared).toEqual(itself);
+  }, 240_000);
 });

@@ -12,6 +12,13 @@ import type { useEngineStatus } from '../state/engineStatus';
 import type { StoredEmbeddings } from './embeddingStore';
 import type { ModelVariants } from './modelVariants';
 import { EmbedQueue, type EmbedUrgency } from './embedQueue';
+import { PreparedDetectorRuns } from './preparedDetectorRuns';
+
+/**
+ * The background worker's start options: one WASM thread (the other cores stay with clicks), one
+ * embedding held (a mirror image, handed on at once), no decoder warm-up (it decodes nothing).
+ */
+export const BACKGROUND_WORKER = { maxThreads: 1, embeddingCacheSize: 1, warmUpDecoder: false } as const;
 
 /** What a segment-everything call asks of a photo the session holds (left out: the shipped rule). */
 export type EverythingAsk = Pick<SegmentEverythingRequest, 'options' | 'outline'>;
@@ -40,8 +47,12 @@ export interface EngineSessionPorts {
 interface EngineRun {
   readonly models: string;
   readonly clicks: Promise<EngineWorker>;
-  /** A second worker, on one thread, that only embeds mirror images (started on the first pause). */
-  mirror?: Promise<EngineWorker>;
+  /** A second worker, on one thread, for work no click may wait behind: mirror images' embeddings, descriptors' detector runs. */
+  background?: Promise<EngineWorker>;
+  /** Detector runs made ahead in the background worker, for the first decision on a photo (preparedDetectorRuns.ts). */
+  readonly prepared: PreparedDetectorRuns;
+  /** Photos whose detector runs are wanted ahead, waiting for their first answer to land (prepareDescriptors). */
+  readonly preparedAfterAnswer: Set<string>;
   readonly embeddings: Map<string, Promise<string>>;
   readonly embedded: Set<string>;
   readonly mirrorEmbeddings: Map<string, Promise<string>>;
@@ -73,7 +84,7 @@ export class EngineSession {
     const run = this.run;
     this.run = undefined;
     if (!run) return;
-    for (const worker of [run.clicks, run.mirror]) void worker?.then((w) => w.terminate(), () => undefined);
+    for (const worker of [run.clicks, run.background]) void worker?.then((w) => w.terminate(), () => undefined);
   }
 
   private current(): EngineRun {
@@ -89,6 +100,12 @@ export class EngineSession {
       mirrorEmbeddings: new Map(),
       detectorDownloads: new Map(),
       queue: new EmbedQueue(),
+      preparedAfterAnswer: new Set(),
+      // Not for an engine ended meanwhile: its background worker would outlive it.
+      prepared: new PreparedDetectorRuns(async () => {
+        if (this.run !== run) throw new Error('the engine was ended');
+        return (await this.backgroundWorker(run)).api;
+      }),
     };
     this.run = run;
     run.clicks.then(
@@ -246,6 +263,7 @@ export class EngineSession {
     const run = this.current();
     const result = await this.onEmbedding(run, imageId, (imageKey, { api }) => api.predict({ imageKey, prompt, options }, { onEvent: onMask }));
     this.ports.status().update({ lastDecoder: result.timings });
+    if (run.preparedAfterAnswer.delete(imageId)) this.startPreparing(run, imageId);
     return localCandidates(result, options.tolerance);
   }
 
@@ -302,7 +320,7 @@ export class EngineSession {
   /** The mirror image's embedding made by the mirror worker under `key`, and stored. */
   private async embedMirrorImage(run: EngineRun, imageId: string, key: string): Promise<EmbeddingRecord> {
     const rgba = plainPixels(this.ports.pixels(imageId));
-    const { api } = await this.mirrorWorker(run);
+    const { api } = await this.backgroundWorker(run);
     await api.embed({ image: mirrorImage(rgba), imageId: key, handOver: true });
     const record = await api.exportEmbedding({ imageKey: key });
     await api.forget({ imageKey: key });
@@ -313,25 +331,19 @@ export class EngineSession {
   }
 
   /**
-   * A second engine worker, on one thread, that only embeds mirror images: its encoder run takes one
-   * core while clicks keep the click worker. One that failed to start or crashed starts again when next asked.
+   * A second engine worker, on one thread, for work a click must not wait behind: mirror images'
+   * embeddings and the detector runs of a photo's descriptors. Its runs take one core while clicks
+   * keep the click worker. One that failed to start or crashed starts again when next asked.
    */
-  private mirrorWorker(run: EngineRun): Promise<EngineWorker> {
-    if (run.mirror) return run.mirror;
+  private backgroundWorker(run: EngineRun): Promise<EngineWorker> {
+    if (run.background) return run.background;
     const models = this.ports.models();
     // The models are in the Cache API by now (the click worker fetched them): no download to show.
-    const mirror = this.ports.launch({
-      encoderPrecision: models.encoder,
-      decoderPrecision: models.decoder,
-      maxThreads: 1,
-      embeddingCacheSize: 1,
-      textDetectors: [],
-      warmUpDecoder: false,
-    });
-    const forget = () => void (run.mirror === mirror && (run.mirror = undefined));
-    mirror.then((worker) => worker.gone.then(forget), forget);
-    run.mirror = mirror;
-    return mirror;
+    const background = this.ports.launch({ encoderPrecision: models.encoder, decoderPrecision: models.decoder, ...BACKGROUND_WORKER });
+    const forget = () => void (run.background === background && (run.background = undefined));
+    background.then((worker) => worker.gone.then(forget), forget);
+    run.background = background;
+    return background;
   }
 
   /** Text prompts on a loaded photo, on the embedding the point tools use (the worker's cache). */
@@ -375,8 +387,27 @@ export class EngineSession {
     if (masks.length === 0) return [];
     const run = this.current();
     const rgba = plainPixels(this.ports.pixels(imageId));
-    const answer = await this.onEmbedding(run, imageId, (imageKey, { api }) => api.describeRegions({ image: rgba, imageId: imageKey, masks: masks.map(plainMask) }));
+    const detectorRun = await run.prepared.of(imageId);
+    const request = { image: rgba, masks: masks.map(plainMask), ...(detectorRun ? { detectorRun } : {}) };
+    const answer = await this.onEmbedding(run, imageId, (imageKey, { api }) => api.describeRegions({ ...request, imageId: imageKey }));
+    run.prepared.described(imageId);
     return answer.descriptors;
+  }
+
+  /**
+   * Makes the photo's detector runs for its descriptors in the background worker, ahead of the
+   * person's first decision on it: that decision's describeRegions then runs no detector in the click
+   * worker. They start once the photo's first answer has landed: started with the embedding, they took
+   * a core from the photo's first click, the one a person waits for most.
+   */
+  prepareDescriptors(imageId: string): void {
+    const run = this.current();
+    if (run.prepared.has(imageId)) return;
+    run.preparedAfterAnswer.add(imageId);
+  }
+
+  private startPreparing(run: EngineRun, imageId: string): void {
+    run.prepared.prepare(imageId, this.ensureEmbedding(imageId).then(() => plainPixels(this.ports.pixels(imageId))));
   }
 
   /**

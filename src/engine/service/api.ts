@@ -19,6 +19,7 @@ import { PromptError } from '../prompt';
 import type { EverythingRule, EverythingSettings, ProposalSource } from '../everything/segmentEverything';
 import type { ExemplarRule, ExemplarSource } from '../text/exemplar';
 import type { RegionDescriptor } from '../learn/descriptors';
+import type { DetectorRun } from '../text/detector';
 import type { LearnedClassesState } from '../learn/learnedClasses';
 import type { Call, ErrorClasses, TransferTable } from './transport';
 
@@ -57,6 +58,12 @@ export interface EngineApi {
    */
   describeRegions(request: DescribeRegionsRequest): Promise<DescribeRegionsResponse>;
   /**
+   * The detector runs describeRegions needs of a photo (every detector's boxes, COCO-SSD's feature
+   * map), with no embedding: a second worker makes them while the person looks at the photo, and the
+   * click worker's describeRegions takes them (`detectorRun`) instead of running the detectors itself.
+   */
+  detectForDescriptors(request: { image: RgbaImage }): Promise<DetectorRun>;
+  /**
    * Every instance of a learned model's classes on the photo (src/engine/learn/proposeLearned.ts):
    * segment everything's regions, read as the model's classes where a detector's word names one
    * (`classNames`), classified, most probable first. Embeds the photo unless `imageId`'s embedding is cached.
@@ -82,6 +89,7 @@ export const ENGINE_TRANSFERS: TransferTable<EngineApi> = {
   segmentText: { result: (r) => r.results.flatMap((p) => p.instances.map((t) => t.mask.data)) },
   findSimilar: { result: (r) => r.instances.map((f) => f.mask.data) },
   proposeLearned: { result: (r) => r.proposals.map((p) => p.mask.data) },
+  detectForDescriptors: { result: (r) => (r.features ? [r.features.data] : []) },
   segmentEverything: { result: (r) => r.proposals.map((p) => p.mask.data), event: (e) => e.added.map((p) => p.mask.data) },
   exportEmbedding: { result: (record) => [record!.data] },
   importMirrorEmbedding: { request: (r) => [r.record.data] },
@@ -280,13 +288,21 @@ export interface DescribeRegionsRequest {
   imageId?: string;
   /** Masks at the photo's size (a box a person drew: a filled box, descriptors.ts `boxMask`). */
   masks: BinaryMask[];
+  /**
+   * This photo's detector runs, made ahead by `detectForDescriptors` (another worker): taken when the
+   * engine holds no context of the photo, instead of running the detectors in this call.
+   */
+  detectorRun?: DetectorRun;
 }
 
 export interface DescribeRegionsResponse {
   /** One per mask, in order. */
   descriptors: RegionDescriptor[];
-  /** `photoReused`: the photo's detector runs and SAM cells came from an earlier description of it (no detector ran). */
-  timings: { embedMs: number; detectMs: number; describeMs: number; photoReused?: boolean };
+  /**
+   * `photoReused`: the photo's detector runs and SAM cells came from an earlier description of it;
+   * `detectorsPrepared`: its detector runs came with the request. No detector ran in this call when either is true.
+   */
+  timings: { embedMs: number; detectMs: number; describeMs: number; photoReused?: boolean; detectorsPrepared?: boolean };
 }
 
 export interface ProposeLearnedRequest {

@@ -39,7 +39,8 @@ import type {
   SegmentEverythingResponse,
   SegmentTextResponse,
 } from './api';
-import type { BinaryMask } from '../types';
+import type { BinaryMask, RgbaImage } from '../types';
+import type { DetectorRun } from '../text/detector';
 
 export class EngineService implements EngineApi {
   /** The tail of the requests that use an ORT session: they run one at a time, in the order they came. */
@@ -151,13 +152,28 @@ export class EngineService implements EngineApi {
       const t0 = performance.now();
       const { imageKey } = await this.engine.embed(request.image, request.imageId);
       const t1 = performance.now();
-      const { context, reused } = await this.photoContexts.of(this.engine, imageKey, request.image, async () =>
-        detectorsForDescriptors(request.image, await this.text.everyDetectorNamed(DETECTORS.map((d) => d.name))),
-      );
+      let prepared = false;
+      const { context, reused } = await this.photoContexts.of(this.engine, imageKey, request.image, async () => {
+        if (!request.detectorRun) return this.detectorRunOf(request.image);
+        prepared = true;
+        return request.detectorRun;
+      });
       const t2 = performance.now();
       const descriptors = describeMasks(context, request.masks);
-      return { descriptors, timings: { embedMs: t1 - t0, detectMs: t2 - t1, describeMs: performance.now() - t2, photoReused: reused } };
+      return { descriptors, timings: { embedMs: t1 - t0, detectMs: t2 - t1, describeMs: performance.now() - t2, photoReused: reused, detectorsPrepared: prepared } };
     });
+  }
+
+  detectForDescriptors(request: { image: RgbaImage }): Promise<DetectorRun> {
+    return this.inTurn(() => this.detectorRunOf(request.image));
+  }
+
+  private async detectorRunOf(image: RgbaImage): Promise<DetectorRun> {
+    return detectorsForDescriptors(image, await this.everyDetector());
+  }
+
+  private everyDetector() {
+    return this.text.everyDetectorNamed(DETECTORS.map((d) => d.name));
   }
 
   proposeLearned(request: ProposeLearnedRequest): Promise<ProposeLearnedResponse> {
@@ -166,7 +182,7 @@ export class EngineService implements EngineApi {
       const { imageKey } = await this.engine.embed(request.image, request.imageId);
       const embedMs = performance.now() - t0;
       const model = LearnedClasses.fromJSON(request.model);
-      const detectors = await this.text.everyDetectorNamed(DETECTORS.map((d) => d.name));
+      const detectors = await this.everyDetector();
       const photo = await photoCandidates(this.engine, imageKey, request.image, detectors);
       const candidates = labelsAsClassIds(photo.candidates, request.classNames);
       const found = classifyCandidates(model, candidates, photo.describe(candidates.map((c) => c.mask)), undefined, [], Object.keys(request.classNames));

@@ -1,0 +1,59 @@
+/**
+ * The detector runs of the photos a person is about to decide on, made ahead on a worker other than
+ * the click worker. Without them the first decision on a photo waits for four detector runs (seconds)
+ * in the click worker; running them there ahead of time would hold up the next click just as long,
+ * since that worker runs one request at a time. A description of the photo takes its run (waiting for
+ * it while it is under way); a run that failed leaves the click worker to run the detectors, as before.
+ */
+import type { EngineApi } from '../../engine/service/api';
+import { PHOTO_CONTEXTS_KEPT } from '../../engine/learn/photoContexts';
+import type { DetectorRun } from '../../engine/text/detector';
+import type { RgbaImage } from '../../engine/types';
+
+export class PreparedDetectorRuns {
+  private readonly runs = new Map<string, Promise<DetectorRun | undefined>>();
+
+  /** `kept`: as many photos as the engine keeps the context of, a few MB each (the backbone map). */
+  constructor(
+    private readonly helper: () => Promise<Pick<EngineApi, 'detectForDescriptors'>>,
+    private readonly kept = PHOTO_CONTEXTS_KEPT,
+  ) {}
+
+  has(imageId: string): boolean {
+    return this.runs.has(imageId);
+  }
+
+  /**
+   * Starts the photo's detector runs on the helper worker once `image` is there, once per photo. A
+   * description asked for meanwhile waits for them rather than run the detectors a second time.
+   */
+  prepare(imageId: string, image: RgbaImage | Promise<RgbaImage>): void {
+    if (this.runs.has(imageId)) return;
+    // The helper starts once the pixels are there: not beside the photo's encoder run, which they wait for.
+    const run = Promise.resolve(image).then(async (pixels) => (await this.helper()).detectForDescriptors({ image: pixels }));
+    this.keep(imageId, run.catch(() => undefined));
+  }
+
+  /** The click worker described the photo without a prepared run, so it holds the photo's context: none is made for it. */
+  described(imageId: string): void {
+    if (!this.runs.has(imageId)) this.keep(imageId, Promise.resolve(undefined));
+  }
+
+  private keep(imageId: string, run: Promise<DetectorRun | undefined>): void {
+    this.runs.set(imageId, run);
+    for (const oldest of this.runs.keys()) {
+      if (this.runs.size <= this.kept) break;
+      this.runs.delete(oldest);
+    }
+  }
+
+  /** The photo's prepared run, awaited while under way; undefined when none was asked for or it failed. */
+  of(imageId: string): Promise<DetectorRun | undefined> {
+    return this.runs.get(imageId) ?? Promise.resolve(undefined);
+  }
+
+  forget(imageId?: string): void {
+    if (imageId === undefined) this.runs.clear();
+    else this.runs.delete(imageId);
+  }
+}
