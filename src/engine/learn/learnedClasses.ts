@@ -252,7 +252,8 @@ export class LearnedClasses {
    * calibrate the shown probability (refitted on the ranker's scores once it has learned).
    */
   recordProposalOutcomes(outcomes: readonly { relation: RelationFeatures; correct: boolean; shown?: boolean }[]): void {
-    this.shown.record(outcomes.filter((o) => o.shown !== false).map((o) => ({ x: o.relation, correct: o.correct })));
+    // Scored before the ranker learns from them: the held-out score the shown calibration is fitted on.
+    this.shown.record(outcomes.filter((o) => o.shown !== false).map((o) => ({ x: o.relation, correct: o.correct, heldOutScore: this.ranker.score(o.relation) })));
     this.ranker.record(outcomes.map((o) => ({ x: o.relation, correct: o.correct })));
     this.shown.refit(this.rankerScore);
   }

@@ -80,6 +80,20 @@ describe('shown probability calibration', () => {
     expect(calibration.probability(0.5)).toBeCloseTo(0.5, 2);
   });
 
+  it('is fitted on the score a decision had before the scorer learned from it, where that was kept', () => {
+    // Scored 0.9 before the scorer learned them, right 60 % of the time; having learned them, the
+    // scorer says 0.9 for the right ones and 0.1 for the wrong ones. A new proposal's 0.9 is the former.
+    const decisions = Array.from({ length: 400 }, (_, i) => ({ x: [i % 5 < 3 ? 0.9 : 0.1], correct: i % 5 < 3, heldOutScore: 0.9 }));
+    for (const method of ['platt', 'isotonic'] as const) {
+      const calibration = fitted(method, decisions);
+      expect(calibration.probability(0.9)).toBeGreaterThan(0.5);
+      expect(calibration.probability(0.9)).toBeLessThan(0.7);
+      // Kept through JSON.
+      const copy = ShownCalibration.fromJSON(JSON.parse(JSON.stringify(calibration.toJSON())), asScored);
+      expect(copy.probability(0.9)).toBe(calibration.probability(0.9));
+    }
+  });
+
   it('the isotonic fit pools violators into non-decreasing steps', () => {
     const map = fitIsotonicTowardsIdentity([{ score: 0.6, correct: true }, { score: 0.61, correct: false }], 0);
     expect(map.values).toEqual([0.5]);
