@@ -71,7 +71,7 @@ describe('shown probability calibration', () => {
     for (const s of [0.35, 0.6, 0.97]) expect(copy.probability(s)).toBe(calibration.probability(s));
   });
 
-  it('is fitted on the scores the scorer gives the decisions now, not those they were shown with', () => {
+  it('a decision kept without a held-out score (a model saved before it was kept) is fitted on the score the scorer gives it now', () => {
     // Decided when the scorer said 0.9 and right half the time; the scorer has since learned to say 0.5.
     const decisions = Array.from({ length: 400 }, (_, i) => ({ x: [0.9], correct: i % 2 === 0 }));
     const calibration = new ShownCalibration('platt');
