@@ -17,9 +17,12 @@
  * Reported on the photos after the seed ones: AP50 of the proposals with their classes (mean over
  * classes, COCO's 101-point interpolation) and pooled; recall and precision of what was shown;
  * the best recall at precision ≥ 70 %; actions per instance (accept, reject, re-class 1; an object
- * made by hand 4); ECE of the shown probabilities; Node milliseconds per photo; learning-step p95.
+ * made by hand 4); ECE of the shown probabilities; Node milliseconds per photo; learning-step p95;
+ * and "accept all" at its default, as the studio advises it (acceptAll.ts) on the decisions before each
+ * photo, checked on that photo.
  */
-import { expectedCalibrationError, lowestThresholdWithPrecision, type ReliabilityBin } from '../../src/engine/learn/calibration';
+import { acceptAllAdvice, type AcceptAllAdvice } from '../../src/engine/learn/acceptAll';
+import { expectedCalibrationError, type ReliabilityBin } from '../../src/engine/learn/calibration';
 import type { DescriptorKind, RegionDescriptor } from '../../src/engine/learn/descriptors';
 import { LEARNED_SOURCE, LearnedClasses } from '../../src/engine/learn/learnedClasses';
 import type { RelationFeatures } from '../../src/engine/learn/overlapRanker';
@@ -74,14 +77,14 @@ export interface LearnSummary {
   reclassed: number;
   rejected: number;
   handAdded: number;
-  /** The "Accept all ≥ P" default at the end, and the precision then measured at it. */
-  defaultAcceptThreshold: number;
-  precisionAtDefault: number | undefined;
+  /** What the studio would advise on "accept all" after the last photo. */
+  acceptAllAtEnd: AcceptAllAdvice;
   /**
-   * "Accept all ≥ P" held out: on each photo, the default threshold measured on the decisions before it
-   * (the studio's rule), and what it would have let through there: how many, and the share right.
+   * "Accept all ≥ P" checked on the next photo: on each photo after the seed ones, the default advised
+   * on the decisions before it, and what it let through there (summed over the photos): how many, how
+   * many right, and on how many photos no default was offered.
    */
-  acceptAllHeldOut: { precision: number | undefined; count: number };
+  acceptAllHeldOut: { precision: number | undefined; count: number; right: number; photos: number; photosWithoutDefault: number };
   /** The ECE the shown probabilities would have on this many proposals were they exactly calibrated (the mean over simulated outcomes): the figure's noise floor. */
   eceIfCalibrated: number;
   reliability: ReliabilityBin[];
@@ -98,6 +101,10 @@ export interface ImageRow {
   rejected: number;
   handAdded: number;
   actions: number;
+  /** "Accept all"'s default advised before this photo (null: none offered), and what it let through here. */
+  acceptAllDefault: number | null;
+  acceptAllLetThrough: number;
+  acceptAllRight: number;
   learnMs: number;
   /** CPU time of the learning step: on a machine shared with other work the wall time says more about the others. */
   learnCpuMs: number;
@@ -150,7 +157,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
   const ranked: Ranked[] = [];
   const positivesByClass = new Map<string, number>();
   const shownLog: { probability: number; correct: boolean }[] = [];
-  const acceptAll = { count: 0, right: 0 };
+  const acceptAll = { count: 0, right: 0, photos: 0, photosWithoutDefault: 0 };
   const learnMs: number[] = [];
   const learnCpuMs: number[] = [];
   const toolMs: number[] = [];
@@ -167,7 +174,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     const seed = index < options.seedImages;
     const gts = photo.instances;
     const real = gts.map((g, k) => k).filter((k) => !gts[k].crowd);
-    const row: ImageRow = { image: photo.file, seed, instances: real.length, proposals: photo.proposals.length, shown: 0, accepted: 0, reclassed: 0, rejected: 0, handAdded: 0, actions: 0, learnMs: 0, learnCpuMs: 0, classifyMs: 0, toolMs: 0 };
+    const row: ImageRow = { image: photo.file, seed, instances: real.length, proposals: photo.proposals.length, shown: 0, accepted: 0, reclassed: 0, rejected: 0, handAdded: 0, actions: 0, acceptAllDefault: null, acceptAllLetThrough: 0, acceptAllRight: 0, learnMs: 0, learnCpuMs: 0, classifyMs: 0, toolMs: 0 };
 
     const t0 = performance.now();
     const guesses: Guess[] = productRule(options) ? productGuesses(model, photo, [...personClasses]) : ablatedGuesses(model, photo, options, personClasses);
@@ -186,7 +193,12 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     const examples: { descriptor: RegionDescriptor; classId: string | null }[] = [];
     const matched = new Set<number>();
     const decidedProposals = new Set<number>();
-    const acceptAllFrom = lowestThresholdWithPrecision(shownLog);
+    const acceptAllFrom = acceptAllAdvice(shownLog, null).measuredDefault;
+    if (!seed) {
+      row.acceptAllDefault = acceptAllFrom ?? null;
+      acceptAll.photos++;
+      if (acceptAllFrom === undefined) acceptAll.photosWithoutDefault++;
+    }
     for (const g of seed ? [] : guesses.filter((x) => x.probability >= options.showFrom)) {
       const p = photo.proposals[g.proposal];
       decidedProposals.add(g.proposal);
@@ -204,8 +216,8 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
         if (correct) classRow(g.classId).accepted++;
       }
       if (acceptAllFrom !== undefined && g.probability >= acceptAllFrom) {
-        acceptAll.count++;
-        if (correct) acceptAll.right++;
+        row.acceptAllLetThrough++;
+        if (correct) row.acceptAllRight++;
       }
       model.recordDecision({ raw: g.raw, correct }, g.source);
       if (match >= 0) {
@@ -259,6 +271,8 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       totals.reclassed += row.reclassed;
       totals.rejected += row.rejected;
       totals.handAdded += row.handAdded;
+      acceptAll.count += row.acceptAllLetThrough;
+      acceptAll.right += row.acceptAllRight;
     }
     byImage.push(row);
   });
@@ -272,7 +286,6 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
   });
   const allPositives = [...positivesByClass.values()].reduce((s, n) => s + n, 0);
   const calibration = expectedCalibrationError(shownLog);
-  const defaultAcceptThreshold = model.defaultAcceptThreshold();
   return {
     learn: {
       ap50: mean(perClassAp),
@@ -287,9 +300,8 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       learnMsMean: mean(learnMs),
       learnCpuMsP95: percentile(learnCpuMs, 0.95),
       ...totals,
-      defaultAcceptThreshold,
-      precisionAtDefault: model.precisionAt(defaultAcceptThreshold).precision,
-      acceptAllHeldOut: { precision: acceptAll.count ? acceptAll.right / acceptAll.count : undefined, count: acceptAll.count },
+      acceptAllAtEnd: acceptAllAdvice(shownLog, null),
+      acceptAllHeldOut: { precision: acceptAll.count ? acceptAll.right / acceptAll.count : undefined, ...acceptAll },
       eceIfCalibrated: eceIfCalibrated(shownLog.map((s) => s.probability)),
       reliability: calibration.bins,
     },

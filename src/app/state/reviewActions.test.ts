@@ -153,17 +153,20 @@ describe('review queue: class by type-ahead, filters, order and measured precisi
     expect([state('a', 'p1'), state('b', 'p3')]).toEqual(['accepted', 'unreviewed']);
   });
 
-  it('"accept all" defaults to the lowest threshold measured at ≥ 95 % precision, once there are enough decisions', () => {
+  it('"accept all" defaults to the lowest threshold sure of ≥ 95 % precision, once there are enough decisions', () => {
     useReview.getState().setThreshold(null);
-    // Ten proposals at 60 % the person accepts as they are, ten at 30 % they reject.
-    const proposals = (confidence: number, prefix: string) =>
-      Array.from({ length: 10 }, (_, i) => ({ id: `${prefix}${i}`, label: `${prefix}${i}`, classId: null, confidence, visible: true, polygons: square(i), source: 'text' as const, review: proposedBy('text-prompt') }));
-    useStudio.getState().apply('more', (d) => addObjects(d, 'b', [...proposals(0.6, 'good'), ...proposals(0.3, 'bad')]));
+    // Sixty proposals at 60 % the person accepts as they are, ten at 30 % they reject.
+    const proposals = (count: number, confidence: number, prefix: string) =>
+      Array.from({ length: count }, (_, i) => ({ id: `${prefix}${i}`, label: `${prefix}${i}`, classId: null, confidence, visible: true, polygons: square(i), source: 'text' as const, review: proposedBy('text-prompt') }));
+    useStudio.getState().apply('more', (d) => addObjects(d, 'b', [...proposals(60, 0.6, 'good'), ...proposals(10, 0.3, 'bad')]));
     expect(acceptAllNow()).toMatchObject({ threshold: 0.8, measuredDefault: undefined, precision: undefined });
+    // Ten of ten right is not yet sure of 95 %.
     for (let i = 0; i < 10; i++) reviewDecision('b', `good${i}`, 'accepted');
+    expect(acceptAllNow()).toMatchObject({ threshold: 0.8, measuredDefault: undefined, noDefaultBecause: 'few-decisions' });
+    for (let i = 10; i < 60; i++) reviewDecision('b', `good${i}`, 'accepted');
     for (let i = 0; i < 10; i++) reviewDecision('b', `bad${i}`, 'rejected');
-    expect(acceptAllNow()).toMatchObject({ threshold: 0.31, measuredDefault: 0.31, precision: 1, count: 10 });
-    // At that default, "accept all" takes p1 and p2 and p3 (all above 31 %).
-    expect(review.acceptAllAtThreshold()).toBe(3);
+    expect(acceptAllNow()).toMatchObject({ threshold: 0.6, measuredDefault: 0.6, precision: 1, count: 60 });
+    // At that default, "accept all" takes p1 (90 %) and p3 (95 %), not p2 (50 %).
+    expect(review.acceptAllAtThreshold()).toBe(2);
   });
 });

@@ -3,7 +3,8 @@ import { addImage, addObjects } from './documentOps';
 import { emptyDocument } from './model';
 import { proposedBy } from '../../annotations/review';
 import { setReviewState } from './reviewOps';
-import { acceptAllAdvice, defaultLine, precisionLine, recordDecision, standingDecisions, type DecisionLog, type DecisionRecord } from './reviewPrecision';
+import { acceptAllAdvice } from '../../engine/learn/acceptAll';
+import { defaultLine, precisionLine, recordDecision, standingDecisions, type DecisionLog, type DecisionRecord } from './reviewPrecision';
 
 /** `n` decisions at `confidence`, the first `right` of them right. */
 const decisions = (n: number, confidence: number, right: number) => Array.from({ length: n }, (_, i) => ({ probability: confidence, correct: i < right }));
@@ -33,24 +34,29 @@ describe('precision of "accept all", measured on the person’s decisions', () =
     expect(standingDecisions(log, doc)).toEqual([{ probability: 0.6, correct: false }]);
   });
 
-  it('with too few decisions it says so instead of a number, and keeps the unmeasured default', () => {
+  it('with too few decisions it says so instead of a number, and that there is no default yet', () => {
     const advice = acceptAllAdvice(decisions(6, 0.9, 6), null);
-    expect(advice).toEqual({ threshold: 0.8, measuredDefault: undefined, precision: undefined, count: 6 });
     expect(precisionLine(advice)).toBe('Precision at ≥ 80 % not measured yet: 6 of your decisions there, 10 needed.');
-    expect(defaultLine(advice)).toBe('No threshold has 95 % measured precision yet; until one has, the default is 80 %.');
+    expect(defaultLine(advice)).toBe('Not enough decisions yet for a default: no threshold shows 95 % precision at 95 % confidence (that takes at least 59 decisions there); until one has, the default is 80 %.');
+    // 20 of 20 right is measured and shown, and still not enough to be sure of 95 %.
+    const measured = acceptAllAdvice(decisions(20, 0.9, 20), null);
+    expect(precisionLine(measured)).toBe('Measured precision at ≥ 80 %: 100 %, on 20 of your decisions.');
+    expect(defaultLine(measured)).toBe(defaultLine(advice));
   });
 
-  it('defaults to the lowest threshold whose measured precision is at least 95 %, and shows the precision at the one chosen', () => {
-    // At 0.9: 20 of 20 right; at 0.7: 5 of 20; at 0.3: 0 of 10.
-    const decided = [...decisions(20, 0.9, 20), ...decisions(20, 0.7, 5), ...decisions(10, 0.3, 0)];
+  it('many decisions, too many wrong: says so', () => {
+    expect(defaultLine(acceptAllAdvice(decisions(200, 0.9, 170), null))).toBe(
+      'No default: too many of your decisions were wrong for any threshold to show 95 % precision at 95 % confidence; until one has, the default is 80 %.',
+    );
+  });
+
+  it('a default sure of 95 %: where it comes from, and the precision measured at the one chosen', () => {
+    // At 0.9: 80 of 80 right; at 0.7: 5 of 20; at 0.3: 0 of 10.
+    const decided = [...decisions(80, 0.9, 80), ...decisions(20, 0.7, 5), ...decisions(10, 0.3, 0)];
     const advice = acceptAllAdvice(decided, null);
-    expect(advice.measuredDefault).toBe(0.71);
-    expect(advice).toMatchObject({ threshold: 0.71, precision: 1, count: 20 });
-    expect(precisionLine(advice)).toBe('Measured precision at ≥ 71 %: 100 %, on 20 of your decisions.');
-    expect(defaultLine(advice)).toBe('Default 71 %: the lowest threshold with ≥ 95 % measured precision.');
+    expect(precisionLine(advice)).toBe('Measured precision at ≥ 90 %: 100 %, on 80 of your decisions.');
+    expect(defaultLine(advice)).toBe('Default 90 %: the lowest threshold with 95 % precision at 95 % confidence.');
     // The person's own threshold wins, and its precision is the one shown.
-    const chosen = acceptAllAdvice(decided, 0.5);
-    expect(chosen).toMatchObject({ threshold: 0.5, measuredDefault: 0.71, precision: 25 / 40, count: 40 });
-    expect(precisionLine(chosen)).toBe('Measured precision at ≥ 50 %: 63 %, on 40 of your decisions.');
+    expect(precisionLine(acceptAllAdvice(decided, 0.5))).toBe('Measured precision at ≥ 50 %: 85 %, on 100 of your decisions.');
   });
 });

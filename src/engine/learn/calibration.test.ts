@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyPlatt, expectedCalibrationError, fitPlatt, lowestThresholdWithPrecision, precisionAt } from './calibration';
+import { applyPlatt, expectedCalibrationError, fitPlatt } from './calibration';
 
 describe('calibration', () => {
   it('Platt scaling fitted on over-confident decisions brings the error down', () => {
@@ -31,18 +31,5 @@ describe('calibration', () => {
     // Bin 0.9–1: |0.95 − 0.5| × 1/2; bin 0.1–0.2: |0.15 − 0| × 1/2.
     expect(ece).toBeCloseTo(0.45 / 2 + 0.15 / 2, 6);
     expect(bins[9].count).toBe(2);
-  });
-
-  it('precision at a threshold and the lowest threshold reaching 95 %', () => {
-    const decided = [
-      ...Array.from({ length: 40 }, (_, i) => ({ probability: 0.8 + i / 400, correct: true })),
-      ...Array.from({ length: 20 }, (_, i) => ({ probability: 0.5 + i / 100, correct: i % 2 === 0 })),
-    ];
-    expect(precisionAt(decided, 0.8)).toEqual({ precision: 1, count: 40 });
-    expect(precisionAt(decided, 0.5).precision).toBeCloseTo(50 / 60, 6);
-    const t = lowestThresholdWithPrecision(decided)!;
-    expect(precisionAt(decided, t).precision).toBeGreaterThanOrEqual(0.95);
-    expect(precisionAt(decided, t - 0.01).precision).toBeLessThan(0.95);
-    expect(lowestThresholdWithPrecision(decided.slice(40))).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Confidence that means what it says (issue 37, item 3): probabilities are re-mapped on the person's
- * own decisions, and what a threshold lets through is measured on them.
+ * own decisions (what a threshold lets through is measured in acceptAll.ts).
  *
  * Every proposal the person decides is recorded with the probability the model gave it *before* it
  * learned from that decision (an honest, out-of-sample guess) and whether it was right. Platt scaling
@@ -147,28 +147,4 @@ export function expectedCalibrationError(shown: readonly { probability: number; 
     return { from: k / bins, to: (k + 1) / bins, count: s.count, meanProbability: s.count ? s.p / s.count : NaN, accuracy: s.count ? s.right / s.count : NaN };
   });
   return { ece: shown.length ? ece : NaN, bins: out };
-}
-
-/** Of the decisions at or above `threshold` (calibrated), how many there were and the share that was right. */
-export function precisionAt(decided: readonly { probability: number; correct: boolean }[], threshold: number): { precision: number | undefined; count: number } {
-  const above = decided.filter((d) => d.probability >= threshold);
-  return { precision: above.length ? above.filter((d) => d.correct).length / above.length : undefined, count: above.length };
-}
-
-/**
- * The lowest threshold (in steps of 0.01) whose measured precision is at least `target`, counting at
- * least `minCount` decisions; undefined when no threshold qualifies yet.
- */
-export function lowestThresholdWithPrecision(
-  decided: readonly { probability: number; correct: boolean }[],
-  target = 0.95,
-  minCount = 10,
-): number | undefined {
-  for (let step = 0; step <= 100; step++) {
-    const threshold = step / 100;
-    const { precision, count } = precisionAt(decided, threshold);
-    if (count < minCount) return undefined;
-    if (precision !== undefined && precision >= target) return threshold;
-  }
-  return undefined;
 }

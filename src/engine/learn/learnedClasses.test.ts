@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { confidentThreshold, precisionAt } from './acceptAll';
 import { DEFAULT_LEARNED_MODEL_MAX_BYTES } from '../../contract/learned';
 import { APPEARANCE_LENGTH, DETECTOR_CONCEPTS, type RegionDescriptor } from './descriptors';
 import { LearnedClasses, type LearnedClassesState } from './learnedClasses';
@@ -76,7 +77,7 @@ describe('LearnedClasses', () => {
     const copy = LearnedClasses.fromJSON(JSON.parse(JSON.stringify(model.toJSON())));
     const probe = toy([0.5, 0.5, 0.2, 0], () => 0);
     expect(copy.classify(probe)).toEqual(model.classify(probe));
-    expect(copy.precisionAt(0.5)).toEqual(model.precisionAt(0.5));
+    expect(copy.shownDecisions()).toEqual(model.shownDecisions());
     const more = [{ descriptor: toy(CAT, () => 0.1), classId: 'cat' }];
     model.learnAll(more);
     copy.learnAll(more);
@@ -168,14 +169,19 @@ describe('LearnedClasses', () => {
     model.recordProposalOutcomes([{ relation: lone.relation, correct }]);
   }
 
-  it('the default accept threshold is the lowest with measured precision ≥ 95 % of the shown probability', () => {
+  it('the shown decisions carry the probability shown now: the always-right ones rank above the rest, and "accept all" finds its default there', () => {
     const model = new LearnedClasses({ kinds: ['appearance'] });
     // Right above 0.7 always, below it half the time.
     for (let i = 0; i < 100; i++) decideLone(model, 0.75 + (i % 20) / 100, true);
     for (let i = 0; i < 100; i++) decideLone(model, 0.3 + (i % 30) / 100, i % 2 === 0);
-    const threshold = model.defaultAcceptThreshold();
-    expect(model.precisionAt(threshold).precision).toBeGreaterThanOrEqual(0.95);
-    expect(model.precisionAt(threshold - 0.05).precision).toBeLessThan(0.95);
+    const decided = model.shownDecisions();
+    expect(decided).toHaveLength(200);
+    const threshold = confidentThreshold(decided)!;
+    const letThrough = precisionAt(decided, threshold);
+    expect(letThrough.precision).toBeGreaterThanOrEqual(0.95);
+    // Every always-right decision is let through, and not most of the half-right ones.
+    expect(letThrough.count).toBeGreaterThanOrEqual(100);
+    expect(letThrough.count).toBeLessThan(150);
   });
 
   it('shows a probability calibrated on the decisions on shown proposals, keeps it through JSON, and loads a model saved before it', () => {

@@ -18,8 +18,6 @@ import {
   applyPlatt,
   fitPlatt,
   IDENTITY_MAP,
-  lowestThresholdWithPrecision,
-  precisionAt,
   type Decision,
   type PlattMap,
 } from './calibration';
@@ -254,19 +252,19 @@ export class LearnedClasses {
    * calibrate the shown probability (refitted on the ranker's scores once it has learned).
    */
   recordProposalOutcomes(outcomes: readonly { relation: RelationFeatures; correct: boolean; shown?: boolean }[]): void {
-    this.shown.record(outcomes.filter((o) => o.shown !== false).map((o) => ({ x: o.relation, correct: o.correct })));
+    // Scored before the ranker learns from them: the held-out score the shown calibration is fitted on.
+    this.shown.record(outcomes.filter((o) => o.shown !== false).map((o) => ({ x: o.relation, correct: o.correct, heldOutScore: this.ranker.score(o.relation) })));
     this.ranker.record(outcomes.map((o) => ({ x: o.relation, correct: o.correct })));
     this.shown.refit(this.rankerScore);
   }
 
-  /** The precision measured so far on shown proposals at a threshold of the shown probability, and on how many decisions. */
-  precisionAt(threshold: number): { precision: number | undefined; count: number } {
-    return precisionAt(this.shown.decided(this.rankerScore), threshold);
-  }
-
-  /** "Accept all ≥ P": the lowest threshold whose measured precision is ≥ 95 %; 0.95 until one is. */
-  defaultAcceptThreshold(): number {
-    return lowestThresholdWithPrecision(this.shown.decided(this.rankerScore)) ?? 0.95;
+  /**
+   * The decisions on shown proposals, each with the probability the model would show it now. Not what
+   * "accept all" is advised on (acceptAll.ts, on the confidence shown when the person decided, as the
+   * studio records it): re-scored by a ranker and a map fitted on these same decisions, they flatter.
+   */
+  shownDecisions(): { probability: number; correct: boolean }[] {
+    return this.shown.decided(this.rankerScore);
   }
 
   toJSON(): LearnedClassesState {

@@ -71,13 +71,27 @@ describe('shown probability calibration', () => {
     for (const s of [0.35, 0.6, 0.97]) expect(copy.probability(s)).toBe(calibration.probability(s));
   });
 
-  it('is fitted on the scores the scorer gives the decisions now, not those they were shown with', () => {
+  it('a decision kept without a held-out score (a model saved before it was kept) is fitted on the score the scorer gives it now', () => {
     // Decided when the scorer said 0.9 and right half the time; the scorer has since learned to say 0.5.
     const decisions = Array.from({ length: 400 }, (_, i) => ({ x: [0.9], correct: i % 2 === 0 }));
     const calibration = new ShownCalibration('platt');
     calibration.record(decisions);
     calibration.refit(() => 0.5);
     expect(calibration.probability(0.5)).toBeCloseTo(0.5, 2);
+  });
+
+  it('is fitted on the score a decision had before the scorer learned from it, where that was kept', () => {
+    // Scored 0.9 before the scorer learned them, right 60 % of the time; having learned them, the
+    // scorer says 0.9 for the right ones and 0.1 for the wrong ones. A new proposal's 0.9 is the former.
+    const decisions = Array.from({ length: 400 }, (_, i) => ({ x: [i % 5 < 3 ? 0.9 : 0.1], correct: i % 5 < 3, heldOutScore: 0.9 }));
+    for (const method of ['platt', 'isotonic'] as const) {
+      const calibration = fitted(method, decisions);
+      expect(calibration.probability(0.9)).toBeGreaterThan(0.5);
+      expect(calibration.probability(0.9)).toBeLessThan(0.7);
+      // Kept through JSON.
+      const copy = ShownCalibration.fromJSON(JSON.parse(JSON.stringify(calibration.toJSON())), asScored);
+      expect(copy.probability(0.9)).toBe(calibration.probability(0.9));
+    }
   });
 
   it('the isotonic fit pools violators into non-decreasing steps', () => {

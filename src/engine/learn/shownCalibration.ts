@@ -8,9 +8,14 @@
  * (accept = right; reject, re-class = wrong). The map is monotone, so it never changes the order of
  * the proposals it is applied to at one moment.
  *
- * The decisions are kept with what the score was computed from (the ranker's features), and the map
- * is refitted on the scores the ranker gives them now: the ranker learns from the same decisions, and
- * a map fitted on the scores they were shown with would correct again what the ranker has corrected.
+ * The decisions are kept with what the score was computed from (the ranker's features) and, where
+ * known, the score the ranker gave them before it learned from them. The map is fitted on that held-out
+ * score: it is what the map is applied to, a score for a proposal the ranker has not learned from.
+ * The score the ranker gives a decision after learning from it is in-sample: the ranker has moved
+ * towards that very outcome, so right and wrong decisions lie further apart than new proposals' scores
+ * do, and a map fitted on them is over-confident at the top and under-confident below (measured in
+ * docs/RESULTS.md). Decisions without a held-out score (models saved before it was kept) are scored as
+ * the ranker scores them now.
  *
  * Two maps, chosen by measurement (docs/RESULTS.md):
  * - `platt`: σ(a·logit(s) + b) pulled towards the identity (calibration.ts fitPlatt);
@@ -27,6 +32,8 @@ export interface ShownOutcome {
   /** What the score is computed from (the overlap ranker's features). */
   readonly x: readonly number[];
   readonly correct: boolean;
+  /** The score before the ranker learned from this decision. */
+  readonly heldOutScore?: number;
 }
 
 /** The score before this map, of a decision's features. */
@@ -69,13 +76,13 @@ export class ShownCalibration {
 
   /** Decisions on shown proposals; `refit` takes them in. */
   record(outcomes: readonly ShownOutcome[]): void {
-    this.outcomes.push(...outcomes.map((o) => ({ x: [...o.x], correct: o.correct })));
+    this.outcomes.push(...outcomes.map(copyOutcome));
     if (this.outcomes.length > MAX_OUTCOMES) this.outcomes.splice(0, this.outcomes.length - MAX_OUTCOMES);
   }
 
-  /** Fits the map on the decisions' scores as `score` gives them now. */
+  /** Fits the map on the decisions' held-out scores, or as `score` gives them now where none was kept. */
   refit(score: Scorer): void {
-    const scored = this.outcomes.map((o) => ({ score: score(o.x), correct: o.correct }));
+    const scored = this.outcomes.map((o) => ({ score: o.heldOutScore ?? score(o.x), correct: o.correct }));
     if (this.method === 'isotonic') this.fitted = { steps: fitIsotonicTowardsIdentity(scored) };
     else this.fitted = { platt: scored.length && this.method === 'platt' ? fitPlatt(scored.map((o) => ({ raw: o.score, correct: o.correct }))) : IDENTITY_MAP };
   }
@@ -86,7 +93,7 @@ export class ShownCalibration {
   }
 
   toJSON(): ShownCalibrationState {
-    return { method: this.method, outcomes: this.outcomes.map((o) => ({ x: [...o.x], correct: o.correct })) };
+    return { method: this.method, outcomes: this.outcomes.map(copyOutcome) };
   }
 
   static fromJSON(state: ShownCalibrationState, score: Scorer): ShownCalibration {
@@ -124,6 +131,8 @@ export function fitIsotonicTowardsIdentity(outcomes: readonly { score: number; c
   }
   return { scores: blocks.map((b) => b.scoreSum / b.weight), values: blocks.map(mean) };
 }
+
+const copyOutcome = (o: ShownOutcome): ShownOutcome => ({ x: [...o.x], correct: o.correct, ...(o.heldOutScore === undefined ? {} : { heldOutScore: o.heldOutScore }) });
 
 const mean = (block: { weight: number; targetSum: number }) => block.targetSum / block.weight;
 
