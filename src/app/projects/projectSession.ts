@@ -88,6 +88,10 @@ function follow(api: ProjectApi, sync: ProjectSync): Promise<void> {
       void settle(sync.adopt(imageId, image));
     },
     hide: (imageId) => studio.removeRemoteImage(imageId),
+    keptOutside: (imageId, removedBy) => {
+      const name = currentDocument().images.find((image) => image.id === imageId)?.name ?? 'a photo';
+      useUi.getState().setNotice(`${removedBy ?? 'Another member'} removed ${name} from the project. Your changes on it that were not saved yet are kept here, outside the project.`);
+    },
     stopped: () => stopped,
   });
   onImageNotOpen = (serverImageId) => remoteImages.added(serverImageId);
@@ -123,7 +127,7 @@ function follow(api: ProjectApi, sync: ProjectSync): Promise<void> {
       if (stopped) return;
       if (event.type === 'annotations') return pull(event.imageId, event.revision);
       if (event.type === 'image-added') return remoteImages.added(event.imageId);
-      if (event.type === 'image-removed') return remoteImages.removed(event.imageId);
+      if (event.type === 'image-removed') return remoteImages.removed(event.imageId, event.changedBy);
       if (event.type === 'learned') return useOpenProject.setState({ learnedRevision: event.revision });
       if (event.type !== 'job') return;
       const jobs = applyJobEvent(useOpenProject.getState().jobs, event);
