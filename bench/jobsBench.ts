@@ -21,7 +21,7 @@
  *   npx tsx bench/jobsBench.ts [--images 200] [--kind everything|text] [--prompts cat,dog] [--task-timeout 60] [--out FILE]
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -82,6 +82,7 @@ function spawnTsx(file: string, env: Record<string, string | undefined>): ChildP
   return spawn(process.execPath, ['--import', 'tsx', join(repoRoot, file)], { cwd: repoRoot, env: { ...commonEnv, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
+const IDLE_WINDOW_MS = 5000;
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
 
 /** User + system CPU seconds of a process, all its threads (ONNX, libuv, sharp's) together; 0 once it is gone. */
@@ -152,6 +153,10 @@ interface RunResult {
   workerBusy: number;
   /** CPU seconds of the API server process (queueing, the bench's polls) over the run. */
   apiCpuSeconds: number;
+  /** CPU seconds per second of one idle worker process, measured before the job. */
+  idleCpuPerSecond: number;
+  /** OS threads of a worker process (ONNX, libuv, sharp, V8). */
+  threads: number;
   load: { start: number; end: number };
   /** Why images failed (problem slugs of their calls), when any did. */
   failures: Record<string, number>;
@@ -195,6 +200,13 @@ async function main() {
     ]) {
       const workers = await Promise.all(Array.from({ length: plan.workers }, startWorker));
       children.push(...workers);
+      // What a worker costs while it has nothing to do (queue polls, heartbeats, recovery sweeps),
+      // measured after its first seconds, which still hold the start's warm-up.
+      await new Promise((r) => setTimeout(r, IDLE_WINDOW_MS));
+      const idleStart = workers.map((w) => cpuSeconds(w.pid));
+      await new Promise((r) => setTimeout(r, IDLE_WINDOW_MS));
+      const idleCpuPerSecond = workers.reduce((sum, w, i) => sum + cpuSeconds(w.pid) - idleStart[i], 0) / plan.workers / (IDLE_WINDOW_MS / 1000);
+      const threads = readdirSync(`/proc/${workers[0].pid}/task`).length;
       const loadStart = loadavg()[0];
       const cpuStart = workers.map((w) => cpuSeconds(w.pid));
       const cpuAtEnd = [...cpuStart];
@@ -263,6 +275,8 @@ async function main() {
         workerCpuPerImage: workerCpu / Math.max(1, last.done + last.failed),
         workerBusy: workerCpu / (seconds * plan.workers),
         apiCpuSeconds,
+        idleCpuPerSecond,
+        threads,
         load: { start: loadStart, end: loadEnd },
         ledgerMismatches: mismatches.rows.length,
         failures: Object.fromEntries(failures.rows.map((r) => [String(r.why).slice(0, 80), r.n])),
@@ -282,6 +296,7 @@ async function main() {
     ].join('\n');
     console.log(`${JSON.stringify(JOB_REQUEST)} jobs, ${cpus().length} cores\n`);
     console.log(table);
+    for (const r of runs) console.log(`${r.name}: an idle worker used ${r.idleCpuPerSecond.toFixed(3)} CPU s/s; ${r.threads} threads per worker process`);
     for (const r of runs) if (Object.keys(r.failures).length) console.log(`${r.name}: calls not kept: ${JSON.stringify(r.failures)}`);
     console.log(`\n2 workers / 1 worker: ${speedup.toFixed(2)}× (target ≥ 1.6× on 2 cores)`);
     // Wall-clock free: one worker's CPU per image against two workers' together. Near 1 means a second
