@@ -13,12 +13,15 @@
  * after a kill: images labelled twice (more than one write of the job on an image, or more than
  * one charge kept for an image), images skipped (not done when the job is), and credits lost or
  * doubled (the account's ledger against its balance, and the credits spent against the images
- * charged). Prints a table and writes bench/results/jobsBench.json.
+ * charged). And the CPU seconds each worker process spent per image (from /proc, all its threads):
+ * the load of a shared machine stretches the wall time, not the work, so the CPU per image with
+ * one and with two workers shows whether two workers add work (contention) or only share it.
+ * Prints a table and writes bench/results/jobsBench.json.
  *
- *   npx tsx bench/jobsBench.ts [--images 200] [--task-timeout 60] [--out FILE]
+ *   npx tsx bench/jobsBench.ts [--images 200] [--kind everything|text] [--prompts cat,dog] [--task-timeout 60] [--out FILE]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -33,12 +36,17 @@ const log = (line: string) => void process.stderr.write(`[bench:jobs] ${new Date
 const { values: args } = parseArgs({
   options: {
     images: { type: 'string', default: '200' },
+    kind: { type: 'string', default: 'everything' },
+    prompts: { type: 'string', default: 'cat' },
     'task-timeout': { type: 'string', default: '60' },
     out: { type: 'string', default: join(repoRoot, 'bench/results/jobsBench.json') },
   },
 });
 const IMAGES = Number(args.images);
 const TASK_TIMEOUT_SECONDS = Number(args['task-timeout']);
+// A learned job needs a taught model saved on the project first; the bench does not teach one.
+if (args.kind !== 'everything' && args.kind !== 'text') throw new Error(`--kind ${args.kind}: the bench runs everything or text jobs`);
+const JOB_REQUEST = args.kind === 'text' ? { kind: 'text', prompts: args.prompts!.split(',') } : { kind: 'everything' };
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 if (!DATABASE_URL) throw new Error('bench:jobs needs PostgreSQL: set BENCH_DATABASE_URL (or TEST_DATABASE_URL)');
 const SCHEMA = `bench_jobs_${Date.now().toString(36)}`;
@@ -71,7 +79,22 @@ const commonEnv = {
 };
 
 function spawnTsx(file: string, env: Record<string, string | undefined>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', join(repoRoot, file)], { cwd: repoRoot, env: { ...commonEnv, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(process.execPath, ['--import', 'tsx', join(repoRoot, file)], { cwd: repoRoot, env: { ...commonEnv, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+const IDLE_WINDOW_MS = 5000;
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
+
+/** User + system CPU seconds of a process, all its threads (ONNX, libuv, sharp's) together; 0 once it is gone. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name, which may itself hold spaces: utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
 }
 
 async function startApi(): Promise<{ url: string; child: ChildProcess }> {
@@ -87,8 +110,19 @@ async function startApi(): Promise<{ url: string; child: ChildProcess }> {
   throw new Error('the API server did not start');
 }
 
-function startWorker(): ChildProcess {
-  return spawnTsx('src/server/workerMain.ts', { JOB_CONCURRENCY: '1', INFERENCE_WORKERS: '1', INFERENCE_THREADS: '1' });
+/** A worker process, resolved once it has loaded its models and takes tasks: a job is timed, not a start-up. */
+async function startWorker(): Promise<ChildProcess> {
+  const child = spawnTsx('src/server/workerMain.ts', { JOB_CONCURRENCY: '1', INFERENCE_WORKERS: '1', INFERENCE_THREADS: '1' });
+  await new Promise<void>((ready, fail) => {
+    let seen = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes('job worker started')) ready();
+    });
+    child.once('exit', (code) => fail(new Error(`a worker exited (${code}) before it started`)));
+  });
+  child.stdout!.resume();
+  return child;
 }
 
 async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
@@ -113,6 +147,17 @@ interface RunResult {
   imagesCharged: number;
   creditsLostOrDoubled: number;
   ledgerMismatches: number;
+  /** CPU seconds of the worker processes together (the killed one until its kill), per image done. */
+  workerCpuPerImage: number;
+  /** Worker CPU seconds over (wall seconds × workers): how much of the run the workers were on a core. */
+  workerBusy: number;
+  /** CPU seconds of the API server process (queueing, the bench's polls) over the run. */
+  apiCpuSeconds: number;
+  /** CPU seconds per second of one idle worker process, measured before the job. */
+  idleCpuPerSecond: number;
+  /** OS threads of a worker process (ONNX, libuv, sharp, V8). */
+  threads: number;
+  load: { start: number; end: number };
   /** Why images failed (problem slugs of their calls), when any did. */
   failures: Record<string, number>;
 }
@@ -153,13 +198,22 @@ async function main() {
       { name: '2 worker processes', workers: 2, kill: false },
       { name: '2 worker processes, one killed (SIGKILL) halfway', workers: 2, kill: true },
     ]) {
-      const workers = Array.from({ length: plan.workers }, startWorker);
+      const workers = await Promise.all(Array.from({ length: plan.workers }, startWorker));
       children.push(...workers);
-      // The workers load their models before the clock starts: a job is timed, not a start-up.
-      await new Promise((r) => setTimeout(r, 8000));
+      // What a worker costs while it has nothing to do (queue polls, heartbeats, recovery sweeps),
+      // measured after its first seconds, which still hold the start's warm-up.
+      await new Promise((r) => setTimeout(r, IDLE_WINDOW_MS));
+      const idleStart = workers.map((w) => cpuSeconds(w.pid));
+      await new Promise((r) => setTimeout(r, IDLE_WINDOW_MS));
+      const idleCpuPerSecond = workers.reduce((sum, w, i) => sum + cpuSeconds(w.pid) - idleStart[i], 0) / plan.workers / (IDLE_WINDOW_MS / 1000);
+      const threads = readdirSync(`/proc/${workers[0].pid}/task`).length;
+      const loadStart = loadavg()[0];
+      const cpuStart = workers.map((w) => cpuSeconds(w.pid));
+      const cpuAtEnd = [...cpuStart];
+      const apiCpuStart = cpuSeconds(api.child.pid);
       const balanceBefore = Number((await db.query('select balance from accounts')).rows[0].balance);
       const started = performance.now();
-      const job = (await (await fetch(`${api.url}/api/v1/projects/${project.id}/jobs`, { method: 'POST', headers: auth, body: JSON.stringify({ kind: 'everything' }) })).json()) as Job;
+      const job = (await (await fetch(`${api.url}/api/v1/projects/${project.id}/jobs`, { method: 'POST', headers: auth, body: JSON.stringify(JOB_REQUEST) })).json()) as Job;
       let killed = false;
       let last: Job = job;
       let lastLogged = 0;
@@ -168,6 +222,7 @@ async function main() {
         if (last.state === 'done' || last.state === 'failed' || last.state === 'cancelled') break;
         if (plan.kill && !killed && last.done + last.failed >= IMAGES / 2) {
           log(`${plan.name}: ${last.done} done, SIGKILL to worker pid ${workers[0].pid}`);
+          cpuAtEnd[0] = cpuSeconds(workers[0].pid);
           workers[0].kill('SIGKILL');
           killed = true;
         }
@@ -178,6 +233,12 @@ async function main() {
         await new Promise((r) => setTimeout(r, 250));
       }
       const seconds = (performance.now() - started) / 1000;
+      workers.forEach((w, i) => {
+        if (w.exitCode === null && w.signalCode === null) cpuAtEnd[i] = cpuSeconds(w.pid);
+      });
+      const workerCpu = cpuAtEnd.reduce((sum, end, i) => sum + end - cpuStart[i], 0);
+      const apiCpuSeconds = cpuSeconds(api.child.pid) - apiCpuStart;
+      const loadEnd = loadavg()[0];
       // Let the recovery of the dead worker's charge settle before the ledger is read.
       if (plan.kill) await new Promise((r) => setTimeout(r, (TASK_TIMEOUT_SECONDS + 15) * 1000));
       const writes = await db.query(
@@ -211,6 +272,12 @@ async function main() {
         creditsSpent,
         imagesCharged,
         creditsLostOrDoubled: Math.abs(creditsSpent - imagesCharged),
+        workerCpuPerImage: workerCpu / Math.max(1, last.done + last.failed),
+        workerBusy: workerCpu / (seconds * plan.workers),
+        apiCpuSeconds,
+        idleCpuPerSecond,
+        threads,
+        load: { start: loadStart, end: loadEnd },
         ledgerMismatches: mismatches.rows.length,
         failures: Object.fromEntries(failures.rows.map((r) => [String(r.why).slice(0, 80), r.n])),
       });
@@ -220,15 +287,23 @@ async function main() {
 
     const speedup = runs[1].imagesPerSecond / runs[0].imagesPerSecond;
     const table = [
-      '| run | images | s | images/s | done | failed | labelled twice | skipped | credits spent | images charged | credits lost or doubled | ledger ≠ balance |',
-      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-      ...runs.map((r) => `| ${r.name} | ${r.images} | ${r.seconds.toFixed(1)} | ${r.imagesPerSecond.toFixed(3)} | ${r.done} | ${r.failed} | ${r.labelledTwice} | ${r.skipped} | ${r.creditsSpent} | ${r.imagesCharged} | ${r.creditsLostOrDoubled} | ${r.ledgerMismatches} |`),
+      '| run | images | s | images/s | done | failed | labelled twice | skipped | credits spent | images charged | credits lost or doubled | ledger ≠ balance | worker CPU s/image | workers busy | API CPU s | load start → end |',
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      ...runs.map(
+        (r) =>
+          `| ${r.name} | ${r.images} | ${r.seconds.toFixed(1)} | ${r.imagesPerSecond.toFixed(3)} | ${r.done} | ${r.failed} | ${r.labelledTwice} | ${r.skipped} | ${r.creditsSpent} | ${r.imagesCharged} | ${r.creditsLostOrDoubled} | ${r.ledgerMismatches} | ${r.workerCpuPerImage.toFixed(2)} | ${(r.workerBusy * 100).toFixed(0)} % | ${r.apiCpuSeconds.toFixed(1)} | ${r.load.start.toFixed(1)} → ${r.load.end.toFixed(1)} |`,
+      ),
     ].join('\n');
+    console.log(`${JSON.stringify(JOB_REQUEST)} jobs, ${cpus().length} cores\n`);
     console.log(table);
+    for (const r of runs) console.log(`${r.name}: an idle worker used ${r.idleCpuPerSecond.toFixed(3)} CPU s/s; ${r.threads} threads per worker process`);
     for (const r of runs) if (Object.keys(r.failures).length) console.log(`${r.name}: calls not kept: ${JSON.stringify(r.failures)}`);
     console.log(`\n2 workers / 1 worker: ${speedup.toFixed(2)}× (target ≥ 1.6× on 2 cores)`);
+    // Wall-clock free: one worker's CPU per image against two workers' together. Near 1 means a second
+    // worker adds no work of its own, so on two idle cores the rate would double.
+    console.log(`worker CPU per image, 2 workers / 1 worker: ${(runs[1].workerCpuPerImage / runs[0].workerCpuPerImage).toFixed(2)}`);
     mkdirSync(dirname(args.out!), { recursive: true });
-    writeFileSync(args.out!, JSON.stringify({ date: new Date().toISOString(), cores: cpus().length, load: loadavg(), images: IMAGES, taskTimeoutSeconds: TASK_TIMEOUT_SECONDS, runs, speedup }, null, 2));
+    writeFileSync(args.out!, JSON.stringify({ date: new Date().toISOString(), cores: cpus().length, load: loadavg(), images: IMAGES, job: JOB_REQUEST, taskTimeoutSeconds: TASK_TIMEOUT_SECONDS, runs, speedup }, null, 2));
     log(`wrote ${args.out}`);
   } finally {
     for (const child of children) await stop(child).catch(() => undefined);

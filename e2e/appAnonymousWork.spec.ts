@@ -68,3 +68,24 @@ test('when the work cannot be brought in, the copy from before signing in stays 
   await expect(page.locator('.thumb[aria-current="true"]')).toContainText('chelsea.png');
   await expect(await objectRows(page)).toHaveCount(1);
 });
+
+test('a bring-in that failed, tried again, fills the project the first try made: never a second project', async ({ browser }) => {
+  const page = await labelledThenSignedUp(browser);
+  const blockUploads = '**/api/v1/projects/*/images';
+  await page.route(blockUploads, (route) => (route.request().method() === 'POST' ? route.abort() : route.continue()));
+  const panel = page.getByRole('region', { name: 'Project' });
+  const offer = panel.getByTestId('anonymous-work');
+  await offer.getByLabel('Name of the project for the work from before signing in').fill('Before');
+  await offer.getByRole('button', { name: 'Bring it into this account' }).click();
+  await expect(offer.getByRole('alert')).toContainText('Your work from before signing in is still kept in this browser.');
+
+  await page.unroute(blockUploads);
+  // The failed try left the work on screen, so the studio asks before replacing it: yes.
+  page.once('dialog', (dialog) => void dialog.accept());
+  await offer.getByRole('button', { name: 'Bring it into this account' }).click();
+  await expect(offer).toHaveText('Your work from before signing in is now the project Before.');
+  await expect(panel.getByTestId('sync-state')).toHaveText('Up to date');
+  const { projects } = (await (await page.request.get('/api/v1/projects')).json()) as { projects: Array<{ name: string; imageCount: number }> };
+  expect(projects).toEqual([expect.objectContaining({ name: 'Before', imageCount: 1 })]);
+  expect(await storedSessionEntry(page, ANONYMOUS_DOCUMENT)).toBeNull();
+});

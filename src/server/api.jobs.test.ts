@@ -198,6 +198,35 @@ describe.each(DATABASES)('auto-label jobs (%s, two servers on one database)', (d
     await a.services.db.kysely.updateTable('jobs').set({ state: 'done', total: 1 }).where('id', '=', job.id).execute();
   }, 180_000);
 
+  it('a live worker whose call recovery took over (presumed dead, refunded) runs the image again: labelled and charged once, not failed', async () => {
+    const owner = await signupUser(a);
+    const { project: p, images, base, api } = await project(owner);
+    const job = await json<Job>(await api.post(`${base}/jobs`, { kind: 'everything' }), 202);
+    const key = `job.${job.id}.${images[0].id}`;
+    const attempts = () => a.services.db.kysely.selectFrom('attempts').select(['id', 'state']).where('idempotency_key', '=', key).execute();
+
+    // While the engine still works on the image, its lease is made to look expired, as a worker
+    // starved of CPU looks, and recovery refunds the call under it (the test servers run no
+    // background sweeps: this one is the only).
+    const deadline = Date.now() + 60_000;
+    let charged: { id: string } | undefined;
+    while (!charged && Date.now() < deadline) {
+      charged = (await attempts()).find((attempt) => attempt.state === 'charged');
+      if (!charged) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(charged, 'the image was never seen charged while it ran').toBeDefined();
+    await a.services.db.kysely.updateTable('attempts').set({ lease_until: 0 }).where('id', '=', charged!.id).execute();
+    expect(await a.services.recovery.sweepOnce()).toMatchObject({ orphans: 1, refunded: 1 });
+
+    const finished = await waitForJob(a, owner, p.id, job.id, ['done', 'failed']);
+    expect(finished).toMatchObject({ state: 'done', done: 1, failed: 0 });
+    const stored = await json<ImageAnnotations>(await api.get(`${base}/images/${images[0].id}/annotations`), 200);
+    expect(stored.objects.some((o) => o.proposedBy === 'segment-everything')).toBe(true);
+    // The taken-over call stays refunded, and the run after it is the one charge kept.
+    expect((await attempts()).map((attempt) => attempt.state).sort()).toEqual(['completed', 'refunded']);
+    expect(await creditsOf(a, owner)).toBe(LIMITS.signupCredits - 1);
+  }, 180_000);
+
   it('pauses when the credits run out and resumes once credits arrive; cancel stops what has not run', async () => {
     const owner = await signupUser(a);
     const { project: p, base, api } = await project(owner, ['chelsea.png', 'coffee.png']);

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { bringAnonymousWorkIn, useAnonymousWork } from '../persistence/anonymousWork';
-import { closeProject, createProjectFromSession } from '../projects/projectSession';
+import { closeProject, createProjectFromSession, fillProjectFromSession } from '../projects/projectSession';
 import { useStudio } from '../state/studioStore';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -18,7 +18,7 @@ export function AnonymousWorkOffer({ projectsQuery }: { projectsQuery: readonly 
   const bring = useMutation({
     mutationFn: () => {
       closeProject();
-      return bringAnonymousWorkIn(name.trim(), async (projectName) => (await createProjectFromSession(projectName)).uploaded);
+      return bringAnonymousWorkIn(name.trim(), { create: createProjectFromSession, fill: fillProjectFromSession });
     },
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: projectsQuery }),
   });

@@ -15,7 +15,7 @@ import { useRemoteSettings } from '../state/remoteSettingsStore';
 import { currentDocument, studio, useStudio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
 import { toProjectClasses } from './annotationMapping';
-import { ProjectApi } from './projectApi';
+import { ProjectApi, ProjectApiError } from './projectApi';
 import { openProject, ProjectSync, type SyncedImage } from './projectSync';
 import { showProjectInAddress } from './projectLink';
 import { applyJobEvent, closedProjectState, useOpenProject } from './projectStore';
@@ -88,6 +88,10 @@ function follow(api: ProjectApi, sync: ProjectSync): Promise<void> {
       void settle(sync.adopt(imageId, image));
     },
     hide: (imageId) => studio.removeRemoteImage(imageId),
+    keptOutside: (imageId, removedBy) => {
+      const name = currentDocument().images.find((image) => image.id === imageId)?.name ?? 'a photo';
+      useUi.getState().setNotice(`${removedBy ?? 'Another member'} removed ${name} from the project. Your changes on it that were not saved yet are kept here, outside the project.`);
+    },
     stopped: () => stopped,
   });
   onImageNotOpen = (serverImageId) => remoteImages.added(serverImageId);
@@ -123,7 +127,7 @@ function follow(api: ProjectApi, sync: ProjectSync): Promise<void> {
       if (stopped) return;
       if (event.type === 'annotations') return pull(event.imageId, event.revision);
       if (event.type === 'image-added') return remoteImages.added(event.imageId);
-      if (event.type === 'image-removed') return remoteImages.removed(event.imageId);
+      if (event.type === 'image-removed') return remoteImages.removed(event.imageId, event.changedBy);
       if (event.type === 'learned') return useOpenProject.setState({ learnedRevision: event.revision });
       if (event.type !== 'job') return;
       const jobs = applyJobEvent(useOpenProject.getState().jobs, event);
@@ -167,9 +171,26 @@ function startSync(api: ProjectApi, project: ConstructorParameters<typeof Projec
  * are uploaded in the background; `uploaded` settles with the first upload (the sync retries a
  * failed one on its own).
  */
-export async function createProjectFromSession(name: string): Promise<{ uploaded: Promise<void> }> {
+export async function createProjectFromSession(name: string): Promise<{ projectId: string; uploaded: Promise<void> }> {
   const api = browserProjectApi();
   const project = await api.create(name, toProjectClasses(currentDocument().classes));
+  const uploaded = startSync(api, project, new Map());
+  uploaded.catch(() => undefined);
+  return { projectId: project.id, uploaded };
+}
+
+/**
+ * The session on screen into a project made from it before, whose upload did not finish: photos
+ * already there are found again by their content, objects merged as any write. Null when the
+ * project is gone.
+ */
+export async function fillProjectFromSession(projectId: string): Promise<{ uploaded: Promise<void> } | null> {
+  const api = browserProjectApi();
+  const project = await api.get(projectId).catch((error: unknown) => {
+    if (error instanceof ProjectApiError && error.status === 404) return null;
+    throw error;
+  });
+  if (!project) return null;
   const uploaded = startSync(api, project, new Map());
   uploaded.catch(() => undefined);
   return { uploaded };

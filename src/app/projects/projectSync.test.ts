@@ -41,7 +41,8 @@ function studio(server: TestServer, user: TestUser, project: Project, doc: Studi
     api,
     document: () => person.doc,
     replaceObjects: (imageId, objects) => person.edit(imageId, objects),
-    imageBase64: async () => sampleBase64('chelsea.png'),
+    // The sample named like the photo: two photos are two files.
+    imageBase64: async (imageId) => sampleBase64(person.doc.images.find((image) => image.id === imageId)?.name ?? 'chelsea.png'),
     status: (state, message) => person.states.push({ state, message }),
     imageNotOpen: (serverImageId) => person.notOpen.push(serverImageId),
   });
@@ -145,6 +146,40 @@ describe('studio project sync (real server)', () => {
     await bob.sync.pull(added.id, 1);
     expect(bob.notOpen).toEqual([added.id]);
     expect(bob.doc.images).toHaveLength(1);
+  });
+
+  it('a photo someone removes keeps my unsaved edits here, outside the project; one without edits just goes', async () => {
+    const ownerApi = new ProjectApi({ baseUrl: server.url, authHeaders: () => owner.bearer });
+    const project = await ownerApi.create('Removed', [CAT]);
+    const session: StudioDocument = {
+      ...emptyDocument(),
+      images: [
+        { id: 'img-cat', name: 'chelsea.png', width: 451, height: 300 },
+        { id: 'img-cup', name: 'coffee.png', width: 400, height: 400 },
+      ],
+      objects: { 'img-cat': [square('o1', 10)], 'img-cup': [square('c1', 10)] },
+      classes: [CAT],
+    };
+    const alice = studio(server, owner, project, session);
+    await alice.sync.push();
+    const [cat, cup] = ['img-cat', 'img-cup'].map((id) => alice.sync.images.get(id)!.serverId);
+
+    // Alice adds an object to the cat, not written yet; both photos are removed by someone else.
+    alice.edit('img-cat', [square('o1', 10), square('o2', 100)]);
+    for (const serverId of [cat, cup]) expect((await fetch(`${server.url}/api/v1/projects/${project.id}/images/${serverId}`, { method: 'DELETE', headers: owner.bearer })).status).toBe(204);
+    expect(alice.sync.release(cat)).toEqual({ imageId: 'img-cat', kept: true });
+    expect(alice.sync.release(cup)).toEqual({ imageId: 'img-cup', kept: false });
+    // Nothing unsaved on it: the studio takes it away (remoteImages.ts).
+    alice.doc = { ...alice.doc, images: alice.doc.images.filter((image) => image.id !== 'img-cup') };
+
+    // The kept photo is not put back into the project behind the remover's back...
+    await alice.sync.push();
+    expect(await ownerApi.images(project.id)).toEqual([]);
+    expect(alice.doc.objects['img-cat']).toEqual([square('o1', 10), square('o2', 100)]);
+    // ...but goes back, with both objects, when she says so.
+    await alice.sync.addBack('img-cat');
+    const [back] = await ownerApi.images(project.id);
+    expect((await ownerApi.annotations(project.id, back.id)).objects.map((o) => o.id)).toEqual(['o1', 'o2']);
   });
 
   it("opens the images assigned to me first, and names them", async () => {

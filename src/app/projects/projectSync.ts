@@ -55,6 +55,8 @@ export class ProjectSync {
   private readonly announced = new Map<string, number>();
   /** Images another member added whose record is on its way (by server id). */
   private readonly arriving = new Set<string>();
+  /** Photos removed from the project by someone else while they held unsaved edits here (by the studio's id). */
+  private readonly keptOutside = new Set<string>();
 
   constructor(
     public project: Project,
@@ -107,16 +109,29 @@ export class ProjectSync {
     return this.pull(image.id, image.revision);
   }
 
-  /** Another member removed the image from the project: returns its id in the document (undefined when it is not open here); it is no longer synced. */
-  release(serverImageId: string): string | undefined {
+  /**
+   * Another member removed the image from the project; it is no longer synced. Returns its id in
+   * the document (undefined when it is not open here), and `kept` when the document holds edits on
+   * it that the server never got: then the photo stays here with them, outside the project, and is
+   * not uploaded again unless `addBack` says so (undoing the other's removal is not this studio's call).
+   */
+  release(serverImageId: string): { imageId: string; kept: boolean } | undefined {
     this.arriving.delete(serverImageId);
     this.announced.delete(serverImageId);
     for (const [imageId, synced] of this.images) {
       if (synced.serverId !== serverImageId) continue;
       this.images.delete(imageId);
-      return imageId;
+      const kept = !sameObjects(synced.base, this.mine(this.ports.document(), imageId));
+      if (kept) this.keptOutside.add(imageId);
+      return { imageId, kept };
     }
     return undefined;
+  }
+
+  /** A photo kept outside the project (see `release`) goes into it again, as a new photo, with its objects. */
+  addBack(imageId: string): Promise<void> {
+    this.keptOutside.delete(imageId);
+    return this.push();
   }
 
   /** Whether something is still to be fetched or written. */
@@ -129,6 +144,7 @@ export class ProjectSync {
     const doc = this.ports.document();
     const classes = toProjectClasses(doc.classes);
     const work = doc.images.flatMap((image) => {
+      if (this.keptOutside.has(image.id)) return [];
       const synced = this.images.get(image.id);
       const objects = doc.objects[image.id] ?? NO_OBJECTS;
       if (synced?.seen === objects) return [];

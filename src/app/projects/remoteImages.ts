@@ -3,7 +3,9 @@
  * announces them. An added photo's record is read (one read of the image list for all the photos
  * announced meanwhile), it joins the document behind the photo on screen with its server thumbnail,
  * its objects follow through the sync and its file in the background. A removed photo leaves the
- * document. Neither is an undo step of this person (state/remoteChange.ts).
+ * document, unless it holds edits of this person that the server never got: then it stays, outside
+ * the project, and the person is told (`keptOutside`). Neither is an undo step of this person
+ * (state/remoteChange.ts).
  */
 import type { ProjectImage } from '../../contract/projects';
 import type { ImageEntry } from '../../annotations/annotation';
@@ -24,12 +26,14 @@ export interface RemoteImagePorts {
   /** Hands the image to the sync, which fetches its objects. */
   adopt(imageId: string, image: ProjectImage): void;
   hide(imageId: string): void;
+  /** The removed photo stays here with this person's unsaved edits; `removedBy` names who removed it. */
+  keptOutside(imageId: string, removedBy: string | null): void;
   stopped(): boolean;
 }
 
 export interface RemoteImages {
   added(serverImageId: string): void;
-  removed(serverImageId: string): void;
+  removed(serverImageId: string, removedBy: string | null): void;
 }
 
 export function followRemoteImages(ports: RemoteImagePorts): RemoteImages {
@@ -74,10 +78,11 @@ export function followRemoteImages(ports: RemoteImagePorts): RemoteImages {
       waiting.add(serverImageId);
       void readArrivals();
     },
-    removed(serverImageId) {
+    removed(serverImageId, removedBy) {
       waiting.delete(serverImageId);
-      const imageId = ports.sync.release(serverImageId);
-      if (imageId) ports.hide(imageId);
+      const released = ports.sync.release(serverImageId);
+      if (released?.kept) ports.keptOutside(released.imageId, removedBy);
+      else if (released) ports.hide(released.imageId);
     },
   };
 }
