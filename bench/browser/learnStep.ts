@@ -49,14 +49,10 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
   let doc: StudioDocument = { ...emptyDocument(), classes: [CLASS] };
   const photos = new Map<string, { image: RgbaImage; imageKey: string }>();
   let prepared: PreparedDetectorRuns | undefined;
-  // The studio's rule (EngineSession.prepareDescriptors): a photo's detector runs start after its first answer has landed.
-  const answered = new Set<string>();
-  const wanted = new Set<string>();
+  // As the studio's EngineSession.prepareDescriptors: when the runs start is PreparedDetectorRuns' own rule.
   const prepare = (url: string): void => {
     const photo = photos.get(url);
-    if (!photo || !prepared) return;
-    if (answered.has(url)) prepared.prepare(url, photo.image);
-    else wanted.add(url);
+    if (photo) prepared?.prepareAfterAnswer(url, () => photo.image);
   };
   const worker = { embedMs: 0, detectMs: 0, describeMs: 0, pageMs: 0, reused: false, prepared: false };
   const seen: RegionDescriptor[] = [];
@@ -110,8 +106,8 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
         const t0 = performance.now();
         await client.api.predict({ imageKey: photo.imageKey, prompt: { points: [point] }, options: { mirrorAverage: false } });
         times.push(performance.now() - t0);
-        answered.add(url);
-        if (wanted.delete(url)) prepare(url);
+        // As EngineSession.predict does once an answer has landed.
+        prepared?.answered(url);
       }
       return times;
     },

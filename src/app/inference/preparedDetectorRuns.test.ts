@@ -50,6 +50,29 @@ describe('PreparedDetectorRuns', () => {
     expect(asked).toEqual([]);
   });
 
+  it("starts a wanted photo's run only when an answer on it lands, once, and never for a photo not wanted or forgotten", async () => {
+    const { asked, helper } = countingHelper();
+    const runs = new PreparedDetectorRuns(helper);
+    runs.answered('a');
+    runs.prepareAfterAnswer('a', () => photo(1));
+    runs.prepareAfterAnswer('b', () => photo(2));
+    runs.prepareAfterAnswer('c', () => photo(3));
+    await Promise.resolve();
+    expect(asked).toEqual([]);
+    expect(runs.has('a')).toBe(false);
+    runs.answered('a');
+    runs.answered('a');
+    runs.prepareAfterAnswer('a', () => photo(99));
+    runs.answered('a');
+    await runs.of('a');
+    runs.forget('b');
+    runs.answered('b');
+    runs.answered('c');
+    await runs.of('c');
+    expect(asked).toEqual([1, 3]);
+    expect(runs.has('b')).toBe(false);
+  });
+
   it('answers undefined, not an error, when the helper worker cannot start', async () => {
     const runs = new PreparedDetectorRuns(() => Promise.reject(new Error('the worker crashed')));
     runs.prepare('a', photo(1));
