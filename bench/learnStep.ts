@@ -22,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { sharedPath } from '../test/support/sharedData';
 import { buildBenchPage, openBenchPage, serveBenchPage } from './benchPage';
+import { processTreeCpuMs } from './cpuTime';
 import { percentile } from './browser/stats';
 import type { LearnStepSample } from './browser/learnStep';
 
@@ -94,6 +95,8 @@ try {
   const clickMs: number[] = [];
   /** The first click on each photo after the first: the one the background detector runs must not slow. */
   const firstClickMs: number[] = [];
+  /** CPU time of the whole process tree (Chromium's processes and workers) across the decisions, in 10 ms ticks. */
+  let stepsCpuMs = 0;
   for (const decision of plan) {
     const firstOnPhoto = !opened.has(decision.name);
     if (firstOnPhoto) {
@@ -105,7 +108,10 @@ try {
       if (opened.size > 1 && clicks.length) firstClickMs.push(clicks[0]);
       log(`${decision.name}: embedded in ${embedMs.toFixed(0)} ms; ${clicks.length} clicks while looking: ${clicks.map((c) => c.toFixed(0)).join(', ')} ms`);
     }
+    const cpuBefore = processTreeCpuMs();
     const sample = await page.evaluate(({ u, box, positive }) => window.maskwrightBench.learn.decide(u, box, positive), { u: url(decision.name), box: decision.box, positive: decision.positive });
+    const cpuAfter = processTreeCpuMs();
+    if (cpuBefore !== undefined && cpuAfter !== undefined) stepsCpuMs += cpuAfter - cpuBefore;
     samples.push({ ...sample, photo: decision.name, positive: decision.positive, firstOnPhoto });
     log(`step ${samples.length}${sample.detectorsPrepared ? ' (detectors prepared)' : ''}: ${sample.stepMs.toFixed(1)} ms (describe ${sample.describeMs.toFixed(1)}, detectors ${sample.workerDetectMs.toFixed(1)}, fit ${sample.fitMs.toFixed(1)}; keep ${(sample.storedFormMs + sample.stringifyMs).toFixed(1)} ms, ${sample.storedBytes} B)`);
   }
@@ -132,6 +138,9 @@ try {
     /** Clicks while the person looks at a newly opened photo (the background detector runs, with prefetch). */
     clicks: { n: clickMs.length, ...spread(clickMs) },
     firstClickOnLaterPhotos: { n: firstClickMs.length, ...spread(firstClickMs) },
+    /** CPU of every process of the run while the decisions ran (a background run still under way included), and their wall time. */
+    decisionsCpuMs: round(stepsCpuMs),
+    decisionsWallMs: round(samples.reduce((sum, s) => sum + s.stepMs + s.storedFormMs + s.stringifyMs, 0)),
     fullCapacity: { classes: Number(values.classes), ...full, storedMiB: round(full.storedBytes / 2 ** 20) },
     samples,
   };
@@ -139,7 +148,7 @@ try {
   writeFileSync('bench/results/learn-step.json', JSON.stringify(result, null, 2));
   console.log(JSON.stringify({ ...result, samples: undefined }, null, 2));
   log(
-    `step p95 ${result.all.stepMs.p95} ms (p50 ${result.all.stepMs.p50}, ${samples.length} steps); first click on photos 2–${photos.length} median ${result.firstClickOnLaterPhotos.p50} ms; load ${result.load.before.toFixed(1)}→${result.load.after.toFixed(1)}`,
+    `step p95 ${result.all.stepMs.p95} ms (p50 ${result.all.stepMs.p50}, ${samples.length} steps); first click on photos 2–${photos.length} median ${result.firstClickOnLaterPhotos.p50} ms; CPU during the decisions ${result.decisionsCpuMs} ms; load ${result.load.before.toFixed(1)}→${result.load.after.toFixed(1)}`,
   );
 } finally {
   await browser.close();
