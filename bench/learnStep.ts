@@ -113,7 +113,7 @@ try {
     const cpuAfter = processTreeCpuMs();
     if (cpuBefore !== undefined && cpuAfter !== undefined) stepsCpuMs += cpuAfter - cpuBefore;
     samples.push({ ...sample, photo: decision.name, positive: decision.positive, firstOnPhoto });
-    log(`step ${samples.length}${sample.detectorsPrepared ? ' (detectors prepared)' : ''}: ${sample.stepMs.toFixed(1)} ms (describe ${sample.describeMs.toFixed(1)}, detectors ${sample.workerDetectMs.toFixed(1)}, fit ${sample.fitMs.toFixed(1)}; keep ${(sample.storedFormMs + sample.stringifyMs).toFixed(1)} ms, ${sample.storedBytes} B)`);
+    log(`step ${samples.length}${sample.detectorsPrepared ? ' (detectors prepared)' : ''}: ${sample.stepMs.toFixed(1)} ms (describe ${sample.describeMs.toFixed(1)}, photo context ${sample.workerDetectMs.toFixed(1)}, pooling ${sample.workerPoolMs.toFixed(1)}, fit ${sample.fitMs.toFixed(1)}; keep ${(sample.storedFormMs + sample.stringifyMs).toFixed(1)} ms, ${sample.storedBytes} B)`);
   }
   const full = await page.evaluate((classes) => window.maskwrightBench.learn.fullCapacity(classes), Number(values.classes));
   const parts = ['stepMs', 'describeMs', 'workerDetectMs', 'workerPoolMs', 'fitMs', 'storedFormMs', 'stringifyMs', 'mainThreadMs'] as const;

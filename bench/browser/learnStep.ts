@@ -27,6 +27,10 @@ export interface LearnStepSample {
   photoReused: boolean;
   /** The detector runs came made ahead by the background worker. */
   detectorsPrepared: boolean;
+  /**
+   * The worker making the photo's context: the detector runs, or with a prepared run only the photo's
+   * SAM cells (the detectors ran in the background worker); 0 when the photo's context was kept.
+   */
   workerDetectMs: number;
   workerEmbedMs: number;
   workerPoolMs: number;
