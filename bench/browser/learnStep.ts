@@ -11,6 +11,7 @@
 import type { Annotation } from '../../src/annotations/annotation';
 import type { RegionDescriptor } from '../../src/engine/learn/descriptors';
 import { LearnedClasses } from '../../src/engine/learn/learnedClasses';
+import type { DetectorRun } from '../../src/engine/text/detector';
 import type { RgbaImage } from '../../src/engine/types';
 import { startEngineWorker, type EngineWorker } from '../../src/engine/worker/client';
 import { emptyDocument, type StudioDocument } from '../../src/app/state/model';
@@ -65,9 +66,10 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
     const photo = photos.get(imageId);
     if (!photo || !client) throw new Error(`photo ${imageId} not embedded`);
     const t0 = performance.now();
-    const detectorRun = await prepared?.of(imageId);
-    const answer = await client.api.describeRegions({ image: photo.image, imageId: photo.imageKey, masks: [...masks], ...(detectorRun ? { detectorRun } : {}) });
-    prepared?.described(imageId);
+    const api = client.api;
+    // As EngineSession.describeRegions: the photo's prepared run, when there is one, goes with the request.
+    const request = (detectorRun?: DetectorRun) => api.describeRegions({ image: photo.image, imageId: photo.imageKey, masks: [...masks], ...(detectorRun ? { detectorRun } : {}) });
+    const answer = prepared ? await prepared.describing(imageId, request) : await request();
     worker.pageMs += performance.now() - t0;
     worker.embedMs += answer.timings.embedMs;
     worker.detectMs += answer.timings.detectMs;

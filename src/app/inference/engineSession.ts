@@ -384,10 +384,10 @@ export class EngineSession {
     if (masks.length === 0) return [];
     const run = this.current();
     const rgba = plainPixels(this.ports.pixels(imageId));
-    const detectorRun = await run.prepared.of(imageId);
-    const request = { image: rgba, masks: masks.map(plainMask), ...(detectorRun ? { detectorRun } : {}) };
-    const answer = await this.onEmbedding(run, imageId, (imageKey, { api }) => api.describeRegions({ ...request, imageId: imageKey }));
-    run.prepared.described(imageId);
+    const answer = await run.prepared.describing(imageId, (detectorRun) => {
+      const request = { image: rgba, masks: masks.map(plainMask), ...(detectorRun ? { detectorRun } : {}) };
+      return this.onEmbedding(run, imageId, (imageKey, { api }) => api.describeRegions({ ...request, imageId: imageKey }));
+    });
     return answer.descriptors;
   }
 

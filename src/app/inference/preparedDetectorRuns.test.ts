@@ -73,6 +73,20 @@ describe('PreparedDetectorRuns', () => {
     expect(runs.has('b')).toBe(false);
   });
 
+  it("hands a description the photo's prepared run, then makes none for that photo", async () => {
+    const { asked, helper } = countingHelper();
+    const runs = new PreparedDetectorRuns(helper);
+    runs.prepare('a', photo(4));
+    const given = await runs.describing('a', async (detectorRun) => detectorRun);
+    expect(given).toBeDefined();
+    await expect(runs.describing('b', async (detectorRun) => detectorRun)).resolves.toBeUndefined();
+    runs.prepare('b', photo(5));
+    runs.prepareAfterAnswer('b', () => photo(6));
+    runs.answered('b');
+    await expect(runs.of('b')).resolves.toBeUndefined();
+    expect(asked).toEqual([4]);
+  });
+
   it('answers undefined, not an error, when the helper worker cannot start', async () => {
     const runs = new PreparedDetectorRuns(() => Promise.reject(new Error('the worker crashed')));
     runs.prepare('a', photo(1));

@@ -57,6 +57,16 @@ export class PreparedDetectorRuns {
     this.prepare(imageId, image());
   }
 
+  /**
+   * A description of the photo in the click worker, given the photo's prepared run when there is one
+   * (waited for while under way); afterwards the click worker holds the photo's context, so none is made.
+   */
+  async describing<T>(imageId: string, describe: (detectorRun: DetectorRun | undefined) => Promise<T>): Promise<T> {
+    const answer = await describe(await this.of(imageId));
+    this.described(imageId);
+    return answer;
+  }
+
   /** The click worker described the photo without a prepared run, so it holds the photo's context: none is made for it. */
   described(imageId: string): void {
     if (!this.runs.has(imageId)) this.keep(imageId, Promise.resolve(undefined));
