@@ -11,6 +11,7 @@
 import type { Annotation } from '../../src/annotations/annotation';
 import type { RegionDescriptor } from '../../src/engine/learn/descriptors';
 import { LearnedClasses } from '../../src/engine/learn/learnedClasses';
+import type { DetectorRun } from '../../src/engine/text/detector';
 import type { RgbaImage } from '../../src/engine/types';
 import { startEngineWorker, type EngineWorker } from '../../src/engine/worker/client';
 import { emptyDocument, type StudioDocument } from '../../src/app/state/model';
@@ -27,6 +28,10 @@ export interface LearnStepSample {
   photoReused: boolean;
   /** The detector runs came made ahead by the background worker. */
   detectorsPrepared: boolean;
+  /**
+   * The worker making the photo's context: the detector runs, or with a prepared run only the photo's
+   * SAM cells (the detectors ran in the background worker); 0 when the photo's context was kept.
+   */
   workerDetectMs: number;
   workerEmbedMs: number;
   workerPoolMs: number;
@@ -49,14 +54,10 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
   let doc: StudioDocument = { ...emptyDocument(), classes: [CLASS] };
   const photos = new Map<string, { image: RgbaImage; imageKey: string }>();
   let prepared: PreparedDetectorRuns | undefined;
-  // The studio's rule (EngineSession.prepareDescriptors): a photo's detector runs start after its first answer has landed.
-  const answered = new Set<string>();
-  const wanted = new Set<string>();
+  // As the studio's EngineSession.prepareDescriptors: when the runs start is PreparedDetectorRuns' own rule.
   const prepare = (url: string): void => {
     const photo = photos.get(url);
-    if (!photo || !prepared) return;
-    if (answered.has(url)) prepared.prepare(url, photo.image);
-    else wanted.add(url);
+    if (photo) prepared?.prepareAfterAnswer(url, () => photo.image);
   };
   const worker = { embedMs: 0, detectMs: 0, describeMs: 0, pageMs: 0, reused: false, prepared: false };
   const seen: RegionDescriptor[] = [];
@@ -65,9 +66,10 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
     const photo = photos.get(imageId);
     if (!photo || !client) throw new Error(`photo ${imageId} not embedded`);
     const t0 = performance.now();
-    const detectorRun = await prepared?.of(imageId);
-    const answer = await client.api.describeRegions({ image: photo.image, imageId: photo.imageKey, masks: [...masks], ...(detectorRun ? { detectorRun } : {}) });
-    prepared?.described(imageId);
+    const api = client.api;
+    // As EngineSession.describeRegions: the photo's prepared run, when there is one, goes with the request.
+    const request = (detectorRun?: DetectorRun) => api.describeRegions({ image: photo.image, imageId: photo.imageKey, masks: [...masks], ...(detectorRun ? { detectorRun } : {}) });
+    const answer = prepared ? await prepared.describing(imageId, request) : await request();
     worker.pageMs += performance.now() - t0;
     worker.embedMs += answer.timings.embedMs;
     worker.detectMs += answer.timings.detectMs;
@@ -110,8 +112,8 @@ export function learnStepApi(loadRgba: (url: string) => Promise<RgbaImage>) {
         const t0 = performance.now();
         await client.api.predict({ imageKey: photo.imageKey, prompt: { points: [point] }, options: { mirrorAverage: false } });
         times.push(performance.now() - t0);
-        answered.add(url);
-        if (wanted.delete(url)) prepare(url);
+        // As EngineSession.predict does once an answer has landed.
+        prepared?.answered(url);
       }
       return times;
     },

@@ -51,8 +51,6 @@ interface EngineRun {
   background?: Promise<EngineWorker>;
   /** Detector runs made ahead in the background worker, for the first decision on a photo (preparedDetectorRuns.ts). */
   readonly prepared: PreparedDetectorRuns;
-  /** Photos whose detector runs are wanted ahead, waiting for their first answer to land (prepareDescriptors). */
-  readonly preparedAfterAnswer: Set<string>;
   readonly embeddings: Map<string, Promise<string>>;
   readonly embedded: Set<string>;
   readonly mirrorEmbeddings: Map<string, Promise<string>>;
@@ -100,7 +98,6 @@ export class EngineSession {
       mirrorEmbeddings: new Map(),
       detectorDownloads: new Map(),
       queue: new EmbedQueue(),
-      preparedAfterAnswer: new Set(),
       // Not for an engine ended meanwhile: its background worker would outlive it.
       prepared: new PreparedDetectorRuns(async () => {
         if (this.run !== run) throw new Error('the engine was ended');
@@ -263,7 +260,7 @@ export class EngineSession {
     const run = this.current();
     const result = await this.onEmbedding(run, imageId, (imageKey, { api }) => api.predict({ imageKey, prompt, options }, { onEvent: onMask }));
     this.ports.status().update({ lastDecoder: result.timings });
-    if (run.preparedAfterAnswer.delete(imageId)) this.startPreparing(run, imageId);
+    run.prepared.answered(imageId);
     return localCandidates(result, options.tolerance);
   }
 
@@ -387,27 +384,20 @@ export class EngineSession {
     if (masks.length === 0) return [];
     const run = this.current();
     const rgba = plainPixels(this.ports.pixels(imageId));
-    const detectorRun = await run.prepared.of(imageId);
-    const request = { image: rgba, masks: masks.map(plainMask), ...(detectorRun ? { detectorRun } : {}) };
-    const answer = await this.onEmbedding(run, imageId, (imageKey, { api }) => api.describeRegions({ ...request, imageId: imageKey }));
-    run.prepared.described(imageId);
+    const answer = await run.prepared.describing(imageId, (detectorRun) => {
+      const request = { image: rgba, masks: masks.map(plainMask), ...(detectorRun ? { detectorRun } : {}) };
+      return this.onEmbedding(run, imageId, (imageKey, { api }) => api.describeRegions({ ...request, imageId: imageKey }));
+    });
     return answer.descriptors;
   }
 
   /**
    * Makes the photo's detector runs for its descriptors in the background worker, ahead of the
    * person's first decision on it: that decision's describeRegions then runs no detector in the click
-   * worker. They start once the photo's first answer has landed: started with the embedding, they took
-   * a core from the photo's first click, the one a person waits for most.
+   * worker. When they start is PreparedDetectorRuns.prepareAfterAnswer's rule.
    */
   prepareDescriptors(imageId: string): void {
-    const run = this.current();
-    if (run.prepared.has(imageId)) return;
-    run.preparedAfterAnswer.add(imageId);
-  }
-
-  private startPreparing(run: EngineRun, imageId: string): void {
-    run.prepared.prepare(imageId, this.ensureEmbedding(imageId).then(() => plainPixels(this.ports.pixels(imageId))));
+    this.current().prepared.prepareAfterAnswer(imageId, () => this.ensureEmbedding(imageId).then(() => plainPixels(this.ports.pixels(imageId))));
   }
 
   /**

@@ -50,6 +50,43 @@ describe('PreparedDetectorRuns', () => {
     expect(asked).toEqual([]);
   });
 
+  it("starts a wanted photo's run only when an answer on it lands, once, and never for a photo not wanted or forgotten", async () => {
+    const { asked, helper } = countingHelper();
+    const runs = new PreparedDetectorRuns(helper);
+    runs.answered('a');
+    runs.prepareAfterAnswer('a', () => photo(1));
+    runs.prepareAfterAnswer('b', () => photo(2));
+    runs.prepareAfterAnswer('c', () => photo(3));
+    await Promise.resolve();
+    expect(asked).toEqual([]);
+    expect(runs.has('a')).toBe(false);
+    runs.answered('a');
+    runs.answered('a');
+    runs.prepareAfterAnswer('a', () => photo(99));
+    runs.answered('a');
+    await runs.of('a');
+    runs.forget('b');
+    runs.answered('b');
+    runs.answered('c');
+    await runs.of('c');
+    expect(asked).toEqual([1, 3]);
+    expect(runs.has('b')).toBe(false);
+  });
+
+  it("hands a description the photo's prepared run, then makes none for that photo", async () => {
+    const { asked, helper } = countingHelper();
+    const runs = new PreparedDetectorRuns(helper);
+    runs.prepare('a', photo(4));
+    const given = await runs.describing('a', async (detectorRun) => detectorRun);
+    expect(given).toBeDefined();
+    await expect(runs.describing('b', async (detectorRun) => detectorRun)).resolves.toBeUndefined();
+    runs.prepare('b', photo(5));
+    runs.prepareAfterAnswer('b', () => photo(6));
+    runs.answered('b');
+    await expect(runs.of('b')).resolves.toBeUndefined();
+    expect(asked).toEqual([4]);
+  });
+
   it('answers undefined, not an error, when the helper worker cannot start', async () => {
     const runs = new PreparedDetectorRuns(() => Promise.reject(new Error('the worker crashed')));
     runs.prepare('a', photo(1));

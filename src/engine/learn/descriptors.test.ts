@@ -13,6 +13,7 @@ import {
   samCells,
   samDescriptor,
 } from './descriptors';
+import { geometry, normalisedCells } from '../text/similar';
 
 const W = 64;
 const H = 48;
@@ -62,6 +63,35 @@ describe('region descriptors', () => {
     expect(out[DETECTOR_CONCEPTS.indexOf('dog')]).toBe(0);
     // IoU 0.6 → scaled by 0.6 / 0.7.
     expect(out[DETECTOR_CONCEPTS.indexOf('bear')]).toBeCloseTo((0.5 * 0.6) / 0.7, 6);
+  });
+
+  it('sam: a cell made on demand is, to the last bit, the whole-photo normalisation (centred on the photo, not the padding)', () => {
+    const channels = 8;
+    const data = new Float32Array(channels * 64 * 64);
+    for (let i = 0; i < data.length; i++) data[i] = Math.sin(i * 0.37) * 3 + (i % 13) / 7;
+    // Wider than high: the lower rows of the grid are padding, which the mean leaves out.
+    const whole = normalisedCells(data, channels, geometry(300, 170));
+    const cells = samCells({ data, dims: [1, channels, 64, 64] }, 300, 170);
+    for (const index of [0, 37, 64 * 20 + 5, 64 * 63 + 63]) {
+      expect(Array.from(cells.cell(index))).toEqual(Array.from(whole.subarray(index * channels, (index + 1) * channels)));
+    }
+  });
+
+  it('appearance is the same to the last bit as before it was made cheaper (a model keeps comparable examples)', () => {
+    const width = 230;
+    const height = 170;
+    const data = new Uint8Array(width * height * 4);
+    for (let i = 0; i < width * height; i++) data.set([(i * 37) % 256, (i * 101 + (i >> 3)) % 256, (i * i) % 253, 255], i * 4);
+    // A box with a hole, wide enough that pixels are sampled with a stride of 2.
+    const mask = boxMask({ x0: 10, y0: 5, x1: 220, y1: 160 }, width, height);
+    for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) if ((x - 100) ** 2 + (y - 80) ** 2 < 900) mask.data[y * width + x] = 0;
+    // Computed by the implementation before this one (per-pixel arrays), on the same input.
+    expect(appearanceDescriptor({ width, height, data }, mask)).toEqual([
+      0.4981145902034082, 0.49950326099473413, 0.4744731635312955, 0.2897783363106199, 0.2896798059367639, 0.2948727725473102,
+      0.14057216515469195, 0.13988779169102536, 0.13524528694814614, 0.11635415753245283, 0.11766436597634182, 0.11551533822711152,
+      0.1180662246927162, 0.11669466977751432, 0.6812350287770038, 0.7444725354103611, 0.37129512594787906, -0.2735959017767959,
+      0.303682413798222, 0.9137019969278034,
+    ]);
   });
 
   it('sam: regions over cells that differ get different unit vectors', () => {

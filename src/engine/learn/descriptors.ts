@@ -18,7 +18,7 @@
  */
 import { DETECTORS } from '../catalog';
 import { boxIoU, type CornerBox, type Detection, type FeatureMap } from '../text/detector';
-import { geometry, maskCellCoverage, normalisedCells } from '../text/similar';
+import { cellNormaliser, geometry, maskCellCoverage } from '../text/similar';
 import type { BinaryMask, RgbaImage } from '../types';
 
 export type DescriptorKind = 'sam' | 'detectors' | 'appearance' | 'backbone';
@@ -47,18 +47,31 @@ const HUE_BINS = 8;
 /** Pixels sampled per region at most: the statistics settle long before, and big masks stay cheap. */
 const MAX_SAMPLES = 20_000;
 
-/** The photo's SAM cells, centred and unit length, computed once per photo and pooled per region. */
+/** The photo's SAM cells, centred and unit length, each made once per photo when a region first covers it. */
 export interface SamCells {
-  readonly cells: Float32Array;
   readonly channels: number;
   readonly width: number;
   readonly height: number;
+  /** Grid cell `index`'s vector (row-major over the 64×64 grid). */
+  cell(index: number): Float32Array;
 }
 
 export function samCells(embedding: { readonly data: Float32Array; readonly dims: readonly number[] }, width: number, height: number): SamCells {
   const [, channels, gh, gw] = embedding.dims;
   if (gh !== 64 || gw !== 64) throw new Error(`expected a 64×64 embedding, got [${embedding.dims}]`);
-  return { cells: normalisedCells(embedding.data, channels, geometry(width, height)), channels, width, height };
+  // Made on demand: normalising all 4,096 cells up front was most of the first description on a photo.
+  const normalise = cellNormaliser(embedding.data, channels, geometry(width, height));
+  const made: (Float32Array | undefined)[] = new Array(gh * gw);
+  const cell = (index: number): Float32Array => {
+    let vector = made[index];
+    if (!vector) {
+      vector = new Float32Array(channels);
+      normalise(index, vector);
+      made[index] = vector;
+    }
+    return vector;
+  };
+  return { channels, width, height, cell };
 }
 
 export function samDescriptor(cells: SamCells, mask: BinaryMask): number[] {
@@ -67,8 +80,8 @@ export function samDescriptor(cells: SamCells, mask: BinaryMask): number[] {
   for (let i = 0; i < coverage.length; i++) {
     const w = coverage[i];
     if (w === 0) continue;
-    const base = i * cells.channels;
-    for (let c = 0; c < cells.channels; c++) out[c] += w * cells.cells[base + c];
+    const cell = cells.cell(i);
+    for (let c = 0; c < cells.channels; c++) out[c] += w * cell[c];
   }
   return unitLength(out);
 }
@@ -97,46 +110,56 @@ export function appearanceDescriptor(image: RgbaImage, mask: BinaryMask): number
   const { width, data } = image;
   const boxArea = (box.x1 - box.x0) * (box.y1 - box.y0);
   const stride = Math.max(1, Math.ceil(Math.sqrt(boxArea / MAX_SAMPLES)));
-  const sum = [0, 0, 0];
-  const sumSq = [0, 0, 0];
+  // Scalars, not per-pixel arrays: this loop runs up to MAX_SAMPLES times on every learning step, and
+  // allocating there cost more than the arithmetic. The sums are taken in the same order as before, so
+  // the descriptor is the same to the last bit (a model's examples stay comparable).
+  let sumR = 0;
+  let sumG = 0;
+  let sumB = 0;
+  let sumSqR = 0;
+  let sumSqG = 0;
+  let sumSqB = 0;
   const hue = new Float64Array(HUE_BINS);
   let saturation = 0;
   let value = 0;
   let gradient = 0;
   let n = 0;
-  const grey = (x: number, y: number) => {
-    const k = (y * width + x) * 4;
-    return 0.299 * data[k] + 0.587 * data[k + 1] + 0.114 * data[k + 2];
-  };
+  const grey = (k: number) => 0.299 * data[k] + 0.587 * data[k + 1] + 0.114 * data[k + 2];
   for (let y = box.y0; y < box.y1; y += stride) {
     for (let x = box.x0; x < box.x1; x += stride) {
       if (!mask.data[y * mask.width + x]) continue;
       const k = (y * width + x) * 4;
-      const rgb = [data[k] / 255, data[k + 1] / 255, data[k + 2] / 255];
-      for (let c = 0; c < 3; c++) {
-        sum[c] += rgb[c];
-        sumSq[c] += rgb[c] * rgb[c];
-      }
-      const max = Math.max(...rgb);
-      const min = Math.min(...rgb);
+      const r = data[k] / 255;
+      const g = data[k + 1] / 255;
+      const b = data[k + 2] / 255;
+      sumR += r;
+      sumG += g;
+      sumB += b;
+      sumSqR += r * r;
+      sumSqG += g * g;
+      sumSqB += b * b;
+      const max = Math.max(r, g, b);
+      const min = Math.min(r, g, b);
       const s = max > 0 ? (max - min) / max : 0;
       saturation += s;
       value += max;
       if (max > min) {
-        const [r, g, b] = rgb;
         const h = max === r ? ((g - b) / (max - min) + 6) % 6 : max === g ? (b - r) / (max - min) + 2 : (r - g) / (max - min) + 4;
         hue[Math.min(HUE_BINS - 1, Math.floor((h / 6) * HUE_BINS))] += s;
       }
-      const gx = x + 1 < image.width ? grey(x + 1, y) - grey(x, y) : 0;
-      const gy = y + 1 < image.height ? grey(x, y + 1) - grey(x, y) : 0;
+      const here = grey(k);
+      const gx = x + 1 < image.width ? grey(k + 4) - here : 0;
+      const gy = y + 1 < image.height ? grey(k + width * 4) - here : 0;
       gradient += Math.sqrt(gx * gx + gy * gy) / 255;
       n++;
     }
   }
   if (n === 0) return new Array<number>(APPEARANCE_LENGTH).fill(0);
-  const area = mask.data.reduce((s, v) => s + v, 0);
+  let area = 0;
+  for (let i = 0; i < mask.data.length; i++) area += mask.data[i];
   const hueTotal = hue.reduce((s, v) => s + v, 0) || 1;
-  const means = sum.map((s) => s / n);
+  const means = [sumR / n, sumG / n, sumB / n];
+  const sumSq = [sumSqR, sumSqG, sumSqB];
   return [
     ...means,
     ...sumSq.map((s, c) => Math.sqrt(Math.max(0, s / n - means[c] ** 2))),

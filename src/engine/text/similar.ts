@@ -124,24 +124,33 @@ export function maskCellCoverage(mask: BinaryMask, g: Geometry): Float32Array {
 export function normalisedCells(embedding: Float32Array, channels: number, g: Geometry): Float32Array {
   const cells = GRID * GRID;
   const out = new Float32Array(cells * channels);
-  for (let c = 0; c < channels; c++) for (let i = 0; i < cells; i++) out[i * channels + c] = embedding[c * cells + i];
-  const mean = new Float64Array(channels);
-  let imageCells = 0;
-  for (let r = 0; r < g.rows; r++) {
-    for (let q = 0; q < g.cols; q++) {
-      const i = r * GRID + q;
-      for (let c = 0; c < channels; c++) mean[c] += out[i * channels + c];
-      imageCells++;
-    }
-  }
-  for (let i = 0; i < cells; i++) for (let c = 0; c < channels; c++) out[i * channels + c] -= mean[c] / imageCells;
-  for (let i = 0; i < cells; i++) {
-    let norm = 0;
-    for (let c = 0; c < channels; c++) norm += out[i * channels + c] ** 2;
-    norm = Math.sqrt(norm) || 1;
-    for (let c = 0; c < channels; c++) out[i * channels + c] /= norm;
-  }
+  const normalise = cellNormaliser(embedding, channels, g);
+  for (let i = 0; i < cells; i++) normalise(i, out.subarray(i * channels, (i + 1) * channels));
   return out;
+}
+
+/**
+ * normalisedCells one cell at a time, into `out`: for a caller that reads only the cells a region
+ * covers (a region descriptor reads a few hundred of the 4,096, and the first one on a photo is what a
+ * person's first decision there waits for). The image's mean is summed per channel in the same order
+ * as a whole pass, so a cell comes out the same to the last bit either way.
+ */
+export function cellNormaliser(embedding: Float32Array, channels: number, g: Geometry): (cell: number, out: Float32Array) => void {
+  const cells = GRID * GRID;
+  const mean = new Float64Array(channels);
+  const imageCells = g.rows * g.cols;
+  for (let c = 0; c < channels; c++) {
+    let sum = 0;
+    for (let r = 0; r < g.rows; r++) for (let q = 0; q < g.cols; q++) sum += embedding[c * cells + r * GRID + q];
+    mean[c] = sum / imageCells;
+  }
+  return (cell, out) => {
+    for (let c = 0; c < channels; c++) out[c] = embedding[c * cells + cell] - mean[c];
+    let norm = 0;
+    for (let c = 0; c < channels; c++) norm += out[c] ** 2;
+    norm = Math.sqrt(norm) || 1;
+    for (let c = 0; c < channels; c++) out[c] /= norm;
+  };
 }
 
 /** Mean of the cells covered by at least half (or the best-covered cells of a tiny mask), unit length. */
