@@ -91,19 +91,16 @@ interface Row {
 }
 
 /** Another account's small writes, one after another on its own image, until `stop` resolves: each one's latency and status. */
-async function smallWritesUntil(stop: Promise<unknown>, writeSmall: (revision: number) => Promise<Response>): Promise<NonNullable<Row['otherAccountWrites']>> {
+async function smallWritesUntil(stop: Promise<unknown>, writeSmall: () => Promise<Response>): Promise<NonNullable<Row['otherAccountWrites']>> {
   let stopped = false;
   void stop.finally(() => (stopped = true));
   const latencies: number[] = [];
   const statuses = new Set<number>();
-  let revision = 0;
   while (!stopped) {
     const started = performance.now();
-    const response = await writeSmall(revision);
-    const body = (await response.json()) as { revision?: number };
+    const response = await writeSmall();
     latencies.push(performance.now() - started);
     statuses.add(response.status);
-    if (typeof body.revision === 'number') revision = body.revision;
     await new Promise((r) => setTimeout(r, PROBE_EVERY_MS));
   }
   latencies.sort((a, b) => a - b);
@@ -111,7 +108,7 @@ async function smallWritesUntil(stop: Promise<unknown>, writeSmall: (revision: n
 }
 
 /** Runs `work` while probing the server's health every 50 ms; the probes' latencies and the work's status and time. */
-async function probed(url: string, pid: number, request: string, work: () => Promise<Response>, writeSmall?: (revision: number) => Promise<Response>): Promise<Row> {
+async function probed(url: string, pid: number, request: string, work: () => Promise<Response>, writeSmall?: () => Promise<Response>): Promise<Row> {
   const cpuBefore = mainThreadCpuMs(pid);
   const latencies: Promise<number | undefined>[] = [];
   const probe = () => {
@@ -183,8 +180,13 @@ async function main(): Promise<void> {
     const other = await accountWithProject(url, 'other');
     const otherImage = (await (await other.upload('other.png', await sharp(photo).resize(64).png().toBuffer())).json()) as { id: string };
     const oneSmallObject = ringObjects(1, 16, 64, 64);
-    const writeSmall = (revision: number) =>
-      other.send(`${other.projectPath}/images/${otherImage.id}/annotations`, 'PUT', JSON.stringify({ revision, objects: oneSmallObject }));
+    let otherRevision = 0;
+    const writeSmall = async () => {
+      const response = await other.send(`${other.projectPath}/images/${otherImage.id}/annotations`, 'PUT', JSON.stringify({ revision: otherRevision, objects: oneSmallObject }));
+      const answer = (await response.json()) as { revision?: number };
+      if (typeof answer.revision === 'number') otherRevision = answer.revision;
+      return response;
+    };
     const manySmall = (await (await upload('many-small.png', photo)).json()) as { id: string };
     const fewHuge = (await (await upload('few-huge.png', await sharp(photo).flop().png().toBuffer())).json()) as { id: string };
 
