@@ -122,6 +122,14 @@ async function newProject(account: Account, classNames = ['a', 'b', 'c']): Promi
 const upload = (account: Account, projectId: string, name: string, bytes: Buffer) =>
   account.json<{ id: string }>(`/api/v1/projects/${projectId}/images`, 'POST', { name, image: bytes.toString('base64') });
 
+/** A new account with a project holding one photo: the set-up most attacks start from. */
+async function ownerWithImage(answers: Answers, name: string, bytes: Buffer, classNames?: string[]) {
+  const owner = await newAccount(answers);
+  const project = await newProject(owner, classNames);
+  const image = await upload(owner, project, name, bytes);
+  return { owner, project, image, annotationsPath: `/api/v1/projects/${project}/images/${image.body.id}/annotations` };
+}
+
 /** Every try of `fast` quicker than every try of `slow`: a signal an attacker reads at 8 of 8. */
 const separates = (fast: number[], slow: number[]) => Math.max(...fast) < Math.min(...slow);
 const ms = (values: number[]) => `${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)} ms`;
@@ -165,11 +173,8 @@ const ATTACKS: Record<string, { name: string; run: Attack }> = {
   overlap: {
     name: '256 overlapping objects on one image, every export format → no answer >= 500',
     run: async (answers) => {
-      const owner = await newAccount(answers);
-      const project = await newProject(owner);
-      const image = await upload(owner, project, 'crowd.png', await photo(40));
-      const objects = ringObjects(256, 12, 200, 150);
-      const write = await owner.json(`/api/v1/projects/${project}/images/${image.body.id}/annotations`, 'PUT', { revision: 0, objects });
+      const { owner, project, annotationsPath } = await ownerWithImage(answers, 'crowd.png', await photo(40));
+      const write = await owner.json(annotationsPath, 'PUT', { revision: 0, objects: ringObjects(256, 12, 200, 150) });
       const statuses: string[] = [];
       for (const format of EXPORT_FORMATS) statuses.push(`${format} ${(await owner.send(`/api/v1/projects/${project}/export?format=${format}`)).status}`);
       return { held: write.status === 200 && statuses.every((s) => s.endsWith(' 200')), detail: `write ${write.status}; ${statuses.join(', ')}` };
@@ -178,10 +183,7 @@ const ATTACKS: Record<string, { name: string; run: Attack }> = {
   revision: {
     name: 'revision >= 2^31 in the body and in If-Match → 4xx',
     run: async (answers) => {
-      const owner = await newAccount(answers);
-      const project = await newProject(owner);
-      const image = await upload(owner, project, 'one.png', await photo(1));
-      const path = `/api/v1/projects/${project}/images/${image.body.id}/annotations`;
+      const { owner, annotationsPath: path } = await ownerWithImage(answers, 'one.png', await photo(1));
       const statuses: number[] = [];
       for (const revision of [2147483647, 2147483648, 1e300, -1, 2 ** 53]) statuses.push((await owner.json(path, 'PUT', { revision, objects: [] })).status);
       for (const tag of ['"2147483647"', '"99999999999999999999"', '"-1"']) statuses.push((await owner.json(path, 'PUT', { objects: [] }, { 'if-match': tag })).status);
@@ -189,35 +191,54 @@ const ATTACKS: Record<string, { name: string; run: Attack }> = {
     },
   },
   names: {
-    name: 'control characters and ../ in class and image names → well-formed, non-traversing exports',
+    name: 'control characters and ../ in class and image names → refused (4xx) or exported well-formed and non-traversing',
     run: async (answers) => {
       const owner = await newAccount(answers);
-      const project = await newProject(owner, ['nul\u0000class', 'rtl\u202Eclass', '../../etc']);
-      const image = await upload(owner, project, '../../evil\u0000name\u202E.png', await photo(2));
-      const failures: string[] = [];
-      if (image.status === 201 || image.status === 200) {
-        const objects: AnnotationObject[] = ringObjects(3, 8, 150, 100).map((o, i) => ({ ...o, classId: i + 1 }));
-        await owner.json(`/api/v1/projects/${project}/images/${image.body.id}/annotations`, 'PUT', { revision: 0, objects });
+      const seen: string[] = [];
+      // The worst names first; a refusal (4xx) is an answer too, then milder ones that may be stored.
+      let project: string | undefined;
+      for (const names of [['nul\u0000class', 'rtl\u202Eclass', '../../etc'], ['rtl\u202Eclass', '../../etc', '<x>&"y"'], ['../../etc', '<x>&"y"', 'plain']]) {
+        const created = await owner.json<{ id: string }>('/api/v1/projects', 'POST', { name: 'names', classes: classes(names) });
+        seen.push(`classes ${JSON.stringify(names)} ${created.status}`);
+        if (created.status < 300) {
+          project = created.body.id;
+          break;
+        }
       }
+      if (!project) return { held: seen.every((s) => / 4\d\d$/.test(s)), detail: seen.join('; ') };
+      let imageId: string | undefined;
+      for (const name of ['../../evil\u0000name\u202E.png', '../../evil\u202E.png', '..\\..\\evil.png']) {
+        const image = await upload(owner, project, name, await photo(2));
+        seen.push(`image ${JSON.stringify(name)} ${image.status}`);
+        if (image.status < 300) {
+          imageId = image.body.id;
+          break;
+        }
+      }
+      if (imageId) {
+        const objects: AnnotationObject[] = ringObjects(3, 8, 150, 100).map((o, i) => ({ ...o, classId: i + 1 }));
+        await owner.json(`/api/v1/projects/${project}/images/${imageId}/annotations`, 'PUT', { revision: 0, objects });
+      }
+      const failures: string[] = [];
       for (const format of EXPORT_FORMATS) {
         const response = await owner.send(`/api/v1/projects/${project}/export?format=${format}`);
         const bytes = Buffer.from(await response.arrayBuffer());
-        if (response.status >= 500) failures.push(`${format} ${response.status}`);
+        const zipped = /zip|png/.test(response.headers.get('content-type') ?? '');
         const text = bytes.toString('latin1');
-        if (text.includes('\u0000') && !/zip|png/.test(response.headers.get('content-type') ?? '')) failures.push(`${format}: raw NUL`);
-        if (/"(file_name|imagePath)"\s*:\s*"[^"]*\.\.\//.test(text)) failures.push(`${format}: ../ in a file name`);
-        if (/(^|[\x00-\x1f/])\.\.\//.test(text) && /zip/.test(response.headers.get('content-type') ?? '')) failures.push(`${format}: ../ in a zip entry`);
+        if (response.status >= 500) failures.push(`${format} ${response.status}`);
+        if (!zipped && text.includes('\u0000')) failures.push(`${format}: raw NUL`);
+        if (/"(file_name|imagePath)"\s*:\s*"[^"]*\.\.[\\/]/.test(text)) failures.push(`${format}: ../ in a file name`);
+        if (zipped && /(^|[\x00-\x1f/])\.\.[\\/]/.test(text)) failures.push(`${format}: ../ in a zip entry`);
       }
-      return { held: failures.length === 0, detail: `upload ${image.status}; ${failures.length ? failures.join('; ') : 'every format well-formed'}` };
+      const refusedBadly = seen.filter((s) => !/ (2|4)\d\d$/.test(s));
+      return { held: failures.length === 0 && refusedBadly.length === 0, detail: `${seen.join('; ')}; ${failures.length ? failures.join('; ') : 'every format well-formed'}` };
     },
   },
   crossAccount: {
     name: 'another account on every project route → 4xx, nothing read or written',
     run: async (answers) => {
-      const owner = await newAccount(answers);
+      const { owner, project, image, annotationsPath } = await ownerWithImage(answers, 'private.png', await photo(3));
       const intruder = await newAccount(answers);
-      const project = await newProject(owner);
-      const image = await upload(owner, project, 'private.png', await photo(3));
       const leaks: string[] = [];
       let tried = 0;
       for (const [name, route] of Object.entries(API_ROUTES)) {
@@ -234,7 +255,7 @@ const ATTACKS: Record<string, { name: string; run: Attack }> = {
         if (response.status < 400 || response.status >= 500) leaks.push(`${name} ${response.status}`);
         await response.body?.cancel();
       }
-      const still = await owner.json<{ objects: unknown[]; revision: number }>(`/api/v1/projects/${project}/images/${image.body.id}/annotations`, 'GET');
+      const still = await owner.json<{ objects: unknown[]; revision: number }>(annotationsPath, 'GET');
       const untouched = still.status === 200 && still.body.revision === 0;
       return { held: leaks.length === 0 && untouched, detail: `${tried} routes; ${leaks.length ? `answered ${leaks.join(', ')}` : 'all refused'}; owner's image ${untouched ? 'untouched' : 'changed'}` };
     },
@@ -310,11 +331,10 @@ const ATTACKS: Record<string, { name: string; run: Attack }> = {
   largeWrite: {
     name: '2,000 objects × 125 vertices written, then exported as COCO: /health p99 <= 250 ms',
     run: async (answers) => {
-      const owner = await newAccount(answers);
-      const project = await newProject(owner);
-      const image = await upload(owner, project, 'big.png', readFileSync(join(repoRoot, 'public/samples/chelsea.png')));
-      const { width, height } = await sharp(readFileSync(join(repoRoot, 'public/samples/chelsea.png'))).metadata();
-      const write = await owner.json(`/api/v1/projects/${project}/images/${image.body.id}/annotations`, 'PUT', { revision: 0, objects: ringObjects(2000, 125, width!, height!) });
+      const sample = readFileSync(join(repoRoot, 'public/samples/chelsea.png'));
+      const { width, height } = await sharp(sample).metadata();
+      const { owner, project, annotationsPath } = await ownerWithImage(answers, 'big.png', sample);
+      const write = await owner.json(annotationsPath, 'PUT', { revision: 0, objects: ringObjects(2000, 125, width!, height!) });
       const exported = await owner.send(`/api/v1/projects/${project}/export?format=coco`);
       await exported.arrayBuffer();
       return { held: write.status === 200 && exported.status === 200, detail: `write ${write.status}, export ${exported.status}` };
