@@ -13,7 +13,7 @@ describe('errorsPlugin', () => {
       throw new Error('something else');
     });
     const busy = await app.inject({ method: 'GET', url: '/busy' });
-    expect([busy.statusCode, busy.headers['retry-after'], busy.headers['content-type']?.split(';')[0]]).toEqual([503, '1', 'application/problem+json']);
+    expect([busy.statusCode, busy.headers['retry-after'], String(busy.headers['content-type']).split(';')[0]]).toEqual([503, '1', 'application/problem+json']);
     expect(busy.json()).toMatchObject({ status: 503, type: expect.stringContaining('service-busy') });
     expect((await app.inject({ method: 'GET', url: '/broken' })).statusCode).toBe(500);
     await app.close();
