@@ -125,7 +125,11 @@ async function probed(url: string, pid: number, request: string, work: () => Pro
   let status: number;
   let otherAccountWrites: Row['otherAccountWrites'];
   try {
-    const done = work().then(async (response) => (await response.arrayBuffer(), response.status));
+    // A refused 12 MB body may be cut off by the server's early answer (EPIPE here): status -1, not the bench's end.
+    const done = work().then(
+      async (response) => (await response.arrayBuffer(), response.status),
+      () => -1,
+    );
     const sideWrites = writeSmall ? smallWritesUntil(done, writeSmall) : undefined;
     status = await done;
     otherAccountWrites = await sideWrites;
