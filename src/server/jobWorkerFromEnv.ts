@@ -1,4 +1,5 @@
 /** One job worker process (no HTTP) configured from the environment; needs DATABASE_URL. Started by workerMain.ts. */
+import { closeOnSignals } from './closeOnSignals';
 import { configFromEnv } from './config';
 import { startJobWorker } from './server';
 
@@ -13,18 +14,4 @@ console.log(
   ].join('\n'),
 );
 
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    console.log(`${signal}: finishing the images in hand…`);
-    worker.close().then(
-      () => process.exit(0),
-      (error) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  });
-}
+closeOnSignals('finishing the images in hand', () => worker.close());

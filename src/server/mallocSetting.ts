@@ -55,7 +55,9 @@ export function relaunchedUnderMallocSetting(): boolean {
     endWithRelaunchingParent();
     return false;
   }
-  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { env, stdio: 'inherit' });
+  // A process group of its own: a terminal's Ctrl+C reaches it once, passed on from here, not twice
+  // (a second SIGINT would stop it without draining).
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { env, stdio: 'inherit', detached: true });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => {
     if (signal) {

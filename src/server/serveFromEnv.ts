@@ -1,4 +1,5 @@
 /** One server process configured from the environment (see src/server/README.md); started by main.ts. */
+import { closeOnSignals } from './closeOnSignals';
 import { configFromEnv } from './config';
 import { startServer } from './server';
 
@@ -22,18 +23,4 @@ console.log(
   ].join('\n'),
 );
 
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    console.log(`${signal}: draining in-flight requests…`);
-    server.close().then(
-      () => process.exit(0),
-      (error) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  });
-}
+closeOnSignals('draining in-flight requests', () => server.close());
