@@ -16,7 +16,7 @@
  * has stopped falling.
  * Prints a table and writes bench/results/healthUnderLoad.json.
  *
- *   npm run bench:health -- [--formats coco,yolo] [--idle-seconds 35] [--settle-seconds 60] [--skip-uploads] [--skip-writes] [--glibc-default]
+ *   npm run bench:health -- [--formats coco,yolo] [--idle-seconds 35] [--settle-seconds 60] [--skip-uploads] [--skip-writes] [--glibc-default | --plain-start]
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -39,6 +39,7 @@ const { values: args } = parseArgs({
     'settle-seconds': { type: 'string', default: '60' },
     'idle-seconds': { type: 'string', default: '35' },
     'glibc-default': { type: 'boolean', default: false },
+    'plain-start': { type: 'boolean', default: false },
     'skip-uploads': { type: 'boolean', default: false },
     'skip-writes': { type: 'boolean', default: false },
   },
@@ -85,10 +86,29 @@ interface Row {
   failedProbes: number;
   /** CPU the server's event loop used meanwhile, the probes' own included (the idle row shows theirs). */
   mainThreadCpuMs: number;
+  /** Another account's small annotation writes sent one after another while the request ran (their latencies). */
+  otherAccountWrites?: { count: number; p50Ms: number; p99Ms: number; maxMs: number; statuses: number[] };
+}
+
+/** Another account's small writes, one after another on its own image, until `stop` resolves: each one's latency and status. */
+async function smallWritesUntil(stop: Promise<unknown>, writeSmall: () => Promise<Response>): Promise<NonNullable<Row['otherAccountWrites']>> {
+  let stopped = false;
+  void stop.finally(() => (stopped = true));
+  const latencies: number[] = [];
+  const statuses = new Set<number>();
+  while (!stopped) {
+    const started = performance.now();
+    const response = await writeSmall();
+    latencies.push(performance.now() - started);
+    statuses.add(response.status);
+    await new Promise((r) => setTimeout(r, PROBE_EVERY_MS));
+  }
+  latencies.sort((a, b) => a - b);
+  return { count: latencies.length, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: latencies[latencies.length - 1] ?? NaN, statuses: [...statuses] };
 }
 
 /** Runs `work` while probing the server's health every 50 ms; the probes' latencies and the work's status and time. */
-async function probed(url: string, pid: number, request: string, work: () => Promise<Response>): Promise<Row> {
+async function probed(url: string, pid: number, request: string, work: () => Promise<Response>, writeSmall?: () => Promise<Response>): Promise<Row> {
   const cpuBefore = mainThreadCpuMs(pid);
   const latencies: Promise<number | undefined>[] = [];
   const probe = () => {
@@ -103,10 +123,16 @@ async function probed(url: string, pid: number, request: string, work: () => Pro
   probe();
   const timer = setInterval(probe, PROBE_EVERY_MS);
   let status: number;
+  let otherAccountWrites: Row['otherAccountWrites'];
   try {
-    const response = await work();
-    await response.arrayBuffer();
-    status = response.status;
+    // A refused 12 MB body may be cut off by the server's early answer (EPIPE here): status -1, not the bench's end.
+    const done = work().then(
+      async (response) => (await response.arrayBuffer(), response.status),
+      () => -1,
+    );
+    const sideWrites = writeSmall ? smallWritesUntil(done, writeSmall) : undefined;
+    status = await done;
+    otherAccountWrites = await sideWrites;
   } finally {
     clearInterval(timer);
   }
@@ -114,16 +140,32 @@ async function probed(url: string, pid: number, request: string, work: () => Pro
   const settled = await Promise.all(latencies);
   const mainThreadCpu = mainThreadCpuMs(pid) - cpuBefore;
   const ok = settled.filter((l): l is number => l !== undefined).sort((a, b) => a - b);
-  const row = { request, status, tookMs, probes: settled.length, p50Ms: percentile(ok, 50), p99Ms: percentile(ok, 99), maxMs: ok[ok.length - 1] ?? NaN, failedProbes: settled.length - ok.length, mainThreadCpuMs: mainThreadCpu };
-  log(`${request}: ${status} in ${Math.round(tookMs)} ms; health p50 ${row.p50Ms.toFixed(1)} p99 ${row.p99Ms.toFixed(1)} max ${row.maxMs.toFixed(1)} ms over ${row.probes} probes; server main thread CPU ${mainThreadCpu} ms`);
+  const row = { request, status, tookMs, probes: settled.length, p50Ms: percentile(ok, 50), p99Ms: percentile(ok, 99), maxMs: ok[ok.length - 1] ?? NaN, failedProbes: settled.length - ok.length, mainThreadCpuMs: mainThreadCpu, ...(otherAccountWrites ? { otherAccountWrites } : {}) };
+  log(`${request}: ${status} in ${Math.round(tookMs)} ms; health p50 ${row.p50Ms.toFixed(1)} p99 ${row.p99Ms.toFixed(1)} max ${row.maxMs.toFixed(1)} ms over ${row.probes} probes; server main thread CPU ${mainThreadCpu} ms${otherAccountWrites ? `; another account's ${otherAccountWrites.count} small writes p50 ${otherAccountWrites.p50Ms.toFixed(1)} p99 ${otherAccountWrites.p99Ms.toFixed(1)} max ${otherAccountWrites.maxMs.toFixed(1)} ms (${otherAccountWrites.statuses.join(', ')})` : ''}`);
   return row;
+}
+
+/** A new account with an API key and a project of three classes: how to call the API as it. */
+async function accountWithProject(url: string, tag: string) {
+  const signup = await fetch(`${url}/api/v1/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `bench-${tag}-${Date.now()}@example.test`, password: 'a long bench password' }) });
+  const cookies = signup.headers.getSetCookie().map((c) => c.split(';')[0]);
+  const csrf = cookies.find((c) => c.startsWith('mw_csrf='))!.slice('mw_csrf='.length);
+  const keyResponse = await fetch(`${url}/api/v1/api-keys`, { method: 'POST', headers: { cookie: cookies.join('; '), 'x-csrf-token': csrf } });
+  const { key } = (await keyResponse.json()) as { key: string };
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  const send = (path: string, method: string, body?: string, extra: Record<string, string> = {}) => fetch(`${url}${path}`, { method, headers: { ...headers, ...extra }, body });
+  const project = (await (await send('/api/v1/projects', 'POST', JSON.stringify({ name: tag, classes: [1, 2, 3].map((id) => ({ id, name: `class ${id}`, color: '#ff0000' })) }))).json()) as { id: string };
+  const projectPath = `/api/v1/projects/${project.id}`;
+  const upload = (name: string, bytes: Buffer) => send(`${projectPath}/images`, 'POST', JSON.stringify({ name, image: bytes.toString('base64') }));
+  return { send, projectPath, upload };
 }
 
 async function main(): Promise<void> {
   const formats = args.formats!.split(',').filter(Boolean);
   log(`starting a server process (load average ${loadavg()[0].toFixed(2)} on ${cpus().length} cores)`);
   // As `npm run serve` starts it (package.json): glibc's fixed mmap threshold, see src/server/README.md (Deployment).
-  const glibc: Record<string, string> = args['glibc-default'] ? {} : { MALLOC_MMAP_THRESHOLD_: '131072' };
+  // --plain-start: neither, as `node src/server/main.ts` would be started by hand (the server sets it itself).
+  const glibc: Record<string, string> = args['glibc-default'] ? { MASKWRIGHT_MALLOC: 'glibc-default' } : args['plain-start'] ? {} : { MALLOC_MMAP_THRESHOLD_: '131072' };
   const server = await startServerProcess('health', { INFERENCE_WORKERS: '1', ...glibc });
   const { url, pid } = server;
   const rows: Row[] = [];
@@ -134,19 +176,21 @@ async function main(): Promise<void> {
     peak = startRss;
     log(`server RSS after start: ${startRss.toFixed(0)} MB`);
 
-    const signup = await fetch(`${url}/api/v1/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `bench-${Date.now()}@example.test`, password: 'a long bench password' }) });
-    const cookies = signup.headers.getSetCookie().map((c) => c.split(';')[0]);
-    const csrf = cookies.find((c) => c.startsWith('mw_csrf='))!.slice('mw_csrf='.length);
-    const keyResponse = await fetch(`${url}/api/v1/api-keys`, { method: 'POST', headers: { cookie: cookies.join('; '), 'x-csrf-token': csrf } });
-    const { key } = (await keyResponse.json()) as { key: string };
-    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const send = (path: string, method: string, body?: string, extra: Record<string, string> = {}) => fetch(`${url}${path}`, { method, headers: { ...headers, ...extra }, body });
-    const project = (await (await send('/api/v1/projects', 'POST', JSON.stringify({ name: 'Heavy', classes: [1, 2, 3].map((id) => ({ id, name: `class ${id}`, color: '#ff0000' })) }))).json()) as { id: string };
-    const projectPath = `/api/v1/projects/${project.id}`;
-    const upload = (name: string, bytes: Buffer) => send(`${projectPath}/images`, 'POST', JSON.stringify({ name, image: bytes.toString('base64') }));
+    const { send, projectPath, upload } = await accountWithProject(url, 'heavy');
 
     const photo = readFileSync(join(repoRoot, 'public/samples/chelsea.png'));
     const { width, height } = await sharp(photo).metadata();
+    // Another account, writing small things on its own image while the heavy requests run.
+    const other = await accountWithProject(url, 'other');
+    const otherImage = (await (await other.upload('other.png', await sharp(photo).resize(64).png().toBuffer())).json()) as { id: string };
+    const oneSmallObject = ringObjects(1, 16, 64, 64);
+    let otherRevision = 0;
+    const writeSmall = async () => {
+      const response = await other.send(`${other.projectPath}/images/${otherImage.id}/annotations`, 'PUT', JSON.stringify({ revision: otherRevision, objects: oneSmallObject }));
+      const answer = (await response.json()) as { revision?: number };
+      if (typeof answer.revision === 'number') otherRevision = answer.revision;
+      return response;
+    };
     const manySmall = (await (await upload('many-small.png', photo)).json()) as { id: string };
     const fewHuge = (await (await upload('few-huge.png', await sharp(photo).flop().png().toBuffer())).json()) as { id: string };
 
@@ -163,7 +207,7 @@ async function main(): Promise<void> {
 
     const write = async (label: string, imageId: string, objects: AnnotationObject[]) => {
       const body = JSON.stringify({ revision: 0, objects });
-      return probed(url, pid, `${label} (${(body.length / 1024 / 1024).toFixed(1)} MB)`, () => send(`${projectPath}/images/${imageId}/annotations`, 'PUT', body));
+      return probed(url, pid, `${label} (${(body.length / 1024 / 1024).toFixed(1)} MB)`, () => send(`${projectPath}/images/${imageId}/annotations`, 'PUT', body), writeSmall);
     };
     // The project must hold its objects for the exports, so these two writes are not optional.
     const writes = [
@@ -188,9 +232,12 @@ async function main(): Promise<void> {
     const memory = { startMb: startRss, peakMb: peak, afterMb: endRss, growthMb: endRss - startRss, afterAnonMb: field('RssAnon'), afterFileMb: field('RssFile') };
 
     const table = [
-      '| request | status | took | health probes | p50 | p99 | max | failed | main thread CPU |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-      ...rows.map((r) => `| ${r.request} | ${r.status} | ${Math.round(r.tookMs).toLocaleString('en-US')} ms | ${r.probes} | ${r.p50Ms.toFixed(1)} ms | ${r.p99Ms.toFixed(1)} ms | ${r.maxMs.toFixed(1)} ms | ${r.failedProbes} | ${r.mainThreadCpuMs} ms |`),
+      '| request | status | took | health probes | p50 | p99 | max | failed | main thread CPU | another account\'s small writes: n, p50 / p99 / max |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+      ...rows.map((r) => {
+        const others = r.otherAccountWrites ? `${r.otherAccountWrites.count}, ${r.otherAccountWrites.p50Ms.toFixed(1)} / ${r.otherAccountWrites.p99Ms.toFixed(1)} / ${r.otherAccountWrites.maxMs.toFixed(1)} ms (${r.otherAccountWrites.statuses.join(', ')})` : '';
+        return `| ${r.request} | ${r.status} | ${Math.round(r.tookMs).toLocaleString('en-US')} ms | ${r.probes} | ${r.p50Ms.toFixed(1)} ms | ${r.p99Ms.toFixed(1)} ms | ${r.maxMs.toFixed(1)} ms | ${r.failedProbes} | ${r.mainThreadCpuMs} ms | ${others} |`;
+      }),
       '',
       `Server RSS: ${memory.startMb.toFixed(0)} MB after start, ${memory.peakMb.toFixed(0)} MB at the peak, ${memory.afterMb.toFixed(0)} MB after the run (${memory.growthMb >= 0 ? '+' : ''}${memory.growthMb.toFixed(0)} MB; of it ${memory.afterAnonMb.toFixed(0)} MB anonymous, ${memory.afterFileMb.toFixed(0)} MB mapped files).`,
       `Worst p99 of any request: ${Math.max(...rows.map((r) => r.p99Ms)).toFixed(1)} ms; worst single probe: ${Math.max(...rows.map((r) => r.maxMs)).toFixed(1)} ms.`,

@@ -4,7 +4,7 @@
  * does not answer instead of the path under test (its own cost is still paid), no Stripe.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -21,6 +21,12 @@ async function freePort(): Promise<number> {
       probe.close(() => ok(port));
     });
   });
+}
+
+/** The process that serves: a server started without the malloc setting starts itself again as a child (src/server/mallocSetting.ts). */
+function servingPid(pid: number): number {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  return children[0] ?? pid;
 }
 
 export async function startServerProcess(tag: string, env: Record<string, string> = {}): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
@@ -41,7 +47,7 @@ export async function startServerProcess(tag: string, env: Record<string, string
   }
   return {
     url,
-    pid: child.pid!,
+    pid: servingPid(child.pid!),
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));

@@ -264,7 +264,7 @@ export const PROBLEM_TYPES = {
     status: 503,
     title: 'Service busy',
     description:
-      'All inference workers are busy and the bounded queue is full. Nothing was charged. Retry after `Retry-After` seconds.',
+      'All inference workers are busy and the bounded queue is full, or (SQLite) another writer held the database\'s write lock longer than a request waits for it (5 s). Nothing was charged. Retry after `Retry-After` seconds.',
   },
 } as const satisfies Record<string, ProblemTypeInfo>;
 

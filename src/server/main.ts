@@ -1,39 +1,5 @@
-/** `npm run serve`: one server process configured from the environment (see src/server/README.md). */
-import { configFromEnv } from './config';
-import { startServer } from './server';
+/** `npm run serve`: the API server, under the malloc setting however it was started (mallocSetting.ts). */
+import { relaunchedUnderMallocSetting } from './mallocSetting';
 
-const PAYMENT_MODES = {
-  stripe: 'Stripe Checkout',
-  demo: 'DEMO MODE (no Stripe configured: purchases complete without payment; loopback only unless DEMO_PAYMENTS=on)',
-  disabled: 'none (no Stripe configured, and demo purchases are refused on a non-loopback listener; DEMO_PAYMENTS=on allows them)',
-} as const;
-
-const config = configFromEnv();
-const server = await startServer({ config });
-const faults = Object.entries(config.faults);
-console.log(
-  [
-    `Maskwright listening on ${server.url}`,
-    `  database:  ${server.services.db.dialect}${config.databaseUrl ? '' : ` (${config.dataDir})`}`,
-    `  payments:  ${PAYMENT_MODES[server.services.payments.mode]}`,
-    `  inference: ${server.services.backend.description}`,
-    `  docs:      ${server.url}/docs`,
-    ...(faults.length ? [`  FAULT_INJECTION active (testing only): ${faults.map(([k, v]) => `${k}=${v}`).join(', ')}`] : []),
-  ].join('\n'),
-);
-
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    console.log(`${signal}: draining in-flight requests…`);
-    server.close().then(
-      () => process.exit(0),
-      (error) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  });
-}
+// Imported only where it serves: the relaunching process stays small.
+if (!relaunchedUnderMallocSetting()) await import('./serveFromEnv');

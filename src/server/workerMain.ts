@@ -1,30 +1,5 @@
-/** `npm run worker`: one job worker process (no HTTP) configured from the environment; needs DATABASE_URL. */
-import { configFromEnv } from './config';
-import { startJobWorker } from './server';
+/** `npm run worker`: one job worker process, under the malloc setting however it was started (mallocSetting.ts). */
+import { relaunchedUnderMallocSetting } from './mallocSetting';
 
-const config = configFromEnv();
-const worker = await startJobWorker({ config });
-console.log(
-  [
-    'Maskwright job worker started',
-    `  queue:     ${worker.services.jobQueue.description}`,
-    `  inference: ${worker.services.backend.description}`,
-    `  images at once: ${config.jobs.concurrency}`,
-  ].join('\n'),
-);
-
-let stopping = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    console.log(`${signal}: finishing the images in hand…`);
-    worker.close().then(
-      () => process.exit(0),
-      (error) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  });
-}
+// Imported only where it works: the relaunching process stays small.
+if (!relaunchedUnderMallocSetting()) await import('./jobWorkerFromEnv');

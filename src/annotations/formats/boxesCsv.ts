@@ -1,4 +1,4 @@
-import type { Dataset } from './dataset';
+import { namesOnlyClassNotes, type Dataset } from './dataset';
 import type { DatasetFormat } from './format';
 import { fileNameOf, mergeImported, textOf, type ImportedAnnotation, type ImportedDataset, type InputFile } from './imported';
 import { csvRecords } from './tagsCsv';
@@ -50,7 +50,7 @@ export const boxesCsvFormat: DatasetFormat = {
   holds: { mask: true, box: true, tag: false },
   writesMasksAsBoxes: true,
   async write(dataset) {
-    return { name: 'maskwright-session.boxes.csv', bytes: new TextEncoder().encode(toBoxesCsv(dataset)), mime: 'text/csv' };
+    return { name: 'maskwright-session.boxes.csv', bytes: new TextEncoder().encode(toBoxesCsv(dataset)), mime: 'text/csv', notes: namesOnlyClassNotes('Boxes CSV', dataset) };
   },
   async read(files: readonly InputFile[]) {
     const found = files.filter((f) => /\.csv$/i.test(f.name) && isBoxesHeader(firstRecord(textOf(f))));

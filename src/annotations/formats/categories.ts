@@ -35,3 +35,23 @@ export function renamedClassNotes(formatLabel: string, names: readonly string[],
   if (renamed.length === 0) return [];
   return [`${formatLabel} cannot hold some characters of class names: ${renamed.length} ${renamed.length === 1 ? 'class' : 'classes'} written under another name (${renamed.join(', ')})`];
 }
+
+const listedClasses = (categories: readonly DatasetCategory[]) => categories.filter((c) => c.name !== UNLABELLED);
+
+/**
+ * The export's note for a format whose files name classes without their ids: read back, a class is
+ * found by name in the session, or numbered afresh in the order met (1, 2, …). Said when that
+ * would change an id, naming each class with the id it has now.
+ */
+export function classIdsNotKeptNotes(formatLabel: string, categories: readonly DatasetCategory[]): string[] {
+  const listed = listedClasses(categories);
+  if (listed.every((c, i) => c.id === i + 1)) return [];
+  return [`${formatLabel} cannot hold class ids: classes read back by name, and a session without them numbers them afresh (${listed.map((c) => `${JSON.stringify(c.name)} is ${c.id}`).join(', ')})`];
+}
+
+/** The export's note for a format that names a class only where an item it writes uses it: the other classes are not in the file. */
+export function unusedClassNotes(formatLabel: string, categories: readonly DatasetCategory[], usedNames: readonly string[]): string[] {
+  const unused = listedClasses(categories).filter((c) => !usedNames.includes(c.name));
+  if (unused.length === 0) return [];
+  return [`${formatLabel} names only the classes its items use: ${unused.length} ${unused.length === 1 ? 'class' : 'classes'} left out (${unused.map((c) => JSON.stringify(c.name)).join(', ')})`];
+}

@@ -1,5 +1,5 @@
 import { renamedClassNotes } from './categories';
-import type { Dataset, DatasetTag } from './dataset';
+import { namesOnlyClassNotes, type Dataset, type DatasetTag } from './dataset';
 import type { DatasetFormat } from './format';
 import { fileNameOf, type ImportedAnnotation, type InputFile } from './imported';
 import { writeZip, type ZipEntry } from './zip';
@@ -44,7 +44,7 @@ export const classFoldersFormat: DatasetFormat = {
   requiresImages: true,
   async write(dataset) {
     const tagged = dataset.images.flatMap((e) => (e.tags ?? []).map((t) => tagClassName(dataset, t)));
-    return { name: 'maskwright-session.classes.zip', bytes: classFoldersZip(dataset), mime: 'application/zip', notes: renamedClassNotes('Class folders zip', tagged, folderName) };
+    return { name: 'maskwright-session.classes.zip', bytes: classFoldersZip(dataset), mime: 'application/zip', notes: [...renamedClassNotes('Class folders zip', tagged, folderName), ...namesOnlyClassNotes('Class folders zip', dataset)] };
   },
   async read(files: readonly InputFile[]) {
     const tagged = files.filter((f) => IMAGE.test(f.name) && classFolderOf(f.name));

@@ -2,6 +2,7 @@ import type { PolygonWithHoles, Ring } from '../../engine/types';
 import type { BoxGeometry } from '../annotation';
 import { bridgeHoles } from '../polygon';
 import { fileNameOf, mergeImported, textOf, type ImportedAnnotation, type ImportedDataset, type InputFile } from './imported';
+import { classIdsNotKeptNotes } from './categories';
 import type { Dataset } from './dataset';
 import { childNamed, childrenNamed, childText, escapeXml, parseXml, type XmlElement } from './xml';
 import type { DatasetFormat } from './format';
@@ -100,7 +101,7 @@ export const cvatFormat: DatasetFormat = {
   label: 'CVAT for images 1.1 XML',
   summary: 'annotations.xml: polygons per image (parts grouped by group_id), boxes, labels with colours',
   async write(dataset) {
-    return { name: 'annotations.xml', bytes: new TextEncoder().encode(toCvat(dataset)), mime: 'application/xml' };
+    return { name: 'annotations.xml', bytes: new TextEncoder().encode(toCvat(dataset)), mime: 'application/xml', notes: classIdsNotKeptNotes('CVAT for images 1.1 XML', dataset.categories) };
   },
   async read(files) {
     const found = files.filter(looksLikeCvat);

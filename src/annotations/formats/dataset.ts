@@ -1,7 +1,7 @@
 import type { LearnedClassesState } from '../../engine/learn/learnedClasses';
 import { isBox, isTag, type AnnotatedImages, type Annotation, type ImageEntry } from '../annotation';
 import { isAccepted, isShown } from '../review';
-import { categoryIdOf, datasetCategories, type DatasetCategory } from './categories';
+import { categoryIdOf, classIdsNotKeptNotes, datasetCategories, unusedClassNotes, type DatasetCategory } from './categories';
 import { boxGeometry, objectGeometry, type ObjectGeometry } from '../objectGeometry';
 
 /**
@@ -76,4 +76,15 @@ export function sessionDataset(doc: AnnotatedImages, options: ExportOptions): Da
 /** The same dataset with each image's file bytes attached (formats that carry the photos). */
 export function withImageBytes(dataset: Dataset, bytesOf: (image: ImageEntry) => Uint8Array | undefined): Dataset {
   return { ...dataset, images: dataset.images.map((entry) => ({ ...entry, bytes: bytesOf(entry.image) })) };
+}
+
+/** The names of the classes the dataset's objects and tags use: what a format that names classes only in its rows writes. */
+export function classNamesInUse(dataset: Dataset): string[] {
+  const ids = new Set(dataset.images.flatMap((entry) => [...entry.objects, ...(entry.tags ?? [])].map((item) => item.categoryId)));
+  return dataset.categories.filter((c) => ids.has(c.id)).map((c) => c.name);
+}
+
+/** The notes of a format that names classes only in its rows: no ids, and no class that no row uses. */
+export function namesOnlyClassNotes(formatLabel: string, dataset: Dataset): string[] {
+  return [...classIdsNotKeptNotes(formatLabel, dataset.categories), ...unusedClassNotes(formatLabel, dataset.categories, classNamesInUse(dataset))];
 }

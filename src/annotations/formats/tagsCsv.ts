@@ -1,4 +1,4 @@
-import type { Dataset } from './dataset';
+import { namesOnlyClassNotes, type Dataset } from './dataset';
 import type { DatasetFormat } from './format';
 import { fileNameOf, textOf, type ImportedAnnotation, type ImportedDataset, type InputFile } from './imported';
 
@@ -63,7 +63,7 @@ export const tagsCsvFormat: DatasetFormat = {
   summary: 'file_name,class: one row per image tag (classification datasets)',
   holds: { mask: false, box: false, tag: true },
   async write(dataset) {
-    return { name: 'maskwright-session.tags.csv', bytes: new TextEncoder().encode(toTagsCsv(dataset)), mime: 'text/csv' };
+    return { name: 'maskwright-session.tags.csv', bytes: new TextEncoder().encode(toTagsCsv(dataset)), mime: 'text/csv', notes: namesOnlyClassNotes('Image tags CSV', dataset) };
   },
   async read(files: readonly InputFile[]) {
     const found = files.filter((f) => /\.csv$/i.test(f.name)).map((file) => ({ file, text: textOf(file) })).filter(({ text }) => isHeader(csvRecords(text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0])[0] ?? []));

@@ -118,7 +118,7 @@ function exportedItems(dataset: Dataset): Exported[] {
 
 /** Formats whose files list every class, used or not (the others name only the classes their rows or folders use). */
 const DECLARES_CLASSES = ['coco', 'yolo-detection', 'yolo', 'png-masks', 'voc', 'cvat', 'labelme', 'maskwright'];
-/** CVAT's labels carry names alone: an import numbers them afresh. */
+/** CVAT's labels carry names alone: an import numbers them afresh (said in the notes). */
 const NAMES_CLASSES_ONLY = ['cvat'];
 
 let ids = 0;
@@ -236,14 +236,25 @@ describe.each(FORMATS.map((f) => [f.id, f] as const))('%s: the session with ever
     } else expect(said, 'a format that holds no mask left the proposal out').toEqual([]);
   });
 
-  it('keeps the class ids 3, 7, 12, 20 and the class no object uses where its files declare their classes', async () => {
+  it('keeps the class ids 3, 7, 12, 20 and the class no object uses where its files can, and names in its notes what they cannot', async () => {
     const { notes, result } = await roundTrip(format);
     const written = (name: string) => renamedClasses(notes).get(name) ?? name;
     const back = result.doc.classes.map((c) => [c.id, c.name]);
+    const idsNote = `${format.label} cannot hold class ids: classes read back by name, and a session without them numbers them afresh (${CLASSES.map((c) => `${JSON.stringify(c.name)} is ${c.id}`).join(', ')})`;
     if (!DECLARES_CLASSES.includes(format.id)) {
-      expect(back.map((c) => c[1]).sort()).toEqual([...new Set(exportedItems(DATASET).map((i) => written(i.className)))].filter((n) => n !== UNLABELLED).sort());
-    } else if (NAMES_CLASSES_ONLY.includes(format.id)) expect(back.map((c) => c[1])).toEqual(CLASSES.map((c) => written(c.name)));
-    else expect(back).toEqual(CLASSES.map((c) => [c.id, written(c.name)]));
+      const usedNames = [...new Set(exportedItems(DATASET).filter((i) => format.holds[i.kind]).map((i) => i.className))].filter((n) => n !== UNLABELLED);
+      expect(back.map((c) => c[1]).sort()).toEqual(usedNames.map(written).sort());
+      const leftOut = CLASSES.filter((c) => !usedNames.includes(c.name));
+      expect(leftOut.length, 'the session has a class no item uses').toBeGreaterThan(0);
+      expect(notes).toContain(`${format.label} names only the classes its items use: ${leftOut.length} ${leftOut.length === 1 ? 'class' : 'classes'} left out (${leftOut.map((c) => JSON.stringify(c.name)).join(', ')})`);
+      expect(notes).toContain(idsNote);
+    } else if (NAMES_CLASSES_ONLY.includes(format.id)) {
+      expect(back.map((c) => c[1])).toEqual(CLASSES.map((c) => written(c.name)));
+      expect(notes).toContain(idsNote);
+    } else {
+      expect(back).toEqual(CLASSES.map((c) => [c.id, written(c.name)]));
+      expect(notes.filter((n) => n.includes('class ids') || n.includes('names only the classes')), `${format.id} keeps ids and every class`).toEqual([]);
+    }
   });
 
   it('carries the learned model, or says it has no place for it', async () => {

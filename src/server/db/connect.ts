@@ -6,13 +6,10 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import {
-  CompiledQuery,
-  type DatabaseConnection,
   Kysely,
   PostgresDialect,
   SqliteDialect,
   type SqliteDatabase,
-  SqliteDriver,
   sql,
   type Driver,
   type LogEvent,
@@ -20,6 +17,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { LruCache } from '../../engine/lru';
+import { LockWaitingSqliteDriver } from './lockWaitingSqlite';
 import type { Database } from './schema';
 import { migrateToLatest } from './migrations';
 
@@ -51,23 +49,20 @@ export interface Db {
   close(): Promise<void>;
 }
 
-/** SQLite: take the write lock at BEGIN, so concurrent writers queue on busy_timeout instead of failing. */
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+/** SQLite's dialect on a driver that waits for the write lock without blocking the thread (lockWaitingSqlite.ts). */
+class LockWaitingSqliteDialect extends SqliteDialect {
+  readonly #handle: SQLite.Database;
+  constructor(handle: SQLite.Database) {
+    super({ database: handle });
+    this.#handle = handle;
+  }
+  override createDriver(): Driver {
+    return new LockWaitingSqliteDriver(this.#handle, withStatementCache(this.#handle), { maxWaitMs: sqliteLockWaitMs });
   }
 }
 
-class ImmediateSqliteDialect extends SqliteDialect {
-  readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
-  constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
-    super(config);
-    this.#config = config;
-  }
-  override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
-  }
-}
+// As long as the busy timeout before: a second process or a project thread's write waits, then fails.
+const sqliteLockWaitMs = 5000;
 
 /**
  * Kysely's SQLite driver prepares every query anew; compiling the SQL costs more than running
@@ -116,13 +111,12 @@ export function connectDatabase(location: DbLocation): Promise<Db> {
 async function connect(options: OpenDatabaseOptions & { poolSize?: number }, migrate: boolean): Promise<Db> {
   let kysely: Kysely<Database>;
   let dialect: DialectName;
-  let relaxSync: SQLite.Statement | undefined;
+  let relaxedKysely: Kysely<Database> | undefined;
   let location: DbLocation;
   const observers = new Set<(sql: string) => void>();
   const log = (event: LogEvent) => {
     for (const observer of observers) observer(event.query.sql);
   };
-  let restoreSync: SQLite.Statement | undefined;
   if (options.databaseUrl) {
     dialect = 'postgres';
     const schema = options.pgSchema?.replace(/[^a-z0-9_]/gi, '');
@@ -147,17 +141,21 @@ async function connect(options: OpenDatabaseOptions & { poolSize?: number }, mig
     const dataDir = options.dataDir ?? './data';
     const file = options.sqliteFile ?? join(dataDir, 'maskwright.sqlite');
     if (!options.sqliteFile) mkdirSync(dataDir, { recursive: true });
-    const sqlite = new SQLite(file);
     location = { dialect: 'sqlite', file };
     // Credits live here: WAL for concurrent readers, FULL sync so a committed charge or refund
-    // survives power loss, and a busy timeout so a second process waits instead of failing.
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = FULL');
-    sqlite.pragma('busy_timeout = 5000');
-    sqlite.pragma('foreign_keys = ON');
-    relaxSync = sqlite.prepare('PRAGMA synchronous = NORMAL');
-    restoreSync = sqlite.prepare('PRAGMA synchronous = FULL');
-    kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }), log });
+    // survives power loss. A second connection keeps NORMAL sync for the relaxed transactions:
+    // SQLite's safety level cannot change inside a transaction, and a connection that waits for the
+    // write lock lends itself out meanwhile, so a level lowered around one transaction could reach
+    // another. Both share the WAL, so the next durable commit makes a relaxed one durable too.
+    const open = (synchronous: 'FULL' | 'NORMAL') => {
+      const sqlite = new SQLite(file);
+      sqlite.pragma('journal_mode = WAL');
+      sqlite.pragma(`synchronous = ${synchronous}`);
+      sqlite.pragma('foreign_keys = ON');
+      return new Kysely<Database>({ dialect: new LockWaitingSqliteDialect(sqlite), log });
+    };
+    kysely = open('FULL');
+    relaxedKysely = open('NORMAL');
   }
   const schema =
     migrate && dialect === 'postgres'
@@ -172,22 +170,15 @@ async function connect(options: OpenDatabaseOptions & { poolSize?: number }, mig
         return fn(trx);
       });
     }
-    // SQLite's safety level cannot change inside a transaction: hold the one connection, lower it
-    // around the transaction, restore it, so no other transaction commits with the lower level.
-    // (Set on the handle directly, with statements prepared once: through Kysely, or with
-    // `pragma()` preparing it anew each time, a pragma costs as much as a statement of the call.)
-    return kysely.connection().execute(async (connection) => {
-      relaxSync!.run();
-      try {
-        return await connection.transaction().execute(fn);
-      } finally {
-        restoreSync!.run();
-      }
-    });
+    return relaxedKysely!.transaction().execute(fn);
   };
   const observeQueries = (observer: (sql: string) => void) => {
     observers.add(observer);
     return () => void observers.delete(observer);
   };
-  return { kysely, dialect, location, transaction, observeQueries, close: () => kysely.destroy() };
+  const close = async () => {
+    await relaxedKysely?.destroy();
+    await kysely.destroy();
+  };
+  return { kysely, dialect, location, transaction, observeQueries, close };
 }

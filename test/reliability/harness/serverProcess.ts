@@ -62,6 +62,8 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
       ...process.env,
       NODE_ENV: 'test',
       HOST: '127.0.0.1',
+      // As the npm scripts start it, so the server is this process (kill -9 reaches it), not a relaunched child.
+      MALLOC_MMAP_THRESHOLD_: '131072',
       ...options.env,
       PORT: String(port),
     },
