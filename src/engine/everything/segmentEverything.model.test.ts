@@ -212,6 +212,38 @@ describe('segmentEverything', () => {
     }
   }, 300_000);
 
+  it("thorough rule: a tile's boxes the photo's encoder sees large are decoded on the photo's embedding, and a tile left with none is not encoded", async () => {
+    const embedded: string[] = [];
+    const decodedOn = new Set<string>();
+    const tiling: EverythingEngine = {
+      getEmbedding: (key) => engine.getEmbedding(key),
+      decodeTokens: (key, prompt) => {
+        decodedOn.add(key);
+        return engine.decodeTokens(key, prompt);
+      },
+      embed: async (picture, key) => {
+        embedded.push(key!);
+        return engine.embed(picture, key);
+      },
+      forget: (key) => engine.forget(key),
+    };
+    const settings = { image, detectors: [detector], gridSides: [2], tileGridSides: [] };
+    const { minDetectorScore, maxBoxes } = EVERYTHING_SETTINGS.thorough;
+    const photoOnly = await segmentEverything(engine, imageKey, { rule: 'objects', ...settings, minDetectorScore, maxBoxes });
+    // No box is small (0 patches): every tile box the photo's pass did not answer goes to the photo.
+    const allLarge = await segmentEverything(tiling, imageKey, { rule: 'thorough', ...settings, tileBoxMaxPatches: 0 });
+    expect(allLarge.tilesEncoded).toBe(0);
+    expect(embedded).toEqual([]);
+    expect([...decodedOn]).toEqual([imageKey]);
+    // The tiles' detector runs did ask something the photo's pass had not.
+    expect(allLarge.decoderRuns).toBeGreaterThan(photoOnly.decoderRuns);
+    // Every box small: the same boxes are decoded on their tiles, each of those tiles encoded.
+    decodedOn.clear();
+    const allSmall = await segmentEverything(tiling, imageKey, { rule: 'thorough', ...settings, tileBoxMaxPatches: Infinity });
+    expect(allSmall.tilesEncoded).toBeGreaterThan(0);
+    expect([...decodedOn].filter((key) => key !== imageKey)).toHaveLength(allSmall.tilesEncoded);
+  }, 300_000);
+
   it('refuses an image that was not embedded', async () => {
     await expect(segmentEverything(engine, 'never-embedded')).rejects.toThrow(/embed/);
   });

@@ -39,7 +39,7 @@ import { maskArea, placeCrop, upsampleLogitsToCrop } from '../upsample';
 import { ExploredCells, lowResBox } from './lowRes';
 import { pointGrid } from './pointGrid';
 import { removeSmallRegions } from './regions';
-import { boxAtInnerEdge, cutByTileEdge, mergeAcrossCrops, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile, type TileRect } from './tiles';
+import { boxAtInnerEdge, cutByTileEdge, mergeAcrossCrops, splitBySize, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile, type TileRect } from './tiles';
 import { cropImage } from '../crop';
 
 export type EverythingRule = 'grid' | 'objects' | 'thorough';
@@ -140,6 +140,13 @@ export interface EverythingSettings {
    * stays, and a tile asks only about boxes no proposal repeats.
    */
   readonly preferSmallerCrop: boolean;
+  /**
+   * A tile's new box is decoded on the tile's own embedding only when its longer side spans fewer than
+   * this many of the photo encoder's patches: a larger object is already resolved on the photo's
+   * embedding, so it is decoded there, and a tile left with no such box is not encoded at all (an
+   * encoder run costs as much as a dozen decoder runs). Infinity: every new box on its tile.
+   */
+  readonly tileBoxMaxPatches: number;
 }
 
 const OBJECTS_SETTINGS: EverythingSettings = {
@@ -163,6 +170,7 @@ const OBJECTS_SETTINGS: EverythingSettings = {
   tileGridSides: [],
   tileSkipsPhotoAnswers: true,
   preferSmallerCrop: false,
+  tileBoxMaxPatches: Infinity,
 };
 
 export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSettings>> = {
@@ -185,6 +193,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     tileGridSides: [],
     tileSkipsPhotoAnswers: true,
     preferSmallerCrop: false,
+    tileBoxMaxPatches: Infinity,
   },
   objects: OBJECTS_SETTINGS,
   // The object-aware rule on the whole photo, then the detectors again on 2×2 tiles (SAHI's slicing):
@@ -200,6 +209,9 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     tilesPerSide: 2,
     // A fifth of a tile's side: an object cut by one tile's edge is whole in its neighbour up to that size.
     tileOverlap: 0.2,
+    // Eight patches of 16 px: the decoder's mask of a smaller object rests on a handful of image
+    // tokens, and the tile (about twice the resolution) gives it four times as many.
+    tileBoxMaxPatches: 8,
   },
 };
 
@@ -240,6 +252,7 @@ interface Candidate {
 }
 
 const now = (): number => performance.now();
+
 
 /** Where prompts are decoded: the photo's own embedding, or a tile's (prompts and masks in tile pixels). */
 interface View {
@@ -410,9 +423,15 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       const picture = cropImage(photo, tile);
       const tileKey = `${imageKey}#tile:${tile.x0},${tile.y0},${tile.x1},${tile.y1}`;
       const view: View = { imageKey: tileKey, tile };
-      // The detectors cost a fraction of an encoder run: a tile where they see nothing new and where
-      // no grid point is left unanswered is not encoded at all.
-      const boxes = await detectBoxes(view, picture);
+      // The detectors cost a fraction of an encoder run: a tile where they see nothing new and small,
+      // and where no grid point is left unanswered, is not encoded at all. Its larger new boxes are
+      // asked on the photo's embedding, which the engine still holds.
+      // A box at an edge the tile shares with the photo's inside is of an object the tile cuts: the
+      // photo's pass or the neighbouring tile sees it whole (asked on the tile, its mask would be dropped).
+      const uncut = (await detectBoxes(view, picture)).filter((d) => !boxAtInnerEdge(tileBoxToPhoto(d.box, tile), tile, size.width, size.height, 1));
+      const { small: boxes, large } = splitBySize(uncut, size.width, size.height, settings.tileBoxMaxPatches);
+      await promptBoxes(whole, large.map((d) => ({ ...d, box: tileBoxToPhoto(d.box, tile) })));
+      stage = 'tiles';
       const gridLeft = settings.tileGridSides.some((side) => tileGrid(tile, side).some((p) => !answered(view, p)));
       if (boxes.length === 0 && !gridLeft) continue;
       const t0 = now();
