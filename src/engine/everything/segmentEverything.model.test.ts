@@ -186,8 +186,9 @@ describe('segmentEverything', () => {
     // The bulk rule asks the detectors for weaker boxes too: the same on the object-aware rule's photo pass.
     const { minDetectorScore, maxBoxes } = EVERYTHING_SETTINGS.thorough;
     const objects = await segmentEverything(engine, imageKey, { rule: 'objects', ...settings, minDetectorScore, maxBoxes });
-    expect(thorough.tilesEncoded).toBe(4);
-    expect(embedded).toHaveLength(4);
+    // A tile whose grid points the photo's masks (and its large boxes, asked on the photo) answer is not encoded.
+    expect(thorough.tilesEncoded).toBeGreaterThan(0);
+    expect(embedded).toHaveLength(thorough.tilesEncoded);
     expect(forgotten).toEqual(embedded);
     expect(engine.hasEmbedding(imageKey)).toBe(true);
     for (const key of embedded) expect(engine.hasEmbedding(key)).toBe(false);
@@ -227,7 +228,7 @@ describe('segmentEverything', () => {
       },
       forget: (key) => engine.forget(key),
     };
-    const settings = { image, detectors: [detector], gridSides: [2], tileGridSides: [] };
+    const settings = { image, detectors: [detector], gridSides: [2], tileGridSides: [], tilesNeedSmallEvidence: false };
     const { minDetectorScore, maxBoxes } = EVERYTHING_SETTINGS.thorough;
     const photoOnly = await segmentEverything(engine, imageKey, { rule: 'objects', ...settings, minDetectorScore, maxBoxes });
     // No box is small (0 patches): every tile box the photo's pass did not answer goes to the photo.
@@ -242,6 +243,25 @@ describe('segmentEverything', () => {
     const allSmall = await segmentEverything(tiling, imageKey, { rule: 'thorough', ...settings, tileBoxMaxPatches: Infinity });
     expect(allSmall.tilesEncoded).toBeGreaterThan(0);
     expect([...decodedOn].filter((key) => key !== imageKey)).toHaveLength(allSmall.tilesEncoded);
+  }, 300_000);
+
+  it('thorough rule: a photo whose own pass saw nothing small is not tiled, not even by the detectors', async () => {
+    let detectorRuns = 0;
+    const countingDetector: ConceptDetector = Object.assign(Object.create(detector) as ConceptDetector, {
+      detect: (picture: RgbaImage, options?: Parameters<ConceptDetector['detect']>[1]) => {
+        detectorRuns++;
+        return detector.detect(picture, options);
+      },
+    });
+    const settings = { image, detectors: [countingDetector], gridSides: [2], tileGridSides: [] };
+    // Nothing counts as small under 0 patches: the photo's pass is all there is.
+    const nothingSmall = await segmentEverything(engine, imageKey, { rule: 'thorough', ...settings, tileBoxMaxPatches: 0 });
+    expect(detectorRuns).toBe(1);
+    expect(nothingSmall.tilesEncoded).toBe(0);
+    // Everything small: the tiles are looked at (each by the detector).
+    detectorRuns = 0;
+    await segmentEverything(engine, imageKey, { rule: 'thorough', ...settings, tileBoxMaxPatches: Infinity });
+    expect(detectorRuns).toBe(5);
   }, 300_000);
 
   it('refuses an image that was not embedded', async () => {

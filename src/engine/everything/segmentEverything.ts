@@ -147,6 +147,12 @@ export interface EverythingSettings {
    * encoder run costs as much as a dozen decoder runs). Infinity: every new box on its tile.
    */
   readonly tileBoxMaxPatches: number;
+  /**
+   * Tiles only for a photo whose own pass saw something small (a detector's box or a kept proposal
+   * under `tileBoxMaxPatches`): without a tile grid, a tile asks only about small boxes, and a photo
+   * of large objects has none to ask about (`thorough` only; a tile grid always tiles).
+   */
+  readonly tilesNeedSmallEvidence: boolean;
 }
 
 const OBJECTS_SETTINGS: EverythingSettings = {
@@ -171,6 +177,7 @@ const OBJECTS_SETTINGS: EverythingSettings = {
   tileSkipsPhotoAnswers: true,
   preferSmallerCrop: false,
   tileBoxMaxPatches: Infinity,
+  tilesNeedSmallEvidence: false,
 };
 
 export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSettings>> = {
@@ -194,6 +201,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     tileSkipsPhotoAnswers: true,
     preferSmallerCrop: false,
     tileBoxMaxPatches: Infinity,
+    tilesNeedSmallEvidence: false,
   },
   objects: OBJECTS_SETTINGS,
   // The object-aware rule on the whole photo, then the detectors again on 2×2 tiles (SAHI's slicing):
@@ -212,6 +220,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     // Eight patches of 16 px: the decoder's mask of a smaller object rests on a handful of image
     // tokens, and the tile (about twice the resolution) gives it four times as many.
     tileBoxMaxPatches: 8,
+    tilesNeedSmallEvidence: true,
   },
 };
 
@@ -410,11 +419,13 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
   };
 
   const whole: View = { imageKey };
-  if (options.image) await promptBoxes(whole, await detectBoxes(whole, options.image));
+  const photoBoxes = options.image ? await detectBoxes(whole, options.image) : [];
+  await promptBoxes(whole, photoBoxes);
   stage = 'grid';
   await promptGrid(whole, settings.gridSides);
 
-  if (tiled) {
+  const smallSeen = () => splitBySize([...photoBoxes, ...kept], size.width, size.height, settings.tileBoxMaxPatches).small.length > 0;
+  if (tiled && (!settings.tilesNeedSmallEvidence || settings.tileGridSides.length > 0 || smallSeen())) {
     const photo = options.image!;
     for (const tile of tileRects(size.width, size.height, settings.tilesPerSide, settings.tileOverlap)) {
       signal?.throwIfAborted();
