@@ -17,7 +17,10 @@
  *   those boxes are decoded on it, the masks mapped back onto the photo (tiles.ts). A tile's mask that
  *   reaches one of its edges inside the photo is dropped (the object goes on beyond it), and one that
  *   repeats a kept proposal too (the same incremental NMS across tiles). Up to four more encoder runs.
- *   The detectors' weaker boxes (score ≥ 0.05) prompt too, on the photo and on the tiles.
+ *   The detectors' weaker boxes (score ≥ 0.05) prompt too, on the photo and on the tiles. Only a box
+ *   the photo's encoder sees small is decoded on its tile; a tile's larger new box is decoded on the
+ *   photo's embedding, so a tile with no small new box is never encoded, and a photo whose own pass
+ *   saw nothing small is not tiled at all.
  *
  * Differences from SAM's code, on purpose: the filters and the NMS box read the 256² logits (SAM reads
  * the upsampled mask), so only kept candidates are upsampled; NMS is incremental (a candidate is
@@ -144,7 +147,7 @@ export interface EverythingSettings {
    * A tile's new box is decoded on the tile's own embedding only when its longer side spans fewer than
    * this many of the photo encoder's patches: a larger object is already resolved on the photo's
    * embedding, so it is decoded there, and a tile left with no such box is not encoded at all (an
-   * encoder run costs as much as a dozen decoder runs). Infinity: every new box on its tile.
+   * encoder run costs many decoder runs). Infinity: every new box on its tile.
    */
   readonly tileBoxMaxPatches: number;
   /**
@@ -261,7 +264,6 @@ interface Candidate {
 }
 
 const now = (): number => performance.now();
-
 
 /** Where prompts are decoded: the photo's own embedding, or a tile's (prompts and masks in tile pixels). */
 interface View {
