@@ -10,6 +10,7 @@
  * "baseline".
  */
 import { execFileSync } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { evalCommandLine } from './commandLine';
@@ -246,6 +247,15 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
     }),
     '',
     `encoder: ${(encoderMs / images.length).toFixed(0)} ms (CPU ${(encoderCpuMs / images.length).toFixed(0)} ms) per photo (included in every rule's time)`,
+    '',
+    '| rule | wall ms/photo: photo encoder | tile encoder (runs) | detectors | decoder (runs) | the rest: merging, upsampling, masks |',
+    '|---|---|---|---|---|---|',
+    ...rules.map((r) => {
+      const s = summaryOf(r);
+      const rest = s.msPerPhotoNode - encoderMs / images.length - s.tileEncodeMsPerPhoto - s.detectMsPerPhoto - s.decodeMsPerPhoto;
+      return `| ${r} | ${(encoderMs / images.length).toFixed(0)} | ${s.tileEncodeMsPerPhoto.toFixed(0)} (${s.tilesEncodedPerPhoto.toFixed(1)}) | ${s.detectMsPerPhoto.toFixed(0)} | ${s.decodeMsPerPhoto.toFixed(0)} (${s.decoderRunsPerPhoto.toFixed(1)}) | ${rest.toFixed(0)} |`;
+    }),
+    `load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(', ')} on ${availableParallelism()} cores (other processes slow every wall time above)`,
     ...(embeddingStore ? ['encoder outputs reused from --embeddings: the times leave out the encoder runs found there'] : []),
   ].join('\n');
   process.stdout.write(`${table}\n`);

@@ -20,7 +20,8 @@ import type { ConceptDetector } from '../../src/engine/text/detector';
 import { diskEmbeddingStore } from '../eval/embeddingStore';
 import { gitCommit, selectImages, type CocoInstancesFile } from './everything';
 import { DEFAULT_SHOWN_CALIBRATION, SHOWN_CALIBRATION_METHODS, type ShownCalibrationMethod } from '../../src/engine/learn/shownCalibration';
-import { cachedPhoto, LEARN_CACHE_VERSION, type CachedPhoto } from './learnCache';
+import { cachedPhoto, cacheEntryProblem, LEARN_CACHE_VERSION, type CachedPhoto } from './learnCache';
+import { BULK_EVERYTHING_RULE, DEFAULT_EVERYTHING_RULE, EVERYTHING_RULES, type EverythingRule } from '../../src/engine/everything/segmentEverything';
 import { replaySession, type ClassRow, type LearnSummary, type ReplayOptions } from './learnReplay';
 
 const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [options]
@@ -40,6 +41,8 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --no-detector-prior    the learned classes alone, not the detectors' class names
   --shown-calibration M  the map of the shown probability: ${SHOWN_CALIBRATION_METHODS.join(', ')} (default ${DEFAULT_SHOWN_CALIBRATION})
   --cache DIR            proposals and descriptors per photo (default bench/results/learn-cache/<data folder>)
+  --rule RULE            segment everything's rule for the proposals: ${EVERYTHING_RULES.join(', ')} (default ${DEFAULT_EVERYTHING_RULE},
+                         the interactive one; ${BULK_EVERYTHING_RULE} is bulk labelling's). A cache folder holds one rule's proposals.
   --threads N            onnxruntime intra-op threads (default: all cores)
   --cache-only           fill the cache and stop`;
 
@@ -57,6 +60,7 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'no-detector-prior': { type: 'boolean' },
   'shown-calibration': { type: 'string' },
   'cache-only': { type: 'boolean' },
+  rule: { type: 'string' },
 });
 const fail: (message: string) => never = commandLine.fail;
 
@@ -80,6 +84,8 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   const kinds = parseKinds(values.descriptors ?? DEFAULT_DESCRIPTOR_KINDS.join('+'));
   const shownCalibration = (values['shown-calibration'] ?? DEFAULT_SHOWN_CALIBRATION) as ShownCalibrationMethod;
   if (!SHOWN_CALIBRATION_METHODS.includes(shownCalibration)) fail(`--shown-calibration must be one of ${SHOWN_CALIBRATION_METHODS.join(', ')}`);
+  const rule = (values.rule ?? DEFAULT_EVERYTHING_RULE) as EverythingRule;
+  if (!EVERYTHING_RULES.includes(rule)) fail(`--rule must be one of ${EVERYTHING_RULES.join(', ')}`);
   const threads = values.threads === undefined ? undefined : Number(values.threads);
   const instances = await commandLine.readInstances<CocoInstancesFile>(dataDir);
   const images = selectImages(instances.images, undefined, values.limit ? Number(values.limit) : undefined);
@@ -89,7 +95,8 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   let models: Promise<{ engine: SegmentationEngine; detectors: ConceptDetector[] }> | undefined;
   const loadModels = () =>
     (models ??= (async () => ({
-      engine: await loadNodeEngine({ threads, embeddingCacheSize: 1, embeddingStore: diskEmbeddingStore(join(defaultModelDir(), samFiles().encoder)) }),
+      // The photo, and the tile the bulk rule is working on: a tile must not evict the photo's embedding.
+      engine: await loadNodeEngine({ threads, embeddingCacheSize: 2, embeddingStore: diskEmbeddingStore(join(defaultModelDir(), samFiles().encoder)) }),
       detectors: await loadNodeDetectors({ threads }),
     }))());
   const started = Date.now();
@@ -101,9 +108,11 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     } catch {
       // Not cached yet.
     }
+    const problem = cacheEntryProblem(photo, rule);
+    if (problem) fail(problem);
     if (photo?.version !== LEARN_CACHE_VERSION) {
       const { engine, detectors } = await loadModels();
-      photo = await cachedPhoto({ dataDir, cacheDir, engine, detectors }, instances, info);
+      photo = await cachedPhoto({ dataDir, cacheDir, engine, detectors, rule }, instances, info);
       process.stderr.write(
         `[${i + 1}/${images.length}] ${info.file_name}: ${photo.proposals.length} proposals, ${photo.instances.length} instances ` +
           `(embed ${photo.ms.embed.toFixed(0)} ms, everything ${photo.ms.everything.toFixed(0)} ms, detect ${photo.ms.detect.toFixed(0)} ms, ` +
@@ -148,7 +157,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     images: images.length,
     seedImages,
     commit: gitCommit(),
-    settings: { descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration },
+    settings: { rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration },
     learn: main.learn,
     ...(ablation ? { ablation } : {}),
     byClass: main.byClass,
@@ -157,7 +166,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   const pct = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '–' : (v * 100).toFixed(1));
   const l = main.learn;
   const table = [
-    `learned classes on ${name}: ${images.length - seedImages} photos after ${seedImages} labelled by hand, descriptors ${kinds.join('+')}`,
+    `learned classes on ${name}: ${images.length - seedImages} photos after ${seedImages} labelled by hand, descriptors ${kinds.join('+')}, segment everything's ${rule} rule`,
     '',
     '| AP50 | recall | precision | recall at precision ≥ 70 % | actions/instance | ECE | ms/photo (Node) | learn ms p95 (CPU ms p95) |',
     '|---|---|---|---|---|---|---|---|',

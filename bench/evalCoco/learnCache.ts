@@ -9,7 +9,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeImage } from '../../src/engine/adapters/nodeImage';
 import type { SegmentationEngine } from '../../src/engine/engine';
-import { segmentEverything } from '../../src/engine/everything/segmentEverything';
+import { DEFAULT_EVERYTHING_RULE, segmentEverything, type EverythingRule } from '../../src/engine/everything/segmentEverything';
 import { maskBox, type RegionDescriptor } from '../../src/engine/learn/descriptors';
 import { describeMasks, detectorsForDescriptors, photoContext } from '../../src/engine/learn/describePhoto';
 import type { ConceptDetector, CornerBox } from '../../src/engine/text/detector';
@@ -55,6 +55,8 @@ export interface CachedPhoto {
   readonly height: number;
   readonly instances: readonly CachedInstance[];
   readonly proposals: readonly CachedProposal[];
+  /** The segment everything rule that made the proposals (absent: entries from before the choice, the interactive rule). */
+  readonly rule?: EverythingRule;
   /** Node wall time of the tool's work on this photo: the embedding, segment everything, describing. */
   readonly ms: { embed: number; everything: number; detect: number; describe: number };
 }
@@ -64,17 +66,38 @@ export interface PhotoSource {
   readonly cacheDir: string;
   readonly engine: SegmentationEngine;
   readonly detectors: readonly ConceptDetector[];
+  /** The segment everything rule whose proposals are cached (default: the interactive rule). */
+  readonly rule?: EverythingRule;
+}
+
+/** The rule a cached photo's proposals came from. */
+export function cachedRule(photo: Pick<CachedPhoto, 'rule'>): EverythingRule {
+  return photo.rule ?? DEFAULT_EVERYTHING_RULE;
+}
+
+/**
+ * Whether a cache entry can be replayed for `rule`: undefined when it can or must be computed (missing
+ * or an older version), else why not. A folder holds one rule's proposals: an entry of another rule is
+ * an error, never overwritten, since other runs may be replaying that folder.
+ */
+export function cacheEntryProblem(photo: Pick<CachedPhoto, 'version' | 'rule' | 'file'> | undefined, rule: EverythingRule): string | undefined {
+  if (photo?.version !== LEARN_CACHE_VERSION) return undefined;
+  const own = cachedRule(photo);
+  return own === rule ? undefined : `${photo.file} is cached with the ${own} rule's proposals, not the ${rule} rule's: give another --cache folder`;
 }
 
 /** The cached photo, computed first when missing or stale. */
 export async function cachedPhoto(source: PhotoSource, instances: CocoInstancesFile, info: CocoInstancesFile['images'][number]): Promise<CachedPhoto> {
   const file = join(source.cacheDir, `${info.file_name}.json`);
+  let cached: CachedPhoto | undefined;
   try {
-    const cached = JSON.parse(await readFile(file, 'utf8')) as CachedPhoto;
-    if (cached.version === LEARN_CACHE_VERSION) return cached;
+    cached = JSON.parse(await readFile(file, 'utf8')) as CachedPhoto;
   } catch {
     // Not cached yet.
   }
+  const problem = cacheEntryProblem(cached, source.rule ?? DEFAULT_EVERYTHING_RULE);
+  if (problem) throw new Error(problem);
+  if (cached?.version === LEARN_CACHE_VERSION) return cached;
   const photo = await computePhoto(source, instances, info);
   await mkdir(source.cacheDir, { recursive: true });
   await writeFile(file, JSON.stringify(photo, (_key, value) => (typeof value === 'number' && !Number.isInteger(value) ? Math.round(value * 1e5) / 1e5 : value)));
@@ -88,7 +111,8 @@ async function computePhoto(source: PhotoSource, instances: CocoInstancesFile, i
   const t0 = performance.now();
   const { imageKey } = await engine.embed(image, info.file_name);
   const t1 = performance.now();
-  const everything = await segmentEverything(engine, imageKey, { image, detectors });
+  const rule = source.rule ?? DEFAULT_EVERYTHING_RULE;
+  const everything = await segmentEverything(engine, imageKey, { rule, image, detectors });
   const t2 = performance.now();
   // The descriptors read the detectors' boxes at a low score: a weak "cat" is still a signature.
   const detectorRun = await detectorsForDescriptors(image, detectors);
@@ -144,6 +168,7 @@ async function computePhoto(source: PhotoSource, instances: CocoInstancesFile, i
     height: info.height,
     instances: cachedInstances,
     proposals,
+    rule,
     ms: { embed: t1 - t0, everything: t2 - t1, detect: t3 - t2, describe: t4 - t3 },
   };
 }

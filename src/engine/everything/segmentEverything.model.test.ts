@@ -186,8 +186,9 @@ describe('segmentEverything', () => {
     // The bulk rule asks the detectors for weaker boxes too: the same on the object-aware rule's photo pass.
     const { minDetectorScore, maxBoxes } = EVERYTHING_SETTINGS.thorough;
     const objects = await segmentEverything(engine, imageKey, { rule: 'objects', ...settings, minDetectorScore, maxBoxes });
-    expect(thorough.tilesEncoded).toBe(4);
-    expect(embedded).toHaveLength(4);
+    // A tile whose grid points the photo's masks (and its large boxes, asked on the photo) answer is not encoded.
+    expect(thorough.tilesEncoded).toBeGreaterThan(0);
+    expect(embedded).toHaveLength(thorough.tilesEncoded);
     expect(forgotten).toEqual(embedded);
     expect(engine.hasEmbedding(imageKey)).toBe(true);
     for (const key of embedded) expect(engine.hasEmbedding(key)).toBe(false);
@@ -210,6 +211,57 @@ describe('segmentEverything', () => {
       expect(home.length, JSON.stringify(p.box)).toBeGreaterThan(0);
       expect(home.some((t) => !cutByTileEdge({ x: 0, y: 0, mask: p.mask }, t, image.width, image.height))).toBe(true);
     }
+  }, 300_000);
+
+  it("thorough rule: a tile's boxes the photo's encoder sees large are decoded on the photo's embedding, and a tile left with none is not encoded", async () => {
+    const embedded: string[] = [];
+    const decodedOn = new Set<string>();
+    const tiling: EverythingEngine = {
+      getEmbedding: (key) => engine.getEmbedding(key),
+      decodeTokens: (key, prompt) => {
+        decodedOn.add(key);
+        return engine.decodeTokens(key, prompt);
+      },
+      embed: async (picture, key) => {
+        embedded.push(key!);
+        return engine.embed(picture, key);
+      },
+      forget: (key) => engine.forget(key),
+    };
+    const settings = { image, detectors: [detector], gridSides: [2], tileGridSides: [], tilesNeedSmallEvidence: false };
+    const { minDetectorScore, maxBoxes } = EVERYTHING_SETTINGS.thorough;
+    const photoOnly = await segmentEverything(engine, imageKey, { rule: 'objects', ...settings, minDetectorScore, maxBoxes });
+    // No box is small (0 patches): every tile box the photo's pass did not answer goes to the photo.
+    const allLarge = await segmentEverything(tiling, imageKey, { rule: 'thorough', ...settings, tileBoxMaxPatches: 0 });
+    expect(allLarge.tilesEncoded).toBe(0);
+    expect(embedded).toEqual([]);
+    expect([...decodedOn]).toEqual([imageKey]);
+    // The tiles' detector runs did ask something the photo's pass had not.
+    expect(allLarge.decoderRuns).toBeGreaterThan(photoOnly.decoderRuns);
+    // Every box small: the same boxes are decoded on their tiles, each of those tiles encoded.
+    decodedOn.clear();
+    const allSmall = await segmentEverything(tiling, imageKey, { rule: 'thorough', ...settings, tileBoxMaxPatches: Infinity });
+    expect(allSmall.tilesEncoded).toBeGreaterThan(0);
+    expect([...decodedOn].filter((key) => key !== imageKey)).toHaveLength(allSmall.tilesEncoded);
+  }, 300_000);
+
+  it('thorough rule: a photo whose own pass saw nothing small is not tiled, not even by the detectors', async () => {
+    let detectorRuns = 0;
+    const countingDetector: ConceptDetector = Object.assign(Object.create(detector) as ConceptDetector, {
+      detect: (picture: RgbaImage, options?: Parameters<ConceptDetector['detect']>[1]) => {
+        detectorRuns++;
+        return detector.detect(picture, options);
+      },
+    });
+    const settings = { image, detectors: [countingDetector], gridSides: [2], tileGridSides: [] };
+    // Nothing counts as small under 0 patches: the photo's pass is all there is.
+    const nothingSmall = await segmentEverything(engine, imageKey, { rule: 'thorough', ...settings, tileBoxMaxPatches: 0 });
+    expect(detectorRuns).toBe(1);
+    expect(nothingSmall.tilesEncoded).toBe(0);
+    // Everything small: the tiles are looked at (each by the detector).
+    detectorRuns = 0;
+    await segmentEverything(engine, imageKey, { rule: 'thorough', ...settings, tileBoxMaxPatches: Infinity });
+    expect(detectorRuns).toBe(5);
   }, 300_000);
 
   it('refuses an image that was not embedded', async () => {

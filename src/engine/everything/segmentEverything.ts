@@ -17,7 +17,10 @@
  *   those boxes are decoded on it, the masks mapped back onto the photo (tiles.ts). A tile's mask that
  *   reaches one of its edges inside the photo is dropped (the object goes on beyond it), and one that
  *   repeats a kept proposal too (the same incremental NMS across tiles). Up to four more encoder runs.
- *   The detectors' weaker boxes (score ≥ 0.05) prompt too, on the photo and on the tiles.
+ *   The detectors' weaker boxes (score ≥ 0.05) prompt too, on the photo and on the tiles. Only a box
+ *   the photo's encoder sees small is decoded on its tile; a tile's larger new box is decoded on the
+ *   photo's embedding, so a tile with no small new box is never encoded, and a photo whose own pass
+ *   saw nothing small is not tiled at all.
  *
  * Differences from SAM's code, on purpose: the filters and the NMS box read the 256² logits (SAM reads
  * the upsampled mask), so only kept candidates are upsampled; NMS is incremental (a candidate is
@@ -39,7 +42,7 @@ import { maskArea, placeCrop, upsampleLogitsToCrop } from '../upsample';
 import { ExploredCells, lowResBox } from './lowRes';
 import { pointGrid } from './pointGrid';
 import { removeSmallRegions } from './regions';
-import { boxAtInnerEdge, cutByTileEdge, mergeAcrossCrops, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile, type TileRect } from './tiles';
+import { boxAtInnerEdge, cutByTileEdge, mergeAcrossCrops, splitBySize, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile, type TileRect } from './tiles';
 import { cropImage } from '../crop';
 
 export type EverythingRule = 'grid' | 'objects' | 'thorough';
@@ -140,6 +143,19 @@ export interface EverythingSettings {
    * stays, and a tile asks only about boxes no proposal repeats.
    */
   readonly preferSmallerCrop: boolean;
+  /**
+   * A tile's new box is decoded on the tile's own embedding only when its longer side spans fewer than
+   * this many of the photo encoder's patches: a larger object is already resolved on the photo's
+   * embedding, so it is decoded there, and a tile left with no such box is not encoded at all (an
+   * encoder run costs many decoder runs). Infinity: every new box on its tile.
+   */
+  readonly tileBoxMaxPatches: number;
+  /**
+   * Tiles only for a photo whose own pass saw something small (a detector's box or a kept proposal
+   * under `tileBoxMaxPatches`): without a tile grid, a tile asks only about small boxes, and a photo
+   * of large objects has none to ask about (`thorough` only; a tile grid always tiles).
+   */
+  readonly tilesNeedSmallEvidence: boolean;
 }
 
 const OBJECTS_SETTINGS: EverythingSettings = {
@@ -163,6 +179,8 @@ const OBJECTS_SETTINGS: EverythingSettings = {
   tileGridSides: [],
   tileSkipsPhotoAnswers: true,
   preferSmallerCrop: false,
+  tileBoxMaxPatches: Infinity,
+  tilesNeedSmallEvidence: false,
 };
 
 export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSettings>> = {
@@ -185,6 +203,8 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     tileGridSides: [],
     tileSkipsPhotoAnswers: true,
     preferSmallerCrop: false,
+    tileBoxMaxPatches: Infinity,
+    tilesNeedSmallEvidence: false,
   },
   objects: OBJECTS_SETTINGS,
   // The object-aware rule on the whole photo, then the detectors again on 2×2 tiles (SAHI's slicing):
@@ -200,6 +220,10 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     tilesPerSide: 2,
     // A fifth of a tile's side: an object cut by one tile's edge is whole in its neighbour up to that size.
     tileOverlap: 0.2,
+    // Eight patches of 16 px: the decoder's mask of a smaller object rests on a handful of image
+    // tokens, and the tile (about twice the resolution) gives it four times as many.
+    tileBoxMaxPatches: 8,
+    tilesNeedSmallEvidence: true,
   },
 };
 
@@ -397,11 +421,13 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
   };
 
   const whole: View = { imageKey };
-  if (options.image) await promptBoxes(whole, await detectBoxes(whole, options.image));
+  const photoBoxes = options.image ? await detectBoxes(whole, options.image) : [];
+  await promptBoxes(whole, photoBoxes);
   stage = 'grid';
   await promptGrid(whole, settings.gridSides);
 
-  if (tiled) {
+  const smallSeen = () => splitBySize([...photoBoxes, ...kept], size.width, size.height, settings.tileBoxMaxPatches).small.length > 0;
+  if (tiled && (!settings.tilesNeedSmallEvidence || settings.tileGridSides.length > 0 || smallSeen())) {
     const photo = options.image!;
     for (const tile of tileRects(size.width, size.height, settings.tilesPerSide, settings.tileOverlap)) {
       signal?.throwIfAborted();
@@ -410,9 +436,15 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       const picture = cropImage(photo, tile);
       const tileKey = `${imageKey}#tile:${tile.x0},${tile.y0},${tile.x1},${tile.y1}`;
       const view: View = { imageKey: tileKey, tile };
-      // The detectors cost a fraction of an encoder run: a tile where they see nothing new and where
-      // no grid point is left unanswered is not encoded at all.
-      const boxes = await detectBoxes(view, picture);
+      // The detectors cost a fraction of an encoder run: a tile where they see nothing new and small,
+      // and where no grid point is left unanswered, is not encoded at all. Its larger new boxes are
+      // asked on the photo's embedding, which the engine still holds.
+      // A box at an edge the tile shares with the photo's inside is of an object the tile cuts: the
+      // photo's pass or the neighbouring tile sees it whole (asked on the tile, its mask would be dropped).
+      const uncut = (await detectBoxes(view, picture)).filter((d) => !boxAtInnerEdge(tileBoxToPhoto(d.box, tile), tile, size.width, size.height, 1));
+      const { small: boxes, large } = splitBySize(uncut, size.width, size.height, settings.tileBoxMaxPatches);
+      await promptBoxes(whole, large.map((d) => ({ ...d, box: tileBoxToPhoto(d.box, tile) })));
+      stage = 'tiles';
       const gridLeft = settings.tileGridSides.some((side) => tileGrid(tile, side).some((p) => !answered(view, p)));
       if (boxes.length === 0 && !gridLeft) continue;
       const t0 = now();

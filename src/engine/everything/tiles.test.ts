@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MaskCrop } from '../upsample';
-import { boxAtInnerEdge, cropBounds, cutByTileEdge, mergeAcrossCrops, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile } from './tiles';
+import { boxAtInnerEdge, cropBounds, cutByTileEdge, mergeAcrossCrops, splitBySize, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile } from './tiles';
 
 /** A crop of `w` × `h` pixels at (x, y) with the pixels of `set` ([x, y] within the crop) on. */
 function crop(x: number, y: number, w: number, h: number, set: [number, number][]): MaskCrop {
@@ -155,5 +155,27 @@ describe('boxAtInnerEdge: a tile’s box its inner edge cuts is not decoded ther
   it('a box at the photo’s own edges, or clear of the inner ones, is whole', () => {
     expect(boxAtInnerEdge({ x0: 600, y0: 0, x1: 640, y1: 40 }, tile, 640, 480, 1)).toBe(false);
     expect(boxAtInnerEdge({ x0: 286, y0: 50, x1: 320, y1: 264 }, tile, 640, 480, 1)).toBe(false);
+  });
+});
+
+describe('splitBySize', () => {
+  const box = (side: number, label: string) => ({ label, box: { x0: 10, y0: 10, x1: 10 + side, y1: 10 + side / 2 } });
+
+  it("measures a box's longer side in the photo encoder's patches: 16 px of its 1024 px input", () => {
+    // A 2048 px photo is halved for the encoder: a patch covers 32 of its pixels, 8 patches 256.
+    const { small, large } = splitBySize([box(255, 'under'), box(256, 'at'), box(40, 'tiny')], 2048, 1000, 8);
+    expect(small.map((d) => d.label)).toEqual(['under', 'tiny']);
+    expect(large.map((d) => d.label)).toEqual(['at']);
+  });
+
+  it('a photo smaller than the encoder input is enlarged: the same box spans more patches', () => {
+    // 512 px: a patch covers 8 photo pixels, so 60 px is 7.5 patches and 70 px is 8.75.
+    expect(splitBySize([box(60, 'a'), box(70, 'b')], 512, 300, 8).small.map((d) => d.label)).toEqual(['a']);
+  });
+
+  it('Infinity keeps every box small (all on the tile); 0 none', () => {
+    const boxes = [box(5, 'a'), box(900, 'b')];
+    expect(splitBySize(boxes, 1024, 1024, Infinity).small).toHaveLength(2);
+    expect(splitBySize(boxes, 1024, 1024, 0).large).toHaveLength(2);
   });
 });

@@ -9,6 +9,10 @@ import type { PixelBounds } from '../bounds';
 import { maskBounds } from '../bounds';
 import { boxIoU, type CornerBox } from '../text/detector';
 import type { MaskCrop } from '../upsample';
+import { MODEL_SIZE } from '../frame';
+
+/** Side of one of SAM's image-encoder patches in its 1024 px input (a 64×64 grid of tokens). */
+const ENCODER_PATCH = 16;
 
 /** A rectangle of the photo in integer pixels, x1 and y1 exclusive (cropImage's box). */
 export interface TileRect {
@@ -133,4 +137,19 @@ export function boxAtInnerEdge(box: CornerBox, tile: TileRect, photoWidth: numbe
     (tile.x1 < photoWidth && box.x1 >= tile.x1 - margin) ||
     (tile.y1 < photoHeight && box.y1 >= tile.y1 - margin)
   );
+}
+
+/**
+ * A tile's detections (tile pixels) split by whether the photo's encoder sees them small: a longer
+ * side under `maxPatches` of its 16 px patches at the encoder's input scale.
+ */
+export function splitBySize<T extends { readonly box: CornerBox }>(detections: readonly T[], photoWidth: number, photoHeight: number, maxPatches: number): { small: T[]; large: T[] } {
+  const patchInPhoto = (ENCODER_PATCH * Math.max(photoWidth, photoHeight)) / MODEL_SIZE;
+  const small: T[] = [];
+  const large: T[] = [];
+  for (const d of detections) {
+    const side = Math.max(d.box.x1 - d.box.x0, d.box.y1 - d.box.y0);
+    (side < maxPatches * patchInPhoto ? small : large).push(d);
+  }
+  return { small, large };
 }
