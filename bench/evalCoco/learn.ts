@@ -28,6 +28,8 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --data DIR             COCO-style folder with images/ and instances.json (default ../shared/eval/coco-tiny);
                          ground truth with empty segmentation is matched by box IoU (raccoon)
   --seed-images N        photos labelled by hand before the tool proposes (default 10)
+  --order-seed N         the photos in a shuffled order drawn from N (default 0: file-name order): equivalent
+                         sessions, to tell a change from the spread between them
   --limit N              first N photos only (file-name order)
   --out FILE             results JSON (default bench/results/evalLearn-<data folder>.json)
   --descriptors LIST     descriptor kinds the classifier reads, joined by + (default sam+detectors+appearance)
@@ -61,6 +63,7 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'shown-calibration': { type: 'string' },
   'cache-only': { type: 'boolean' },
   rule: { type: 'string' },
+  'order-seed': { type: 'string' },
 });
 const fail: (message: string) => never = commandLine.fail;
 
@@ -86,6 +89,8 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   if (!SHOWN_CALIBRATION_METHODS.includes(shownCalibration)) fail(`--shown-calibration must be one of ${SHOWN_CALIBRATION_METHODS.join(', ')}`);
   const rule = (values.rule ?? DEFAULT_EVERYTHING_RULE) as EverythingRule;
   if (!EVERYTHING_RULES.includes(rule)) fail(`--rule must be one of ${EVERYTHING_RULES.join(', ')}`);
+  const orderSeed = values['order-seed'] === undefined ? 0 : Number(values['order-seed']);
+  if (!Number.isInteger(orderSeed) || orderSeed < 0) fail('--order-seed must be a non-negative integer');
   const threads = values.threads === undefined ? undefined : Number(values.threads);
   const instances = await commandLine.readInstances<CocoInstancesFile>(dataDir);
   const images = selectImages(instances.images, undefined, values.limit ? Number(values.limit) : undefined);
@@ -142,11 +147,12 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     ...(values.l2 === undefined ? {} : { l2: Number(values.l2) }),
     ...(values['step-work'] === undefined ? {} : { stepWork: Number(values['step-work']) }),
   };
-  const main = replaySession(photos, options);
+  const session = shuffledOrder(photos, orderSeed);
+  const main = replaySession(session, options);
   const ablation = values.ablation
     ? Object.fromEntries(
         ablationChoices().map((choice) => {
-          const r = replaySession(photos, { ...options, kinds: choice });
+          const r = replaySession(session, { ...options, kinds: choice });
           process.stderr.write(`ablation ${choice.join('+')}: AP50 ${(r.learn.ap50 * 100).toFixed(1)}\n`);
           return [choice.join('+'), r.learn];
         }),
@@ -156,6 +162,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     dataset: dataDir,
     images: images.length,
     seedImages,
+    orderSeed,
     commit: gitCommit(),
     settings: { rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration },
     learn: main.learn,
@@ -210,6 +217,22 @@ function classTable(rows: readonly ClassRow[], count = 15): string[] {
     '|---|---|---|---|---|---|---|---|---|',
     ...worst.map((r) => `| ${r.classId} | ${r.instances} | ${r.withProposal} | ${r.otherClass} | ${r.guessed} | ${r.shown} | ${pct(r.recall)} | ${pct(r.precision)} | ${pct(r.ap50)} |`),
   ];
+}
+
+/**
+ * The items in an order drawn from `seed` (Fisher-Yates with Park and Miller's generator, the same on
+ * every machine); seed 0 keeps the order given.
+ */
+export function shuffledOrder<T>(items: readonly T[], seed: number): T[] {
+  const out = [...items];
+  if (seed === 0) return out;
+  let state = seed % 2147483647 || 1;
+  const random = () => (state = (state * 48271) % 2147483647) / 2147483647;
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
 }
 
 /** Every combination of the kinds (every kind alone, every pair, every triple, all of them), smallest first. */

@@ -208,6 +208,21 @@ describe('LearnedClasses', () => {
     expect(old.rankProposals([{ box: { x0: 0, y0: 0, x1: 50, y1: 50 }, classId: 'cat', probability: 0.9 }])[0].probability).toBeCloseTo(0.9, 6);
   });
 
+  it('loads a model saved before the ranker read its count features, with its decisions, and learns on from them', () => {
+    const model = taught();
+    for (let i = 0; i < 40; i++) decideLone(model, 0.9, i % 4 !== 0);
+    const saved = JSON.parse(JSON.stringify(model.toJSON())) as LearnedClassesState;
+    // As a model saved then held them: six features a relation, the bias last.
+    const before = (x: readonly number[]) => [...x.slice(0, 5), x[7]];
+    const old = { ...saved, ranker: { weights: before(saved.ranker!.weights), outcomes: saved.ranker!.outcomes.map((o) => ({ ...o, x: before(o.x) })) }, shown: { ...saved.shown!, outcomes: saved.shown!.outcomes.map((o) => ({ ...o, x: before(o.x) })) } };
+    const restored = LearnedClasses.fromJSON(old);
+    const lone = [{ box: { x0: 0, y0: 0, x1: 50, y1: 50 }, classId: 'cat', probability: 0.9 }];
+    expect(restored.rankProposals(lone)[0].probability).toBeCloseTo(model.rankProposals(lone)[0].probability, 9);
+    expect(restored.shownDecisions()).toEqual(model.shownDecisions());
+    decideLone(restored, 0.9, true);
+    expect(restored.toJSON().ranker!.weights).toHaveLength(8);
+  });
+
   it('a proposal ranked but not shown teaches the ranker, not the shown probability', () => {
     const model = new LearnedClasses({ kinds: ['appearance'] });
     const [lone] = model.rankProposals([{ box: { x0: 0, y0: 0, x1: 50, y1: 50 }, classId: 'cat', probability: 0.9 }]);

@@ -22,7 +22,7 @@ import {
   type PlattMap,
 } from './calibration';
 import { DEFAULT_DESCRIPTOR_KINDS, featureVector, type DescriptorKind, type RegionDescriptor } from './descriptors';
-import { OverlapRanker, withOwnProbability, type OverlapRankerState, type RankedProposal, type RelationFeatures } from './overlapRanker';
+import { OverlapRanker, withCountFeatures, withOwnProbability, type OverlapRankerState, type RankedProposal, type RelationFeatures } from './overlapRanker';
 import { halvesOf, packExamples, unpackExamples, valuesOf, type PackedExamples } from './packedExamples';
 import { ShownCalibration, type ShownCalibrationMethod, type ShownCalibrationState } from './shownCalibration';
 
@@ -303,7 +303,8 @@ export class LearnedClasses {
     model.adam = { m: state.optimiser.m.map((r) => Float64Array.from(r)), v: state.optimiser.v.map((r) => Float64Array.from(r)), t: state.optimiser.t };
     model.seed = state.optimiser.seed;
     if (state.ranker) model.ranker = OverlapRanker.fromJSON(state.ranker);
-    if (state.shown) model.shown = ShownCalibration.fromJSON(state.shown, model.rankerScore);
+    // Its decisions are kept with the ranker's features: a model saved before the count features gets them as the ranker does.
+    if (state.shown) model.shown = ShownCalibration.fromJSON({ ...state.shown, outcomes: state.shown.outcomes.map((o) => ({ ...o, x: withCountFeatures(o.x) })) }, model.rankerScore);
     return model;
   }
 

@@ -14,6 +14,14 @@ function photosWhereParts(areRight: boolean, count = 30): { x: readonly number[]
   }).flat();
 }
 
+/** Photos with one sure raccoon and a second, separate region also proposed as one, kept or not. */
+function photosWhereSecondOnes(areRight: boolean, count = 30): { x: readonly number[]; correct: boolean }[] {
+  return Array.from({ length: count }, (_, i) => {
+    const [first, second] = relationFeatures([whole(0, 0.9), whole(300 + i, 0.5 + (i % 8) * 0.05)]);
+    return [{ x: first, correct: true }, { x: second, correct: areRight }];
+  }).flat();
+}
+
 describe('overlap ranker', () => {
   it('ranks as the classifier does until the person has decided anything', () => {
     const ranker = new OverlapRanker();
@@ -33,10 +41,46 @@ describe('overlap ranker', () => {
     expect(dog.slice(1, 5)).toEqual([0, 0, 0, 0]);
   });
 
+  it('counts the more probable proposals of its class on the photo, apart from it or not', () => {
+    const [first, head, second, dog] = relationFeatures([whole(0, 0.9), headOf(0, 0.8), whole(300, 0.7), { ...whole(600, 0.95), classId: 'dog' }]);
+    expect(first.slice(5, 7)).toEqual([0, 0]);
+    expect(head.slice(5, 7)).toEqual([0.9, 1]);
+    expect(second[5]).toBeCloseTo(1.7, 9);
+    expect(second[6]).toBe(1);
+    expect(dog.slice(5, 7)).toEqual([0, 0]);
+  });
+
+  it('learns from the decisions whether a second, separate proposal of a class is right: one raccoon a photo, or a crowd', () => {
+    const taughtOn = (secondOnesRight: boolean) => {
+      const ranker = new OverlapRanker();
+      ranker.record(photosWhereSecondOnes(secondOnesRight));
+      return ranker;
+    };
+    const oneAPhoto = taughtOn(false);
+    expect(oneAPhoto.rank([whole(0, 0.9), whole(300, 0.7)]).probabilities[1]).toBeLessThan(0.3);
+    expect(oneAPhoto.rank([whole(300, 0.7)]).probabilities[0]).toBeGreaterThan(0.6);
+    expect(taughtOn(true).rank([whole(0, 0.9), whole(300, 0.7)]).probabilities[1]).toBeGreaterThan(0.6);
+  });
+
+  it('loads a ranker saved before the count features, answering as it did', () => {
+    const oldWeights = [1.2, -0.5, -2, 0.3, -0.4, 0.1];
+    const oldOutcome = { x: [0.4, 0.2, 0.9, 0.1, 0.8, 1], correct: false };
+    const ranker = OverlapRanker.fromJSON({ weights: oldWeights, outcomes: [oldOutcome] });
+    const proposals = [whole(0, 0.9), headOf(0, 0.7), whole(300, 0.6)];
+    const oldScore = (x: readonly number[]) => 1 / (1 + Math.exp(-[0, 1, 2, 3, 4, 7].reduce((s, j, k) => s + x[j] * oldWeights[k], 0)));
+    const { probabilities, relations } = ranker.rank(proposals);
+    probabilities.forEach((p, i) => expect(p).toBeCloseTo(oldScore(relations[i]), 12));
+    const saved = ranker.toJSON();
+    expect(saved.weights).toHaveLength(8);
+    expect(saved.outcomes[0].x).toEqual([0.4, 0.2, 0.9, 0.1, 0.8, 0, 0, 1]);
+  });
+
   it('learns from rejected parts to rank a part under a lone proposal of the same probability', () => {
     const ranker = new OverlapRanker();
     ranker.record(photosWhereParts(false));
-    const [, head, lone] = ranker.rank([whole(0, 0.9), headOf(0, 0.7), whole(300, 0.7)]).probabilities;
+    const [, head] = ranker.rank([whole(0, 0.9), headOf(0, 0.7)]).probabilities;
+    // Alone on its photo: a second raccoon beside a first is what the count features judge, and every head here had one above it.
+    const [lone] = ranker.rank([whole(300, 0.7)]).probabilities;
     expect(head).toBeLessThan(0.3);
     expect(lone).toBeGreaterThan(0.6);
   });
@@ -62,5 +106,6 @@ describe('overlap ranker', () => {
     const proposals = [whole(0, 0.9), headOf(0, 0.7)];
     expect(copy.rank(proposals)).toEqual(ranker.rank(proposals));
     expect(() => OverlapRanker.fromJSON({ weights: [1, 0], outcomes: [] })).toThrow(/weights/);
+    expect(() => OverlapRanker.fromJSON({ weights: [1, 0, 0, 0, 0, 0, 0], outcomes: [] })).toThrow(/weights/);
   });
 });

@@ -12,6 +12,12 @@
  * opposite. Its answer is the probability shown: calibrated by construction, since it is fitted on
  * the outcomes of proposals shown before.
  *
+ * A photo holds few objects of most classes: one raccoon, rarely three. So the ranker also reads how
+ * many of its class the photo already has above it (the sum of the more probable ones' probabilities,
+ * overlapping or not) and whether any is above it: a second, separate "raccoon" on a photo that has a
+ * sure one is the person's usual rejection, while on a class that comes in crowds (bottles on a shelf)
+ * the decisions teach the opposite.
+ *
  * Before any decision it is the identity on the probability (the prior every fit is pulled to), so a
  * new session ranks as the classifier does.
  */
@@ -29,9 +35,11 @@ export interface RankedProposal {
 /** The relation features of one proposal, the bias last. */
 export type RelationFeatures = readonly number[];
 
-const FEATURES = 6;
+const FEATURES = 8;
+/** What rankers saved before the count features read: the same, less those two (the bias stays last). */
+const FEATURES_BEFORE_COUNTS = 6;
 /** The identity: logit(probability) with weight 1, no say for the relations, no offset. */
-const PRIOR: readonly number[] = [1, 0, 0, 0, 0, 0];
+const PRIOR: readonly number[] = [1, 0, 0, 0, 0, 0, 0, 0];
 /** Pseudo-observations' weight pulling the weights towards the prior: a few decisions cannot swing it. */
 const PRIOR_STRENGTH = 5;
 const MAX_OUTCOMES = 3000;
@@ -39,7 +47,8 @@ const MAX_OUTCOMES = 3000;
 /**
  * Per proposal, in the order given: [logit p, best IoU with a more probable same-class proposal,
  * largest share of it inside one, largest share of one inside it, the probability of the one it lies
- * most inside (times that share), 1].
+ * most inside (times that share), the sum of the more probable ones' probabilities, 1 when there is
+ * one, 1].
  */
 export function relationFeatures(proposals: readonly RankedProposal[]): RelationFeatures[] {
   return proposals.map((p, i) => {
@@ -47,17 +56,21 @@ export function relationFeatures(proposals: readonly RankedProposal[]): Relation
     let inside = 0;
     let contains = 0;
     let container = 0;
+    let above = 0;
+    let anyAbove = 0;
     proposals.forEach((q, j) => {
       if (j === i || q.classId !== p.classId) return;
       // Ties are broken by position, so two equal proposals do not both count as the other's part.
       if (q.probability < p.probability || (q.probability === p.probability && j > i)) return;
+      above += q.probability;
+      anyAbove = 1;
       iou = Math.max(iou, boxIoU(p.box, q.box));
       const share = insideShare(p.box, q.box);
       if (share > inside) inside = share;
       container = Math.max(container, share * q.probability);
       contains = Math.max(contains, insideShare(q.box, p.box));
     });
-    return [logit(p.probability), iou, inside, contains, container, 1];
+    return [logit(p.probability), iou, inside, contains, container, above, anyAbove, 1];
   });
 }
 
@@ -99,11 +112,25 @@ export class OverlapRanker {
     return { weights: [...this.weights], outcomes: this.outcomes.map((o) => ({ x: [...o.x], correct: o.correct })) };
   }
 
+  /** A saved ranker, one saved before the count features too: it answers as it did until it learns again. */
   static fromJSON(state: OverlapRankerState): OverlapRanker {
-    if (state.weights.length !== FEATURES) throw new Error(`overlap ranker has ${state.weights.length} weights, this engine reads ${FEATURES}`);
+    if (state.weights.length !== FEATURES && state.weights.length !== FEATURES_BEFORE_COUNTS) {
+      throw new Error(`overlap ranker has ${state.weights.length} weights, this engine reads ${FEATURES}`);
+    }
     const ranker = new OverlapRanker();
-    ranker.weights = [...state.weights];
-    ranker.outcomes = state.outcomes.map((o) => ({ x: [...o.x], correct: o.correct }));
+    ranker.weights = withCountFeatures(state.weights, PRIOR);
+    ranker.outcomes = state.outcomes.map((o) => ({ x: withCountFeatures(o.x), correct: o.correct }));
     return ranker;
   }
+}
+
+/**
+ * A relation (or weight vector) saved before the count features, with them: the prior's weights, and
+ * zeros in an old outcome, which then teaches the new weights nothing it did not see. Current ones
+ * come back as copies.
+ */
+export function withCountFeatures(values: readonly number[], fill: readonly number[] = []): number[] {
+  if (values.length !== FEATURES_BEFORE_COUNTS) return [...values];
+  const added = Array.from({ length: FEATURES - FEATURES_BEFORE_COUNTS }, (_, i) => fill[FEATURES_BEFORE_COUNTS - 1 + i] ?? 0);
+  return [...values.slice(0, -1), ...added, values[values.length - 1]];
 }
