@@ -142,8 +142,7 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
   };
   const models = { encoderPrecision: precision('encoder'), decoderPrecision: precision('decoder') };
   const embeddingStore = values.embeddings ? diskEmbeddingStore(join(defaultModelDir(), samFiles({ encoderPrecision: models.encoderPrecision }).encoder), resolve(values.embeddings)) : undefined;
-  // The photo and the tile being worked on.
-  const engine = await loadNodeEngine({ threads, embeddingCacheSize: 2, embeddingStore, ...models });
+  const engine = await loadNodeEngine({ threads, embeddingCacheSize: 1, embeddingStore, ...models });
   const detectors = await loadNodeDetectors({ threads });
   const totals = new Map<EverythingRule, RuleTotals>(
     rules.map((r) => [r, { counts: emptyRecallCounts(), ms: 0, cpuMs: 0, detectMs: 0, decodeMs: 0, tileEncodeMs: 0, tilesEncoded: 0, decoderRuns: 0, proposals: 0, foundBy: {}, nearness: {} }]),

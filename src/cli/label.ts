@@ -146,9 +146,7 @@ export async function labelCommand(argv: readonly string[], io: { stdout: (s: st
   const photos = await photosIn(options.imagesDir);
   const examples = await examplesByPhoto(options.examplesPath, photos);
   const targets = photos.filter((name) => !examples.has(name));
-  // Room for the photo and one tile: the bulk rule encodes its tiles one at a time, and the photo's own
-  // embedding must still be there to describe the candidates afterwards.
-  const models: Models = { engine: await loadNodeEngine({ threads: options.threads, embeddingCacheSize: 2 }), detectors: await loadNodeDetectors({ threads: options.threads }) };
+  const models: Models = { engine: await loadNodeEngine({ threads: options.threads, embeddingCacheSize: 1 }), detectors: await loadNodeDetectors({ threads: options.threads }) };
   const started = performance.now();
   const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
   try {

@@ -85,6 +85,11 @@ export interface PredictResult {
 
 export class SegmentationEngine {
   private readonly cache: LruCache<string, CachedEmbedding>;
+  /**
+   * Embeddings of parts of a photo (segment everything's tiles), held outside the LRU until forgotten:
+   * in the LRU, a tile would evict the very photo it belongs to from a small cache.
+   */
+  private readonly scratch = new Map<string, CachedEmbedding>();
   /** Encoder runs in flight, so concurrent requests for one image share a single run. */
   private readonly pending = new Map<string, Promise<void>>();
   /** Encoder runs of a photo's other views (mirror image, a rule's views) in flight, by its cache entry. */
@@ -195,6 +200,25 @@ export class SegmentationEngine {
     };
   }
 
+  /**
+   * Embeds a part of a photo under `key`, beside the LRU rather than in it: nothing cached is evicted
+   * for it, and it stays until `forget(key)`, which the caller owes (segment everything's tiles).
+   */
+  async embedScratch(picture: RgbaImage, key: string): Promise<EmbedResult> {
+    const fingerprint = imageFingerprint(picture);
+    if (this.scratch.get(key)?.fingerprint === fingerprint) return { imageKey: key, cacheHit: true, timings: { preprocessMs: 0, encoderMs: 0 } };
+    const timings = { preprocessMs: 0, encoderMs: 0 };
+    const embedding = await this.computeEmbedding(picture, this.store && imageContentKey(picture), timings);
+    await this.precomputedFor(embedding);
+    this.scratch.set(key, { embedding, frame: modelFrame(picture.width, picture.height), fingerprint, views: new Map() });
+    return { imageKey: key, cacheHit: false, timings };
+  }
+
+  /** A cached photo's entry or a scratch one; `use` counts as a use of the photo (refreshes its recency). */
+  private entryOf(key: string, use: boolean): CachedEmbedding | undefined {
+    return this.scratch.get(key) ?? (use ? this.cache.get(key) : this.cache.peek(key));
+  }
+
   private async embedOne(image: RgbaImage, imageId?: string): Promise<EmbedResult> {
     const imageKey = imageId ?? imageContentKey(image);
     // An id reused for another image is a client mistake; recompute rather than mis-segment. With a
@@ -249,7 +273,7 @@ export class SegmentationEngine {
   }
 
   hasEmbedding(imageKey: string): boolean {
-    return this.cache.has(imageKey);
+    return this.scratch.has(imageKey) || this.cache.has(imageKey);
   }
 
   /** The photos whose embeddings are cached, least recently used first, each with the views kept beside it. */
@@ -261,7 +285,7 @@ export class SegmentationEngine {
   }
 
   getEmbedding(imageKey: string): { embedding: Tensor; width: number; height: number } | undefined {
-    const entry = this.cache.peek(imageKey);
+    const entry = this.entryOf(imageKey, false);
     return entry && { embedding: entry.embedding, width: entry.frame.width, height: entry.frame.height };
   }
 
@@ -331,8 +355,13 @@ export class SegmentationEngine {
 
   /** Drops one embedding (or all), e.g. when an image is closed. */
   forget(imageKey?: string): void {
-    if (imageKey === undefined) this.cache.clear();
-    else this.cache.delete(imageKey);
+    if (imageKey === undefined) {
+      this.cache.clear();
+      this.scratch.clear();
+    } else {
+      this.cache.delete(imageKey);
+      this.scratch.delete(imageKey);
+    }
   }
 
   /**
@@ -342,7 +371,7 @@ export class SegmentationEngine {
    * choice and make the masks; the product ships none.
    */
   async predict(imageKey: string, prompt: VisualPrompt, options: PredictOptions = {}): Promise<PredictResult> {
-    const own = this.cache.get(imageKey);
+    const own = this.entryOf(imageKey, true);
     if (!own) throw new EmbeddingMissingError(imageKey);
     const { multimask, mirrorAverage } = segmentationOptions(options);
     const rule: DecodeRule = options.rule ?? {};
@@ -446,14 +475,14 @@ export class SegmentationEngine {
    * full-size masks of the few it keeps.
    */
   async decodeTokens(imageKey: string, prompt: VisualPrompt): Promise<{ outputs: TokenOutputs; frame: ModelFrame }> {
-    const own = this.cache.get(imageKey);
+    const own = this.entryOf(imageKey, true);
     if (!own) throw new EmbeddingMissingError(imageKey);
     const outputs = await this.decodeOne({ embedding: own.embedding, frame: own.frame }, prompt, { decoderMs: 0 });
     return { outputs, frame: own.frame };
   }
 
   async release(): Promise<void> {
-    this.cache.clear();
+    this.forget();
     await Promise.all([this.encoder.release(), this.decoder.release(), this.decoderPrecompute?.release()]);
   }
 }

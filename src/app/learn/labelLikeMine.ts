@@ -11,7 +11,7 @@
 import type { Annotation, ClassDef, ImageEntry } from '../../annotations/annotation';
 import { proposedBy } from '../../annotations/review';
 import { maskBox, type RegionDescriptor } from '../../engine/learn/descriptors';
-import { classifyCandidates, type Candidate } from '../../engine/learn/proposeLearned';
+import { classifyCandidates, lessonsOfLabelledPhoto, type Candidate } from '../../engine/learn/proposeLearned';
 import type { PolygonWithHoles } from '../../engine/types';
 import { labellingOrder, type AddProposals, type LabelAllProgress } from '../inference/labelAll';
 import type { StudioDocument } from '../state/model';
@@ -57,6 +57,17 @@ function proposalObject(candidate: TracedCandidate, target: ClassDef, probabilit
   };
 }
 
+/**
+ * A photo learned from as labelled taught its other regions as background (lessons.ts): those regions
+ * are not proposed there, whatever the classifier makes of them afterwards (a region taught as
+ * background can still score as a class it resembles).
+ */
+function withoutTaughtBackground(found: { candidates: TracedCandidate[]; descriptors: RegionDescriptor[] }, labelled: ReturnType<typeof labelledRegions>) {
+  const lessons = lessonsOfLabelledPhoto(found.candidates, labelled);
+  const kept = lessons.flatMap((lesson, i) => (lesson === null ? [] : [i]));
+  return { candidates: kept.map((i) => found.candidates[i]), descriptors: kept.map((i) => found.descriptors[i]) };
+}
+
 export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMinePorts, signal: AbortSignal, onProgress: (progress: LabelLikeMineProgress) => void): Promise<LabelLikeMineProgress> {
   await learner.learnPending();
   const doc = ports.document();
@@ -87,9 +98,10 @@ export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMin
   for (const image of order) {
     if (signal.aborted) break;
     report({ working: image.name });
-    const { candidates, descriptors } = await candidatesOf(image);
+    const onImage = await candidatesOf(image);
     if (signal.aborted) break;
     const now = ports.document();
+    const { candidates, descriptors } = learner.isMined(image.id) ? withoutTaughtBackground(onImage, labelledRegions(now, image)) : onImage;
     const existing = labelledRegions(now, image).flatMap((r) => {
       const box = r.box ?? (r.mask && maskBox(r.mask));
       return box ? [{ classId: r.classId, box }] : [];

@@ -6,6 +6,7 @@
 import { create } from 'zustand';
 import type { LearnedClassesState } from '../../engine/learn/learnedClasses';
 import { interpretPrompt } from '../../engine/text/promptParser';
+import { BULK_EVERYTHING_RULE } from '../../engine/everything/segmentEverything';
 import { addWithoutDuplicates } from '../inference/objectDedupe';
 import { createBackgroundRunStore } from '../state/backgroundRunStore';
 import { useDetail } from '../state/detailStore';
@@ -58,7 +59,7 @@ export const useLabelLikeMine = createBackgroundRunStore<LabelLikeMineProgress>(
 const detectorKnows = (name: string) => interpretPrompt(name).classes.length > 0;
 
 async function candidatesOn(imageId: string, textClasses: readonly string[], tolerance: number, signal: AbortSignal): Promise<TracedCandidate[]> {
-  const everything = await engineSession.segmentEverything(imageId, { outline: { tolerance } }, { signal });
+  const everything = await engineSession.segmentEverything(imageId, { outline: { tolerance }, options: { rule: BULK_EVERYTHING_RULE } }, { signal });
   const fromText = textClasses.length ? (await engineSession.segmentText(imageId, textClasses, { tolerance })).results : [];
   return [
     ...everything.proposals.map((p) => ({ mask: p.mask, polygons: p.polygons, ...(p.label === undefined ? {} : { label: p.label, detectorScore: p.detectorScore }) })),

@@ -171,9 +171,9 @@ describe('segmentEverything', () => {
     const tiling: EverythingEngine = {
       getEmbedding: (key) => engine.getEmbedding(key),
       decodeTokens: (key, prompt) => engine.decodeTokens(key, prompt),
-      embed: async (picture, key) => {
-        embedded.push(key!);
-        return engine.embed(picture, key);
+      embedScratch: async (picture, key) => {
+        embedded.push(key);
+        return engine.embedScratch(picture, key);
       },
       forget: (key) => {
         forgotten.push(key!);
@@ -222,9 +222,9 @@ describe('segmentEverything', () => {
         decodedOn.add(key);
         return engine.decodeTokens(key, prompt);
       },
-      embed: async (picture, key) => {
-        embedded.push(key!);
-        return engine.embed(picture, key);
+      embedScratch: async (picture, key) => {
+        embedded.push(key);
+        return engine.embedScratch(picture, key);
       },
       forget: (key) => engine.forget(key),
     };
@@ -262,6 +262,21 @@ describe('segmentEverything', () => {
     detectorRuns = 0;
     await segmentEverything(engine, imageKey, { rule: 'thorough', ...settings, tileBoxMaxPatches: Infinity });
     expect(detectorRuns).toBe(5);
+  }, 300_000);
+
+  it('thorough rule on an engine that holds one photo: its tiles leave the photo cached, so a click after it runs no encoder and finds the photo', async () => {
+    const holdsOne = await loadNodeEngine({ threads: 1, embeddingCacheSize: 1 });
+    try {
+      const key = (await holdsOne.embed(image)).imageKey;
+      const found = await segmentEverything(holdsOne, key, { rule: 'thorough', image, detectors: [detector], gridSides: [2], tileGridSides: [2] });
+      expect(found.tilesEncoded).toBeGreaterThan(0);
+      expect(holdsOne.cachedViews().map((v) => v.imageKey)).toEqual([key]);
+      const click = await holdsOne.predict(key, { points: [{ x: 200, y: 150 }] }, { mirrorAverage: false });
+      expect(click.candidates.length).toBeGreaterThan(0);
+      expect((await holdsOne.embed(image)).cacheHit).toBe(true);
+    } finally {
+      await holdsOne.release();
+    }
   }, 300_000);
 
   it('refuses an image that was not embedded', async () => {

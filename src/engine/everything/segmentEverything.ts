@@ -246,10 +246,10 @@ export interface EverythingResult {
 }
 
 /**
- * What segment-everything needs of the engine (a wrapper can count or delay the decoder runs); `embed`
- * and `forget` only for tiles.
+ * What segment-everything needs of the engine (a wrapper can count or delay the decoder runs);
+ * `embedScratch` and `forget` only for tiles.
  */
-export type EverythingEngine = Pick<SegmentationEngine, 'decodeTokens' | 'getEmbedding'> & Partial<Pick<SegmentationEngine, 'embed' | 'forget'>>;
+export type EverythingEngine = Pick<SegmentationEngine, 'decodeTokens' | 'getEmbedding'> & Partial<Pick<SegmentationEngine, 'embedScratch' | 'forget'>>;
 
 interface Candidate {
   readonly logits: Float32Array;
@@ -280,7 +280,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
   const size = engine.getEmbedding(imageKey);
   if (!size) throw new EmbeddingMissingError(imageKey);
   const tiled = settings.tilesPerSide > 1;
-  if (tiled && !(options.image && engine.embed)) throw new Error('segment everything with tiles needs the photo and an engine that can embed its tiles');
+  if (tiled && !(options.image && engine.embedScratch)) throw new Error('segment everything with tiles needs the photo and an engine that can embed its tiles');
   const started = now();
   const timings = { detectMs: 0, decodeMs: 0, tileEncodeMs: 0, totalMs: 0 };
   let kept: Proposal[] = [];
@@ -448,14 +448,15 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       const gridLeft = settings.tileGridSides.some((side) => tileGrid(tile, side).some((p) => !answered(view, p)));
       if (boxes.length === 0 && !gridLeft) continue;
       const t0 = now();
-      await engine.embed!(picture, tileKey);
+      // Beside the engine's cache, not in it: a small cache would evict the photo itself for its tile.
+      await engine.embedScratch!(picture, tileKey);
       timings.tileEncodeMs += now() - t0;
       tilesEncoded++;
       try {
         await promptBoxes(view, boxes);
         await promptGrid(view, settings.tileGridSides);
       } finally {
-        // The tile's embedding is of no use to anyone else; the photo's stays cached.
+        // The tile's embedding is of no use to anyone else.
         engine.forget?.(tileKey);
       }
     }

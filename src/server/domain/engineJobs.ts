@@ -12,6 +12,7 @@ import { quantizeEmbedding } from '../../engine/embeddingCodec';
 import type { LearnedProposals } from '../../contract/learned';
 import type { RegionDescriptor } from '../../engine/learn/descriptors';
 import type { LearnedClassesState } from '../../engine/learn/learnedClasses';
+import { DEFAULT_EVERYTHING_RULE, type EverythingRule } from '../../engine/everything/segmentEverything';
 import { DETECTOR_SOURCE } from '../../engine/learn/proposeLearned';
 import { segmentationOptions, type SegmentationOptions } from '../../engine/options';
 import { outerRings } from '../../engine/polygons';
@@ -101,11 +102,11 @@ export function segmentJob(photo: JobPhoto, prompts: string[], timings?: Timings
   });
 }
 
-/** Segment everything with the shipped rule and every detector of the worker. */
-export function everythingJob(photo: JobPhoto, timings?: Timings): EngineJob<EverythingAnswer> {
+/** Segment everything with `rule` (the interactive one unless bulk work asks for its own) and every detector of the worker. */
+export function everythingJob(photo: JobPhoto, timings?: Timings, rule: EverythingRule = DEFAULT_EVERYTHING_RULE): EngineJob<EverythingAnswer> {
   return photoJob(photo, async (engine) => {
     const image = await pixelsOf(photo, timings);
-    const { proposals } = await onEngine(timings, () => engine.segmentEverything({ image, imageId: photo.cacheKey }), (r) => r.timings.totalMs);
+    const { proposals } = await onEngine(timings, () => engine.segmentEverything({ image, imageId: photo.cacheKey, options: { rule } }), (r) => r.timings.totalMs);
     return {
       predictions: proposals
         .map((p) => ({

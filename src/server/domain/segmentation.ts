@@ -16,6 +16,7 @@ import type { EngineJob, InferenceBackend, InferenceSlot } from '../inference/po
 import type { RegionDescriptor } from '../../engine/learn/descriptors';
 import type { BinaryMask } from '../../engine/types';
 import { DecodedPhotos } from './decodedPhotos';
+import { BULK_EVERYTHING_RULE, type EverythingRule } from '../../engine/everything/segmentEverything';
 import { describeRegionsJob, embeddingJob, everythingJob, learnedJob, pvsJob, segmentJob, type JobPhoto } from './engineJobs';
 import { DomainError } from './errors';
 import { decodeImageField, KnownImages, readUpload, RecentFields, type ImageField, type ImageMemo, type ImageSize, type Upload, type WithImageField } from './imageField';
@@ -159,7 +160,7 @@ export class Segmentation {
     const field = Buffer.from(image).toString('base64');
     const call =
       work.kind === 'everything'
-        ? this.everything(ctx, { image: field } as MeteredRequests['everything'])
+        ? this.everything(ctx, { image: field } as MeteredRequests['everything'], BULK_EVERYTHING_RULE)
         : work.kind === 'text'
           ? this.segment(ctx, { image: field, prompts: [...work.prompts] } as MeteredRequests['segment'])
           : this.learned(ctx, field, work);
@@ -250,7 +251,7 @@ export class Segmentation {
   }
 
   /** Segment everything on the photo: priced apart, otherwise metered as /segment is (an empty answer is refunded). */
-  private everything(ctx: CallContext, request: WithImageField<EverythingRequest>): MeteredCall<EverythingResponse> {
+  private everything(ctx: CallContext, request: WithImageField<EverythingRequest>, rule?: EverythingRule): MeteredCall<EverythingResponse> {
     const known = this.memo(ctx);
     const upload = timedSync(ctx.timings, 'upload', () => readUpload(request.image, known));
     return {
@@ -260,7 +261,7 @@ export class Segmentation {
       body: fingerprintBody(request, upload),
       prepare: (scope) =>
         this.prepare(request.image, upload, { known, scope }, (slot, photo) => {
-          return runJob(slot, everythingJob(photo, ctx.timings), ctx.timings);
+          return runJob(slot, everythingJob(photo, ctx.timings, rule), ctx.timings);
         }),
       isEmpty: (r) => !hasPolygon(r.predictions),
       isValid: (r) => EverythingResponse.safeParse(r).success,
