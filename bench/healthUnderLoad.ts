@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { EXPORT_FORMATS, type AnnotationObject } from '../src/contract/projects';
+import { MALLOC_SETTING_ENV } from '../src/server/mallocSetting';
 import { gifFrameBomb } from '../test/support/badImages';
 import { ringObjects } from './ringObjects';
 import { startServerProcess } from './serverProcess';
@@ -165,7 +166,7 @@ async function main(): Promise<void> {
   log(`starting a server process (load average ${loadavg()[0].toFixed(2)} on ${cpus().length} cores)`);
   // As `npm run serve` starts it (package.json): glibc's fixed mmap threshold, see src/server/README.md (Deployment).
   // --plain-start: neither, as `node src/server/main.ts` would be started by hand (the server sets it itself).
-  const glibc: Record<string, string> = args['glibc-default'] ? { MASKWRIGHT_MALLOC: 'glibc-default' } : args['plain-start'] ? {} : { MALLOC_MMAP_THRESHOLD_: '131072' };
+  const glibc: Record<string, string> = args['glibc-default'] ? { MASKWRIGHT_MALLOC: 'glibc-default' } : args['plain-start'] ? {} : { ...MALLOC_SETTING_ENV };
   const server = await startServerProcess('health', { INFERENCE_WORKERS: '1', ...glibc });
   const { url, pid } = server;
   const rows: Row[] = [];

@@ -30,7 +30,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import sharp from 'sharp';
 import type { Job } from '../src/contract/jobs';
-import { MMAP_THRESHOLD_BYTES } from '../src/server/mallocSetting';
+import { MALLOC_SETTING_ENV } from '../src/server/mallocSetting';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const log = (line: string) => void process.stderr.write(`[bench:jobs] ${new Date().toISOString().slice(11, 19)} ${line}\n`);
@@ -77,9 +77,7 @@ const commonEnv = {
   JOB_TASK_TIMEOUT_SECONDS: String(TASK_TIMEOUT_SECONDS),
   JOB_MAINTENANCE_SECONDS: '2',
   REFUND_BUDGET: '1000000',
-  // As `npm run worker` starts it: without the setting the process would start itself again as a
-  // child (server/mallocSetting.ts), and /proc of the pid spawned here would show none of its work.
-  MALLOC_MMAP_THRESHOLD_: MMAP_THRESHOLD_BYTES,
+  ...MALLOC_SETTING_ENV,
 };
 
 function spawnTsx(file: string, env: Record<string, string | undefined>): ChildProcess {

@@ -16,7 +16,7 @@ import type { Job } from '../contract/jobs';
 import type { Project } from '../contract/projects';
 import { connectDatabase, type Db } from './db/connect';
 import { ledgerMismatches } from './domain/ledger';
-import { MMAP_THRESHOLD_BYTES } from './mallocSetting';
+import { MALLOC_SETTING_ENV } from './mallocSetting';
 import { SAMPLES_DIR, TEST_DATABASE_URL } from '../../test/support/server/harness';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
@@ -58,10 +58,7 @@ async function startServerProcess(schema: string): Promise<ServerProcess> {
       JOB_CONCURRENCY: '1',
       JOB_TASK_TIMEOUT_SECONDS: String(TASK_TIMEOUT_SECONDS),
       JOB_MAINTENANCE_SECONDS: '1',
-      // As `npm start` sets it: without it the process starts itself again as a child
-      // (mallocSetting.ts), and the pid held here would be neither the server that registers
-      // itself nor the one a SIGKILL must reach.
-      MALLOC_MMAP_THRESHOLD_: MMAP_THRESHOLD_BYTES,
+      ...MALLOC_SETTING_ENV,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

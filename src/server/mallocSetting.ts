@@ -11,6 +11,13 @@ import { spawn } from 'node:child_process';
 /** The fixed threshold the server runs with: blocks from 128 KiB up are mapped, and unmapped when freed. */
 export const MMAP_THRESHOLD_BYTES = '131072';
 
+/**
+ * What a process that starts a server or worker itself (a test, a benchmark) adds to its environment,
+ * as the npm scripts do: the server then runs in the process started, so its pid is the server's own
+ * (what a SIGKILL must reach, whose /proc a benchmark reads), not a relaunching parent's.
+ */
+export const MALLOC_SETTING_ENV = { MALLOC_MMAP_THRESHOLD_: MMAP_THRESHOLD_BYTES } as const;
+
 /** Names the relaunching process in the child's environment, so the child can end with it. */
 const PARENT_ENV = 'MASKWRIGHT_RELAUNCHED_BY';
 

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { MALLOC_SETTING_ENV } from '../../../src/server/mallocSetting';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const SERVER_ENTRY = path.join(REPO_ROOT, 'src/server/main.ts');
@@ -62,8 +63,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
       ...process.env,
       NODE_ENV: 'test',
       HOST: '127.0.0.1',
-      // As the npm scripts start it, so the server is this process (kill -9 reaches it), not a relaunched child.
-      MALLOC_MMAP_THRESHOLD_: '131072',
+      ...MALLOC_SETTING_ENV,
       ...options.env,
       PORT: String(port),
     },
