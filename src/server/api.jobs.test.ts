@@ -229,8 +229,16 @@ describe.each(DATABASES)('auto-label jobs (%s, two servers on one database)', (d
       if (!charged) await new Promise((resolve) => setTimeout(resolve, 10));
     }
     expect(charged, 'the image was never seen charged while it ran').toBeDefined();
-    await a.services.db.kysely.updateTable('attempts').set({ lease_until: 0 }).where('id', '=', charged!.id).execute();
-    expect(await a.services.recovery.sweepOnce()).toMatchObject({ orphans: 1, refunded: 1 });
+    // The claim commits before the flush that makes it durable, and that flush renews the lease: an
+    // expiry written in between is overwritten, so the lease is made to look expired until a sweep
+    // takes the attempt over (while it is still charged: the engine is still at work on it).
+    let swept = { orphans: 0, refunded: 0 };
+    while (swept.orphans === 0 && Date.now() < deadline) {
+      const expired = await a.services.db.kysely.updateTable('attempts').set({ lease_until: 0 }).where('id', '=', charged!.id).where('state', '=', 'charged').executeTakeFirst();
+      if (Number(expired.numUpdatedRows) === 0) break;
+      swept = await a.services.recovery.sweepOnce();
+    }
+    expect(swept).toMatchObject({ orphans: 1, refunded: 1 });
 
     const finished = await waitForJob(a, owner, p.id, job.id, ['done', 'failed']);
     expect(finished).toMatchObject({ state: 'done', done: 1, failed: 0 });
