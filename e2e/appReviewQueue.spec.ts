@@ -28,6 +28,8 @@ test('type-ahead class picker, a new class from the queue, and a class filter, a
   await expect(current(page)).toContainText(`cup · `);
   await expect(current(page)).toContainText(`1 of ${found}`);
   await expect(panel.getByTestId('accept-all-precision')).toHaveText(/not measured yet: 0 of your decisions there, 10 needed/);
+  // What the default promises, and that the fallback promises nothing.
+  await expect(panel.getByTestId('accept-all-default')).toHaveText(/with 95 % confidence, that at least 95 % of what it accepts is right takes at least 59 decisions.*starts at 80 %, which promises nothing/);
   await page.keyboard.press('?');
   const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
   await expect(help).toContainText('Type the class of the proposal shown');

@@ -169,6 +169,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     ...(ablation ? { ablation } : {}),
     byClass: main.byClass,
     byImage: main.byImage,
+    decisions: main.decisions,
   };
   const pct = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '–' : (v * 100).toFixed(1));
   const l = main.learn;

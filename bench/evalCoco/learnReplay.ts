@@ -145,7 +145,16 @@ interface Ranked {
   readonly truePositive: boolean;
 }
 
-export function replaySession(photos: readonly CachedPhoto[], options: ReplayOptions): { learn: LearnSummary; byImage: ImageRow[]; byClass: ClassRow[] } {
+/** One decision on a shown proposal, in session order: what calibration and "accept all" are judged on. */
+export interface ShownDecisionRow {
+  /** The photo's place in the session. */
+  photo: number;
+  classId: string;
+  probability: number;
+  correct: boolean;
+}
+
+export function replaySession(photos: readonly CachedPhoto[], options: ReplayOptions): { learn: LearnSummary; byImage: ImageRow[]; byClass: ClassRow[]; decisions: ShownDecisionRow[] } {
   const model = new LearnedClasses({
     kinds: options.kinds,
     ...(options.l2 === undefined ? {} : { l2: options.l2 }),
@@ -156,7 +165,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
   const personClasses = new Set(options.categories.values());
   const ranked: Ranked[] = [];
   const positivesByClass = new Map<string, number>();
-  const shownLog: { probability: number; correct: boolean }[] = [];
+  const shownLog: ShownDecisionRow[] = [];
   const acceptAll = { count: 0, right: 0, photos: 0, photosWithoutDefault: 0 };
   const learnMs: number[] = [];
   const learnCpuMs: number[] = [];
@@ -210,7 +219,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       const sameClass = real.find((k) => !matched.has(k) && p.overlaps[k] >= MATCH_IOU && classOf(gts[k].categoryId) === g.classId);
       if (sameClass !== undefined) match = sameClass;
       const correct = match >= 0 && classOf(gts[match].categoryId) === g.classId;
-      shownLog.push({ probability: g.probability, correct });
+      shownLog.push({ photo: index, classId: g.classId, probability: g.probability, correct });
       if (!seed) {
         classRow(g.classId).shown++;
         if (correct) classRow(g.classId).accepted++;
@@ -307,6 +316,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     },
     byImage,
     byClass: [...classRows.values()].filter((r) => r.instances > 0).sort((a, b) => b.instances - a.instances),
+    decisions: shownLog,
   };
 }
 

@@ -37,7 +37,9 @@ describe('precision of "accept all", measured on the person’s decisions', () =
   it('with too few decisions it says so instead of a number, and that there is no default yet', () => {
     const advice = acceptAllAdvice(decisions(6, 0.9, 6), null);
     expect(precisionLine(advice)).toBe('Precision at ≥ 80 % not measured yet: 6 of your decisions there, 10 needed.');
-    expect(defaultLine(advice)).toBe('Not enough decisions yet for a default: no threshold shows 95 % precision at 95 % confidence (that takes at least 59 decisions there); until one has, the default is 80 %.');
+    expect(defaultLine(advice)).toBe(
+      'Not enough decisions yet for a default: showing, with 95 % confidence, that at least 95 % of what it accepts is right takes at least 59 decisions at a threshold. Until then it starts at 80 %, which promises nothing beyond the precision measured there.',
+    );
     // 20 of 20 right is measured and shown, and still not enough to be sure of 95 %.
     const measured = acceptAllAdvice(decisions(20, 0.9, 20), null);
     expect(precisionLine(measured)).toBe('Measured precision at ≥ 80 %: 100 %, on 20 of your decisions.');
@@ -46,7 +48,7 @@ describe('precision of "accept all", measured on the person’s decisions', () =
 
   it('many decisions, too many wrong: says so', () => {
     expect(defaultLine(acceptAllAdvice(decisions(200, 0.9, 170), null))).toBe(
-      'No default: too many of your decisions were wrong for any threshold to show 95 % precision at 95 % confidence; until one has, the default is 80 %.',
+      'No default: too many of your decisions were wrong for any threshold to show, with 95 % confidence, that at least 95 % of what it accepts is right. Until then it starts at 80 %, which promises nothing beyond the precision measured there.',
     );
   });
 
@@ -55,7 +57,7 @@ describe('precision of "accept all", measured on the person’s decisions', () =
     const decided = [...decisions(80, 0.9, 80), ...decisions(20, 0.7, 5), ...decisions(10, 0.3, 0)];
     const advice = acceptAllAdvice(decided, null);
     expect(precisionLine(advice)).toBe('Measured precision at ≥ 90 %: 100 %, on 80 of your decisions.');
-    expect(defaultLine(advice)).toBe('Default 90 %: the lowest threshold with 95 % precision at 95 % confidence.');
+    expect(defaultLine(advice)).toBe('Default 90 %: the lowest threshold at which your decisions show, with 95 % confidence, that at least 95 % of what it accepts is right.');
     // The person's own threshold wins, and its precision is the one shown.
     expect(precisionLine(acceptAllAdvice(decided, 0.5))).toBe('Measured precision at ≥ 50 %: 85 %, on 100 of your decisions.');
   });

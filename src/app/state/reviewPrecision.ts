@@ -57,11 +57,19 @@ export function precisionLine(advice: AcceptAllAdvice): string {
   return `Measured precision at ${at}: ${percent(advice.precision)}, on ${advice.count} of your decisions.`;
 }
 
-/** The panel's line on where the default threshold comes from, or why there is none yet. */
+/**
+ * The panel's line on where the default threshold comes from, or why there is none yet, in terms of what
+ * it promises: the default is sure, at CONFIDENCE, that TARGET_PRECISION of what it accepts is right;
+ * the fallback promises nothing beyond the precision measured at it.
+ */
 export function defaultLine(advice: AcceptAllAdvice): string {
-  const sure = `${percent(TARGET_PRECISION)} precision at ${percent(CONFIDENCE)} confidence`;
-  if (advice.measuredDefault !== undefined) return `Default ${percent(advice.measuredDefault)}: the lowest threshold with ${sure}.`;
-  const until = `until one has, the default is ${percent(UNMEASURED_THRESHOLD)}.`;
-  if (advice.noDefaultBecause === 'low-precision') return `No default: too many of your decisions were wrong for any threshold to show ${sure}; ${until}`;
-  return `Not enough decisions yet for a default: no threshold shows ${sure} (that takes at least ${decisionsNeeded()} decisions there); ${until}`;
+  const promise = `at least ${percent(TARGET_PRECISION)} of what it accepts is right`;
+  if (advice.measuredDefault !== undefined) {
+    return `Default ${percent(advice.measuredDefault)}: the lowest threshold at which your decisions show, with ${percent(CONFIDENCE)} confidence, that ${promise}.`;
+  }
+  const until = `Until then it starts at ${percent(UNMEASURED_THRESHOLD)}, which promises nothing beyond the precision measured there.`;
+  if (advice.noDefaultBecause === 'low-precision') {
+    return `No default: too many of your decisions were wrong for any threshold to show, with ${percent(CONFIDENCE)} confidence, that ${promise}. ${until}`;
+  }
+  return `Not enough decisions yet for a default: showing, with ${percent(CONFIDENCE)} confidence, that ${promise} takes at least ${decisionsNeeded()} decisions at a threshold. ${until}`;
 }

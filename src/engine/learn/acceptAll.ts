@@ -70,7 +70,7 @@ export function decisionsNeeded(target = TARGET_PRECISION, confidence = CONFIDEN
 }
 
 /** Decisions at or above each threshold a decision's confidence gives (rounded down to a whole percentage), highest first. */
-function tallyByThreshold(decided: readonly ScoredDecision[]): { threshold: number; count: number; right: number }[] {
+export function tallyByThreshold(decided: readonly ScoredDecision[]): { threshold: number; count: number; right: number }[] {
   const sorted = [...decided].sort((a, b) => b.probability - a.probability);
   const tally: { threshold: number; count: number; right: number }[] = [];
   let right = 0;

@@ -4,6 +4,7 @@ import { DEFAULT_LEARNED_MODEL_MAX_BYTES } from '../../contract/learned';
 import { APPEARANCE_LENGTH, DETECTOR_CONCEPTS, type RegionDescriptor } from './descriptors';
 import { LearnedClasses, type LearnedClassesState } from './learnedClasses';
 import { unpackExamples } from './packedExamples';
+import { DEFAULT_SHOWN_CALIBRATION } from './shownCalibration';
 
 /** A toy descriptor: only `appearance` carries the signal, around a class's centre. */
 function toy(centre: readonly number[], jitter: () => number): RegionDescriptor {
@@ -206,6 +207,18 @@ describe('LearnedClasses', () => {
     delete saved.shown;
     const old = LearnedClasses.fromJSON(saved);
     expect(old.rankProposals([{ box: { x0: 0, y0: 0, x1: 50, y1: 50 }, classId: 'cat', probability: 0.9 }])[0].probability).toBeCloseTo(0.9, 6);
+  });
+
+  it('a model saved with another map of the shown probability loads with the map this engine uses, refitted on its decisions', () => {
+    const model = taught();
+    for (let i = 0; i < 40; i++) decideLone(model, 0.9, i % 4 !== 0);
+    const saved = JSON.parse(JSON.stringify(model.toJSON())) as LearnedClassesState;
+    const savedWithOld = { ...saved, shown: { ...saved.shown!, method: 'isotonic' as const } };
+    const lone = [{ box: { x0: 0, y0: 0, x1: 50, y1: 50 }, classId: 'cat', probability: 0.9 }];
+    expect(LearnedClasses.fromJSON(savedWithOld).toJSON().shown?.method).toBe(DEFAULT_SHOWN_CALIBRATION);
+    expect(LearnedClasses.fromJSON(savedWithOld).rankProposals(lone)[0].probability).toBe(model.rankProposals(lone)[0].probability);
+    // The caller's choice still wins (the learn eval's --shown-calibration).
+    expect(LearnedClasses.fromJSON(saved, { shownCalibration: 'none' }).toJSON().shown?.method).toBe('none');
   });
 
   it('loads a model saved before the ranker read its count features, with its decisions, and learns on from them', () => {

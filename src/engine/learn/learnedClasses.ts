@@ -24,7 +24,7 @@ import {
 import { DEFAULT_DESCRIPTOR_KINDS, featureVector, type DescriptorKind, type RegionDescriptor } from './descriptors';
 import { OverlapRanker, withCountFeatures, withOwnProbability, type OverlapRankerState, type RankedProposal, type RelationFeatures } from './overlapRanker';
 import { halvesOf, packExamples, unpackExamples, valuesOf, type PackedExamples } from './packedExamples';
-import { ShownCalibration, type ShownCalibrationMethod, type ShownCalibrationState } from './shownCalibration';
+import { DEFAULT_SHOWN_CALIBRATION, ShownCalibration, type ShownCalibrationMethod, type ShownCalibrationState } from './shownCalibration';
 
 export const LEARNED_CLASSES_VERSION = 1;
 /** The calibration source of the learned model's own probabilities. */
@@ -304,7 +304,12 @@ export class LearnedClasses {
     model.seed = state.optimiser.seed;
     if (state.ranker) model.ranker = OverlapRanker.fromJSON(state.ranker);
     // Its decisions are kept with the ranker's features: a model saved before the count features gets them as the ranker does.
-    if (state.shown) model.shown = ShownCalibration.fromJSON({ ...state.shown, outcomes: state.shown.outcomes.map((o) => ({ ...o, x: withCountFeatures(o.x) })) }, model.rankerScore);
+    // The map is refitted from those decisions on every load, so a saved model takes this engine's map (or the caller's),
+    // not the one it was saved with: a model saved before a better map gets it.
+    if (state.shown) {
+      const method = options.shownCalibration ?? DEFAULT_SHOWN_CALIBRATION;
+      model.shown = ShownCalibration.fromJSON({ method, outcomes: state.shown.outcomes.map((o) => ({ ...o, x: withCountFeatures(o.x) })) }, model.rankerScore);
+    }
     return model;
   }
 
