@@ -151,7 +151,14 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     ...(values.l2 === undefined ? {} : { l2: Number(values.l2) }),
     ...(values['step-work'] === undefined ? {} : { stepWork: Number(values['step-work']) }),
   };
-  const session = shuffledOrder(values.detections ? await withFitFromDir(photos, resolve(values.detections)) : photos, orderSeed);
+  const described = values.detections ? await withFitFromDir(photos, resolve(values.detections)) : photos;
+  if (kinds.includes('fit') && described.some((p) => p.proposals.some((q) => !q.descriptor.fit))) {
+    fail(
+      `${cacheDir} was made before the fit descriptor: give --detections DIR, made by ` +
+        `npx tsx bench/evalCoco/detectionsCache.ts --data ${dataDir} --cache DIR (the detectors only, no SAM), or --descriptors without fit`,
+    );
+  }
+  const session = shuffledOrder(described, orderSeed);
   const main = replaySession(session, options);
   const ablation = values.ablation
     ? Object.fromEntries(
