@@ -22,6 +22,7 @@ import { gitCommit, selectImages, type CocoInstancesFile } from './everything';
 import { DEFAULT_SHOWN_CALIBRATION, SHOWN_CALIBRATION_METHODS, type ShownCalibrationMethod } from '../../src/engine/learn/shownCalibration';
 import { cachedPhoto, cacheEntryProblem, LEARN_CACHE_VERSION, type CachedPhoto } from './learnCache';
 import { BULK_EVERYTHING_RULE, DEFAULT_EVERYTHING_RULE, EVERYTHING_RULES, type EverythingRule } from '../../src/engine/everything/segmentEverything';
+import { withFitFromDir } from './detectionsCache';
 import { replaySession, type ClassRow, type LearnSummary, type ReplayOptions } from './learnReplay';
 
 const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [options]
@@ -46,7 +47,9 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --rule RULE            segment everything's rule for the proposals: ${EVERYTHING_RULES.join(', ')} (default ${DEFAULT_EVERYTHING_RULE},
                          the interactive one; ${BULK_EVERYTHING_RULE} is bulk labelling's). A cache folder holds one rule's proposals.
   --threads N            onnxruntime intra-op threads (default: all cores)
-  --cache-only           fill the cache and stop`;
+  --cache-only           fill the cache and stop
+  --detections DIR       the detectors' boxes per photo (bench/evalCoco/detectionsCache.ts): adds the fit
+                         descriptor to a cache made without it`;
 
 const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'seed-images': { type: 'string' },
@@ -64,6 +67,7 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'cache-only': { type: 'boolean' },
   rule: { type: 'string' },
   'order-seed': { type: 'string' },
+  detections: { type: 'string' },
 });
 const fail: (message: string) => never = commandLine.fail;
 
@@ -147,7 +151,14 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     ...(values.l2 === undefined ? {} : { l2: Number(values.l2) }),
     ...(values['step-work'] === undefined ? {} : { stepWork: Number(values['step-work']) }),
   };
-  const session = shuffledOrder(photos, orderSeed);
+  const described = values.detections ? await withFitFromDir(photos, resolve(values.detections)) : photos;
+  if (kinds.includes('fit') && described.some((p) => p.proposals.some((q) => !q.descriptor.fit))) {
+    fail(
+      `${cacheDir} was made before the fit descriptor: give --detections DIR, made by ` +
+        `npx tsx bench/evalCoco/detectionsCache.ts --data ${dataDir} --cache DIR (the detectors only, no SAM), or --descriptors without fit`,
+    );
+  }
+  const session = shuffledOrder(described, orderSeed);
   const main = replaySession(session, options);
   const ablation = values.ablation
     ? Object.fromEntries(

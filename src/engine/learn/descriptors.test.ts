@@ -6,14 +6,17 @@ import {
   appearanceDescriptor,
   backboneDescriptor,
   boxMask,
+  DEFAULT_DESCRIPTOR_KINDS,
   DETECTOR_CONCEPTS,
   detectorDescriptor,
   featureVector,
+  fitDescriptor,
   maskBox,
   samCells,
   samDescriptor,
 } from './descriptors';
 import { geometry, normalisedCells } from '../text/similar';
+import { LearnedClasses } from './learnedClasses';
 
 const W = 64;
 const H = 48;
@@ -118,6 +121,53 @@ describe('region descriptors', () => {
     expect(out[1]).toBeCloseTo(0.75 * 1 + 0.25 * 2, 6);
     expect(backboneDescriptor(features, { width: W, height: H, data: new Uint8Array(W * H) })).toEqual([0, 0]);
     expect(backboneDescriptor(undefined, boxMask({ x0: 0, y0: 0, x1: 4, y1: 4 }, W, H))).toEqual([]);
+  });
+
+  it('fit: a region fitting a detection reads only the fit, one reaching past it or a part of it reads that, whatever the class', () => {
+    const cat: Detection = { classIndex: 0, label: 'cat' as Detection['label'], score: 0.8, box: { x0: 20, y0: 20, x1: 60, y1: 60 } };
+    expect(fitDescriptor([cat], cat.box)).toEqual([0, 0, 0.8]);
+    // The cat and as much around it again: the cat fills half of the region's box.
+    const [reachesPast, partOfSurroundings, fitsSurroundings] = fitDescriptor([cat], { x0: 20, y0: 20, x1: 100, y1: 60 });
+    expect(reachesPast).toBeCloseTo(0.8 * 1 * 0.5, 6);
+    expect(partOfSurroundings).toBeCloseTo(0.8 * 0.5 * 0.5, 6);
+    expect(fitsSurroundings).toBeCloseTo(0.8 * 0.5, 6);
+    // Its head: a quarter of the cat's box, all inside it.
+    const [reachesPastHead, partOfHead, fitsHead] = fitDescriptor([cat], { x0: 20, y0: 20, x1: 40, y1: 40 });
+    expect(reachesPastHead).toBeCloseTo(0.8 * 0.25 * 0.75, 6);
+    expect(partOfHead).toBeCloseTo(0.8 * 1 * 0.75, 6);
+    expect(fitsHead).toBeCloseTo(0.8 * 0.25, 6);
+    expect(fitDescriptor([{ ...cat, label: 'bed' as Detection['label'] }], cat.box)).toEqual([0, 0, 0.8]);
+    expect(fitDescriptor([], cat.box)).toEqual([0, 0, 0]);
+  });
+
+  it('a model of the default kinds learns the whole animal from its part and from it with its surroundings, which the other kinds see alike', () => {
+    // What every other kind says of the three regions on a photo: the same raccoon-like numbers (the
+    // detectors' "cat" overlaps all three by more than it takes to count fully, the pooled pixels are the
+    // animal's). Only how each sits on the detector's box differs.
+    const alike = { sam: [0.6, 0.8], detectors: DETECTOR_CONCEPTS.map((c) => (c === 'cat' ? 0.7 : 0)), appearance: Array.from({ length: APPEARANCE_LENGTH }, (_, i) => i / APPEARANCE_LENGTH), backbone: [] };
+    const regions = (shift: number, score: number) => {
+      const cat: Detection = { classIndex: 0, label: 'cat' as Detection['label'], score, box: { x0: 20 + shift, y0: 20, x1: 60 + shift, y1: 60 } };
+      const on = (box: Detection['box']) => ({ ...alike, fit: fitDescriptor([cat], box) });
+      return {
+        whole: on({ x0: 21 + shift, y0: 20, x1: 60 + shift, y1: 59 }),
+        head: on({ x0: 20 + shift, y0: 20, x1: 45 + shift, y1: 44 }),
+        withSurroundings: on({ x0: 14 + shift, y0: 12, x1: 75 + shift, y1: 74 }),
+      };
+    };
+    const model = new LearnedClasses();
+    expect(model.toJSON().kinds).toEqual(DEFAULT_DESCRIPTOR_KINDS);
+    for (let photo = 0; photo < 6; photo++) {
+      const r = regions(photo * 3, 0.5 + photo * 0.07);
+      model.learnAll([
+        { descriptor: r.whole, classId: 'raccoon' },
+        { descriptor: r.head, classId: null },
+        { descriptor: r.withSurroundings, classId: null },
+      ]);
+    }
+    const next = regions(40, 0.6);
+    const raccoon = (d: typeof next.whole) => model.classify(d).find((c) => c.classId === 'raccoon')?.probability ?? 0;
+    expect(raccoon(next.whole)).toBeGreaterThan(raccoon(next.head) + 0.2);
+    expect(raccoon(next.whole)).toBeGreaterThan(raccoon(next.withSurroundings) + 0.2);
   });
 
   it('a descriptor without a kind the classifier reads is refused with what to do, not read short', () => {

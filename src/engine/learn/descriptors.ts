@@ -1,6 +1,6 @@
 /**
  * Region descriptors for learned classes: what the classifier (learnedClasses.ts) sees of one object.
- * Three kinds, each computed from what the engine already has for a photo, so describing a proposal
+ * Five kinds, each computed from what the engine already has for a photo, so describing a proposal
  * costs no model run of its own:
  *
  * - `sam`: the SAM image embedding pooled over the mask: the coverage-weighted mean of the image-centred,
@@ -13,27 +13,35 @@
  * - `backbone`: COCO-SSD's backbone feature map (19×19×576, from the detector run the descriptors
  *   already make) averaged over the mask's pixels: what the detector "sees" there before it names a
  *   class, so it carries shape and texture cues for classes it has no name for.
+ * - `fit`: how the region's box sits on the detectors' boxes of any class: reaching past one, a part of
+ *   one, or fitting one (fitDescriptor).
  *
  * Pure engine code: the same numbers in the browser worker, the server and the CLI.
  */
 import { DETECTORS } from '../catalog';
+import { insideShare } from './suppress';
 import { boxIoU, type CornerBox, type Detection, type FeatureMap } from '../text/detector';
 import { cellNormaliser, geometry, maskCellCoverage } from '../text/similar';
 import type { BinaryMask, RgbaImage } from '../types';
 
-export type DescriptorKind = 'sam' | 'detectors' | 'appearance' | 'backbone';
-export const DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['sam', 'detectors', 'appearance', 'backbone'];
+export type DescriptorKind = 'sam' | 'detectors' | 'appearance' | 'backbone' | 'fit';
+export const DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['sam', 'detectors', 'appearance', 'backbone', 'fit'];
 /**
  * What a learned model reads unless told otherwise. The learn eval's ablation (docs/RESULTS.md) has the
  * two datasets disagree: the backbone map leads on raccoon and trails on coco-tiny. With only three
  * labelled photos (the studio's first minutes) a model reading the backbone map rated a whole-photo
  * region above the animal in it, so the default stays with the kinds that lead on coco-tiny and keep
- * the few-label case right; `backbone` is computed alongside for models that ask for it.
+ * the few-label case right; `backbone` is computed alongside for models that ask for it. `fit` tells a
+ * whole object from a part of it or from it with its surroundings, which every other kind says alike
+ * (the most confident wrong raccoon proposals were such; docs/RESULTS.md, h37-fit).
  */
-export const DEFAULT_DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['sam', 'detectors', 'appearance'];
+export const DEFAULT_DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['sam', 'detectors', 'appearance', 'fit'];
 
 /** One region's descriptor, by kind: plain number arrays, so it serialises and crosses the worker as is. */
-export type RegionDescriptor = Readonly<Record<DescriptorKind, readonly number[]>>;
+export type RegionDescriptor = Readonly<Record<Exclude<DescriptorKind, 'fit'>, readonly number[]>> & {
+  /** Absent from descriptors made before the kind existed: a model reading it refuses them (featureVector). */
+  readonly fit?: readonly number[];
+};
 
 /** Every concept of every shipped detector, once, in catalog order: the `detectors` descriptor's columns. */
 export const DETECTOR_CONCEPTS: readonly string[] = [...new Set(DETECTORS.flatMap((d) => d.vocabulary as readonly string[]))];
@@ -97,6 +105,30 @@ export function detectorDescriptor(detections: readonly Detection[], box: Corner
     if (value > out[column]) out[column] = value;
   }
   return out;
+}
+
+/**
+ * How the region sits on the objects the detectors boxed, whatever their class: [how far it reaches
+ * past one (the best score of a detection lying inside the region's box without filling it: the
+ * object and its surroundings), how far it is a part of one (of a detection it lies inside without
+ * filling it), how well it fits one (the best score × box IoU)]. The inside shares are weighted by how
+ * far the boxes are from equal (1 − IoU), so a region fitting a detection's box reads zero in the
+ * first two. The `detectors` kind cannot say this: it counts a detection fully from a box IoU well
+ * short of a fit, so a part, the whole and the whole with its surroundings look alike there. Three
+ * class-agnostic numbers rather than one pair per concept: the learn eval's raccoon sessions lost AP
+ * with the per-concept form (docs/RESULTS.md, h37-fit), ten photos being too few to weigh 168 columns.
+ */
+export function fitDescriptor(detections: readonly Detection[], box: CornerBox): number[] {
+  let reachesPast = 0;
+  let partOf = 0;
+  let fits = 0;
+  for (const d of detections) {
+    const iou = boxIoU(d.box, box);
+    reachesPast = Math.max(reachesPast, d.score * insideShare(d.box, box) * (1 - iou));
+    partOf = Math.max(partOf, d.score * insideShare(box, d.box) * (1 - iou));
+    fits = Math.max(fits, d.score * iou);
+  }
+  return [reachesPast, partOf, fits];
 }
 
 /**
@@ -217,6 +249,7 @@ export function describeRegion(photo: PhotoContext, mask: BinaryMask): RegionDes
     detectors: detectorDescriptor(photo.detections, box),
     appearance: appearanceDescriptor(photo.image, mask),
     backbone: backboneDescriptor(photo.features, mask),
+    fit: fitDescriptor(photo.detections, box),
   };
 }
 
@@ -234,7 +267,7 @@ export function featureVector(descriptor: RegionDescriptor, kinds: readonly Desc
       );
     }
   }
-  return kinds.flatMap((k) => descriptor[k]);
+  return kinds.flatMap((k) => descriptor[k] ?? []);
 }
 
 /** The tightest box around the mask's pixels, exclusive corners; undefined for an empty mask. */

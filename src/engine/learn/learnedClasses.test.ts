@@ -126,6 +126,7 @@ describe('LearnedClasses', () => {
       detectors: Array.from({ length: length.detectors }, () => Math.abs(jitter())),
       appearance: Array.from({ length: length.appearance }, () => centre + jitter()),
       backbone: [],
+      fit: Array.from({ length: 3 }, () => Math.abs(jitter())),
     });
     const model = new LearnedClasses({ stepWork: 1e5 });
     const { maxBackground, maxPerClass } = model.toJSON().settings;
