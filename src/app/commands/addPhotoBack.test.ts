@@ -78,6 +78,12 @@ describe('adding a removed photo back (U)', () => {
       await sync.push();
       expect(await api.images(project.id)).toEqual([]);
 
+      // A reviewer may not add photos: U is not offered, nothing is sent.
+      useOpenProject.setState({ open: { id: project.id, name: project.name, role: 'reviewer' } });
+      expect(press('u')).toBe(false);
+      expect(addingBack).toBeUndefined();
+      useOpenProject.setState({ open: { id: project.id, name: project.name, role: 'owner' } });
+
       expect(press('u')).toBe(true);
       await addingBack;
       const images = await api.images(project.id);

@@ -1,4 +1,4 @@
-import { addPhotoBack, keptPhotoOnScreen } from '../projects/keptPhotos';
+import { addPhotoBack, keptPhotoOnScreen, mayAddBack } from '../projects/keptPhotos';
 import { useUi } from '../state/uiStore';
 import type { Command } from './command';
 
@@ -7,7 +7,7 @@ export const addPhotoBackCommand: Command = {
   id: 'add-photo-back',
   label: 'Add the photo on screen back to the project, with your changes, after another member removed it',
   keys: [{ key: 'u' }],
-  enabled: () => keptPhotoOnScreen() !== undefined,
+  enabled: () => mayAddBack() && keptPhotoOnScreen() !== undefined,
   perform: () => {
     const kept = keptPhotoOnScreen();
     if (!kept || !addPhotoBack(kept.imageId)) return false;

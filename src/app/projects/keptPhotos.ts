@@ -4,6 +4,7 @@
  * panel until the person adds one back (its button, or U on it) or the project closes. Adding back is
  * this person's call, never automatic: the removal was someone else's.
  */
+import type { ProjectRole } from '../../contract/projects';
 import { currentDocument } from '../state/studioStore';
 import { useOpenProject, type KeptPhoto } from './projectStore';
 
@@ -27,6 +28,10 @@ export function keptPhotosOpen(kept: readonly KeptPhoto[], images: readonly { id
   return kept.filter((k) => images.some((image) => image.id === k.imageId));
 }
 
+/** A reviewer may not add photos to a project (the server's roles): the kept photo waits for the owner or an annotator. */
+export const roleMayAddBack = (role: ProjectRole | undefined): boolean => role !== 'reviewer';
+export const mayAddBack = (): boolean => roleMayAddBack(useOpenProject.getState().open?.role);
+
 /** The photo on screen, when it is one kept outside the project. */
 export function keptPhotoOnScreen(): KeptPhoto | undefined {
   const doc = currentDocument();
@@ -36,7 +41,7 @@ export function keptPhotoOnScreen(): KeptPhoto | undefined {
 /** Puts the kept photo back into the project, once: it leaves the list before its upload starts. False when there is nothing to add back. */
 export function addPhotoBack(imageId: string): boolean {
   const kept = useOpenProject.getState().keptOutside;
-  if (!addBackToProject || !kept.some((k) => k.imageId === imageId)) return false;
+  if (!addBackToProject || !mayAddBack() || !kept.some((k) => k.imageId === imageId)) return false;
   useOpenProject.setState({ keptOutside: kept.filter((k) => k.imageId !== imageId) });
   addBackToProject(imageId);
   return true;

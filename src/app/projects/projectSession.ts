@@ -21,7 +21,7 @@ import { showProjectInAddress } from './projectLink';
 import { applyJobEvent, closedProjectState, useOpenProject } from './projectStore';
 import { followProjectEvents } from './projectEvents';
 import { followRemoteImages } from './remoteImages';
-import { followKeptPhotos, keepOutside } from './keptPhotos';
+import { followKeptPhotos, keepOutside, mayAddBack } from './keptPhotos';
 
 const PUSH_DELAY_MS = 400;
 const RETRY_MS = 5_000;
@@ -94,7 +94,7 @@ function follow(api: ProjectApi, sync: ProjectSync): Promise<void> {
       keepOutside({ imageId, name, removedBy });
       useUi
         .getState()
-        .setNotice(`${removedBy ?? 'Another member'} removed ${name} from the project. Your changes on it that were not saved yet are kept here, outside the project: Add back (in the Project panel, or U on the photo) puts it in the project again with them.`);
+        .setNotice(`${removedBy ?? 'Another member'} removed ${name} from the project. Your changes on it that were not saved yet are kept here, outside the project${mayAddBack() ? ': Add back (in the Project panel, or U on the photo) puts it in the project again with them' : ''}.`);
     },
     stopped: () => stopped,
   });
