@@ -11,7 +11,7 @@
 import type { Annotation, ClassDef, ImageEntry } from '../../annotations/annotation';
 import { proposedBy } from '../../annotations/review';
 import { maskBox, type RegionDescriptor } from '../../engine/learn/descriptors';
-import { classifyCandidates, lessonsOfLabelledPhoto, type Candidate } from '../../engine/learn/proposeLearned';
+import { classifyCandidates, lessonsOfLabelledPhoto, type Candidate, type LabelledRegion } from '../../engine/learn/proposeLearned';
 import type { PolygonWithHoles } from '../../engine/types';
 import { labellingOrder, type AddProposals, type LabelAllProgress } from '../inference/labelAll';
 import type { StudioDocument } from '../state/model';
@@ -58,11 +58,17 @@ function proposalObject(candidate: TracedCandidate, target: ClassDef, probabilit
 }
 
 /**
- * A photo learned from as labelled taught its other regions as background (lessons.ts): those regions
- * are not proposed there, whatever the classifier makes of them afterwards (a region taught as
- * background can still score as a class it resembles).
+ * The candidates found on an image that may be proposed there, each with its descriptor. A photo
+ * learned from as labelled taught its other regions as background (lessons.ts): there only the
+ * candidates matching one of the person's objects are kept, whatever the classifier makes of the
+ * rest afterwards (a region taught as background can still score as a class it resembles).
  */
-function withoutTaughtBackground(found: { candidates: TracedCandidate[]; descriptors: RegionDescriptor[] }, labelled: ReturnType<typeof labelledRegions>) {
+export function proposableCandidates(
+  found: { candidates: TracedCandidate[]; descriptors: RegionDescriptor[] },
+  labelled: readonly LabelledRegion[],
+  learnedFromAsLabelled: boolean,
+): { candidates: TracedCandidate[]; descriptors: RegionDescriptor[] } {
+  if (!learnedFromAsLabelled) return found;
   const lessons = lessonsOfLabelledPhoto(found.candidates, labelled);
   const kept = lessons.flatMap((lesson, i) => (lesson === null ? [] : [i]));
   return { candidates: kept.map((i) => found.candidates[i]), descriptors: kept.map((i) => found.descriptors[i]) };
@@ -101,7 +107,7 @@ export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMin
     const onImage = await candidatesOf(image);
     if (signal.aborted) break;
     const now = ports.document();
-    const { candidates, descriptors } = learner.isMined(image.id) ? withoutTaughtBackground(onImage, labelledRegions(now, image)) : onImage;
+    const { candidates, descriptors } = proposableCandidates(onImage, labelledRegions(now, image), learner.isMined(image.id));
     const existing = labelledRegions(now, image).flatMap((r) => {
       const box = r.box ?? (r.mask && maskBox(r.mask));
       return box ? [{ classId: r.classId, box }] : [];
