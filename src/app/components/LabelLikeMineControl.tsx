@@ -42,7 +42,7 @@ export function LabelLikeMineProgress() {
       store={useLabelLikeMine}
       testId="label-like-mine-progress"
       label="Label all like my labels progress"
-      stopTitle="Stop after the image in progress"
+      stopTitle="Stop now: the proposals made so far stay; the image in progress gets none"
       steps={(p) => ({ max: p.total, value: p.done })}
       text={progressText}
     />

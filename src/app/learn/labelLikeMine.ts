@@ -5,8 +5,8 @@
  * image, the current one first, gets the candidates the engine finds (segment everything, and text
  * detection of the learned classes a detector names) classified by the learned model
  * (engine/learn/proposeLearned.ts), none repeating or surrounding an accepted object of its class. What
- * lands goes through the studio's de-duplication too, so nothing rejected before is proposed again. Stop ends the run after the
- * image in progress.
+ * lands goes through the studio's de-duplication too, so nothing rejected before is proposed again. Stop ends the run at
+ * once: the engine's run on the image in progress stops, and that image gets nothing.
  */
 import type { Annotation, ClassDef, ImageEntry } from '../../annotations/annotation';
 import { proposedBy } from '../../annotations/review';
@@ -84,11 +84,17 @@ export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMin
   const report = (change: Partial<LabelLikeMineProgress>) => onProgress((progress = { ...progress, ...change }));
   const textClasses = classes.filter((c) => ports.detectorKnows(c));
   const found = new Map<string, { candidates: TracedCandidate[]; descriptors: RegionDescriptor[] }>();
+  /** The image's candidates; undefined when Stop ended the engine's run on it (the engine rejects a stopped call). */
   const candidatesOf = async (image: ImageEntry) => {
     let entry = found.get(image.id);
     if (!entry) {
-      const candidates = await ports.candidates(image, textClasses, signal);
-      entry = { candidates, descriptors: await ports.describe(image.id, candidates.map((c) => c.mask)) };
+      try {
+        const candidates = await ports.candidates(image, textClasses, signal);
+        entry = { candidates, descriptors: await ports.describe(image.id, candidates.map((c) => c.mask)) };
+      } catch (error) {
+        if (signal.aborted) return undefined;
+        throw error;
+      }
       found.set(image.id, entry);
     }
     return entry;
@@ -97,15 +103,16 @@ export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMin
   for (const image of labelled) {
     if (signal.aborted) break;
     report({ working: `learning from your labels on ${image.name}` });
-    const { candidates, descriptors } = await candidatesOf(image);
-    learner.teachLabelledPhoto(image, candidates, descriptors);
+    const onPhoto = await candidatesOf(image);
+    if (!onPhoto) break;
+    learner.teachLabelledPhoto(image, onPhoto.candidates, onPhoto.descriptors);
     report({ done: progress.done + 1 });
   }
   for (const image of order) {
     if (signal.aborted) break;
     report({ working: image.name });
     const onImage = await candidatesOf(image);
-    if (signal.aborted) break;
+    if (!onImage || signal.aborted) break;
     const now = ports.document();
     const { candidates, descriptors } = proposableCandidates(onImage, labelledRegions(now, image), learner.isMined(image.id));
     const existing = labelledRegions(now, image).flatMap((r) => {

@@ -1,0 +1,49 @@
+/**
+ * Stop during "Label all like my labels" while the engine segments a photo (the long part of a step
+ * with the bulk rule): the run ends as stopped, not as a failure, and the photo it was learning from
+ * is left to be learned from next time. The engine is the real one in a Node worker thread, on a real
+ * photo; the learner is the stripes session of testLearners.ts.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startEngineThread } from '../../../test/support/engineThreads';
+import { decodeImage } from '../../engine/adapters/nodeImage';
+import type { RgbaImage } from '../../engine/types';
+import { labelLikeMine, type LabelLikeMinePorts, type LabelLikeMineProgress } from './labelLikeMine';
+import { drawn, PHOTO, testStudio } from './testLearners';
+
+let chelsea: RgbaImage;
+let thread: Awaited<ReturnType<typeof startEngineThread>>;
+
+beforeAll(async () => {
+  chelsea = await decodeImage(readFileSync(new URL('../../../public/samples/chelsea.png', import.meta.url)));
+  thread = await startEngineThread({ encoderPrecision: 'int8', decoderPrecision: 'int8' });
+}, 120_000);
+afterAll(() => thread?.terminate());
+
+it('Stop while the engine segments a photo ends the run as stopped, with nothing learned from that photo', async () => {
+  const studio = testStudio([drawn('red', 0), drawn('red', 1), drawn('green', 0)]);
+  const controller = new AbortController();
+  let decoded = 0;
+  const ports: LabelLikeMinePorts = {
+    document: () => studio.doc,
+    // Segment everything as the studio asks it, stopped by the person after a few decoder runs.
+    candidates: async (_image, _textClasses, signal) => {
+      const answer = await thread.api.segmentEverything(
+        { image: chelsea, imageId: 'chelsea', options: { rule: 'grid', gridSides: [16] }, outline: { tolerance: 1 } },
+        { signal, onEvent: (e) => ((decoded = e.decoded), e.decoded === 5 && controller.abort()) },
+      );
+      return answer.proposals.map((p) => ({ mask: p.mask, polygons: p.polygons }));
+    },
+    describe: () => Promise.reject(new Error('a run stopped before its candidates describes none')),
+    detectorKnows: () => false,
+    add: () => ({ added: 0, duplicates: 0, reasons: [] }),
+    tolerance: 1,
+  };
+  const seen: LabelLikeMineProgress[] = [];
+  const end = await labelLikeMine(studio.learner, ports, controller.signal, (p) => seen.push(p));
+  expect(decoded).toBe(5);
+  expect(end).toMatchObject({ stopped: true, done: 0, added: 0, working: null });
+  expect(seen.at(0)?.working).toBe(`learning from your labels on ${PHOTO}`);
+  expect(studio.learner.isMined(PHOTO)).toBe(false);
+}, 180_000);
