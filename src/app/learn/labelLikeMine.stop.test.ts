@@ -1,7 +1,7 @@
 /**
  * Stop during "Label all like my labels" while the engine segments a photo (the long part of a step
  * with the bulk rule): the run ends as stopped, not as a failure, and the photo it was learning from
- * is left to be learned from next time. The engine is the real one in a Node worker thread, on a real
+ * is left to be learned from next time; until then the progress follows the engine region by region. The engine is the real one in a Node worker thread, on a real
  * photo; the learner is the stripes session of testLearners.ts.
  */
 import { readFileSync } from 'node:fs';
@@ -21,17 +21,17 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => thread?.terminate());
 
-it('Stop while the engine segments a photo ends the run as stopped, with nothing learned from that photo', async () => {
+it('the progress follows the engine on a photo; Stop meanwhile ends the run as stopped, with nothing learned from that photo', async () => {
   const studio = testStudio([drawn('red', 0), drawn('red', 1), drawn('green', 0)]);
   const controller = new AbortController();
   let decoded = 0;
   const ports: LabelLikeMinePorts = {
     document: () => studio.doc,
     // Segment everything as the studio asks it, stopped by the person after a few decoder runs.
-    candidates: async (_image, _textClasses, signal) => {
+    candidates: async (_image, _textClasses, signal, segmented) => {
       const answer = await thread.api.segmentEverything(
         { image: chelsea, imageId: 'chelsea', options: { rule: 'grid', gridSides: [16] }, outline: { tolerance: 1 } },
-        { signal, onEvent: (e) => ((decoded = e.decoded), e.decoded === 5 && controller.abort()) },
+        { signal, onEvent: (e) => ((decoded = e.decoded), segmented?.(e.decoded, e.planned), e.decoded === 5 && controller.abort()) },
       );
       return answer.proposals.map((p) => ({ mask: p.mask, polygons: p.polygons }));
     },
@@ -46,4 +46,6 @@ it('Stop while the engine segments a photo ends the run as stopped, with nothing
   expect(end).toMatchObject({ stopped: true, done: 0, added: 0, working: null });
   expect(seen.at(0)?.working).toBe(`learning from your labels on ${PHOTO}`);
   expect(studio.learner.isMined(PHOTO)).toBe(false);
+  // While the engine worked on the photo, the progress said how far it was, region by region.
+  expect(seen.filter((p) => p.segmented).map((p) => p.segmented)).toEqual([1, 2, 3, 4, 5].map((n) => ({ decoded: n, planned: 256 })));
 }, 180_000);

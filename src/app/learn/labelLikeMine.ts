@@ -18,16 +18,20 @@ import type { StudioDocument } from '../state/model';
 import { classNamed, labelledRegions, learnedClassName, pendingLessons } from './lessons';
 import type { SessionLearner } from './sessionLearner';
 
-/** Label all's progress, its steps being the labelled photos learned from and then the images answered; `classes`: the learned classes proposed. */
-export type LabelLikeMineProgress = Omit<LabelAllProgress, 'prompts'> & { readonly classes: readonly string[] };
+/**
+ * Label all's progress, its steps being the labelled photos learned from and then the images answered;
+ * `classes`: the learned classes proposed; `segmented`: how far the engine's segment everything is on
+ * the image in progress (the long part of a step), absent before its first answer.
+ */
+export type LabelLikeMineProgress = Omit<LabelAllProgress, 'prompts'> & { readonly classes: readonly string[]; readonly segmented?: { readonly decoded: number; readonly planned: number } };
 
 /** A candidate with the outline it is drawn with. */
 export type TracedCandidate = Candidate & { readonly polygons: readonly PolygonWithHoles[] };
 
 export interface LabelLikeMinePorts {
   document(): Pick<StudioDocument, 'images' | 'activeImageId' | 'objects' | 'classes'>;
-  /** The engine's candidates on an image; `textClasses`: learned classes a detector names, asked for by text too. */
-  candidates(image: ImageEntry, textClasses: readonly string[], signal: AbortSignal): Promise<TracedCandidate[]>;
+  /** The engine's candidates on an image; `textClasses`: learned classes a detector names, asked for by text too; `segmented`: the engine's progress on it. */
+  candidates(image: ImageEntry, textClasses: readonly string[], signal: AbortSignal, segmented?: (decoded: number, planned: number) => void): Promise<TracedCandidate[]>;
   describe(imageId: string, masks: readonly Candidate['mask'][]): Promise<RegionDescriptor[]>;
   /** Whether a detector names this class. */
   detectorKnows(name: string): boolean;
@@ -89,7 +93,7 @@ export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMin
     let entry = found.get(image.id);
     if (!entry) {
       try {
-        const candidates = await ports.candidates(image, textClasses, signal);
+        const candidates = await ports.candidates(image, textClasses, signal, (decoded, planned) => report({ segmented: { decoded, planned } }));
         entry = { candidates, descriptors: await ports.describe(image.id, candidates.map((c) => c.mask)) };
       } catch (error) {
         if (signal.aborted) return undefined;
@@ -102,7 +106,7 @@ export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMin
 
   for (const image of labelled) {
     if (signal.aborted) break;
-    report({ working: `learning from your labels on ${image.name}` });
+    report({ working: `learning from your labels on ${image.name}`, segmented: undefined });
     const onPhoto = await candidatesOf(image);
     if (!onPhoto) break;
     learner.teachLabelledPhoto(image, onPhoto.candidates, onPhoto.descriptors);
@@ -110,7 +114,7 @@ export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMin
   }
   for (const image of order) {
     if (signal.aborted) break;
-    report({ working: image.name });
+    report({ working: image.name, segmented: undefined });
     const onImage = await candidatesOf(image);
     if (!onImage || signal.aborted) break;
     const now = ports.document();
@@ -133,6 +137,6 @@ export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMin
     }
     report({ done: progress.done + 1, added: progress.added + added, leftOut: [...progress.leftOut, ...reasons] });
   }
-  report({ working: null, stopped: signal.aborted });
+  report({ working: null, segmented: undefined, stopped: signal.aborted });
   return progress;
 }
