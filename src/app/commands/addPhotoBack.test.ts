@@ -4,11 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_INFERENCE, sampleBase64, signupUser, startTestServer, type TestServer, type TestUser } from '../../../test/support/server/harness';
-import type { Annotation } from '../../annotations/annotation';
 import { followKeptPhotos, keepOutside } from '../projects/keptPhotos';
 import { ProjectApi } from '../projects/projectApi';
 import { closedProjectState, useOpenProject } from '../projects/projectStore';
 import { ProjectSync } from '../projects/projectSync';
+import { CAT, square } from '../projects/testObjects';
 import { handleShortcut } from '../shortcuts';
 import { setObjects } from '../state/documentOps';
 import { emptyDocument } from '../state/model';
@@ -16,17 +16,6 @@ import { currentDocument, useStudio } from '../state/studioStore';
 import { useUi } from '../state/uiStore';
 import { commandHelpRows } from './registry';
 
-const CAT = { id: 1, name: 'cat', color: '#ff5c5c' };
-const square = (id: string, x: number): Annotation => ({
-  id,
-  label: 'cat',
-  classId: 1,
-  confidence: 1,
-  color: CAT.color,
-  visible: true,
-  polygons: [{ outer: [[x, 20], [x + 40, 20], [x + 40, 60], [x, 60]], holes: [] }],
-  source: 'local',
-});
 const press = (key: string) => handleShortcut({ key, ctrlKey: false, metaKey: false, shiftKey: false, altKey: false, target: { tagName: 'BODY', isContentEditable: false } } as unknown as KeyboardEvent);
 
 describe('adding a removed photo back (U)', () => {
