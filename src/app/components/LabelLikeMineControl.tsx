@@ -6,7 +6,8 @@ import { StoreRunProgress } from './RunProgress';
 
 function progressText(p: Progress, running: boolean): string {
   const plural = (n: number) => (n === 1 ? '' : 's');
-  const head = running ? `Labelling like your labels (${p.classes.join(', ')}): ${p.done} of ${p.total} steps` : `${p.stopped ? 'Stopped' : 'Done'}: ${p.done} of ${p.total} steps`;
+  const classes = p.classes.length ? ` (${p.classes.join(', ')})` : '';
+  const head = running ? `Labelling like your labels${classes}: ${p.done} of ${p.total} steps` : `${p.stopped ? 'Stopped' : 'Done'}: ${p.done} of ${p.total} steps`;
   const segmenting = p.segmented ? ` (segmented ${p.segmented.decoded} of ${p.segmented.planned} regions)` : '';
   return `${head} · ${p.added} proposal${plural(p.added)} to review${running && p.working ? ` · now ${p.working}${segmenting}` : ''}${running ? '' : leftOutNote(p.leftOut)}`;
 }

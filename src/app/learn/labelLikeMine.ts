@@ -79,6 +79,8 @@ export function proposableCandidates(
 }
 
 export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMinePorts, signal: AbortSignal, onProgress: (progress: LabelLikeMineProgress) => void): Promise<LabelLikeMineProgress> {
+  // Catching up can describe several photos' objects: the line says so from the start, not only once the steps begin.
+  onProgress({ classes: learner.taughtClasses(), done: 0, total: 0, added: 0, leftOut: [], working: 'learning your latest labels', stopped: false });
   await learner.learnPending();
   const doc = ports.document();
   const order = labellingOrder(doc.images, doc.activeImageId);

@@ -1,5 +1,5 @@
 /**
- * Stop during "Label all like my labels" while the engine segments a photo (the long part of a step
+ * The progress of "Label all like my labels". Stop during it while the engine segments a photo (the long part of a step
  * with the bulk rule): the run ends as stopped, not as a failure, and the photo it was learning from
  * is left to be learned from next time; until then the progress follows the engine region by region. The engine is the real one in a Node worker thread, on a real
  * photo; the learner is the stripes session of testLearners.ts.
@@ -44,8 +44,24 @@ it('the progress follows the engine on a photo; Stop meanwhile ends the run as s
   const end = await labelLikeMine(studio.learner, ports, controller.signal, (p) => seen.push(p));
   expect(decoded).toBe(5);
   expect(end).toMatchObject({ stopped: true, done: 0, added: 0, working: null });
-  expect(seen.at(0)?.working).toBe(`learning from your labels on ${PHOTO}`);
+  expect(seen.map((p) => p.working).slice(0, 2)).toEqual(['learning your latest labels', `learning from your labels on ${PHOTO}`]);
   expect(studio.learner.isMined(PHOTO)).toBe(false);
   // While the engine worked on the photo, the progress said how far it was, region by region.
   expect(seen.filter((p) => p.segmented).map((p) => p.segmented)).toEqual([1, 2, 3, 4, 5].map((n) => ({ decoded: n, planned: 256 })));
 }, 180_000);
+
+it('says it is learning before the learner catches up with my latest labels, not only once the steps begin', async () => {
+  const studio = testStudio([drawn('red', 0), drawn('green', 0)]);
+  const describedAt: number[] = [];
+  const ports: LabelLikeMinePorts = {
+    document: () => studio.doc,
+    candidates: async () => [],
+    describe: async () => [],
+    detectorKnows: () => false,
+    add: () => ({ added: 0, duplicates: 0, reasons: [] }),
+    tolerance: 1,
+  };
+  await labelLikeMine(studio.learner, ports, new AbortController().signal, () => describedAt.push(studio.described));
+  // The first line came before the learner described the two drawn boxes; by the next it had.
+  expect(describedAt.slice(0, 2)).toEqual([0, 2]);
+});
