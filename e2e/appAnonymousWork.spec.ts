@@ -61,7 +61,7 @@ test('when the work cannot be brought in, the copy from before signing in stays 
   await page.route('**/api/v1/projects/*/images', (route) => (route.request().method() === 'POST' ? route.abort() : route.continue()));
   const offer = page.getByRole('region', { name: 'Project' }).getByTestId('anonymous-work');
   await offer.getByRole('button', { name: 'Bring it into this account' }).click();
-  await expect(offer.getByRole('alert')).toContainText('Your work from before signing in is still kept in this browser.');
+  await expect(offer.getByRole('alert')).toContainText('Your work from before signing in is still kept in this browser: bring it in again to finish');
 
   expect(await storedSessionEntry(page, ANONYMOUS_DOCUMENT)).not.toBeNull();
   await logOutToStudio(page);
@@ -77,7 +77,7 @@ test('a bring-in that failed, tried again, fills the project the first try made:
   const offer = panel.getByTestId('anonymous-work');
   await offer.getByLabel('Name of the project for the work from before signing in').fill('Before');
   await offer.getByRole('button', { name: 'Bring it into this account' }).click();
-  await expect(offer.getByRole('alert')).toContainText('Your work from before signing in is still kept in this browser.');
+  await expect(offer.getByRole('alert')).toContainText('Your work from before signing in is still kept in this browser: bring it in again to finish');
 
   await page.unroute(blockUploads);
   // The failed try left the work on screen, so the studio asks before replacing it: yes.

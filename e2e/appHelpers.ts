@@ -180,3 +180,17 @@ export async function storedSessionEntry(page: Page, key: string): Promise<unkno
   );
   return JSON.parse(stored) as unknown;
 }
+
+/** The project's id and photos as the server lists them, read with the page's session. */
+export async function serverProject(page: Page, projectName: string): Promise<{ base: string; imageId: (file: string) => string }> {
+  const { projects } = (await (await page.request.get('/api/v1/projects')).json()) as { projects: Array<{ id: string; name: string }> };
+  const base = `/api/v1/projects/${projects.find((p) => p.name === projectName)!.id}`;
+  const { images } = (await (await page.request.get(`${base}/images`)).json()) as { images: Array<{ id: string; name: string }> };
+  return { base, imageId: (file) => images.find((i) => i.name === file)!.id };
+}
+
+/** Removes a photo from the project as the page's signed-in person (the session cookie and its CSRF echo); the response status. */
+export async function removeProjectImage(page: Page, base: string, imageId: string): Promise<number> {
+  const csrf = (await page.context().cookies()).find((c) => c.name === 'mw_csrf')!.value;
+  return (await page.request.delete(`${base}/images/${imageId}`, { headers: { 'x-csrf-token': csrf } })).status();
+}

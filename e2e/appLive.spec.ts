@@ -1,5 +1,5 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { brushObject, objectRows, openSample, personSignedUp, screenshot } from './appHelpers';
+import { brushObject, objectRows, openSample, personSignedUp, removeProjectImage, screenshot, serverProject } from './appHelpers';
 
 /**
  * Live projects (issue 38) in two browser contexts — two members of one project on two machines —
@@ -98,14 +98,6 @@ test("two members see each other's reviews and a job's proposals without reloadi
   await expect(alicePanel.getByTestId('sync-state')).toHaveText('Up to date');
 });
 
-/** The project's id and photos as the server lists them, read with the page's session. */
-async function serverProject(page: Page, projectName: string): Promise<{ base: string; imageId: (file: string) => string }> {
-  const { projects } = (await (await page.request.get('/api/v1/projects')).json()) as { projects: Array<{ id: string; name: string }> };
-  const base = `/api/v1/projects/${projects.find((p) => p.name === projectName)!.id}`;
-  const { images } = (await (await page.request.get(`${base}/images`)).json()) as { images: Array<{ id: string; name: string }> };
-  return { base, imageId: (file) => images.find((i) => i.name === file)!.id };
-}
-
 test('a photo another member adds or removes arrives without reopening; undo takes back only my own step, not his', async ({ browser }) => {
   const { alice, bob, name, alicePanel, bobPanel } = await projectSharedWithBob(browser, 'Photos', 'annotator');
   const thumb = (page: Page, file: string) => page.locator('.thumb').filter({ hasText: file });
@@ -139,9 +131,7 @@ test('a photo another member adds or removes arrives without reopening; undo tak
   expect(stored.objects.map((o) => o.changedBy)).toEqual([alice.email, bob.email]);
 
   // Alice removes the photo from the project: it leaves Bob's list, who had added it.
-  const csrf = (await alice.page.context().cookies()).find((c) => c.name === 'mw_csrf')!.value;
-  const removed = await alice.page.request.delete(`${base}/images/${imageId('coffee.png')}`, { headers: { 'x-csrf-token': csrf } });
-  expect(removed.status()).toBe(204);
+  expect(await removeProjectImage(alice.page, base, imageId('coffee.png'))).toBe(204);
   await expect(thumb(bob.page, 'coffee.png')).toHaveCount(0);
   await expect(thumb(alice.page, 'coffee.png')).toHaveCount(0);
   await expect(bobPanel.getByTestId('sync-state')).toHaveText('Up to date');

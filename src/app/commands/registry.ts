@@ -1,5 +1,6 @@
 import { TOOLS } from '../tools/registry';
 import { acceptMaskCommand } from './acceptMask';
+import { addPhotoBackCommand } from './addPhotoBack';
 import { brushSizeCommand } from './brushSize';
 import { keysLabel, runKeyCommand, type Command, type CommandScope, type KeyInput, type ToolbarGroup } from './command';
 import { deleteSelectionCommand } from './deleteSelection';
@@ -72,6 +73,7 @@ export const COMMANDS: readonly Command[] = [
   segmentEverythingCommand,
   labelAllCommand,
   labelLikeMineCommand,
+  addPhotoBackCommand,
   zoomOutCommand,
   zoomInCommand,
   fitToScreenCommand,

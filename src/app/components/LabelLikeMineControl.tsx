@@ -6,8 +6,10 @@ import { StoreRunProgress } from './RunProgress';
 
 function progressText(p: Progress, running: boolean): string {
   const plural = (n: number) => (n === 1 ? '' : 's');
-  const head = running ? `Labelling like your labels (${p.classes.join(', ')}): ${p.done} of ${p.total} steps` : `${p.stopped ? 'Stopped' : 'Done'}: ${p.done} of ${p.total} steps`;
-  return `${head} · ${p.added} proposal${plural(p.added)} to review${running && p.working ? ` · now ${p.working}` : ''}${running ? '' : leftOutNote(p.leftOut)}`;
+  const classes = p.classes.length ? ` (${p.classes.join(', ')})` : '';
+  const head = running ? `Labelling like your labels${classes}: ${p.done} of ${p.total} steps` : `${p.stopped ? 'Stopped' : 'Done'}: ${p.done} of ${p.total} steps`;
+  const segmenting = p.segmented ? ` (segmented ${p.segmented.decoded} of ${p.segmented.planned} regions)` : '';
+  return `${head} · ${p.added} proposal${plural(p.added)} to review${running && p.working ? ` · now ${p.working}${segmenting}` : ''}${running ? '' : leftOutNote(p.leftOut)}`;
 }
 
 /** "Label all like my labels" (learn/labelLikeMine.ts): disabled, with the reason, until a class has examples. */
@@ -42,7 +44,7 @@ export function LabelLikeMineProgress() {
       store={useLabelLikeMine}
       testId="label-like-mine-progress"
       label="Label all like my labels progress"
-      stopTitle="Stop after the image in progress"
+      stopTitle="Stop now: the proposals made so far stay; the image in progress gets none"
       steps={(p) => ({ max: p.total, value: p.done })}
       text={progressText}
     />

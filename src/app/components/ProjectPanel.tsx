@@ -4,6 +4,9 @@ import type { MemberRole } from '../../contract/projects';
 import { useAccount } from '../remote/useAccount';
 import { browserProjectApi, closeProject, createProjectFromSession, openProjectInStudio, shareProject } from '../projects/projectSession';
 import { useOpenProject, useProjectStatusText } from '../projects/projectStore';
+import { addPhotoBack, keptPhotosOpen, roleMayAddBack } from '../projects/keptPhotos';
+import { addPhotoBackCommand } from '../commands/addPhotoBack';
+import { chordLabel } from '../commands/command';
 import type { LiveStatusText } from '../projects/liveStatus';
 import { useStudio } from '../state/studioStore';
 import { AnonymousWorkOffer } from './AnonymousWorkOffer';
@@ -37,6 +40,7 @@ export function ProjectPanel() {
             {status}
           </p>
           {message && <p className="hint">{message}</p>}
+          <KeptPhotos />
           <JobPanel canStart={open.role !== 'reviewer'} />
           {open.role === 'owner' && <ShareForm />}
           <button type="button" className="small" onClick={closeProject}>
@@ -50,6 +54,31 @@ export function ProjectPanel() {
         </>
       )}
     </section>
+  );
+}
+
+/** Photos another member removed while they held my unsaved edits: each says so, and its button adds it back. */
+function KeptPhotos() {
+  const kept = useOpenProject((s) => s.keptOutside);
+  const images = useStudio((s) => s.history.present.images);
+  const addable = useOpenProject((s) => roleMayAddBack(s.open?.role));
+  const open = keptPhotosOpen(kept, images);
+  if (!open.length) return null;
+  return (
+    <ul className="project-list" aria-label="Removed from the project">
+      {open.map((photo) => (
+        <li key={photo.imageId} className="row spread" data-testid="kept-photo">
+          <span className="small">{`${photo.removedBy ?? 'Another member'} removed ${photo.name}; your unsaved changes on it are kept here.`}</span>
+          {addable ? (
+            <button type="button" className="small" title={`Uploads it to the project again with your changes (${chordLabel(addPhotoBackCommand.keys[0])} on the photo does it too)`} onClick={() => addPhotoBack(photo.imageId)}>
+              Add back {photo.name}
+            </button>
+          ) : (
+            <span className="muted small">A reviewer cannot add photos to the project; your changes stay here (Export keeps them).</span>
+          )}
+        </li>
+      ))}
+    </ul>
   );
 }
 

@@ -5,29 +5,33 @@
  * image, the current one first, gets the candidates the engine finds (segment everything, and text
  * detection of the learned classes a detector names) classified by the learned model
  * (engine/learn/proposeLearned.ts), none repeating or surrounding an accepted object of its class. What
- * lands goes through the studio's de-duplication too, so nothing rejected before is proposed again. Stop ends the run after the
- * image in progress.
+ * lands goes through the studio's de-duplication too, so nothing rejected before is proposed again. Stop ends the run at
+ * once: the engine's run on the image in progress stops, and that image gets nothing.
  */
 import type { Annotation, ClassDef, ImageEntry } from '../../annotations/annotation';
 import { proposedBy } from '../../annotations/review';
 import { maskBox, type RegionDescriptor } from '../../engine/learn/descriptors';
-import { classifyCandidates, lessonsOfLabelledPhoto, type Candidate } from '../../engine/learn/proposeLearned';
+import { classifyCandidates, lessonsOfLabelledPhoto, type Candidate, type LabelledRegion } from '../../engine/learn/proposeLearned';
 import type { PolygonWithHoles } from '../../engine/types';
 import { labellingOrder, type AddProposals, type LabelAllProgress } from '../inference/labelAll';
 import type { StudioDocument } from '../state/model';
 import { classNamed, labelledRegions, learnedClassName, pendingLessons } from './lessons';
 import type { SessionLearner } from './sessionLearner';
 
-/** Label all's progress, its steps being the labelled photos learned from and then the images answered; `classes`: the learned classes proposed. */
-export type LabelLikeMineProgress = Omit<LabelAllProgress, 'prompts'> & { readonly classes: readonly string[] };
+/**
+ * Label all's progress, its steps being the labelled photos learned from and then the images answered;
+ * `classes`: the learned classes proposed; `segmented`: how far the engine's segment everything is on
+ * the image in progress (the long part of a step), absent before its first answer.
+ */
+export type LabelLikeMineProgress = Omit<LabelAllProgress, 'prompts'> & { readonly classes: readonly string[]; readonly segmented?: { readonly decoded: number; readonly planned: number } };
 
 /** A candidate with the outline it is drawn with. */
 export type TracedCandidate = Candidate & { readonly polygons: readonly PolygonWithHoles[] };
 
 export interface LabelLikeMinePorts {
   document(): Pick<StudioDocument, 'images' | 'activeImageId' | 'objects' | 'classes'>;
-  /** The engine's candidates on an image; `textClasses`: learned classes a detector names, asked for by text too. */
-  candidates(image: ImageEntry, textClasses: readonly string[], signal: AbortSignal): Promise<TracedCandidate[]>;
+  /** The engine's candidates on an image; `textClasses`: learned classes a detector names, asked for by text too; `segmented`: the engine's progress on it. */
+  candidates(image: ImageEntry, textClasses: readonly string[], signal: AbortSignal, segmented?: (decoded: number, planned: number) => void): Promise<TracedCandidate[]>;
   describe(imageId: string, masks: readonly Candidate['mask'][]): Promise<RegionDescriptor[]>;
   /** Whether a detector names this class. */
   detectorKnows(name: string): boolean;
@@ -58,17 +62,25 @@ function proposalObject(candidate: TracedCandidate, target: ClassDef, probabilit
 }
 
 /**
- * A photo learned from as labelled taught its other regions as background (lessons.ts): those regions
- * are not proposed there, whatever the classifier makes of them afterwards (a region taught as
- * background can still score as a class it resembles).
+ * The candidates found on an image that may be proposed there, each with its descriptor. A photo
+ * learned from as labelled taught its other regions as background (lessons.ts): there only the
+ * candidates matching one of the person's objects are kept, whatever the classifier makes of the
+ * rest afterwards (a region taught as background can still score as a class it resembles).
  */
-function withoutTaughtBackground(found: { candidates: TracedCandidate[]; descriptors: RegionDescriptor[] }, labelled: ReturnType<typeof labelledRegions>) {
+export function proposableCandidates(
+  found: { candidates: TracedCandidate[]; descriptors: RegionDescriptor[] },
+  labelled: readonly LabelledRegion[],
+  learnedFromAsLabelled: boolean,
+): { candidates: TracedCandidate[]; descriptors: RegionDescriptor[] } {
+  if (!learnedFromAsLabelled) return found;
   const lessons = lessonsOfLabelledPhoto(found.candidates, labelled);
   const kept = lessons.flatMap((lesson, i) => (lesson === null ? [] : [i]));
   return { candidates: kept.map((i) => found.candidates[i]), descriptors: kept.map((i) => found.descriptors[i]) };
 }
 
 export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMinePorts, signal: AbortSignal, onProgress: (progress: LabelLikeMineProgress) => void): Promise<LabelLikeMineProgress> {
+  // Catching up can describe several photos' objects: the line says so from the start, not only once the steps begin.
+  onProgress({ classes: learner.taughtClasses(), done: 0, total: 0, added: 0, leftOut: [], working: 'learning your latest labels', stopped: false });
   await learner.learnPending();
   const doc = ports.document();
   const order = labellingOrder(doc.images, doc.activeImageId);
@@ -78,11 +90,17 @@ export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMin
   const report = (change: Partial<LabelLikeMineProgress>) => onProgress((progress = { ...progress, ...change }));
   const textClasses = classes.filter((c) => ports.detectorKnows(c));
   const found = new Map<string, { candidates: TracedCandidate[]; descriptors: RegionDescriptor[] }>();
+  /** The image's candidates; undefined when Stop ended the engine's run on it (the engine rejects a stopped call). */
   const candidatesOf = async (image: ImageEntry) => {
     let entry = found.get(image.id);
     if (!entry) {
-      const candidates = await ports.candidates(image, textClasses, signal);
-      entry = { candidates, descriptors: await ports.describe(image.id, candidates.map((c) => c.mask)) };
+      try {
+        const candidates = await ports.candidates(image, textClasses, signal, (decoded, planned) => report({ segmented: { decoded, planned } }));
+        entry = { candidates, descriptors: await ports.describe(image.id, candidates.map((c) => c.mask)) };
+      } catch (error) {
+        if (signal.aborted) return undefined;
+        throw error;
+      }
       found.set(image.id, entry);
     }
     return entry;
@@ -90,18 +108,19 @@ export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMin
 
   for (const image of labelled) {
     if (signal.aborted) break;
-    report({ working: `learning from your labels on ${image.name}` });
-    const { candidates, descriptors } = await candidatesOf(image);
-    learner.teachLabelledPhoto(image, candidates, descriptors);
+    report({ working: `learning from your labels on ${image.name}`, segmented: undefined });
+    const onPhoto = await candidatesOf(image);
+    if (!onPhoto) break;
+    learner.teachLabelledPhoto(image, onPhoto.candidates, onPhoto.descriptors);
     report({ done: progress.done + 1 });
   }
   for (const image of order) {
     if (signal.aborted) break;
-    report({ working: image.name });
+    report({ working: image.name, segmented: undefined });
     const onImage = await candidatesOf(image);
-    if (signal.aborted) break;
+    if (!onImage || signal.aborted) break;
     const now = ports.document();
-    const { candidates, descriptors } = learner.isMined(image.id) ? withoutTaughtBackground(onImage, labelledRegions(now, image)) : onImage;
+    const { candidates, descriptors } = proposableCandidates(onImage, labelledRegions(now, image), learner.isMined(image.id));
     const existing = labelledRegions(now, image).flatMap((r) => {
       const box = r.box ?? (r.mask && maskBox(r.mask));
       return box ? [{ classId: r.classId, box }] : [];
@@ -120,6 +139,6 @@ export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMin
     }
     report({ done: progress.done + 1, added: progress.added + added, leftOut: [...progress.leftOut, ...reasons] });
   }
-  report({ working: null, stopped: signal.aborted });
+  report({ working: null, segmented: undefined, stopped: signal.aborted });
   return progress;
 }

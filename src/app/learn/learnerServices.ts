@@ -58,8 +58,12 @@ export const useLabelLikeMine = createBackgroundRunStore<LabelLikeMineProgress>(
 
 const detectorKnows = (name: string) => interpretPrompt(name).classes.length > 0;
 
-async function candidatesOn(imageId: string, textClasses: readonly string[], tolerance: number, signal: AbortSignal): Promise<TracedCandidate[]> {
-  const everything = await engineSession.segmentEverything(imageId, { outline: { tolerance }, options: { rule: BULK_EVERYTHING_RULE } }, { signal });
+async function candidatesOn(imageId: string, textClasses: readonly string[], tolerance: number, signal: AbortSignal, segmented?: (decoded: number, planned: number) => void): Promise<TracedCandidate[]> {
+  const everything = await engineSession.segmentEverything(
+    imageId,
+    { outline: { tolerance }, options: { rule: BULK_EVERYTHING_RULE } },
+    { signal, onEvent: (e) => segmented?.(e.decoded, e.planned) },
+  );
   const fromText = textClasses.length ? (await engineSession.segmentText(imageId, textClasses, { tolerance })).results : [];
   return [
     ...everything.proposals.map((p) => ({ mask: p.mask, polygons: p.polygons, ...(p.label === undefined ? {} : { label: p.label, detectorScore: p.detectorScore }) })),
@@ -86,7 +90,7 @@ export function startLabelLikeMine(): boolean {
         sessionLearner,
         {
           document: currentDocument,
-          candidates: (image, textClasses, stop) => candidatesOn(image.id, textClasses, tolerance, stop),
+          candidates: (image, textClasses, stop, segmented) => candidatesOn(image.id, textClasses, tolerance, stop, segmented),
           describe: (imageId, masks) => engineSession.describeRegions(imageId, masks),
           detectorKnows,
           add: addWithoutDuplicates,

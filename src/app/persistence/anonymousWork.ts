@@ -85,7 +85,7 @@ export async function bringAnonymousWorkIn(name: string, projects: ProjectMaker)
     }
     await made.uploaded;
   } catch (error) {
-    throw new Error(`${error instanceof Error ? error.message : String(error)} Your work from before signing in is still kept in this browser.`);
+    throw new Error(`${error instanceof Error ? error.message : String(error)} Your work from before signing in is still kept in this browser: bring it in again to finish (the same project is filled, not a second one made).`);
   }
   const space = useLocalSpace.getState().space;
   if (space && space.name !== ANONYMOUS.name) for (const [id, blob] of session.blobs) await saveImage(space, id, blob).catch(() => undefined);

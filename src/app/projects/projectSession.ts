@@ -21,6 +21,7 @@ import { showProjectInAddress } from './projectLink';
 import { applyJobEvent, closedProjectState, useOpenProject } from './projectStore';
 import { followProjectEvents } from './projectEvents';
 import { followRemoteImages } from './remoteImages';
+import { followKeptPhotos, keepOutside, mayAddBack } from './keptPhotos';
 
 const PUSH_DELAY_MS = 400;
 const RETRY_MS = 5_000;
@@ -90,11 +91,18 @@ function follow(api: ProjectApi, sync: ProjectSync): Promise<void> {
     hide: (imageId) => studio.removeRemoteImage(imageId),
     keptOutside: (imageId, removedBy) => {
       const name = currentDocument().images.find((image) => image.id === imageId)?.name ?? 'a photo';
-      useUi.getState().setNotice(`${removedBy ?? 'Another member'} removed ${name} from the project. Your changes on it that were not saved yet are kept here, outside the project.`);
+      keepOutside({ imageId, name, removedBy });
+      useUi
+        .getState()
+        .setNotice(`${removedBy ?? 'Another member'} removed ${name} from the project. Your changes on it that were not saved yet are kept here, outside the project${mayAddBack() ? ': Add back (in the Project panel, or U on the photo) puts it in the project again with them' : ''}.`);
     },
     stopped: () => stopped,
   });
   onImageNotOpen = (serverImageId) => remoteImages.added(serverImageId);
+  const stopKeptPhotos = followKeptPhotos((imageId) => {
+    useOpenProject.setState({ busy: true });
+    void settle(sync.addBack(imageId));
+  });
   let last = currentDocument();
   const unsubscribe = useStudio.subscribe((state) => {
     if (state.history.present === last) return;
@@ -140,6 +148,7 @@ function follow(api: ProjectApi, sync: ProjectSync): Promise<void> {
   stopSync = () => {
     stopped = true;
     clearTimeout(timer);
+    stopKeptPhotos();
     unsubscribe();
     stopEvents();
     window.removeEventListener('online', online);

@@ -19,9 +19,18 @@ interface OpenProjectState {
   mine: ReadonlySet<string>;
   /** The revision of the project's learned model the event stream last announced: the learner follows it (learn/projectLearnedServices.ts). */
   learnedRevision: number | null;
+  /** Photos another member removed while this studio held unsaved edits on them: kept here, outside the project (keptPhotos.ts). */
+  keptOutside: readonly KeptPhoto[];
 }
 
-const CLOSED = { open: null, state: 'saved', message: null, stream: 'connecting', busy: false, editsWaiting: false, jobs: [], mine: new Set<string>(), learnedRevision: null } as const satisfies OpenProjectState;
+/** A photo kept outside the project; `removedBy` names who removed it, when the server said. */
+export interface KeptPhoto {
+  readonly imageId: string;
+  readonly name: string;
+  readonly removedBy: string | null;
+}
+
+const CLOSED = { open: null, state: 'saved', message: null, stream: 'connecting', busy: false, editsWaiting: false, jobs: [], mine: new Set<string>(), learnedRevision: null, keptOutside: [] } as const satisfies OpenProjectState;
 
 export const useOpenProject = create<OpenProjectState>(() => closedProjectState());
 

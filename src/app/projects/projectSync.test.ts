@@ -9,21 +9,9 @@ import { emptyDocument, type StudioDocument } from '../state/model';
 import { type Annotation } from '../../annotations/annotation';
 import { setObjects } from '../state/documentOps';
 import { ProjectApi } from './projectApi';
+import { CAT, square } from './testObjects';
 import { openProject, ProjectSync, type SyncState, type SyncedImage } from './projectSync';
 import type { Project } from '../../contract/projects';
-
-const CAT = { id: 1, name: 'cat', color: '#ff5c5c' };
-const square = (id: string, x: number, extra: Partial<Annotation> = {}): Annotation => ({
-  id,
-  label: 'cat',
-  classId: 1,
-  confidence: 1,
-  color: CAT.color,
-  visible: true,
-  polygons: [{ outer: [[x, 20], [x + 40, 20], [x + 40, 60], [x, 60]], holes: [] }],
-  source: 'local',
-  ...extra,
-});
 
 /** One person's studio: a document, a sync, and the states it showed. */
 function studio(server: TestServer, user: TestUser, project: Project, doc: StudioDocument, images = new Map<string, SyncedImage>()) {
