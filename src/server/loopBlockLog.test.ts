@@ -1,0 +1,40 @@
+import { createServer } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { LoopBlockLog, requestKind, type LoopBlock } from './loopBlockLog';
+
+describe('requestKind', () => {
+  it('names a route without its ids and keeps only an export format from the query', () => {
+    expect(requestKind('GET', '/api/v1/projects/prj_01HZX9ABCDEF12/export?format=coco&x=1')).toBe('GET /api/v1/projects/{id}/export?format=coco');
+    expect(requestKind('PUT', '/api/v1/projects/p_9f8e7d6c5b/images/img-00000000013a/annotations')).toBe('PUT /api/v1/projects/{id}/images/{id}/annotations');
+    expect(requestKind('GET', '/api/v1/health')).toBe('GET /api/v1/health');
+  });
+});
+
+describe('LoopBlockLog', () => {
+  it('records a block of the event loop with its main-thread CPU and the request then in flight', async () => {
+    const blocks: LoopBlock[] = [];
+    const log = new LoopBlockLog(undefined, { tickMs: 5, minBlockMs: 20, write: (block) => blocks.push(block) });
+    const server = createServer((request, response) => {
+      // The request's handler holds the loop for 120 ms of CPU before answering.
+      const until = performance.now() + 120;
+      while (performance.now() < until);
+      setTimeout(() => response.end('done'), 30);
+    });
+    log.watch(server);
+    await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+    try {
+      const { port } = server.address() as { port: number };
+      await (await fetch(`http://127.0.0.1:${port}/api/v1/projects/prj_01HZX9ABCDEF12/export?format=voc`)).text();
+      await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      log.stop();
+      server.close();
+    }
+    const longest = blocks.reduce((a, b) => (b.wallMs > a.wallMs ? b : a));
+    expect(longest.wallMs).toBeGreaterThanOrEqual(100);
+    // CPU, not wall time: never more than the block (plus one tick), some of it even on a loaded machine.
+    expect(longest.cpuMs).toBeGreaterThan(20);
+    expect(longest.cpuMs).toBeLessThanOrEqual(longest.wallMs + 10);
+    expect(longest.inFlight).toEqual(['GET /api/v1/projects/{id}/export?format=voc']);
+  });
+});
