@@ -8,8 +8,9 @@
  *
  *   npm run bench:adversarial -- [--only gif,revision]
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { connect, type Socket } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -18,6 +19,7 @@ import { readZip } from '../src/annotations/formats/zip';
 import { API_ROUTES } from '../src/contract/routes';
 import { EXPORT_FORMATS, type AnnotationObject } from '../src/contract/projects';
 import { gifFrameBomb } from '../test/support/badImages';
+import { LoopBlockFile, longestBlock } from './loopBlocks';
 import { ringObjects } from './ringObjects';
 import { startServerProcess } from './serverProcess';
 
@@ -43,6 +45,8 @@ interface AttackRow extends Outcome {
   answersAtLeast500: number;
   healthP99Ms: number;
   healthMaxMs: number;
+  /** The server's longest event-loop block meanwhile (LOOP_BLOCK_LOG): wall and main-thread CPU ms, and what was in flight then. */
+  longestBlock: { wallMs: number; cpuMs: number; inFlight: string[] };
 }
 
 /** The answers an attack drew, counted as they come. */
@@ -142,7 +146,82 @@ async function timed(request: () => Promise<Response>): Promise<number> {
   return performance.now() - started;
 }
 
-type Attack = (answers: Answers) => Promise<Outcome>;
+/** What an attack may know of the server it attacks. */
+interface Target {
+  url: string;
+  pid: number;
+}
+
+type Attack = (answers: Answers, target: Target) => Promise<Outcome>;
+
+/** The soft limit on open files of a process (/proc, Linux). */
+function openFileLimit(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/limits`, 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+  return Number(line?.split(/\s{2,}/)[1]);
+}
+
+const openFiles = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
+
+const SLOW_SOCKETS = 8000;
+/** Past the server's 30 s header deadline (HEADERS_TIMEOUT_MS) and Node's check of it (1 s). */
+const SLOW_SOCKETS_HOLD_MS = 36_000;
+
+/**
+ * `count` sockets to the server, opened 250 at a time: every other one idle (connected, nothing
+ * sent), the rest slow-loris (a request line, then one header byte every 2 s). Each one's end is
+ * noted: when the server closed it, and whether it answered first.
+ */
+async function slowSockets(url: string, count: number): Promise<{ sockets: Socket[]; opened: () => number; closedByServer: () => number; answered: () => number; stop: () => void }> {
+  const { hostname, port } = new URL(url);
+  const sockets: Socket[] = [];
+  let opened = 0;
+  let closedByServer = 0;
+  let answered = 0;
+  const tricklers: NodeJS.Timeout[] = [];
+  for (let first = 0; first < count; first += 250) {
+    const batch = Array.from({ length: Math.min(250, count - first) }, (_, j) => first + j);
+    await Promise.all(
+      batch.map(
+        (i) =>
+          new Promise<void>((ready) => {
+            const socket = connect({ host: hostname, port: Number(port) });
+            let ended = false;
+            socket.once('connect', () => {
+              opened += 1;
+              if (i % 2 === 1) {
+                socket.write(`GET /api/v1/health HTTP/1.1\r\nHost: ${hostname}\r\nX-Slow: `);
+                // Spread over the 2 s so the trickle is steady, not 4,000 writes at once.
+                const start = setTimeout(() => tricklers.push(setInterval(() => socket.writable && socket.write('a'), 2000)), (i * 7) % 2000);
+                tricklers.push(start);
+              }
+              ready();
+            });
+            socket.on('data', () => (answered += 1));
+            socket.on('error', () => ready());
+            socket.once('close', () => {
+              if (!ended) closedByServer += 1;
+              ready();
+            });
+            socket.once('stop', () => (ended = true));
+            sockets.push(socket);
+          }),
+      ),
+    );
+  }
+  return {
+    sockets,
+    opened: () => opened,
+    closedByServer: () => closedByServer,
+    answered: () => answered,
+    stop: () => {
+      for (const timer of tricklers) clearInterval(timer);
+      for (const socket of sockets) {
+        socket.emit('stop');
+        socket.destroy();
+      }
+    },
+  };
+}
 
 async function photo(seed: number): Promise<Buffer> {
   const base = readFileSync(join(repoRoot, 'public/samples/chelsea.png'));
@@ -150,6 +229,44 @@ async function photo(seed: number): Promise<Buffer> {
 }
 
 const ATTACKS: Record<string, { name: string; run: Attack }> = {
+  sockets: {
+    name: `${SLOW_SOCKETS.toLocaleString('en-US')} idle and slow-loris sockets held ${SLOW_SOCKETS_HOLD_MS / 1000} s → /health and a normal user still answered, every socket closed by its deadline`,
+    run: async (answers, target) => {
+      const user = await ownerWithImage(answers, 'normal.png', await photo(4));
+      const limit = openFileLimit(target.pid);
+      const filesBefore = openFiles(target.pid);
+      const attack = await slowSockets(target.url, SLOW_SOCKETS);
+      const filesDuring = openFiles(target.pid);
+      // A normal user's requests meanwhile, one every second: a read and a small write.
+      const userAnswers: number[] = [];
+      const userLatencies: number[] = [];
+      let revision = 0;
+      const until = performance.now() + SLOW_SOCKETS_HOLD_MS;
+      while (performance.now() < until) {
+        const started = performance.now();
+        const read = await user.owner.send(user.annotationsPath).catch(() => undefined);
+        await read?.arrayBuffer();
+        const write = await user.owner.json<{ revision: number }>(user.annotationsPath, 'PUT', { revision, objects: ringObjects(1, 8, 150, 100) }).catch(() => undefined);
+        if (write?.status === 200) revision = write.body.revision;
+        userAnswers.push(read?.status ?? -1, write?.status ?? -1);
+        userLatencies.push(performance.now() - started);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      const opened = attack.opened();
+      const closed = attack.closedByServer();
+      const answered = attack.answered();
+      attack.stop();
+      const userOk = userAnswers.every((status) => status === 200);
+      const held = opened === SLOW_SOCKETS && userOk && closed === opened;
+      return {
+        held,
+        detail:
+          `server's open-file limit ${limit}; ${opened} of ${SLOW_SOCKETS} sockets opened (server's open files ${filesBefore} → ${filesDuring}); ` +
+          `${closed} closed by the server within ${SLOW_SOCKETS_HOLD_MS / 1000} s (${answered} with an answer first); ` +
+          `the normal user's ${userAnswers.length} requests: ${userOk ? 'all 200' : `answers ${[...new Set(userAnswers)].join(', ')}`}, read + write ${ms(userLatencies)}`,
+      };
+    },
+  },
   gif: {
     name: 'GIF frame bomb (100² screen, 16300² frame) → 400',
     run: async (answers) => {
@@ -353,26 +470,32 @@ async function main(): Promise<void> {
   const only = args.only?.split(',');
   const chosen = Object.entries(ATTACKS).filter(([id]) => !only || only.includes(id));
   log(`starting a server process (load average ${loadavg()[0].toFixed(2)} on ${cpus().length} cores)`);
-  const server = await startServerProcess('adversarial', { INFERENCE_WORKERS: '1', TRUST_PROXY: 'true', SIGNUP_FREE_PER_ADDRESS: '1000', RATE_LIMIT_PER_SECOND: '1000000' });
+  const blockLog = new LoopBlockFile();
+  const server = await startServerProcess('adversarial', { INFERENCE_WORKERS: '1', TRUST_PROXY: 'true', SIGNUP_FREE_PER_ADDRESS: '1000', RATE_LIMIT_PER_SECOND: '1000000', LOOP_BLOCK_LOG: blockLog.path });
   const rows: AttackRow[] = [];
   try {
     for (const [id, attack] of chosen) {
       const answers = new Answers(server.url);
-      const { value, p99Ms, maxMs } = await withHealthProbes(server.url, () => attack.run(answers).catch((error: unknown): Outcome => ({ held: false, detail: `the attack script failed: ${String(error)}` })));
-      const outcome = value;
+      const { value: probed, blocks } = await blockLog.during(() =>
+        withHealthProbes(server.url, () => attack.run(answers, server).catch((error: unknown): Outcome => ({ held: false, detail: `the attack script failed: ${String(error)}` }))),
+      );
+      const { value: outcome, p99Ms, maxMs } = probed;
+      const worst = blocks.reduce((a, b) => (b.cpuMs > a.cpuMs ? b : a), { cpuMs: 0, inFlight: [] as string[] });
+      const longest = { ...longestBlock(blocks), inFlight: worst.inFlight.filter((kind) => !kind.endsWith('/health')) };
       const held = outcome.held && answers.atLeast500 === 0 && p99Ms <= HEALTH_P99_BAR_MS;
-      rows.push({ attack: `${id}: ${attack.name}`, requests: answers.requests, answersAtLeast500: answers.atLeast500, healthP99Ms: p99Ms, healthMaxMs: maxMs, held, detail: outcome.detail });
-      log(`${id}: ${held ? 'held' : 'NOT HELD'} (${answers.requests} requests, ${answers.atLeast500} >= 500, health p99 ${p99Ms.toFixed(1)} ms) ${outcome.detail}`);
+      rows.push({ attack: `${id}: ${attack.name}`, requests: answers.requests, answersAtLeast500: answers.atLeast500, healthP99Ms: p99Ms, healthMaxMs: maxMs, longestBlock: longest, held, detail: outcome.detail });
+      log(`${id}: ${held ? 'held' : 'NOT HELD'} (${answers.requests} requests, ${answers.atLeast500} >= 500, health p99 ${p99Ms.toFixed(1)} ms, longest loop block ${longest.cpuMs.toFixed(0)} ms CPU / ${longest.wallMs.toFixed(0)} ms wall${longest.inFlight.length ? ` during ${longest.inFlight.join(' + ')}` : ''}) ${outcome.detail}`);
     }
   } finally {
     await server.stop();
+    blockLog.remove();
   }
   const table = [
-    '| attack | requests | answers >= 500 | /health p99 | /health max | outcome |',
-    '|---|---:|---:|---:|---:|---|',
-    ...rows.map((r) => `| ${r.attack} | ${r.requests} | ${r.answersAtLeast500} | ${r.healthP99Ms.toFixed(1)} ms | ${r.healthMaxMs.toFixed(1)} ms | ${r.held ? 'held' : '**not held**'}: ${r.detail.replace(/\|/g, '\\|')} |`),
+    '| attack | requests | answers >= 500 | /health p99 | /health max | longest loop block: CPU / wall | outcome |',
+    '|---|---:|---:|---:|---:|---:|---|',
+    ...rows.map((r) => `| ${r.attack} | ${r.requests} | ${r.answersAtLeast500} | ${r.healthP99Ms.toFixed(1)} ms | ${r.healthMaxMs.toFixed(1)} ms | ${r.longestBlock.cpuMs.toFixed(0)} / ${r.longestBlock.wallMs.toFixed(0)} ms | ${r.held ? 'held' : '**not held**'}: ${r.detail.replace(/\|/g, '\\|')} |`),
   ].join('\n');
-  console.log(table);
+  console.log(`${table}\n\nLoad average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' / ')} on ${cpus().length} cores.`);
   const out = join(repoRoot, 'bench/results/adversarial.json');
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, JSON.stringify({ at: new Date().toISOString(), cores: cpus().length, loadAverage: loadavg(), healthP99BarMs: HEALTH_P99_BAR_MS, rows }, null, 2));

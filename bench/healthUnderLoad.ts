@@ -21,8 +21,8 @@
  *
  *   npm run bench:health -- [--formats coco,yolo] [--idle-seconds 35] [--settle-seconds 60] [--skip-uploads] [--skip-writes] [--glibc-default | --plain-start]
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -31,6 +31,7 @@ import { EXPORT_FORMATS, type AnnotationObject } from '../src/contract/projects'
 import type { LoopBlock } from '../src/server/loopBlockLog';
 import { MALLOC_SETTING_ENV } from '../src/server/mallocSetting';
 import { gifFrameBomb } from '../test/support/badImages';
+import { LoopBlockFile, longestBlock, type LongestBlock } from './loopBlocks';
 import { ringObjects } from './ringObjects';
 import { startServerProcess } from './serverProcess';
 
@@ -77,17 +78,6 @@ function mainThreadCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** The server's event-loop blocks written since `fromLine` (LOOP_BLOCK_LOG: one JSON line each). */
-function loopBlocksSince(file: string, fromLine: number): LoopBlock[] {
-  let text = '';
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return [];
-  }
-  return text.split('\n').filter(Boolean).slice(fromLine).map((line) => JSON.parse(line) as LoopBlock);
-}
-
 const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
 
 interface Row {
@@ -103,7 +93,7 @@ interface Row {
   /** CPU the server's event loop used meanwhile, the probes' own included (the idle row shows theirs). */
   mainThreadCpuMs: number;
   /** The longest event-loop block while the request ran (LOOP_BLOCK_LOG): wall and main-thread CPU ms; 0 when none reached 20 ms. */
-  longestBlock: { wallMs: number; cpuMs: number };
+  longestBlock: LongestBlock;
   /** Blocks with 50 ms or more of main-thread CPU. */
   blocksOver50CpuMs: number;
   /** Another account's small annotation writes sent one after another while the request ran (their latencies). */
@@ -128,9 +118,9 @@ async function smallWritesUntil(stop: Promise<unknown>, writeSmall: () => Promis
 }
 
 /** Runs `work` while probing the server's health every 50 ms; the probes' latencies and the work's status and time. */
-async function probed(url: string, pid: number, blockLog: string, request: string, work: () => Promise<Response>, writeSmall?: () => Promise<Response>): Promise<Row> {
+async function probed(url: string, pid: number, blockLog: LoopBlockFile, request: string, work: () => Promise<Response>, writeSmall?: () => Promise<Response>): Promise<Row> {
   const cpuBefore = mainThreadCpuMs(pid);
-  const blocksBefore = loopBlocksSince(blockLog, 0).length;
+  const blocksBefore = blockLog.read().length;
   const latencies: Promise<number | undefined>[] = [];
   const probe = () => {
     const started = performance.now();
@@ -162,13 +152,12 @@ async function probed(url: string, pid: number, blockLog: string, request: strin
   const mainThreadCpu = mainThreadCpuMs(pid) - cpuBefore;
   // The blocking tick is written by the server when the block ends: give it a moment.
   await new Promise((r) => setTimeout(r, 50));
-  const blocks = loopBlocksSince(blockLog, blocksBefore);
-  const longest = blocks.reduce((a, b) => (b.cpuMs > a.cpuMs ? { wallMs: b.wallMs, cpuMs: b.cpuMs } : a), { wallMs: 0, cpuMs: 0 });
-  const longestBlock = { wallMs: Math.max(0, ...blocks.map((b) => b.wallMs)), cpuMs: longest.cpuMs };
+  const blocks = blockLog.read(blocksBefore);
+  const longest = longestBlock(blocks);
   const blocksOver50CpuMs = blocks.filter((b) => b.cpuMs >= 50).length;
   const ok = settled.filter((l): l is number => l !== undefined).sort((a, b) => a - b);
-  const row = { request, status, tookMs, probes: settled.length, p50Ms: percentile(ok, 50), p99Ms: percentile(ok, 99), maxMs: ok[ok.length - 1] ?? NaN, failedProbes: settled.length - ok.length, mainThreadCpuMs: mainThreadCpu, longestBlock, blocksOver50CpuMs, ...(otherAccountWrites ? { otherAccountWrites } : {}) };
-  log(`${request}: ${status} in ${Math.round(tookMs)} ms; health p50 ${row.p50Ms.toFixed(1)} p99 ${row.p99Ms.toFixed(1)} max ${row.maxMs.toFixed(1)} ms over ${row.probes} probes; server main thread CPU ${mainThreadCpu} ms; longest loop block ${longestBlock.wallMs.toFixed(0)} ms wall / ${longestBlock.cpuMs.toFixed(0)} ms CPU (${blocksOver50CpuMs} ≥ 50 ms CPU)${otherAccountWrites ? `; another account's ${otherAccountWrites.count} small writes p50 ${otherAccountWrites.p50Ms.toFixed(1)} p99 ${otherAccountWrites.p99Ms.toFixed(1)} max ${otherAccountWrites.maxMs.toFixed(1)} ms (${otherAccountWrites.statuses.join(', ')})` : ''}`);
+  const row = { request, status, tookMs, probes: settled.length, p50Ms: percentile(ok, 50), p99Ms: percentile(ok, 99), maxMs: ok[ok.length - 1] ?? NaN, failedProbes: settled.length - ok.length, mainThreadCpuMs: mainThreadCpu, longestBlock: longest, blocksOver50CpuMs, ...(otherAccountWrites ? { otherAccountWrites } : {}) };
+  log(`${request}: ${status} in ${Math.round(tookMs)} ms; health p50 ${row.p50Ms.toFixed(1)} p99 ${row.p99Ms.toFixed(1)} max ${row.maxMs.toFixed(1)} ms over ${row.probes} probes; server main thread CPU ${mainThreadCpu} ms; longest loop block ${longest.wallMs.toFixed(0)} ms wall / ${longest.cpuMs.toFixed(0)} ms CPU (${blocksOver50CpuMs} ≥ 50 ms CPU)${otherAccountWrites ? `; another account's ${otherAccountWrites.count} small writes p50 ${otherAccountWrites.p50Ms.toFixed(1)} p99 ${otherAccountWrites.p99Ms.toFixed(1)} max ${otherAccountWrites.maxMs.toFixed(1)} ms (${otherAccountWrites.statuses.join(', ')})` : ''}`);
   return row;
 }
 
@@ -206,9 +195,8 @@ async function main(): Promise<void> {
   // As `npm run serve` starts it (package.json): glibc's fixed mmap threshold, see src/server/README.md (Deployment).
   // --plain-start: neither, as `node src/server/main.ts` would be started by hand (the server sets it itself).
   const glibc: Record<string, string> = args['glibc-default'] ? { MASKWRIGHT_MALLOC: 'glibc-default' } : args['plain-start'] ? {} : { ...MALLOC_SETTING_ENV };
-  const blockDir = mkdtempSync(join(tmpdir(), 'mw-bench-health-blocks-'));
-  const blockLog = join(blockDir, 'loop-blocks.jsonl');
-  const server = await startServerProcess('health', { INFERENCE_WORKERS: '1', LOOP_BLOCK_LOG: blockLog, ...glibc });
+  const blockLog = new LoopBlockFile();
+  const server = await startServerProcess('health', { INFERENCE_WORKERS: '1', LOOP_BLOCK_LOG: blockLog.path, ...glibc });
   const { url, pid } = server;
   const rows: Row[] = [];
   let peak = 0;
@@ -291,7 +279,7 @@ async function main(): Promise<void> {
       `Worst p99 of any request: ${Math.max(...rows.map((r) => r.p99Ms)).toFixed(1)} ms; worst single probe: ${Math.max(...rows.map((r) => r.maxMs)).toFixed(1)} ms; longest event-loop block: ${Math.max(...rows.map((r) => r.longestBlock.cpuMs)).toFixed(0)} ms of CPU (${Math.max(...rows.map((r) => r.longestBlock.wallMs)).toFixed(0)} ms wall); load average ${loadavg().map((l) => l.toFixed(2)).join(' / ')}.`,
       '',
       'Longest event-loop blocks by the request kinds in flight (/health probes left out):',
-      ...longestBlocksByKind(loopBlocksSince(blockLog, 0)),
+      ...longestBlocksByKind(blockLog.read()),
     ].join('\n');
     console.log(table);
     const out = join(repoRoot, 'bench/results/healthUnderLoad.json');
@@ -301,7 +289,7 @@ async function main(): Promise<void> {
   } finally {
     clearInterval(sampler);
     await server.stop();
-    rmSync(blockDir, { recursive: true, force: true });
+    blockLog.remove();
   }
 }
 
