@@ -90,6 +90,7 @@ async function withHealthProbes<T>(url: string, work: () => Promise<T>): Promise
 
 interface Account {
   email: string;
+  key: string;
   password: string;
   send: (path: string, init?: RequestInit & { from?: string }) => Promise<Response>;
   json: <T>(path: string, method: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; body: T }>;
@@ -113,7 +114,7 @@ async function newAccount(answers: Answers): Promise<Account> {
     const text = await response.text();
     return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
   };
-  return { email, password, send, json };
+  return { email, key, password, send, json };
 }
 
 const classes = (names: string[]) => names.map((name, i) => ({ id: i + 1, name, color: '#3366ff' }));
@@ -228,7 +229,99 @@ async function photo(seed: number): Promise<Buffer> {
   return sharp(base).resize(160 + seed).png().toBuffer();
 }
 
+/** Two API processes on one PostgreSQL schema of their own (dropped afterwards), the first started alone so that it migrates. */
+async function twoProcessesOnPostgres(databaseUrl: string, env: Record<string, string>): Promise<{ urls: string[]; stop: () => Promise<void> }> {
+  const schema = `adversarial_${Date.now()}`;
+  const shared = { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema, INFERENCE_WORKERS: '1', TRUST_PROXY: 'true', SIGNUP_FREE_PER_ADDRESS: '1000', RATE_LIMIT_PER_SECOND: '1000000', ...env };
+  const first = await startServerProcess('adversarial-pg-a', shared);
+  const second = await startServerProcess('adversarial-pg-b', shared).catch(async (error: unknown) => {
+    await first.stop();
+    throw error;
+  });
+  return {
+    urls: [first.url, second.url],
+    stop: async () => {
+      await Promise.all([first.stop(), second.stop()]);
+      const { default: pg } = await import('pg');
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    },
+  };
+}
+
+/** The same account's key, sent to another process. */
+function viaProcess(answers: Answers, url: string, account: Account) {
+  const other = new Answers(url);
+  return {
+    send: async (path: string, init: RequestInit = {}) => {
+      const response = await other.send(path, { ...init, headers: { authorization: `Bearer ${account.key}`, ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.headers as Record<string, string>) } });
+      answers.requests += 1;
+      if (response.status >= 500) answers.atLeast500 += 1;
+      return response;
+    },
+  };
+}
+
+/** Two processes on one PostgreSQL: its projects' storage quota (bytes). */
+const RACE_QUOTA_BYTES = 60_000;
+
 const ATTACKS: Record<string, { name: string; run: Attack }> = {
+  twoProcesses: {
+    name: 'two server processes on one PostgreSQL (TEST_DATABASE_URL): a revision race, the storage quota and credits → one winner, quota exact, 0 credits lost or doubled',
+    run: async (answers) => {
+      const databaseUrl = process.env.TEST_DATABASE_URL;
+      if (!databaseUrl) return { held: true, detail: 'skipped: TEST_DATABASE_URL is not set' };
+      const pair = await twoProcessesOnPostgres(databaseUrl, { PROJECT_QUOTA_BYTES: String(RACE_QUOTA_BYTES), INFERENCE_ACCOUNT_QUEUE: '100', REFUND_BUDGET: '1000' });
+      try {
+        const home = new Answers(pair.urls[0]);
+        const owner = await newAccount(home);
+        const sides = pair.urls.map((url) => viaProcess(answers, url, owner));
+        const project = await newProject(owner);
+        const first = await upload(owner, project, 'race.png', await photo(5));
+        const annotations = `/api/v1/projects/${project}/images/${first.body.id}/annotations`;
+        // 1. Twenty writes from revision 0, half through each process, all at once: one may win.
+        const writes = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => sides[i % 2].send(annotations, { method: 'PUT', body: JSON.stringify({ revision: 0, objects: ringObjects(1 + (i % 3), 8, 150, 100) }) }).then(async (r) => (await r.arrayBuffer(), r.status))),
+        );
+        const after = await owner.json<{ revision: number }>(annotations, 'GET');
+        const winners = writes.filter((s) => s === 200).length;
+        const raceHeld = winners === 1 && writes.every((s) => s === 200 || s === 409) && after.body.revision === 1;
+        // 2. Sixteen new photos at once against a quota that holds a few: the sum stored never passes it.
+        const photos = await Promise.all(Array.from({ length: 16 }, (_, i) => photo(300 + i)));
+        const uploads = await Promise.all(
+          photos.map((bytes, i) => sides[i % 2].send(`/api/v1/projects/${project}/images`, { method: 'POST', body: JSON.stringify({ name: `q${i}.png`, image: bytes.toString('base64') }) }).then(async (r) => (await r.arrayBuffer(), r.status))),
+        );
+        const listed = await owner.json<{ images: Array<{ size: number }> }>(`/api/v1/projects/${project}/images`, 'GET');
+        const storedBytes = listed.body.images.reduce((sum, image) => sum + image.size, 0);
+        const quotaHeld = storedBytes <= RACE_QUOTA_BYTES && uploads.every((s) => s === 201 || s === 413 || s === 409 || s === 507 || (s >= 400 && s < 500)) && uploads.some((s) => s >= 400);
+        // 3. Twelve metered clicks at once on the 5 sign-up credits, half through each process.
+        const before = await owner.json<{ credits: number }>('/api/v1/account', 'GET');
+        const image = (await photo(6)).toString('base64');
+        const clicks = await Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            sides[i % 2]
+              .send('/api/v1/segment', { method: 'POST', body: JSON.stringify({ image, imageId: 'race', points: [{ x: 60 + i, y: 50, positive: true }], multimaskOutput: false }) })
+              .then(async (r) => (await r.arrayBuffer(), { status: r.status, refunded: r.headers.get('x-service-refunded') === 'true' })),
+          ),
+        );
+        const charged = clicks.filter((c) => c.status === 200 && !c.refunded).length;
+        const end = await owner.json<{ credits: number }>('/api/v1/account', 'GET');
+        const creditsHeld = end.body.credits === before.body.credits - charged && end.body.credits >= 0 && clicks.every((c) => c.status < 500);
+        const statuses = (list: number[]) => [...new Set(list)].map((s) => `${list.filter((x) => x === s).length}× ${s}`).join(', ');
+        return {
+          held: raceHeld && quotaHeld && creditsHeld,
+          detail:
+            `revision race: ${statuses(writes)}, revision after ${after.body.revision}${raceHeld ? '' : ' (NOT one winner)'}; ` +
+            `quota ${RACE_QUOTA_BYTES} B: uploads ${statuses(uploads)}, ${storedBytes} B stored${quotaHeld ? '' : ' (NOT within the quota)'}; ` +
+            `credits ${before.body.credits} → ${end.body.credits} with ${charged} charged clicks (${statuses(clicks.map((c) => c.status))}; ${clicks.filter((c) => c.refunded).length} refunded)${creditsHeld ? '' : ' (credits lost or doubled)'}`,
+        };
+      } finally {
+        await pair.stop();
+      }
+    },
+  },
   sockets: {
     name: `${SLOW_SOCKETS.toLocaleString('en-US')} idle and slow-loris sockets held ${SLOW_SOCKETS_HOLD_MS / 1000} s → /health and a normal user still answered, every socket closed by its deadline`,
     run: async (answers, target) => {

@@ -6,7 +6,9 @@ describe('requestKind', () => {
   it('names a route without its ids and keeps only an export format from the query', () => {
     expect(requestKind('GET', '/api/v1/projects/prj_01HZX9ABCDEF12/export?format=coco&x=1')).toBe('GET /api/v1/projects/{id}/export?format=coco');
     expect(requestKind('PUT', '/api/v1/projects/p_9f8e7d6c5b/images/img-00000000013a/annotations')).toBe('PUT /api/v1/projects/{id}/images/{id}/annotations');
+    expect(requestKind('POST', '/api/v1/projects/prj_FakkyJQMqaduzWMuqrlfGg/images')).toBe('POST /api/v1/projects/{id}/images');
     expect(requestKind('GET', '/api/v1/health')).toBe('GET /api/v1/health');
+    expect(requestKind('POST', '/api/v1/auth/signup')).toBe('POST /api/v1/auth/signup');
   });
 });
 

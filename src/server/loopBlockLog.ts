@@ -20,7 +20,8 @@ export interface LoopBlock {
   inFlight: string[];
 }
 
-const ID_SEGMENT = /^(?=.*\d)[A-Za-z0-9_-]{8,}$/;
+/** An id we issue (`prj_…`, `img-…`) or any long segment with a digit in it. */
+const ID_SEGMENT = /^(?:[a-z]{2,5}[_-][A-Za-z0-9_-]{6,}|(?=.*\d)[A-Za-z0-9_-]{8,})$/;
 
 /**
  * What a request is, without whose it is: ids in the path become `{id}`; the query is dropped but
@@ -76,7 +77,8 @@ export class LoopBlockLog {
 
   /** Keeps track of the requests `server` is answering, by kind. */
   watch(server: Server): void {
-    server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    // Before the server's own handler, so that the work it does at once is counted to the request.
+    server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
       const kind = requestKind(request.method ?? '?', request.url ?? '');
       this.inFlight.set(kind, (this.inFlight.get(kind) ?? 0) + 1);
       response.once('close', () => {
