@@ -268,7 +268,8 @@ function viaProcess(answers: Answers, url: string, account: Account) {
 /** Two processes on one PostgreSQL: the owner's storage quota (bytes): the first photo (~50 kB) and 3 of the ~370 kB ones. */
 const RACE_QUOTA_BYTES = 1_200_000;
 
-const ATTACKS: Record<string, { name: string; run: Attack }> = {
+/** `healthJudged: false`: the attack is on other processes than the one whose /health is probed. */
+const ATTACKS: Record<string, { name: string; run: Attack; healthJudged?: false }> = {
   twoProcesses: {
     name: 'two server processes on one PostgreSQL (TEST_DATABASE_URL): a revision race, the storage quota and credits → one winner, quota exact, 0 credits lost or doubled',
     run: async (answers) => {
@@ -322,6 +323,7 @@ const ATTACKS: Record<string, { name: string; run: Attack }> = {
         await pair.stop();
       }
     },
+    healthJudged: false,
   },
   sockets: {
     name: `${SLOW_SOCKETS.toLocaleString('en-US')} idle and slow-loris sockets held ${SLOW_SOCKETS_HOLD_MS / 1000} s → /health and a normal user still answered, every socket closed by its deadline`,
@@ -576,7 +578,7 @@ async function main(): Promise<void> {
       const { value: outcome, p99Ms, maxMs } = probed;
       const worst = blocks.reduce((a, b) => (b.cpuMs > a.cpuMs ? b : a), { cpuMs: 0, inFlight: [] as string[] });
       const longest = { ...longestBlock(blocks), inFlight: worst.inFlight.filter((kind) => !kind.endsWith('/health')) };
-      const held = outcome.held && answers.atLeast500 === 0 && p99Ms <= HEALTH_P99_BAR_MS;
+      const held = outcome.held && answers.atLeast500 === 0 && (attack.healthJudged === false || p99Ms <= HEALTH_P99_BAR_MS);
       rows.push({ attack: `${id}: ${attack.name}`, requests: answers.requests, answersAtLeast500: answers.atLeast500, healthP99Ms: p99Ms, healthMaxMs: maxMs, longestBlock: longest, held, detail: outcome.detail });
       log(`${id}: ${held ? 'held' : 'NOT HELD'} (${answers.requests} requests, ${answers.atLeast500} >= 500, health p99 ${p99Ms.toFixed(1)} ms, longest loop block ${longest.cpuMs.toFixed(0)} ms CPU / ${longest.wallMs.toFixed(0)} ms wall${longest.inFlight.length ? ` during ${longest.inFlight.join(' + ')}` : ''}) ${outcome.detail}`);
     }
