@@ -8,8 +8,9 @@
  *
  *   npm run bench:adversarial -- [--only gif,revision]
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
+import { connect, type Socket } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -18,6 +19,7 @@ import { readZip } from '../src/annotations/formats/zip';
 import { API_ROUTES } from '../src/contract/routes';
 import { EXPORT_FORMATS, type AnnotationObject } from '../src/contract/projects';
 import { gifFrameBomb } from '../test/support/badImages';
+import { LoopBlockFile, longestBlock } from './loopBlocks';
 import { ringObjects } from './ringObjects';
 import { startServerProcess } from './serverProcess';
 
@@ -43,6 +45,8 @@ interface AttackRow extends Outcome {
   answersAtLeast500: number;
   healthP99Ms: number;
   healthMaxMs: number;
+  /** The server's longest event-loop block meanwhile (LOOP_BLOCK_LOG): wall and main-thread CPU ms, and what was in flight then. */
+  longestBlock: { wallMs: number; cpuMs: number; inFlight: string[] };
 }
 
 /** The answers an attack drew, counted as they come. */
@@ -86,6 +90,7 @@ async function withHealthProbes<T>(url: string, work: () => Promise<T>): Promise
 
 interface Account {
   email: string;
+  key: string;
   password: string;
   send: (path: string, init?: RequestInit & { from?: string }) => Promise<Response>;
   json: <T>(path: string, method: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; body: T }>;
@@ -109,7 +114,7 @@ async function newAccount(answers: Answers): Promise<Account> {
     const text = await response.text();
     return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
   };
-  return { email, password, send, json };
+  return { email, key, password, send, json };
 }
 
 const classes = (names: string[]) => names.map((name, i) => ({ id: i + 1, name, color: '#3366ff' }));
@@ -142,14 +147,222 @@ async function timed(request: () => Promise<Response>): Promise<number> {
   return performance.now() - started;
 }
 
-type Attack = (answers: Answers) => Promise<Outcome>;
+/** What an attack may know of the server it attacks. */
+interface Target {
+  url: string;
+  pid: number;
+}
+
+type Attack = (answers: Answers, target: Target) => Promise<Outcome>;
+
+/** The soft limit on open files of a process (/proc, Linux). */
+function openFileLimit(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/limits`, 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+  return Number(line?.split(/\s{2,}/)[1]);
+}
+
+const openFiles = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
+
+const SLOW_SOCKETS = 8000;
+/** Past the server's 30 s header deadline (HEADERS_TIMEOUT_MS) and Node's check of it (1 s). */
+const SLOW_SOCKETS_HOLD_MS = 36_000;
+
+/**
+ * `count` sockets to the server, opened 250 at a time: every other one idle (connected, nothing
+ * sent), the rest slow-loris (a request line, then one header byte every 2 s). Each one's end is
+ * noted: when the server closed it, and whether it answered first.
+ */
+async function slowSockets(url: string, count: number): Promise<{ sockets: Socket[]; opened: () => number; closedByServer: () => number; answered: () => number; stop: () => void }> {
+  const { hostname, port } = new URL(url);
+  const sockets: Socket[] = [];
+  let opened = 0;
+  let closedByServer = 0;
+  let answered = 0;
+  const tricklers: NodeJS.Timeout[] = [];
+  for (let first = 0; first < count; first += 250) {
+    const batch = Array.from({ length: Math.min(250, count - first) }, (_, j) => first + j);
+    await Promise.all(
+      batch.map(
+        (i) =>
+          new Promise<void>((ready) => {
+            const socket = connect({ host: hostname, port: Number(port) });
+            let ended = false;
+            socket.once('connect', () => {
+              opened += 1;
+              if (i % 2 === 1) {
+                socket.write(`GET /api/v1/health HTTP/1.1\r\nHost: ${hostname}\r\nX-Slow: `);
+                // Spread over the 2 s so the trickle is steady, not 4,000 writes at once.
+                const start = setTimeout(() => tricklers.push(setInterval(() => socket.writable && socket.write('a'), 2000)), (i * 7) % 2000);
+                tricklers.push(start);
+              }
+              ready();
+            });
+            socket.on('data', () => (answered += 1));
+            socket.on('error', () => ready());
+            socket.once('close', () => {
+              if (!ended) closedByServer += 1;
+              ready();
+            });
+            socket.once('stop', () => (ended = true));
+            sockets.push(socket);
+          }),
+      ),
+    );
+  }
+  return {
+    sockets,
+    opened: () => opened,
+    closedByServer: () => closedByServer,
+    answered: () => answered,
+    stop: () => {
+      for (const timer of tricklers) clearInterval(timer);
+      for (const socket of sockets) {
+        socket.emit('stop');
+        socket.destroy();
+      }
+    },
+  };
+}
 
 async function photo(seed: number): Promise<Buffer> {
   const base = readFileSync(join(repoRoot, 'public/samples/chelsea.png'));
   return sharp(base).resize(160 + seed).png().toBuffer();
 }
 
-const ATTACKS: Record<string, { name: string; run: Attack }> = {
+/** Two API processes on one PostgreSQL schema of their own (dropped afterwards), the first started alone so that it migrates. */
+async function twoProcessesOnPostgres(databaseUrl: string, env: Record<string, string>): Promise<{ urls: string[]; stop: () => Promise<void> }> {
+  const schema = `adversarial_${Date.now()}`;
+  const shared = { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema, INFERENCE_WORKERS: '1', TRUST_PROXY: 'true', SIGNUP_FREE_PER_ADDRESS: '1000', RATE_LIMIT_PER_SECOND: '1000000', ...env };
+  const first = await startServerProcess('adversarial-pg-a', shared);
+  const second = await startServerProcess('adversarial-pg-b', shared).catch(async (error: unknown) => {
+    await first.stop();
+    throw error;
+  });
+  return {
+    urls: [first.url, second.url],
+    stop: async () => {
+      await Promise.all([first.stop(), second.stop()]);
+      const { default: pg } = await import('pg');
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await client.end();
+    },
+  };
+}
+
+/** The same account's key, sent to another process. */
+function viaProcess(answers: Answers, url: string, account: Account) {
+  const other = new Answers(url);
+  return {
+    send: async (path: string, init: RequestInit = {}) => {
+      const response = await other.send(path, { ...init, headers: { authorization: `Bearer ${account.key}`, ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.headers as Record<string, string>) } });
+      answers.requests += 1;
+      // 507 storage-quota-exceeded is the quota's documented answer (src/server/README.md), what this attack seeks.
+      if (response.status >= 500 && response.status !== 507) answers.atLeast500 += 1;
+      return response;
+    },
+  };
+}
+
+/** Two processes on one PostgreSQL: the owner's storage quota (bytes): the first photo (~50 kB) and 3 of the ~370 kB ones. */
+const RACE_QUOTA_BYTES = 1_200_000;
+
+/** `healthJudged: false`: the attack is on other processes than the one whose /health is probed. */
+const ATTACKS: Record<string, { name: string; run: Attack; healthJudged?: false }> = {
+  twoProcesses: {
+    name: 'two server processes on one PostgreSQL (TEST_DATABASE_URL): a revision race, the storage quota and credits → one winner, quota exact, 0 credits lost or doubled',
+    run: async (answers) => {
+      const databaseUrl = process.env.TEST_DATABASE_URL;
+      if (!databaseUrl) return { held: true, detail: 'skipped: TEST_DATABASE_URL is not set' };
+      const pair = await twoProcessesOnPostgres(databaseUrl, { PROJECT_QUOTA_BYTES: String(RACE_QUOTA_BYTES), INFERENCE_ACCOUNT_QUEUE: '100', REFUND_BUDGET: '1000' });
+      try {
+        const home = new Answers(pair.urls[0]);
+        const owner = await newAccount(home);
+        const sides = pair.urls.map((url) => viaProcess(answers, url, owner));
+        const project = await newProject(owner);
+        const first = await upload(owner, project, 'race.png', await photo(5));
+        const annotations = `/api/v1/projects/${project}/images/${first.body.id}/annotations`;
+        // 1. Twenty writes from revision 0, half through each process, all at once: one may win.
+        const writes = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => sides[i % 2].send(annotations, { method: 'PUT', body: JSON.stringify({ revision: 0, objects: ringObjects(1 + (i % 3), 8, 150, 100) }) }).then(async (r) => (await r.arrayBuffer(), r.status))),
+        );
+        const after = await owner.json<{ revision: number }>(annotations, 'GET');
+        const winners = writes.filter((s) => s === 200).length;
+        const raceHeld = winners === 1 && writes.every((s) => s === 200 || s === 409) && after.body.revision === 1;
+        // 2. Sixteen new photos at once against a quota that holds a few: the sum stored never passes it.
+        const photos = await Promise.all(Array.from({ length: 16 }, (_, i) => photo(300 + i)));
+        const uploads = await Promise.all(
+          photos.map((bytes, i) => sides[i % 2].send(`/api/v1/projects/${project}/images`, { method: 'POST', body: JSON.stringify({ name: `q${i}.png`, image: bytes.toString('base64') }) }).then(async (r) => (await r.arrayBuffer(), r.status))),
+        );
+        const listed = await owner.json<{ images: Array<{ bytes: number }> }>(`/api/v1/projects/${project}/images`, 'GET');
+        const storedBytes = listed.body.images.reduce((sum, image) => sum + image.bytes, 0);
+        const quotaHeld = storedBytes <= RACE_QUOTA_BYTES && uploads.every((s) => s === 201 || s === 507) && uploads.includes(507) && listed.body.images.length === 1 + uploads.filter((s) => s === 201).length;
+        // 3. Twelve metered clicks (PVS) at once on the 5 sign-up credits, half through each process.
+        const before = await owner.json<{ credits: number }>('/api/v1/account', 'GET');
+        const image = (await photo(6)).toString('base64');
+        const clicks = await Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            sides[i % 2]
+              .send('/api/v1/pvs', { method: 'POST', body: JSON.stringify({ image, imageId: 'race', points: [{ x: 60 + i, y: 50, positive: true }], multimaskOutput: false }) })
+              .then(async (r) => (await r.arrayBuffer(), { status: r.status, refunded: r.headers.get('x-service-refunded') === 'true' })),
+          ),
+        );
+        const charged = clicks.filter((c) => c.status === 200 && !c.refunded).length;
+        const end = await owner.json<{ credits: number }>('/api/v1/account', 'GET');
+        const creditsHeld = end.body.credits === before.body.credits - charged && end.body.credits >= 0 && clicks.every((c) => c.status < 500);
+        const statuses = (list: number[]) => [...new Set(list)].map((s) => `${list.filter((x) => x === s).length}× ${s}`).join(', ');
+        return {
+          held: raceHeld && quotaHeld && creditsHeld,
+          detail:
+            `revision race: ${statuses(writes)}, revision after ${after.body.revision}${raceHeld ? '' : ' (NOT one winner)'}; ` +
+            `quota ${RACE_QUOTA_BYTES} B: uploads ${statuses(uploads)}, ${listed.body.images.length} images, ${storedBytes} B stored${quotaHeld ? '' : ' (NOT within the quota)'}; ` +
+            `credits ${before.body.credits} → ${end.body.credits} with ${charged} charged clicks (${statuses(clicks.map((c) => c.status))}; ${clicks.filter((c) => c.refunded).length} refunded)${creditsHeld ? '' : ' (credits lost or doubled)'}`,
+        };
+      } finally {
+        await pair.stop();
+      }
+    },
+    healthJudged: false,
+  },
+  sockets: {
+    name: `${SLOW_SOCKETS.toLocaleString('en-US')} idle and slow-loris sockets held ${SLOW_SOCKETS_HOLD_MS / 1000} s → /health and a normal user still answered, every socket closed by its deadline`,
+    run: async (answers, target) => {
+      const user = await ownerWithImage(answers, 'normal.png', await photo(4));
+      const limit = openFileLimit(target.pid);
+      const filesBefore = openFiles(target.pid);
+      const attack = await slowSockets(target.url, SLOW_SOCKETS);
+      const filesDuring = openFiles(target.pid);
+      // A normal user's requests meanwhile, one every second: a read and a small write.
+      const userAnswers: number[] = [];
+      const userLatencies: number[] = [];
+      let revision = 0;
+      const until = performance.now() + SLOW_SOCKETS_HOLD_MS;
+      while (performance.now() < until) {
+        const started = performance.now();
+        const read = await user.owner.send(user.annotationsPath).catch(() => undefined);
+        await read?.arrayBuffer();
+        const write = await user.owner.json<{ revision: number }>(user.annotationsPath, 'PUT', { revision, objects: ringObjects(1, 8, 150, 100) }).catch(() => undefined);
+        if (write?.status === 200) revision = write.body.revision;
+        userAnswers.push(read?.status ?? -1, write?.status ?? -1);
+        userLatencies.push(performance.now() - started);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      const opened = attack.opened();
+      const closed = attack.closedByServer();
+      const answered = attack.answered();
+      attack.stop();
+      const userOk = userAnswers.every((status) => status === 200);
+      const held = opened === SLOW_SOCKETS && userOk && closed === opened;
+      return {
+        held,
+        detail:
+          `server's open-file limit ${limit}; ${opened} of ${SLOW_SOCKETS} sockets opened (server's open files ${filesBefore} → ${filesDuring}); ` +
+          `${closed} closed by the server within ${SLOW_SOCKETS_HOLD_MS / 1000} s (${answered} with an answer first); ` +
+          `the normal user's ${userAnswers.length} requests: ${userOk ? 'all 200' : `answers ${[...new Set(userAnswers)].join(', ')}`}, read + write ${ms(userLatencies)}`,
+      };
+    },
+  },
   gif: {
     name: 'GIF frame bomb (100² screen, 16300² frame) → 400',
     run: async (answers) => {
@@ -353,26 +566,32 @@ async function main(): Promise<void> {
   const only = args.only?.split(',');
   const chosen = Object.entries(ATTACKS).filter(([id]) => !only || only.includes(id));
   log(`starting a server process (load average ${loadavg()[0].toFixed(2)} on ${cpus().length} cores)`);
-  const server = await startServerProcess('adversarial', { INFERENCE_WORKERS: '1', TRUST_PROXY: 'true', SIGNUP_FREE_PER_ADDRESS: '1000', RATE_LIMIT_PER_SECOND: '1000000' });
+  const blockLog = new LoopBlockFile();
+  const server = await startServerProcess('adversarial', { INFERENCE_WORKERS: '1', TRUST_PROXY: 'true', SIGNUP_FREE_PER_ADDRESS: '1000', RATE_LIMIT_PER_SECOND: '1000000', LOOP_BLOCK_LOG: blockLog.path });
   const rows: AttackRow[] = [];
   try {
     for (const [id, attack] of chosen) {
       const answers = new Answers(server.url);
-      const { value, p99Ms, maxMs } = await withHealthProbes(server.url, () => attack.run(answers).catch((error: unknown): Outcome => ({ held: false, detail: `the attack script failed: ${String(error)}` })));
-      const outcome = value;
-      const held = outcome.held && answers.atLeast500 === 0 && p99Ms <= HEALTH_P99_BAR_MS;
-      rows.push({ attack: `${id}: ${attack.name}`, requests: answers.requests, answersAtLeast500: answers.atLeast500, healthP99Ms: p99Ms, healthMaxMs: maxMs, held, detail: outcome.detail });
-      log(`${id}: ${held ? 'held' : 'NOT HELD'} (${answers.requests} requests, ${answers.atLeast500} >= 500, health p99 ${p99Ms.toFixed(1)} ms) ${outcome.detail}`);
+      const { value: probed, blocks } = await blockLog.during(() =>
+        withHealthProbes(server.url, () => attack.run(answers, server).catch((error: unknown): Outcome => ({ held: false, detail: `the attack script failed: ${String(error)}` }))),
+      );
+      const { value: outcome, p99Ms, maxMs } = probed;
+      const worst = blocks.reduce((a, b) => (b.cpuMs > a.cpuMs ? b : a), { cpuMs: 0, inFlight: [] as string[] });
+      const longest = { ...longestBlock(blocks), inFlight: worst.inFlight.filter((kind) => !kind.endsWith('/health')) };
+      const held = outcome.held && answers.atLeast500 === 0 && (attack.healthJudged === false || p99Ms <= HEALTH_P99_BAR_MS);
+      rows.push({ attack: `${id}: ${attack.name}`, requests: answers.requests, answersAtLeast500: answers.atLeast500, healthP99Ms: p99Ms, healthMaxMs: maxMs, longestBlock: longest, held, detail: outcome.detail });
+      log(`${id}: ${held ? 'held' : 'NOT HELD'} (${answers.requests} requests, ${answers.atLeast500} >= 500, health p99 ${p99Ms.toFixed(1)} ms, longest loop block ${longest.cpuMs.toFixed(0)} ms CPU / ${longest.wallMs.toFixed(0)} ms wall${longest.inFlight.length ? ` during ${longest.inFlight.join(' + ')}` : ''}) ${outcome.detail}`);
     }
   } finally {
     await server.stop();
+    blockLog.remove();
   }
   const table = [
-    '| attack | requests | answers >= 500 | /health p99 | /health max | outcome |',
-    '|---|---:|---:|---:|---:|---|',
-    ...rows.map((r) => `| ${r.attack} | ${r.requests} | ${r.answersAtLeast500} | ${r.healthP99Ms.toFixed(1)} ms | ${r.healthMaxMs.toFixed(1)} ms | ${r.held ? 'held' : '**not held**'}: ${r.detail.replace(/\|/g, '\\|')} |`),
+    '| attack | requests | answers >= 500 | /health p99 | /health max | longest loop block: CPU / wall | outcome |',
+    '|---|---:|---:|---:|---:|---:|---|',
+    ...rows.map((r) => `| ${r.attack} | ${r.requests} | ${r.answersAtLeast500} | ${r.healthP99Ms.toFixed(1)} ms | ${r.healthMaxMs.toFixed(1)} ms | ${r.longestBlock.cpuMs.toFixed(0)} / ${r.longestBlock.wallMs.toFixed(0)} ms | ${r.held ? 'held' : '**not held**'}: ${r.detail.replace(/\|/g, '\\|')} |`),
   ].join('\n');
-  console.log(table);
+  console.log(`${table}\n\nLoad average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' / ')} on ${cpus().length} cores.`);
   const out = join(repoRoot, 'bench/results/adversarial.json');
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, JSON.stringify({ at: new Date().toISOString(), cores: cpus().length, loadAverage: loadavg(), healthP99BarMs: HEALTH_P99_BAR_MS, rows }, null, 2));

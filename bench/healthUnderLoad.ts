@@ -3,7 +3,7 @@
  * server in a process of its own (bench/serverProcess.ts: temporary SQLite, loopback, one inference
  * worker, MALLOC_MMAP_THRESHOLD_ as `npm run serve` sets it unless --glibc-default), then, one at a
  * time, the heavy requests the issue lists:
- *   - uploads: a 39 MP JPEG, a 35-byte GIF whose frame is 16300² (refused), a truncated PNG (refused);
+ *   - uploads: a 39 MP JPEG (and its first thumbnail), a 35-byte GIF whose frame is 16300² (refused), a truncated PNG (refused);
  *   - annotation writes: the most one image may hold, as many small objects (2,000 × 125 vertices)
  *     and as a few huge rings (4 × 62,500 vertices), and the issue's 12 MB body of 13 rings ×
  *     100,000 whole-pixel vertices (refused 413);
@@ -14,6 +14,9 @@
  * process's RSS (from /proc, the server alone, not this client) is read after start, every 250 ms
  * during the run (peak), and after the run once the pool's idle threads have ended (35 s) and it
  * has stopped falling.
+ * The server writes every block of its event loop of 20 ms or more (LOOP_BLOCK_LOG, src/server/loopBlockLog.ts):
+ * each row gives the longest block during its request, in wall time and in the main thread's CPU
+ * (the part that does not depend on the machine's load: what a probe waits for on a quiet machine).
  * Prints a table and writes bench/results/healthUnderLoad.json.
  *
  *   npm run bench:health -- [--formats coco,yolo] [--idle-seconds 35] [--settle-seconds 60] [--skip-uploads] [--skip-writes] [--glibc-default | --plain-start]
@@ -25,8 +28,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { EXPORT_FORMATS, type AnnotationObject } from '../src/contract/projects';
+import type { LoopBlock } from '../src/server/loopBlockLog';
 import { MALLOC_SETTING_ENV } from '../src/server/mallocSetting';
 import { gifFrameBomb } from '../test/support/badImages';
+import { LoopBlockFile, longestBlock, type LongestBlock } from './loopBlocks';
 import { ringObjects } from './ringObjects';
 import { startServerProcess } from './serverProcess';
 
@@ -87,6 +92,10 @@ interface Row {
   failedProbes: number;
   /** CPU the server's event loop used meanwhile, the probes' own included (the idle row shows theirs). */
   mainThreadCpuMs: number;
+  /** The longest event-loop block while the request ran (LOOP_BLOCK_LOG): wall and main-thread CPU ms; 0 when none reached 20 ms. */
+  longestBlock: LongestBlock;
+  /** Blocks with 50 ms or more of main-thread CPU. */
+  blocksOver50CpuMs: number;
   /** Another account's small annotation writes sent one after another while the request ran (their latencies). */
   otherAccountWrites?: { count: number; p50Ms: number; p99Ms: number; maxMs: number; statuses: number[] };
 }
@@ -109,8 +118,9 @@ async function smallWritesUntil(stop: Promise<unknown>, writeSmall: () => Promis
 }
 
 /** Runs `work` while probing the server's health every 50 ms; the probes' latencies and the work's status and time. */
-async function probed(url: string, pid: number, request: string, work: () => Promise<Response>, writeSmall?: () => Promise<Response>): Promise<Row> {
+async function probed(url: string, pid: number, blockLog: LoopBlockFile, request: string, work: () => Promise<Response>, writeSmall?: () => Promise<Response>): Promise<Row> {
   const cpuBefore = mainThreadCpuMs(pid);
+  const blocksBefore = blockLog.read().length;
   const latencies: Promise<number | undefined>[] = [];
   const probe = () => {
     const started = performance.now();
@@ -140,9 +150,14 @@ async function probed(url: string, pid: number, request: string, work: () => Pro
   const tookMs = performance.now() - started;
   const settled = await Promise.all(latencies);
   const mainThreadCpu = mainThreadCpuMs(pid) - cpuBefore;
+  // The blocking tick is written by the server when the block ends: give it a moment.
+  await new Promise((r) => setTimeout(r, 50));
+  const blocks = blockLog.read(blocksBefore);
+  const longest = longestBlock(blocks);
+  const blocksOver50CpuMs = blocks.filter((b) => b.cpuMs >= 50).length;
   const ok = settled.filter((l): l is number => l !== undefined).sort((a, b) => a - b);
-  const row = { request, status, tookMs, probes: settled.length, p50Ms: percentile(ok, 50), p99Ms: percentile(ok, 99), maxMs: ok[ok.length - 1] ?? NaN, failedProbes: settled.length - ok.length, mainThreadCpuMs: mainThreadCpu, ...(otherAccountWrites ? { otherAccountWrites } : {}) };
-  log(`${request}: ${status} in ${Math.round(tookMs)} ms; health p50 ${row.p50Ms.toFixed(1)} p99 ${row.p99Ms.toFixed(1)} max ${row.maxMs.toFixed(1)} ms over ${row.probes} probes; server main thread CPU ${mainThreadCpu} ms${otherAccountWrites ? `; another account's ${otherAccountWrites.count} small writes p50 ${otherAccountWrites.p50Ms.toFixed(1)} p99 ${otherAccountWrites.p99Ms.toFixed(1)} max ${otherAccountWrites.maxMs.toFixed(1)} ms (${otherAccountWrites.statuses.join(', ')})` : ''}`);
+  const row = { request, status, tookMs, probes: settled.length, p50Ms: percentile(ok, 50), p99Ms: percentile(ok, 99), maxMs: ok[ok.length - 1] ?? NaN, failedProbes: settled.length - ok.length, mainThreadCpuMs: mainThreadCpu, longestBlock: longest, blocksOver50CpuMs, ...(otherAccountWrites ? { otherAccountWrites } : {}) };
+  log(`${request}: ${status} in ${Math.round(tookMs)} ms; health p50 ${row.p50Ms.toFixed(1)} p99 ${row.p99Ms.toFixed(1)} max ${row.maxMs.toFixed(1)} ms over ${row.probes} probes; server main thread CPU ${mainThreadCpu} ms; longest loop block ${longest.wallMs.toFixed(0)} ms wall / ${longest.cpuMs.toFixed(0)} ms CPU (${blocksOver50CpuMs} ≥ 50 ms CPU)${otherAccountWrites ? `; another account's ${otherAccountWrites.count} small writes p50 ${otherAccountWrites.p50Ms.toFixed(1)} p99 ${otherAccountWrites.p99Ms.toFixed(1)} max ${otherAccountWrites.maxMs.toFixed(1)} ms (${otherAccountWrites.statuses.join(', ')})` : ''}`);
   return row;
 }
 
@@ -161,13 +176,27 @@ async function accountWithProject(url: string, tag: string) {
   return { send, projectPath, upload };
 }
 
+/** For each set of requests in flight, its longest block by CPU: `- kinds: CPU / wall ms (n blocks ≥ 20 ms)`. */
+function longestBlocksByKind(blocks: LoopBlock[]): string[] {
+  const byKind = new Map<string, { cpuMs: number; wallMs: number; count: number }>();
+  for (const block of blocks) {
+    const kinds = block.inFlight.filter((kind) => !kind.endsWith('/health')).join(' + ') || '(none but /health)';
+    const seen = byKind.get(kinds) ?? { cpuMs: 0, wallMs: 0, count: 0 };
+    if (block.cpuMs > seen.cpuMs) Object.assign(seen, { cpuMs: block.cpuMs, wallMs: block.wallMs });
+    seen.count += 1;
+    byKind.set(kinds, seen);
+  }
+  return [...byKind].sort((a, b) => b[1].cpuMs - a[1].cpuMs).map(([kinds, b]) => `- ${kinds}: ${b.cpuMs.toFixed(0)} ms CPU / ${b.wallMs.toFixed(0)} ms wall (${b.count} blocks ≥ 20 ms)`);
+}
+
 async function main(): Promise<void> {
   const formats = args.formats!.split(',').filter(Boolean);
   log(`starting a server process (load average ${loadavg()[0].toFixed(2)} on ${cpus().length} cores)`);
   // As `npm run serve` starts it (package.json): glibc's fixed mmap threshold, see src/server/README.md (Deployment).
   // --plain-start: neither, as `node src/server/main.ts` would be started by hand (the server sets it itself).
   const glibc: Record<string, string> = args['glibc-default'] ? { MASKWRIGHT_MALLOC: 'glibc-default' } : args['plain-start'] ? {} : { ...MALLOC_SETTING_ENV };
-  const server = await startServerProcess('health', { INFERENCE_WORKERS: '1', ...glibc });
+  const blockLog = new LoopBlockFile();
+  const server = await startServerProcess('health', { INFERENCE_WORKERS: '1', LOOP_BLOCK_LOG: blockLog.path, ...glibc });
   const { url, pid } = server;
   const rows: Row[] = [];
   let peak = 0;
@@ -196,19 +225,25 @@ async function main(): Promise<void> {
     const fewHuge = (await (await upload('few-huge.png', await sharp(photo).flop().png().toBuffer())).json()) as { id: string };
 
     // The control: the same probes with nothing else asked of the server, at the machine's load now.
-    rows.push(await probed(url, pid, 'nothing (idle 5 s)', () => new Promise<Response>((done) => setTimeout(() => done(new Response(null, { status: 204 })), 5000))));
+    rows.push(await probed(url, pid, blockLog, 'nothing (idle 5 s)', () => new Promise<Response>((done) => setTimeout(() => done(new Response(null, { status: 204 })), 5000))));
 
     if (!args['skip-uploads']) {
       // Smooth content keeps 39 MP inside the 1.5 MB an upload may carry.
       const large = await sharp({ create: { width: 7000, height: 5600, channels: 3, background: { r: 90, g: 140, b: 200 } } }).jpeg({ quality: 70 }).toBuffer();
-      rows.push(await probed(url, pid, `upload 39 MP JPEG (${(large.length / 1024).toFixed(0)} KiB)`, () => upload('large.jpg', large)));
-      rows.push(await probed(url, pid, 'upload GIF frame bomb (16300²)', () => upload('bomb.gif', gifFrameBomb(100, 16_300))));
-      rows.push(await probed(url, pid, 'upload truncated PNG', () => upload('cut.png', photo.subarray(0, Math.floor(photo.length * 0.6)))));
+      let largeId = '';
+      rows.push(await probed(url, pid, blockLog, `upload 39 MP JPEG (${(large.length / 1024).toFixed(0)} KiB)`, async () => {
+        const response = await upload('large.jpg', large);
+        largeId = ((await response.clone().json()) as { id: string }).id;
+        return response;
+      }));
+      rows.push(await probed(url, pid, blockLog, 'thumbnail of the 39 MP JPEG', () => send(`${projectPath}/images/${largeId}/thumbnail`, 'GET')));
+      rows.push(await probed(url, pid, blockLog, 'upload GIF frame bomb (16300²)', () => upload('bomb.gif', gifFrameBomb(100, 16_300))));
+      rows.push(await probed(url, pid, blockLog, 'upload truncated PNG', () => upload('cut.png', photo.subarray(0, Math.floor(photo.length * 0.6)))));
     }
 
     const write = async (label: string, imageId: string, objects: AnnotationObject[]) => {
       const body = JSON.stringify({ revision: 0, objects });
-      return probed(url, pid, `${label} (${(body.length / 1024 / 1024).toFixed(1)} MB)`, () => send(`${projectPath}/images/${imageId}/annotations`, 'PUT', body), writeSmall);
+      return probed(url, pid, blockLog, `${label} (${(body.length / 1024 / 1024).toFixed(1)} MB)`, () => send(`${projectPath}/images/${imageId}/annotations`, 'PUT', body), writeSmall);
     };
     // The project must hold its objects for the exports, so these two writes are not optional.
     const writes = [
@@ -220,7 +255,7 @@ async function main(): Promise<void> {
       rows.push(await write('PUT 13 rings × 100,000 vertices (refused)', manySmall.id, ringObjects(13, 100_000, width!, height!, 0)));
     }
 
-    for (const format of formats) rows.push(await probed(url, pid, `export ${format}`, () => send(`${projectPath}/export?format=${format}`, 'GET')));
+    for (const format of formats) rows.push(await probed(url, pid, blockLog, `export ${format}`, () => send(`${projectPath}/export?format=${format}`, 'GET')));
 
     // The project work pool ends its waiting threads after 30 s without a job (exports/projectWorkers.ts).
     log(`waiting ${args['idle-seconds']} s for idle worker threads to end, then for the server's RSS to settle (at most ${args['settle-seconds']} s)`);
@@ -233,15 +268,18 @@ async function main(): Promise<void> {
     const memory = { startMb: startRss, peakMb: peak, afterMb: endRss, growthMb: endRss - startRss, afterAnonMb: field('RssAnon'), afterFileMb: field('RssFile') };
 
     const table = [
-      '| request | status | took | health probes | p50 | p99 | max | failed | main thread CPU | another account\'s small writes: n, p50 / p99 / max |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+      '| request | status | took | health probes | p50 | p99 | max | failed | main thread CPU | longest loop block: wall / CPU | blocks ≥ 50 ms CPU | another account\'s small writes: n, p50 / p99 / max |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
       ...rows.map((r) => {
         const others = r.otherAccountWrites ? `${r.otherAccountWrites.count}, ${r.otherAccountWrites.p50Ms.toFixed(1)} / ${r.otherAccountWrites.p99Ms.toFixed(1)} / ${r.otherAccountWrites.maxMs.toFixed(1)} ms (${r.otherAccountWrites.statuses.join(', ')})` : '';
-        return `| ${r.request} | ${r.status} | ${Math.round(r.tookMs).toLocaleString('en-US')} ms | ${r.probes} | ${r.p50Ms.toFixed(1)} ms | ${r.p99Ms.toFixed(1)} ms | ${r.maxMs.toFixed(1)} ms | ${r.failedProbes} | ${r.mainThreadCpuMs} ms | ${others} |`;
+        return `| ${r.request} | ${r.status} | ${Math.round(r.tookMs).toLocaleString('en-US')} ms | ${r.probes} | ${r.p50Ms.toFixed(1)} ms | ${r.p99Ms.toFixed(1)} ms | ${r.maxMs.toFixed(1)} ms | ${r.failedProbes} | ${r.mainThreadCpuMs} ms | ${r.longestBlock.wallMs.toFixed(0)} / ${r.longestBlock.cpuMs.toFixed(0)} ms | ${r.blocksOver50CpuMs} | ${others} |`;
       }),
       '',
       `Server RSS: ${memory.startMb.toFixed(0)} MB after start, ${memory.peakMb.toFixed(0)} MB at the peak, ${memory.afterMb.toFixed(0)} MB after the run (${memory.growthMb >= 0 ? '+' : ''}${memory.growthMb.toFixed(0)} MB; of it ${memory.afterAnonMb.toFixed(0)} MB anonymous, ${memory.afterFileMb.toFixed(0)} MB mapped files).`,
-      `Worst p99 of any request: ${Math.max(...rows.map((r) => r.p99Ms)).toFixed(1)} ms; worst single probe: ${Math.max(...rows.map((r) => r.maxMs)).toFixed(1)} ms.`,
+      `Worst p99 of any request: ${Math.max(...rows.map((r) => r.p99Ms)).toFixed(1)} ms; worst single probe: ${Math.max(...rows.map((r) => r.maxMs)).toFixed(1)} ms; longest event-loop block: ${Math.max(...rows.map((r) => r.longestBlock.cpuMs)).toFixed(0)} ms of CPU (${Math.max(...rows.map((r) => r.longestBlock.wallMs)).toFixed(0)} ms wall); load average ${loadavg().map((l) => l.toFixed(2)).join(' / ')}.`,
+      '',
+      'Longest event-loop blocks by the request kinds in flight (/health probes left out):',
+      ...longestBlocksByKind(blockLog.read()),
     ].join('\n');
     console.log(table);
     const out = join(repoRoot, 'bench/results/healthUnderLoad.json');
@@ -251,6 +289,7 @@ async function main(): Promise<void> {
   } finally {
     clearInterval(sampler);
     await server.stop();
+    blockLog.remove();
   }
 }
 

@@ -74,6 +74,27 @@ describe.each(DATABASES)('large annotation writes (%s, two servers on one databa
     expect(events.map((e) => JSON.parse(e.payload))).toContainEqual({ type: 'annotations', imageId: images[0].id, revision: 1, changedBy: owner.email });
   });
 
+  it("listing, exporting, a thumbnail, the file and a known file's upload read no image's objects on the server's own connection", async () => {
+    const { project, images, path } = await projectWithImages(1);
+    const api = userClient(a, owner);
+    await expectJson<ImageAnnotations>(await api.put(path(images[0]), { revision: 0, objects: large('read') }), 200);
+    const statements: string[] = [];
+    const stop = a.services.db.observeQueries((sql) => statements.push(sql));
+    try {
+      await expectJson(await api.get(`/api/v1/projects/${project.id}/images`), 200);
+      // The export's worker thread reads the objects on a connection of its own; the server only lists the images.
+      expect((await api.get(`/api/v1/projects/${project.id}/export?format=coco`)).status).toBe(200);
+      expect((await api.get(`/api/v1/projects/${project.id}/images/${images[0].id}/thumbnail`)).status).toBe(200);
+      expect((await api.get(`/api/v1/projects/${project.id}/images/${images[0].id}/file`)).status).toBe(200);
+      expect((await api.post(`/api/v1/projects/${project.id}/images`, { name: 'again.png', image: sampleBase64('chelsea.png') })).status).toBe(200);
+    } finally {
+      stop();
+    }
+    // Megabytes of JSON read by the event loop's synchronous SQLite held it for the whole read (issue 39).
+    const readingObjects = statements.filter((sql) => /^select\b/i.test(sql) && /from "project_images"/i.test(sql) && /(^select \*|"project_images"\.\*|"objects")/i.test(sql));
+    expect(readingObjects).toEqual([]);
+  });
+
   it('two large writes on one revision, one per server, and a small one: exactly one wins; the others get 409 with what is stored, and nothing is lost', async () => {
     const { images, path } = await projectWithImages(1);
     const target = path(images[0]);

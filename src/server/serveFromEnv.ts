@@ -1,6 +1,7 @@
 /** One server process configured from the environment (see src/server/README.md); started by main.ts. */
 import { closeOnSignals } from './closeOnSignals';
 import { configFromEnv } from './config';
+import { LoopBlockLog } from './loopBlockLog';
 import { startServer } from './server';
 
 const PAYMENT_MODES = {
@@ -11,6 +12,9 @@ const PAYMENT_MODES = {
 
 const config = configFromEnv();
 const server = await startServer({ config });
+// A diagnostic for benchmarks (bench:health): where the event loop is held, by request kind.
+const loopBlocks = process.env.LOOP_BLOCK_LOG ? new LoopBlockLog(process.env.LOOP_BLOCK_LOG) : undefined;
+loopBlocks?.watch(server.app.server);
 const faults = Object.entries(config.faults);
 console.log(
   [

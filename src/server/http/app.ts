@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
@@ -28,6 +29,7 @@ import { apiRoute, guardApiRoutes } from './apiRoutes';
 import { isLoopbackHost } from '../domain/demoPayments';
 import { DEFAULT_DEADLINES, deadlineServerOptions, type Deadlines } from './deadlines';
 import { securityHeaders, type SecurityHeaderSettings } from './securityHeaders';
+import { SlicedWork } from './slicedWork';
 
 export interface AppOptions {
   services: Services;
@@ -48,6 +50,8 @@ export interface AppOptions {
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const clientErrorAnswers = new SlicedWork();
+  const clientErrorsQueued = new WeakSet<Duplex>();
   const { services } = options;
   const responseHeaders = { ...ISOLATION_HEADERS, ...securityHeaders(options.security) };
   const app = Fastify({
@@ -79,26 +83,37 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Requests Node's HTTP parser rejects never reach Fastify's hooks: answer them in our format too.
     // A deadline that ran out (http/deadlines.ts) is a 408; a socket that already carries an answer
     // (a request answered before its body arrived, the body still trickling) is simply closed.
+    // The answers are written a slice at a time (slicedWork.ts): a deadline that thousands of idle
+    // sockets reach together would otherwise hold the event loop while every 408 is written.
     clientErrorHandler: (error: Error & { code?: string }, socket) => {
       const answered = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
       if (!socket.writable || error.code === 'ECONNRESET' || answered) {
         socket.destroy();
         return;
       }
-      const slug =
-        error.code === 'HPE_HEADER_OVERFLOW' ? 'headers-too-large' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request-timeout' : 'malformed-request';
-      const info = PROBLEM_TYPES[slug];
-      const requestId = `req_${randomBytes(12).toString('base64url')}`;
-      const body = JSON.stringify({ type: problemTypeUri(slug), title: info.title, status: info.status, requestId });
-      socket.end(
-        `HTTP/1.1 ${info.status} ${STATUS_TEXT[info.status]}\r\n` +
-          `Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `X-Service-Request-ID: ${requestId}\r\n` +
-          Object.entries(responseHeaders).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
-          `Connection: close\r\n\r\n${body}`,
-      );
+      // Node finds an expired socket again at its next check until the socket closes: one answer each.
+      if (clientErrorsQueued.has(socket)) return;
+      clientErrorsQueued.add(socket);
+      clientErrorAnswers.add(() => {
+        if (socket.writable) answerClientError(error, socket);
+      });
     },
   });
+
+  function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+    const slug =
+      error.code === 'HPE_HEADER_OVERFLOW' ? 'headers-too-large' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request-timeout' : 'malformed-request';
+    const info = PROBLEM_TYPES[slug];
+    const requestId = `req_${randomBytes(12).toString('base64url')}`;
+    const body = JSON.stringify({ type: problemTypeUri(slug), title: info.title, status: info.status, requestId });
+    socket.end(
+      `HTTP/1.1 ${info.status} ${STATUS_TEXT[info.status]}\r\n` +
+        `Content-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Service-Request-ID: ${requestId}\r\n` +
+        Object.entries(responseHeaders).map(([name, value]) => `${name}: ${value}\r\n`).join('') +
+        `Connection: close\r\n\r\n${body}`,
+    );
+  }
 
   await app.register(requestContextPlugin, { lifecycle: options.lifecycle ?? { draining: false }, headers: responseHeaders });
   await app.register(errorsPlugin);
