@@ -132,10 +132,12 @@ describe('crash safety on the SQLite default (kill -9, restart on the same data 
     await victim.exited;
     expect(await lost).toBeInstanceOf(Error);
     await backend.db.close(); // reopen after the writer died, as a new reader
+    // Read before any process starts on the file: the restarted server's recovery may refund the
+    // orphan as soon as it is up, and a refund already made would hide whether the charge survived.
+    expect((await accountLedger(backend.db, session.email)).balance, 'the charge committed before the kill is still there').toBe(before.balance - 1);
 
     const reborn = await startServer({ name: 'sqlite-reborn', env: { ...backend.env, ...UNLIMITED_RATE }, port: victim.port });
     started.push(reborn);
-    expect((await accountLedger(backend.db, session.email)).balance, 'the charge committed before the kill is still there').toBe(before.balance - 1);
     const send = () => request(reborn.baseUrl, '/api/v1/pvs', { json: body, bearer: key, headers: { 'idempotency-key': idempotencyKey } });
     const { final } = await untilSettled(send, { maxWaitMs: RECOVERY_WAIT_MS });
     expect(final.status, final.text).toBe(200);
