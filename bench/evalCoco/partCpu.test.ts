@@ -16,7 +16,7 @@ describe('meterParts', () => {
   it("adds each call's CPU time to its own part and passes answers and names through", async () => {
     const answer = { outputs: { logits: new Float32Array(1), iou: new Float32Array(1), tokens: 1 }, frame: {} } as unknown as Awaited<ReturnType<EverythingEngine['decodeTokens']>>;
     const engine: EverythingEngine = {
-      getEmbedding: () => ({ width: 4, height: 3 }),
+      getEmbedding: () => undefined,
       decodeTokens: async () => {
         spin(30);
         return answer;

@@ -279,6 +279,41 @@ describe('segmentEverything', () => {
     }
   }, 300_000);
 
+  it('the interactive rule encodes no tile, whatever the bulk rule skips', () => {
+    expect(EVERYTHING_SETTINGS.objects.tilesPerSide).toBe(0);
+    expect(EVERYTHING_SETTINGS.objects.tileEncodeMinScore).toBe(0);
+    expect(EVERYTHING_SETTINGS.objects.smallEvidencePerTile).toBe(false);
+  });
+
+  it("thorough rule: a tile whose small new boxes are all weaker than tileEncodeMinScore is not encoded; its boxes are decoded on the photo's embedding", async () => {
+    const embedded: string[] = [];
+    const decodedOn = new Set<string>();
+    const tiling: EverythingEngine = {
+      getEmbedding: (key) => engine.getEmbedding(key),
+      decodeTokens: (key, prompt) => {
+        decodedOn.add(key);
+        return engine.decodeTokens(key, prompt);
+      },
+      embedScratch: async (picture, key) => {
+        embedded.push(key);
+        return engine.embedScratch(picture, key);
+      },
+      forget: (key) => engine.forget(key),
+    };
+    const settings = { image, detectors: [detector], gridSides: [2], tileGridSides: [], tilesNeedSmallEvidence: false, tileBoxMaxPatches: Infinity };
+    const anyBox = await segmentEverything(tiling, imageKey, { rule: 'thorough', ...settings, tileEncodeMinScore: 0 });
+    expect(anyBox.tilesEncoded).toBeGreaterThan(0);
+    embedded.length = 0;
+    decodedOn.clear();
+    // No box scores above 1: no tile is worth an encoder run, yet its boxes are still asked, on the photo.
+    const none = await segmentEverything(tiling, imageKey, { rule: 'thorough', ...settings, tileEncodeMinScore: 1.01 });
+    expect(none.tilesEncoded).toBe(0);
+    expect(embedded).toEqual([]);
+    expect([...decodedOn]).toEqual([imageKey]);
+    expect(none.work.decodes['tile boxes on photo']!.runs).toBeGreaterThan(0);
+    expect(none.work.detectorPasses).toBe(5);
+  }, 300_000);
+
   it('refuses an image that was not embedded', async () => {
     await expect(segmentEverything(engine, 'never-embedded')).rejects.toThrow(/embed/);
   });

@@ -42,7 +42,7 @@ import { maskArea, placeCrop, upsampleLogitsToCrop } from '../upsample';
 import { ExploredCells, lowResBox } from './lowRes';
 import { pointGrid } from './pointGrid';
 import { removeSmallRegions } from './regions';
-import { boxAtInnerEdge, cutByTileEdge, mergeAcrossCrops, splitBySize, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile, type TileRect } from './tiles';
+import { boxAtInnerEdge, cutByTileEdge, holdsCentreOf, mergeAcrossCrops, splitBySize, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile, type TileRect } from './tiles';
 import { cropImage } from '../crop';
 
 export type EverythingRule = 'grid' | 'objects' | 'thorough';
@@ -157,12 +157,10 @@ export interface EverythingSettings {
    */
   readonly tilesNeedSmallEvidence: boolean;
   /**
-   * A detector's box that a proposal kept so far already repeats (box IoU above `boxNmsIou`) is not
-   * decoded: its mask would repeat the kept one and be dropped by the merge, as SAM's generator skips
-   * what its NMS would remove. Checked box by box, so a box answered earlier in the same stage counts.
-   * (With `preferSmallerCrop` a tile asks again on purpose; its boxes are not skipped.)
+   * With `tilesNeedSmallEvidence`, each tile needs its own: a tile in which the photo's pass saw
+   * nothing small (no small box or proposal centred in it) is skipped, detectors and encoder alike.
    */
-  readonly skipExplainedBoxes: boolean;
+  readonly smallEvidencePerTile: boolean;
   /**
    * A tile is encoded only for a small new box scored at least this; a tile whose small new boxes are
    * all weaker has them decoded on the photo's embedding instead, like its large ones (an encoder run
@@ -194,7 +192,7 @@ const OBJECTS_SETTINGS: EverythingSettings = {
   preferSmallerCrop: false,
   tileBoxMaxPatches: Infinity,
   tilesNeedSmallEvidence: false,
-  skipExplainedBoxes: false,
+  smallEvidencePerTile: false,
   tileEncodeMinScore: 0,
 };
 
@@ -220,7 +218,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     preferSmallerCrop: false,
     tileBoxMaxPatches: Infinity,
     tilesNeedSmallEvidence: false,
-    skipExplainedBoxes: false,
+      smallEvidencePerTile: false,
     tileEncodeMinScore: 0,
   },
   objects: OBJECTS_SETTINGS,
@@ -401,7 +399,6 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     timings.detectMs += now() - t0;
     return boxes;
   };
-  const repeatsKept = (box: CornerBox): boolean => kept.some((k) => boxIoU(k.box, box) > settings.boxNmsIou);
   // With preferSmallerCrop a tile asks again about what the photo's pass found (its mask may be finer),
   // not about what a tile found, nor about an object its inner edge cuts.
   const tileBoxesToAsk = (boxes: Detection[], tile: TileRect): Detection[] => {
@@ -413,12 +410,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     stage = view.tile ? 'tiles' : 'boxes';
     part = from;
     planned += boxes.length;
-    const reasks = view.tile !== undefined && settings.preferSmallerCrop;
     for (const detection of boxes) {
-      if (settings.skipExplainedBoxes && !reasks && repeatsKept(view.tile ? tileBoxToPhoto(detection.box, view.tile) : detection.box)) {
-        planned--;
-        continue;
-      }
       const prompt: VisualPrompt = { box: cornerToCenterBox(detection.box) };
       const { outputs, frame } = await decode(view, prompt);
       const token = bestToken(outputs, frame, { ambiguous: false, unstableFallback: true });
@@ -469,11 +461,13 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
   stage = 'grid';
   await promptGrid(whole, settings.gridSides);
 
-  const smallSeen = () => splitBySize([...photoBoxes, ...kept], size.width, size.height, settings.tileBoxMaxPatches).small.length > 0;
-  if (tiled && (!settings.tilesNeedSmallEvidence || settings.tileGridSides.length > 0 || smallSeen())) {
+  const smallSeen = tiled ? splitBySize([...photoBoxes, ...kept], size.width, size.height, settings.tileBoxMaxPatches).small : [];
+  const needsEvidence = settings.tilesNeedSmallEvidence && settings.tileGridSides.length === 0;
+  if (tiled && (!needsEvidence || smallSeen.length > 0)) {
     const photo = options.image!;
     for (const tile of tileRects(size.width, size.height, settings.tilesPerSide, settings.tileOverlap)) {
       signal?.throwIfAborted();
+      if (needsEvidence && settings.smallEvidencePerTile && !smallSeen.some((seen) => holdsCentreOf(tile, seen.box))) continue;
       stage = 'tiles';
       report();
       const picture = cropImage(photo, tile);
