@@ -239,6 +239,11 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     // tokens, and the tile (about twice the resolution) gives it four times as many.
     tileBoxMaxPatches: 8,
     tilesNeedSmallEvidence: true,
+    // A tile is looked at only where the photo's pass saw something small, and encoded only for a small
+    // box the detectors are fairly sure of: on COCO the weaker small boxes matched no instance that
+    // decoding them on the photo's embedding missed (docs/RESULTS.md, h37-bulkfast).
+    smallEvidencePerTile: true,
+    tileEncodeMinScore: 0.3,
   },
 };
 
