@@ -62,6 +62,25 @@ function recording(inner: SegmentationEngine) {
   return { engine, answers };
 }
 
+/** The engine, recording which embeddings the decoder ran on and which tiles were encoded. */
+function tilingRecorder(inner: SegmentationEngine) {
+  const embedded: string[] = [];
+  const decodedOn = new Set<string>();
+  const engine: EverythingEngine = {
+    getEmbedding: (key) => inner.getEmbedding(key),
+    decodeTokens: (key, prompt) => {
+      decodedOn.add(key);
+      return inner.decodeTokens(key, prompt);
+    },
+    embedScratch: async (picture, key) => {
+      embedded.push(key);
+      return inner.embedScratch(picture, key);
+    },
+    forget: (key) => inner.forget(key),
+  };
+  return { engine, embedded, decodedOn };
+}
+
 describe('segmentEverything', () => {
   it("object-aware rule: the detector's cat box first, as a labelled proposal, then grid proposals that do not repeat it", async () => {
     const progress: EverythingProgress[] = [];
@@ -214,20 +233,7 @@ describe('segmentEverything', () => {
   }, 300_000);
 
   it("thorough rule: a tile's boxes the photo's encoder sees large are decoded on the photo's embedding, and a tile left with none is not encoded", async () => {
-    const embedded: string[] = [];
-    const decodedOn = new Set<string>();
-    const tiling: EverythingEngine = {
-      getEmbedding: (key) => engine.getEmbedding(key),
-      decodeTokens: (key, prompt) => {
-        decodedOn.add(key);
-        return engine.decodeTokens(key, prompt);
-      },
-      embedScratch: async (picture, key) => {
-        embedded.push(key);
-        return engine.embedScratch(picture, key);
-      },
-      forget: (key) => engine.forget(key),
-    };
+    const { engine: tiling, embedded, decodedOn } = tilingRecorder(engine);
     const settings = { image, detectors: [detector], gridSides: [2], tileGridSides: [], tilesNeedSmallEvidence: false };
     const { minDetectorScore, maxBoxes } = EVERYTHING_SETTINGS.thorough;
     const photoOnly = await segmentEverything(engine, imageKey, { rule: 'objects', ...settings, minDetectorScore, maxBoxes });
@@ -286,20 +292,7 @@ describe('segmentEverything', () => {
   });
 
   it("thorough rule: a tile whose small new boxes are all weaker than tileEncodeMinScore is not encoded; its boxes are decoded on the photo's embedding", async () => {
-    const embedded: string[] = [];
-    const decodedOn = new Set<string>();
-    const tiling: EverythingEngine = {
-      getEmbedding: (key) => engine.getEmbedding(key),
-      decodeTokens: (key, prompt) => {
-        decodedOn.add(key);
-        return engine.decodeTokens(key, prompt);
-      },
-      embedScratch: async (picture, key) => {
-        embedded.push(key);
-        return engine.embedScratch(picture, key);
-      },
-      forget: (key) => engine.forget(key),
-    };
+    const { engine: tiling, embedded, decodedOn } = tilingRecorder(engine);
     const settings = { image, detectors: [detector], gridSides: [2], tileGridSides: [], tilesNeedSmallEvidence: false, tileBoxMaxPatches: Infinity };
     const anyBox = await segmentEverything(tiling, imageKey, { rule: 'thorough', ...settings, tileEncodeMinScore: 0 });
     expect(anyBox.tilesEncoded).toBeGreaterThan(0);
