@@ -19,8 +19,9 @@
  *   repeats a kept proposal too (the same incremental NMS across tiles). Up to four more encoder runs.
  *   The detectors' weaker boxes (score ≥ 0.05) prompt too, on the photo and on the tiles. Only a box
  *   the photo's encoder sees small is decoded on its tile; a tile's larger new box is decoded on the
- *   photo's embedding, so a tile with no small new box is never encoded, and a photo whose own pass
- *   saw nothing small is not tiled at all.
+ *   photo's embedding, so a tile with no small new box is never encoded, and a tile where the photo's
+ *   own pass saw nothing small is not looked at. A tile is encoded only for a small box the detectors
+ *   are fairly sure of; its weaker small boxes are decoded on the photo's embedding too.
  *
  * Differences from SAM's code, on purpose: the filters and the NMS box read the 256² logits (SAM reads
  * the upsampled mask), so only kept candidates are upsampled; NMS is incremental (a candidate is
