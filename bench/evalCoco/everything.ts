@@ -26,9 +26,12 @@ import {
   EVERYTHING_RULES,
   EVERYTHING_SETTINGS,
   segmentEverything,
+  DECODE_PARTS,
+  type DecodePart,
   type EverythingRule,
   type EverythingSettings,
 } from '../../src/engine/everything/segmentEverything';
+import { emptyPartCpu, meterParts, type PartCpu } from './partCpu';
 import { matchImage, toRegion, type GroundTruthInstance } from './metrics';
 import { rasterizeSegmentation, type CocoSegmentation } from './rasterize';
 import { addImageRecall, areaRange, emptyRecallCounts, nearnessOf, recall, type RecallCounts } from './recall';
@@ -93,6 +96,10 @@ interface RuleTotals {
   tileEncodeMs: number;
   tilesEncoded: number;
   decoderRuns: number;
+  /** Process CPU time inside the detectors, the decoder runs and the tiles' encoder runs. */
+  partCpu: PartCpu;
+  detectorPasses: number;
+  decodes: Partial<Record<DecodePart, { runs: number; kept: number }>>;
   proposals: number;
   /** Proposals and the instances they matched, by what found them (photo or tile, box or grid point). */
   foundBy: Record<string, { proposals: number; matched: number }>;
@@ -145,7 +152,7 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
   const engine = await loadNodeEngine({ threads, embeddingCacheSize: 1, embeddingStore, ...models });
   const detectors = await loadNodeDetectors({ threads });
   const totals = new Map<EverythingRule, RuleTotals>(
-    rules.map((r) => [r, { counts: emptyRecallCounts(), ms: 0, cpuMs: 0, detectMs: 0, decodeMs: 0, tileEncodeMs: 0, tilesEncoded: 0, decoderRuns: 0, proposals: 0, foundBy: {}, nearness: {} }]),
+    rules.map((r) => [r, { counts: emptyRecallCounts(), ms: 0, cpuMs: 0, detectMs: 0, decodeMs: 0, tileEncodeMs: 0, tilesEncoded: 0, decoderRuns: 0, partCpu: emptyPartCpu(), detectorPasses: 0, decodes: {}, proposals: 0, foundBy: {}, nearness: {} }]),
   );
   let encoderMs = 0;
   let encoderCpuMs = 0;
@@ -166,9 +173,16 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
     for (const rule of rules) {
       const t1 = performance.now();
       const c1 = process.cpuUsage();
-      const result = await segmentEverything(engine, imageKey, { ...overrides, rule, image, detectors });
-      const ms = performance.now() - t1 + embedMs;
       const total = totals.get(rule)!;
+      const metered = meterParts(engine, detectors, total.partCpu);
+      const result = await segmentEverything(metered.engine, imageKey, { ...overrides, rule, image, detectors: metered.detectors });
+      const ms = performance.now() - t1 + embedMs;
+      total.detectorPasses += result.work.detectorPasses;
+      for (const [part, { runs, kept }] of Object.entries(result.work.decodes) as [DecodePart, { runs: number; kept: number }][]) {
+        const sum = (total.decodes[part] ??= { runs: 0, kept: 0 });
+        sum.runs += runs;
+        sum.kept += kept;
+      }
       total.cpuMs += cpuMsSince(c1) + embedCpuMs;
       total.detectMs += result.timings.detectMs;
       total.decodeMs += result.timings.decodeMs;
@@ -213,6 +227,14 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
       tileEncodeMsPerPhoto: t.tileEncodeMs / images.length,
       tilesEncodedPerPhoto: t.tilesEncoded / images.length,
       decoderRunsPerPhoto: t.decoderRuns / images.length,
+      detectorPassesPerPhoto: t.detectorPasses / images.length,
+      decodesPerPhoto: Object.fromEntries(Object.entries(t.decodes).map(([part, d]) => [part, { runs: d.runs / images.length, kept: d.kept / images.length }])),
+      cpuMsPerPhoto: {
+        detectors: t.partCpu.detectMs / images.length,
+        decoder: t.partCpu.decodeMs / images.length,
+        tileEncoder: t.partCpu.tileEncodeMs / images.length,
+        rest: (t.cpuMs - encoderCpuMs - t.partCpu.detectMs - t.partCpu.decodeMs - t.partCpu.tileEncodeMs) / images.length,
+      },
       proposalsPerPhoto: t.proposals / images.length,
       foundBy: t.foundBy,
       nearness: t.nearness,
@@ -253,6 +275,21 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
       const s = summaryOf(r);
       const rest = s.msPerPhotoNode - encoderMs / images.length - s.tileEncodeMsPerPhoto - s.detectMsPerPhoto - s.decodeMsPerPhoto;
       return `| ${r} | ${(encoderMs / images.length).toFixed(0)} | ${s.tileEncodeMsPerPhoto.toFixed(0)} (${s.tilesEncodedPerPhoto.toFixed(1)}) | ${s.detectMsPerPhoto.toFixed(0)} | ${s.decodeMsPerPhoto.toFixed(0)} (${s.decoderRunsPerPhoto.toFixed(1)}) | ${rest.toFixed(0)} |`;
+    }),
+    '',
+    '| rule | CPU ms/photo: photo encoder | tile encoder (ms a run) | detectors (passes; ms a pass) | decoder (ms a run) | the rest |',
+    '|---|---|---|---|---|---|',
+    ...rules.map((r) => {
+      const s = summaryOf(r);
+      const per = (ms: number, runs: number) => (runs > 0 ? (ms / runs).toFixed(0) : '–');
+      return `| ${r} | ${(encoderCpuMs / images.length).toFixed(0)} | ${s.cpuMsPerPhoto.tileEncoder.toFixed(0)} (${per(s.cpuMsPerPhoto.tileEncoder, s.tilesEncodedPerPhoto)}) | ${s.cpuMsPerPhoto.detectors.toFixed(0)} (${s.detectorPassesPerPhoto.toFixed(2)}; ${per(s.cpuMsPerPhoto.detectors, s.detectorPassesPerPhoto)}) | ${s.cpuMsPerPhoto.decoder.toFixed(0)} (${per(s.cpuMsPerPhoto.decoder, s.decoderRunsPerPhoto)}) | ${s.cpuMsPerPhoto.rest.toFixed(0)} |`;
+    }),
+    '',
+    '| rule | decoder runs a photo (proposals they added): ' + DECODE_PARTS.join(' | ') + ' |',
+    `|---|${DECODE_PARTS.map(() => '---|').join('')}`,
+    ...rules.map((r) => {
+      const s = summaryOf(r);
+      return `| ${r} | ${DECODE_PARTS.map((part) => { const d = s.decodesPerPhoto[part]; return d ? `${d.runs.toFixed(1)} (${d.kept.toFixed(1)})` : '0'; }).join(' | ')} |`;
     }),
     `load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(', ')} on ${availableParallelism()} cores (other processes slow every wall time above)`,
     ...(embeddingStore ? ['encoder outputs reused from --embeddings: the times leave out the encoder runs found there'] : []),

@@ -62,6 +62,25 @@ function recording(inner: SegmentationEngine) {
   return { engine, answers };
 }
 
+/** The engine, recording which embeddings the decoder ran on and which tiles were encoded. */
+function tilingRecorder(inner: SegmentationEngine) {
+  const embedded: string[] = [];
+  const decodedOn = new Set<string>();
+  const engine: EverythingEngine = {
+    getEmbedding: (key) => inner.getEmbedding(key),
+    decodeTokens: (key, prompt) => {
+      decodedOn.add(key);
+      return inner.decodeTokens(key, prompt);
+    },
+    embedScratch: async (picture, key) => {
+      embedded.push(key);
+      return inner.embedScratch(picture, key);
+    },
+    forget: (key) => inner.forget(key),
+  };
+  return { engine, embedded, decodedOn };
+}
+
 describe('segmentEverything', () => {
   it("object-aware rule: the detector's cat box first, as a labelled proposal, then grid proposals that do not repeat it", async () => {
     const progress: EverythingProgress[] = [];
@@ -214,20 +233,7 @@ describe('segmentEverything', () => {
   }, 300_000);
 
   it("thorough rule: a tile's boxes the photo's encoder sees large are decoded on the photo's embedding, and a tile left with none is not encoded", async () => {
-    const embedded: string[] = [];
-    const decodedOn = new Set<string>();
-    const tiling: EverythingEngine = {
-      getEmbedding: (key) => engine.getEmbedding(key),
-      decodeTokens: (key, prompt) => {
-        decodedOn.add(key);
-        return engine.decodeTokens(key, prompt);
-      },
-      embedScratch: async (picture, key) => {
-        embedded.push(key);
-        return engine.embedScratch(picture, key);
-      },
-      forget: (key) => engine.forget(key),
-    };
+    const { engine: tiling, embedded, decodedOn } = tilingRecorder(engine);
     const settings = { image, detectors: [detector], gridSides: [2], tileGridSides: [], tilesNeedSmallEvidence: false };
     const { minDetectorScore, maxBoxes } = EVERYTHING_SETTINGS.thorough;
     const photoOnly = await segmentEverything(engine, imageKey, { rule: 'objects', ...settings, minDetectorScore, maxBoxes });
@@ -277,6 +283,28 @@ describe('segmentEverything', () => {
     } finally {
       await holdsOne.release();
     }
+  }, 300_000);
+
+  it('the interactive rule encodes no tile, whatever the bulk rule skips', () => {
+    expect(EVERYTHING_SETTINGS.objects.tilesPerSide).toBe(0);
+    expect(EVERYTHING_SETTINGS.objects.tileEncodeMinScore).toBe(0);
+    expect(EVERYTHING_SETTINGS.objects.smallEvidencePerTile).toBe(false);
+  });
+
+  it("thorough rule: a tile whose small new boxes are all weaker than tileEncodeMinScore is not encoded; its boxes are decoded on the photo's embedding", async () => {
+    const { engine: tiling, embedded, decodedOn } = tilingRecorder(engine);
+    const settings = { image, detectors: [detector], gridSides: [2], tileGridSides: [], tilesNeedSmallEvidence: false, tileBoxMaxPatches: Infinity };
+    const anyBox = await segmentEverything(tiling, imageKey, { rule: 'thorough', ...settings, tileEncodeMinScore: 0 });
+    expect(anyBox.tilesEncoded).toBeGreaterThan(0);
+    embedded.length = 0;
+    decodedOn.clear();
+    // No box scores above 1: no tile is worth an encoder run, yet its boxes are still asked, on the photo.
+    const none = await segmentEverything(tiling, imageKey, { rule: 'thorough', ...settings, tileEncodeMinScore: 1.01 });
+    expect(none.tilesEncoded).toBe(0);
+    expect(embedded).toEqual([]);
+    expect([...decodedOn]).toEqual([imageKey]);
+    expect(none.work.decodes['tile boxes on photo']!.runs).toBeGreaterThan(0);
+    expect(none.work.detectorPasses).toBe(5);
   }, 300_000);
 
   it('refuses an image that was not embedded', async () => {

@@ -19,8 +19,9 @@
  *   repeats a kept proposal too (the same incremental NMS across tiles). Up to four more encoder runs.
  *   The detectors' weaker boxes (score ≥ 0.05) prompt too, on the photo and on the tiles. Only a box
  *   the photo's encoder sees small is decoded on its tile; a tile's larger new box is decoded on the
- *   photo's embedding, so a tile with no small new box is never encoded, and a photo whose own pass
- *   saw nothing small is not tiled at all.
+ *   photo's embedding, so a tile with no small new box is never encoded, and a tile where the photo's
+ *   own pass saw nothing small is not looked at. A tile is encoded only for a small box the detectors
+ *   are fairly sure of; its weaker small boxes are decoded on the photo's embedding too.
  *
  * Differences from SAM's code, on purpose: the filters and the NMS box read the 256² logits (SAM reads
  * the upsampled mask), so only kept candidates are upsampled; NMS is incremental (a candidate is
@@ -42,7 +43,7 @@ import { maskArea, placeCrop, upsampleLogitsToCrop } from '../upsample';
 import { ExploredCells, lowResBox } from './lowRes';
 import { pointGrid } from './pointGrid';
 import { removeSmallRegions } from './regions';
-import { boxAtInnerEdge, cutByTileEdge, mergeAcrossCrops, splitBySize, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile, type TileRect } from './tiles';
+import { boxAtInnerEdge, cutByTileEdge, holdsCentreOf, mergeAcrossCrops, splitBySize, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile, type TileRect } from './tiles';
 import { cropImage } from '../crop';
 
 export type EverythingRule = 'grid' | 'objects' | 'thorough';
@@ -156,6 +157,17 @@ export interface EverythingSettings {
    * of large objects has none to ask about (`thorough` only; a tile grid always tiles).
    */
   readonly tilesNeedSmallEvidence: boolean;
+  /**
+   * With `tilesNeedSmallEvidence`, each tile needs its own: a tile in which the photo's pass saw
+   * nothing small (no small box or proposal centred in it) is skipped, detectors and encoder alike.
+   */
+  readonly smallEvidencePerTile: boolean;
+  /**
+   * A tile is encoded only for a small new box scored at least this; a tile whose small new boxes are
+   * all weaker has them decoded on the photo's embedding instead, like its large ones (an encoder run
+   * costs many decoder runs, and a weak box is mostly a wrong one). 0: any small box encodes its tile.
+   */
+  readonly tileEncodeMinScore: number;
 }
 
 const OBJECTS_SETTINGS: EverythingSettings = {
@@ -181,6 +193,8 @@ const OBJECTS_SETTINGS: EverythingSettings = {
   preferSmallerCrop: false,
   tileBoxMaxPatches: Infinity,
   tilesNeedSmallEvidence: false,
+  smallEvidencePerTile: false,
+  tileEncodeMinScore: 0,
 };
 
 export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSettings>> = {
@@ -205,6 +219,8 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     preferSmallerCrop: false,
     tileBoxMaxPatches: Infinity,
     tilesNeedSmallEvidence: false,
+      smallEvidencePerTile: false,
+    tileEncodeMinScore: 0,
   },
   objects: OBJECTS_SETTINGS,
   // The object-aware rule on the whole photo, then the detectors again on 2×2 tiles (SAHI's slicing):
@@ -224,6 +240,11 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     // tokens, and the tile (about twice the resolution) gives it four times as many.
     tileBoxMaxPatches: 8,
     tilesNeedSmallEvidence: true,
+    // A tile is looked at only where the photo's pass saw something small, and encoded only for a small
+    // box the detectors are fairly sure of: on COCO the weaker small boxes matched no instance that
+    // decoding them on the photo's embedding missed (docs/RESULTS.md, h37-bulkfast).
+    smallEvidencePerTile: true,
+    tileEncodeMinScore: 0.3,
   },
 };
 
@@ -236,10 +257,23 @@ export interface EverythingOptions extends Partial<EverythingSettings> {
   readonly onProgress?: (progress: EverythingProgress) => void;
 }
 
+/** Where a decoder run was spent: the photo's boxes and grid, a tile's larger boxes asked on the photo, a tile's own boxes and grid. */
+export const DECODE_PARTS = ['photo boxes', 'photo grid', 'tile boxes on photo', 'tile boxes', 'tile grid'] as const;
+export type DecodePart = (typeof DECODE_PARTS)[number];
+
+/** The work of one call, counted (times depend on the machine's load, counts do not). */
+export interface EverythingWork {
+  /** Decoder runs per part, and the proposals they added when they ran (a later one may replace one). */
+  readonly decodes: Partial<Record<DecodePart, { runs: number; kept: number }>>;
+  /** Pictures (the photo, tiles) the box detectors ran on; each pass runs every one of them. */
+  readonly detectorPasses: number;
+}
+
 export interface EverythingResult {
   readonly rule: EverythingRule;
   readonly proposals: Proposal[];
   readonly decoderRuns: number;
+  readonly work: EverythingWork;
   /** Encoder runs for tiles (the photo's own is the caller's), and their time. */
   readonly tilesEncoded: number;
   readonly timings: { readonly detectMs: number; readonly decodeMs: number; readonly tileEncodeMs: number; readonly totalMs: number };
@@ -288,6 +322,8 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
   let decoded = 0;
   let planned = 0;
   let tilesEncoded = 0;
+  const work = { decodes: {} as Record<string, { runs: number; kept: number }>, detectorPasses: 0 };
+  let part: DecodePart = 'photo boxes';
   // What the photo's pass kept, and what the tiles' did: a tile may look again inside the former.
   let covered: Uint8Array | undefined;
   let coveredByTiles: Uint8Array | undefined;
@@ -305,6 +341,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     const answer = await engine.decodeTokens(view.imageKey, prompt);
     timings.decodeMs += now() - t0;
     decoded++;
+    (work.decodes[part] ??= { runs: 0, kept: 0 }).runs++;
     return answer;
   };
   // Incremental NMS: `objects` keeps what it found first; `grid` keeps the higher predicted IoU, as SAM.
@@ -326,6 +363,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     kept = kept.filter((k) => !overlapping.includes(k));
     const { logits: _, ...rest } = candidate;
     kept.push({ ...rest, id: nextId++, mask, area, confidence: candidate.predictedIoU * candidate.stability });
+    work.decodes[part]!.kept++;
     if (settings.skipCovered) {
       // Only the crop can hold a set pixel.
       const into = view.tile ? (coveredByTiles ??= new Uint8Array(mask.data.length)) : (covered ??= new Uint8Array(mask.data.length));
@@ -353,6 +391,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     signal?.throwIfAborted();
     report();
     const t0 = now();
+    work.detectorPasses++;
     const perDetector = [];
     for (const detector of boxDetectors) {
       perDetector.push(await detector.detect(picture, { minScore: Math.min(0.05, settings.minDetectorScore) }));
@@ -373,8 +412,9 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     const whole = boxes.filter((d) => !boxAtInnerEdge(tileBoxToPhoto(d.box, tile), tile, size.width, size.height, 1));
     return unfoundInTile(whole, tile, kept.filter((k) => k.tile).map((k) => k.box), settings.boxNmsIou);
   };
-  const promptBoxes = async (view: View, boxes: readonly Detection[]): Promise<void> => {
+  const promptBoxes = async (view: View, boxes: readonly Detection[], from: DecodePart): Promise<void> => {
     stage = view.tile ? 'tiles' : 'boxes';
+    part = from;
     planned += boxes.length;
     for (const detection of boxes) {
       const prompt: VisualPrompt = { box: cornerToCenterBox(detection.box) };
@@ -398,6 +438,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     return Boolean(covered?.[pixel]) || Boolean(whole.explored?.has(point.x, point.y));
   };
   const promptGrid = async (view: View, sides: readonly number[]): Promise<void> => {
+    part = view.tile ? 'tile grid' : 'photo grid';
     const area = view.tile ?? { x0: 0, y0: 0, x1: size.width, y1: size.height };
     for (const side of sides) {
       let pending = tileGrid(area, side).filter((p) => !answered(view, p));
@@ -422,15 +463,17 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
 
   const whole: View = { imageKey };
   const photoBoxes = options.image ? await detectBoxes(whole, options.image) : [];
-  await promptBoxes(whole, photoBoxes);
+  await promptBoxes(whole, photoBoxes, 'photo boxes');
   stage = 'grid';
   await promptGrid(whole, settings.gridSides);
 
-  const smallSeen = () => splitBySize([...photoBoxes, ...kept], size.width, size.height, settings.tileBoxMaxPatches).small.length > 0;
-  if (tiled && (!settings.tilesNeedSmallEvidence || settings.tileGridSides.length > 0 || smallSeen())) {
+  const smallSeen = tiled ? splitBySize([...photoBoxes, ...kept], size.width, size.height, settings.tileBoxMaxPatches).small : [];
+  const needsEvidence = settings.tilesNeedSmallEvidence && settings.tileGridSides.length === 0;
+  if (tiled && (!needsEvidence || smallSeen.length > 0)) {
     const photo = options.image!;
     for (const tile of tileRects(size.width, size.height, settings.tilesPerSide, settings.tileOverlap)) {
       signal?.throwIfAborted();
+      if (needsEvidence && settings.smallEvidencePerTile && !smallSeen.some((seen) => holdsCentreOf(tile, seen.box))) continue;
       stage = 'tiles';
       report();
       const picture = cropImage(photo, tile);
@@ -442,8 +485,11 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       // A box at an edge the tile shares with the photo's inside is of an object the tile cuts: the
       // photo's pass or the neighbouring tile sees it whole (asked on the tile, its mask would be dropped).
       const uncut = (await detectBoxes(view, picture)).filter((d) => !boxAtInnerEdge(tileBoxToPhoto(d.box, tile), tile, size.width, size.height, 1));
-      const { small: boxes, large } = splitBySize(uncut, size.width, size.height, settings.tileBoxMaxPatches);
-      await promptBoxes(whole, large.map((d) => ({ ...d, box: tileBoxToPhoto(d.box, tile) })));
+      const bySize = splitBySize(uncut, size.width, size.height, settings.tileBoxMaxPatches);
+      const worthEncoding = bySize.small.some((d) => d.score >= settings.tileEncodeMinScore);
+      const boxes = worthEncoding ? bySize.small : [];
+      const large = worthEncoding ? bySize.large : uncut;
+      await promptBoxes(whole, large.map((d) => ({ ...d, box: tileBoxToPhoto(d.box, tile) })), 'tile boxes on photo');
       stage = 'tiles';
       const gridLeft = settings.tileGridSides.some((side) => tileGrid(tile, side).some((p) => !answered(view, p)));
       if (boxes.length === 0 && !gridLeft) continue;
@@ -453,7 +499,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       timings.tileEncodeMs += now() - t0;
       tilesEncoded++;
       try {
-        await promptBoxes(view, boxes);
+        await promptBoxes(view, boxes, 'tile boxes');
         await promptGrid(view, settings.tileGridSides);
       } finally {
         // The tile's embedding is of no use to anyone else.
@@ -463,7 +509,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
   }
   signal?.throwIfAborted();
   timings.totalMs = now() - started;
-  return { rule, proposals: ranked(kept).slice(0, settings.maxProposals), decoderRuns: decoded, tilesEncoded, timings };
+  return { rule, proposals: ranked(kept).slice(0, settings.maxProposals), decoderRuns: decoded, work, tilesEncoded, timings };
 }
 
 /** A grid of points over a rectangle of the photo, in photo pixels. */

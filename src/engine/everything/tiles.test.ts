@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MaskCrop } from '../upsample';
-import { boxAtInnerEdge, cropBounds, cutByTileEdge, mergeAcrossCrops, splitBySize, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile } from './tiles';
+import { boxAtInnerEdge, cropBounds, cutByTileEdge, holdsCentreOf, mergeAcrossCrops, splitBySize, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile } from './tiles';
 
 /** A crop of `w` × `h` pixels at (x, y) with the pixels of `set` ([x, y] within the crop) on. */
 function crop(x: number, y: number, w: number, h: number, set: [number, number][]): MaskCrop {
@@ -177,5 +177,17 @@ describe('splitBySize', () => {
     const boxes = [box(5, 'a'), box(900, 'b')];
     expect(splitBySize(boxes, 1024, 1024, Infinity).small).toHaveLength(2);
     expect(splitBySize(boxes, 1024, 1024, 0).large).toHaveLength(2);
+  });
+
+  it('holdsCentreOf: a box belongs to the tiles its centre lies in, the overlap to both', () => {
+    const [left, right] = tileRects(100, 50, 2, 0.2);
+    const onLeft = { x0: 10, y0: 10, x1: 20, y1: 20 };
+    expect(holdsCentreOf(left, onLeft)).toBe(true);
+    expect(holdsCentreOf(right, onLeft)).toBe(false);
+    // In the shared strip (x 45..55): both tiles see it.
+    const shared = { x0: 48, y0: 10, x1: 52, y1: 20 };
+    expect(holdsCentreOf(left, shared) && holdsCentreOf(right, shared)).toBe(true);
+    // A wide box reaching into the right tile, centred in the left one only.
+    expect(holdsCentreOf(right, { x0: 0, y0: 0, x1: 70, y1: 10 })).toBe(false);
   });
 });

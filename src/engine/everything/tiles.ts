@@ -153,3 +153,10 @@ export function splitBySize<T extends { readonly box: CornerBox }>(detections: r
   }
   return { small, large };
 }
+
+/** Whether a box's centre (photo pixels) lies in the tile: the one tile, or the few overlapping ones, that sees the box's object. */
+export function holdsCentreOf(tile: TileRect, box: CornerBox): boolean {
+  const x = (box.x0 + box.x1) / 2;
+  const y = (box.y0 + box.y1) / 2;
+  return x >= tile.x0 && x < tile.x1 && y >= tile.y0 && y < tile.y1;
+}
