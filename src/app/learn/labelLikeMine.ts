@@ -120,8 +120,9 @@ export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMin
     const onImage = await candidatesOf(image);
     if (!onImage || signal.aborted) break;
     const now = ports.document();
-    const { candidates, descriptors } = proposableCandidates(onImage, labelledRegions(now, image), learner.isMined(image.id));
-    const existing = labelledRegions(now, image).flatMap((r) => {
+    const regions = labelledRegions(now, image);
+    const { candidates, descriptors } = proposableCandidates(onImage, regions, learner.isMined(image.id));
+    const existing = regions.flatMap((r) => {
       const box = r.box ?? (r.mask && maskBox(r.mask));
       return box ? [{ classId: r.classId, box }] : [];
     });

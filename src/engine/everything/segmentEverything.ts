@@ -219,7 +219,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     preferSmallerCrop: false,
     tileBoxMaxPatches: Infinity,
     tilesNeedSmallEvidence: false,
-      smallEvidencePerTile: false,
+    smallEvidencePerTile: false,
     tileEncodeMinScore: 0,
   },
   objects: OBJECTS_SETTINGS,

@@ -56,7 +56,7 @@ const notFound = () => new DomainError('not-found', 'no such project (or it is n
 /**
  * An image's row without its `objects`: what listing, uploading, a thumbnail or the file need. The
  * objects of one image can be many megabytes of JSON, and reading them is synchronous SQLite work
- * on the event loop (a project export's listing held it >100 ms of CPU for one 2,000-object image).
+ * on the event loop: a project export's listing held it for one large image (docs/RESULTS.md, h39-health).
  */
 type ImageHead = Omit<ProjectImagesTable, 'objects'>;
 const IMAGE_HEAD_COLUMNS = ['id', 'project_id', 'digest', 'name', 'width', 'height', 'revision', 'vertex_count', 'updated_by', 'updated_at', 'created_by', 'created_at', 'assignee_id'] as const satisfies readonly (keyof ImageHead)[];
