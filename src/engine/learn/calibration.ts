@@ -55,6 +55,45 @@ export function fitPlatt(decisions: readonly Decision[], priorStrength = PRIOR_S
 }
 
 /**
+ * Beta calibration (Kull, Silva Filho and Flach, 2017): p ↦ σ(a·ln p − b·ln(1 − p) + c). Platt's map is
+ * its a = b case, symmetric in the logit; with a ≠ b it can be steeper on one side of the scale than on
+ * the other, as a score that is under-confident in the middle and over-confident at the top needs.
+ */
+export interface BetaMap {
+  readonly a: number;
+  readonly b: number;
+  readonly c: number;
+}
+
+export const IDENTITY_BETA_MAP: BetaMap = { a: 1, b: 1, c: 0 };
+
+const betaFeatures = (raw: number): number[] => {
+  const q = Math.min(1 - EPSILON, Math.max(EPSILON, raw));
+  return [Math.log(q), -Math.log1p(-q), 1];
+};
+
+export function applyBeta(map: BetaMap, raw: number): number {
+  const [lnP, lnNotP] = betaFeatures(raw);
+  return sigmoid(map.a * lnP + map.b * lnNotP + map.c);
+}
+
+/**
+ * The beta map minimising the log loss on `decisions` plus the same pull towards the identity as
+ * fitPlatt's. A negative a or b would make the map fall somewhere on (0, 1) and reorder proposals; the
+ * fit then keeps Platt's monotone map instead (the a = b case).
+ */
+export function fitBeta(decisions: readonly Decision[], priorStrength = PRIOR_STRENGTH): BetaMap {
+  const [a, b, c] = fitLogistic(
+    decisions.map((d) => ({ x: betaFeatures(d.raw), correct: d.correct })),
+    [IDENTITY_BETA_MAP.a, IDENTITY_BETA_MAP.b, IDENTITY_BETA_MAP.c],
+    priorStrength,
+  );
+  if (a > 0 && b > 0) return { a, b, c };
+  const platt = fitPlatt(decisions, priorStrength);
+  return { a: platt.slope, b: platt.slope, c: platt.offset };
+}
+
+/**
  * Logistic regression by Newton's method, minimising the log loss plus (strength / 2)·|w − prior|²
  * (Platt's map here, the overlap ranker in overlapRanker.ts). Far from the optimum a full Newton step
  * can overshoot, so steps are capped in size and halved until the loss falls.

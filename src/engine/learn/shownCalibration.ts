@@ -30,9 +30,9 @@
  * their slope to the top. (While the fit was on in-sample scores, Platt measured worse; on held-out
  * scores it measures better, on both datasets.)
  */
-import { applyPlatt, fitPlatt, IDENTITY_MAP, type PlattMap } from './calibration';
+import { applyBeta, applyPlatt, fitBeta, fitPlatt, IDENTITY_MAP, type BetaMap, type PlattMap } from './calibration';
 
-export const SHOWN_CALIBRATION_METHODS = ['platt', 'isotonic', 'none'] as const;
+export const SHOWN_CALIBRATION_METHODS = ['platt', 'beta', 'isotonic', 'none'] as const;
 export type ShownCalibrationMethod = (typeof SHOWN_CALIBRATION_METHODS)[number];
 
 export interface ShownOutcome {
@@ -67,7 +67,7 @@ interface StepMap {
 
 export class ShownCalibration {
   private outcomes: ShownOutcome[] = [];
-  private fitted: { platt: PlattMap } | { steps: StepMap } = { platt: IDENTITY_MAP };
+  private fitted: { platt: PlattMap } | { beta: BetaMap } | { steps: StepMap } = { platt: IDENTITY_MAP };
 
   constructor(readonly method: ShownCalibrationMethod = DEFAULT_SHOWN_CALIBRATION) {}
 
@@ -78,7 +78,8 @@ export class ShownCalibration {
 
   /** The probability to show for a score (the identity before any decision). */
   probability(score: number): number {
-    return 'platt' in this.fitted ? applyPlatt(this.fitted.platt, score) : interpolate(this.fitted.steps, score);
+    if ('platt' in this.fitted) return applyPlatt(this.fitted.platt, score);
+    return 'beta' in this.fitted ? applyBeta(this.fitted.beta, score) : interpolate(this.fitted.steps, score);
   }
 
   /** Decisions on shown proposals; `refit` takes them in. */
@@ -90,8 +91,10 @@ export class ShownCalibration {
   /** Fits the map on the decisions' held-out scores, or as `score` gives them now where none was kept. */
   refit(score: Scorer): void {
     const scored = this.outcomes.map((o) => ({ score: o.heldOutScore ?? score(o.x), correct: o.correct }));
+    const decisions = scored.map((o) => ({ raw: o.score, correct: o.correct }));
     if (this.method === 'isotonic') this.fitted = { steps: fitIsotonicTowardsIdentity(scored) };
-    else this.fitted = { platt: scored.length && this.method === 'platt' ? fitPlatt(scored.map((o) => ({ raw: o.score, correct: o.correct }))) : IDENTITY_MAP };
+    else if (this.method === 'beta') this.fitted = { beta: fitBeta(decisions) };
+    else this.fitted = { platt: scored.length && this.method === 'platt' ? fitPlatt(decisions) : IDENTITY_MAP };
   }
 
   /** The decisions so far, each with the probability shown now for its score. */
