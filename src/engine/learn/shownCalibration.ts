@@ -32,7 +32,7 @@
  */
 import { applyBeta, applyPlatt, fitBeta, fitPlatt, IDENTITY_MAP, type BetaMap, type PlattMap } from './calibration';
 
-export const SHOWN_CALIBRATION_METHODS = ['platt', 'beta', 'isotonic', 'none'] as const;
+export const SHOWN_CALIBRATION_METHODS = ['platt', 'platt-recent', 'beta', 'isotonic', 'none'] as const;
 export type ShownCalibrationMethod = (typeof SHOWN_CALIBRATION_METHODS)[number];
 
 export interface ShownOutcome {
@@ -91,10 +91,10 @@ export class ShownCalibration {
   /** Fits the map on the decisions' held-out scores, or as `score` gives them now where none was kept. */
   refit(score: Scorer): void {
     const scored = this.outcomes.map((o) => ({ score: o.heldOutScore ?? score(o.x), correct: o.correct }));
-    const decisions = scored.map((o) => ({ raw: o.score, correct: o.correct }));
+    const decisions = scored.map((o, i) => ({ raw: o.score, correct: o.correct, weight: this.method === 'platt-recent' ? recencyWeight(scored.length - 1 - i, scored.length) : 1 }));
     if (this.method === 'isotonic') this.fitted = { steps: fitIsotonicTowardsIdentity(scored) };
     else if (this.method === 'beta') this.fitted = { beta: fitBeta(decisions) };
-    else this.fitted = { platt: scored.length && this.method === 'platt' ? fitPlatt(decisions) : IDENTITY_MAP };
+    else this.fitted = { platt: scored.length && this.method !== 'none' ? fitPlatt(decisions) : IDENTITY_MAP };
   }
 
   /** The decisions so far, each with the probability shown now for its score. */
@@ -140,6 +140,16 @@ export function fitIsotonicTowardsIdentity(outcomes: readonly { score: number; c
     }
   }
   return { scores: blocks.map((b) => b.scoreSum / b.weight), values: blocks.map(mean) };
+}
+
+/**
+ * A decision's weight in the 'platt-recent' fit, `age` decisions after it were made, of `count`: its
+ * held-out score came from the model of its time, older and weaker the older it is, so the map of the
+ * current model's scores leans on the newest. Half-life: half the decisions so far, the same share at
+ * every length of session (a model learning at a rate ~1/t changes as much from t/2 to t whatever t).
+ */
+export function recencyWeight(age: number, count: number): number {
+  return 0.5 ** (age / Math.max(1, count / 2));
 }
 
 const copyOutcome = (o: ShownOutcome): ShownOutcome => ({ x: [...o.x], correct: o.correct, ...(o.heldOutScore === undefined ? {} : { heldOutScore: o.heldOutScore }) });
