@@ -202,6 +202,8 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     const examples: { descriptor: RegionDescriptor; classId: string | null }[] = [];
     const matched = new Set<number>();
     const decidedProposals = new Set<number>();
+    // What the reviewer decided on each shown proposal: what the studio records (sessionLearner), so what the shown map is fitted on.
+    const reviewed = new Map<number, boolean>();
     const acceptAllFrom = acceptAllAdvice(shownLog, null).measuredDefault;
     if (!seed) {
       row.acceptAllDefault = acceptAllFrom ?? null;
@@ -220,6 +222,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       if (sameClass !== undefined) match = sameClass;
       const correct = match >= 0 && classOf(gts[match].categoryId) === g.classId;
       shownLog.push({ photo: index, classId: g.classId, probability: g.probability, correct });
+      reviewed.set(g.proposal, correct);
       if (!seed) {
         classRow(g.classId).shown++;
         if (correct) classRow(g.classId).accepted++;
@@ -264,7 +267,9 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     const t1 = performance.now();
     const c1 = process.cpuUsage();
     model.learnAll(examples);
-    if (options.rankOverlaps !== false) model.recordProposalOutcomes(judged.map((j) => ({ relation: j.guess.relation!, correct: j.truePositive, shown: !seed && j.guess.probability >= options.showFrom })));
+    if (options.rankOverlaps !== false) {
+      model.recordProposalOutcomes(judged.map((j) => ({ relation: j.guess.relation!, correct: reviewed.get(j.guess.proposal) ?? j.truePositive, shown: reviewed.has(j.guess.proposal) })));
+    }
     row.learnMs = performance.now() - t1;
     const used = process.cpuUsage(c1);
     row.learnCpuMs = (used.user + used.system) / 1000;
