@@ -59,9 +59,12 @@ export function promisedThreshold(decided: readonly ScoredDecision[], minCount: 
   let sum = 0;
   for (const [i, d] of sorted.entries()) {
     sum += d.probability;
+    const threshold = Math.floor(d.probability * 100) / 100;
+    // As tallyByThreshold: every decision at or above a threshold is counted before it is tested.
+    if (i + 1 < sorted.length && sorted[i + 1].probability >= threshold) continue;
     if (i + 1 < minCount) continue;
     if (sum / (i + 1) < TARGET_PRECISION) break;
-    qualified = Math.floor(d.probability * 100) / 100;
+    qualified = threshold;
   }
   return qualified;
 }

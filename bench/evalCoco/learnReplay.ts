@@ -268,7 +268,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     const c1 = process.cpuUsage();
     model.learnAll(examples);
     if (options.rankOverlaps !== false) {
-      model.recordProposalOutcomes(judged.map((j) => ({ relation: j.guess.relation!, correct: reviewed.get(j.guess.proposal) ?? j.truePositive, shown: reviewed.has(j.guess.proposal) })));
+      model.recordProposalOutcomes(proposalOutcomes(judged, reviewed));
     }
     row.learnMs = performance.now() - t1;
     const used = process.cpuUsage(c1);
@@ -347,6 +347,19 @@ function countByClass(
     if (guessOf.get(best)?.classId !== row.classId) row.otherClass++;
   }
   for (const j of judged) if (j.truePositive) classRow(j.guess.classId).guessed++;
+}
+
+/**
+ * What the ranker and the shown map learn from a finished photo's judged guesses. A shown one is
+ * learned as the reviewer decided it, as the studio records it: a guess the AP judging counts right can
+ * be wrong to the reviewer (its instance already taken by a more probable guess re-classed to it, or a
+ * crowd). The others, never shown, as the judging counts them.
+ */
+export function proposalOutcomes(
+  judged: readonly { guess: { proposal: number; relation?: RelationFeatures }; truePositive: boolean }[],
+  reviewed: ReadonlyMap<number, boolean>,
+): { relation: RelationFeatures; correct: boolean; shown: boolean }[] {
+  return judged.map((j) => ({ relation: j.guess.relation!, correct: reviewed.get(j.guess.proposal) ?? j.truePositive, shown: reviewed.has(j.guess.proposal) }));
 }
 
 /** Whether the options are the product's: its detector prior, suppression and ranking all on. */
