@@ -356,10 +356,10 @@ function countByClass(
  * crowd). The others, never shown, as the judging counts them.
  */
 export function proposalOutcomes(
-  judged: readonly { guess: { proposal: number; relation?: RelationFeatures }; truePositive: boolean }[],
+  judged: readonly { guess: { proposal: number; classId: string; relation?: RelationFeatures }; truePositive: boolean }[],
   reviewed: ReadonlyMap<number, boolean>,
-): { relation: RelationFeatures; correct: boolean; shown: boolean }[] {
-  return judged.map((j) => ({ relation: j.guess.relation!, correct: reviewed.get(j.guess.proposal) ?? j.truePositive, shown: reviewed.has(j.guess.proposal) }));
+): { relation: RelationFeatures; correct: boolean; shown: boolean; classId: string }[] {
+  return judged.map((j) => ({ relation: j.guess.relation!, correct: reviewed.get(j.guess.proposal) ?? j.truePositive, shown: reviewed.has(j.guess.proposal), classId: j.guess.classId }));
 }
 
 /** Whether the options are the product's: its detector prior, suppression and ranking all on. */

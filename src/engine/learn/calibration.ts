@@ -46,11 +46,11 @@ export function applyPlatt(map: PlattMap, raw: number): number {
   return sigmoid(map.slope * logit(raw) + map.offset);
 }
 
-/** The map minimising the log loss on `decisions`, plus a quadratic pull towards the identity. */
-export function fitPlatt(decisions: readonly Decision[], priorStrength = PRIOR_STRENGTH): PlattMap {
+/** The map minimising the log loss on `decisions`, plus a quadratic pull towards `prior` (the identity unless given). */
+export function fitPlatt(decisions: readonly Decision[], priorStrength = PRIOR_STRENGTH, prior: PlattMap = IDENTITY_MAP): PlattMap {
   const [slope, offset] = fitLogistic(
     decisions.map((d) => ({ x: [logit(d.raw), 1], correct: d.correct, weight: d.weight })),
-    [IDENTITY_MAP.slope, IDENTITY_MAP.offset],
+    [prior.slope, prior.offset],
     priorStrength,
   );
   return { slope, offset };

@@ -34,7 +34,7 @@ const eceOf = (calibration: ShownCalibration, outcomes: readonly ShownOutcome[])
   expectedCalibrationError(outcomes.map((o) => ({ probability: calibration.probability(o.x[0]), correct: o.correct }))).ece;
 
 describe('shown probability calibration', () => {
-  for (const method of ['platt', 'platt-recent', 'beta', 'isotonic'] as const) {
+  for (const method of ['platt', 'platt-recent', 'platt-class', 'beta', 'isotonic'] as const) {
     it(`${method}: an over-confident scorer becomes calibrated on held-out decisions`, () => {
       const heldOut = overConfidentDecisions(2000, 7);
       const before = eceOf(new ShownCalibration(method), heldOut);
@@ -113,6 +113,27 @@ describe('shown probability calibration', () => {
     expect(everyDecision).toBeCloseTo(0.7, 1);
     expect(recent).toBeGreaterThan(0.75);
     expect(recent).toBeLessThan(0.9);
+  });
+
+  it('platt-class maps each class on its own decisions, shrunk towards the shared map', () => {
+    // Both scored 0.8: cats right half the time, dogs 90 %; three birds, all wrong.
+    const decisions: ShownOutcome[] = [
+      ...Array.from({ length: 400 }, (_, i) => ({ x: [0.8], correct: i % 2 === 0, classId: 'cat' })),
+      ...Array.from({ length: 400 }, (_, i) => ({ x: [0.8], correct: i % 10 !== 0, classId: 'dog' })),
+      ...Array.from({ length: 3 }, () => ({ x: [0.8], correct: false, classId: 'bird' })),
+    ];
+    const calibration = fitted('platt-class', decisions);
+    const shared = fitted('platt', decisions).probability(0.8);
+    expect(shared).toBeCloseTo(0.7, 1);
+    expect(calibration.probability(0.8, 'cat')).toBeCloseTo(0.5, 1);
+    expect(calibration.probability(0.8, 'dog')).toBeCloseTo(0.9, 1);
+    // Three wrong decisions pull a class down from the shared map, not to 0 (as three pull the shared map from the identity); a class never decided gets the shared map.
+    expect(calibration.probability(0.8, 'bird')).toBeLessThan(shared - 0.1);
+    expect(calibration.probability(0.8, 'bird')).toBeGreaterThan(0.4);
+    expect(calibration.probability(0.8, 'horse')).toBeCloseTo(shared, 9);
+    // The class is kept through JSON.
+    const copy = ShownCalibration.fromJSON(JSON.parse(JSON.stringify(calibration.toJSON())), asScored);
+    expect(copy.probability(0.8, 'cat')).toBe(calibration.probability(0.8, 'cat'));
   });
 
   it('the recency weight halves every half of the decisions so far, whatever their number', () => {

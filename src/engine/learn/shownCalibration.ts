@@ -30,9 +30,9 @@
  * their slope to the top. (While the fit was on in-sample scores, Platt measured worse; on held-out
  * scores it measures better, on both datasets.)
  */
-import { applyBeta, applyPlatt, fitBeta, fitPlatt, IDENTITY_MAP, type BetaMap, type PlattMap } from './calibration';
+import { applyBeta, applyPlatt, fitBeta, fitPlatt, IDENTITY_MAP, type BetaMap, type Decision, type PlattMap } from './calibration';
 
-export const SHOWN_CALIBRATION_METHODS = ['platt', 'platt-recent', 'beta', 'isotonic', 'none'] as const;
+export const SHOWN_CALIBRATION_METHODS = ['platt', 'platt-recent', 'platt-class', 'beta', 'isotonic', 'none'] as const;
 export type ShownCalibrationMethod = (typeof SHOWN_CALIBRATION_METHODS)[number];
 
 export interface ShownOutcome {
@@ -41,6 +41,8 @@ export interface ShownOutcome {
   readonly correct: boolean;
   /** The score before the ranker learned from this decision. */
   readonly heldOutScore?: number;
+  /** The class it was proposed as ('platt-class' maps each class on its own decisions). */
+  readonly classId?: string;
 }
 
 /** The score before this map, of a decision's features. */
@@ -68,6 +70,8 @@ interface StepMap {
 export class ShownCalibration {
   private outcomes: ShownOutcome[] = [];
   private fitted: { platt: PlattMap } | { beta: BetaMap } | { steps: StepMap } = { platt: IDENTITY_MAP };
+  /** 'platt-class': each class's own map, shrunk towards the shared one (`fitted`). */
+  private byClass = new Map<string, PlattMap>();
 
   constructor(readonly method: ShownCalibrationMethod = DEFAULT_SHOWN_CALIBRATION) {}
 
@@ -76,8 +80,10 @@ export class ShownCalibration {
     return this.outcomes.length;
   }
 
-  /** The probability to show for a score (the identity before any decision). */
-  probability(score: number): number {
+  /** The probability to show for a score of a proposal of `classId` (the identity before any decision). */
+  probability(score: number, classId?: string): number {
+    const own = classId === undefined ? undefined : this.byClass.get(classId);
+    if (own) return applyPlatt(own, score);
     if ('platt' in this.fitted) return applyPlatt(this.fitted.platt, score);
     return 'beta' in this.fitted ? applyBeta(this.fitted.beta, score) : interpolate(this.fitted.steps, score);
   }
@@ -90,16 +96,17 @@ export class ShownCalibration {
 
   /** Fits the map on the decisions' held-out scores, or as `score` gives them now where none was kept. */
   refit(score: Scorer): void {
-    const scored = this.outcomes.map((o) => ({ score: o.heldOutScore ?? score(o.x), correct: o.correct }));
+    const scored = this.outcomes.map((o) => ({ score: o.heldOutScore ?? score(o.x), correct: o.correct, classId: o.classId }));
     const decisions = scored.map((o, i) => ({ raw: o.score, correct: o.correct, weight: this.method === 'platt-recent' ? recencyWeight(scored.length - 1 - i, scored.length) : 1 }));
     if (this.method === 'isotonic') this.fitted = { steps: fitIsotonicTowardsIdentity(scored) };
     else if (this.method === 'beta') this.fitted = { beta: fitBeta(decisions) };
     else this.fitted = { platt: scored.length && this.method !== 'none' ? fitPlatt(decisions) : IDENTITY_MAP };
+    this.byClass = this.method === 'platt-class' && 'platt' in this.fitted ? classMaps(decisions, scored, this.fitted.platt) : new Map();
   }
 
   /** The decisions so far, each with the probability shown now for its score. */
   decided(score: Scorer): { probability: number; correct: boolean }[] {
-    return this.outcomes.map((o) => ({ probability: this.probability(score(o.x)), correct: o.correct }));
+    return this.outcomes.map((o) => ({ probability: this.probability(score(o.x), o.classId), correct: o.correct }));
   }
 
   toJSON(): ShownCalibrationState {
@@ -152,7 +159,25 @@ export function recencyWeight(age: number, count: number): number {
   return 0.5 ** (age / Math.max(1, count / 2));
 }
 
-const copyOutcome = (o: ShownOutcome): ShownOutcome => ({ x: [...o.x], correct: o.correct, ...(o.heldOutScore === undefined ? {} : { heldOutScore: o.heldOutScore }) });
+/**
+ * Per class, Platt on that class's decisions pulled towards the shared map instead of the identity
+ * (the same strength): a class with a handful of decisions shows about what the shared map shows, one
+ * with hundreds (a person's "person") its own.
+ */
+function classMaps(decisions: readonly Decision[], scored: readonly { classId?: string }[], shared: PlattMap): Map<string, PlattMap> {
+  const byClass = new Map<string, Decision[]>();
+  scored.forEach((o, i) => {
+    if (o.classId !== undefined) byClass.set(o.classId, [...(byClass.get(o.classId) ?? []), decisions[i]]);
+  });
+  return new Map([...byClass].map(([classId, own]) => [classId, fitPlatt(own, undefined, shared)]));
+}
+
+const copyOutcome = (o: ShownOutcome): ShownOutcome => ({
+  x: [...o.x],
+  correct: o.correct,
+  ...(o.heldOutScore === undefined ? {} : { heldOutScore: o.heldOutScore }),
+  ...(o.classId === undefined ? {} : { classId: o.classId }),
+});
 
 const mean = (block: { weight: number; targetSum: number }) => block.targetSum / block.weight;
 
