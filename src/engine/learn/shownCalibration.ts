@@ -17,11 +17,14 @@
  * docs/RESULTS.md). Decisions without a held-out score (models saved before it was kept) are scored as
  * the ranker scores them now.
  *
- * Two maps, chosen by measurement (docs/RESULTS.md):
+ * The maps, chosen by measurement (docs/RESULTS.md):
  * - `platt` (the default): σ(a·logit(s) + b) pulled towards the identity (calibration.ts fitPlatt);
  * - `isotonic`: pool-adjacent-violators over the decisions plus pseudo-decisions that say the score is
  *   right (the identity), so a handful of decisions cannot swing it and many overrule it.
- * `none` shows the score itself (the measurement's baseline).
+ * `none` shows the score itself (the measurement's baseline). Measured against `platt` and not
+ * chosen (h37-ece): `beta` (calibration.ts fitBeta), `platt-recent` (the newest decisions count most,
+ * for held-out scores that came from an older model) and `platt-class` (a map per class, pulled
+ * towards the shared one).
  *
  * Why Platt: few decisions lie above a high score, so at the top edge the isotonic map is made mostly
  * of the identity's pseudo-decisions and shows about the score itself, 0.97 as 0.98, however often the
