@@ -202,6 +202,8 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     const examples: { descriptor: RegionDescriptor; classId: string | null }[] = [];
     const matched = new Set<number>();
     const decidedProposals = new Set<number>();
+    // What the reviewer decided on each shown proposal: what the studio records (sessionLearner), so what the shown map is fitted on.
+    const reviewed = new Map<number, boolean>();
     const acceptAllFrom = acceptAllAdvice(shownLog, null).measuredDefault;
     if (!seed) {
       row.acceptAllDefault = acceptAllFrom ?? null;
@@ -220,6 +222,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       if (sameClass !== undefined) match = sameClass;
       const correct = match >= 0 && classOf(gts[match].categoryId) === g.classId;
       shownLog.push({ photo: index, classId: g.classId, probability: g.probability, correct });
+      reviewed.set(g.proposal, correct);
       if (!seed) {
         classRow(g.classId).shown++;
         if (correct) classRow(g.classId).accepted++;
@@ -264,7 +267,9 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     const t1 = performance.now();
     const c1 = process.cpuUsage();
     model.learnAll(examples);
-    if (options.rankOverlaps !== false) model.recordProposalOutcomes(judged.map((j) => ({ relation: j.guess.relation!, correct: j.truePositive, shown: !seed && j.guess.probability >= options.showFrom })));
+    if (options.rankOverlaps !== false) {
+      model.recordProposalOutcomes(proposalOutcomes(judged, reviewed));
+    }
     row.learnMs = performance.now() - t1;
     const used = process.cpuUsage(c1);
     row.learnCpuMs = (used.user + used.system) / 1000;
@@ -342,6 +347,19 @@ function countByClass(
     if (guessOf.get(best)?.classId !== row.classId) row.otherClass++;
   }
   for (const j of judged) if (j.truePositive) classRow(j.guess.classId).guessed++;
+}
+
+/**
+ * What the ranker and the shown map learn from a finished photo's judged guesses. A shown one is
+ * learned as the reviewer decided it, as the studio records it: a guess the AP judging counts right can
+ * be wrong to the reviewer (its instance already taken by a more probable guess re-classed to it, or a
+ * crowd). The others, never shown, as the judging counts them.
+ */
+export function proposalOutcomes(
+  judged: readonly { guess: { proposal: number; classId: string; relation?: RelationFeatures }; truePositive: boolean }[],
+  reviewed: ReadonlyMap<number, boolean>,
+): { relation: RelationFeatures; correct: boolean; shown: boolean; classId: string }[] {
+  return judged.map((j) => ({ relation: j.guess.relation!, correct: reviewed.get(j.guess.proposal) ?? j.truePositive, shown: reviewed.has(j.guess.proposal), classId: j.guess.classId }));
 }
 
 /** Whether the options are the product's: its detector prior, suppression and ranking all on. */

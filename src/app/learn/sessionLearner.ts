@@ -146,13 +146,13 @@ export class SessionLearner {
    * A followed proposal was decided: the calibration learns whether it was right as proposed, and the
    * overlap ranker's outcome is given back (one refit per photo, not per decision); it is followed no more.
    */
-  private recordDecision(lesson: Lesson): { relation: RelationFeatures; correct: boolean }[] {
+  private recordDecision(lesson: Lesson): { relation: RelationFeatures; correct: boolean; classId: string }[] {
     const shown = this.followed.get(lesson.object.id);
     if (!shown) return [];
     const correct = lesson.classId === shown.classId;
     this.model.recordDecision({ raw: shown.raw, correct }, shown.source);
     this.followed.delete(lesson.object.id);
-    return [{ relation: shown.relation, correct }];
+    return [{ relation: shown.relation, correct, classId: shown.classId }];
   }
 
   private timed(step: () => void): void {
@@ -174,7 +174,7 @@ export class SessionLearner {
       const guess = bestGuess(this.model, shown.candidate, shown.descriptor);
       const target = guess && classNamed(doc.classes, guess.classId);
       if (!guess || !target) continue;
-      const ranked = this.model.rankAgain(shown.relation, guess.probability);
+      const ranked = this.model.rankAgain(shown.relation, guess.probability, guess.classId);
       shown.classId = guess.classId;
       shown.raw = guess.raw;
       shown.source = guess.source;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyPlatt, expectedCalibrationError, fitPlatt } from './calibration';
+import { applyBeta, applyPlatt, expectedCalibrationError, fitBeta, fitLogistic, fitPlatt } from './calibration';
 
 describe('calibration', () => {
   it('Platt scaling fitted on over-confident decisions brings the error down', () => {
@@ -19,6 +19,22 @@ describe('calibration', () => {
   it('with no decisions the map is the identity', () => {
     const map = fitPlatt([]);
     expect(applyPlatt(map, 0.73)).toBeCloseTo(0.73, 6);
+  });
+
+  it('a weighted datum counts as that many copies of it', () => {
+    const data = [0.2, 0.5, 0.9, 1.4].map((v, i) => ({ x: [v, 1], correct: i % 2 === 0 }));
+    const weighted = fitLogistic([...data, { ...data[1], weight: 3 }], [1, 0], 5);
+    const copied = fitLogistic([...data, data[1], data[1], data[1]], [1, 0], 5);
+    weighted.forEach((w, j) => expect(w).toBeCloseTo(copied[j], 9));
+  });
+
+  it('beta calibration: the identity with no decisions, Platt where a decreasing map would be fitted', () => {
+    expect(applyBeta(fitBeta([]), 0.73)).toBeCloseTo(0.73, 6);
+    // Right at 0.2 and 0.9, wrong at 0.5: a beta map would dip in the middle and reorder proposals.
+    const dipping = [0.2, 0.9, 0.5].flatMap((raw, k) => Array.from({ length: 200 }, () => ({ raw, correct: k < 2 })));
+    const map = fitBeta(dipping);
+    expect(map.a).toBeCloseTo(map.b, 12);
+    expect(applyBeta(map, 0.5)).toBeCloseTo(applyPlatt(fitPlatt(dipping), 0.5), 9);
   });
 
   it('ECE weighs each bin by its share', () => {
