@@ -25,6 +25,8 @@ export interface JudgedGuess {
   readonly proposal: number;
   readonly classId: string;
   readonly probability: number;
+  /** The calibration the guess came from: the learned model's or a detector's word. */
+  readonly source: string;
   readonly truePositive: boolean;
   /** The instance a true positive matched. */
   readonly instance?: number;
@@ -61,7 +63,7 @@ export interface LossSplit {
   rows: LossSplitRow[];
   total: LossSplitRow;
   /** Every ranked guess: its class, shown probability, whether right, above the cut, and the kind of a wrong one. */
-  guesses: { classId: string; probability: number; truePositive: boolean; above: boolean; kind?: WrongKind }[];
+  guesses: { classId: string; probability: number; source: string; truePositive: boolean; above: boolean; kind?: WrongKind }[];
 }
 
 const zeros = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
@@ -115,6 +117,7 @@ export function lossSplit(records: readonly ScoredPhotoRecord[], classOf: (categ
   const guesses = flat.map(({ photo, guess }, i) => ({
     classId: guess.classId,
     probability: guess.probability,
+    source: guess.source,
     truePositive: guess.truePositive,
     above: above.has(i),
     ...(guess.truePositive ? {} : { kind: wrongKind(records[photo].photo, guess, classOf) }),
