@@ -122,6 +122,7 @@ interface Guess {
   /** The overlap ranker's input, when it ranks. */
   relation?: RelationFeatures;
   readonly raw: number;
+  readonly evidence?: number;
   readonly source: string;
 }
 
@@ -232,7 +233,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
         row.acceptAllLetThrough++;
         if (correct) row.acceptAllRight++;
       }
-      model.recordDecision({ raw: g.raw, correct }, g.source);
+      model.recordDecision({ raw: g.raw, correct, ...(g.evidence === undefined ? {} : { evidence: g.evidence }) }, g.source);
       if (match >= 0) {
         matched.add(match);
         examples.push({ descriptor: p.descriptor, classId: classOf(gts[match].categoryId) });
@@ -263,7 +264,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       const classId = match >= 0 ? classOf(gts[match].categoryId) : null;
       examples.push({ descriptor: p.descriptor, classId });
       const g = guessOf.get(k);
-      if (g) model.recordDecision({ raw: g.raw, correct: g.classId === classId }, g.source);
+      if (g) model.recordDecision({ raw: g.raw, correct: g.classId === classId, ...(g.evidence === undefined ? {} : { evidence: g.evidence }) }, g.source);
     });
     const t1 = performance.now();
     const c1 = process.cpuUsage();
@@ -359,6 +360,7 @@ function productGuesses(model: LearnedClasses, photo: CachedPhoto, personClasses
     probability: r.probability,
     relation: r.relation,
     raw: r.raw,
+    ...(r.evidence === undefined ? {} : { evidence: r.evidence }),
     source: r.source,
   }));
 }
