@@ -7,19 +7,18 @@
  *   dropped before the ranking (suppressed as a same-class duplicate, or its match taken by another
  *   guess); no proposal at all (the class-agnostic ceiling);
  * - every wrong guess above the cut gets a kind: another class's object, a second copy of an object
- *   already found, a part of an object, a region reaching well past one, a partial overlap, background.
+ *   already found, a part of an object, a region reaching well past one, a partial overlap, background
+ *   (a part or a region holding an object: boxes inside by the suppression's PART_INSIDE_SHARE).
  *
  * Counted per class. Bench code: it reads the replay's records, it changes nothing.
  */
 import { RANK_FROM } from '../../src/engine/learn/proposeLearned';
-import { insideShare } from '../../src/engine/learn/suppress';
+import { insideShare, PART_INSIDE_SHARE } from '../../src/engine/learn/suppress';
 import type { CachedPhoto } from './learnCache';
+import { MATCH_IOU } from './learnReplay';
 
-export const MATCH_IOU = 0.5;
 /** A wrong guess overlapping an instance less than this is background. */
 export const TOUCH_IOU = 0.1;
-/** A wrong guess whose box lies this far inside an instance's is a part of it (or holds it, the other way round). */
-export const PART_SHARE = 0.8;
 
 export interface JudgedGuess {
   readonly proposal: number;
@@ -158,8 +157,8 @@ function wrongKind(photo: ScoredPhotoRecord['photo'], guess: JudgedGuess, classO
   if (best < 0 || p.overlaps[best] < TOUCH_IOU) return 'background';
   const gt = photo.instances[best];
   if (p.overlaps[best] >= MATCH_IOU) return classOf(gt.categoryId) === guess.classId ? 'duplicate' : 'wrongClass';
-  if (insideShare(p.box, gt.box) >= PART_SHARE) return 'part';
-  if (insideShare(gt.box, p.box) >= PART_SHARE) return 'reachesPast';
+  if (insideShare(p.box, gt.box) >= PART_INSIDE_SHARE) return 'part';
+  if (insideShare(gt.box, p.box) >= PART_INSIDE_SHARE) return 'reachesPast';
   return 'partial';
 }
 
