@@ -23,6 +23,7 @@ import { DEFAULT_SHOWN_CALIBRATION, SHOWN_CALIBRATION_METHODS, type ShownCalibra
 import { cachedPhoto, cacheEntryProblem, LEARN_CACHE_VERSION, type CachedPhoto } from './learnCache';
 import { BULK_EVERYTHING_RULE, DEFAULT_EVERYTHING_RULE, EVERYTHING_RULES, type EverythingRule } from '../../src/engine/everything/segmentEverything';
 import { withFitFromDir } from './detectionsCache';
+import { lossSplit, lossSplitTable, type ScoredPhotoRecord } from './lossSplit';
 import { replaySession, type ClassRow, type LearnSummary, type ReplayOptions } from './learnReplay';
 
 const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [options]
@@ -49,7 +50,8 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --threads N            onnxruntime intra-op threads (default: all cores)
   --cache-only           fill the cache and stop
   --detections DIR       the detectors' boxes per photo (bench/evalCoco/detectionsCache.ts): adds the fit
-                         descriptor to a cache made without it`;
+                         descriptor to a cache made without it
+  --loss-split           where recall at P ≥ 70 % is lost, per class (bench/evalCoco/lossSplit.ts), under "lossSplit"`;
 
 const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'seed-images': { type: 'string' },
@@ -68,6 +70,7 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   rule: { type: 'string' },
   'order-seed': { type: 'string' },
   detections: { type: 'string' },
+  'loss-split': { type: 'boolean' },
 });
 const fail: (message: string) => never = commandLine.fail;
 
@@ -159,7 +162,9 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     );
   }
   const session = shuffledOrder(described, orderSeed);
-  const main = replaySession(session, options);
+  const scoredRecords: ScoredPhotoRecord[] | undefined = values['loss-split'] ? [] : undefined;
+  const main = replaySession(session, { ...options, ...(scoredRecords ? { scoredRecords } : {}) });
+  const split = scoredRecords && lossSplit(scoredRecords, (id) => categories.get(id) ?? String(id));
   const ablation = values.ablation
     ? Object.fromEntries(
         ablationChoices().map((choice) => {
@@ -179,6 +184,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     learn: main.learn,
     ...(ablation ? { ablation } : {}),
     byClass: main.byClass,
+    ...(split ? { lossSplit: split } : {}),
     byImage: main.byImage,
     decisions: main.decisions,
   };
@@ -202,6 +208,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
          ...Object.entries(ablation).map(([k, a]) => `| ${k} | ${pct(a.ap50)} | ${pct(a.recall)} | ${pct(a.precision)} | ${pct(a.recallAtPrecision70)} | ${a.actionsPerInstance.toFixed(2)} | ${pct(a.ece)} |`)]
       : []),
     ...(main.byClass.length > 1 ? ['', ...classTable(main.byClass)] : []),
+    ...(split ? ['', ...lossSplitTable(split)] : []),
   ].join('\n');
   process.stdout.write(`${table}\n`);
   await mkdir(dirname(out), { recursive: true });

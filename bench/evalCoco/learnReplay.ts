@@ -26,10 +26,11 @@ import { expectedCalibrationError, type ReliabilityBin } from '../../src/engine/
 import type { DescriptorKind, RegionDescriptor } from '../../src/engine/learn/descriptors';
 import { LEARNED_SOURCE, LearnedClasses } from '../../src/engine/learn/learnedClasses';
 import type { RelationFeatures } from '../../src/engine/learn/overlapRanker';
-import { DETECTOR_SOURCE, INSIDE_DRAWN_BOX, rankCandidates } from '../../src/engine/learn/proposeLearned';
+import { bestGuess, DETECTOR_SOURCE, INSIDE_DRAWN_BOX, rankCandidates } from '../../src/engine/learn/proposeLearned';
 import type { ShownCalibrationMethod } from '../../src/engine/learn/shownCalibration';
 import { suppressSameClassOverlaps } from '../../src/engine/learn/suppress';
 import type { CachedInstance, CachedPhoto } from './learnCache';
+import type { ScoredPhotoRecord } from './lossSplit';
 
 export const MATCH_IOU = 0.5;
 /** A hand-made object costs as much as four review decisions (issue 37). */
@@ -57,6 +58,8 @@ export interface ReplayOptions {
   readonly stepWork?: number;
   /** The map of the shown probability (default LearnedClasses'). */
   readonly shownCalibration?: ShownCalibrationMethod;
+  /** When given, each scored photo's judged guesses and per-proposal best guesses are pushed here (lossSplit.ts). */
+  readonly scoredRecords?: ScoredPhotoRecord[];
 }
 
 export interface LearnSummary {
@@ -119,6 +122,7 @@ interface Guess {
   /** The overlap ranker's input, when it ranks. */
   relation?: RelationFeatures;
   readonly raw: number;
+  readonly evidence?: number;
   readonly source: string;
 }
 
@@ -196,6 +200,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       for (const j of judged) ranked.push({ classId: j.guess.classId, probability: j.guess.probability, truePositive: j.truePositive });
       for (const k of real) positivesByClass.set(classOf(gts[k].categoryId), (positivesByClass.get(classOf(gts[k].categoryId)) ?? 0) + 1);
       countByClass(photo, guesses, judged, real, classOf, classRow);
+      options.scoredRecords?.push({ photo, judged: judged.map((j) => ({ ...j.guess, truePositive: j.truePositive, instance: j.instance })), bestGuess: photo.proposals.map((p) => bestGuess(model, p, p.descriptor, [...personClasses])) });
     }
 
     // The review: shown guesses, most probable first; then what is still missing, by hand.
@@ -231,7 +236,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
         row.acceptAllLetThrough++;
         if (correct) row.acceptAllRight++;
       }
-      model.recordDecision({ raw: g.raw, correct }, g.source);
+      model.recordDecision({ raw: g.raw, correct, ...(g.evidence === undefined ? {} : { evidence: g.evidence }) }, g.source);
       if (match >= 0) {
         matched.add(match);
         examples.push({ descriptor: p.descriptor, classId: classOf(gts[match].categoryId) });
@@ -262,7 +267,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       const classId = match >= 0 ? classOf(gts[match].categoryId) : null;
       examples.push({ descriptor: p.descriptor, classId });
       const g = guessOf.get(k);
-      if (g) model.recordDecision({ raw: g.raw, correct: g.classId === classId }, g.source);
+      if (g) model.recordDecision({ raw: g.raw, correct: g.classId === classId, ...(g.evidence === undefined ? {} : { evidence: g.evidence }) }, g.source);
     });
     const t1 = performance.now();
     const c1 = process.cpuUsage();
@@ -373,6 +378,7 @@ function productGuesses(model: LearnedClasses, photo: CachedPhoto, personClasses
     probability: r.probability,
     relation: r.relation,
     raw: r.raw,
+    ...(r.evidence === undefined ? {} : { evidence: r.evidence }),
     source: r.source,
   }));
 }
@@ -412,10 +418,10 @@ function ablatedGuesses(model: LearnedClasses, photo: CachedPhoto, options: Repl
  * Each guess, most probable first, as a detection: true when it matches (IoU ≥ MATCH_IOU) an instance
  * of its class that no more probable guess took. Guesses on a crowd region of their class are left out.
  */
-function judgeGuesses(photo: CachedPhoto, guesses: readonly Guess[], real: readonly number[], classOf: (id: number) => string): { guess: Guess; truePositive: boolean }[] {
+function judgeGuesses(photo: CachedPhoto, guesses: readonly Guess[], real: readonly number[], classOf: (id: number) => string): { guess: Guess; truePositive: boolean; instance?: number }[] {
   const gts = photo.instances;
   const taken = new Set<number>();
-  const out: { guess: Guess; truePositive: boolean }[] = [];
+  const out: { guess: Guess; truePositive: boolean; instance?: number }[] = [];
   for (const g of guesses) {
     const p = photo.proposals[g.proposal];
     let match = -1;
@@ -426,7 +432,7 @@ function judgeGuesses(photo: CachedPhoto, guesses: readonly Guess[], real: reado
     }
     if (match >= 0) taken.add(match);
     else if (crowdOf(photo, g.proposal, g.classId, classOf)) continue;
-    out.push({ guess: g, truePositive: match >= 0 });
+    out.push({ guess: g, truePositive: match >= 0, ...(match >= 0 ? { instance: match } : {}) });
   }
   return out;
 }

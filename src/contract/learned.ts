@@ -35,7 +35,7 @@ export const LearnedModelState = z
     weights: z.array(vector),
     mean: vector,
     scale: vector,
-    decisions: z.record(z.string(), z.array(z.object({ raw: finite.min(0).max(1), correct: z.boolean() }))),
+    decisions: z.record(z.string(), z.array(z.object({ raw: finite.min(0).max(1), correct: z.boolean(), evidence: finite.min(0).max(1).optional() }))),
     steps: z.number().int().nonnegative(),
     settings: z.object({
       l2: finite.nonnegative(),

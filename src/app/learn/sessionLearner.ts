@@ -53,6 +53,7 @@ interface Followed {
   readonly descriptor: RegionDescriptor;
   classId: string;
   raw: number;
+  evidence?: number;
   source: string;
   relation: RelationFeatures;
 }
@@ -150,7 +151,7 @@ export class SessionLearner {
     const shown = this.followed.get(lesson.object.id);
     if (!shown) return [];
     const correct = lesson.classId === shown.classId;
-    this.model.recordDecision({ raw: shown.raw, correct }, shown.source);
+    this.model.recordDecision({ raw: shown.raw, correct, ...(shown.evidence === undefined ? {} : { evidence: shown.evidence }) }, shown.source);
     this.followed.delete(lesson.object.id);
     return [{ relation: shown.relation, correct, classId: shown.classId }];
   }
@@ -177,6 +178,7 @@ export class SessionLearner {
       const ranked = this.model.rankAgain(shown.relation, guess.probability, guess.classId);
       shown.classId = guess.classId;
       shown.raw = guess.raw;
+      shown.evidence = guess.evidence;
       shown.source = guess.source;
       shown.relation = ranked.relation;
       if (object.classId !== target.id || Math.abs(object.confidence - ranked.probability) > 1e-3) {
@@ -187,7 +189,7 @@ export class SessionLearner {
 
   /** A proposal made from the learned classes, now an object of the document: followed while it waits. */
   follow(imageId: string, objectId: string, proposal: LearnedProposal, candidate: Candidate): void {
-    this.followed.set(objectId, { imageId, candidate, descriptor: proposal.descriptor, classId: proposal.classId, raw: proposal.raw, source: proposal.source, relation: proposal.relation });
+    this.followed.set(objectId, { imageId, candidate, descriptor: proposal.descriptor, classId: proposal.classId, raw: proposal.raw, ...(proposal.evidence === undefined ? {} : { evidence: proposal.evidence }), source: proposal.source, relation: proposal.relation });
   }
 
   isMined(imageId: string): boolean {

@@ -16,6 +16,27 @@ describe('calibration', () => {
     expect(applyPlatt(map, 0.9)).toBeCloseTo(0.6, 1);
   });
 
+  it('a second opinion on the decided class is weighed as the decisions say: equal scores, told apart by it', () => {
+    // The detector said 0.5 every time; right when the learned classes also thought so (0.8), wrong when they did not (0.1).
+    const decisions = [
+      ...Array.from({ length: 40 }, (_, i) => ({ raw: 0.5, evidence: 0.8, correct: i % 10 < 8 })),
+      ...Array.from({ length: 40 }, (_, i) => ({ raw: 0.5, evidence: 0.1, correct: i % 10 < 1 })),
+    ];
+    const map = fitPlatt(decisions);
+    expect(map.evidence).toBeGreaterThan(0);
+    expect(applyPlatt(map, 0.5, 0.8)).toBeGreaterThan(0.65);
+    expect(applyPlatt(map, 0.5, 0.1)).toBeLessThan(0.25);
+    // Without a second opinion the map reads the score alone.
+    expect(applyPlatt(map, 0.5)).toBeCloseTo(applyPlatt({ slope: map.slope, offset: map.offset }, 0.5), 9);
+  });
+
+  it('decisions without a second opinion fit the map they always did', () => {
+    const decisions = Array.from({ length: 30 }, (_, i) => ({ raw: 0.7, correct: i % 3 > 0 }));
+    const map = fitPlatt(decisions);
+    expect(map.evidence).toBeUndefined();
+    expect(applyPlatt(map, 0.7, 0.99)).toBe(applyPlatt(map, 0.7));
+  });
+
   it('with no decisions the map is the identity', () => {
     const map = fitPlatt([]);
     expect(applyPlatt(map, 0.73)).toBeCloseTo(0.73, 6);

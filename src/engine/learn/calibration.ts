@@ -14,12 +14,18 @@ export interface Decision {
   readonly correct: boolean;
   /** How much it counts in a fit (default 1). */
   readonly weight?: number;
+  /**
+   * A second opinion on the same class, when there is one: the learned classes' raw probability for the
+   * class a detector named (its score is `raw`). The map then weighs both, as the decisions say.
+   */
+  readonly evidence?: number;
 }
 
-/** p ↦ σ(slope · logit(p) + offset). */
+/** p ↦ σ(slope · logit(p) + offset), plus `evidence` · logit(e) for a second opinion e when the map has one. */
 export interface PlattMap {
   readonly slope: number;
   readonly offset: number;
+  readonly evidence?: number;
 }
 
 export const IDENTITY_MAP: PlattMap = { slope: 1, offset: 0 };
@@ -42,12 +48,25 @@ export function sigmoid(z: number): number {
   return z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z));
 }
 
-export function applyPlatt(map: PlattMap, raw: number): number {
-  return sigmoid(map.slope * logit(raw) + map.offset);
+/** Without `evidence` (or on a map fitted without any) the second opinion has no say. */
+export function applyPlatt(map: PlattMap, raw: number, evidence?: number): number {
+  return sigmoid(map.slope * logit(raw) + map.offset + (map.evidence !== undefined && evidence !== undefined ? map.evidence * logit(evidence) : 0));
 }
 
-/** The map minimising the log loss on `decisions`, plus a quadratic pull towards `prior` (the identity unless given). */
+/**
+ * The map minimising the log loss on `decisions`, plus a quadratic pull towards `prior` (the identity
+ * unless given). When some decisions carry a second opinion (`evidence`) its weight is fitted too,
+ * pulled towards no say; a decision without one reads as no evidence either way.
+ */
 export function fitPlatt(decisions: readonly Decision[], priorStrength = PRIOR_STRENGTH, prior: PlattMap = IDENTITY_MAP): PlattMap {
+  if (decisions.some((d) => d.evidence !== undefined)) {
+    const [slope, offset, evidence] = fitLogistic(
+      decisions.map((d) => ({ x: [logit(d.raw), 1, d.evidence === undefined ? 0 : logit(d.evidence)], correct: d.correct, weight: d.weight })),
+      [prior.slope, prior.offset, prior.evidence ?? 0],
+      priorStrength,
+    );
+    return { slope, offset, evidence };
+  }
   const [slope, offset] = fitLogistic(
     decisions.map((d) => ({ x: [logit(d.raw), 1], correct: d.correct, weight: d.weight })),
     [prior.slope, prior.offset],

@@ -214,15 +214,15 @@ export class LearnedClasses {
     this.calibrations.delete(source);
   }
 
-  /** A raw probability of `source` after calibration on the decisions recorded so far. */
-  calibrated(source: string, raw: number): number {
+  /** A raw probability of `source` after calibration on the decisions recorded so far, with its second opinion (Decision.evidence) if any. */
+  calibrated(source: string, raw: number, evidence?: number): number {
     let map = this.calibrations.get(source);
     if (!map) {
       const decided = this.decisions.get(source);
       map = decided && decided.length ? fitPlatt(decided) : IDENTITY_MAP;
       this.calibrations.set(source, map);
     }
-    return applyPlatt(map, raw);
+    return applyPlatt(map, raw, evidence);
   }
 
   /**
