@@ -181,6 +181,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     byClass: main.byClass,
     byImage: main.byImage,
     decisions: main.decisions,
+    lossSplit: main.lossSplit,
   };
   const pct = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '–' : (v * 100).toFixed(1));
   const l = main.learn;

@@ -30,6 +30,7 @@ import { DETECTOR_SOURCE, INSIDE_DRAWN_BOX, rankCandidates } from '../../src/eng
 import type { ShownCalibrationMethod } from '../../src/engine/learn/shownCalibration';
 import { suppressSameClassOverlaps } from '../../src/engine/learn/suppress';
 import type { CachedInstance, CachedPhoto } from './learnCache';
+import { splitLoss, type LossSplit, type ScoredPhotoInput } from './lossSplit';
 
 export const MATCH_IOU = 0.5;
 /** A hand-made object costs as much as four review decisions (issue 37). */
@@ -154,7 +155,7 @@ export interface ShownDecisionRow {
   correct: boolean;
 }
 
-export function replaySession(photos: readonly CachedPhoto[], options: ReplayOptions): { learn: LearnSummary; byImage: ImageRow[]; byClass: ClassRow[]; decisions: ShownDecisionRow[] } {
+export function replaySession(photos: readonly CachedPhoto[], options: ReplayOptions): { learn: LearnSummary; byImage: ImageRow[]; byClass: ClassRow[]; decisions: ShownDecisionRow[]; lossSplit: LossSplit } {
   const model = new LearnedClasses({
     kinds: options.kinds,
     ...(options.l2 === undefined ? {} : { l2: options.l2 }),
@@ -173,6 +174,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
   const byImage: ImageRow[] = [];
   const totals = { instances: 0, shown: 0, accepted: 0, reclassed: 0, rejected: 0, handAdded: 0 };
   const classRows = new Map<string, ClassRow>();
+  const scoredForSplit: ScoredPhotoInput[] = [];
   const classRow = (classId: string) => {
     let r = classRows.get(classId);
     if (!r) classRows.set(classId, (r = { classId, instances: 0, withProposal: 0, otherClass: 0, guessed: 0, shown: 0, accepted: 0, recall: 0, precision: NaN, ap50: NaN }));
@@ -196,6 +198,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       for (const j of judged) ranked.push({ classId: j.guess.classId, probability: j.guess.probability, truePositive: j.truePositive });
       for (const k of real) positivesByClass.set(classOf(gts[k].categoryId), (positivesByClass.get(classOf(gts[k].categoryId)) ?? 0) + 1);
       countByClass(photo, guesses, judged, real, classOf, classRow);
+      scoredForSplit.push(lossSplitInput(photo, judged, real, classOf));
     }
 
     // The review: shown guesses, most probable first; then what is still missing, by hand.
@@ -317,7 +320,21 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     byImage,
     byClass: [...classRows.values()].filter((r) => r.instances > 0).sort((a, b) => b.instances - a.instances),
     decisions: shownLog,
+    lossSplit: splitLoss(scoredForSplit, options.showFrom),
   };
+}
+
+/** One scored photo as the loss split reads it (lossSplit.ts). */
+function lossSplitInput(photo: CachedPhoto, judged: readonly JudgedGuess[], real: readonly number[], classOf: (id: number) => string): ScoredPhotoInput {
+  const takenAt = real.map((k) => judged.find((j) => j.instance === k)?.guess.probability);
+  const wrong = judged
+    .filter((j) => !j.truePositive)
+    .map((j) => {
+      const p = photo.proposals[j.guess.proposal];
+      const ofClass = real.filter((k) => classOf(photo.instances[k].categoryId) === j.guess.classId);
+      return { probability: j.guess.probability, truePositive: false, box: p.box, overlaps: ofClass.map((k) => p.overlaps[k]), instanceBoxes: ofClass.map((k) => photo.instances[k].box) };
+    });
+  return { fitting: real.map((k) => photo.proposals.some((p) => p.overlaps[k] >= MATCH_IOU)), takenAt, wrong };
 }
 
 /** One scored photo's instances, by class: had a proposal, got another class, matched by a guess of their own. */
@@ -390,14 +407,21 @@ function ablatedGuesses(model: LearnedClasses, photo: CachedPhoto, options: Repl
   return guesses;
 }
 
+/** A guess judged as a detection: `instance` is the ground truth it took (-1: none). */
+interface JudgedGuess {
+  readonly guess: Guess;
+  readonly truePositive: boolean;
+  readonly instance: number;
+}
+
 /**
  * Each guess, most probable first, as a detection: true when it matches (IoU ≥ MATCH_IOU) an instance
  * of its class that no more probable guess took. Guesses on a crowd region of their class are left out.
  */
-function judgeGuesses(photo: CachedPhoto, guesses: readonly Guess[], real: readonly number[], classOf: (id: number) => string): { guess: Guess; truePositive: boolean }[] {
+function judgeGuesses(photo: CachedPhoto, guesses: readonly Guess[], real: readonly number[], classOf: (id: number) => string): JudgedGuess[] {
   const gts = photo.instances;
   const taken = new Set<number>();
-  const out: { guess: Guess; truePositive: boolean }[] = [];
+  const out: JudgedGuess[] = [];
   for (const g of guesses) {
     const p = photo.proposals[g.proposal];
     let match = -1;
@@ -408,7 +432,7 @@ function judgeGuesses(photo: CachedPhoto, guesses: readonly Guess[], real: reado
     }
     if (match >= 0) taken.add(match);
     else if (crowdOf(photo, g.proposal, g.classId, classOf)) continue;
-    out.push({ guess: g, truePositive: match >= 0 });
+    out.push({ guess: g, truePositive: match >= 0, instance: match });
   }
   return out;
 }
