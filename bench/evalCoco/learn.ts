@@ -23,6 +23,7 @@ import { DEFAULT_SHOWN_CALIBRATION, SHOWN_CALIBRATION_METHODS, type ShownCalibra
 import { cachedPhoto, cacheEntryProblem, LEARN_CACHE_VERSION, type CachedPhoto } from './learnCache';
 import { BULK_EVERYTHING_RULE, DEFAULT_EVERYTHING_RULE, EVERYTHING_RULES, type EverythingRule } from '../../src/engine/everything/segmentEverything';
 import { withFitFromDir } from './detectionsCache';
+import { withFramedFromDir } from './framedCache';
 import { replaySession, type ClassRow, type LearnSummary, type ReplayOptions } from './learnReplay';
 
 const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [options]
@@ -49,7 +50,9 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --threads N            onnxruntime intra-op threads (default: all cores)
   --cache-only           fill the cache and stop
   --detections DIR       the detectors' boxes per photo (bench/evalCoco/detectionsCache.ts): adds the fit
-                         descriptor to a cache made without it`;
+                         descriptor to a cache made without it
+  --framed DIR           whole-object candidates per photo (bench/evalCoco/framedCache.ts), appended to a cache
+                         made without them`;
 
 const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'seed-images': { type: 'string' },
@@ -68,6 +71,7 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   rule: { type: 'string' },
   'order-seed': { type: 'string' },
   detections: { type: 'string' },
+  framed: { type: 'string' },
 });
 const fail: (message: string) => never = commandLine.fail;
 
@@ -151,7 +155,8 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     ...(values.l2 === undefined ? {} : { l2: Number(values.l2) }),
     ...(values['step-work'] === undefined ? {} : { stepWork: Number(values['step-work']) }),
   };
-  const described = values.detections ? await withFitFromDir(photos, resolve(values.detections)) : photos;
+  const withFramed = values.framed ? await withFramedFromDir(photos, resolve(values.framed)) : photos;
+  const described = values.detections ? await withFitFromDir(withFramed, resolve(values.detections)) : withFramed;
   if (kinds.includes('fit') && described.some((p) => p.proposals.some((q) => !q.descriptor.fit))) {
     fail(
       `${cacheDir} was made before the fit descriptor: give --detections DIR, made by ` +
@@ -175,7 +180,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     seedImages,
     orderSeed,
     commit: gitCommit(),
-    settings: { rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration },
+    settings: { rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration, framed: values.framed !== undefined },
     learn: main.learn,
     ...(ablation ? { ablation } : {}),
     byClass: main.byClass,
