@@ -15,8 +15,9 @@ import { defaultModelDir, loadNodeEngine } from '../../src/engine/adapters/ortNo
 import { samFiles } from '../../src/engine/catalog';
 import { DEFAULT_EVERYTHING_RULE, EVERYTHING_SETTINGS } from '../../src/engine/everything/segmentEverything';
 import { describeMasks, photoContext } from '../../src/engine/learn/describePhoto';
+import { insideShare } from '../../src/engine/learn/suppress';
 import { maskBox } from '../../src/engine/learn/descriptors';
-import { framedCandidates } from '../../src/engine/learn/framedCandidates';
+import { framedCandidates } from './framedCandidates';
 import { diskEmbeddingStore } from '../eval/embeddingStore';
 import { detectionsFile, type CachedDetections } from './detectionsCache';
 import type { CocoInstancesFile } from './everything';
@@ -34,12 +35,23 @@ export const FRAMED_SOURCE = 'framed';
 
 export const framedFile = (dir: string, fileName: string) => join(dir, `${fileName}.framed.json`);
 
+/** Which framed candidates a replay appends: the variants measured. */
+export interface FramedChoice {
+  /** Only those from a detector's box scored at least this. */
+  readonly minScore: number;
+  /** Only those whose box holds most (CONTAINED) of a candidate's box: the box frames more than SAM answered. */
+  readonly containing: boolean;
+}
+
+const CONTAINED = 0.7;
+
 /** The photos with their framed candidates appended. */
-export async function withFramedFromDir(photos: readonly CachedPhoto[], dir: string): Promise<CachedPhoto[]> {
+export async function withFramedFromDir(photos: readonly CachedPhoto[], dir: string, choice: FramedChoice): Promise<CachedPhoto[]> {
   return Promise.all(
     photos.map(async (p) => {
       const framed = JSON.parse(await readFile(framedFile(dir, p.file), 'utf8')) as FramedPhoto;
-      return { ...p, proposals: [...p.proposals, ...framed.proposals] };
+      const chosen = framed.proposals.filter((q) => (q.detectorScore ?? 0) >= choice.minScore && (!choice.containing || p.proposals.some((o) => insideShare(o.box, q.box) >= CONTAINED)));
+      return { ...p, proposals: [...p.proposals, ...chosen] };
     }),
   );
 }

@@ -52,7 +52,9 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --detections DIR       the detectors' boxes per photo (bench/evalCoco/detectionsCache.ts): adds the fit
                          descriptor to a cache made without it
   --framed DIR           whole-object candidates per photo (bench/evalCoco/framedCache.ts), appended to a cache
-                         made without them`;
+                         made without them
+  --framed-min-score S   only those from a detector's box scored at least S (default 0: all built)
+  --framed-containing    only those whose box holds most of another candidate's box`;
 
 const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'seed-images': { type: 'string' },
@@ -72,6 +74,8 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'order-seed': { type: 'string' },
   detections: { type: 'string' },
   framed: { type: 'string' },
+  'framed-min-score': { type: 'string' },
+  'framed-containing': { type: 'boolean' },
 });
 const fail: (message: string) => never = commandLine.fail;
 
@@ -155,7 +159,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     ...(values.l2 === undefined ? {} : { l2: Number(values.l2) }),
     ...(values['step-work'] === undefined ? {} : { stepWork: Number(values['step-work']) }),
   };
-  const withFramed = values.framed ? await withFramedFromDir(photos, resolve(values.framed)) : photos;
+  const withFramed = values.framed ? await withFramedFromDir(photos, resolve(values.framed), { minScore: Number(values['framed-min-score'] ?? 0), containing: values['framed-containing'] === true }) : photos;
   const described = values.detections ? await withFitFromDir(withFramed, resolve(values.detections)) : withFramed;
   if (kinds.includes('fit') && described.some((p) => p.proposals.some((q) => !q.descriptor.fit))) {
     fail(
@@ -180,7 +184,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     seedImages,
     orderSeed,
     commit: gitCommit(),
-    settings: { rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration, framed: values.framed !== undefined },
+    settings: { rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration, framed: values.framed === undefined ? undefined : { minScore: Number(values['framed-min-score'] ?? 0), containing: values['framed-containing'] === true } },
     learn: main.learn,
     ...(ablation ? { ablation } : {}),
     byClass: main.byClass,

@@ -8,12 +8,16 @@
  * candidate of the whole, the learned classes can only propose the part; with it they rank whole and
  * part like any other candidates, by the person's labels (the `fit` descriptor reads how each sits on
  * the boxes).
+ *
+ * A lever measured with the learn eval (`--framed DIR`, framedCache.ts), not the product's: it lowers
+ * the ceiling on raccoon, but the wrong candidates it adds cost as much AP as the wholes it finds
+ * (docs/RESULTS.md, h37-whole), so segment everything's candidates stay as they are.
  */
-import type { SegmentationEngine } from '../engine';
-import { boxIoU, suppressOverlaps, type CornerBox, type Detection } from '../text/detector';
-import { cornerToCenterBox } from '../text/pipeline';
-import { maskBox } from './descriptors';
-import type { Candidate } from './proposeLearned';
+import type { SegmentationEngine } from '../../src/engine/engine';
+import { boxIoU, suppressOverlaps, type CornerBox, type Detection } from '../../src/engine/text/detector';
+import { cornerToCenterBox } from '../../src/engine/text/pipeline';
+import { maskBox } from '../../src/engine/learn/descriptors';
+import type { Candidate } from '../../src/engine/learn/proposeLearned';
 
 /** A mask answers a box, and a candidate already stands for it, when their boxes overlap this much (the match rule of the evals). */
 export const FRAMES = 0.5;
