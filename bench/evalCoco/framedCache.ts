@@ -19,7 +19,7 @@ import { insideShare } from '../../src/engine/learn/suppress';
 import { maskBox } from '../../src/engine/learn/descriptors';
 import { framedCandidates } from './framedCandidates';
 import { diskEmbeddingStore } from '../eval/embeddingStore';
-import { detectionsFile, type CachedDetections } from './detectionsCache';
+import { alreadyBuilt, detectionsFile, type CachedDetections } from './detectionsCache';
 import type { CocoInstancesFile } from './everything';
 import { overlapsWithGroundTruth, type CachedPhoto, type CachedProposal, type GroundTruthRegion } from './learnCache';
 import { boxRegion, toRegion } from './metrics';
@@ -82,12 +82,7 @@ async function main(): Promise<void> {
   const minScore = EVERYTHING_SETTINGS[DEFAULT_EVERYTHING_RULE].minDetectorScore;
   for (const [i, info] of instances.images.entries()) {
     const file = framedFile(outDir, info.file_name);
-    try {
-      await readFile(file);
-      continue;
-    } catch {
-      // Not built yet.
-    }
+    if (await alreadyBuilt(file)) continue;
     const cached = JSON.parse(await readFile(join(resolve(values.cache), `${info.file_name}.json`), 'utf8')) as CachedPhoto;
     const detections = (JSON.parse(await readFile(detectionsFile(resolve(values.detections), info.file_name), 'utf8')) as CachedDetections).map((d) => ({ ...d, classIndex: -1 }));
     const image = await decodeImage(await readFile(join(dataDir, 'images', info.file_name)));
