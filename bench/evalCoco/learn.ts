@@ -24,6 +24,7 @@ import { cachedPhoto, cacheEntryProblem, LEARN_CACHE_VERSION, type CachedPhoto }
 import { BULK_EVERYTHING_RULE, DEFAULT_EVERYTHING_RULE, EVERYTHING_RULES, type EverythingRule } from '../../src/engine/everything/segmentEverything';
 import { withFitFromDir } from './detectionsCache';
 import { lossSplit, lossSplitTable, type ScoredPhotoRecord } from './lossSplit';
+import { withFramedFromDir } from './framedCache';
 import { replaySession, type ClassRow, type LearnSummary, type ReplayOptions } from './learnReplay';
 
 const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [options]
@@ -51,7 +52,11 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --cache-only           fill the cache and stop
   --detections DIR       the detectors' boxes per photo (bench/evalCoco/detectionsCache.ts): adds the fit
                          descriptor to a cache made without it
-  --loss-split           where recall at P ≥ 70 % is lost, per class (bench/evalCoco/lossSplit.ts), under "lossSplit"`;
+  --loss-split           where recall at P ≥ 70 % is lost, per class (bench/evalCoco/lossSplit.ts), under "lossSplit"
+  --framed DIR           whole-object candidates per photo (bench/evalCoco/framedCache.ts), appended to a cache
+                         made without them
+  --framed-min-score S   only those from a detector's box scored at least S (default 0: all built)
+  --framed-containing    only those whose box holds most of another candidate's box`;
 
 const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'seed-images': { type: 'string' },
@@ -71,6 +76,9 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'order-seed': { type: 'string' },
   detections: { type: 'string' },
   'loss-split': { type: 'boolean' },
+  framed: { type: 'string' },
+  'framed-min-score': { type: 'string' },
+  'framed-containing': { type: 'boolean' },
 });
 const fail: (message: string) => never = commandLine.fail;
 
@@ -154,7 +162,8 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     ...(values.l2 === undefined ? {} : { l2: Number(values.l2) }),
     ...(values['step-work'] === undefined ? {} : { stepWork: Number(values['step-work']) }),
   };
-  const described = values.detections ? await withFitFromDir(photos, resolve(values.detections)) : photos;
+  const withFramed = values.framed ? await withFramedFromDir(photos, resolve(values.framed), { minScore: Number(values['framed-min-score'] ?? 0), containing: values['framed-containing'] === true }) : photos;
+  const described = values.detections ? await withFitFromDir(withFramed, resolve(values.detections)) : withFramed;
   if (kinds.includes('fit') && described.some((p) => p.proposals.some((q) => !q.descriptor.fit))) {
     fail(
       `${cacheDir} was made before the fit descriptor: give --detections DIR, made by ` +
@@ -180,13 +189,14 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     seedImages,
     orderSeed,
     commit: gitCommit(),
-    settings: { rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration },
+    settings: { rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration, framed: values.framed === undefined ? undefined : { minScore: Number(values['framed-min-score'] ?? 0), containing: values['framed-containing'] === true } },
     learn: main.learn,
     ...(ablation ? { ablation } : {}),
     byClass: main.byClass,
     ...(split ? { lossSplit: split } : {}),
     byImage: main.byImage,
     decisions: main.decisions,
+    apLossSplit: main.apLossSplit,
   };
   const pct = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '–' : (v * 100).toFixed(1));
   const l = main.learn;

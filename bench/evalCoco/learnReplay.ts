@@ -31,6 +31,7 @@ import type { ShownCalibrationMethod } from '../../src/engine/learn/shownCalibra
 import { suppressSameClassOverlaps } from '../../src/engine/learn/suppress';
 import type { CachedInstance, CachedPhoto } from './learnCache';
 import type { ScoredPhotoRecord } from './lossSplit';
+import { splitLoss, type LossSplit, type ScoredPhotoInput } from './apLossSplit';
 
 export const MATCH_IOU = 0.5;
 /** A hand-made object costs as much as four review decisions (issue 37). */
@@ -158,7 +159,7 @@ export interface ShownDecisionRow {
   correct: boolean;
 }
 
-export function replaySession(photos: readonly CachedPhoto[], options: ReplayOptions): { learn: LearnSummary; byImage: ImageRow[]; byClass: ClassRow[]; decisions: ShownDecisionRow[] } {
+export function replaySession(photos: readonly CachedPhoto[], options: ReplayOptions): { learn: LearnSummary; byImage: ImageRow[]; byClass: ClassRow[]; decisions: ShownDecisionRow[]; apLossSplit: LossSplit } {
   const model = new LearnedClasses({
     kinds: options.kinds,
     ...(options.l2 === undefined ? {} : { l2: options.l2 }),
@@ -177,6 +178,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
   const byImage: ImageRow[] = [];
   const totals = { instances: 0, shown: 0, accepted: 0, reclassed: 0, rejected: 0, handAdded: 0 };
   const classRows = new Map<string, ClassRow>();
+  const scoredForSplit: ScoredPhotoInput[] = [];
   const classRow = (classId: string) => {
     let r = classRows.get(classId);
     if (!r) classRows.set(classId, (r = { classId, instances: 0, withProposal: 0, otherClass: 0, guessed: 0, shown: 0, accepted: 0, recall: 0, precision: NaN, ap50: NaN }));
@@ -201,6 +203,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       for (const k of real) positivesByClass.set(classOf(gts[k].categoryId), (positivesByClass.get(classOf(gts[k].categoryId)) ?? 0) + 1);
       countByClass(photo, guesses, judged, real, classOf, classRow);
       options.scoredRecords?.push({ photo, judged: judged.map((j) => ({ ...j.guess, truePositive: j.truePositive, instance: j.instance })), bestGuess: photo.proposals.map((p) => bestGuess(model, p, p.descriptor, [...personClasses])) });
+      scoredForSplit.push(lossSplitInput(photo, judged, real, classOf));
     }
 
     // The review: shown guesses, most probable first; then what is still missing, by hand.
@@ -327,7 +330,21 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     byImage,
     byClass: [...classRows.values()].filter((r) => r.instances > 0).sort((a, b) => b.instances - a.instances),
     decisions: shownLog,
+    apLossSplit: splitLoss(scoredForSplit, options.showFrom),
   };
+}
+
+/** One scored photo as the AP loss split reads it (apLossSplit.ts). */
+function lossSplitInput(photo: CachedPhoto, judged: readonly JudgedGuess[], real: readonly number[], classOf: (id: number) => string): ScoredPhotoInput {
+  const takenAt = real.map((k) => judged.find((j) => j.instance === k)?.guess.probability);
+  const wrong = judged
+    .filter((j) => !j.truePositive)
+    .map((j) => {
+      const p = photo.proposals[j.guess.proposal];
+      const ofClass = real.filter((k) => classOf(photo.instances[k].categoryId) === j.guess.classId);
+      return { probability: j.guess.probability, truePositive: false, box: p.box, overlaps: ofClass.map((k) => p.overlaps[k]), instanceBoxes: ofClass.map((k) => photo.instances[k].box) };
+    });
+  return { fitting: real.map((k) => photo.proposals.some((p) => p.overlaps[k] >= MATCH_IOU)), takenAt, wrong };
 }
 
 /** One scored photo's instances, by class: had a proposal, got another class, matched by a guess of their own. */
@@ -414,14 +431,21 @@ function ablatedGuesses(model: LearnedClasses, photo: CachedPhoto, options: Repl
   return guesses;
 }
 
+/** A guess judged as a detection: `instance` is the ground truth it took, if it took one. */
+interface JudgedGuess {
+  readonly guess: Guess;
+  readonly truePositive: boolean;
+  readonly instance?: number;
+}
+
 /**
  * Each guess, most probable first, as a detection: true when it matches (IoU ≥ MATCH_IOU) an instance
  * of its class that no more probable guess took. Guesses on a crowd region of their class are left out.
  */
-function judgeGuesses(photo: CachedPhoto, guesses: readonly Guess[], real: readonly number[], classOf: (id: number) => string): { guess: Guess; truePositive: boolean; instance?: number }[] {
+function judgeGuesses(photo: CachedPhoto, guesses: readonly Guess[], real: readonly number[], classOf: (id: number) => string): JudgedGuess[] {
   const gts = photo.instances;
   const taken = new Set<number>();
-  const out: { guess: Guess; truePositive: boolean; instance?: number }[] = [];
+  const out: JudgedGuess[] = [];
   for (const g of guesses) {
     const p = photo.proposals[g.proposal];
     let match = -1;
