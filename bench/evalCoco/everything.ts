@@ -326,7 +326,8 @@ function cpuMsSince(start: NodeJS.CpuUsage): number {
 function ruleName(rule: EverythingRule, overrides: Partial<EverythingSettings>): string {
   const s = { ...EVERYTHING_SETTINGS[rule], ...overrides };
   if (rule === 'grid') return `SAM automatic mask generator: ${s.gridSides[0]}×${s.gridSides[0]} grid, pred IoU ≥ ${s.predIouThreshold}, stability ≥ ${s.stabilityThreshold}, box NMS ${s.boxNmsIou}`;
-  const objects = `object-aware: detector boxes (≤ ${s.maxBoxes}, score ≥ ${s.minDetectorScore}) then a ${s.gridSides.join('→')} grid over what is not yet covered`;
+  const boxes = `detector boxes (≤ ${s.maxBoxes}, score ≥ ${s.minDetectorScore}${s.minSmallBoxScore < s.minDetectorScore ? `, small ones ≥ ${s.minSmallBoxScore}` : ''})`;
+  const objects = `object-aware: ${boxes}${s.gridSides.length ? ` then a ${s.gridSides.join('→')} grid over what is not yet covered` : ', no grid'}`;
   return s.tilesPerSide > 1
     ? `${objects}; then ${s.tilesPerSide}×${s.tilesPerSide} tiles (overlap ${s.tileOverlap}) re-encoded where the detectors box something new, their boxes${s.tileGridSides.length ? ` and a ${s.tileGridSides.join('→')} grid` : ''} decoded on each`
     : objects;

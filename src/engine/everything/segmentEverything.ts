@@ -11,13 +11,13 @@
  *   grid whose points skip what is already covered, and what an earlier prompt's confident mask
  *   already outlined (kept or not), so the decoder runs only where nothing was found (coarse to
  *   fine). What is found first stays: a later, overlapping candidate is dropped.
- * - `thorough` (bulk labelling, `BULK_EVERYTHING_RULE`) — `objects`, then SAHI's slicing: the
+ * - `thorough` (bulk labelling, `BULK_EVERYTHING_RULE`) — `objects`' boxes without its grid, then SAHI's slicing: the
  *   detectors run again on overlapping tiles, where a small object is larger in their input; each
  *   tile where they box something not yet found is re-encoded at the encoder's full resolution and
  *   those boxes are decoded on it, the masks mapped back onto the photo (tiles.ts). A tile's mask that
  *   reaches one of its edges inside the photo is dropped (the object goes on beyond it), and one that
  *   repeats a kept proposal too (the same incremental NMS across tiles). Up to four more encoder runs.
- *   The detectors' weaker boxes (score ≥ 0.05) prompt too, on the photo and on the tiles. Only a box
+ *   The detectors' weaker boxes (score ≥ 0.05, a small box ≥ 0.02) prompt too, on the photo and on the tiles. Only a box
  *   the photo's encoder sees small is decoded on its tile; a tile's larger new box is decoded on the
  *   photo's embedding, so a tile with no small new box is never encoded, and a tile where the photo's
  *   own pass saw nothing small is not looked at. A tile is encoded only for a small box the detectors
@@ -240,8 +240,13 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     // crowded objects are the ones a detector scores low; a wrong box costs a decoder run and a
     // proposal the learned classes reject.
     minDetectorScore: 0.05,
-    minSmallBoxScore: 0.05,
+    // Weaker still for a small box: on COCO the small instances a bulk pass missed lay mostly in crowded
+    // photos, where the detectors box them below 0.05 or a coarse mask misses them (docs/RESULTS.md, h37-bulk3).
+    minSmallBoxScore: 0.02,
     maxBoxes: 60,
+    // No grid on the photo: its decoder runs went to the small boxes above, and with those asked its
+    // masks matched fewer instances than they cost runs (docs/RESULTS.md, h37-bulk3).
+    gridSides: [],
     tilesPerSide: 2,
     // A fifth of a tile's side: an object cut by one tile's edge is whole in its neighbour up to that size.
     tileOverlap: 0.2,
