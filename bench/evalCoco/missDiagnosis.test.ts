@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { toRegion } from './metrics';
+import { boxRegion } from './metrics';
 import { crowdingBand, patchBand, tallyMisses, type MissTally } from './missDiagnosis';
 
 const W = 256;
 const H = 256;
-function rect(x0: number, y0: number, x1: number, y1: number) {
-  const data = new Uint8Array(W * H);
-  for (let y = y0; y < y1; y++) data.fill(1, y * W + x0, y * W + x1);
-  return toRegion({ width: W, height: H, data });
-}
+const rect = (x0: number, y0: number, x1: number, y1: number) => boxRegion({ x0, y0, x1, y1 }, W, H);
 function instance(x0: number, y0: number, x1: number, y1: number) {
   return { region: rect(x0, y0, x1, y1), crowd: false, area: (x1 - x0) * (y1 - y0), bbox: [x0, y0, x1 - x0, y1 - y0] };
 }
