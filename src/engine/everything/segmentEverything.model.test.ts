@@ -8,7 +8,7 @@ import { decodeImage } from '../adapters/nodeImage';
 import { loadNodeEngine } from '../adapters/ortNode';
 import { loadNodeDetector, loadNodeFaceDetector } from '../adapters/textNode';
 import type { SegmentationEngine } from '../engine';
-import { boxIoU, type ConceptDetector, type CornerBox } from '../text/detector';
+import { boxIoU, type ConceptDetector } from '../text/detector';
 import type { RgbaImage } from '../types';
 import { bestToken, tokenLogits } from '../candidates';
 import type { VisualPrompt } from '../types';
@@ -320,31 +320,6 @@ describe('segmentEverything', () => {
     expect(everyBoxSmall.proposals.some((p) => p.detectorScore !== undefined && p.detectorScore < 0.1)).toBe(true);
     expect(boxRuns(noBoxSmall)).toBe(boxRuns(oneFloor));
     expect(noBoxSmall.proposals.every((p) => p.detectorScore === undefined || p.detectorScore >= 0.1)).toBe(true);
-  }, 300_000);
-
-  it("thorough rule: a tile's box like one already asked on the photo's embedding is not asked there again", async () => {
-    const onPhoto: CornerBox[] = [];
-    const recordingBoxes: EverythingEngine = {
-      getEmbedding: (key) => engine.getEmbedding(key),
-      decodeTokens: (key, prompt) => {
-        if (key === imageKey && prompt.box) {
-          const { x, y, width, height } = prompt.box;
-          onPhoto.push({ x0: x - width / 2, y0: y - height / 2, x1: x + width / 2, y1: y + height / 2 });
-        }
-        return engine.decodeTokens(key, prompt);
-      },
-      embedScratch: (picture, key) => engine.embedScratch(picture, key),
-      forget: (key) => engine.forget(key),
-    };
-    // Every tile box counts as large, so each goes to the photo's embedding, and weak ones are asked too;
-    // no box's mask is kept, so only what was asked, not what was found, tells a repeat apart.
-    const settings = { image, detectors: [detector], gridSides: [], tilesNeedSmallEvidence: false, tileBoxMaxPatches: 0, minDetectorScore: 0.01, boxPredIouThreshold: 1.01 };
-    const found = await segmentEverything(recordingBoxes, imageKey, { rule: 'thorough', ...settings });
-    expect(found.work.detectorPasses).toBe(5);
-    expect(onPhoto.length).toBeGreaterThan(0);
-    for (const [i, a] of onPhoto.entries()) {
-      for (const b of onPhoto.slice(i + 1)) expect(boxIoU(a, b)).toBeLessThanOrEqual(EVERYTHING_SETTINGS.thorough.boxNmsIou);
-    }
   }, 300_000);
 
   it('refuses an image that was not embedded', async () => {
