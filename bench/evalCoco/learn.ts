@@ -23,6 +23,7 @@ import { DEFAULT_SHOWN_CALIBRATION, SHOWN_CALIBRATION_METHODS, type ShownCalibra
 import { cachedPhoto, cacheEntryProblem, LEARN_CACHE_VERSION, type CachedPhoto } from './learnCache';
 import { BULK_EVERYTHING_RULE, DEFAULT_EVERYTHING_RULE, EVERYTHING_RULES, type EverythingRule } from '../../src/engine/everything/segmentEverything';
 import { withFitFromDir } from './detectionsCache';
+import { namingProbe } from './namingProbe';
 import { replaySession, type ClassRow, type LearnSummary, type ReplayOptions } from './learnReplay';
 
 const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [options]
@@ -49,7 +50,8 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --threads N            onnxruntime intra-op threads (default: all cores)
   --cache-only           fill the cache and stop
   --detections DIR       the detectors' boxes per photo (bench/evalCoco/detectionsCache.ts): adds the fit
-                         descriptor to a cache made without it`;
+                         descriptor to a cache made without it
+  --naming-probe         also count how often other learned heads name a matched proposal's class (namingProbe.ts)`;
 
 const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'seed-images': { type: 'string' },
@@ -68,6 +70,7 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   rule: { type: 'string' },
   'order-seed': { type: 'string' },
   detections: { type: 'string' },
+  'naming-probe': { type: 'boolean' },
 });
 const fail: (message: string) => never = commandLine.fail;
 
@@ -159,7 +162,9 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     );
   }
   const session = shuffledOrder(described, orderSeed);
-  const main = replaySession(session, options);
+  const probe = values['naming-probe'] ? namingProbe(kinds, (id) => categories.get(id) ?? String(id)) : undefined;
+  const main = replaySession(session, probe ? { ...options, onLessons: probe.onLessons } : options);
+  if (probe) process.stderr.write(`naming probe: ${JSON.stringify(probe.counts)}\n`);
   const ablation = values.ablation
     ? Object.fromEntries(
         ablationChoices().map((choice) => {
@@ -177,6 +182,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     commit: gitCommit(),
     settings: { rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration },
     learn: main.learn,
+    ...(probe ? { naming: probe.counts } : {}),
     ...(ablation ? { ablation } : {}),
     byClass: main.byClass,
     byImage: main.byImage,

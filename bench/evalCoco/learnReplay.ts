@@ -57,6 +57,8 @@ export interface ReplayOptions {
   readonly stepWork?: number;
   /** The map of the shown probability (default LearnedClasses'). */
   readonly shownCalibration?: ShownCalibrationMethod;
+  /** Told each finished photo's lessons before the model learns them (a probe of other heads taught the same: namingProbe.ts). */
+  readonly onLessons?: (photo: CachedPhoto, seed: boolean, lessons: readonly { descriptor: RegionDescriptor; classId: string | null }[], model: LearnedClasses) => void;
 }
 
 export interface LearnSummary {
@@ -261,6 +263,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       const g = guessOf.get(k);
       if (g) model.recordDecision({ raw: g.raw, correct: g.classId === classId }, g.source);
     });
+    options.onLessons?.(photo, seed, examples, model);
     const t1 = performance.now();
     const c1 = process.cpuUsage();
     model.learnAll(examples);
