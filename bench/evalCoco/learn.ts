@@ -23,6 +23,7 @@ import { DEFAULT_SHOWN_CALIBRATION, SHOWN_CALIBRATION_METHODS, type ShownCalibra
 import { cachedPhoto, cacheEntryProblem, LEARN_CACHE_VERSION, type CachedPhoto } from './learnCache';
 import { BULK_EVERYTHING_RULE, DEFAULT_EVERYTHING_RULE, EVERYTHING_RULES, type EverythingRule } from '../../src/engine/everything/segmentEverything';
 import { withFitFromDir } from './detectionsCache';
+import { DEFAULT_LEARNED_HEAD, LEARNED_HEADS, type LearnedHead } from '../../src/engine/learn/learnedClasses';
 import { namingProbe } from './namingProbe';
 import { replaySession, type ClassRow, type LearnSummary, type ReplayOptions } from './learnReplay';
 
@@ -51,6 +52,7 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --cache-only           fill the cache and stop
   --detections DIR       the detectors' boxes per photo (bench/evalCoco/detectionsCache.ts): adds the fit
                          descriptor to a cache made without it
+  --head H               how the learned model names a class: ${LEARNED_HEADS.join(', ')} (default ${DEFAULT_LEARNED_HEAD})
   --naming-probe         also count how often other learned heads name a matched proposal's class (namingProbe.ts)`;
 
 const commandLine = evalCommandLine('eval coco learn', USAGE, {
@@ -71,6 +73,7 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'order-seed': { type: 'string' },
   detections: { type: 'string' },
   'naming-probe': { type: 'boolean' },
+  head: { type: 'string' },
 });
 const fail: (message: string) => never = commandLine.fail;
 
@@ -94,6 +97,8 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   const kinds = parseKinds(values.descriptors ?? DEFAULT_DESCRIPTOR_KINDS.join('+'));
   const shownCalibration = (values['shown-calibration'] ?? DEFAULT_SHOWN_CALIBRATION) as ShownCalibrationMethod;
   if (!SHOWN_CALIBRATION_METHODS.includes(shownCalibration)) fail(`--shown-calibration must be one of ${SHOWN_CALIBRATION_METHODS.join(', ')}`);
+  const head = (values.head ?? DEFAULT_LEARNED_HEAD) as LearnedHead;
+  if (!LEARNED_HEADS.includes(head)) fail(`--head must be one of ${LEARNED_HEADS.join(', ')}`);
   const rule = (values.rule ?? DEFAULT_EVERYTHING_RULE) as EverythingRule;
   if (!EVERYTHING_RULES.includes(rule)) fail(`--rule must be one of ${EVERYTHING_RULES.join(', ')}`);
   const orderSeed = values['order-seed'] === undefined ? 0 : Number(values['order-seed']);
@@ -151,6 +156,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     skipPartialNegatives: !!values['skip-partial'],
     detectorPrior: !values['no-detector-prior'],
     shownCalibration,
+    head,
     ...(values.l2 === undefined ? {} : { l2: Number(values.l2) }),
     ...(values['step-work'] === undefined ? {} : { stepWork: Number(values['step-work']) }),
   };
@@ -180,7 +186,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     seedImages,
     orderSeed,
     commit: gitCommit(),
-    settings: { rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration },
+    settings: { rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration, head },
     learn: main.learn,
     ...(probe ? { naming: probe.counts } : {}),
     ...(ablation ? { ablation } : {}),

@@ -42,18 +42,22 @@ describe('PrototypeHead', () => {
   });
 
   it('weighs a short descriptor kind as much as a long one', () => {
-    // The classes differ only in the short block; the long one is noise of the same size per number.
-    const noise = (i: number) => Array.from({ length: 8 }, (_, j) => Math.sin(i * 7.3 + j * 1.9));
+    // The classes differ only in a 2-number kind; a 64-number kind is noise of the same size per number.
+    const blocks = [
+      { start: 0, length: 64 },
+      { start: 64, length: 2 },
+    ];
+    const noise = (i: number) => Array.from({ length: 64 }, (_, j) => Math.sin(i * 7.3 + j * 1.9 + i * j * 0.37));
     const examples: LabelledVector[] = [];
-    for (let i = 0; i < 6; i++) examples.push({ x: vector(noise(i), [1, -1]), c: 1 }, { x: vector(noise(i + 6), [-1, 1]), c: 2 });
-    const head = new PrototypeHead(BLOCKS);
+    for (let i = 0; i < 6; i++) examples.push({ x: [...noise(i), 1, -1], c: 1 }, { x: [...noise(i + 6), -1, 1], c: 2 });
+    const head = new PrototypeHead(blocks);
     head.fit(examples, 3);
     let right = 0;
-    for (let i = 20; i < 30; i++) {
-      const p = head.classProbabilities(vector(noise(i), [1, -1]));
+    for (let i = 20; i < 50; i++) {
+      const p = head.classProbabilities([...noise(i), 1, -1]);
       if (p[1] > p[2]) right++;
     }
-    expect(right).toBe(10);
+    expect(right).toBe(30);
   });
 
   it('names a class of two looks by its nearest examples, where the class mean points elsewhere', () => {
