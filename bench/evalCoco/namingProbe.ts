@@ -31,7 +31,7 @@ export interface NamingCounts {
 const MAX_BACKGROUND = 3000;
 
 export function namingProbe(kinds: readonly DescriptorKind[], classOf: (categoryId: number) => string) {
-  const strongPrior = new LearnedClasses({ kinds, l2: 1 });
+  const strongPrior = new LearnedClasses({ kinds, l2: 1, head: 'logistic' });
   const classes: string[] = [''];
   let examples: LabelledVector[] = [];
   let head: PrototypeHead | undefined;
