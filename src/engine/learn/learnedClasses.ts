@@ -354,7 +354,7 @@ export class LearnedClasses {
   private fitNamer(): void {
     if (this.head === 'logistic' || this.examples.length === 0 || !this.blocks) return;
     this.namer = new PrototypeHead(this.blocks);
-    this.namer.fit(this.examples, this.classes.length);
+    this.namer.fit(this.examples, this.classes.length, { mean: this.mean, scale: this.scale });
   }
 
   private classIndex(classId: string): number {

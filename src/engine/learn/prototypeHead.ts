@@ -43,26 +43,35 @@ export interface LabelledVector {
 }
 
 export class PrototypeHead {
-  private mean = new Float64Array(0);
-  private scale = new Float64Array(0);
+  private mean: Float64Array = new Float64Array(0);
+  private scale: Float64Array = new Float64Array(0);
   private prototypes: (Float64Array | undefined)[] = [];
   private positives: { v: Float64Array; c: number }[] = [];
 
   constructor(private readonly blocks: readonly FeatureBlock[]) {}
 
-  /** Rebuilds the prototypes from every example held (background examples shape the standardisation only). */
-  fit(examples: readonly LabelledVector[], classCount: number): void {
+  /**
+   * Rebuilds the prototypes from every example held (background examples shape the standardisation
+   * only). `standardisation`: the examples' per-feature mean and 1/sd when the caller has them already
+   * (the logistic model computes them over the same examples every step).
+   */
+  fit(examples: readonly LabelledVector[], classCount: number, standardisation?: { mean: Float64Array; scale: Float64Array }): void {
     const d = this.blocks.reduce((s, b) => s + b.length, 0);
-    const mean = new Float64Array(d);
-    const sq = new Float64Array(d);
-    for (const e of examples) for (let j = 0; j < d; j++) mean[j] += e.x[j];
-    for (let j = 0; j < d; j++) mean[j] /= Math.max(1, examples.length);
-    for (const e of examples) for (let j = 0; j < d; j++) sq[j] += (e.x[j] - mean[j]) ** 2;
-    this.mean = mean;
-    this.scale = sq.map((s) => {
-      const sd = Math.sqrt(s / Math.max(1, examples.length));
-      return sd > 1e-6 ? 1 / sd : 0;
-    });
+    if (standardisation) {
+      this.mean = standardisation.mean;
+      this.scale = standardisation.scale;
+    } else {
+      const mean = new Float64Array(d);
+      const sq = new Float64Array(d);
+      for (const e of examples) for (let j = 0; j < d; j++) mean[j] += e.x[j];
+      for (let j = 0; j < d; j++) mean[j] /= Math.max(1, examples.length);
+      for (const e of examples) for (let j = 0; j < d; j++) sq[j] += (e.x[j] - mean[j]) ** 2;
+      this.mean = mean;
+      this.scale = sq.map((s) => {
+        const sd = Math.sqrt(s / Math.max(1, examples.length));
+        return sd > 1e-6 ? 1 / sd : 0;
+      });
+    }
     const sums: (Float64Array | undefined)[] = new Array(classCount).fill(undefined);
     this.positives = [];
     for (const e of examples) {
