@@ -48,6 +48,31 @@ export function measuredThreshold(decided: readonly ScoredDecision[], minCount: 
   return qualified;
 }
 
+/**
+ * The lowest threshold at which the decisions at or above it were shown with a mean probability of at
+ * least TARGET_PRECISION (on at least `minCount`), tested from the most confident down: what a
+ * calibrated map promises there, not what was measured.
+ */
+export function promisedThreshold(decided: readonly ScoredDecision[], minCount: number): number | undefined {
+  const sorted = [...decided].sort((a, b) => b.probability - a.probability);
+  let qualified: number | undefined;
+  let sum = 0;
+  for (const [i, d] of sorted.entries()) {
+    sum += d.probability;
+    const threshold = Math.floor(d.probability * 100) / 100;
+    // As tallyByThreshold: every decision at or above a threshold is counted before it is tested.
+    if (i + 1 < sorted.length && sorted[i + 1].probability >= threshold) continue;
+    if (i + 1 < minCount) continue;
+    if (sum / (i + 1) < TARGET_PRECISION) break;
+    qualified = threshold;
+  }
+  return qualified;
+}
+
+/** A rule on the newest half of the decisions alone: scores from a model nearer the one that will be thresholded. */
+const newestHalf = (threshold: (decided: readonly ScoredDecision[]) => number | undefined) => (decided: readonly ScoredDecision[]) =>
+  threshold(decided.slice(Math.floor(decided.length / 2)));
+
 export const CANDIDATE_RULES: Readonly<Record<string, AcceptAllRule>> = {
   '≥ 95 % at 95 % confidence (the product)': shared((d) => confidentThreshold(d)),
   '≥ 95 % at 80 % confidence': shared((d) => confidentThreshold(d, TARGET_PRECISION, 0.8)),
@@ -58,6 +83,11 @@ export const CANDIDATE_RULES: Readonly<Record<string, AcceptAllRule>> = {
   'per class, ≥ 95 % at 95 % confidence': perClass((d) => confidentThreshold(d)),
   'per class, ≥ 95 % at 50 % confidence': perClass((d) => confidentThreshold(d, TARGET_PRECISION, 0.5)),
   'per class, ≥ 95 % measured, ≥ 30 decisions': perClass((d) => measuredThreshold(d, 30)),
+  'shown probability promises ≥ 95 %, ≥ 10 decisions': shared((d) => promisedThreshold(d, 10)),
+  'shown probability promises ≥ 95 %, ≥ 30 decisions': shared((d) => promisedThreshold(d, 30)),
+  'newest half, ≥ 95 % at 95 % confidence': shared(newestHalf((d) => confidentThreshold(d))),
+  'newest half, ≥ 95 % at 50 % confidence': shared(newestHalf((d) => confidentThreshold(d, TARGET_PRECISION, 0.5))),
+  'newest half, ≥ 95 % measured, ≥ 30 decisions': shared(newestHalf((d) => measuredThreshold(d, 30))),
 };
 
 export interface NextPhotoTally {

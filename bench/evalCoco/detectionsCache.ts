@@ -6,7 +6,7 @@
  * descriptor read the boxes in a new way is replayed with these beside it (learnReplay.ts
  * withFitDescriptors), so such a change needs the detectors again but not SAM.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { decodeImage } from '../../src/engine/adapters/nodeImage';
@@ -21,6 +21,16 @@ export type CachedDetections = readonly Pick<Detection, 'label' | 'score' | 'box
 
 export const detectionsFile = (cacheDir: string, fileName: string) => join(cacheDir, `${fileName}.detections.json`);
 
+/** Whether a per-photo cache file is there already: the builders resume where they stopped. */
+export async function alreadyBuilt(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { data: { type: 'string' }, cache: { type: 'string' }, threads: { type: 'string' } } });
   if (!values.data || !values.cache) throw new Error('usage: --data DIR --cache DIR [--threads N]');
@@ -31,12 +41,7 @@ async function main(): Promise<void> {
   const detectors = await loadNodeDetectors({ threads: values.threads ? Number(values.threads) : undefined });
   for (const [i, info] of instances.images.entries()) {
     const file = detectionsFile(cacheDir, info.file_name);
-    try {
-      await readFile(file);
-      continue;
-    } catch {
-      // Not cached yet.
-    }
+    if (await alreadyBuilt(file)) continue;
     const image = await decodeImage(await readFile(join(dataDir, 'images', info.file_name)));
     const run = await detectorsForDescriptors(image, detectors);
     const detections: CachedDetections = run.detections.map((d) => ({ label: d.label, score: d.score, box: d.box, detector: d.detector }));

@@ -35,6 +35,7 @@ import { emptyPartCpu, meterParts, type PartCpu } from './partCpu';
 import { matchImage, toRegion, type GroundTruthInstance } from './metrics';
 import { rasterizeSegmentation, type CocoSegmentation } from './rasterize';
 import { addImageRecall, areaRange, emptyRecallCounts, nearnessOf, recall, type RecallCounts } from './recall';
+import { tallyMisses, type MissTally } from './missDiagnosis';
 
 export interface CocoInstancesFile {
   images: { id: number; file_name: string; width: number; height: number }[];
@@ -82,6 +83,7 @@ export function groundTruthOf(instances: CocoInstancesFile, info: CocoInstancesF
       region: toRegion(rasterizeSegmentation(a.segmentation, info.width, info.height)),
       crowd: a.iscrowd === 1,
       area: a.area,
+      bbox: a.bbox,
       categoryId: a.category_id,
     }));
 }
@@ -105,6 +107,8 @@ interface RuleTotals {
   foundBy: Record<string, { proposals: number; matched: number }>;
   /** Instances by area range and by how near the nearest shown proposal came (what a miss lacks). */
   nearness: Record<string, Record<string, number>>;
+  /** Instances missed, by area range: why (ranked out, poor mask, nothing near), how many encoder patches, how crowded. */
+  misses: MissTally;
 }
 
 /** Which prompts' proposals matched an instance (all areas, IoU ≥ 0.5, the matching of the recall). */
@@ -152,7 +156,7 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
   const engine = await loadNodeEngine({ threads, embeddingCacheSize: 1, embeddingStore, ...models });
   const detectors = await loadNodeDetectors({ threads });
   const totals = new Map<EverythingRule, RuleTotals>(
-    rules.map((r) => [r, { counts: emptyRecallCounts(), ms: 0, cpuMs: 0, detectMs: 0, decodeMs: 0, tileEncodeMs: 0, tilesEncoded: 0, decoderRuns: 0, partCpu: emptyPartCpu(), detectorPasses: 0, decodes: {}, proposals: 0, foundBy: {}, nearness: {} }]),
+    rules.map((r) => [r, { counts: emptyRecallCounts(), ms: 0, cpuMs: 0, detectMs: 0, decodeMs: 0, tileEncodeMs: 0, tilesEncoded: 0, decoderRuns: 0, partCpu: emptyPartCpu(), detectorPasses: 0, decodes: {}, proposals: 0, foundBy: {}, nearness: {}, misses: {} }]),
   );
   let encoderMs = 0;
   let encoderCpuMs = 0;
@@ -161,7 +165,7 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
 
   for (const [i, info] of images.entries()) {
     const image = await decodeImage(await readFile(join(dataDir, 'images', info.file_name)));
-    const gts: (GroundTruthInstance & { area: number })[] = groundTruthOf(instances, info);
+    const gts = groundTruthOf(instances, info);
     const t0 = performance.now();
     const c0 = process.cpuUsage();
     const { imageKey } = await engine.embed(image, info.file_name);
@@ -175,23 +179,30 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
       const c1 = process.cpuUsage();
       const total = totals.get(rule)!;
       const metered = meterParts(engine, detectors, total.partCpu);
-      const result = await segmentEverything(metered.engine, imageKey, { ...overrides, rule, image, detectors: metered.detectors });
+      // Every proposal the rule makes, so that a miss ranked past the shown ones is told apart; the shown ones are the rule's cut.
+      const maxShown = overrides.maxProposals ?? EVERYTHING_SETTINGS[rule].maxProposals;
+      const result = await segmentEverything(metered.engine, imageKey, { ...overrides, maxProposals: Infinity, rule, image, detectors: metered.detectors });
+      // Timed before the eval's own work on the answer (regions, the miss diagnosis).
       const ms = performance.now() - t1 + embedMs;
+      const ruleCpuMs = cpuMsSince(c1);
+      const made = result.proposals.map((p) => ({ region: toRegion(p.mask), score: p.confidence }));
+      tallyMisses(total.misses, gts, made, info.width, info.height);
+      const proposals = result.proposals.slice(0, maxShown);
       total.detectorPasses += result.work.detectorPasses;
       for (const [part, { runs, kept }] of Object.entries(result.work.decodes) as [DecodePart, { runs: number; kept: number }][]) {
         const sum = (total.decodes[part] ??= { runs: 0, kept: 0 });
         sum.runs += runs;
         sum.kept += kept;
       }
-      total.cpuMs += cpuMsSince(c1) + embedCpuMs;
+      total.cpuMs += ruleCpuMs + embedCpuMs;
       total.detectMs += result.timings.detectMs;
       total.decodeMs += result.timings.decodeMs;
       total.tileEncodeMs += result.timings.tileEncodeMs;
       total.tilesEncoded += result.tilesEncoded;
       const before = total.counts.all.matched;
-      const scored = result.proposals.map((p) => ({ region: toRegion(p.mask), score: p.confidence }));
+      const scored = made.slice(0, maxShown);
       addImageRecall(total.counts, gts, scored);
-      tallyFoundBy(total.foundBy, gts, result.proposals, scored);
+      tallyFoundBy(total.foundBy, gts, proposals, scored);
       const sizes = gts.filter((g) => !g.crowd).map((g) => areaRange(g.area));
       nearnessOf(gts, scored).forEach((band, k) => {
         total.nearness[sizes[k]] ??= {};
@@ -199,9 +210,9 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
       });
       total.ms += ms;
       total.decoderRuns += result.decoderRuns;
-      total.proposals += result.proposals.length;
+      total.proposals += proposals.length;
       line.push(
-        `${rule}: ${total.counts.all.matched - before} found, ${result.proposals.length} proposals, ${result.decoderRuns} decodes, ` +
+        `${rule}: ${total.counts.all.matched - before} found, ${proposals.length} proposals, ${result.decoderRuns} decodes, ` +
           `${(ms / 1000).toFixed(1)} s (detect ${(result.timings.detectMs / 1000).toFixed(1)}, decode ${(result.timings.decodeMs / 1000).toFixed(1)}, tiles encoded ${(result.timings.tileEncodeMs / 1000).toFixed(1)})`,
       );
     }
@@ -238,6 +249,7 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
       proposalsPerPhoto: t.proposals / images.length,
       foundBy: t.foundBy,
       nearness: t.nearness,
+      misses: t.misses,
       instances: { all: t.counts.all.instances, small: t.counts.small.instances, medium: t.counts.medium.instances, large: t.counts.large.instances },
     };
   };
@@ -291,6 +303,14 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
       const s = summaryOf(r);
       return `| ${r} | ${DECODE_PARTS.map((part) => { const d = s.decodesPerPhoto[part]; return d ? `${d.runs.toFixed(1)} (${d.kept.toFixed(1)})` : '0'; }).join(' | ')} |`;
     }),
+    '',
+    ...rules.flatMap((r) =>
+      (['small', 'medium', 'large'] as const).map((range) => {
+        const m = totals.get(r)!.misses[range];
+        const list = (counts: Record<string, number> | undefined) => Object.entries(counts ?? {}).sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} ${n}`).join(', ');
+        return `${r}, ${range} instances missed: ${list(m?.reason) || 'none'}; ${list(m?.patches)}; ${list(m?.crowding)}`;
+      }),
+    ),
     `load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(', ')} on ${availableParallelism()} cores (other processes slow every wall time above)`,
     ...(embeddingStore ? ['encoder outputs reused from --embeddings: the times leave out the encoder runs found there'] : []),
   ].join('\n');
@@ -308,7 +328,8 @@ function cpuMsSince(start: NodeJS.CpuUsage): number {
 function ruleName(rule: EverythingRule, overrides: Partial<EverythingSettings>): string {
   const s = { ...EVERYTHING_SETTINGS[rule], ...overrides };
   if (rule === 'grid') return `SAM automatic mask generator: ${s.gridSides[0]}×${s.gridSides[0]} grid, pred IoU ≥ ${s.predIouThreshold}, stability ≥ ${s.stabilityThreshold}, box NMS ${s.boxNmsIou}`;
-  const objects = `object-aware: detector boxes (≤ ${s.maxBoxes}, score ≥ ${s.minDetectorScore}) then a ${s.gridSides.join('→')} grid over what is not yet covered`;
+  const boxes = `detector boxes (≤ ${s.maxBoxes}, score ≥ ${s.minDetectorScore}${s.minSmallBoxScore < s.minDetectorScore ? `, small ones ≥ ${s.minSmallBoxScore}` : ''})`;
+  const objects = `object-aware: ${boxes}${s.gridSides.length ? ` then a ${s.gridSides.join('→')} grid over what is not yet covered` : ', no grid'}`;
   return s.tilesPerSide > 1
     ? `${objects}; then ${s.tilesPerSide}×${s.tilesPerSide} tiles (overlap ${s.tileOverlap}) re-encoded where the detectors box something new, their boxes${s.tileGridSides.length ? ` and a ${s.tileGridSides.join('→')} grid` : ''} decoded on each`
     : objects;

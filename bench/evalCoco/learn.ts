@@ -23,6 +23,8 @@ import { DEFAULT_SHOWN_CALIBRATION, SHOWN_CALIBRATION_METHODS, type ShownCalibra
 import { cachedPhoto, cacheEntryProblem, LEARN_CACHE_VERSION, type CachedPhoto } from './learnCache';
 import { BULK_EVERYTHING_RULE, DEFAULT_EVERYTHING_RULE, EVERYTHING_RULES, type EverythingRule } from '../../src/engine/everything/segmentEverything';
 import { withFitFromDir } from './detectionsCache';
+import { lossSplit, lossSplitTable, type ScoredPhotoRecord } from './lossSplit';
+import { withFramedFromDir } from './framedCache';
 import { DEFAULT_LEARNED_HEAD, LEARNED_HEADS, type LearnedHead } from '../../src/engine/learn/learnedClasses';
 import { namingProbe } from './namingProbe';
 import { replaySession, type ClassRow, type LearnSummary, type ReplayOptions } from './learnReplay';
@@ -52,6 +54,11 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --cache-only           fill the cache and stop
   --detections DIR       the detectors' boxes per photo (bench/evalCoco/detectionsCache.ts): adds the fit
                          descriptor to a cache made without it
+  --loss-split           where recall at P ≥ 70 % is lost, per class (bench/evalCoco/lossSplit.ts), under "lossSplit"
+  --framed DIR           whole-object candidates per photo (bench/evalCoco/framedCache.ts), appended to a cache
+                         made without them
+  --framed-min-score S   only those from a detector's box scored at least S (default 0: all built)
+  --framed-containing    only those whose box holds most of another candidate's box
   --head H               how the learned model names a class: ${LEARNED_HEADS.join(', ')} (default ${DEFAULT_LEARNED_HEAD})
   --naming-probe         also count how often other learned heads name a matched proposal's class (namingProbe.ts)`;
 
@@ -72,6 +79,10 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   rule: { type: 'string' },
   'order-seed': { type: 'string' },
   detections: { type: 'string' },
+  'loss-split': { type: 'boolean' },
+  framed: { type: 'string' },
+  'framed-min-score': { type: 'string' },
+  'framed-containing': { type: 'boolean' },
   'naming-probe': { type: 'boolean' },
   head: { type: 'string' },
 });
@@ -160,7 +171,8 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     ...(values.l2 === undefined ? {} : { l2: Number(values.l2) }),
     ...(values['step-work'] === undefined ? {} : { stepWork: Number(values['step-work']) }),
   };
-  const described = values.detections ? await withFitFromDir(photos, resolve(values.detections)) : photos;
+  const withFramed = values.framed ? await withFramedFromDir(photos, resolve(values.framed), { minScore: Number(values['framed-min-score'] ?? 0), containing: values['framed-containing'] === true }) : photos;
+  const described = values.detections ? await withFitFromDir(withFramed, resolve(values.detections)) : withFramed;
   if (kinds.includes('fit') && described.some((p) => p.proposals.some((q) => !q.descriptor.fit))) {
     fail(
       `${cacheDir} was made before the fit descriptor: give --detections DIR, made by ` +
@@ -168,8 +180,10 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     );
   }
   const session = shuffledOrder(described, orderSeed);
+  const scoredRecords: ScoredPhotoRecord[] | undefined = values['loss-split'] ? [] : undefined;
   const probe = values['naming-probe'] ? namingProbe(kinds, (id) => categories.get(id) ?? String(id)) : undefined;
-  const main = replaySession(session, probe ? { ...options, onLessons: probe.onLessons } : options);
+  const main = replaySession(session, { ...options, ...(scoredRecords ? { scoredRecords } : {}), ...(probe ? { onLessons: probe.onLessons } : {}) });
+  const split = scoredRecords && lossSplit(scoredRecords, (id) => categories.get(id) ?? String(id));
   if (probe) process.stderr.write(`naming probe: ${JSON.stringify(probe.counts)}\n`);
   const ablation = values.ablation
     ? Object.fromEntries(
@@ -186,13 +200,15 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     seedImages,
     orderSeed,
     commit: gitCommit(),
-    settings: { rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration, head },
+    settings: { rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration, head, framed: values.framed === undefined ? undefined : { minScore: Number(values['framed-min-score'] ?? 0), containing: values['framed-containing'] === true } },
     learn: main.learn,
     ...(probe ? { naming: probe.counts } : {}),
     ...(ablation ? { ablation } : {}),
     byClass: main.byClass,
+    ...(split ? { lossSplit: split } : {}),
     byImage: main.byImage,
     decisions: main.decisions,
+    apLossSplit: main.apLossSplit,
   };
   const pct = (v: number | undefined) => (v === undefined || Number.isNaN(v) ? '–' : (v * 100).toFixed(1));
   const l = main.learn;
@@ -214,6 +230,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
          ...Object.entries(ablation).map(([k, a]) => `| ${k} | ${pct(a.ap50)} | ${pct(a.recall)} | ${pct(a.precision)} | ${pct(a.recallAtPrecision70)} | ${a.actionsPerInstance.toFixed(2)} | ${pct(a.ece)} |`)]
       : []),
     ...(main.byClass.length > 1 ? ['', ...classTable(main.byClass)] : []),
+    ...(split ? ['', ...lossSplitTable(split)] : []),
   ].join('\n');
   process.stdout.write(`${table}\n`);
   await mkdir(dirname(out), { recursive: true });

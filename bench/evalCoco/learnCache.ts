@@ -104,6 +104,29 @@ export async function cachedPhoto(source: PhotoSource, instances: CocoInstancesF
   return photo;
 }
 
+/** A ground-truth instance as proposals are matched against it. */
+export interface GroundTruthRegion {
+  readonly region: Region;
+  readonly boxOnly: boolean;
+  readonly crowd: boolean;
+}
+
+/**
+ * A proposal's overlap with each ground-truth instance: mask IoU, box IoU for box-only ground truth,
+ * and for crowd regions the share of the proposal inside them (COCOeval's rule).
+ */
+export function overlapsWithGroundTruth(mask: BinaryMask, box: CornerBox, gtRegions: readonly GroundTruthRegion[]): number[] {
+  const region = toRegion(mask);
+  const asBox = boxRegion(box, mask.width, mask.height);
+  return gtRegions.map((g) => {
+    const own = g.boxOnly ? asBox : region;
+    const inter = intersection(own, g.region);
+    if (g.crowd) return own.area ? inter / own.area : 0;
+    const union = own.area + g.region.area - inter;
+    return union ? inter / union : 0;
+  });
+}
+
 async function computePhoto(source: PhotoSource, instances: CocoInstancesFile, info: CocoInstancesFile['images'][number]): Promise<CachedPhoto> {
   const { engine, detectors } = source;
   const image = await decodeImage(await readFile(join(source.dataDir, 'images', info.file_name)));
@@ -120,7 +143,7 @@ async function computePhoto(source: PhotoSource, instances: CocoInstancesFile, i
   const photo = photoContext(engine, imageKey, image, detectorRun);
 
   const annotations = instances.annotations.filter((a) => a.image_id === info.id);
-  const gtRegions: { region: Region; boxOnly: boolean; crowd: boolean }[] = [];
+  const gtRegions: GroundTruthRegion[] = [];
   const cachedInstances: CachedInstance[] = [];
   for (const a of annotations) {
     const [bx, by, bw, bh] = a.bbox;
@@ -139,16 +162,8 @@ async function computePhoto(source: PhotoSource, instances: CocoInstancesFile, i
     cachedInstances.push({ categoryId: a.category_id, crowd: a.iscrowd === 1, boxOnly, box, descriptor: describeMasks(photo, [mask])[0] });
   }
   const proposals: CachedProposal[] = everything.proposals.map((p) => {
-    const region = toRegion(p.mask);
     const box = maskBox(p.mask) ?? p.box;
-    const asBox = boxRegion(box, info.width, info.height);
-    const overlaps = gtRegions.map((g) => {
-      const own = g.boxOnly ? asBox : region;
-      const inter = intersection(own, g.region);
-      if (g.crowd) return own.area ? inter / own.area : 0;
-      const union = own.area + g.region.area - inter;
-      return union ? inter / union : 0;
-    });
+    const overlaps = overlapsWithGroundTruth(p.mask, box, gtRegions);
     return {
       box,
       area: p.area,

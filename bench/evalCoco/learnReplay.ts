@@ -26,10 +26,12 @@ import { expectedCalibrationError, type ReliabilityBin } from '../../src/engine/
 import type { DescriptorKind, RegionDescriptor } from '../../src/engine/learn/descriptors';
 import { LEARNED_SOURCE, LearnedClasses, type LearnedHead } from '../../src/engine/learn/learnedClasses';
 import type { RelationFeatures } from '../../src/engine/learn/overlapRanker';
-import { DETECTOR_SOURCE, INSIDE_DRAWN_BOX, rankCandidates } from '../../src/engine/learn/proposeLearned';
+import { bestGuess, DETECTOR_SOURCE, INSIDE_DRAWN_BOX, rankCandidates } from '../../src/engine/learn/proposeLearned';
 import type { ShownCalibrationMethod } from '../../src/engine/learn/shownCalibration';
 import { suppressSameClassOverlaps } from '../../src/engine/learn/suppress';
 import type { CachedInstance, CachedPhoto } from './learnCache';
+import type { ScoredPhotoRecord } from './lossSplit';
+import { splitLoss, type LossSplit, type ScoredPhotoInput } from './apLossSplit';
 
 export const MATCH_IOU = 0.5;
 /** A hand-made object costs as much as four review decisions (issue 37). */
@@ -61,6 +63,8 @@ export interface ReplayOptions {
   readonly head?: LearnedHead;
   /** Told each finished photo's lessons before the model learns them (a probe of other heads taught the same: namingProbe.ts). */
   readonly onLessons?: (photo: CachedPhoto, seed: boolean, lessons: readonly { descriptor: RegionDescriptor; classId: string | null }[], model: LearnedClasses) => void;
+  /** When given, each scored photo's judged guesses and per-proposal best guesses are pushed here (lossSplit.ts). */
+  readonly scoredRecords?: ScoredPhotoRecord[];
 }
 
 export interface LearnSummary {
@@ -123,6 +127,7 @@ interface Guess {
   /** The overlap ranker's input, when it ranks. */
   relation?: RelationFeatures;
   readonly raw: number;
+  readonly evidence?: number;
   readonly source: string;
 }
 
@@ -158,7 +163,7 @@ export interface ShownDecisionRow {
   correct: boolean;
 }
 
-export function replaySession(photos: readonly CachedPhoto[], options: ReplayOptions): { learn: LearnSummary; byImage: ImageRow[]; byClass: ClassRow[]; decisions: ShownDecisionRow[] } {
+export function replaySession(photos: readonly CachedPhoto[], options: ReplayOptions): { learn: LearnSummary; byImage: ImageRow[]; byClass: ClassRow[]; decisions: ShownDecisionRow[]; apLossSplit: LossSplit } {
   const model = new LearnedClasses({
     kinds: options.kinds,
     ...(options.l2 === undefined ? {} : { l2: options.l2 }),
@@ -178,6 +183,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
   const byImage: ImageRow[] = [];
   const totals = { instances: 0, shown: 0, accepted: 0, reclassed: 0, rejected: 0, handAdded: 0 };
   const classRows = new Map<string, ClassRow>();
+  const scoredForSplit: ScoredPhotoInput[] = [];
   const classRow = (classId: string) => {
     let r = classRows.get(classId);
     if (!r) classRows.set(classId, (r = { classId, instances: 0, withProposal: 0, otherClass: 0, guessed: 0, shown: 0, accepted: 0, recall: 0, precision: NaN, ap50: NaN }));
@@ -201,12 +207,16 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       for (const j of judged) ranked.push({ classId: j.guess.classId, probability: j.guess.probability, truePositive: j.truePositive });
       for (const k of real) positivesByClass.set(classOf(gts[k].categoryId), (positivesByClass.get(classOf(gts[k].categoryId)) ?? 0) + 1);
       countByClass(photo, guesses, judged, real, classOf, classRow);
+      options.scoredRecords?.push({ photo, judged: judged.map((j) => ({ ...j.guess, truePositive: j.truePositive, instance: j.instance })), bestGuess: photo.proposals.map((p) => bestGuess(model, p, p.descriptor, [...personClasses])) });
+      scoredForSplit.push(lossSplitInput(photo, judged, real, classOf));
     }
 
     // The review: shown guesses, most probable first; then what is still missing, by hand.
     const examples: { descriptor: RegionDescriptor; classId: string | null }[] = [];
     const matched = new Set<number>();
     const decidedProposals = new Set<number>();
+    // What the reviewer decided on each shown proposal: what the studio records (sessionLearner), so what the shown map is fitted on.
+    const reviewed = new Map<number, boolean>();
     const acceptAllFrom = acceptAllAdvice(shownLog, null).measuredDefault;
     if (!seed) {
       row.acceptAllDefault = acceptAllFrom ?? null;
@@ -225,6 +235,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       if (sameClass !== undefined) match = sameClass;
       const correct = match >= 0 && classOf(gts[match].categoryId) === g.classId;
       shownLog.push({ photo: index, classId: g.classId, probability: g.probability, correct });
+      reviewed.set(g.proposal, correct);
       if (!seed) {
         classRow(g.classId).shown++;
         if (correct) classRow(g.classId).accepted++;
@@ -233,7 +244,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
         row.acceptAllLetThrough++;
         if (correct) row.acceptAllRight++;
       }
-      model.recordDecision({ raw: g.raw, correct }, g.source);
+      model.recordDecision({ raw: g.raw, correct, ...(g.evidence === undefined ? {} : { evidence: g.evidence }) }, g.source);
       if (match >= 0) {
         matched.add(match);
         examples.push({ descriptor: p.descriptor, classId: classOf(gts[match].categoryId) });
@@ -264,13 +275,15 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       const classId = match >= 0 ? classOf(gts[match].categoryId) : null;
       examples.push({ descriptor: p.descriptor, classId });
       const g = guessOf.get(k);
-      if (g) model.recordDecision({ raw: g.raw, correct: g.classId === classId }, g.source);
+      if (g) model.recordDecision({ raw: g.raw, correct: g.classId === classId, ...(g.evidence === undefined ? {} : { evidence: g.evidence }) }, g.source);
     });
     options.onLessons?.(photo, seed, examples, model);
     const t1 = performance.now();
     const c1 = process.cpuUsage();
     model.learnAll(examples);
-    if (options.rankOverlaps !== false) model.recordProposalOutcomes(judged.map((j) => ({ relation: j.guess.relation!, correct: j.truePositive, shown: !seed && j.guess.probability >= options.showFrom })));
+    if (options.rankOverlaps !== false) {
+      model.recordProposalOutcomes(proposalOutcomes(judged, reviewed));
+    }
     row.learnMs = performance.now() - t1;
     const used = process.cpuUsage(c1);
     row.learnCpuMs = (used.user + used.system) / 1000;
@@ -323,7 +336,21 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     byImage,
     byClass: [...classRows.values()].filter((r) => r.instances > 0).sort((a, b) => b.instances - a.instances),
     decisions: shownLog,
+    apLossSplit: splitLoss(scoredForSplit, options.showFrom),
   };
+}
+
+/** One scored photo as the AP loss split reads it (apLossSplit.ts). */
+function lossSplitInput(photo: CachedPhoto, judged: readonly JudgedGuess[], real: readonly number[], classOf: (id: number) => string): ScoredPhotoInput {
+  const takenAt = real.map((k) => judged.find((j) => j.instance === k)?.guess.probability);
+  const wrong = judged
+    .filter((j) => !j.truePositive)
+    .map((j) => {
+      const p = photo.proposals[j.guess.proposal];
+      const ofClass = real.filter((k) => classOf(photo.instances[k].categoryId) === j.guess.classId);
+      return { probability: j.guess.probability, truePositive: false, box: p.box, overlaps: ofClass.map((k) => p.overlaps[k]), instanceBoxes: ofClass.map((k) => photo.instances[k].box) };
+    });
+  return { fitting: real.map((k) => photo.proposals.some((p) => p.overlaps[k] >= MATCH_IOU)), takenAt, wrong };
 }
 
 /** One scored photo's instances, by class: had a proposal, got another class, matched by a guess of their own. */
@@ -350,6 +377,19 @@ function countByClass(
   for (const j of judged) if (j.truePositive) classRow(j.guess.classId).guessed++;
 }
 
+/**
+ * What the ranker and the shown map learn from a finished photo's judged guesses. A shown one is
+ * learned as the reviewer decided it, as the studio records it: a guess the AP judging counts right can
+ * be wrong to the reviewer (its instance already taken by a more probable guess re-classed to it, or a
+ * crowd). The others, never shown, as the judging counts them.
+ */
+export function proposalOutcomes(
+  judged: readonly { guess: { proposal: number; classId: string; relation?: RelationFeatures }; truePositive: boolean }[],
+  reviewed: ReadonlyMap<number, boolean>,
+): { relation: RelationFeatures; correct: boolean; shown: boolean; classId: string }[] {
+  return judged.map((j) => ({ relation: j.guess.relation!, correct: reviewed.get(j.guess.proposal) ?? j.truePositive, shown: reviewed.has(j.guess.proposal), classId: j.guess.classId }));
+}
+
 /** Whether the options are the product's: its detector prior, suppression and ranking all on. */
 const productRule = (options: ReplayOptions) => options.detectorPrior !== false && options.suppressParts !== false && options.rankOverlaps !== false;
 
@@ -361,6 +401,7 @@ function productGuesses(model: LearnedClasses, photo: CachedPhoto, personClasses
     probability: r.probability,
     relation: r.relation,
     raw: r.raw,
+    ...(r.evidence === undefined ? {} : { evidence: r.evidence }),
     source: r.source,
   }));
 }
@@ -396,14 +437,21 @@ function ablatedGuesses(model: LearnedClasses, photo: CachedPhoto, options: Repl
   return guesses;
 }
 
+/** A guess judged as a detection: `instance` is the ground truth it took, if it took one. */
+interface JudgedGuess {
+  readonly guess: Guess;
+  readonly truePositive: boolean;
+  readonly instance?: number;
+}
+
 /**
  * Each guess, most probable first, as a detection: true when it matches (IoU ≥ MATCH_IOU) an instance
  * of its class that no more probable guess took. Guesses on a crowd region of their class are left out.
  */
-function judgeGuesses(photo: CachedPhoto, guesses: readonly Guess[], real: readonly number[], classOf: (id: number) => string): { guess: Guess; truePositive: boolean }[] {
+function judgeGuesses(photo: CachedPhoto, guesses: readonly Guess[], real: readonly number[], classOf: (id: number) => string): JudgedGuess[] {
   const gts = photo.instances;
   const taken = new Set<number>();
-  const out: { guess: Guess; truePositive: boolean }[] = [];
+  const out: JudgedGuess[] = [];
   for (const g of guesses) {
     const p = photo.proposals[g.proposal];
     let match = -1;
@@ -414,7 +462,7 @@ function judgeGuesses(photo: CachedPhoto, guesses: readonly Guess[], real: reado
     }
     if (match >= 0) taken.add(match);
     else if (crowdOf(photo, g.proposal, g.classId, classOf)) continue;
-    out.push({ guess: g, truePositive: match >= 0 });
+    out.push({ guess: g, truePositive: match >= 0, ...(match >= 0 ? { instance: match } : {}) });
   }
   return out;
 }

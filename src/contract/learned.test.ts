@@ -53,6 +53,15 @@ describe('learned model contract', () => {
     expect(parsed.shown).toEqual(state.shown);
   });
 
+  it("keeps the second opinion a detector's decision was recorded with: the server's copy ranks as the studio's", () => {
+    const model = decidedModel();
+    model.recordDecision({ raw: 0.6, evidence: 0.9, correct: true }, 'detector');
+    const state = JSON.parse(JSON.stringify(model.toJSON()));
+    const parsed = LearnedModelState.parse(state);
+    expect(parsed.decisions.detector).toEqual([{ raw: 0.6, evidence: 0.9, correct: true }]);
+    expect(LearnedModelState.safeParse({ ...state, decisions: { detector: [{ raw: 0.6, evidence: 1.5, correct: true }] } }).success).toBe(false);
+  });
+
   it('accepts a model written before the calibration existed', () => {
     const state = JSON.parse(JSON.stringify(decidedModel().toJSON()));
     delete state.shown;

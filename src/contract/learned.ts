@@ -35,7 +35,7 @@ export const LearnedModelState = z
     weights: z.array(vector),
     mean: vector,
     scale: vector,
-    decisions: z.record(z.string(), z.array(z.object({ raw: finite.min(0).max(1), correct: z.boolean() }))),
+    decisions: z.record(z.string(), z.array(z.object({ raw: finite.min(0).max(1), correct: z.boolean(), evidence: finite.min(0).max(1).optional() }))),
     steps: z.number().int().nonnegative(),
     settings: z.object({
       l2: finite.nonnegative(),
@@ -52,7 +52,7 @@ export const LearnedModelState = z
       .optional()
       .describe('The overlap ranker learned from what became of earlier proposals (absent in models written before it).'),
     shown: z
-      .object({ method: z.enum(SHOWN_CALIBRATION_METHODS), outcomes: z.array(z.object({ x: vector, correct: z.boolean(), heldOutScore: z.number().min(0).max(1).optional() })) })
+      .object({ method: z.enum(SHOWN_CALIBRATION_METHODS), outcomes: z.array(z.object({ x: vector, correct: z.boolean(), heldOutScore: z.number().min(0).max(1).optional(), classId: z.string().optional() })) })
       .optional()
       .describe("The shown probability's calibration: the person's decisions on shown proposals, with the ranker's features of each (absent in models written before it)."),
   })

@@ -53,6 +53,7 @@ interface Followed {
   readonly descriptor: RegionDescriptor;
   classId: string;
   raw: number;
+  evidence?: number;
   source: string;
   relation: RelationFeatures;
 }
@@ -146,13 +147,13 @@ export class SessionLearner {
    * A followed proposal was decided: the calibration learns whether it was right as proposed, and the
    * overlap ranker's outcome is given back (one refit per photo, not per decision); it is followed no more.
    */
-  private recordDecision(lesson: Lesson): { relation: RelationFeatures; correct: boolean }[] {
+  private recordDecision(lesson: Lesson): { relation: RelationFeatures; correct: boolean; classId: string }[] {
     const shown = this.followed.get(lesson.object.id);
     if (!shown) return [];
     const correct = lesson.classId === shown.classId;
-    this.model.recordDecision({ raw: shown.raw, correct }, shown.source);
+    this.model.recordDecision({ raw: shown.raw, correct, ...(shown.evidence === undefined ? {} : { evidence: shown.evidence }) }, shown.source);
     this.followed.delete(lesson.object.id);
-    return [{ relation: shown.relation, correct }];
+    return [{ relation: shown.relation, correct, classId: shown.classId }];
   }
 
   private timed(step: () => void): void {
@@ -174,9 +175,10 @@ export class SessionLearner {
       const guess = bestGuess(this.model, shown.candidate, shown.descriptor);
       const target = guess && classNamed(doc.classes, guess.classId);
       if (!guess || !target) continue;
-      const ranked = this.model.rankAgain(shown.relation, guess.probability);
+      const ranked = this.model.rankAgain(shown.relation, guess.probability, guess.classId);
       shown.classId = guess.classId;
       shown.raw = guess.raw;
+      shown.evidence = guess.evidence;
       shown.source = guess.source;
       shown.relation = ranked.relation;
       if (object.classId !== target.id || Math.abs(object.confidence - ranked.probability) > 1e-3) {
@@ -187,7 +189,7 @@ export class SessionLearner {
 
   /** A proposal made from the learned classes, now an object of the document: followed while it waits. */
   follow(imageId: string, objectId: string, proposal: LearnedProposal, candidate: Candidate): void {
-    this.followed.set(objectId, { imageId, candidate, descriptor: proposal.descriptor, classId: proposal.classId, raw: proposal.raw, source: proposal.source, relation: proposal.relation });
+    this.followed.set(objectId, { imageId, candidate, descriptor: proposal.descriptor, classId: proposal.classId, raw: proposal.raw, ...(proposal.evidence === undefined ? {} : { evidence: proposal.evidence }), source: proposal.source, relation: proposal.relation });
   }
 
   isMined(imageId: string): boolean {

@@ -8,7 +8,7 @@ import { decodeImage } from '../adapters/nodeImage';
 import { loadNodeEngine } from '../adapters/ortNode';
 import { loadNodeDetector, loadNodeFaceDetector } from '../adapters/textNode';
 import type { SegmentationEngine } from '../engine';
-import { boxIoU, type ConceptDetector } from '../text/detector';
+import { boxIoU, type ConceptDetector, type CornerBox } from '../text/detector';
 import type { RgbaImage } from '../types';
 import { bestToken, tokenLogits } from '../candidates';
 import type { VisualPrompt } from '../types';
@@ -289,6 +289,7 @@ describe('segmentEverything', () => {
     expect(EVERYTHING_SETTINGS.objects.tilesPerSide).toBe(0);
     expect(EVERYTHING_SETTINGS.objects.tileEncodeMinScore).toBe(0);
     expect(EVERYTHING_SETTINGS.objects.smallEvidencePerTile).toBe(false);
+    expect(EVERYTHING_SETTINGS.objects.minSmallBoxScore).toBe(EVERYTHING_SETTINGS.objects.minDetectorScore);
   });
 
   it("thorough rule: a tile whose small new boxes are all weaker than tileEncodeMinScore is not encoded; its boxes are decoded on the photo's embedding", async () => {
@@ -305,6 +306,45 @@ describe('segmentEverything', () => {
     expect([...decodedOn]).toEqual([imageKey]);
     expect(none.work.decodes['tile boxes on photo']!.runs).toBeGreaterThan(0);
     expect(none.work.detectorPasses).toBe(5);
+  }, 300_000);
+
+  it("a box the photo's encoder sees small needs only minSmallBoxScore; a larger one still needs minDetectorScore", async () => {
+    const settings = { image, detectors: [detector], gridSides: [], minDetectorScore: 0.1 };
+    const boxRuns = (r: Awaited<ReturnType<typeof segmentEverything>>) => r.work.decodes['photo boxes']?.runs ?? 0;
+    const oneFloor = await segmentEverything(engine, imageKey, { rule: 'objects', ...settings, minSmallBoxScore: 0.1 });
+    // Every box counts as small (any size is under Infinity patches): the weaker ones are asked too.
+    const everyBoxSmall = await segmentEverything(engine, imageKey, { rule: 'objects', ...settings, minSmallBoxScore: 0.001, tileBoxMaxPatches: Infinity });
+    // No box counts as small (under 0 patches): the weaker floor asks nothing more.
+    const noBoxSmall = await segmentEverything(engine, imageKey, { rule: 'objects', ...settings, minSmallBoxScore: 0.001, tileBoxMaxPatches: 0 });
+    expect(boxRuns(everyBoxSmall)).toBeGreaterThan(boxRuns(oneFloor));
+    expect(everyBoxSmall.proposals.some((p) => p.detectorScore !== undefined && p.detectorScore < 0.1)).toBe(true);
+    expect(boxRuns(noBoxSmall)).toBe(boxRuns(oneFloor));
+    expect(noBoxSmall.proposals.every((p) => p.detectorScore === undefined || p.detectorScore >= 0.1)).toBe(true);
+  }, 300_000);
+
+  it("thorough rule: a tile's box like one already asked on the photo's embedding is not asked there again", async () => {
+    const onPhoto: CornerBox[] = [];
+    const recordingBoxes: EverythingEngine = {
+      getEmbedding: (key) => engine.getEmbedding(key),
+      decodeTokens: (key, prompt) => {
+        if (key === imageKey && prompt.box) {
+          const { x, y, width, height } = prompt.box;
+          onPhoto.push({ x0: x - width / 2, y0: y - height / 2, x1: x + width / 2, y1: y + height / 2 });
+        }
+        return engine.decodeTokens(key, prompt);
+      },
+      embedScratch: (picture, key) => engine.embedScratch(picture, key),
+      forget: (key) => engine.forget(key),
+    };
+    // Every tile box counts as large, so each goes to the photo's embedding, and weak ones are asked too;
+    // no box's mask is kept, so only what was asked, not what was found, tells a repeat apart.
+    const settings = { image, detectors: [detector], gridSides: [], tilesNeedSmallEvidence: false, tileBoxMaxPatches: 0, minDetectorScore: 0.01, boxPredIouThreshold: 1.01 };
+    const found = await segmentEverything(recordingBoxes, imageKey, { rule: 'thorough', ...settings });
+    expect(found.work.detectorPasses).toBe(5);
+    expect(onPhoto.length).toBeGreaterThan(0);
+    for (const [i, a] of onPhoto.entries()) {
+      for (const b of onPhoto.slice(i + 1)) expect(boxIoU(a, b)).toBeLessThanOrEqual(EVERYTHING_SETTINGS.thorough.boxNmsIou);
+    }
   }, 300_000);
 
   it('refuses an image that was not embedded', async () => {

@@ -11,13 +11,13 @@
  *   grid whose points skip what is already covered, and what an earlier prompt's confident mask
  *   already outlined (kept or not), so the decoder runs only where nothing was found (coarse to
  *   fine). What is found first stays: a later, overlapping candidate is dropped.
- * - `thorough` (bulk labelling, `BULK_EVERYTHING_RULE`) — `objects`, then SAHI's slicing: the
+ * - `thorough` (bulk labelling, `BULK_EVERYTHING_RULE`) — `objects`' boxes without its grid, then SAHI's slicing: the
  *   detectors run again on overlapping tiles, where a small object is larger in their input; each
  *   tile where they box something not yet found is re-encoded at the encoder's full resolution and
  *   those boxes are decoded on it, the masks mapped back onto the photo (tiles.ts). A tile's mask that
  *   reaches one of its edges inside the photo is dropped (the object goes on beyond it), and one that
  *   repeats a kept proposal too (the same incremental NMS across tiles). Up to four more encoder runs.
- *   The detectors' weaker boxes (score ≥ 0.05) prompt too, on the photo and on the tiles. Only a box
+ *   The detectors' weaker boxes (score ≥ 0.05, a small box ≥ 0.02) prompt too, on the photo and on the tiles. Only a box
  *   the photo's encoder sees small is decoded on its tile; a tile's larger new box is decoded on the
  *   photo's embedding, so a tile with no small new box is never encoded, and a tile where the photo's
  *   own pass saw nothing small is not looked at. A tile is encoded only for a small box the detectors
@@ -43,7 +43,7 @@ import { maskArea, placeCrop, upsampleLogitsToCrop } from '../upsample';
 import { ExploredCells, lowResBox } from './lowRes';
 import { pointGrid } from './pointGrid';
 import { removeSmallRegions } from './regions';
-import { boxAtInnerEdge, cutByTileEdge, holdsCentreOf, mergeAcrossCrops, splitBySize, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile, type TileRect } from './tiles';
+import { boxAtInnerEdge, cutByTileEdge, holdsCentreOf, mergeAcrossCrops, seenSmall, splitBySize, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile, type TileRect } from './tiles';
 import { cropImage } from '../crop';
 
 export type EverythingRule = 'grid' | 'objects' | 'thorough';
@@ -110,6 +110,12 @@ export interface EverythingSettings {
   readonly maxProposals: number;
   /** Detector boxes: at least this calibrated score, at most this many, best first (`objects` only). */
   readonly minDetectorScore: number;
+  /**
+   * A box the photo's encoder sees small (under `tileBoxMaxPatches`) needs only this calibrated score:
+   * the detectors score small and crowded objects low, and a small box's decoder run is what finds
+   * them. At or above `minDetectorScore`: the same floor for every box.
+   */
+  readonly minSmallBoxScore: number;
   readonly maxBoxes: number;
   /**
    * The detectors (ConceptDetector.name) whose boxes prompt; the others given are not run (`objects`
@@ -183,6 +189,7 @@ const OBJECTS_SETTINGS: EverythingSettings = {
   minRegionArea: 100,
   maxProposals: 100,
   minDetectorScore: 0.1,
+  minSmallBoxScore: 0.1,
   maxBoxes: 40,
   boxDetectors: ['centernet', 'coco-ssd', 'open-images-ssd'],
   boxPredIouThreshold: 0.5,
@@ -209,6 +216,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     minRegionArea: 100,
     maxProposals: 100,
     minDetectorScore: 1,
+    minSmallBoxScore: 1,
     maxBoxes: 0,
     boxDetectors: [],
     boxPredIouThreshold: 1,
@@ -232,7 +240,13 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     // crowded objects are the ones a detector scores low; a wrong box costs a decoder run and a
     // proposal the learned classes reject.
     minDetectorScore: 0.05,
+    // Weaker still for a small box: on COCO the small instances a bulk pass missed lay mostly in crowded
+    // photos, where the detectors box them below 0.05 or a coarse mask misses them (docs/RESULTS.md, h37-bulk3).
+    minSmallBoxScore: 0.02,
     maxBoxes: 60,
+    // No grid on the photo: its decoder runs went to the small boxes above, and with those asked its
+    // masks matched fewer instances than they cost runs (docs/RESULTS.md, h37-bulk3).
+    gridSides: [],
     tilesPerSide: 2,
     // A fifth of a tile's side: an object cut by one tile's edge is whole in its neighbour up to that size.
     tileOverlap: 0.2,
@@ -386,6 +400,8 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
 
   // Object-aware prompts: one box per object a detector sees, whatever its class.
   const boxDetectors = (options.detectors ?? []).filter((d) => settings.boxDetectors.includes(d.name));
+  // Every box decoded on the photo's own embedding, photo pixels.
+  const askedOnPhoto: CornerBox[] = [];
   const detectBoxes = async (view: View, picture: RgbaImage): Promise<Detection[]> => {
     if (rule === 'grid' || boxDetectors.length === 0 || settings.maxBoxes <= 0) return [];
     signal?.throwIfAborted();
@@ -394,11 +410,12 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     work.detectorPasses++;
     const perDetector = [];
     for (const detector of boxDetectors) {
-      perDetector.push(await detector.detect(picture, { minScore: Math.min(0.05, settings.minDetectorScore) }));
+      perDetector.push(await detector.detect(picture, { minScore: Math.min(0.05, settings.minDetectorScore, settings.minSmallBoxScore) }));
       signal?.throwIfAborted();
     }
     // Boxes of any class on one object are one prompt: the best-scored box stays.
-    const merged = mergeDetections(perDetector, settings.minDetectorScore);
+    const floor = Math.min(settings.minDetectorScore, settings.minSmallBoxScore);
+    const merged = mergeDetections(perDetector, floor).filter((d) => d.score >= settings.minDetectorScore || seenSmall(d.box, size.width, size.height, settings.tileBoxMaxPatches));
     let boxes = suppressOverlaps(merged, (a, b) => boxIoU(a.box, b.box), settings.boxNmsIou).slice(0, settings.maxBoxes);
     // A tile's box around an object already kept asks again what was answered.
     if (view.tile) boxes = tileBoxesToAsk(boxes, view.tile);
@@ -416,6 +433,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     stage = view.tile ? 'tiles' : 'boxes';
     part = from;
     planned += boxes.length;
+    if (!view.tile) askedOnPhoto.push(...boxes.map((d) => d.box));
     for (const detection of boxes) {
       const prompt: VisualPrompt = { box: cornerToCenterBox(detection.box) };
       const { outputs, frame } = await decode(view, prompt);
@@ -488,8 +506,10 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       const bySize = splitBySize(uncut, size.width, size.height, settings.tileBoxMaxPatches);
       const worthEncoding = bySize.small.some((d) => d.score >= settings.tileEncodeMinScore);
       const boxes = worthEncoding ? bySize.small : [];
-      const large = worthEncoding ? bySize.large : uncut;
-      await promptBoxes(whole, large.map((d) => ({ ...d, box: tileBoxToPhoto(d.box, tile) })), 'tile boxes on photo');
+      // On the photo's embedding, a box like one already asked there (kept or not) would be answered the
+      // same again: only a tile's finer view is worth a second look at it.
+      const onPhoto = unfoundInTile(worthEncoding ? bySize.large : uncut, tile, [...kept.map((k) => k.box), ...askedOnPhoto], settings.boxNmsIou);
+      await promptBoxes(whole, onPhoto.map((d) => ({ ...d, box: tileBoxToPhoto(d.box, tile) })), 'tile boxes on photo');
       stage = 'tiles';
       const gridLeft = settings.tileGridSides.some((side) => tileGrid(tile, side).some((p) => !answered(view, p)));
       if (boxes.length === 0 && !gridLeft) continue;

@@ -144,14 +144,16 @@ export function boxAtInnerEdge(box: CornerBox, tile: TileRect, photoWidth: numbe
  * side under `maxPatches` of its 16 px patches at the encoder's input scale.
  */
 export function splitBySize<T extends { readonly box: CornerBox }>(detections: readonly T[], photoWidth: number, photoHeight: number, maxPatches: number): { small: T[]; large: T[] } {
-  const patchInPhoto = (ENCODER_PATCH * Math.max(photoWidth, photoHeight)) / MODEL_SIZE;
   const small: T[] = [];
   const large: T[] = [];
-  for (const d of detections) {
-    const side = Math.max(d.box.x1 - d.box.x0, d.box.y1 - d.box.y0);
-    (side < maxPatches * patchInPhoto ? small : large).push(d);
-  }
+  for (const d of detections) (seenSmall(d.box, photoWidth, photoHeight, maxPatches) ? small : large).push(d);
   return { small, large };
+}
+
+/** Whether the photo's encoder sees a box (photo or tile pixels: the same scale) with a longer side under `maxPatches` of its patches. */
+export function seenSmall(box: CornerBox, photoWidth: number, photoHeight: number, maxPatches: number): boolean {
+  const patchInPhoto = (ENCODER_PATCH * Math.max(photoWidth, photoHeight)) / MODEL_SIZE;
+  return Math.max(box.x1 - box.x0, box.y1 - box.y0) < maxPatches * patchInPhoto;
 }
 
 /** Whether a box's centre (photo pixels) lies in the tile: the one tile, or the few overlapping ones, that sees the box's object. */

@@ -12,12 +12,20 @@ export interface Decision {
   /** The model's probability before calibration, when the decision was made. */
   readonly raw: number;
   readonly correct: boolean;
+  /** How much it counts in a fit (default 1). */
+  readonly weight?: number;
+  /**
+   * A second opinion on the same class, when there is one: the learned classes' raw probability for the
+   * class a detector named (its score is `raw`). The map then weighs both, as the decisions say.
+   */
+  readonly evidence?: number;
 }
 
-/** p ↦ σ(slope · logit(p) + offset). */
+/** p ↦ σ(slope · logit(p) + offset), plus `evidence` · logit(e) for a second opinion e when the map has one. */
 export interface PlattMap {
   readonly slope: number;
   readonly offset: number;
+  readonly evidence?: number;
 }
 
 export const IDENTITY_MAP: PlattMap = { slope: 1, offset: 0 };
@@ -40,32 +48,85 @@ export function sigmoid(z: number): number {
   return z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z));
 }
 
-export function applyPlatt(map: PlattMap, raw: number): number {
-  return sigmoid(map.slope * logit(raw) + map.offset);
+/** Without `evidence` (or on a map fitted without any) the second opinion has no say. */
+export function applyPlatt(map: PlattMap, raw: number, evidence?: number): number {
+  return sigmoid(map.slope * logit(raw) + map.offset + (map.evidence !== undefined && evidence !== undefined ? map.evidence * logit(evidence) : 0));
 }
 
-/** The map minimising the log loss on `decisions`, plus a quadratic pull towards the identity. */
-export function fitPlatt(decisions: readonly Decision[], priorStrength = PRIOR_STRENGTH): PlattMap {
+/**
+ * The map minimising the log loss on `decisions`, plus a quadratic pull towards `prior` (the identity
+ * unless given). When some decisions carry a second opinion (`evidence`) its weight is fitted too,
+ * pulled towards no say; a decision without one reads as no evidence either way.
+ */
+export function fitPlatt(decisions: readonly Decision[], priorStrength = PRIOR_STRENGTH, prior: PlattMap = IDENTITY_MAP): PlattMap {
+  if (decisions.some((d) => d.evidence !== undefined)) {
+    const [slope, offset, evidence] = fitLogistic(
+      decisions.map((d) => ({ x: [logit(d.raw), 1, d.evidence === undefined ? 0 : logit(d.evidence)], correct: d.correct, weight: d.weight })),
+      [prior.slope, prior.offset, prior.evidence ?? 0],
+      priorStrength,
+    );
+    return { slope, offset, evidence };
+  }
   const [slope, offset] = fitLogistic(
-    decisions.map((d) => ({ x: [logit(d.raw), 1], correct: d.correct })),
-    [IDENTITY_MAP.slope, IDENTITY_MAP.offset],
+    decisions.map((d) => ({ x: [logit(d.raw), 1], correct: d.correct, weight: d.weight })),
+    [prior.slope, prior.offset],
     priorStrength,
   );
   return { slope, offset };
 }
 
 /**
+ * Beta calibration (Kull, Silva Filho and Flach, 2017): p ↦ σ(a·ln p − b·ln(1 − p) + c). Platt's map is
+ * its a = b case, symmetric in the logit; with a ≠ b it can be steeper on one side of the scale than on
+ * the other, as a score that is under-confident in the middle and over-confident at the top needs.
+ */
+export interface BetaMap {
+  readonly a: number;
+  readonly b: number;
+  readonly c: number;
+}
+
+export const IDENTITY_BETA_MAP: BetaMap = { a: 1, b: 1, c: 0 };
+
+const betaFeatures = (raw: number): number[] => {
+  const q = Math.min(1 - EPSILON, Math.max(EPSILON, raw));
+  return [Math.log(q), -Math.log1p(-q), 1];
+};
+
+export function applyBeta(map: BetaMap, raw: number): number {
+  const [lnP, lnNotP] = betaFeatures(raw);
+  return sigmoid(map.a * lnP + map.b * lnNotP + map.c);
+}
+
+/**
+ * The beta map minimising the log loss on `decisions` plus the same pull towards the identity as
+ * fitPlatt's. A negative a or b would make the map fall somewhere on (0, 1) and reorder proposals; the
+ * fit then keeps Platt's monotone map instead (the a = b case).
+ */
+export function fitBeta(decisions: readonly Decision[], priorStrength = PRIOR_STRENGTH): BetaMap {
+  const [a, b, c] = fitLogistic(
+    decisions.map((d) => ({ x: betaFeatures(d.raw), correct: d.correct, weight: d.weight })),
+    [IDENTITY_BETA_MAP.a, IDENTITY_BETA_MAP.b, IDENTITY_BETA_MAP.c],
+    priorStrength,
+  );
+  if (a > 0 && b > 0) return { a, b, c };
+  const platt = fitPlatt(decisions, priorStrength);
+  return { a: platt.slope, b: platt.slope, c: platt.offset };
+}
+
+/**
  * Logistic regression by Newton's method, minimising the log loss plus (strength / 2)·|w − prior|²
  * (Platt's map here, the overlap ranker in overlapRanker.ts). Far from the optimum a full Newton step
- * can overshoot, so steps are capped in size and halved until the loss falls.
+ * can overshoot, so steps are capped in size and halved until the loss falls. A datum's `weight`
+ * (default 1) counts it as that many.
  */
-export function fitLogistic(data: readonly { x: readonly number[]; correct: boolean }[], prior: readonly number[], strength: number): number[] {
+export function fitLogistic(data: readonly { x: readonly number[]; correct: boolean; weight?: number }[], prior: readonly number[], strength: number): number[] {
   const d = prior.length;
   const loss = (w: readonly number[]) =>
     data.reduce((sum, o) => {
       const z = o.x.reduce((s, v, j) => s + v * w[j], 0);
       const signed = o.correct ? -z : z;
-      return sum + (signed > 0 ? signed + Math.log1p(Math.exp(-signed)) : Math.log1p(Math.exp(signed)));
+      return sum + (o.weight ?? 1) * (signed > 0 ? signed + Math.log1p(Math.exp(-signed)) : Math.log1p(Math.exp(signed)));
     }, 0) + (strength / 2) * w.reduce((s, v, j) => s + (v - prior[j]) ** 2, 0);
   let w = [...prior];
   let current = loss(w);
@@ -74,8 +135,9 @@ export function fitLogistic(data: readonly { x: readonly number[]; correct: bool
     const hessian = Array.from({ length: d }, (_, r) => Array.from({ length: d }, (_, c) => (r === c ? strength : 0)));
     for (const o of data) {
       const p = sigmoid(o.x.reduce((s, v, j) => s + v * w[j], 0));
-      const r = p - (o.correct ? 1 : 0);
-      const curvature = p * (1 - p);
+      const weight = o.weight ?? 1;
+      const r = weight * (p - (o.correct ? 1 : 0));
+      const curvature = weight * p * (1 - p);
       for (let a = 0; a < d; a++) {
         gradient[a] += r * o.x[a];
         for (let b = 0; b < d; b++) hessian[a][b] += curvature * o.x[a] * o.x[b];

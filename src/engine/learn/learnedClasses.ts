@@ -241,15 +241,15 @@ export class LearnedClasses {
     this.calibrations.delete(source);
   }
 
-  /** A raw probability of `source` after calibration on the decisions recorded so far. */
-  calibrated(source: string, raw: number): number {
+  /** A raw probability of `source` after calibration on the decisions recorded so far, with its second opinion (Decision.evidence) if any. */
+  calibrated(source: string, raw: number, evidence?: number): number {
     let map = this.calibrations.get(source);
     if (!map) {
       const decided = this.decisions.get(source);
       map = decided && decided.length ? fitPlatt(decided) : IDENTITY_MAP;
       this.calibrations.set(source, map);
     }
-    return applyPlatt(map, raw);
+    return applyPlatt(map, raw, evidence);
   }
 
   /**
@@ -261,16 +261,16 @@ export class LearnedClasses {
    */
   rankProposals(proposals: readonly RankedProposal[]): { probability: number; relation: RelationFeatures }[] {
     const ranked = this.ranker.rank(proposals);
-    return ranked.probabilities.map((score, i) => ({ probability: this.shown.probability(score), relation: ranked.relations[i] }));
+    return ranked.probabilities.map((score, i) => ({ probability: this.shown.probability(score, proposals[i].classId), relation: ranked.relations[i] }));
   }
 
   /**
    * A waiting proposal's probability to show once the classifier's probability for it changed: ranked
    * against the same neighbours as when it was proposed (they may be decided or gone by now).
    */
-  rankAgain(relation: RelationFeatures, probability: number): { probability: number; relation: RelationFeatures } {
+  rankAgain(relation: RelationFeatures, probability: number, classId?: string): { probability: number; relation: RelationFeatures } {
     const again = withOwnProbability(relation, probability);
-    return { probability: this.shown.probability(this.ranker.score(again)), relation: again };
+    return { probability: this.shown.probability(this.ranker.score(again), classId), relation: again };
   }
 
   /**
@@ -278,9 +278,13 @@ export class LearnedClasses {
    * or a second copy. Those `shown` (the default: the studio records decided proposals only) also
    * calibrate the shown probability (refitted on the ranker's scores once it has learned).
    */
-  recordProposalOutcomes(outcomes: readonly { relation: RelationFeatures; correct: boolean; shown?: boolean }[]): void {
+  recordProposalOutcomes(outcomes: readonly { relation: RelationFeatures; correct: boolean; shown?: boolean; classId?: string }[]): void {
     // Scored before the ranker learns from them: the held-out score the shown calibration is fitted on.
-    this.shown.record(outcomes.filter((o) => o.shown !== false).map((o) => ({ x: o.relation, correct: o.correct, heldOutScore: this.ranker.score(o.relation) })));
+    this.shown.record(
+      outcomes
+        .filter((o) => o.shown !== false)
+        .map((o) => ({ x: o.relation, correct: o.correct, heldOutScore: this.ranker.score(o.relation), ...(o.classId === undefined ? {} : { classId: o.classId }) })),
+    );
     this.ranker.record(outcomes.map((o) => ({ x: o.relation, correct: o.correct })));
     this.shown.refit(this.rankerScore);
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GROUND, RACCOON, toy, toyRaccoonModel } from '../../../test/support/toyRaccoons';
 import type { BinaryMask } from '../types';
 import { boxMask } from './descriptors';
-import { LearnedClasses } from './learnedClasses';
+import { LEARNED_SOURCE, LearnedClasses } from './learnedClasses';
 import { classifyCandidates, DETECTOR_SOURCE, lessonsOfLabelledPhoto, proposeLearned, type Candidate } from './proposeLearned';
 
 const W = 40;
@@ -86,6 +86,33 @@ describe('proposeLearned', () => {
     expect(model.examplesOf('cat')).toBe(5);
     const [proposal] = classifyCandidates(model, [{ mask: square(0, 0, 10), label: 'cat', detectorScore: 0.99 }], [toy(GROUND)]);
     expect(proposal).toMatchObject({ classId: 'cat', source: DETECTOR_SOURCE, raw: 0.99 });
+  });
+
+  it('the detector’s word is ranked with what the person’s labels say of its class there: of two equal scores, the one the learned classes call a cat first', () => {
+    const model = new LearnedClasses({ kinds: ['appearance'], l2: 1e-3 });
+    model.learnAll([
+      ...[0, 0.02, 0.04].map((s) => ({ descriptor: toy(RACCOON, s), classId: 'cat' })),
+      ...[0, 0.1, 0.2].map((s) => ({ descriptor: toy(GROUND, s), classId: null })),
+    ]);
+    const learnedCat = model.classify(toy(RACCOON))[0].raw;
+    const learnedGround = model.classify(toy(GROUND))[0].raw;
+    // Earlier decisions: the detector's "cat" at 0.6 was right where the learned classes agreed, wrong where they did not;
+    // the learned classes' own proposals were always wrong, so the detector's word is the one proposed.
+    for (let i = 0; i < 30; i++) {
+      model.recordDecision({ raw: learnedCat, correct: false }, LEARNED_SOURCE);
+      model.recordDecision({ raw: learnedGround, correct: false }, LEARNED_SOURCE);
+      model.recordDecision({ raw: 0.6, evidence: learnedCat, correct: i % 10 < 8 }, DETECTOR_SOURCE);
+      model.recordDecision({ raw: 0.6, evidence: learnedGround, correct: i % 10 < 1 }, DETECTOR_SOURCE);
+    }
+    const candidates: Candidate[] = [
+      { mask: square(0, 0, 10), label: 'cat', detectorScore: 0.6 },
+      { mask: square(25, 25, 10), label: 'cat', detectorScore: 0.6 },
+    ];
+    const [first] = classifyCandidates(model, candidates, [toy(GROUND), toy(RACCOON)], 0);
+    expect(first).toMatchObject({ classId: 'cat', source: DETECTOR_SOURCE, raw: 0.6 });
+    expect(first.box.x0).toBe(25);
+    expect(first.evidence).toBeCloseTo(learnedCat, 9);
+    expect(first.probability).toBeGreaterThan(model.calibrated(DETECTOR_SOURCE, 0.6, learnedGround) + 0.3);
   });
 
   it('a detector’s word stands in for a class the person declared but has not taught yet, as the learn eval measured', () => {

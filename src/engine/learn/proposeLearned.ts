@@ -40,6 +40,8 @@ export interface LearnedProposal {
   readonly probability: number;
   /** Before calibration: what a decision on it is recorded with (LearnedClasses.recordDecision). */
   readonly raw: number;
+  /** On a detector's word: the learned classes' raw probability for that class, recorded with the decision too (Decision.evidence). */
+  readonly evidence?: number;
   /** The calibration the probability came from: the learned model's, or the detector's. */
   readonly source: string;
   /** Kept so the class and probability can be read again as the model learns. */
@@ -59,15 +61,20 @@ export function detectorNamedClasses(model: Pick<LearnedClasses, 'classIds'>, de
  * declared, taught yet or not) more probably. The detector's word is not retired once a class has a
  * few examples: over dozens of classes with a handful of examples each the learned head stays unsure
  * long after (COCO photos), while the detector's own calibration, fitted on the person's decisions on
- * its proposals, already says how far to trust it.
+ * its proposals, already says how far to trust it. That calibration also reads what the learned
+ * classes say of the detector's class on the region (`evidence`): the detectors' scores alone rank
+ * their proposals, and the person's labels are what can move a weakly scored true one above a
+ * confidently scored wrong one.
  */
 export function bestGuess(model: LearnedClasses, candidate: Pick<Candidate, 'label' | 'detectorScore'>, descriptor: RegionDescriptor, personClasses: readonly string[] = model.classIds): Omit<LearnedProposal, 'mask' | 'box' | 'descriptor' | 'relation'> | undefined {
-  const learned = model.classify(descriptor)[0];
-  let best = learned && { classId: learned.classId, probability: learned.probability, raw: learned.raw, source: LEARNED_SOURCE };
+  const classified = model.classify(descriptor);
+  const learned = classified[0];
+  let best: Omit<LearnedProposal, 'mask' | 'box' | 'descriptor' | 'relation'> | undefined = learned && { classId: learned.classId, probability: learned.probability, raw: learned.raw, source: LEARNED_SOURCE };
   const { label, detectorScore } = candidate;
   if (label !== undefined && detectorScore !== undefined && personClasses.includes(label)) {
-    const probability = model.calibrated(DETECTOR_SOURCE, detectorScore);
-    if (!best || probability > best.probability) best = { classId: label, probability, raw: detectorScore, source: DETECTOR_SOURCE };
+    const evidence = classified.find((c) => c.classId === label)?.raw;
+    const probability = model.calibrated(DETECTOR_SOURCE, detectorScore, evidence);
+    if (!best || probability > best.probability) best = { classId: label, probability, raw: detectorScore, ...(evidence === undefined ? {} : { evidence }), source: DETECTOR_SOURCE };
   }
   return best;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectedCalibrationError } from './calibration';
-import { DEFAULT_SHOWN_CALIBRATION, fitIsotonicTowardsIdentity, SHOWN_CALIBRATION_METHODS, ShownCalibration, type ShownOutcome } from './shownCalibration';
+import { DEFAULT_SHOWN_CALIBRATION, fitIsotonicTowardsIdentity, recencyWeight, SHOWN_CALIBRATION_METHODS, ShownCalibration, type ShownOutcome } from './shownCalibration';
 
 /** Here a decision's features are its score alone. */
 const asScored = (x: readonly number[]) => x[0];
@@ -34,7 +34,7 @@ const eceOf = (calibration: ShownCalibration, outcomes: readonly ShownOutcome[])
   expectedCalibrationError(outcomes.map((o) => ({ probability: calibration.probability(o.x[0]), correct: o.correct }))).ece;
 
 describe('shown probability calibration', () => {
-  for (const method of ['platt', 'isotonic'] as const) {
+  for (const method of ['platt', 'platt-recent', 'platt-class', 'beta', 'isotonic'] as const) {
     it(`${method}: an over-confident scorer becomes calibrated on held-out decisions`, () => {
       const heldOut = overConfidentDecisions(2000, 7);
       const before = eceOf(new ShownCalibration(method), heldOut);
@@ -103,6 +103,56 @@ describe('shown probability calibration', () => {
       const copy = ShownCalibration.fromJSON(JSON.parse(JSON.stringify(calibration.toJSON())), asScored);
       expect(copy.probability(0.9)).toBe(calibration.probability(0.9));
     }
+  });
+
+  it('platt-recent follows a scorer whose meaning drifted: the newest decisions count most', () => {
+    // Scored 0.9 throughout; right half the time in the first 300 decisions, 90 % in the last 300.
+    const drifted = Array.from({ length: 600 }, (_, i) => ({ x: [0.9], correct: i < 300 ? i % 2 === 0 : i % 10 !== 0 }));
+    const everyDecision = fitted('platt', drifted).probability(0.9);
+    const recent = fitted('platt-recent', drifted).probability(0.9);
+    expect(everyDecision).toBeCloseTo(0.7, 1);
+    expect(recent).toBeGreaterThan(0.75);
+    expect(recent).toBeLessThan(0.9);
+  });
+
+  it('platt-class maps each class on its own decisions, shrunk towards the shared map', () => {
+    // Both scored 0.8: cats right half the time, dogs 90 %; three birds, all wrong.
+    const decisions: ShownOutcome[] = [
+      ...Array.from({ length: 400 }, (_, i) => ({ x: [0.8], correct: i % 2 === 0, classId: 'cat' })),
+      ...Array.from({ length: 400 }, (_, i) => ({ x: [0.8], correct: i % 10 !== 0, classId: 'dog' })),
+      ...Array.from({ length: 3 }, () => ({ x: [0.8], correct: false, classId: 'bird' })),
+    ];
+    const calibration = fitted('platt-class', decisions);
+    const shared = fitted('platt', decisions).probability(0.8);
+    expect(shared).toBeCloseTo(0.7, 1);
+    expect(calibration.probability(0.8, 'cat')).toBeCloseTo(0.5, 1);
+    expect(calibration.probability(0.8, 'dog')).toBeCloseTo(0.9, 1);
+    // Three wrong decisions pull a class down from the shared map, not to 0 (as three pull the shared map from the identity); a class never decided gets the shared map.
+    expect(calibration.probability(0.8, 'bird')).toBeLessThan(shared - 0.1);
+    expect(calibration.probability(0.8, 'bird')).toBeGreaterThan(0.4);
+    expect(calibration.probability(0.8, 'horse')).toBeCloseTo(shared, 9);
+    // The class is kept through JSON.
+    const copy = ShownCalibration.fromJSON(JSON.parse(JSON.stringify(calibration.toJSON())), asScored);
+    expect(copy.probability(0.8, 'cat')).toBe(calibration.probability(0.8, 'cat'));
+  });
+
+  it('the recency weight halves every half of the decisions so far, whatever their number', () => {
+    expect(recencyWeight(0, 400)).toBe(1);
+    expect(recencyWeight(200, 400)).toBeCloseTo(0.5, 12);
+    expect(recencyWeight(399, 400)).toBeCloseTo(recencyWeight(39.9, 40), 12);
+  });
+
+  it('beta follows a scorer under-confident in the middle and over-confident at the top, where Platt cannot bend both ways', () => {
+    // Right with probability √s below 0.6 (said 0.4: right 63 %), with probability s − 0.05 from there.
+    const random = generator(17);
+    const truth = (s: number) => (s < 0.6 ? Math.sqrt(s) * (0.6 - s) / 0.6 + (s - 0.05) * (s / 0.6) : s - 0.05);
+    const outcomes = (count: number) => Array.from({ length: count }, () => {
+      const score = 0.3 + 0.7 * random();
+      return { x: [score], correct: random() < truth(score) };
+    });
+    const training = outcomes(3000);
+    const heldOut = outcomes(3000);
+    expect(eceOf(fitted('beta', training), heldOut)).toBeLessThan(eceOf(fitted('platt', training), heldOut));
   });
 
   it('the isotonic fit pools violators into non-decreasing steps', () => {

@@ -17,11 +17,14 @@
  * docs/RESULTS.md). Decisions without a held-out score (models saved before it was kept) are scored as
  * the ranker scores them now.
  *
- * Two maps, chosen by measurement (docs/RESULTS.md):
+ * The maps, chosen by measurement (docs/RESULTS.md):
  * - `platt` (the default): σ(a·logit(s) + b) pulled towards the identity (calibration.ts fitPlatt);
  * - `isotonic`: pool-adjacent-violators over the decisions plus pseudo-decisions that say the score is
  *   right (the identity), so a handful of decisions cannot swing it and many overrule it.
- * `none` shows the score itself (the measurement's baseline).
+ * `none` shows the score itself (the measurement's baseline). Measured against `platt` and not
+ * chosen (h37-ece): `beta` (calibration.ts fitBeta), `platt-recent` (the newest decisions count most,
+ * for held-out scores that came from an older model) and `platt-class` (a map per class, pulled
+ * towards the shared one).
  *
  * Why Platt: few decisions lie above a high score, so at the top edge the isotonic map is made mostly
  * of the identity's pseudo-decisions and shows about the score itself, 0.97 as 0.98, however often the
@@ -30,9 +33,9 @@
  * their slope to the top. (While the fit was on in-sample scores, Platt measured worse; on held-out
  * scores it measures better, on both datasets.)
  */
-import { applyPlatt, fitPlatt, IDENTITY_MAP, type PlattMap } from './calibration';
+import { applyBeta, applyPlatt, fitBeta, fitPlatt, IDENTITY_MAP, type BetaMap, type Decision, type PlattMap } from './calibration';
 
-export const SHOWN_CALIBRATION_METHODS = ['platt', 'isotonic', 'none'] as const;
+export const SHOWN_CALIBRATION_METHODS = ['platt', 'platt-recent', 'platt-class', 'beta', 'isotonic', 'none'] as const;
 export type ShownCalibrationMethod = (typeof SHOWN_CALIBRATION_METHODS)[number];
 
 export interface ShownOutcome {
@@ -41,6 +44,8 @@ export interface ShownOutcome {
   readonly correct: boolean;
   /** The score before the ranker learned from this decision. */
   readonly heldOutScore?: number;
+  /** The class it was proposed as ('platt-class' maps each class on its own decisions). */
+  readonly classId?: string;
 }
 
 /** The score before this map, of a decision's features. */
@@ -67,7 +72,9 @@ interface StepMap {
 
 export class ShownCalibration {
   private outcomes: ShownOutcome[] = [];
-  private fitted: { platt: PlattMap } | { steps: StepMap } = { platt: IDENTITY_MAP };
+  private fitted: { platt: PlattMap } | { beta: BetaMap } | { steps: StepMap } = { platt: IDENTITY_MAP };
+  /** 'platt-class': each class's own map, shrunk towards the shared one (`fitted`). */
+  private byClass = new Map<string, PlattMap>();
 
   constructor(readonly method: ShownCalibrationMethod = DEFAULT_SHOWN_CALIBRATION) {}
 
@@ -76,9 +83,12 @@ export class ShownCalibration {
     return this.outcomes.length;
   }
 
-  /** The probability to show for a score (the identity before any decision). */
-  probability(score: number): number {
-    return 'platt' in this.fitted ? applyPlatt(this.fitted.platt, score) : interpolate(this.fitted.steps, score);
+  /** The probability to show for a score of a proposal of `classId` (the identity before any decision). */
+  probability(score: number, classId?: string): number {
+    const own = classId === undefined ? undefined : this.byClass.get(classId);
+    if (own) return applyPlatt(own, score);
+    if ('platt' in this.fitted) return applyPlatt(this.fitted.platt, score);
+    return 'beta' in this.fitted ? applyBeta(this.fitted.beta, score) : interpolate(this.fitted.steps, score);
   }
 
   /** Decisions on shown proposals; `refit` takes them in. */
@@ -89,14 +99,17 @@ export class ShownCalibration {
 
   /** Fits the map on the decisions' held-out scores, or as `score` gives them now where none was kept. */
   refit(score: Scorer): void {
-    const scored = this.outcomes.map((o) => ({ score: o.heldOutScore ?? score(o.x), correct: o.correct }));
+    const scored = this.outcomes.map((o) => ({ score: o.heldOutScore ?? score(o.x), correct: o.correct, classId: o.classId }));
+    const decisions = scored.map((o, i) => ({ raw: o.score, correct: o.correct, weight: this.method === 'platt-recent' ? recencyWeight(scored.length - 1 - i, scored.length) : 1 }));
     if (this.method === 'isotonic') this.fitted = { steps: fitIsotonicTowardsIdentity(scored) };
-    else this.fitted = { platt: scored.length && this.method === 'platt' ? fitPlatt(scored.map((o) => ({ raw: o.score, correct: o.correct }))) : IDENTITY_MAP };
+    else if (this.method === 'beta') this.fitted = { beta: fitBeta(decisions) };
+    else this.fitted = { platt: scored.length && this.method !== 'none' ? fitPlatt(decisions) : IDENTITY_MAP };
+    this.byClass = this.method === 'platt-class' && 'platt' in this.fitted ? classMaps(decisions, scored, this.fitted.platt) : new Map();
   }
 
   /** The decisions so far, each with the probability shown now for its score. */
   decided(score: Scorer): { probability: number; correct: boolean }[] {
-    return this.outcomes.map((o) => ({ probability: this.probability(score(o.x)), correct: o.correct }));
+    return this.outcomes.map((o) => ({ probability: this.probability(score(o.x), o.classId), correct: o.correct }));
   }
 
   toJSON(): ShownCalibrationState {
@@ -139,7 +152,35 @@ export function fitIsotonicTowardsIdentity(outcomes: readonly { score: number; c
   return { scores: blocks.map((b) => b.scoreSum / b.weight), values: blocks.map(mean) };
 }
 
-const copyOutcome = (o: ShownOutcome): ShownOutcome => ({ x: [...o.x], correct: o.correct, ...(o.heldOutScore === undefined ? {} : { heldOutScore: o.heldOutScore }) });
+/**
+ * A decision's weight in the 'platt-recent' fit, `age` decisions after it were made, of `count`: its
+ * held-out score came from the model of its time, older and weaker the older it is, so the map of the
+ * current model's scores leans on the newest. Half-life: half the decisions so far, the same share at
+ * every length of session (a model learning at a rate ~1/t changes as much from t/2 to t whatever t).
+ */
+export function recencyWeight(age: number, count: number): number {
+  return 0.5 ** (age / Math.max(1, count / 2));
+}
+
+/**
+ * Per class, Platt on that class's decisions pulled towards the shared map instead of the identity
+ * (the same strength): a class with a handful of decisions shows about what the shared map shows, one
+ * with hundreds (a person's "person") its own.
+ */
+function classMaps(decisions: readonly Decision[], scored: readonly { classId?: string }[], shared: PlattMap): Map<string, PlattMap> {
+  const byClass = new Map<string, Decision[]>();
+  scored.forEach((o, i) => {
+    if (o.classId !== undefined) byClass.set(o.classId, [...(byClass.get(o.classId) ?? []), decisions[i]]);
+  });
+  return new Map([...byClass].map(([classId, own]) => [classId, fitPlatt(own, undefined, shared)]));
+}
+
+const copyOutcome = (o: ShownOutcome): ShownOutcome => ({
+  x: [...o.x],
+  correct: o.correct,
+  ...(o.heldOutScore === undefined ? {} : { heldOutScore: o.heldOutScore }),
+  ...(o.classId === undefined ? {} : { classId: o.classId }),
+});
 
 const mean = (block: { weight: number; targetSum: number }) => block.targetSum / block.weight;
 
