@@ -25,6 +25,8 @@ import { BULK_EVERYTHING_RULE, DEFAULT_EVERYTHING_RULE, EVERYTHING_RULES, type E
 import { withFitFromDir } from './detectionsCache';
 import { lossSplit, lossSplitTable, type ScoredPhotoRecord } from './lossSplit';
 import { withFramedFromDir } from './framedCache';
+import { DEFAULT_LEARNED_HEAD, LEARNED_HEADS, type LearnedHead } from '../../src/engine/learn/learnedClasses';
+import { namingProbe } from './namingProbe';
 import { replaySession, type ClassRow, type LearnSummary, type ReplayOptions } from './learnReplay';
 
 const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [options]
@@ -56,7 +58,9 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --framed DIR           whole-object candidates per photo (bench/evalCoco/framedCache.ts), appended to a cache
                          made without them
   --framed-min-score S   only those from a detector's box scored at least S (default 0: all built)
-  --framed-containing    only those whose box holds most of another candidate's box`;
+  --framed-containing    only those whose box holds most of another candidate's box
+  --head H               how the learned model names a class: ${LEARNED_HEADS.join(', ')} (default ${DEFAULT_LEARNED_HEAD})
+  --naming-probe         also count how often other learned heads name a matched proposal's class (namingProbe.ts)`;
 
 const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'seed-images': { type: 'string' },
@@ -79,6 +83,8 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   framed: { type: 'string' },
   'framed-min-score': { type: 'string' },
   'framed-containing': { type: 'boolean' },
+  'naming-probe': { type: 'boolean' },
+  head: { type: 'string' },
 });
 const fail: (message: string) => never = commandLine.fail;
 
@@ -102,6 +108,8 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   const kinds = parseKinds(values.descriptors ?? DEFAULT_DESCRIPTOR_KINDS.join('+'));
   const shownCalibration = (values['shown-calibration'] ?? DEFAULT_SHOWN_CALIBRATION) as ShownCalibrationMethod;
   if (!SHOWN_CALIBRATION_METHODS.includes(shownCalibration)) fail(`--shown-calibration must be one of ${SHOWN_CALIBRATION_METHODS.join(', ')}`);
+  const head = (values.head ?? DEFAULT_LEARNED_HEAD) as LearnedHead;
+  if (!LEARNED_HEADS.includes(head)) fail(`--head must be one of ${LEARNED_HEADS.join(', ')}`);
   const rule = (values.rule ?? DEFAULT_EVERYTHING_RULE) as EverythingRule;
   if (!EVERYTHING_RULES.includes(rule)) fail(`--rule must be one of ${EVERYTHING_RULES.join(', ')}`);
   const orderSeed = values['order-seed'] === undefined ? 0 : Number(values['order-seed']);
@@ -159,6 +167,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     skipPartialNegatives: !!values['skip-partial'],
     detectorPrior: !values['no-detector-prior'],
     shownCalibration,
+    head,
     ...(values.l2 === undefined ? {} : { l2: Number(values.l2) }),
     ...(values['step-work'] === undefined ? {} : { stepWork: Number(values['step-work']) }),
   };
@@ -172,8 +181,10 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   }
   const session = shuffledOrder(described, orderSeed);
   const scoredRecords: ScoredPhotoRecord[] | undefined = values['loss-split'] ? [] : undefined;
-  const main = replaySession(session, { ...options, ...(scoredRecords ? { scoredRecords } : {}) });
+  const probe = values['naming-probe'] ? namingProbe(kinds, (id) => categories.get(id) ?? String(id)) : undefined;
+  const main = replaySession(session, { ...options, ...(scoredRecords ? { scoredRecords } : {}), ...(probe ? { onLessons: probe.onLessons } : {}) });
   const split = scoredRecords && lossSplit(scoredRecords, (id) => categories.get(id) ?? String(id));
+  if (probe) process.stderr.write(`naming probe: ${JSON.stringify(probe.counts)}\n`);
   const ablation = values.ablation
     ? Object.fromEntries(
         ablationChoices().map((choice) => {
@@ -189,8 +200,9 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     seedImages,
     orderSeed,
     commit: gitCommit(),
-    settings: { rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration, framed: values.framed === undefined ? undefined : { minScore: Number(values['framed-min-score'] ?? 0), containing: values['framed-containing'] === true } },
+    settings: { rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration, head, framed: values.framed === undefined ? undefined : { minScore: Number(values['framed-min-score'] ?? 0), containing: values['framed-containing'] === true } },
     learn: main.learn,
+    ...(probe ? { naming: probe.counts } : {}),
     ...(ablation ? { ablation } : {}),
     byClass: main.byClass,
     ...(split ? { lossSplit: split } : {}),

@@ -24,7 +24,7 @@
 import { acceptAllAdvice, type AcceptAllAdvice } from '../../src/engine/learn/acceptAll';
 import { expectedCalibrationError, type ReliabilityBin } from '../../src/engine/learn/calibration';
 import type { DescriptorKind, RegionDescriptor } from '../../src/engine/learn/descriptors';
-import { LEARNED_SOURCE, LearnedClasses } from '../../src/engine/learn/learnedClasses';
+import { LEARNED_SOURCE, LearnedClasses, type LearnedHead } from '../../src/engine/learn/learnedClasses';
 import type { RelationFeatures } from '../../src/engine/learn/overlapRanker';
 import { bestGuess, DETECTOR_SOURCE, INSIDE_DRAWN_BOX, rankCandidates } from '../../src/engine/learn/proposeLearned';
 import type { ShownCalibrationMethod } from '../../src/engine/learn/shownCalibration';
@@ -59,6 +59,10 @@ export interface ReplayOptions {
   readonly stepWork?: number;
   /** The map of the shown probability (default LearnedClasses'). */
   readonly shownCalibration?: ShownCalibrationMethod;
+  /** How the learned model names a class (default LearnedClasses'). */
+  readonly head?: LearnedHead;
+  /** Told each finished photo's lessons before the model learns them (a probe of other heads taught the same: namingProbe.ts). */
+  readonly onLessons?: (photo: CachedPhoto, seed: boolean, lessons: readonly { descriptor: RegionDescriptor; classId: string | null }[], model: LearnedClasses) => void;
   /** When given, each scored photo's judged guesses and per-proposal best guesses are pushed here (lossSplit.ts). */
   readonly scoredRecords?: ScoredPhotoRecord[];
 }
@@ -165,6 +169,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     ...(options.l2 === undefined ? {} : { l2: options.l2 }),
     ...(options.stepWork === undefined ? {} : { stepWork: options.stepWork }),
     ...(options.shownCalibration === undefined ? {} : { shownCalibration: options.shownCalibration }),
+    ...(options.head === undefined ? {} : { head: options.head }),
   });
   const classOf = (categoryId: number) => options.categories.get(categoryId) ?? String(categoryId);
   const personClasses = new Set(options.categories.values());
@@ -272,6 +277,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       const g = guessOf.get(k);
       if (g) model.recordDecision({ raw: g.raw, correct: g.classId === classId, ...(g.evidence === undefined ? {} : { evidence: g.evidence }) }, g.source);
     });
+    options.onLessons?.(photo, seed, examples, model);
     const t1 = performance.now();
     const c1 = process.cpuUsage();
     model.learnAll(examples);

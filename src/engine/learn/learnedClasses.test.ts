@@ -249,4 +249,38 @@ describe('LearnedClasses', () => {
     const model = taught();
     expect(() => model.classify({ sam: [], detectors: [], appearance: [1, 2], backbone: [] })).toThrow(/features/);
   });
+
+  it('names classes taught by a few examples of two opposite looks each, and with one class shows what the logistic model alone shows', () => {
+    // Six classes, each in two opposite looks (no weight row fires on both: the logistic model must
+    // give one up), three examples each, and six background examples for every positive.
+    const random = generator(11);
+    const looks = Array.from({ length: 6 }, (_, c) => [2, -2].map((sign) => Array.from({ length: 6 }, (_, j) => (j === c ? sign : 0))));
+    const sample = (centre: readonly number[]) => toy(centre, () => random() * 0.5);
+    const lessons = (classes: number) => [
+      ...looks.slice(0, classes).flatMap((pair, c) => [0, 1, 0].map((look) => ({ descriptor: sample(pair[look]), classId: `class ${c}` }))),
+      ...Array.from({ length: 6 * 3 * classes }, () => ({ descriptor: toy(Array.from({ length: 6 }, () => random() * 2), () => 0), classId: null })),
+    ];
+    const taughtMany = lessons(6);
+    const right = (head: 'logistic' | 'nearest') => {
+      const model = new LearnedClasses({ kinds: ['appearance'], head });
+      model.learnAll(taughtMany);
+      let named = 0;
+      looks.forEach((pair, c) => pair.forEach((centre) => (named += model.classify(toy(centre, () => 0))[0].classId === `class ${c}` ? 1 : 0)));
+      return named;
+    };
+    expect(right('nearest')).toBe(12);
+    expect(right('logistic')).toBeLessThan(12);
+
+    const taughtOne = lessons(1);
+    const query = sample(looks[0][1]);
+    const one = (head: 'logistic' | 'nearest') => {
+      const model = new LearnedClasses({ kinds: ['appearance'], head });
+      model.learnAll(taughtOne);
+      return model.classify(query);
+    };
+    const [nearest, logistic] = [one('nearest'), one('logistic')];
+    expect(nearest.map((p) => p.classId)).toEqual(logistic.map((p) => p.classId));
+    expect(nearest[0].raw).toBeCloseTo(logistic[0].raw, 12);
+    expect(nearest[0].probability).toBeCloseTo(logistic[0].probability, 12);
+  });
 });

@@ -23,6 +23,7 @@ import {
 } from './calibration';
 import { DEFAULT_DESCRIPTOR_KINDS, featureVector, type DescriptorKind, type RegionDescriptor } from './descriptors';
 import { OverlapRanker, withCountFeatures, withOwnProbability, type OverlapRankerState, type RankedProposal, type RelationFeatures } from './overlapRanker';
+import { featureBlocks, PrototypeHead, type FeatureBlock } from './prototypeHead';
 import { halvesOf, packExamples, unpackExamples, valuesOf, type PackedExamples } from './packedExamples';
 import { DEFAULT_SHOWN_CALIBRATION, ShownCalibration, type ShownCalibrationMethod, type ShownCalibrationState } from './shownCalibration';
 
@@ -46,7 +47,20 @@ export interface LearnedClassesOptions {
   readonly maxDecisions?: number;
   /** The map of the shown probability (shownCalibration.ts); default its own. */
   readonly shownCalibration?: ShownCalibrationMethod;
+  /** How a region's class is named (LearnedHead); default DEFAULT_LEARNED_HEAD. */
+  readonly head?: LearnedHead;
 }
+
+/**
+ * How the learned model names a region's class:
+ * - `logistic`: the multinomial logistic model alone (a row of weights per class);
+ * - `nearest`: the logistic model says how probably the region is one of the person's objects (1 − its
+ *   background probability), and the nearest examples of the person's classes say which
+ *   (prototypeHead.ts). With one class the two are the same.
+ */
+export type LearnedHead = 'logistic' | 'nearest';
+export const LEARNED_HEADS: readonly LearnedHead[] = ['logistic', 'nearest'];
+export const DEFAULT_LEARNED_HEAD: LearnedHead = 'nearest';
 
 const DEFAULTS = {
   l2: 0.1,
@@ -80,7 +94,7 @@ export interface LearnedClassesState {
   readonly decisions: Readonly<Record<string, readonly Decision[]>>;
   readonly steps: number;
   /** How it learns (LearnedClassesOptions without `kinds`): a restored model learns as it did. */
-  readonly settings: Required<Omit<LearnedClassesOptions, 'kinds' | 'shownCalibration'>>;
+  readonly settings: Required<Omit<LearnedClassesOptions, 'kinds' | 'shownCalibration' | 'head'>>;
   /** The optimiser's moments and the sampler's state: a restored model goes on learning exactly as the original. */
   readonly optimiser: { readonly m: readonly (readonly number[])[]; readonly v: readonly (readonly number[])[]; readonly t: number; readonly seed: number };
   /** The overlap ranker (absent in models saved before it existed: they start it afresh). */
@@ -94,7 +108,12 @@ type Example = { x: Float64Array; halves: Uint16Array; c: number; key?: string }
 
 export class LearnedClasses {
   private readonly kinds: readonly DescriptorKind[];
-  private readonly options: Required<Omit<LearnedClassesOptions, 'kinds' | 'shownCalibration'>>;
+  private readonly options: Required<Omit<LearnedClassesOptions, 'kinds' | 'shownCalibration' | 'head'>>;
+  private readonly head: LearnedHead;
+  /** The `nearest` head's examples, rebuilt with every learning step (derived from the examples: never saved). */
+  private namer: PrototypeHead | undefined;
+  /** Where each descriptor kind sits in the features: read from the first descriptor seen (a restored model's at its first use). */
+  private blocks: FeatureBlock[] | undefined;
   /** Index 0 is background. */
   private classes: string[] = [''];
   private examples: Example[] = [];
@@ -114,6 +133,7 @@ export class LearnedClasses {
   constructor(options: LearnedClassesOptions = {}) {
     this.kinds = options.kinds ?? DEFAULT_DESCRIPTOR_KINDS;
     this.shown = new ShownCalibration(options.shownCalibration);
+    this.head = options.head ?? DEFAULT_LEARNED_HEAD;
     this.options = {
       l2: options.l2 ?? DEFAULTS.l2,
       learningRate: options.learningRate ?? DEFAULTS.learningRate,
@@ -153,6 +173,7 @@ export class LearnedClasses {
    */
   learnAll(examples: readonly { descriptor: RegionDescriptor; classId: string | null; key?: string }[]): void {
     this.dropKeyed(examples.flatMap((e) => (e.key === undefined ? [] : [e.key])));
+    if (examples.length) this.blocks ??= featureBlocks(examples[0].descriptor, this.kinds);
     for (const e of examples) {
       // Kept as stored (packedExamples.ts), so a restored model holds exactly what this one learned from.
       const halves = halvesOf(featureVector(e.descriptor, this.kinds));
@@ -188,13 +209,19 @@ export class LearnedClasses {
     this.weights.splice(c, 1);
     this.adam.m.splice(c, 1);
     this.adam.v.splice(c, 1);
+    this.namer = undefined;
     if (this.examples.length) this.train();
   }
 
   /** Every learned class with its calibrated probability for the region, most likely first. */
   classify(descriptor: RegionDescriptor): ClassProbability[] {
     if (this.classes.length < 2 || this.weights.length === 0) return [];
-    const raw = this.probabilities(Float64Array.from(featureVector(descriptor, this.kinds)));
+    const features = Float64Array.from(featureVector(descriptor, this.kinds));
+    if (!this.blocks) {
+      this.blocks = featureBlocks(descriptor, this.kinds);
+      this.fitNamer();
+    }
+    const raw = this.named(features, this.probabilities(features));
     return this.classes
       .slice(1)
       .map((classId, k) => ({ classId, raw: raw[k + 1], probability: this.calibrated(LEARNED_SOURCE, raw[k + 1]) }))
@@ -317,6 +344,23 @@ export class LearnedClasses {
     return model;
   }
 
+  /** The logistic model's probabilities with the class named by the head: P(object) × P(class | object). */
+  private named(features: Float64Array, logistic: Float64Array): Float64Array {
+    if (this.head === 'logistic' || !this.namer) return logistic;
+    const which = this.namer.nearestProbabilities(features);
+    const object = 1 - logistic[0];
+    const out = new Float64Array(logistic.length);
+    out[0] = logistic[0];
+    for (let c = 1; c < out.length; c++) out[c] = object * (which[c] ?? 0);
+    return out;
+  }
+
+  private fitNamer(): void {
+    if (this.head === 'logistic' || this.examples.length === 0 || !this.blocks) return;
+    this.namer = new PrototypeHead(this.blocks);
+    this.namer.fit(this.examples, this.classes.length, { mean: this.mean, scale: this.scale });
+  }
+
   private classIndex(classId: string): number {
     let c = this.classes.indexOf(classId);
     if (c < 0) {
@@ -435,6 +479,7 @@ export class LearnedClasses {
       }
     }
     this.steps++;
+    this.fitNamer();
   }
 
   private logits(x: Float64Array, out: Float64Array): void {
