@@ -59,20 +59,14 @@ export function applyPlatt(map: PlattMap, raw: number, evidence?: number): numbe
  * pulled towards no say; a decision without one reads as no evidence either way.
  */
 export function fitPlatt(decisions: readonly Decision[], priorStrength = PRIOR_STRENGTH, prior: PlattMap = IDENTITY_MAP): PlattMap {
-  if (decisions.some((d) => d.evidence !== undefined)) {
-    const [slope, offset, evidence] = fitLogistic(
-      decisions.map((d) => ({ x: [logit(d.raw), 1, d.evidence === undefined ? 0 : logit(d.evidence)], correct: d.correct, weight: d.weight })),
-      [prior.slope, prior.offset, prior.evidence ?? 0],
-      priorStrength,
-    );
-    return { slope, offset, evidence };
-  }
-  const [slope, offset] = fitLogistic(
-    decisions.map((d) => ({ x: [logit(d.raw), 1], correct: d.correct, weight: d.weight })),
-    [prior.slope, prior.offset],
+  const withEvidence = decisions.some((d) => d.evidence !== undefined);
+  const features = (d: Decision) => (withEvidence ? [logit(d.raw), 1, d.evidence === undefined ? 0 : logit(d.evidence)] : [logit(d.raw), 1]);
+  const [slope, offset, evidence] = fitLogistic(
+    decisions.map((d) => ({ x: features(d), correct: d.correct, weight: d.weight })),
+    withEvidence ? [prior.slope, prior.offset, prior.evidence ?? 0] : [prior.slope, prior.offset],
     priorStrength,
   );
-  return { slope, offset };
+  return withEvidence ? { slope, offset, evidence } : { slope, offset };
 }
 
 /**

@@ -24,6 +24,7 @@ import {
 import { DEFAULT_DESCRIPTOR_KINDS, featureVector, type DescriptorKind, type RegionDescriptor } from './descriptors';
 import { OverlapRanker, withCountFeatures, withOwnProbability, type OverlapRankerState, type RankedProposal, type RelationFeatures } from './overlapRanker';
 import { featureBlocks, PrototypeHead, type FeatureBlock } from './prototypeHead';
+import { standardisation } from './standardisation';
 import { halvesOf, packExamples, unpackExamples, valuesOf, type PackedExamples } from './packedExamples';
 import { DEFAULT_SHOWN_CALIBRATION, ShownCalibration, type ShownCalibrationMethod, type ShownCalibrationState } from './shownCalibration';
 
@@ -404,19 +405,7 @@ export class LearnedClasses {
   }
 
   private standardise(): void {
-    const d = this.examples[0].x.length;
-    const mean = new Float64Array(d);
-    const sq = new Float64Array(d);
-    for (const e of this.examples) for (let j = 0; j < d; j++) mean[j] += e.x[j];
-    for (let j = 0; j < d; j++) mean[j] /= this.examples.length;
-    for (const e of this.examples) for (let j = 0; j < d; j++) sq[j] += (e.x[j] - mean[j]) ** 2;
-    const scale = new Float64Array(d);
-    for (let j = 0; j < d; j++) {
-      const sd = Math.sqrt(sq[j] / this.examples.length);
-      scale[j] = sd > 1e-6 ? 1 / sd : 0;
-    }
-    this.mean = mean;
-    this.scale = scale;
+    ({ mean: this.mean, scale: this.scale } = standardisation(this.examples, this.examples[0].x.length));
     if (this.weights.length === 0) {
       this.weights = [];
       this.adam = { m: [], v: [], t: 0 };

@@ -13,6 +13,7 @@
  * unit length again.
  */
 import { type DescriptorKind, type RegionDescriptor } from './descriptors';
+import { standardisation, type Standardisation } from './standardisation';
 
 /** Where one descriptor kind's numbers sit in the feature vector. */
 export interface FeatureBlock {
@@ -45,56 +46,38 @@ export interface LabelledVector {
 export class PrototypeHead {
   private mean: Float64Array = new Float64Array(0);
   private scale: Float64Array = new Float64Array(0);
-  private prototypes: (Float64Array | undefined)[] = [];
+  private classCount = 0;
   private positives: { v: Float64Array; c: number }[] = [];
+  /** The class means, derived from `positives` at their first use: the product's `nearest` head never reads them. */
+  private prototypes: (Float64Array | undefined)[] | undefined;
 
   constructor(private readonly blocks: readonly FeatureBlock[]) {}
 
   /**
-   * Rebuilds the prototypes from every example held (background examples shape the standardisation
-   * only). `standardisation`: the examples' per-feature mean and 1/sd when the caller has them already
-   * (the logistic model computes them over the same examples every step).
+   * Takes every example held (background examples shape the standardisation only). `standardised`: the
+   * examples' per-feature mean and 1/sd when the caller has them already (the logistic model computes
+   * them over the same examples every step).
    */
-  fit(examples: readonly LabelledVector[], classCount: number, standardisation?: { mean: Float64Array; scale: Float64Array }): void {
-    const d = this.blocks.reduce((s, b) => s + b.length, 0);
-    if (standardisation) {
-      this.mean = standardisation.mean;
-      this.scale = standardisation.scale;
-    } else {
-      const mean = new Float64Array(d);
-      const sq = new Float64Array(d);
-      for (const e of examples) for (let j = 0; j < d; j++) mean[j] += e.x[j];
-      for (let j = 0; j < d; j++) mean[j] /= Math.max(1, examples.length);
-      for (const e of examples) for (let j = 0; j < d; j++) sq[j] += (e.x[j] - mean[j]) ** 2;
-      this.mean = mean;
-      this.scale = sq.map((s) => {
-        const sd = Math.sqrt(s / Math.max(1, examples.length));
-        return sd > 1e-6 ? 1 / sd : 0;
-      });
-    }
-    const sums: (Float64Array | undefined)[] = new Array(classCount).fill(undefined);
+  fit(examples: readonly LabelledVector[], classCount: number, standardised?: Standardisation): void {
+    ({ mean: this.mean, scale: this.scale } = standardised ?? standardisation(examples, this.blocks.reduce((s, b) => s + b.length, 0)));
+    this.classCount = classCount;
+    this.prototypes = undefined;
     this.positives = [];
-    for (const e of examples) {
-      if (e.c <= 0) continue;
-      const v = this.normalised(e.x);
-      this.positives.push({ v, c: e.c });
-      const sum = (sums[e.c] ??= new Float64Array(d));
-      for (let j = 0; j < d; j++) sum[j] += v[j];
-    }
-    this.prototypes = sums.map((s) => (s ? unitLength(s) : undefined));
+    for (const e of examples) if (e.c > 0) this.positives.push({ v: this.normalised(e.x), c: e.c });
   }
 
   /** The probability of each class index given that the region is one of the person's objects (index 0 is 0). */
   classProbabilities(x: ArrayLike<number>): Float64Array {
     const v = this.normalised(x);
-    const out = new Float64Array(this.prototypes.length);
+    const prototypes = (this.prototypes ??= this.classMeans());
+    const out = new Float64Array(this.classCount);
     let max = -Infinity;
-    this.prototypes.forEach((p, c) => {
+    prototypes.forEach((p, c) => {
       if (c > 0 && p) max = Math.max(max, dot(p, v));
     });
     if (max === -Infinity) return out;
     let sum = 0;
-    this.prototypes.forEach((p, c) => {
+    prototypes.forEach((p, c) => {
       if (c > 0 && p) sum += out[c] = Math.exp(PROTOTYPE_TEMPERATURE * (dot(p, v) - max));
     });
     for (let c = 0; c < out.length; c++) out[c] /= sum;
@@ -108,7 +91,7 @@ export class PrototypeHead {
    */
   nearestProbabilities(x: ArrayLike<number>, neighbours = NEIGHBOURS): Float64Array {
     const v = this.normalised(x);
-    const out = new Float64Array(this.prototypes.length);
+    const out = new Float64Array(this.classCount);
     const nearest = this.positives
       .map((p) => ({ c: p.c, similarity: dot(p.v, v) }))
       .sort((a, b) => b.similarity - a.similarity)
@@ -122,6 +105,15 @@ export class PrototypeHead {
     }
     for (let c = 0; c < out.length; c++) out[c] /= sum;
     return out;
+  }
+
+  private classMeans(): (Float64Array | undefined)[] {
+    const sums: (Float64Array | undefined)[] = new Array(this.classCount).fill(undefined);
+    for (const p of this.positives) {
+      const sum = (sums[p.c] ??= new Float64Array(this.mean.length));
+      for (let j = 0; j < sum.length; j++) sum[j] += p.v[j];
+    }
+    return sums.map((s) => (s ? unitLength(s) : undefined));
   }
 
   private normalised(x: ArrayLike<number>): Float64Array {

@@ -170,7 +170,10 @@ export function recencyWeight(age: number, count: number): number {
 function classMaps(decisions: readonly Decision[], scored: readonly { classId?: string }[], shared: PlattMap): Map<string, PlattMap> {
   const byClass = new Map<string, Decision[]>();
   scored.forEach((o, i) => {
-    if (o.classId !== undefined) byClass.set(o.classId, [...(byClass.get(o.classId) ?? []), decisions[i]]);
+    if (o.classId === undefined) return;
+    const own = byClass.get(o.classId);
+    if (own) own.push(decisions[i]);
+    else byClass.set(o.classId, [decisions[i]]);
   });
   return new Map([...byClass].map(([classId, own]) => [classId, fitPlatt(own, undefined, shared)]));
 }
