@@ -6,6 +6,7 @@
  *   found one, a part of one, one with its surroundings, some other overlap, or background. Beside
  *   the count shown, how many right guesses of the session rank under it: what it costs AP.
  */
+import { insideShare } from '../../src/engine/learn/suppress';
 import type { CornerBox } from '../../src/engine/text/detector';
 
 export const WRONG_KINDS = ['duplicate', 'part', 'withSurroundings', 'otherOverlap', 'background'] as const;
@@ -76,20 +77,12 @@ export function splitLoss(photos: readonly ScoredPhotoInput[], showFrom: number)
  */
 export function wrongKind(guess: Pick<JudgedGuessInput, 'box' | 'overlaps' | 'instanceBoxes'>): WrongKind {
   if (guess.overlaps.some((o) => o >= 0.5)) return 'duplicate';
-  const shares = guess.instanceBoxes.map((b) => boxArea(boxIntersection(guess.box, b)));
+  const shares = guess.instanceBoxes.map((b) => insideShare(guess.box, b));
   const nearest = shares.indexOf(Math.max(0, ...shares));
-  if (nearest < 0 || shares[nearest] < TOUCHES * boxArea(guess.box)) return 'background';
-  if (shares[nearest] >= CONTAINED * boxArea(guess.box)) return 'part';
-  if (shares[nearest] >= CONTAINED * boxArea(guess.instanceBoxes[nearest])) return 'withSurroundings';
+  if (nearest < 0 || shares[nearest] < TOUCHES) return 'background';
+  if (shares[nearest] >= CONTAINED) return 'part';
+  if (insideShare(guess.instanceBoxes[nearest], guess.box) >= CONTAINED) return 'withSurroundings';
   return 'otherOverlap';
-}
-
-function boxIntersection(a: CornerBox, b: CornerBox): CornerBox {
-  return { x0: Math.max(a.x0, b.x0), y0: Math.max(a.y0, b.y0), x1: Math.min(a.x1, b.x1), y1: Math.min(a.y1, b.y1) };
-}
-
-function boxArea(b: CornerBox): number {
-  return Math.max(0, b.x1 - b.x0) * Math.max(0, b.y1 - b.y0);
 }
 
 /** How many of the ascending `sorted` lie strictly under `value`. */
