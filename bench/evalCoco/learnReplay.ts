@@ -143,12 +143,15 @@ export interface ClassRow {
   guessed: number;
   shown: number;
   accepted: number;
+  /** Instances nobody proposed right, made by hand. */
+  handAdded: number;
   recall: number;
   precision: number;
   ap50: number;
 }
 
-interface Ranked {
+/** One scored guess judged as a detection: what AP and recall at a precision are computed from. */
+export interface Ranked {
   readonly classId: string;
   readonly probability: number;
   readonly truePositive: boolean;
@@ -163,7 +166,10 @@ export interface ShownDecisionRow {
   correct: boolean;
 }
 
-export function replaySession(photos: readonly CachedPhoto[], options: ReplayOptions): { learn: LearnSummary; byImage: ImageRow[]; byClass: ClassRow[]; decisions: ShownDecisionRow[]; apLossSplit: LossSplit } {
+export function replaySession(
+  photos: readonly CachedPhoto[],
+  options: ReplayOptions,
+): { learn: LearnSummary; byImage: ImageRow[]; byClass: ClassRow[]; decisions: ShownDecisionRow[]; apLossSplit: LossSplit; ranked: Ranked[] } {
   const model = new LearnedClasses({
     kinds: options.kinds,
     ...(options.l2 === undefined ? {} : { l2: options.l2 }),
@@ -186,7 +192,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
   const scoredForSplit: ScoredPhotoInput[] = [];
   const classRow = (classId: string) => {
     let r = classRows.get(classId);
-    if (!r) classRows.set(classId, (r = { classId, instances: 0, withProposal: 0, otherClass: 0, guessed: 0, shown: 0, accepted: 0, recall: 0, precision: NaN, ap50: NaN }));
+    if (!r) classRows.set(classId, (r = { classId, instances: 0, withProposal: 0, otherClass: 0, guessed: 0, shown: 0, accepted: 0, handAdded: 0, recall: 0, precision: NaN, ap50: NaN }));
     return r;
   };
 
@@ -257,7 +263,10 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     }
     for (const k of real) {
       if (matched.has(k)) continue;
-      if (!seed) row.handAdded++;
+      if (!seed) {
+        row.handAdded++;
+        classRow(classOf(gts[k].categoryId)).handAdded++;
+      }
       examples.push({ descriptor: gts[k].descriptor, classId: classOf(gts[k].categoryId) });
     }
     // The finished photo: the proposals nobody was asked about are labelled by what they overlap, and
@@ -337,6 +346,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     byClass: [...classRows.values()].filter((r) => r.instances > 0).sort((a, b) => b.instances - a.instances),
     decisions: shownLog,
     apLossSplit: splitLoss(scoredForSplit, options.showFrom),
+    ranked,
   };
 }
 
