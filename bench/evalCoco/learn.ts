@@ -28,6 +28,7 @@ import { withFramedFromDir } from './framedCache';
 import { DEFAULT_LEARNED_HEAD, LEARNED_HEADS, type LearnedHead } from '../../src/engine/learn/learnedClasses';
 import { namingProbe } from './namingProbe';
 import { classSetSummary, classSetTable } from './classSetSummary';
+import { exampleProposals } from './exampleProposals';
 import { hideFromDetectors, unknownClassesOf } from './unknownClasses';
 import { replaySession, type ClassRow, type LearnSummary, type ReplayOptions } from './learnReplay';
 
@@ -66,7 +67,9 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --unknown-classes L    play these classes as ones no detector knows (unknownClasses.ts): names joined by commas,
                          or crowded-small for the classes the ground truth calls crowded and small (median instance
                          under 32×32 px, ≥ 3 a photo where present, ≥ 20 in all); their figures under "unknownClasses"
-  --unknown-keep-boxes   keep the proposals the detectors' boxes of those classes prompted, unnamed (default: dropped)`;
+  --unknown-keep-boxes   keep the proposals the detectors' boxes of those classes prompted, unnamed (default: dropped)
+  --example-seeds DIR    the example path (exampleProposals.ts): the looks of those classes prompt SAM on every photo
+                         proposed on; SAM's answers are kept in DIR (needs --unknown-classes and --detections)`;
 
 const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'seed-images': { type: 'string' },
@@ -93,6 +96,7 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   head: { type: 'string' },
   'unknown-classes': { type: 'string' },
   'unknown-keep-boxes': { type: 'boolean' },
+  'example-seeds': { type: 'string' },
 });
 const fail: (message: string) => never = commandLine.fail;
 
@@ -199,26 +203,36 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   const session = shuffledOrder(described, orderSeed);
   const scoredRecords: ScoredPhotoRecord[] | undefined = values['loss-split'] ? [] : undefined;
   const probe = values['naming-probe'] ? namingProbe(kinds, (id) => categories.get(id) ?? String(id)) : undefined;
-  const main = replaySession(session, { ...options, ...(scoredRecords ? { scoredRecords } : {}), ...(probe ? { onLessons: probe.onLessons } : {}) });
+  if (values['example-seeds'] && (hidden.size === 0 || !values.detections)) fail('--example-seeds needs --unknown-classes and --detections');
+  const seeded = values['example-seeds']
+    ? exampleProposals({ dataDir, instances, detectionsDir: resolve(values.detections!), cacheDir: resolve(values['example-seeds']), unnamed: hidden, ...(threads === undefined ? {} : { threads }) })
+    : undefined;
+  const main = await replaySession(session, {
+    ...options,
+    ...(scoredRecords ? { scoredRecords } : {}),
+    ...(probe ? { onLessons: probe.onLessons } : {}),
+    ...(seeded ? { exampleProposals: seeded.proposalsOn } : {}),
+  });
+  await seeded?.release();
   const unknownSummary = hidden.size > 0 ? classSetSummary(unknown, main) : undefined;
   const split = scoredRecords && lossSplit(scoredRecords, (id) => categories.get(id) ?? String(id));
   if (probe) process.stderr.write(`naming probe: ${JSON.stringify(probe.counts)}\n`);
-  const ablation = values.ablation
-    ? Object.fromEntries(
-        ablationChoices().map((choice) => {
-          const r = replaySession(session, { ...options, kinds: choice });
-          process.stderr.write(`ablation ${choice.join('+')}: AP50 ${(r.learn.ap50 * 100).toFixed(1)}\n`);
-          return [choice.join('+'), r.learn];
-        }),
-      )
-    : undefined;
+  let ablation: Record<string, LearnSummary> | undefined;
+  if (values.ablation) {
+    ablation = {};
+    for (const choice of ablationChoices()) {
+      const r = await replaySession(session, { ...options, kinds: choice });
+      process.stderr.write(`ablation ${choice.join('+')}: AP50 ${(r.learn.ap50 * 100).toFixed(1)}\n`);
+      ablation[choice.join('+')] = r.learn;
+    }
+  }
   const result = {
     dataset: dataDir,
     images: images.length,
     seedImages,
     orderSeed,
     commit: gitCommit(),
-    settings: { ...(hidden.size > 0 ? { unknownClasses: unknown, unknownKeepBoxes: values['unknown-keep-boxes'] === true } : {}), rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration, head, framed: values.framed === undefined ? undefined : { minScore: Number(values['framed-min-score'] ?? 0), containing: values['framed-containing'] === true } },
+    settings: { ...(hidden.size > 0 ? { unknownClasses: unknown, unknownKeepBoxes: values['unknown-keep-boxes'] === true, exampleSeeds: seeded !== undefined } : {}), rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration, head, framed: values.framed === undefined ? undefined : { minScore: Number(values['framed-min-score'] ?? 0), containing: values['framed-containing'] === true } },
     learn: main.learn,
     ...(unknownSummary ? { unknownClasses: unknownSummary } : {}),
     ...(probe ? { naming: probe.counts } : {}),

@@ -65,6 +65,8 @@ export interface ReplayOptions {
   readonly onLessons?: (photo: CachedPhoto, seed: boolean, lessons: readonly { descriptor: RegionDescriptor; classId: string | null }[], model: LearnedClasses) => void;
   /** When given, each scored photo's judged guesses and per-proposal best guesses are pushed here (lossSplit.ts). */
   readonly scoredRecords?: ScoredPhotoRecord[];
+  /** More proposals on each photo the tool proposes on, from what the model has learned so far (the example path: exampleProposals.ts). */
+  readonly exampleProposals?: (photo: CachedPhoto, model: LearnedClasses) => Promise<readonly CachedPhoto['proposals'][number][]>;
 }
 
 export interface LearnSummary {
@@ -166,10 +168,10 @@ export interface ShownDecisionRow {
   correct: boolean;
 }
 
-export function replaySession(
+export async function replaySession(
   photos: readonly CachedPhoto[],
   options: ReplayOptions,
-): { learn: LearnSummary; byImage: ImageRow[]; byClass: ClassRow[]; decisions: ShownDecisionRow[]; apLossSplit: LossSplit; ranked: Ranked[] } {
+): Promise<{ learn: LearnSummary; byImage: ImageRow[]; byClass: ClassRow[]; decisions: ShownDecisionRow[]; apLossSplit: LossSplit; ranked: Ranked[] }> {
   const model = new LearnedClasses({
     kinds: options.kinds,
     ...(options.l2 === undefined ? {} : { l2: options.l2 }),
@@ -196,8 +198,10 @@ export function replaySession(
     return r;
   };
 
-  photos.forEach((photo, index) => {
+  for (const [index, given] of photos.entries()) {
     const seed = index < options.seedImages;
+    const prompted = !seed && options.exampleProposals ? await options.exampleProposals(given, model) : [];
+    const photo = prompted.length ? { ...given, proposals: [...given.proposals, ...prompted] } : given;
     const gts = photo.instances;
     const real = gts.map((g, k) => k).filter((k) => !gts[k].crowd);
     const row: ImageRow = { image: photo.file, seed, instances: real.length, proposals: photo.proposals.length, shown: 0, accepted: 0, reclassed: 0, rejected: 0, handAdded: 0, actions: 0, acceptAllDefault: null, acceptAllLetThrough: 0, acceptAllRight: 0, learnMs: 0, learnCpuMs: 0, classifyMs: 0, toolMs: 0 };
@@ -312,7 +316,7 @@ export function replaySession(
       acceptAll.right += row.acceptAllRight;
     }
     byImage.push(row);
-  });
+  }
 
   const perClassAp = [...positivesByClass.entries()].map(([classId, n]) => averagePrecision(ranked.filter((r) => r.classId === classId), n));
   [...positivesByClass.keys()].forEach((classId, i) => {

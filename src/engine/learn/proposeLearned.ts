@@ -197,6 +197,19 @@ export function maskShareInside(mask: BinaryMask, box: CornerBox): number {
 export interface ProposalPorts {
   candidates(textClasses: readonly string[]): Promise<Candidate[]>;
   describe(masks: readonly BinaryMask[]): Promise<RegionDescriptor[]>;
+  /** Candidates prompted by these looks of classes no detector names (exampleCandidates.ts); without it such classes get segment everything's alone. */
+  exampleCandidates?(prototypes: readonly (readonly number[])[]): Promise<Candidate[]>;
+}
+
+/**
+ * The looks (LearnedClasses.samPrototype) of the person's classes that no detector names: what the
+ * example path prompts for, since nothing else asks for those classes by name.
+ */
+export function unnamedClassLooks(model: LearnedClasses, detectorKnows: (name: string) => boolean): number[][] {
+  return model.classIds.filter((c) => !detectorKnows(c)).flatMap((c) => {
+    const look = model.samPrototype(c);
+    return look ? [look] : [];
+  });
 }
 
 /** One photo's proposals of every learned class; none before the model knows a class. */
@@ -206,7 +219,8 @@ export async function proposeLearned(
   options: { detectorKnows: (name: string) => boolean; showFrom?: number },
 ): Promise<LearnedProposal[]> {
   if (model.classIds.length === 0) return [];
-  const candidates = await ports.candidates(detectorNamedClasses(model, options.detectorKnows));
+  const looks = ports.exampleCandidates ? unnamedClassLooks(model, options.detectorKnows) : [];
+  const candidates = [...(await ports.candidates(detectorNamedClasses(model, options.detectorKnows))), ...(looks.length ? await ports.exampleCandidates!(looks) : [])];
   if (candidates.length === 0) return [];
   const descriptors = await ports.describe(candidates.map((c) => c.mask));
   return classifyCandidates(model, candidates, descriptors, options.showFrom);

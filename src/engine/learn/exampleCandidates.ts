@@ -1,0 +1,78 @@
+/**
+ * Candidates for the person's classes that no detector names, prompted by their own examples: find
+ * similar (text/similar.ts) run for a learned class. A class the detectors know gets candidates from
+ * their boxes; one they do not (a user's products, parts, cells) gets none there, and segment
+ * everything's point grid is too coarse for small crowded objects. So each such class's look in SAM's
+ * features (LearnedClasses.samPrototype) is compared with every cell of the photo, and the cells most
+ * like it, each the best of its neighbourhood, become point prompts. SAM's masks for them are plain
+ * candidates: the learned classes name and rank them as they do every other (proposeLearned.ts).
+ */
+import type { SegmentationEngine } from '../engine';
+import type { PointPrompt } from '../types';
+import { cellCentre, geometry, normalisedCells, similarityMap, similarityPeaks } from '../text/similar';
+import type { Candidate } from './proposeLearned';
+
+/**
+ * Seeds asked per class and photo at most: bounds the decoder runs (one per seed), while leaving room
+ * for a photo holding a dozen of the class.
+ */
+export const SEEDS_PER_CLASS = 12;
+/**
+ * A cell is a seed only from this cosine similarity to the class's look: below it a peak is background
+ * that is merely the least unlike. A single cell is noisier than a mask's mean, so the bar sits well
+ * under find-similar's for a whole mask (0.7); the learned classes judge what the seeds find.
+ */
+export const SEED_SIMILARITY = 0.3;
+
+export interface ExampleSeedOptions {
+  readonly perClass?: number;
+  readonly minSimilarity?: number;
+}
+
+/**
+ * The point prompts the classes' looks give on one embedded photo: for each prototype (unit-length,
+ * SAM's 256 channels), its similarity map's peaks from `minSimilarity`, best first, `perClass` at
+ * most; a cell asked for one class is not asked again for another.
+ */
+export function exampleSeeds(
+  embedding: { readonly data: Float32Array; readonly dims: readonly number[] },
+  width: number,
+  height: number,
+  prototypes: readonly (readonly number[])[],
+  options: ExampleSeedOptions = {},
+): PointPrompt[] {
+  const [, channels] = embedding.dims;
+  const g = geometry(width, height);
+  const cells = normalisedCells(embedding.data, channels, g);
+  const nowhere = new Float32Array(64 * 64);
+  const asked = new Set<number>();
+  const seeds: PointPrompt[] = [];
+  for (const prototype of prototypes) {
+    if (prototype.length !== channels) throw new Error(`a class's look has ${prototype.length} channels, the photo's embedding ${channels}`);
+    const map = similarityMap(cells, channels, Float32Array.from(prototype), g);
+    const peaks = similarityPeaks(map, g, options.minSimilarity ?? SEED_SIMILARITY, nowhere).filter((cell) => !asked.has(cell)).slice(0, options.perClass ?? SEEDS_PER_CLASS);
+    for (const cell of peaks) {
+      asked.add(cell);
+      seeds.push({ ...cellCentre(cell, g), positive: true });
+    }
+  }
+  return seeds;
+}
+
+/** SAM's masks for each seed (all three of its answers: a part, the object, a group; the learned classes choose), as candidates. */
+export async function seedCandidates(engine: SegmentationEngine, imageKey: string, seeds: readonly PointPrompt[]): Promise<Candidate[]> {
+  const out: Candidate[] = [];
+  for (const seed of seeds) {
+    const { candidates } = await engine.predict(imageKey, { points: [seed] }, { multimask: true, mirrorAverage: false });
+    for (const c of candidates) if (c.area > 0) out.push({ mask: c.mask });
+  }
+  return out;
+}
+
+/** Both steps on an embedded photo: the candidates the classes' looks prompt. */
+export async function exampleCandidates(engine: SegmentationEngine, imageKey: string, prototypes: readonly (readonly number[])[], options: ExampleSeedOptions = {}): Promise<Candidate[]> {
+  if (prototypes.length === 0) return [];
+  const entry = engine.getEmbedding(imageKey);
+  if (!entry) throw new Error(`no embedding for image "${imageKey}": embed the image first`);
+  return seedCandidates(engine, imageKey, exampleSeeds(entry.embedding, entry.width, entry.height, prototypes, options));
+}
