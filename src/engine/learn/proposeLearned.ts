@@ -197,8 +197,6 @@ export function maskShareInside(mask: BinaryMask, box: CornerBox): number {
 export interface ProposalPorts {
   candidates(textClasses: readonly string[]): Promise<Candidate[]>;
   describe(masks: readonly BinaryMask[]): Promise<RegionDescriptor[]>;
-  /** Candidates prompted by these looks of classes no detector names (exampleCandidates.ts); without it such classes get segment everything's alone. */
-  exampleCandidates?(prototypes: readonly (readonly number[])[]): Promise<Candidate[]>;
 }
 
 /**
@@ -219,8 +217,7 @@ export async function proposeLearned(
   options: { detectorKnows: (name: string) => boolean; showFrom?: number },
 ): Promise<LearnedProposal[]> {
   if (model.classIds.length === 0) return [];
-  const looks = ports.exampleCandidates ? unnamedClassLooks(model, options.detectorKnows) : [];
-  const candidates = [...(await ports.candidates(detectorNamedClasses(model, options.detectorKnows))), ...(looks.length ? await ports.exampleCandidates!(looks) : [])];
+  const candidates = await ports.candidates(detectorNamedClasses(model, options.detectorKnows));
   if (candidates.length === 0) return [];
   const descriptors = await ports.describe(candidates.map((c) => c.mask));
   return classifyCandidates(model, candidates, descriptors, options.showFrom);
