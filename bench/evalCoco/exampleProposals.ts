@@ -17,10 +17,9 @@ import { samFiles } from '../../src/engine/catalog';
 import type { SegmentationEngine } from '../../src/engine/engine';
 import { describeMasks, photoContext } from '../../src/engine/learn/describePhoto';
 import { maskBox } from '../../src/engine/learn/descriptors';
-import { exampleSeeds, seedCandidates } from '../../src/engine/learn/exampleCandidates';
+import { exampleSeeds, namedBy, seedCandidates, type ExampleSeed } from '../../src/engine/learn/exampleCandidates';
 import type { LearnedClasses } from '../../src/engine/learn/learnedClasses';
 import { unnamedClassLooks } from '../../src/engine/learn/proposeLearned';
-import type { PointPrompt } from '../../src/engine/types';
 import { diskEmbeddingStore } from '../eval/embeddingStore';
 import { detectionsFile, type CachedDetections } from './detectionsCache';
 import type { CocoInstancesFile } from './everything';
@@ -28,8 +27,6 @@ import { overlapsWithGroundTruth, type CachedPhoto, type CachedProposal, type Gr
 import { toRegion } from './metrics';
 import { rasterizeSegmentation } from './rasterize';
 
-/** The source of a proposal the person's examples prompted. */
-export const EXAMPLE_SOURCE = 'example';
 
 export interface ExampleProposalsSource {
   readonly dataDir: string;
@@ -43,7 +40,8 @@ export interface ExampleProposalsSource {
   readonly threads?: number;
 }
 
-const seedKey = (seed: PointPrompt) => `${seed.x.toFixed(1)},${seed.y.toFixed(1)}`;
+// SAM's answer depends on the point alone: the class and similarity are attached at each replay.
+const seedKey = (seed: ExampleSeed) => `${seed.point.x.toFixed(1)},${seed.point.y.toFixed(1)}`;
 
 /** The proposals the session's looks prompt on a photo, for the replay's `exampleProposals`. */
 export function exampleProposals(source: ExampleProposalsSource): { proposalsOn(photo: CachedPhoto, model: LearnedClasses): Promise<CachedProposal[]>; release(): Promise<void> } {
@@ -71,14 +69,14 @@ export function exampleProposals(source: ExampleProposalsSource): { proposalsOn(
           const descriptors = describeMasks(context, masks);
           answered[seedKey(seed)] = masks.map((mask, i) => {
             const box = maskBox(mask)!;
-            return { box, area: mask.data.reduce((n, v) => n + v, 0), confidence: 0, source: EXAMPLE_SOURCE, descriptor: descriptors[i], overlaps: overlapsWithGroundTruth(mask, box, truth) };
+            return { box, area: mask.data.reduce((n, v) => n + v, 0), confidence: 0, source: 'example', descriptor: descriptors[i], overlaps: overlapsWithGroundTruth(mask, box, truth) };
           });
         }
         await mkdir(source.cacheDir, { recursive: true });
         await writeFile(file, JSON.stringify(answered, (_key, value) => (typeof value === 'number' && !Number.isInteger(value) ? Math.round(value * 1e5) / 1e5 : value)));
       }
       sam.forget();
-      return seeds.flatMap((s) => answered[seedKey(s)]);
+      return seeds.flatMap((s) => answered[seedKey(s)].map((p) => ({ ...p, ...namedBy(s) })));
     },
     async release() {
       if (engine) await (await engine).release();

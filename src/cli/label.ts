@@ -18,7 +18,7 @@ import type { SegmentationEngine } from '../engine/engine';
 import { BULK_EVERYTHING_RULE, EVERYTHING_RULES, type EverythingRule } from '../engine/everything/segmentEverything';
 import { LearnedClasses } from '../engine/learn/learnedClasses';
 import { detectorKnows, photoCandidates } from '../engine/learn/photoCandidates';
-import { classifyCandidates, unnamedClassLooks, lessonsOfLabelledPhoto, SHOW_FROM, type Candidate, type LabelledRegion } from '../engine/learn/proposeLearned';
+import { classifyCandidates, unnamedClassLooks, type ClassLook, lessonsOfLabelledPhoto, SHOW_FROM, type Candidate, type LabelledRegion } from '../engine/learn/proposeLearned';
 import { maskOutline, rasterizePolygons } from '../engine/polygons';
 import type { ConceptDetector } from '../engine/text/detector';
 import { cornerToCenterBox } from '../engine/text/pipeline';
@@ -118,7 +118,7 @@ interface Models {
 }
 
 /** One photo embedded, with segment everything's candidates and a way to describe masks on it. */
-async function openPhoto(models: Models, path: string, name: string, rule: EverythingRule, looks: readonly (readonly number[])[] = []) {
+async function openPhoto(models: Models, path: string, name: string, rule: EverythingRule, looks: readonly ClassLook[] = []) {
   let image: RgbaImage;
   try {
     image = await readImageFile(path);

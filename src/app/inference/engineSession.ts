@@ -7,6 +7,7 @@ import type { Call } from '../../engine/service/transport';
 import type { BinaryMask, PolygonWithHoles, RgbaImage, VisualPrompt } from '../../engine/types';
 import type { ExemplarRule } from '../../engine/text/exemplar';
 import type { RegionDescriptor } from '../../engine/learn/descriptors';
+import type { ClassLook } from '../../engine/learn/proposeLearned';
 import type { EngineWorker, EngineWorkerStartOptions } from '../../engine/worker/client';
 import type { useEngineStatus } from '../state/engineStatus';
 import type { StoredEmbeddings } from './embeddingStore';
@@ -381,10 +382,10 @@ export class EngineSession {
    * they found for the last photos described (engine/learn/photoContexts.ts).
    */
   /** The candidates the looks of learned classes no detector names prompt on a loaded photo (src/engine/learn/exampleCandidates.ts). */
-  async exampleCandidates(imageId: string, looks: readonly (readonly number[])[], outline: Partial<OutlineOptions>): Promise<ExampleCandidatesResponse['candidates']> {
+  async exampleCandidates(imageId: string, looks: readonly ClassLook[], outline: Partial<OutlineOptions>): Promise<ExampleCandidatesResponse['candidates']> {
     if (looks.length === 0) return [];
     const run = this.current();
-    return (await this.onEmbedding(run, imageId, (imageKey, { api }) => api.exampleCandidates({ imageKey, looks: looks.map((l) => [...l]), outline }))).candidates;
+    return (await this.onEmbedding(run, imageId, (imageKey, { api }) => api.exampleCandidates({ imageKey, looks: looks.map((l) => ({ classId: l.classId, look: [...l.look] })), outline }))).candidates;
   }
 
   async describeRegions(imageId: string, masks: readonly BinaryMask[]): Promise<RegionDescriptor[]> {

@@ -11,7 +11,7 @@
 import type { Annotation, ClassDef, ImageEntry } from '../../annotations/annotation';
 import { proposedBy } from '../../annotations/review';
 import { maskBox, type RegionDescriptor } from '../../engine/learn/descriptors';
-import { classifyCandidates, lessonsOfLabelledPhoto, unnamedClassLooks, type Candidate, type LabelledRegion } from '../../engine/learn/proposeLearned';
+import { classifyCandidates, lessonsOfLabelledPhoto, unnamedClassLooks, type ClassLook, type Candidate, type LabelledRegion } from '../../engine/learn/proposeLearned';
 import type { PolygonWithHoles } from '../../engine/types';
 import { labellingOrder, type AddProposals, type LabelAllProgress } from '../inference/labelAll';
 import type { StudioDocument } from '../state/model';
@@ -35,7 +35,7 @@ export interface LabelLikeMinePorts {
    * text too; `segmented`: the engine's progress on it; `looks`: of the learned classes no detector
    * names, asked for by their look (engine/learn/exampleCandidates.ts).
    */
-  candidates(image: ImageEntry, textClasses: readonly string[], signal: AbortSignal, segmented?: (decoded: number, planned: number) => void, looks?: readonly (readonly number[])[]): Promise<TracedCandidate[]>;
+  candidates(image: ImageEntry, textClasses: readonly string[], signal: AbortSignal, segmented?: (decoded: number, planned: number) => void, looks?: readonly ClassLook[]): Promise<TracedCandidate[]>;
   describe(imageId: string, masks: readonly Candidate['mask'][]): Promise<RegionDescriptor[]>;
   /** Whether a detector names this class. */
   detectorKnows(name: string): boolean;
@@ -95,7 +95,7 @@ export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMin
   const textClasses = classes.filter((c) => ports.detectorKnows(c));
   const found = new Map<string, { candidates: TracedCandidate[]; descriptors: RegionDescriptor[] }>();
   /** The image's candidates; undefined when Stop ended the engine's run on it (the engine rejects a stopped call). */
-  const candidatesOf = async (image: ImageEntry, looks: readonly (readonly number[])[] = []) => {
+  const candidatesOf = async (image: ImageEntry, looks: readonly ClassLook[] = []) => {
     let entry = found.get(image.id);
     if (!entry) {
       try {

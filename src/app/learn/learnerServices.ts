@@ -5,6 +5,7 @@
  */
 import { create } from 'zustand';
 import type { LearnedClassesState } from '../../engine/learn/learnedClasses';
+import type { ClassLook } from '../../engine/learn/proposeLearned';
 import { interpretPrompt } from '../../engine/text/promptParser';
 import { BULK_EVERYTHING_RULE } from '../../engine/everything/segmentEverything';
 import { addWithoutDuplicates } from '../inference/objectDedupe';
@@ -64,7 +65,7 @@ async function candidatesOn(
   tolerance: number,
   signal: AbortSignal,
   segmented?: (decoded: number, planned: number) => void,
-  looks: readonly (readonly number[])[] = [],
+  looks: readonly ClassLook[] = [],
 ): Promise<TracedCandidate[]> {
   const everything = await engineSession.segmentEverything(
     imageId,

@@ -20,27 +20,27 @@ const cellOf = (row: number, col: number) => row * 64 + col;
 describe('exampleSeeds', () => {
   it("asks at the centre of each cell that looks like the class, not at the background, best first and at most perClass", () => {
     const apples = [cellOf(10, 10), cellOf(30, 40), cellOf(50, 20)];
-    const seeds = exampleSeeds(embedding(apples, APPLE, TABLE), 1024, 1024, [APPLE]);
-    expect(seeds.map((s) => [s.x, s.y]).sort((a, b) => a[1] - b[1])).toEqual([
+    const seeds = exampleSeeds(embedding(apples, APPLE, TABLE), 1024, 1024, [{ classId: 'apple', look: APPLE }]);
+    expect(seeds.map((s) => [s.point.x, s.point.y]).sort((a, b) => a[1] - b[1])).toEqual([
       [10 * 16 + 8, 10 * 16 + 8],
       [40 * 16 + 8, 30 * 16 + 8],
       [20 * 16 + 8, 50 * 16 + 8],
     ]);
-    expect(seeds.every((s) => s.positive)).toBe(true);
-    expect(exampleSeeds(embedding(apples, APPLE, TABLE), 1024, 1024, [APPLE], { perClass: 2 })).toHaveLength(2);
+    expect(seeds.every((s) => s.point.positive && s.classId === 'apple' && s.similarity > SEED_SIMILARITY)).toBe(true);
+    expect(exampleSeeds(embedding(apples, APPLE, TABLE), 1024, 1024, [{ classId: 'apple', look: APPLE }], { perClass: 2 })).toHaveLength(2);
   });
 
   it('asks nothing for a look the photo holds nothing like', () => {
     const cup = [0, 0, 1, 0, 0, 0, 0, 0];
-    expect(exampleSeeds(embedding([cellOf(10, 10)], APPLE, TABLE), 1024, 1024, [cup], { minSimilarity: SEED_SIMILARITY })).toEqual([]);
+    expect(exampleSeeds(embedding([cellOf(10, 10)], APPLE, TABLE), 1024, 1024, [{ classId: 'cup', look: cup }], { minSimilarity: SEED_SIMILARITY })).toEqual([]);
   });
 
   it('asks a cell once when two classes look alike there', () => {
-    const seeds = exampleSeeds(embedding([cellOf(5, 5)], APPLE, TABLE), 1024, 1024, [APPLE, APPLE]);
-    expect(seeds).toHaveLength(1);
+    const seeds = exampleSeeds(embedding([cellOf(5, 5)], APPLE, TABLE), 1024, 1024, [{ classId: 'apple', look: APPLE }, { classId: 'pear', look: APPLE }]);
+    expect(seeds.map((s) => s.classId)).toEqual(['apple']);
   });
 
   it('refuses a look of another length than the embedding', () => {
-    expect(() => exampleSeeds(embedding([], APPLE, TABLE), 1024, 1024, [[1, 0]])).toThrow(/channels/);
+    expect(() => exampleSeeds(embedding([], APPLE, TABLE), 1024, 1024, [{ classId: 'apple', look: [1, 0] }])).toThrow(/channels/);
   });
 });

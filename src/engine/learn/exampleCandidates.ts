@@ -10,7 +10,17 @@
 import type { SegmentationEngine } from '../engine';
 import type { PointPrompt } from '../types';
 import { cellCentre, geometry, normalisedCells, similarityMap, similarityPeaks } from '../text/similar';
-import type { Candidate } from './proposeLearned';
+import type { Candidate, ClassLook } from './proposeLearned';
+
+/** The calibration source of a candidate named by the look that prompted it. */
+export const EXAMPLE_SOURCE = 'example';
+
+/** A point prompt asked for a class: its look's cosine similarity at the point is the class's word for what SAM finds there. */
+export interface ExampleSeed {
+  readonly point: PointPrompt;
+  readonly classId: string;
+  readonly similarity: number;
+}
 
 /**
  * Seeds asked per class and photo at most: bounds the decoder runs (one per seed), while leaving room
@@ -38,41 +48,49 @@ export function exampleSeeds(
   embedding: { readonly data: Float32Array; readonly dims: readonly number[] },
   width: number,
   height: number,
-  prototypes: readonly (readonly number[])[],
+  looks: readonly ClassLook[],
   options: ExampleSeedOptions = {},
-): PointPrompt[] {
+): ExampleSeed[] {
   const [, channels] = embedding.dims;
   const g = geometry(width, height);
   const cells = normalisedCells(embedding.data, channels, g);
   const nowhere = new Float32Array(64 * 64);
   const asked = new Set<number>();
-  const seeds: PointPrompt[] = [];
-  for (const prototype of prototypes) {
-    if (prototype.length !== channels) throw new Error(`a class's look has ${prototype.length} channels, the photo's embedding ${channels}`);
-    const map = similarityMap(cells, channels, Float32Array.from(prototype), g);
+  const seeds: ExampleSeed[] = [];
+  for (const { classId, look } of looks) {
+    if (look.length !== channels) throw new Error(`a class's look has ${look.length} channels, the photo's embedding ${channels}`);
+    const map = similarityMap(cells, channels, Float32Array.from(look), g);
     const peaks = similarityPeaks(map, g, options.minSimilarity ?? SEED_SIMILARITY, nowhere).filter((cell) => !asked.has(cell)).slice(0, options.perClass ?? SEEDS_PER_CLASS);
     for (const cell of peaks) {
       asked.add(cell);
-      seeds.push({ ...cellCentre(cell, g), positive: true });
+      seeds.push({ point: { ...cellCentre(cell, g), positive: true }, classId, similarity: map[cell] });
     }
   }
   return seeds;
 }
 
-/** SAM's masks for each seed (all three of its answers: a part, the object, a group; the learned classes choose), as candidates. */
-export async function seedCandidates(engine: SegmentationEngine, imageKey: string, seeds: readonly PointPrompt[]): Promise<Candidate[]> {
+/**
+ * SAM's masks for each seed (all three of its answers: a part, the object, a group; the learned
+ * classes choose), as candidates named by the class whose look asked, at its similarity there.
+ */
+export async function seedCandidates(engine: SegmentationEngine, imageKey: string, seeds: readonly ExampleSeed[]): Promise<Candidate[]> {
   const out: Candidate[] = [];
   for (const seed of seeds) {
-    const { candidates } = await engine.predict(imageKey, { points: [seed] }, { multimask: true, mirrorAverage: false });
-    for (const c of candidates) if (c.area > 0) out.push({ mask: c.mask });
+    const { candidates } = await engine.predict(imageKey, { points: [seed.point] }, { multimask: true, mirrorAverage: false });
+    for (const c of candidates) if (c.area > 0) out.push({ mask: c.mask, ...namedBy(seed) });
   }
   return out;
 }
 
+/** What a seed's class says of a candidate it prompted. */
+export function namedBy(seed: ExampleSeed): Pick<Candidate, 'label' | 'detectorScore' | 'wordSource'> {
+  return { label: seed.classId, detectorScore: Math.max(0, seed.similarity), wordSource: EXAMPLE_SOURCE };
+}
+
 /** Both steps on an embedded photo: the candidates the classes' looks prompt. */
-export async function exampleCandidates(engine: SegmentationEngine, imageKey: string, prototypes: readonly (readonly number[])[], options: ExampleSeedOptions = {}): Promise<Candidate[]> {
-  if (prototypes.length === 0) return [];
+export async function exampleCandidates(engine: SegmentationEngine, imageKey: string, looks: readonly ClassLook[], options: ExampleSeedOptions = {}): Promise<Candidate[]> {
+  if (looks.length === 0) return [];
   const entry = engine.getEmbedding(imageKey);
   if (!entry) throw new Error(`no embedding for image "${imageKey}": embed the image first`);
-  return seedCandidates(engine, imageKey, exampleSeeds(entry.embedding, entry.width, entry.height, prototypes, options));
+  return seedCandidates(engine, imageKey, exampleSeeds(entry.embedding, entry.width, entry.height, looks, options));
 }

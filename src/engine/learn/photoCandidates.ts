@@ -11,7 +11,7 @@ import type { RegionDescriptor } from './descriptors';
 import { describeMasks, detectorsForDescriptors, photoContext } from './describePhoto';
 import { interpretPrompt } from '../text/promptParser';
 import { exampleCandidates } from './exampleCandidates';
-import type { Candidate } from './proposeLearned';
+import type { Candidate, ClassLook } from './proposeLearned';
 
 /** Whether a shipped detector names the class (the text prompt's reading of its name): such a class is asked for by its boxes, any other by its look. */
 export const detectorKnows = (name: string): boolean => interpretPrompt(name).classes.length > 0;
@@ -30,7 +30,7 @@ export async function photoCandidates(
   // Proposing over a whole folder or project, nobody waits on one photo: the rule that finds the most.
   rule: EverythingRule = BULK_EVERYTHING_RULE,
   // The looks of the person's classes no detector names (proposeLearned.ts unnamedClassLooks): they prompt SAM too.
-  looks: readonly (readonly number[])[] = [],
+  looks: readonly ClassLook[] = [],
 ): Promise<PhotoCandidates> {
   const found = await segmentEverything(engine, imageKey, { image, detectors, rule });
   const candidates: Candidate[] = [

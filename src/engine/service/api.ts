@@ -290,13 +290,14 @@ export interface FindSimilarResponse {
 
 export interface ExampleCandidatesRequest {
   imageKey: string;
-  /** LearnedClasses.samPrototype of each class. */
-  looks: number[][];
+  /** Each class's LearnedClasses.samPrototype. */
+  looks: { classId: string; look: number[] }[];
   outline?: Partial<OutlineOptions>;
 }
 
 export interface ExampleCandidatesResponse {
-  candidates: { mask: BinaryMask; polygons: PolygonWithHoles[] }[];
+  /** Each named by the class whose look prompted it (exampleCandidates.ts namedBy). */
+  candidates: { mask: BinaryMask; polygons: PolygonWithHoles[]; label?: string; detectorScore?: number; wordSource?: string }[];
 }
 
 export interface DescribeRegionsRequest {

@@ -170,7 +170,7 @@ export class EngineService implements EngineApi {
   exampleCandidates(request: ExampleCandidatesRequest): Promise<ExampleCandidatesResponse> {
     return this.inTurn(async () => {
       const found = await exampleCandidates(this.engine, request.imageKey, request.looks);
-      return { candidates: found.map((c) => ({ mask: c.mask, polygons: maskOutline(c.mask, request.outline) })) };
+      return { candidates: found.map((c) => ({ ...c, polygons: maskOutline(c.mask, request.outline) })) };
     });
   }
 
