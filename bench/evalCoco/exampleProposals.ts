@@ -76,7 +76,7 @@ export function exampleProposals(source: ExampleProposalsSource): { proposalsOn(
         await writeFile(file, JSON.stringify(answered, (_key, value) => (typeof value === 'number' && !Number.isInteger(value) ? Math.round(value * 1e5) / 1e5 : value)));
       }
       sam.forget();
-      return seeds.flatMap((s) => answered[seedKey(s)].map((p) => ({ ...p, ...namedBy(s) })));
+      return seeds.flatMap((s) => answered[seedKey(s)].map((p) => ({ ...p, ...namedBy(s, p.descriptor.sam) })));
     },
     async release() {
       if (engine) await (await engine).release();

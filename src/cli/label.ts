@@ -17,8 +17,8 @@ import { loadNodeDetectors } from '../engine/adapters/textNode';
 import type { SegmentationEngine } from '../engine/engine';
 import { BULK_EVERYTHING_RULE, EVERYTHING_RULES, type EverythingRule } from '../engine/everything/segmentEverything';
 import { LearnedClasses } from '../engine/learn/learnedClasses';
-import { detectorKnows, photoCandidates } from '../engine/learn/photoCandidates';
-import { classifyCandidates, unnamedClassLooks, type ClassLook, lessonsOfLabelledPhoto, SHOW_FROM, type Candidate, type LabelledRegion } from '../engine/learn/proposeLearned';
+import { photoCandidates } from '../engine/learn/photoCandidates';
+import { classifyCandidates, lessonsOfLabelledPhoto, SHOW_FROM, type Candidate, type LabelledRegion } from '../engine/learn/proposeLearned';
 import { maskOutline, rasterizePolygons } from '../engine/polygons';
 import type { ConceptDetector } from '../engine/text/detector';
 import { cornerToCenterBox } from '../engine/text/pipeline';
@@ -118,7 +118,7 @@ interface Models {
 }
 
 /** One photo embedded, with segment everything's candidates and a way to describe masks on it. */
-async function openPhoto(models: Models, path: string, name: string, rule: EverythingRule, looks: readonly ClassLook[] = []) {
+async function openPhoto(models: Models, path: string, name: string, rule: EverythingRule) {
   let image: RgbaImage;
   try {
     image = await readImageFile(path);
@@ -127,7 +127,7 @@ async function openPhoto(models: Models, path: string, name: string, rule: Every
     throw error;
   }
   const { imageKey } = await models.engine.embed(image, name);
-  return { image, imageKey, ...(await photoCandidates(models.engine, imageKey, image, models.detectors, rule, looks)) };
+  return { image, imageKey, ...(await photoCandidates(models.engine, imageKey, image, models.detectors, rule)) };
 }
 
 /** An example's mask: its own pixels, its polygons filled, or SAM's answer to its box. */
@@ -165,7 +165,7 @@ export async function labelCommand(argv: readonly string[], io: { stdout: (s: st
     const images: ImageEntry[] = [];
     const objects: Record<string, Annotation[]> = {};
     for (const [i, name] of targets.entries()) {
-      const { image, candidates, describe } = await openPhoto(models, join(options.imagesDir, name), name, options.rule, unnamedClassLooks(model, detectorKnows));
+      const { image, candidates, describe } = await openPhoto(models, join(options.imagesDir, name), name, options.rule);
       const proposals = classifyCandidates(model, candidates, describe(candidates.map((c) => c.mask)), options.showFrom);
       images.push({ id: name, name, width: image.width, height: image.height });
       objects[name] = proposals.map((p, k) => {

@@ -2,12 +2,11 @@ import type { EmbeddingView } from '../../engine/engine';
 import { mirrorImage } from '../../engine/mirror';
 import type { OutlineOptions, SegmentationOptions } from '../../engine/options';
 import { maskOutline } from '../../engine/polygons';
-import type { EmbeddingRecord, EverythingEvent, ExampleCandidatesResponse, FindSimilarResponse, ModelProgress, PolygonCandidate, PredictResponse, SegmentEverythingRequest, SegmentEverythingResponse, SegmentTextResponse } from '../../engine/service/api';
+import type { EmbeddingRecord, EverythingEvent, FindSimilarResponse, ModelProgress, PolygonCandidate, PredictResponse, SegmentEverythingRequest, SegmentEverythingResponse, SegmentTextResponse } from '../../engine/service/api';
 import type { Call } from '../../engine/service/transport';
 import type { BinaryMask, PolygonWithHoles, RgbaImage, VisualPrompt } from '../../engine/types';
 import type { ExemplarRule } from '../../engine/text/exemplar';
 import type { RegionDescriptor } from '../../engine/learn/descriptors';
-import type { ClassLook } from '../../engine/learn/proposeLearned';
 import type { EngineWorker, EngineWorkerStartOptions } from '../../engine/worker/client';
 import type { useEngineStatus } from '../state/engineStatus';
 import type { StoredEmbeddings } from './embeddingStore';
@@ -381,13 +380,6 @@ export class EngineSession {
    * the embedding the point tools use; the engine runs its detectors once per photo and keeps what
    * they found for the last photos described (engine/learn/photoContexts.ts).
    */
-  /** The candidates the looks of learned classes no detector names prompt on a loaded photo (src/engine/learn/exampleCandidates.ts). */
-  async exampleCandidates(imageId: string, looks: readonly ClassLook[], outline: Partial<OutlineOptions>): Promise<ExampleCandidatesResponse['candidates']> {
-    if (looks.length === 0) return [];
-    const run = this.current();
-    return (await this.onEmbedding(run, imageId, (imageKey, { api }) => api.exampleCandidates({ imageKey, looks: looks.map((l) => ({ classId: l.classId, look: [...l.look] })), outline }))).candidates;
-  }
-
   async describeRegions(imageId: string, masks: readonly BinaryMask[]): Promise<RegionDescriptor[]> {
     if (masks.length === 0) return [];
     const run = this.current();

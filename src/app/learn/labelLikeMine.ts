@@ -11,7 +11,7 @@
 import type { Annotation, ClassDef, ImageEntry } from '../../annotations/annotation';
 import { proposedBy } from '../../annotations/review';
 import { maskBox, type RegionDescriptor } from '../../engine/learn/descriptors';
-import { classifyCandidates, lessonsOfLabelledPhoto, unnamedClassLooks, type ClassLook, type Candidate, type LabelledRegion } from '../../engine/learn/proposeLearned';
+import { classifyCandidates, lessonsOfLabelledPhoto, type Candidate, type LabelledRegion } from '../../engine/learn/proposeLearned';
 import type { PolygonWithHoles } from '../../engine/types';
 import { labellingOrder, type AddProposals, type LabelAllProgress } from '../inference/labelAll';
 import type { StudioDocument } from '../state/model';
@@ -30,12 +30,8 @@ export type TracedCandidate = Candidate & { readonly polygons: readonly PolygonW
 
 export interface LabelLikeMinePorts {
   document(): Pick<StudioDocument, 'images' | 'activeImageId' | 'objects' | 'classes'>;
-  /**
-   * The engine's candidates on an image; `textClasses`: learned classes a detector names, asked for by
-   * text too; `segmented`: the engine's progress on it; `looks`: of the learned classes no detector
-   * names, asked for by their look (engine/learn/exampleCandidates.ts).
-   */
-  candidates(image: ImageEntry, textClasses: readonly string[], signal: AbortSignal, segmented?: (decoded: number, planned: number) => void, looks?: readonly ClassLook[]): Promise<TracedCandidate[]>;
+  /** The engine's candidates on an image; `textClasses`: learned classes a detector names, asked for by text too; `segmented`: the engine's progress on it. */
+  candidates(image: ImageEntry, textClasses: readonly string[], signal: AbortSignal, segmented?: (decoded: number, planned: number) => void): Promise<TracedCandidate[]>;
   describe(imageId: string, masks: readonly Candidate['mask'][]): Promise<RegionDescriptor[]>;
   /** Whether a detector names this class. */
   detectorKnows(name: string): boolean;
@@ -95,11 +91,11 @@ export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMin
   const textClasses = classes.filter((c) => ports.detectorKnows(c));
   const found = new Map<string, { candidates: TracedCandidate[]; descriptors: RegionDescriptor[] }>();
   /** The image's candidates; undefined when Stop ended the engine's run on it (the engine rejects a stopped call). */
-  const candidatesOf = async (image: ImageEntry, looks: readonly ClassLook[] = []) => {
+  const candidatesOf = async (image: ImageEntry) => {
     let entry = found.get(image.id);
     if (!entry) {
       try {
-        const candidates = await ports.candidates(image, textClasses, signal, (decoded, planned) => report({ segmented: { decoded, planned } }), looks);
+        const candidates = await ports.candidates(image, textClasses, signal, (decoded, planned) => report({ segmented: { decoded, planned } }));
         entry = { candidates, descriptors: await ports.describe(image.id, candidates.map((c) => c.mask)) };
       } catch (error) {
         if (signal.aborted) return undefined;
@@ -118,12 +114,10 @@ export async function labelLikeMine(learner: SessionLearner, ports: LabelLikeMin
     learner.teachLabelledPhoto(image, onPhoto.candidates, onPhoto.descriptors);
     report({ done: progress.done + 1 });
   }
-  // What was learned from the labelled photos: the looks the classes no detector names are asked for by.
-  const looks = unnamedClassLooks(learner.classifier, ports.detectorKnows);
   for (const image of order) {
     if (signal.aborted) break;
     report({ working: image.name, segmented: undefined });
-    const onImage = await candidatesOf(image, looks);
+    const onImage = await candidatesOf(image);
     if (!onImage || signal.aborted) break;
     const now = ports.document();
     const regions = labelledRegions(now, image);

@@ -5,7 +5,6 @@
  */
 import { create } from 'zustand';
 import type { LearnedClassesState } from '../../engine/learn/learnedClasses';
-import type { ClassLook } from '../../engine/learn/proposeLearned';
 import { interpretPrompt } from '../../engine/text/promptParser';
 import { BULK_EVERYTHING_RULE } from '../../engine/everything/segmentEverything';
 import { addWithoutDuplicates } from '../inference/objectDedupe';
@@ -59,26 +58,17 @@ export const useLabelLikeMine = createBackgroundRunStore<LabelLikeMineProgress>(
 
 const detectorKnows = (name: string) => interpretPrompt(name).classes.length > 0;
 
-async function candidatesOn(
-  imageId: string,
-  textClasses: readonly string[],
-  tolerance: number,
-  signal: AbortSignal,
-  segmented?: (decoded: number, planned: number) => void,
-  looks: readonly ClassLook[] = [],
-): Promise<TracedCandidate[]> {
+async function candidatesOn(imageId: string, textClasses: readonly string[], tolerance: number, signal: AbortSignal, segmented?: (decoded: number, planned: number) => void): Promise<TracedCandidate[]> {
   const everything = await engineSession.segmentEverything(
     imageId,
     { outline: { tolerance }, options: { rule: BULK_EVERYTHING_RULE } },
     { signal, onEvent: (e) => segmented?.(e.decoded, e.planned) },
   );
   const fromText = textClasses.length ? (await engineSession.segmentText(imageId, textClasses, { tolerance })).results : [];
-  const fromLooks = await engineSession.exampleCandidates(imageId, looks, { tolerance });
   return [
     ...everything.proposals.map((p) => ({ mask: p.mask, polygons: p.polygons, ...(p.label === undefined ? {} : { label: p.label, detectorScore: p.detectorScore }) })),
     // Named by the prompt, which is the learned class: a detector's word for it competes with the learned one.
     ...fromText.flatMap((r) => r.instances.map((t) => ({ mask: t.mask, polygons: t.polygons, label: r.text, detectorScore: t.confidence }))),
-    ...fromLooks,
   ];
 }
 
@@ -100,7 +90,7 @@ export function startLabelLikeMine(): boolean {
         sessionLearner,
         {
           document: currentDocument,
-          candidates: (image, textClasses, stop, segmented, looks) => candidatesOn(image.id, textClasses, tolerance, stop, segmented, looks),
+          candidates: (image, textClasses, stop, segmented) => candidatesOn(image.id, textClasses, tolerance, stop, segmented),
           describe: (imageId, masks) => engineSession.describeRegions(imageId, masks),
           detectorKnows,
           add: addWithoutDuplicates,

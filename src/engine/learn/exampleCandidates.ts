@@ -4,21 +4,27 @@
  * their boxes; one they do not (a user's products, parts, cells) gets none there, and segment
  * everything's point grid is too coarse for small crowded objects. So each such class's look in SAM's
  * features (LearnedClasses.samPrototype) is compared with every cell of the photo, and the cells most
- * like it, each the best of its neighbourhood, become point prompts. SAM's masks for them are plain
- * candidates: the learned classes name and rank them as they do every other (proposeLearned.ts).
+ * like it, each the best of its neighbourhood, become point prompts. SAM's masks for them are
+ * candidates named by that class, under their own calibration (proposeLearned.ts bestGuess).
+ *
+ * Measured in the learn eval (`--example-seeds`, docs/RESULTS.md, h37-unknown) and not wired into the
+ * product: it finds the objects, but ten photos' looks do not tell them from their parts, groups and
+ * look-alikes, and the proposals it adds cost the detector-named classes more than they gain.
  */
 import type { SegmentationEngine } from '../engine';
 import type { PointPrompt } from '../types';
+import { samCells, samDescriptor } from './descriptors';
 import { cellCentre, geometry, normalisedCells, similarityMap, similarityPeaks } from '../text/similar';
 import type { Candidate, ClassLook } from './proposeLearned';
 
 /** The calibration source of a candidate named by the look that prompted it. */
 export const EXAMPLE_SOURCE = 'example';
 
-/** A point prompt asked for a class: its look's cosine similarity at the point is the class's word for what SAM finds there. */
+/** A point prompt asked for a class by its look; `similarity`: the look's cosine similarity with the cell there. */
 export interface ExampleSeed {
   readonly point: PointPrompt;
   readonly classId: string;
+  readonly look: readonly number[];
   readonly similarity: number;
 }
 
@@ -63,7 +69,7 @@ export function exampleSeeds(
     const peaks = similarityPeaks(map, g, options.minSimilarity ?? SEED_SIMILARITY, nowhere).filter((cell) => !asked.has(cell)).slice(0, options.perClass ?? SEEDS_PER_CLASS);
     for (const cell of peaks) {
       asked.add(cell);
-      seeds.push({ point: { ...cellCentre(cell, g), positive: true }, classId, similarity: map[cell] });
+      seeds.push({ point: { ...cellCentre(cell, g), positive: true }, classId, look, similarity: map[cell] });
     }
   }
   return seeds;
@@ -71,20 +77,29 @@ export function exampleSeeds(
 
 /**
  * SAM's masks for each seed (all three of its answers: a part, the object, a group; the learned
- * classes choose), as candidates named by the class whose look asked, at its similarity there.
+ * classes choose), as candidates named by the class whose look asked.
  */
 export async function seedCandidates(engine: SegmentationEngine, imageKey: string, seeds: readonly ExampleSeed[]): Promise<Candidate[]> {
+  const entry = engine.getEmbedding(imageKey);
+  if (!entry) throw new Error(`no embedding for image "${imageKey}": embed the image first`);
+  const cells = samCells(entry.embedding, entry.width, entry.height);
   const out: Candidate[] = [];
   for (const seed of seeds) {
     const { candidates } = await engine.predict(imageKey, { points: [seed.point] }, { multimask: true, mirrorAverage: false });
-    for (const c of candidates) if (c.area > 0) out.push({ mask: c.mask, ...namedBy(seed) });
+    for (const c of candidates) if (c.area > 0) out.push({ mask: c.mask, ...namedBy(seed, samDescriptor(cells, c.mask)) });
   }
   return out;
 }
 
-/** What a seed's class says of a candidate it prompted. */
-export function namedBy(seed: ExampleSeed): Pick<Candidate, 'label' | 'detectorScore' | 'wordSource'> {
-  return { label: seed.classId, detectorScore: Math.max(0, seed.similarity), wordSource: EXAMPLE_SOURCE };
+/**
+ * What a seed's class says of a mask it prompted (`maskLook`: the mask's `sam` descriptor): how like
+ * the class's look the whole mask is, not only the seed's cell. A seed's three masks share the cell, and
+ * the part or the group around a small object reads less like it than the object does (find-similar
+ * chooses among them the same way).
+ */
+export function namedBy(seed: ExampleSeed, maskLook: readonly number[]): Pick<Candidate, 'label' | 'detectorScore' | 'wordSource'> {
+  const similarity = maskLook.reduce((sum, v, i) => sum + v * seed.look[i], 0);
+  return { label: seed.classId, detectorScore: Math.max(0, similarity), wordSource: EXAMPLE_SOURCE };
 }
 
 /** Both steps on an embedded photo: the candidates the classes' looks prompt. */

@@ -9,12 +9,7 @@ import type { ConceptDetector } from '../text/detector';
 import type { BinaryMask, RgbaImage } from '../types';
 import type { RegionDescriptor } from './descriptors';
 import { describeMasks, detectorsForDescriptors, photoContext } from './describePhoto';
-import { interpretPrompt } from '../text/promptParser';
-import { exampleCandidates } from './exampleCandidates';
-import type { Candidate, ClassLook } from './proposeLearned';
-
-/** Whether a shipped detector names the class (the text prompt's reading of its name): such a class is asked for by its boxes, any other by its look. */
-export const detectorKnows = (name: string): boolean => interpretPrompt(name).classes.length > 0;
+import type { Candidate } from './proposeLearned';
 
 export interface PhotoCandidates {
   /** Segment everything's regions, each with the detector's class and score where a detector found it. */
@@ -29,14 +24,9 @@ export async function photoCandidates(
   detectors: readonly ConceptDetector[],
   // Proposing over a whole folder or project, nobody waits on one photo: the rule that finds the most.
   rule: EverythingRule = BULK_EVERYTHING_RULE,
-  // The looks of the person's classes no detector names (proposeLearned.ts unnamedClassLooks): they prompt SAM too.
-  looks: readonly ClassLook[] = [],
 ): Promise<PhotoCandidates> {
   const found = await segmentEverything(engine, imageKey, { image, detectors, rule });
-  const candidates: Candidate[] = [
-    ...found.proposals.map((p) => ({ mask: p.mask, ...(p.label === undefined ? {} : { label: p.label, detectorScore: p.detectorScore }) })),
-    ...(await exampleCandidates(engine, imageKey, looks)),
-  ];
+  const candidates: Candidate[] = found.proposals.map((p) => ({ mask: p.mask, ...(p.label === undefined ? {} : { label: p.label, detectorScore: p.detectorScore }) }));
   const photo = photoContext(engine, imageKey, image, await detectorsForDescriptors(image, detectors));
   return { candidates, describe: (masks) => describeMasks(photo, masks) };
 }

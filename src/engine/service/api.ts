@@ -58,11 +58,6 @@ export interface EngineApi {
    */
   describeRegions(request: DescribeRegionsRequest): Promise<DescribeRegionsResponse>;
   /**
-   * The candidates the looks of learned classes no detector names prompt on the embedded photo
-   * `imageKey` (src/engine/learn/exampleCandidates.ts), each with its outline.
-   */
-  exampleCandidates(request: ExampleCandidatesRequest): Promise<ExampleCandidatesResponse>;
-  /**
    * The detector runs describeRegions needs of a photo (every detector's boxes, COCO-SSD's feature
    * map), with no embedding: a second worker makes them while the person looks at the photo, and the
    * click worker's describeRegions takes them (`detectorRun`) instead of running the detectors itself.
@@ -93,7 +88,6 @@ export const ENGINE_TRANSFERS: TransferTable<EngineApi> = {
   predict: { result: (r) => r.candidates.flatMap((c) => [c.lowResLogits, c.mask.data]), event: (mask) => [mask.data] },
   segmentText: { result: (r) => r.results.flatMap((p) => p.instances.map((t) => t.mask.data)) },
   findSimilar: { result: (r) => r.instances.map((f) => f.mask.data) },
-  exampleCandidates: { result: (r) => r.candidates.map((c) => c.mask.data) },
   proposeLearned: { result: (r) => r.proposals.map((p) => p.mask.data) },
   detectForDescriptors: { result: (r) => (r.features ? [r.features.data] : []) },
   segmentEverything: { result: (r) => r.proposals.map((p) => p.mask.data), event: (e) => e.added.map((p) => p.mask.data) },
@@ -286,18 +280,6 @@ export interface FindSimilarResponse {
   /** Candidates SAM outlined that were turned down because they do not look like the example. */
   rejected?: number;
   timings: { totalMs: number };
-}
-
-export interface ExampleCandidatesRequest {
-  imageKey: string;
-  /** Each class's LearnedClasses.samPrototype. */
-  looks: { classId: string; look: number[] }[];
-  outline?: Partial<OutlineOptions>;
-}
-
-export interface ExampleCandidatesResponse {
-  /** Each named by the class whose look prompted it (exampleCandidates.ts namedBy). */
-  candidates: { mask: BinaryMask; polygons: PolygonWithHoles[]; label?: string; detectorScore?: number; wordSource?: string }[];
 }
 
 export interface DescribeRegionsRequest {

@@ -14,9 +14,8 @@ import { describeMasks, detectorsForDescriptors } from '../learn/describePhoto';
 import { PhotoContexts } from '../learn/photoContexts';
 import { DETECTORS } from '../catalog';
 import { LearnedClasses } from '../learn/learnedClasses';
-import { detectorKnows, labelsAsClassIds, photoCandidates } from '../learn/photoCandidates';
-import { classifyCandidates, unnamedClassLooks } from '../learn/proposeLearned';
-import { exampleCandidates } from '../learn/exampleCandidates';
+import { labelsAsClassIds, photoCandidates } from '../learn/photoCandidates';
+import { classifyCandidates } from '../learn/proposeLearned';
 import type {
   DescribeRegionsRequest,
   DescribeRegionsResponse,
@@ -28,8 +27,6 @@ import type {
   EverythingEvent,
   EverythingProposalResult,
   FindSimilarRequest,
-  ExampleCandidatesRequest,
-  ExampleCandidatesResponse,
   FindSimilarResponse,
   PredictRequest,
   PredictResponse,
@@ -167,13 +164,6 @@ export class EngineService implements EngineApi {
     });
   }
 
-  exampleCandidates(request: ExampleCandidatesRequest): Promise<ExampleCandidatesResponse> {
-    return this.inTurn(async () => {
-      const found = await exampleCandidates(this.engine, request.imageKey, request.looks);
-      return { candidates: found.map((c) => ({ ...c, polygons: maskOutline(c.mask, request.outline) })) };
-    });
-  }
-
   detectForDescriptors(request: { image: RgbaImage }): Promise<DetectorRun> {
     return this.inTurn(() => this.detectorRunOf(request.image));
   }
@@ -193,8 +183,7 @@ export class EngineService implements EngineApi {
       const embedMs = performance.now() - t0;
       const model = LearnedClasses.fromJSON(request.model);
       const detectors = await this.everyDetector();
-      const looks = unnamedClassLooks(model, (id) => detectorKnows(request.classNames[id] ?? id));
-      const photo = await photoCandidates(this.engine, imageKey, request.image, detectors, undefined, looks);
+      const photo = await photoCandidates(this.engine, imageKey, request.image, detectors);
       const candidates = labelsAsClassIds(photo.candidates, request.classNames);
       const found = classifyCandidates(model, candidates, photo.describe(candidates.map((c) => c.mask)), undefined, [], Object.keys(request.classNames));
       const proposals = found
