@@ -31,6 +31,7 @@ async function metered<T>(into: PartCpu, part: keyof PartCpu, call: () => Promis
 export function meterParts(engine: EverythingEngine, detectors: readonly ConceptDetector[], into: PartCpu): { engine: EverythingEngine; detectors: ConceptDetector[] } {
   const meteredEngine: EverythingEngine = {
     getEmbedding: (key) => engine.getEmbedding(key),
+    decodeConcurrency: engine.decodeConcurrency,
     decodeTokens: (key, prompt) => metered(into, 'decodeMs', () => engine.decodeTokens(key, prompt)),
     ...(engine.embedScratch ? { embedScratch: (picture, key) => metered(into, 'tileEncodeMs', () => engine.embedScratch!(picture, key)) } : {}),
     ...(engine.forget ? { forget: (key?: string) => engine.forget!(key) } : {}),
