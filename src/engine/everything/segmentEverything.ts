@@ -350,11 +350,18 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
   let stage: EverythingProgress['stage'] = 'detect';
 
   const report = () => onProgress?.({ stage, decoded, planned, proposals: ranked(kept) });
+  // Decoder runs asked ahead overlap: their time is the span while any is in progress, counted once.
+  let decodesInProgress = 0;
+  let decodeSpanStart = 0;
   const decode = async (view: View, prompt: VisualPrompt): Promise<{ outputs: TokenOutputs; frame: ModelFrame }> => {
     signal?.throwIfAborted();
-    const t0 = now();
-    const answer = await engine.decodeTokens(view.imageKey, prompt);
-    timings.decodeMs += now() - t0;
+    if (decodesInProgress++ === 0) decodeSpanStart = now();
+    let answer: { outputs: TokenOutputs; frame: ModelFrame };
+    try {
+      answer = await engine.decodeTokens(view.imageKey, prompt);
+    } finally {
+      if (--decodesInProgress === 0) timings.decodeMs += now() - decodeSpanStart;
+    }
     decoded++;
     (work.decodes[part] ??= { runs: 0, kept: 0 }).runs++;
     return answer;
