@@ -59,6 +59,21 @@ describe('the decoder on worker threads', () => {
     }
   }, 120_000);
 
+  it('a photo whose inputs a worker let go of (after two more photos) is sent again and answered as before', async () => {
+    const others = await Promise.all(['chelsea.png', 'astronaut.png'].map(async (name) => decodeImage(readFileSync(sharedPath(`samples/${name}`)))));
+    const prompt = { box: { x: 150, y: 120, width: 120, height: 100 } };
+    const first = await pooled.decodeTokens('coffee', prompt);
+    // Each photo feeds four large inputs (its embedding and three precomputed projections); a worker keeps eight.
+    for (const [k, other] of others.entries()) {
+      await pooled.embed(other, `other-${k}`);
+      await Promise.all([pooled.decodeTokens(`other-${k}`, prompt), pooled.decodeTokens(`other-${k}`, { box: { ...prompt.box, x: 151 } })]);
+    }
+    const again = await pooled.decodeTokens('coffee', { box: { ...prompt.box, x: 150.5 } });
+    const alone = await mainThread.decodeTokens('coffee', { box: { ...prompt.box, x: 150.5 } });
+    expect(again.outputs.logits).toEqual(alone.outputs.logits);
+    expect(first.outputs.iou.length).toBe(again.outputs.iou.length);
+  }, 180_000);
+
   it('segment everything asks the pooled decoder two boxes at once and keeps exactly what the main-thread decoder keeps', async () => {
     // Weak boxes too, so that the photo gives several box prompts.
     const options = { rule: 'objects' as const, image, detectors, gridSides: [], minDetectorScore: 0.02, minSmallBoxScore: 0.02 };

@@ -114,6 +114,7 @@ export async function createPooledSession(model: string | Uint8Array, workers: n
       const drop: number[] = [];
       while (entry.held.length > HELD_INPUTS_PER_WORKER) {
         const oldest = entry.held.findIndex((n) => !keep.has(n));
+        if (oldest < 0) break;
         drop.push(...entry.held.splice(oldest, 1));
       }
       const id = nextRun++;
