@@ -41,6 +41,7 @@ import { mergeDetections } from '../text/pool';
 import type { BinaryMask, PointPrompt, RgbaImage, VisualPrompt } from '../types';
 import { maskArea, placeCrop, upsampleLogitsToCrop } from '../upsample';
 import { ExploredCells, lowResBox } from './lowRes';
+import { askAhead } from './askAhead';
 import { pointGrid } from './pointGrid';
 import { removeSmallRegions } from './regions';
 import { boxAtInnerEdge, cutByTileEdge, holdsCentreOf, mergeAcrossCrops, seenSmall, splitBySize, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile, type TileRect } from './tiles';
@@ -297,7 +298,7 @@ export interface EverythingResult {
  * What segment-everything needs of the engine (a wrapper can count or delay the decoder runs);
  * `embedScratch` and `forget` only for tiles.
  */
-export type EverythingEngine = Pick<SegmentationEngine, 'decodeTokens' | 'getEmbedding'> & Partial<Pick<SegmentationEngine, 'embedScratch' | 'forget'>>;
+export type EverythingEngine = Pick<SegmentationEngine, 'decodeTokens' | 'getEmbedding'> & Partial<Pick<SegmentationEngine, 'embedScratch' | 'forget' | 'decodeConcurrency'>>;
 
 interface Candidate {
   readonly logits: Float32Array;
@@ -349,11 +350,18 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
   let stage: EverythingProgress['stage'] = 'detect';
 
   const report = () => onProgress?.({ stage, decoded, planned, proposals: ranked(kept) });
+  // Decoder runs asked ahead overlap: their time is the span while any is in progress, counted once.
+  let decodesInProgress = 0;
+  let decodeSpanStart = 0;
   const decode = async (view: View, prompt: VisualPrompt): Promise<{ outputs: TokenOutputs; frame: ModelFrame }> => {
     signal?.throwIfAborted();
-    const t0 = now();
-    const answer = await engine.decodeTokens(view.imageKey, prompt);
-    timings.decodeMs += now() - t0;
+    if (decodesInProgress++ === 0) decodeSpanStart = now();
+    let answer: { outputs: TokenOutputs; frame: ModelFrame };
+    try {
+      answer = await engine.decodeTokens(view.imageKey, prompt);
+    } finally {
+      if (--decodesInProgress === 0) timings.decodeMs += now() - decodeSpanStart;
+    }
     decoded++;
     (work.decodes[part] ??= { runs: 0, kept: 0 }).runs++;
     return answer;
@@ -434,9 +442,16 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     part = from;
     planned += boxes.length;
     if (!view.tile) askedOnPhoto.push(...boxes.map((d) => d.box));
-    for (const detection of boxes) {
-      const prompt: VisualPrompt = { box: cornerToCenterBox(detection.box) };
-      const { outputs, frame } = await decode(view, prompt);
+    const prompts = boxes.map((d): VisualPrompt => ({ box: cornerToCenterBox(d.box) }));
+    // A box's answer does not depend on what earlier boxes kept: an engine that decodes side by side
+    // is asked ahead, and the answers are still weighed in the boxes' order.
+    const answers = askAhead(
+      prompts.map((prompt) => () => decode(view, prompt)),
+      engine.decodeConcurrency ?? 1,
+    );
+    for (const [k, detection] of boxes.entries()) {
+      const prompt = prompts[k];
+      const { outputs, frame } = await answers.next();
       const token = bestToken(outputs, frame, { ambiguous: false, unstableFallback: true });
       const candidate = candidateOf(view, outputs, token, frame, { source: 'detector', label: detection.label, detectorScore: detection.score, prompt: promptInPhoto(prompt, view) });
       if (candidate && candidate.predictedIoU >= settings.boxPredIouThreshold) {
