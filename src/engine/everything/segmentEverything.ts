@@ -32,7 +32,7 @@
  * Cancellable: with `signal` aborted, no decoder run starts and the promise rejects with the signal's
  * reason. Pure engine code: runs in the browser worker, the server, the CLI and the eval alike.
  */
-import { bestToken, stabilityScore, tokenLogits, validLowResRegion, type TokenOutputs } from '../candidates';
+import { stabilityScore, tokenLogits, validLowResRegion, type TokenOutputs } from '../candidates';
 import { EmbeddingMissingError, type SegmentationEngine } from '../engine';
 import type { ModelFrame } from '../frame';
 import { boxIoU, suppressOverlaps, type ConceptDetector, type CornerBox, type Detection } from '../text/detector';
@@ -40,6 +40,7 @@ import { cornerToCenterBox } from '../text/pipeline';
 import { mergeDetections } from '../text/pool';
 import type { BinaryMask, PointPrompt, RgbaImage, VisualPrompt } from '../types';
 import { maskArea, placeCrop, upsampleLogitsToCrop } from '../upsample';
+import { boxPromptToken, type BoxMaskChoice } from './boxToken';
 import { ExploredCells, lowResBox } from './lowRes';
 import { pointGrid } from './pointGrid';
 import { removeSmallRegions } from './regions';
@@ -72,6 +73,8 @@ export interface Proposal {
   readonly label?: string;
   /** The detector's (calibrated) score, for proposals from a detector's box. */
   readonly detectorScore?: number;
+  /** For proposals from a detector's box: box IoU of the mask's outline with that box. */
+  readonly boxAgreement?: number;
   readonly prompt: VisualPrompt;
   /** The tile whose re-encoded picture found it (photo pixels); none: the whole photo (`thorough` only). */
   readonly tile?: TileRect;
@@ -174,6 +177,11 @@ export interface EverythingSettings {
    * costs many decoder runs, and a weak box is mostly a wrong one). 0: any small box encodes its tile.
    */
   readonly tileEncodeMinScore: number;
+  /**
+   * Which of the decoder's four masks answers a detector's box: SAM's rule ('sam'), or the one whose
+   * outline agrees best with the box ('box agreement', boxToken.ts; the same decoder run).
+   */
+  readonly boxMaskChoice: BoxMaskChoice;
 }
 
 const OBJECTS_SETTINGS: EverythingSettings = {
@@ -202,6 +210,7 @@ const OBJECTS_SETTINGS: EverythingSettings = {
   tilesNeedSmallEvidence: false,
   smallEvidencePerTile: false,
   tileEncodeMinScore: 0,
+  boxMaskChoice: 'sam',
 };
 
 export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSettings>> = {
@@ -229,6 +238,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     tilesNeedSmallEvidence: false,
     smallEvidencePerTile: false,
     tileEncodeMinScore: 0,
+    boxMaskChoice: 'sam',
   },
   objects: OBJECTS_SETTINGS,
   // The object-aware rule on the whole photo, then the detectors again on 2×2 tiles (SAHI's slicing):
@@ -307,6 +317,7 @@ interface Candidate {
   readonly source: ProposalSource;
   readonly label?: string;
   readonly detectorScore?: number;
+  readonly boxAgreement?: number;
   readonly prompt: VisualPrompt;
   readonly tile?: TileRect;
 }
@@ -437,8 +448,8 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     for (const detection of boxes) {
       const prompt: VisualPrompt = { box: cornerToCenterBox(detection.box) };
       const { outputs, frame } = await decode(view, prompt);
-      const token = bestToken(outputs, frame, { ambiguous: false, unstableFallback: true });
-      const candidate = candidateOf(view, outputs, token, frame, { source: 'detector', label: detection.label, detectorScore: detection.score, prompt: promptInPhoto(prompt, view) });
+      const { token, agreement } = boxPromptToken(outputs, frame, detection.box, settings.boxMaskChoice);
+      const candidate = candidateOf(view, outputs, token, frame, { source: 'detector', label: detection.label, detectorScore: detection.score, boxAgreement: agreement, prompt: promptInPhoto(prompt, view) });
       if (candidate && candidate.predictedIoU >= settings.boxPredIouThreshold) {
         markExplored(view, candidate.logits, frame);
         consider(candidate, frame, view);
