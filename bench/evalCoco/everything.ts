@@ -191,7 +191,7 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
       // Timed before the eval's own work on the answer (regions, the miss diagnosis).
       const ms = performance.now() - t1 + embedMs;
       const ruleCpuMs = cpuMsSince(c1);
-      const made = result.proposals.map((p) => ({ region: toRegion(p.mask), score: p.confidence }));
+      const made = result.proposals.map((p) => ({ region: toRegion(p.mask), score: p.rankScore }));
       tallyMisses(total.misses, gts, made, info.width, info.height);
       if (dump) await appendFile(dump, `${proposalDumpLine(info.file_name, rule, gts, result.proposals, made.map((m) => m.region))}\n`);
       const proposals = result.proposals.slice(0, maxShown);

@@ -21,6 +21,8 @@ export function proposalDumpLine(fileName: string, rule: string, gts: readonly D
     proposals: proposals.map((p, k) => ({
       id: p.id,
       confidence: p.confidence,
+      rankScore: p.rankScore,
+      strongestDetectorScore: p.strongestDetectorScore,
       predictedIoU: p.predictedIoU,
       stability: p.stability,
       source: p.source,

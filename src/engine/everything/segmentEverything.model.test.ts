@@ -322,6 +322,23 @@ describe('segmentEverything', () => {
     expect(noBoxSmall.proposals.every((p) => p.detectorScore === undefined || p.detectorScore >= 0.1)).toBe(true);
   }, 300_000);
 
+  it('with smallBoxCentreClick a box the photo\'s encoder sees small is asked with a click at its centre, a larger one with the box alone', async () => {
+    const settings = { image, detectors: [detector], gridSides: [], smallBoxCentreClick: true };
+    const boxPrompts = async (tileBoxMaxPatches: number) => {
+      const { engine: recorder, answers } = recording(engine);
+      await segmentEverything(recorder, imageKey, { rule: 'objects', ...settings, tileBoxMaxPatches });
+      return answers.map((a) => a.prompt).filter((p) => p.box);
+    };
+    // Every box counts as small: each carries one positive click at its centre.
+    const small = await boxPrompts(Infinity);
+    expect(small.length).toBeGreaterThan(0);
+    for (const p of small) expect(p.points).toEqual([{ x: p.box!.x, y: p.box!.y, positive: true }]);
+    // No box counts as small: the boxes alone, as without the setting.
+    const large = await boxPrompts(0);
+    expect(large.length).toBe(small.length);
+    for (const p of large) expect(p.points).toBeUndefined();
+  }, 300_000);
+
   it('refuses an image that was not embedded', async () => {
     await expect(segmentEverything(engine, 'never-embedded')).rejects.toThrow(/embed/);
   });
