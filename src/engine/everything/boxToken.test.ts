@@ -23,9 +23,7 @@ const part = { x0: 40, y0: 40, x1: 60, y1: 60 };
 
 describe('boxPromptToken', () => {
   it("keeps SAM's token 0 for a box under SAM's rule, however poorly its outline fits the box", () => {
-    const answer = boxPromptToken(outputsOf([spilling, part, prompt, part]), frame, prompt, 'sam');
-    expect(answer.token).toBe(0);
-    expect(answer.agreement).toBeCloseTo(1600 / 40000, 6);
+    expect(boxPromptToken(outputsOf([spilling, part, prompt, part]), frame, prompt, 'sam')).toEqual({ token: 0 });
   });
 
   it('takes the mask whose outline fills the box when another agrees better', () => {

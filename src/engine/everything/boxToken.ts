@@ -15,8 +15,8 @@ export type BoxMaskChoice = 'sam' | 'box agreement';
 
 export interface BoxAnswer {
   readonly token: number;
-  /** Box IoU of the chosen mask's outline with the prompt's box (0 for an empty mask). */
-  readonly agreement: number;
+  /** Box IoU of the chosen mask's outline with the prompt's box (0 for an empty mask); measured for 'box agreement' only. */
+  readonly agreement?: number;
 }
 
 /** The mask's outline against the prompt box, on the decoder's low-resolution logits (view pixels). */
@@ -32,8 +32,8 @@ export function boxAgreement(outputs: TokenOutputs, token: number, frame: ModelF
  */
 export function boxPromptToken(outputs: TokenOutputs, frame: ModelFrame, promptBox: CornerBox, choice: BoxMaskChoice): BoxAnswer {
   const samToken = bestToken(outputs, frame, { ambiguous: false, unstableFallback: true });
-  let best: BoxAnswer = { token: samToken, agreement: boxAgreement(outputs, samToken, frame, promptBox) };
-  if (choice === 'sam') return best;
+  if (choice === 'sam') return { token: samToken };
+  let best = { token: samToken, agreement: boxAgreement(outputs, samToken, frame, promptBox) };
   for (let token = 0; token < outputs.tokens; token++) {
     if (token === samToken) continue;
     const agreement = boxAgreement(outputs, token, frame, promptBox);

@@ -223,6 +223,12 @@ describe('segmentEverything', () => {
     for (const [i, a] of thorough.proposals.entries()) {
       for (const b of thorough.proposals.slice(i + 1)) expect(boxIoU(a.box, b.box)).toBeLessThanOrEqual(0.7);
     }
+    // Ranked by the decoder's confidence times the root of the strongest detector score any look gave the object.
+    expect(thorough.proposals.map((p) => p.rankScore)).toEqual(thorough.proposals.map((p) => p.rankScore).sort((x, y) => y - x));
+    for (const p of thorough.proposals.filter((q) => q.source === 'detector')) {
+      expect(p.strongestDetectorScore).toBeGreaterThanOrEqual(p.detectorScore!);
+      expect(p.rankScore).toBeCloseTo(p.confidence * Math.sqrt(p.strongestDetectorScore!), 10);
+    }
     // A tile's proposal lies inside its tile and reaches none of its edges inside the photo.
     const fromTiles = thorough.proposals.filter((p) => p.id >= objects.proposals.length);
     for (const p of fromTiles) {

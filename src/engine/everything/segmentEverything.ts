@@ -76,7 +76,7 @@ export interface Proposal {
   readonly label?: string;
   /** The detector's (calibrated) score, for proposals from a detector's box. */
   readonly detectorScore?: number;
-  /** For proposals from a detector's box: box IoU of the mask's outline with that box. */
+  /** For proposals from a detector's box with `boxMaskChoice` 'box agreement': box IoU of the mask's outline with that box. */
   readonly boxAgreement?: number;
   /** The highest score any look (the photo, a tile) gave a box of this object: `detectorScore` or a tile's box repeating it. */
   readonly strongestDetectorScore?: number;
@@ -480,7 +480,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       const prompt: VisualPrompt = clickCentre ? { box, points: [{ x: box.x, y: box.y, positive: true }] } : { box };
       const { outputs, frame } = await decode(view, prompt);
       const { token, agreement } = boxPromptToken(outputs, frame, detection.box, settings.boxMaskChoice);
-      const candidate = candidateOf(view, outputs, token, frame, { source: 'detector', label: detection.label, detectorScore: detection.score, boxAgreement: agreement, prompt: promptInPhoto(prompt, view) });
+      const candidate = candidateOf(view, outputs, token, frame, { source: 'detector', label: detection.label, detectorScore: detection.score, ...(agreement === undefined ? {} : { boxAgreement: agreement }), prompt: promptInPhoto(prompt, view) });
       if (candidate && candidate.predictedIoU >= settings.boxPredIouThreshold) {
         markExplored(view, candidate.logits, frame);
         consider(candidate, frame, view);
