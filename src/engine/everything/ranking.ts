@@ -23,9 +23,9 @@ export interface RankedEvidence {
 
 /**
  * What proposals are ordered by, in [0, 1]. With the detectors' evidence: confidence × √score. The root
- * keeps the mask's quality the larger say: two of the three factors are the decoder's, and a detector's
- * score spans two orders of magnitude (0.02–1) where the decoder's opinions span one. A proposal no box
- * asked for (a grid point) counts as the weakest box the rule asks.
+ * gives the decoder's opinion the larger say: the plain product pushed small objects, which the detectors
+ * score low, past the cap (docs/RESULTS.md, h37-bulkrank: the two were measured, no other power). A
+ * proposal no box asked for (a grid point) counts as the weakest box the rule asks.
  */
 export function rankScore(proposal: RankedEvidence, ranking: ProposalRanking, weakestBoxScore: number): number {
   if (ranking === 'mask') return proposal.confidence;
