@@ -11,7 +11,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { evalCommandLine } from './commandLine';
 import { decodeImage } from '../../src/engine/adapters/nodeImage';
@@ -36,6 +36,7 @@ import { matchImage, toRegion, type GroundTruthInstance } from './metrics';
 import { rasterizeSegmentation, type CocoSegmentation } from './rasterize';
 import { addImageRecall, areaRange, emptyRecallCounts, nearnessOf, recall, type RecallCounts } from './recall';
 import { tallyMisses, type MissTally } from './missDiagnosis';
+import { proposalDumpLine } from './proposalDump';
 
 export interface CocoInstancesFile {
   images: { id: number; file_name: string; width: number; height: number }[];
@@ -57,7 +58,9 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode everything [options]
                    then leave out every encoder run found there (development runs only)
   --settings JSON  EverythingSettings fields laid over every rule's (trying a variant)
   --decoder-workers N  the decoder on N worker threads of one intra-op thread each, asked ahead (default 1:
-                   the decoder on the main thread with --threads; CPU per part then overlaps and is not split)`;
+                   the decoder on the main thread with --threads; CPU per part then overlaps and is not split)
+  --dump FILE      every proposal of every photo (features and IoU with the instances near it), a JSON
+                   line a photo and rule, to replay other rankings without the models`;
 
 const commandLine = evalCommandLine('eval coco everything', USAGE, {
   rules: { type: 'string' },
@@ -67,6 +70,7 @@ const commandLine = evalCommandLine('eval coco everything', USAGE, {
   embeddings: { type: 'string' },
   settings: { type: 'string' },
   'decoder-workers': { type: 'string' },
+  dump: { type: 'string' },
 });
 const fail: (message: string) => never = commandLine.fail;
 
@@ -163,6 +167,8 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
   const totals = new Map<EverythingRule, RuleTotals>(
     rules.map((r) => [r, { counts: emptyRecallCounts(), ms: 0, cpuMs: 0, detectMs: 0, decodeMs: 0, tileEncodeMs: 0, tilesEncoded: 0, decoderRuns: 0, partCpu: emptyPartCpu(), detectorPasses: 0, decodes: {}, proposals: 0, foundBy: {}, nearness: {}, misses: {} }]),
   );
+  const dump = values.dump ? resolve(values.dump) : undefined;
+  if (dump) await writeFile(dump, '');
   let encoderMs = 0;
   let encoderCpuMs = 0;
   const started = Date.now();
@@ -190,8 +196,9 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
       // Timed before the eval's own work on the answer (regions, the miss diagnosis).
       const ms = performance.now() - t1 + embedMs;
       const ruleCpuMs = cpuMsSince(c1);
-      const made = result.proposals.map((p) => ({ region: toRegion(p.mask), score: p.confidence }));
+      const made = result.proposals.map((p) => ({ region: toRegion(p.mask), score: p.rankScore }));
       tallyMisses(total.misses, gts, made, info.width, info.height);
+      if (dump) await appendFile(dump, `${proposalDumpLine(info.file_name, rule, gts, result.proposals, made.map((m) => m.region))}\n`);
       const proposals = result.proposals.slice(0, maxShown);
       total.detectorPasses += result.work.detectorPasses;
       for (const [part, { runs, kept }] of Object.entries(result.work.decodes) as [DecodePart, { runs: number; kept: number }][]) {
