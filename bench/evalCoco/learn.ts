@@ -25,6 +25,7 @@ import { BULK_EVERYTHING_RULE, DEFAULT_EVERYTHING_RULE, EVERYTHING_RULES, type E
 import { withFitFromDir } from './detectionsCache';
 import { lossSplit, lossSplitTable, type ScoredPhotoRecord } from './lossSplit';
 import { withFramedFromDir } from './framedCache';
+import { withRingFromEmbeddings } from './ringFromEmbeddings';
 import { DEFAULT_LEARNED_HEAD, LEARNED_HEADS, type LearnedHead } from '../../src/engine/learn/learnedClasses';
 import { namingProbe } from './namingProbe';
 import { replaySession, type ClassRow, type LearnSummary, type ReplayOptions } from './learnReplay';
@@ -55,6 +56,7 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --detections DIR       the detectors' boxes per photo (bench/evalCoco/detectionsCache.ts): adds the fit
                          descriptor to a cache made without it
   --loss-split           where recall at P ≥ 70 % is lost, per class (bench/evalCoco/lossSplit.ts), under "lossSplit"
+  --ring                 adds the ring descriptor to a cache made without it, from the photos' stored SAM embeddings
   --framed DIR           whole-object candidates per photo (bench/evalCoco/framedCache.ts), appended to a cache
                          made without them
   --framed-min-score S   only those from a detector's box scored at least S (default 0: all built)
@@ -85,8 +87,11 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'framed-containing': { type: 'boolean' },
   'naming-probe': { type: 'boolean' },
   head: { type: 'string' },
+  ring: { type: 'boolean' },
 });
 const fail: (message: string) => never = commandLine.fail;
+
+const storeOfEmbeddings = () => diskEmbeddingStore(join(defaultModelDir(), samFiles().encoder));
 
 export function parseKinds(list: string): DescriptorKind[] {
   const kinds = list.split('+') as DescriptorKind[];
@@ -124,7 +129,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   const loadModels = () =>
     (models ??= (async () => ({
       // The photo, and the tile the bulk rule is working on: a tile must not evict the photo's embedding.
-      engine: await loadNodeEngine({ threads, embeddingCacheSize: 2, embeddingStore: diskEmbeddingStore(join(defaultModelDir(), samFiles().encoder)) }),
+      engine: await loadNodeEngine({ threads, embeddingCacheSize: 2, embeddingStore: storeOfEmbeddings() }),
       detectors: await loadNodeDetectors({ threads }),
     }))());
   const started = Date.now();
@@ -172,12 +177,16 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     ...(values['step-work'] === undefined ? {} : { stepWork: Number(values['step-work']) }),
   };
   const withFramed = values.framed ? await withFramedFromDir(photos, resolve(values.framed), { minScore: Number(values['framed-min-score'] ?? 0), containing: values['framed-containing'] === true }) : photos;
-  const described = values.detections ? await withFitFromDir(withFramed, resolve(values.detections)) : withFramed;
+  const withFit = values.detections ? await withFitFromDir(withFramed, resolve(values.detections)) : withFramed;
+  const described = values.ring ? await withRingFromEmbeddings(withFit, join(dataDir, 'images'), storeOfEmbeddings()) : withFit;
   if (kinds.includes('fit') && described.some((p) => p.proposals.some((q) => !q.descriptor.fit))) {
     fail(
       `${cacheDir} was made before the fit descriptor: give --detections DIR, made by ` +
         `npx tsx bench/evalCoco/detectionsCache.ts --data ${dataDir} --cache DIR (the detectors only, no SAM), or --descriptors without fit`,
     );
+  }
+  if (kinds.includes('ring') && described.some((p) => p.proposals.some((q) => !q.descriptor.ring))) {
+    fail(`${cacheDir} was made before the ring descriptor: give --ring (read from the stored SAM embeddings), or --descriptors without ring`);
   }
   const session = shuffledOrder(described, orderSeed);
   const scoredRecords: ScoredPhotoRecord[] | undefined = values['loss-split'] ? [] : undefined;

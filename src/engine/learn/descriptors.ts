@@ -20,12 +20,13 @@
  */
 import { DETECTORS } from '../catalog';
 import { insideShare } from './suppress';
+import { ringDescriptor } from './ringDescriptor';
 import { boxIoU, type CornerBox, type Detection, type FeatureMap } from '../text/detector';
 import { cellNormaliser, geometry, maskCellCoverage } from '../text/similar';
 import type { BinaryMask, RgbaImage } from '../types';
 
-export type DescriptorKind = 'sam' | 'detectors' | 'appearance' | 'backbone' | 'fit';
-export const DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['sam', 'detectors', 'appearance', 'backbone', 'fit'];
+export type DescriptorKind = 'sam' | 'detectors' | 'appearance' | 'backbone' | 'fit' | 'ring';
+export const DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['sam', 'detectors', 'appearance', 'backbone', 'fit', 'ring'];
 /**
  * What a learned model reads unless told otherwise. The learn eval's ablation (docs/RESULTS.md) has the
  * two datasets disagree: the backbone map leads on raccoon and trails on coco-tiny. With only three
@@ -38,9 +39,11 @@ export const DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['sam', 'detectors', 
 export const DEFAULT_DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['sam', 'detectors', 'appearance', 'fit'];
 
 /** One region's descriptor, by kind: plain number arrays, so it serialises and crosses the worker as is. */
-export type RegionDescriptor = Readonly<Record<Exclude<DescriptorKind, 'fit'>, readonly number[]>> & {
+export type RegionDescriptor = Readonly<Record<Exclude<DescriptorKind, 'fit' | 'ring'>, readonly number[]>> & {
   /** Absent from descriptors made before the kind existed: a model reading it refuses them (featureVector). */
   readonly fit?: readonly number[];
+  /** The same: absent from descriptors made before the kind existed (ringDescriptor.ts). */
+  readonly ring?: readonly number[];
 };
 
 /** Every concept of every shipped detector, once, in catalog order: the `detectors` descriptor's columns. */
@@ -250,6 +253,7 @@ export function describeRegion(photo: PhotoContext, mask: BinaryMask): RegionDes
     appearance: appearanceDescriptor(photo.image, mask),
     backbone: backboneDescriptor(photo.features, mask),
     fit: fitDescriptor(photo.detections, box),
+    ring: ringDescriptor(photo.cells, box),
   };
 }
 
