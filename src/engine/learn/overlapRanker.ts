@@ -18,11 +18,20 @@
  * sure one is the person's usual rejection, while on a class that comes in crowds (bottles on a shelf)
  * the decisions teach the opposite.
  *
+ * Boxes alone cannot tell which of two nested regions is the object: the raccoon inside the raccoon
+ * with its sofa, or the raccoon's head inside the raccoon, look the same from their boxes. So the
+ * ranker also reads each proposal's `ring` descriptor (ringDescriptor.ts): whether what lies just
+ * outside it looks like what lies inside (a part continues past its edge), and whether its border
+ * looks like its middle (a region with surroundings has them along its border). How much those say
+ * is learned from the same decisions, for every class at once: four numbers, not per class, since a
+ * session's first photos give too few decisions to weigh them class by class.
+ *
  * Before any decision it is the identity on the probability (the prior every fit is pulled to), so a
  * new session ranks as the classifier does.
  */
 import { boxIoU, type CornerBox } from '../text/detector';
 import { fitLogistic, logit, sigmoid } from './calibration';
+import { RING_LENGTH } from './ringDescriptor';
 import { insideShare } from './suppress';
 
 export interface RankedProposal {
@@ -30,16 +39,20 @@ export interface RankedProposal {
   readonly classId: string;
   /** Calibrated, from the classifier (or a detector's own calibrated score). */
   readonly probability: number;
+  /** Its `ring` descriptor (ringDescriptor.ts); absent from descriptors made before it, read as zeros. */
+  readonly ring?: readonly number[];
 }
 
 /** The relation features of one proposal, the bias last. */
 export type RelationFeatures = readonly number[];
 
-const FEATURES = 8;
-/** What rankers saved before the count features read: the same, less those two (the bias stays last). */
+const FEATURES = 8 + RING_LENGTH;
+/** What rankers saved before the count features read: the same, less those two and the ring (the bias stays last). */
 const FEATURES_BEFORE_COUNTS = 6;
+/** What rankers saved before the ring features read (the bias stays last). */
+const FEATURES_BEFORE_RING = 8;
 /** The identity: logit(probability) with weight 1, no say for the relations, no offset. */
-const PRIOR: readonly number[] = [1, 0, 0, 0, 0, 0, 0, 0];
+const PRIOR: readonly number[] = [1, ...new Array<number>(FEATURES - 1).fill(0)];
 /** Pseudo-observations' weight pulling the weights towards the prior: a few decisions cannot swing it. */
 const PRIOR_STRENGTH = 5;
 const MAX_OUTCOMES = 3000;
@@ -48,7 +61,7 @@ const MAX_OUTCOMES = 3000;
  * Per proposal, in the order given: [logit p, best IoU with a more probable same-class proposal,
  * largest share of it inside one, largest share of one inside it, the probability of the one it lies
  * most inside (times that share), the sum of the more probable ones' probabilities, 1 when there is
- * one, 1].
+ * one, its four ring numbers (zeros when its descriptor predates them), 1].
  */
 export function relationFeatures(proposals: readonly RankedProposal[]): RelationFeatures[] {
   return proposals.map((p, i) => {
@@ -70,7 +83,8 @@ export function relationFeatures(proposals: readonly RankedProposal[]): Relation
       container = Math.max(container, share * q.probability);
       contains = Math.max(contains, insideShare(q.box, p.box));
     });
-    return [logit(p.probability), iou, inside, contains, container, above, anyAbove, 1];
+    const ring = Array.from({ length: RING_LENGTH }, (_, k) => p.ring?.[k] ?? 0);
+    return [logit(p.probability), iou, inside, contains, container, above, anyAbove, ...ring, 1];
   });
 }
 
@@ -112,25 +126,25 @@ export class OverlapRanker {
     return { weights: [...this.weights], outcomes: this.outcomes.map((o) => ({ x: [...o.x], correct: o.correct })) };
   }
 
-  /** A saved ranker, one saved before the count features too: it answers as it did until it learns again. */
+  /** A saved ranker, one saved before the count or the ring features too: it answers as it did until it learns again. */
   static fromJSON(state: OverlapRankerState): OverlapRanker {
-    if (state.weights.length !== FEATURES && state.weights.length !== FEATURES_BEFORE_COUNTS) {
+    if (![FEATURES, FEATURES_BEFORE_RING, FEATURES_BEFORE_COUNTS].includes(state.weights.length)) {
       throw new Error(`overlap ranker has ${state.weights.length} weights, this engine reads ${FEATURES}`);
     }
     const ranker = new OverlapRanker();
-    ranker.weights = withCountFeatures(state.weights, PRIOR);
-    ranker.outcomes = state.outcomes.map((o) => ({ x: withCountFeatures(o.x), correct: o.correct }));
+    ranker.weights = withCurrentFeatures(state.weights, PRIOR);
+    ranker.outcomes = state.outcomes.map((o) => ({ x: withCurrentFeatures(o.x), correct: o.correct }));
     return ranker;
   }
 }
 
 /**
- * A relation (or weight vector) saved before the count features, with them: the prior's weights, and
- * zeros in an old outcome, which then teaches the new weights nothing it did not see. Current ones
- * come back as copies.
+ * A relation (or weight vector) saved before the count or the ring features, with them: the prior's
+ * weights, and zeros in an old outcome, which then teaches the new weights nothing it did not see.
+ * Current ones come back as copies.
  */
-export function withCountFeatures(values: readonly number[], fill: readonly number[] = []): number[] {
-  if (values.length !== FEATURES_BEFORE_COUNTS) return [...values];
-  const added = Array.from({ length: FEATURES - FEATURES_BEFORE_COUNTS }, (_, i) => fill[FEATURES_BEFORE_COUNTS - 1 + i] ?? 0);
+export function withCurrentFeatures(values: readonly number[], fill: readonly number[] = []): number[] {
+  if (values.length !== FEATURES_BEFORE_COUNTS && values.length !== FEATURES_BEFORE_RING) return [...values];
+  const added = Array.from({ length: FEATURES - values.length }, (_, i) => fill[values.length - 1 + i] ?? 0);
   return [...values.slice(0, -1), ...added, values[values.length - 1]];
 }
