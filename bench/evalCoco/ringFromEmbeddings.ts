@@ -1,5 +1,5 @@
 /**
- * The `ring` descriptor added to a learn cache made before it (learn eval `--ring`): read from each
+ * The `ring` descriptor added to a learn cache made before it (the learn eval does unless `--no-ring`): read from each
  * photo's SAM embedding in the embedding store (the one the cache was made with, so no model runs)
  * and each region's box, as describeRegion reads it from the mask's box in the product. The photo is
  * decoded only to find its embedding (the store is keyed by pixel content).
@@ -27,4 +27,13 @@ export async function withRingFromEmbeddings(photos: readonly CachedPhoto[], ima
     out.push({ ...photo, instances: photo.instances.map(ring), proposals: photo.proposals.map(ring) });
   }
   return out;
+}
+
+/** The photos as the ranker saw them before it read the ring (the learn eval's `--no-ring`). */
+export function withoutRing(photos: readonly CachedPhoto[]): CachedPhoto[] {
+  const strip = <T extends { descriptor: RegionDescriptor }>(r: T): T => {
+    const { ring: _ring, ...descriptor } = r.descriptor;
+    return { ...r, descriptor };
+  };
+  return photos.map((p) => ({ ...p, instances: p.instances.map(strip), proposals: p.proposals.map(strip) }));
 }
