@@ -234,7 +234,7 @@ describe('LearnedClasses', () => {
     expect(restored.rankProposals(lone)[0].probability).toBeCloseTo(model.rankProposals(lone)[0].probability, 9);
     expect(restored.shownDecisions()).toEqual(model.shownDecisions());
     decideLone(restored, 0.9, true);
-    expect(restored.toJSON().ranker!.weights).toHaveLength(12);
+    expect(restored.toJSON().ranker!.weights).toHaveLength(11);
   });
 
   it('loads a model saved before the ranker read the ring, answering as it did', () => {
@@ -248,7 +248,7 @@ describe('LearnedClasses', () => {
     const lone = [{ box: { x0: 0, y0: 0, x1: 50, y1: 50 }, classId: 'cat', probability: 0.9 }];
     expect(restored.rankProposals(lone)[0].probability).toBeCloseTo(model.rankProposals(lone)[0].probability, 9);
     expect(restored.shownDecisions()).toEqual(model.shownDecisions());
-    expect(restored.toJSON().ranker!.outcomes[0].x).toHaveLength(12);
+    expect(restored.toJSON().ranker!.outcomes[0].x).toHaveLength(11);
   });
 
   it('a proposal ranked but not shown teaches the ranker, not the shown probability', () => {

@@ -66,36 +66,36 @@ describe('overlap ranker', () => {
     const oldWeights = [1.2, -0.5, -2, 0.3, -0.4, 0.1];
     const oldOutcome = { x: [0.4, 0.2, 0.9, 0.1, 0.8, 1], correct: false };
     const ranker = OverlapRanker.fromJSON({ weights: oldWeights, outcomes: [oldOutcome] });
-    const proposals = [whole(0, 0.9), headOf(0, 0.7), whole(300, 0.6)].map((p) => ({ ...p, ring: [0.9, 0.8, 0.3, 1] }));
-    const oldScore = (x: readonly number[]) => 1 / (1 + Math.exp(-[0, 1, 2, 3, 4, 11].reduce((s, j, k) => s + x[j] * oldWeights[k], 0)));
+    const proposals = [whole(0, 0.9), headOf(0, 0.7), whole(300, 0.6)].map((p) => ({ ...p, ring: [0.9, 0.8, 0.3] }));
+    const oldScore = (x: readonly number[]) => 1 / (1 + Math.exp(-[0, 1, 2, 3, 4, 10].reduce((s, j, k) => s + x[j] * oldWeights[k], 0)));
     const { probabilities, relations } = ranker.rank(proposals);
     probabilities.forEach((p, i) => expect(p).toBeCloseTo(oldScore(relations[i]), 12));
     const saved = ranker.toJSON();
-    expect(saved.weights).toHaveLength(12);
-    expect(saved.outcomes[0].x).toEqual([0.4, 0.2, 0.9, 0.1, 0.8, 0, 0, 0, 0, 0, 0, 1]);
+    expect(saved.weights).toHaveLength(11);
+    expect(saved.outcomes[0].x).toEqual([0.4, 0.2, 0.9, 0.1, 0.8, 0, 0, 0, 0, 0, 1]);
   });
 
   it('loads a ranker saved before the ring features, answering as it did', () => {
     const oldWeights = [1.1, -0.5, -2, 0.3, -0.4, -0.2, -0.6, 0.1];
     const oldOutcome = { x: [0.4, 0.2, 0.9, 0.1, 0.8, 0.9, 1, 1], correct: false };
     const ranker = OverlapRanker.fromJSON({ weights: oldWeights, outcomes: [oldOutcome] });
-    const proposals = [whole(0, 0.9), headOf(0, 0.7), whole(300, 0.6)].map((p) => ({ ...p, ring: [0.9, 0.8, 0.3, 1] }));
-    const oldScore = (x: readonly number[]) => 1 / (1 + Math.exp(-[0, 1, 2, 3, 4, 5, 6, 11].reduce((s, j, k) => s + x[j] * oldWeights[k], 0)));
+    const proposals = [whole(0, 0.9), headOf(0, 0.7), whole(300, 0.6)].map((p) => ({ ...p, ring: [0.9, 0.8, 0.3] }));
+    const oldScore = (x: readonly number[]) => 1 / (1 + Math.exp(-[0, 1, 2, 3, 4, 5, 6, 10].reduce((s, j, k) => s + x[j] * oldWeights[k], 0)));
     const { probabilities, relations } = ranker.rank(proposals);
     probabilities.forEach((p, i) => expect(p).toBeCloseTo(oldScore(relations[i]), 12));
-    expect(ranker.toJSON().outcomes[0].x).toEqual([0.4, 0.2, 0.9, 0.1, 0.8, 0.9, 1, 0, 0, 0, 0, 1]);
+    expect(ranker.toJSON().outcomes[0].x).toEqual([0.4, 0.2, 0.9, 0.1, 0.8, 0.9, 1, 0, 0, 0, 1]);
   });
 
   it("reads each proposal's ring numbers, zeros where its descriptor has none", () => {
-    const [withRing, without] = relationFeatures([{ ...whole(0, 0.9), ring: [0.9, 0.8, 0.3, 1] }, whole(300, 0.6)]);
-    expect(withRing.slice(7, 11)).toEqual([0.9, 0.8, 0.3, 1]);
-    expect(without.slice(7, 11)).toEqual([0, 0, 0, 0]);
+    const [withRing, without] = relationFeatures([{ ...whole(0, 0.9), ring: [0.9, 0.8, 0.3] }, whole(300, 0.6)]);
+    expect(withRing.slice(7, 10)).toEqual([0.9, 0.8, 0.3]);
+    expect(without.slice(7, 10)).toEqual([0, 0, 0]);
   });
 
   it('learns from rejected regions that continue past their edge (parts) to rank such a lone one under an equally probable one that ends there', () => {
     // Lone on their photos, so the boxes' relations cannot tell them apart: only the ring can.
-    const endsAtEdge = [0.05, 0.1, 0.9, 1];
-    const continuesPastEdge = [0.85, 0.9, 0.9, 1];
+    const endsAtEdge = [0.05, 0.1, 0.9];
+    const continuesPastEdge = [0.85, 0.9, 0.9];
     const ranker = new OverlapRanker();
     ranker.record(
       Array.from({ length: 40 }, (_, i) => {
@@ -142,6 +142,6 @@ describe('overlap ranker', () => {
     expect(copy.rank(proposals)).toEqual(ranker.rank(proposals));
     expect(() => OverlapRanker.fromJSON({ weights: [1, 0], outcomes: [] })).toThrow(/weights/);
     expect(() => OverlapRanker.fromJSON({ weights: [1, 0, 0, 0, 0, 0, 0], outcomes: [] })).toThrow(/weights/);
-    expect(() => OverlapRanker.fromJSON({ weights: new Array(10).fill(0), outcomes: [] })).toThrow(/weights/);
+    expect(() => OverlapRanker.fromJSON({ weights: new Array(9).fill(0), outcomes: [] })).toThrow(/weights/);
   });
 });

@@ -23,7 +23,7 @@
  * ranker also reads each proposal's `ring` descriptor (ringDescriptor.ts): whether what lies just
  * outside it looks like what lies inside (a part continues past its edge), and whether its border
  * looks like its middle (a region with surroundings has them along its border). How much those say
- * is learned from the same decisions, for every class at once: four numbers, not per class, since a
+ * is learned from the same decisions, for every class at once: three numbers, not per class, since a
  * session's first photos give too few decisions to weigh them class by class.
  *
  * Before any decision it is the identity on the probability (the prior every fit is pulled to), so a
@@ -61,7 +61,7 @@ const MAX_OUTCOMES = 3000;
  * Per proposal, in the order given: [logit p, best IoU with a more probable same-class proposal,
  * largest share of it inside one, largest share of one inside it, the probability of the one it lies
  * most inside (times that share), the sum of the more probable ones' probabilities, 1 when there is
- * one, its four ring numbers (zeros when its descriptor predates them), 1].
+ * one, its three ring numbers (zeros when its descriptor predates them), 1].
  */
 export function relationFeatures(proposals: readonly RankedProposal[]): RelationFeatures[] {
   return proposals.map((p, i) => {

@@ -70,8 +70,8 @@ describe('proposeLearned', () => {
 
   it("ranks with each candidate's ring: once taught that regions continuing past their edge were rejected, such a one is not shown", () => {
     const model = toyRaccoonModel();
-    const endsAtEdge = { ...toy(RACCOON), ring: [0.05, 0.1, 0.9, 1] };
-    const continuesPastEdge = { ...toy(RACCOON), ring: [0.85, 0.9, 0.9, 1] };
+    const endsAtEdge = { ...toy(RACCOON), ring: [0.05, 0.1, 0.9] };
+    const continuesPastEdge = { ...toy(RACCOON), ring: [0.85, 0.9, 0.9] };
     const lone: Candidate[] = [{ mask: square(2, 2, 20) }];
     expect(classifyCandidates(model, lone, [continuesPastEdge])).toHaveLength(1);
     for (let photo = 0; photo < 40; photo++) {

@@ -34,7 +34,6 @@ describe('ringDescriptor', () => {
     expect(whole[0]).toBeCloseTo(0, 6);
     expect(whole[1]).toBeCloseTo(0, 6);
     expect(whole[2]).toBeCloseTo(1, 6);
-    expect(whole[3]).toBeCloseTo(1, 6);
   });
 
   it('a part continues past its edge', () => {
@@ -50,9 +49,8 @@ describe('ringDescriptor', () => {
     expect(withSurroundings[1]).toBeGreaterThan(0.8);
   });
 
-  it('a region reaching the photo edges has less ring on the photo; the whole photo has none', () => {
-    expect(ringDescriptor(cells, pixels(0, 30))[3]).toBeLessThan(0.7);
+  it('the whole photo has no ring to compare with', () => {
     const wholePhoto = ringDescriptor(cells, pixels(0, 64));
-    expect([wholePhoto[0], wholePhoto[1], wholePhoto[3]]).toEqual([0, 0, 0]);
+    expect([wholePhoto[0], wholePhoto[1]]).toEqual([0, 0]);
   });
 });

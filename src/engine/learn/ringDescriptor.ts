@@ -6,16 +6,16 @@
  * edge: a part continues past its edge (the cells just outside look like those inside), a whole object
  * ends there (outside is something else), and a region holding the object with its surroundings has
  * surroundings along its own border (the band just inside the edge differs from its middle and looks
- * like what lies outside). Four class-agnostic numbers, so that ten photos of labels can weigh them
- * (the learned classifier does, per class, from the person's accepts and rejects):
+ * like what lies outside). Three class-agnostic numbers, so that ten photos of decisions can weigh them
+ * (the overlap ranker does, from the person's accepts and rejects):
  *
- * [cos(inside, ring), cos(border band, ring), cos(middle, border band), share of the ring on the photo]
+ * [cos(inside, ring), cos(border band, ring), cos(middle, border band)]
  *
- * - inside: the mean cell vector over the region's box; ring: over the band around the box, a quarter
- *   of the box's side wide (at least one cell); border band: the outer quarter of the box on each side;
- *   middle: the box less its border band.
- * - The last number is how much of that ring lies on the photo rather than past its edge: a region
- *   reaching the photo's edges has little outside to compare with, and its cosines mean less.
+ * inside: the mean cell vector over the region's box; ring: over the band around the box, a quarter of
+ * the box's side wide (at least one cell), the part of it on the photo; border band: the outer quarter
+ * of the box on each side; middle: the box less its border band. A cosine with nothing to compare
+ * (no ring on the photo: a whole-photo region) is 0. A fourth number, the share of the ring on the
+ * photo, was measured and dropped (docs/RESULTS.md, h37-ring).
  *
  * Read on the mask's box, as the `fit` kind is: a box is what the product has for every region,
  * including one a person drew, and what the learn eval's caches keep.
@@ -24,7 +24,7 @@ import type { CornerBox } from '../text/detector';
 import { geometry } from '../text/similar';
 import type { SamCells } from './descriptors';
 
-export const RING_LENGTH = 4;
+export const RING_LENGTH = 3;
 /** The ring's width and the border band's depth, as a share of the box's side on each axis. */
 const EDGE_SHARE = 0.25;
 /** SAM's cell grid: 64 cells over the encoder's 1024-pixel side. */
@@ -49,10 +49,6 @@ function grown(b: CellBox, dx: number, dy: number): CellBox {
   return { x0: b.x0 - dx, y0: b.y0 - dy, x1: b.x1 + dx, y1: b.y1 + dy };
 }
 
-function area(b: CellBox): number {
-  return Math.max(0, b.x1 - b.x0) * Math.max(0, b.y1 - b.y0);
-}
-
 function cosine(a: Float64Array, b: Float64Array): number {
   let dot = 0;
   let na = 0;
@@ -74,14 +70,12 @@ export function ringDescriptor(cells: SamCells, box: CornerBox): number[] {
   const outer = grown(inside, dx, dy);
   const middle = grown(inside, -EDGE_SHARE * (inside.x1 - inside.x0), -EDGE_SHARE * (inside.y1 - inside.y0));
   const sums = { inside: new Float64Array(cells.channels), ring: new Float64Array(cells.channels), band: new Float64Array(cells.channels), middle: new Float64Array(cells.channels) };
-  let ringOnPhoto = 0;
   for (let r = Math.max(0, Math.floor(outer.y0)); r < Math.min(g.rows, Math.ceil(outer.y1)); r++) {
     for (let q = Math.max(0, Math.floor(outer.x0)); q < Math.min(g.cols, Math.ceil(outer.x1)); q++) {
       const wInside = cellOverlap(inside, q, r);
       const wRing = cellOverlap(outer, q, r) - wInside;
       const wMiddle = middle.x1 > middle.x0 && middle.y1 > middle.y0 ? cellOverlap(middle, q, r) : 0;
       const wBand = wInside - wMiddle;
-      ringOnPhoto += wRing;
       const vector = cells.cell(r * GRID + q);
       for (let c = 0; c < cells.channels; c++) {
         const v = vector[c];
@@ -92,11 +86,5 @@ export function ringDescriptor(cells: SamCells, box: CornerBox): number[] {
       }
     }
   }
-  const ringArea = area(outer) - area(inside);
-  return [
-    cosine(sums.inside, sums.ring),
-    cosine(sums.band, sums.ring),
-    cosine(sums.middle, sums.band),
-    ringArea > 0 ? ringOnPhoto / ringArea : 0,
-  ];
+  return [cosine(sums.inside, sums.ring), cosine(sums.band, sums.ring), cosine(sums.middle, sums.band)];
 }
