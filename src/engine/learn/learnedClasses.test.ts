@@ -244,9 +244,9 @@ describe('LearnedClasses', () => {
     const lone = [{ box: { x0: 0, y0: 0, x1: 50, y1: 50 }, classId: 'cat', probability: 0.9 }];
     expect(restored.rankProposals(lone)[0].probability).toBeCloseTo(model.rankProposals(lone)[0].probability, 9);
     expect(restored.shownDecisions()).toEqual(model.shownDecisions());
-    expect(restored.toJSON().ranker!.outcomes[0].x).toHaveLength(11);
+    expect(restored.toJSON().ranker!.outcomes[0].x).toHaveLength(13);
     decideLone(restored, 0.9, true);
-    expect(restored.toJSON().ranker!.weights).toHaveLength(11);
+    expect(restored.toJSON().ranker!.weights).toHaveLength(13);
   });
 
   it('a proposal ranked but not shown teaches the ranker, not the shown probability', () => {

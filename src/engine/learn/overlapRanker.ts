@@ -22,9 +22,11 @@
  * with its sofa, or the raccoon's head inside the raccoon, look the same from their boxes. So the
  * ranker also reads each proposal's `ring` descriptor (ringDescriptor.ts): whether what lies just
  * outside it looks like what lies inside (a part continues past its edge), and whether its border
- * looks like its middle (a region with surroundings has them along its border). How much those say
- * is learned from the same decisions, for every class at once: three numbers, not per class, since a
- * session's first photos give too few decisions to weigh them class by class.
+ * looks like its middle (a region with surroundings has them along its border); and the same of the
+ * more probable proposal it lies in or holds, since which of two nested regions is the object depends
+ * on what the other one is. How much those say is learned from the same decisions, for every class at
+ * once: five numbers, not per class, since a session's first photos give too few decisions to weigh
+ * them class by class.
  *
  * Before any decision it is the identity on the probability (the prior every fit is pulled to), so a
  * new session ranks as the classifier does.
@@ -46,10 +48,10 @@ export interface RankedProposal {
 /** The relation features of one proposal, the bias last. */
 export type RelationFeatures = readonly number[];
 
-const FEATURES = 8 + RING_LENGTH;
+const FEATURES = 10 + RING_LENGTH;
 /** What rankers saved before the count features read: the same, less those two and the ring (the bias stays last). */
 const FEATURES_BEFORE_COUNTS = 6;
-/** What rankers saved before the ring features read (the bias stays last). */
+/** What rankers saved before the ring features and the two read with them (the bias stays last). */
 const FEATURES_BEFORE_RING = 8;
 /** The identity: logit(probability) with weight 1, no say for the relations, no offset. */
 const PRIOR: readonly number[] = [1, ...new Array<number>(FEATURES - 1).fill(0)];
@@ -61,7 +63,10 @@ const MAX_OUTCOMES = 3000;
  * Per proposal, in the order given: [logit p, best IoU with a more probable same-class proposal,
  * largest share of it inside one, largest share of one inside it, the probability of the one it lies
  * most inside (times that share), the sum of the more probable ones' probabilities, 1 when there is
- * one, its three ring numbers (zeros when its descriptor predates them), 1].
+ * one, its three ring numbers (zeros when its descriptor predates them), how far it lies inside a
+ * more probable one whose border is unlike its middle (its share inside × (1 − that one's third ring
+ * number)), how far it holds a more probable one that continues past its edge (that one's share
+ * inside it × its first ring number), 1].
  */
 export function relationFeatures(proposals: readonly RankedProposal[]): RelationFeatures[] {
   return proposals.map((p, i) => {
@@ -71,6 +76,8 @@ export function relationFeatures(proposals: readonly RankedProposal[]): Relation
     let container = 0;
     let above = 0;
     let anyAbove = 0;
+    let inSurroundings = 0;
+    let holdsPart = 0;
     proposals.forEach((q, j) => {
       if (j === i || q.classId !== p.classId) return;
       // Ties are broken by position, so two equal proposals do not both count as the other's part.
@@ -81,10 +88,18 @@ export function relationFeatures(proposals: readonly RankedProposal[]): Relation
       const share = insideShare(p.box, q.box);
       if (share > inside) inside = share;
       container = Math.max(container, share * q.probability);
-      contains = Math.max(contains, insideShare(q.box, p.box));
+      const held = insideShare(q.box, p.box);
+      contains = Math.max(contains, held);
+      // The ring of the more probable one says what kind of region it is: with surroundings along its
+      // border (so this one, inside it, may be the whole), or a part continuing past its edge (so this
+      // one, holding it, may be the whole).
+      if (q.ring) {
+        inSurroundings = Math.max(inSurroundings, share * (1 - q.ring[2]));
+        holdsPart = Math.max(holdsPart, held * q.ring[0]);
+      }
     });
     const ring = Array.from({ length: RING_LENGTH }, (_, k) => p.ring?.[k] ?? 0);
-    return [logit(p.probability), iou, inside, contains, container, above, anyAbove, ...ring, 1];
+    return [logit(p.probability), iou, inside, contains, container, above, anyAbove, ...ring, inSurroundings, holdsPart, 1];
   });
 }
 
