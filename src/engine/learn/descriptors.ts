@@ -1,6 +1,6 @@
 /**
  * Region descriptors for learned classes: what the classifier (learnedClasses.ts) sees of one object.
- * Five kinds, each computed from what the engine already has for a photo, so describing a proposal
+ * Six kinds, each computed from what the engine already has for a photo, so describing a proposal
  * costs no model run of its own:
  *
  * - `sam`: the SAM image embedding pooled over the mask: the coverage-weighted mean of the image-centred,
@@ -15,6 +15,8 @@
  *   class, so it carries shape and texture cues for classes it has no name for.
  * - `fit`: how the region's box sits on the detectors' boxes of any class: reaching past one, a part of
  *   one, or fitting one (fitDescriptor).
+ * - `ring`: how the SAM cells just outside the region's box compare with those inside and along its
+ *   border (ringDescriptor.ts). The overlap ranker reads it, not the classifier by default.
  *
  * Pure engine code: the same numbers in the browser worker, the server and the CLI.
  */
