@@ -1,5 +1,5 @@
 /**
- * `npm run eval -- --dataset coco --mode everything [--data DIR] [--out FILE] [--rules thorough,objects,grid] [--limit N] [--every N] [--threads N] [--encoder fp32|int8] [--decoder fp32|int8] [--embeddings DIR] [--settings JSON]`
+ * `npm run eval -- --dataset coco --mode everything [--data DIR] [--out FILE] [--rules thorough,objects,grid] [--limit N] [--every N] [--threads N] [--encoder fp32|int8] [--decoder fp32|int8] [--embeddings DIR] [--settings JSON] [--decoder-workers N]`
  *
  * Segment everything on COCO photos: class-agnostic recall of the instances at mask IoU ≥ 0.5 with
  * at most 100 proposals per photo (AR@100; and for COCO's small / medium / large), and milliseconds
@@ -11,7 +11,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { evalCommandLine } from './commandLine';
 import { decodeImage } from '../../src/engine/adapters/nodeImage';
@@ -36,6 +36,7 @@ import { matchImage, toRegion, type GroundTruthInstance } from './metrics';
 import { rasterizeSegmentation, type CocoSegmentation } from './rasterize';
 import { addImageRecall, areaRange, emptyRecallCounts, nearnessOf, recall, type RecallCounts } from './recall';
 import { tallyMisses, type MissTally } from './missDiagnosis';
+import { proposalDumpLine } from './proposalDump';
 
 export interface CocoInstancesFile {
   images: { id: number; file_name: string; width: number; height: number }[];
@@ -55,7 +56,11 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode everything [options]
   --decoder P      fp32 (default, also the server's) or int8
   --embeddings DIR keep encoder outputs (photos and tiles) on disk in DIR and reuse them; the times
                    then leave out every encoder run found there (development runs only)
-  --settings JSON  EverythingSettings fields laid over every rule's (trying a variant)`;
+  --settings JSON  EverythingSettings fields laid over every rule's (trying a variant)
+  --decoder-workers N  the decoder on N worker threads of one intra-op thread each, asked ahead (default 1:
+                   the decoder on the main thread with --threads; CPU per part then overlaps and is not split)
+  --dump FILE      every proposal of every photo (features and IoU with the instances near it), a JSON
+                   line a photo and rule, to replay other rankings without the models`;
 
 const commandLine = evalCommandLine('eval coco everything', USAGE, {
   rules: { type: 'string' },
@@ -64,6 +69,8 @@ const commandLine = evalCommandLine('eval coco everything', USAGE, {
   decoder: { type: 'string' },
   embeddings: { type: 'string' },
   settings: { type: 'string' },
+  'decoder-workers': { type: 'string' },
+  dump: { type: 'string' },
 });
 const fail: (message: string) => never = commandLine.fail;
 
@@ -153,15 +160,19 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
   };
   const models = { encoderPrecision: precision('encoder'), decoderPrecision: precision('decoder') };
   const embeddingStore = values.embeddings ? diskEmbeddingStore(join(defaultModelDir(), samFiles({ encoderPrecision: models.encoderPrecision }).encoder), resolve(values.embeddings)) : undefined;
-  const engine = await loadNodeEngine({ threads, embeddingCacheSize: 1, embeddingStore, ...models });
+  const decoderWorkers = values['decoder-workers'] === undefined ? 1 : Number(values['decoder-workers']);
+  if (!Number.isInteger(decoderWorkers) || decoderWorkers < 1) fail('--decoder-workers must be a positive integer');
+  const engine = await loadNodeEngine({ threads, embeddingCacheSize: 1, embeddingStore, decoderWorkers, ...models });
   const detectors = await loadNodeDetectors({ threads });
   const totals = new Map<EverythingRule, RuleTotals>(
     rules.map((r) => [r, { counts: emptyRecallCounts(), ms: 0, cpuMs: 0, detectMs: 0, decodeMs: 0, tileEncodeMs: 0, tilesEncoded: 0, decoderRuns: 0, partCpu: emptyPartCpu(), detectorPasses: 0, decodes: {}, proposals: 0, foundBy: {}, nearness: {}, misses: {} }]),
   );
+  const dump = values.dump ? resolve(values.dump) : undefined;
+  if (dump) await writeFile(dump, '');
   let encoderMs = 0;
   let encoderCpuMs = 0;
   const started = Date.now();
-  process.stderr.write(`eval coco everything: ${images.length} images from ${dataDir}; rules ${rules.join(', ')}; ${engine.backend.name}, encoder ${models.encoderPrecision}, decoder ${models.decoderPrecision}\n`);
+  process.stderr.write(`eval coco everything: ${images.length} images from ${dataDir}; rules ${rules.join(', ')}; ${engine.backend.name}, encoder ${models.encoderPrecision}, decoder ${models.decoderPrecision}${decoderWorkers > 1 ? ` on ${decoderWorkers} workers` : ''}\n`);
 
   for (const [i, info] of images.entries()) {
     const image = await decodeImage(await readFile(join(dataDir, 'images', info.file_name)));
@@ -185,8 +196,9 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
       // Timed before the eval's own work on the answer (regions, the miss diagnosis).
       const ms = performance.now() - t1 + embedMs;
       const ruleCpuMs = cpuMsSince(c1);
-      const made = result.proposals.map((p) => ({ region: toRegion(p.mask), score: p.confidence }));
+      const made = result.proposals.map((p) => ({ region: toRegion(p.mask), score: p.rankScore }));
       tallyMisses(total.misses, gts, made, info.width, info.height);
+      if (dump) await appendFile(dump, `${proposalDumpLine(info.file_name, rule, gts, result.proposals, made.map((m) => m.region))}\n`);
       const proposals = result.proposals.slice(0, maxShown);
       total.detectorPasses += result.work.detectorPasses;
       for (const [part, { runs, kept }] of Object.entries(result.work.decodes) as [DecodePart, { runs: number; kept: number }][]) {
@@ -258,7 +270,7 @@ export async function runEverythingEval(argv: readonly string[]): Promise<void> 
     images: images.length,
     commit: gitCommit(),
     backend: engine.backend,
-    models,
+    models: { ...models, decoderWorkers },
     encoderMsPerPhoto: encoderMs / images.length,
     encoderCpuMsPerPhoto: encoderCpuMs / images.length,
     embeddingsCached: Boolean(embeddingStore),

@@ -25,6 +25,7 @@ import { BULK_EVERYTHING_RULE, DEFAULT_EVERYTHING_RULE, EVERYTHING_RULES, type E
 import { withFitFromDir } from './detectionsCache';
 import { lossSplit, lossSplitTable, type ScoredPhotoRecord } from './lossSplit';
 import { withFramedFromDir } from './framedCache';
+import { withoutRing, withRingFromEmbeddings } from './ringFromEmbeddings';
 import { DEFAULT_LEARNED_HEAD, LEARNED_HEADS, type LearnedHead } from '../../src/engine/learn/learnedClasses';
 import { namingProbe } from './namingProbe';
 import { classSetSummary, classSetTable } from './classSetSummary';
@@ -58,6 +59,8 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --detections DIR       the detectors' boxes per photo (bench/evalCoco/detectionsCache.ts): adds the fit
                          descriptor to a cache made without it
   --loss-split           where recall at P ≥ 70 % is lost, per class (bench/evalCoco/lossSplit.ts), under "lossSplit"
+  --no-ring              the ranker reads no ring descriptor (as before it did); otherwise a cache made without it
+                         gets it from the photos' stored SAM embeddings (ringFromEmbeddings.ts, no model runs)
   --framed DIR           whole-object candidates per photo (bench/evalCoco/framedCache.ts), appended to a cache
                          made without them
   --framed-min-score S   only those from a detector's box scored at least S (default 0: all built)
@@ -94,11 +97,14 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'framed-containing': { type: 'boolean' },
   'naming-probe': { type: 'boolean' },
   head: { type: 'string' },
+  'no-ring': { type: 'boolean' },
   'unknown-classes': { type: 'string' },
   'unknown-keep-boxes': { type: 'boolean' },
   'example-seeds': { type: 'string' },
 });
 const fail: (message: string) => never = commandLine.fail;
+
+const storeOfEmbeddings = () => diskEmbeddingStore(join(defaultModelDir(), samFiles().encoder));
 
 export function parseKinds(list: string): DescriptorKind[] {
   const kinds = list.split('+') as DescriptorKind[];
@@ -136,7 +142,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   const loadModels = () =>
     (models ??= (async () => ({
       // The photo, and the tile the bulk rule is working on: a tile must not evict the photo's embedding.
-      engine: await loadNodeEngine({ threads, embeddingCacheSize: 2, embeddingStore: diskEmbeddingStore(join(defaultModelDir(), samFiles().encoder)) }),
+      engine: await loadNodeEngine({ threads, embeddingCacheSize: 2, embeddingStore: storeOfEmbeddings() }),
       detectors: await loadNodeDetectors({ threads }),
     }))());
   const started = Date.now();
@@ -193,13 +199,17 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   const hidden = new Set(unknown);
   if (hidden.size > 0 && kinds.includes('fit') && !values.detections) fail('--unknown-classes with the fit descriptor needs --detections DIR: a cached fit descriptor read every class\'s boxes');
   const blind = hidden.size > 0 ? withFramed.map((p) => hideFromDetectors(p, hidden, values['unknown-keep-boxes'] === true)) : withFramed;
-  const described = values.detections ? await withFitFromDir(blind, resolve(values.detections), hidden) : blind;
+  const withFit = values.detections ? await withFitFromDir(blind, resolve(values.detections), hidden) : blind;
+  // The product's ranker reads the ring (overlapRanker.ts), so a replay without it would not be the product's.
+  const lacksRing = withFit.some((p) => p.proposals.some((q) => !q.descriptor.ring));
+  const described = values['no-ring'] ? withoutRing(withFit) : lacksRing ? await withRingFromEmbeddings(withFit, join(dataDir, 'images'), storeOfEmbeddings()) : withFit;
   if (kinds.includes('fit') && described.some((p) => p.proposals.some((q) => !q.descriptor.fit))) {
     fail(
       `${cacheDir} was made before the fit descriptor: give --detections DIR, made by ` +
         `npx tsx bench/evalCoco/detectionsCache.ts --data ${dataDir} --cache DIR (the detectors only, no SAM), or --descriptors without fit`,
     );
   }
+  if (kinds.includes('ring') && values['no-ring']) fail('--descriptors with ring and --no-ring: choose one');
   const session = shuffledOrder(described, orderSeed);
   const scoredRecords: ScoredPhotoRecord[] | undefined = values['loss-split'] ? [] : undefined;
   const probe = values['naming-probe'] ? namingProbe(kinds, (id) => categories.get(id) ?? String(id)) : undefined;
@@ -232,7 +242,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     seedImages,
     orderSeed,
     commit: gitCommit(),
-    settings: { ...(hidden.size > 0 ? { unknownClasses: unknown, unknownKeepBoxes: values['unknown-keep-boxes'] === true, exampleSeeds: seeded !== undefined } : {}), rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration, head, framed: values.framed === undefined ? undefined : { minScore: Number(values['framed-min-score'] ?? 0), containing: values['framed-containing'] === true } },
+    settings: { ...(hidden.size > 0 ? { unknownClasses: unknown, unknownKeepBoxes: values['unknown-keep-boxes'] === true, exampleSeeds: seeded !== undefined } : {}), rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration, head, ring: !values['no-ring'], framed: values.framed === undefined ? undefined : { minScore: Number(values['framed-min-score'] ?? 0), containing: values['framed-containing'] === true } },
     learn: main.learn,
     ...(unknownSummary ? { unknownClasses: unknownSummary } : {}),
     ...(probe ? { naming: probe.counts } : {}),

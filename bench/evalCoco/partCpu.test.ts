@@ -43,4 +43,27 @@ describe('meterParts', () => {
     expect(cpu.detectMs).toBeLessThan(45);
     expect(cpu.tileEncodeMs).toBeLessThan(85);
   });
+
+  it('decoder runs in progress at once are counted once, over the span from the first start until none is left', async () => {
+    let release: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => (release = resolve));
+    const engine: EverythingEngine = {
+      getEmbedding: () => undefined,
+      decodeConcurrency: 2,
+      decodeTokens: async () => {
+        await answered;
+        return {} as never;
+      },
+    };
+    const cpu = emptyPartCpu();
+    const metered = meterParts(engine, [], cpu);
+    expect(metered.engine.decodeConcurrency).toBe(2);
+    const both = [metered.engine.decodeTokens('k', { points: [] }), metered.engine.decodeTokens('k', { points: [] })];
+    spin(40);
+    release();
+    await Promise.all(both);
+    expect(cpu.decodeMs).toBeGreaterThanOrEqual(40);
+    // Metered call by call, the 40 ms both runs spanned would count twice.
+    expect(cpu.decodeMs).toBeLessThan(70);
+  });
 });

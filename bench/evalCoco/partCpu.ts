@@ -27,11 +27,34 @@ async function metered<T>(into: PartCpu, part: keyof PartCpu, call: () => Promis
   }
 }
 
+/**
+ * Calls that may overlap (decoder runs asked ahead on worker threads), metered from the first one's
+ * start until none is in progress: the process's CPU over that span, counted once. The workers' CPU is
+ * the process's too; the main thread's own work between answers falls inside the span.
+ */
+function overlapMeter(into: PartCpu, part: keyof PartCpu) {
+  let inProgress = 0;
+  let start = process.cpuUsage();
+  return async <T>(call: () => Promise<T>): Promise<T> => {
+    if (inProgress++ === 0) start = process.cpuUsage();
+    try {
+      return await call();
+    } finally {
+      if (--inProgress === 0) {
+        const used = process.cpuUsage(start);
+        into[part] += (used.user + used.system) / 1000;
+      }
+    }
+  };
+}
+
 /** The engine and detectors segment everything is given, each call's CPU time added to `into`. */
 export function meterParts(engine: EverythingEngine, detectors: readonly ConceptDetector[], into: PartCpu): { engine: EverythingEngine; detectors: ConceptDetector[] } {
+  const meteredDecode = overlapMeter(into, 'decodeMs');
   const meteredEngine: EverythingEngine = {
     getEmbedding: (key) => engine.getEmbedding(key),
-    decodeTokens: (key, prompt) => metered(into, 'decodeMs', () => engine.decodeTokens(key, prompt)),
+    decodeConcurrency: engine.decodeConcurrency,
+    decodeTokens: (key, prompt) => meteredDecode(() => engine.decodeTokens(key, prompt)),
     ...(engine.embedScratch ? { embedScratch: (picture, key) => metered(into, 'tileEncodeMs', () => engine.embedScratch!(picture, key)) } : {}),
     ...(engine.forget ? { forget: (key?: string) => engine.forget!(key) } : {}),
   };

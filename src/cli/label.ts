@@ -3,6 +3,7 @@
  * folder's photos by file name) teach the learned classes (src/engine/learn/); every other photo of
  * the folder gets proposals of those classes, written as COCO with their scores. Progress on stderr.
  */
+import { availableParallelism } from 'node:os';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { Annotation, AnnotatedImages, ClassDef, ImageEntry } from '../annotations/annotation';
@@ -35,7 +36,7 @@ export const LABEL_USAGE = `usage: label --images DIR --examples labelled.coco.j
   --show P           the lowest probability proposed (default ${SHOW_FROM})
   --rule R           segment everything's rule for the candidates (default ${BULK_EVERYTHING_RULE}, the bulk rule)
   --tolerance PX     polygon simplification tolerance in pixels
-  --threads N        inference threads (default: all cores)`;
+  --threads N        inference threads (default: all cores); the decoder runs on as many worker threads`;
 
 const IMAGE_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg', '.webp', '.gif', '.avif', '.tif', '.tiff']);
 
@@ -146,7 +147,9 @@ export async function labelCommand(argv: readonly string[], io: { stdout: (s: st
   const photos = await photosIn(options.imagesDir);
   const examples = await examplesByPhoto(options.examplesPath, photos);
   const targets = photos.filter((name) => !examples.has(name));
-  const models: Models = { engine: await loadNodeEngine({ threads: options.threads, embeddingCacheSize: 1 }), detectors: await loadNodeDetectors({ threads: options.threads }) };
+  // A bulk job: segment everything's box prompts are decoded side by side, one per core (decoderPool.ts).
+  const decoderWorkers = options.threads ?? availableParallelism();
+  const models: Models = { engine: await loadNodeEngine({ threads: options.threads, embeddingCacheSize: 1, decoderWorkers }), detectors: await loadNodeDetectors({ threads: options.threads }) };
   const started = performance.now();
   const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
   try {

@@ -469,6 +469,11 @@ export class SegmentationEngine {
     return tokens;
   }
 
+  /** Decoder runs that make progress side by side: how far ahead a caller with many prompts may ask. */
+  get decodeConcurrency(): number {
+    return this.decoder.concurrency ?? 1;
+  }
+
   /**
    * The decoder's mask tokens for one prompt on the photo alone (one look, no candidate chosen, nothing
    * upsampled): what segment-everything filters by predicted IoU and stability before it pays for

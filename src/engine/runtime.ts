@@ -21,6 +21,8 @@ export interface ModelSession {
   /** Runs the graph; `fetches` limits which outputs are computed/returned. */
   run(feeds: Record<string, Tensor>, fetches?: readonly string[]): Promise<Record<string, Tensor>>;
   release(): Promise<void>;
+  /** Runs that make progress side by side when started before the first is awaited (absent: 1). */
+  readonly concurrency?: number;
 }
 
 /** Which execution backend is actually running, reported to users and benchmarks. */

@@ -10,10 +10,17 @@ import * as ort from 'onnxruntime-node';
 import type { BackendInfo, ModelName, ModelSession, Runtime, Tensor } from '../runtime';
 import { samFiles, type ModelPrecision } from '../catalog';
 import { SegmentationEngine, type EmbeddingStore } from '../engine';
+import { createPooledSession } from './decoderPool';
 
 export interface NodeRuntimeOptions {
   /** Intra-op threads; defaults to the number of available cores. */
   threads?: number;
+  /**
+   * 2 or more: the per-click decoder runs on this many worker threads of one intra-op thread each
+   * (decoderPool.ts), several runs at once for a caller that asks ahead (segment everything). A single
+   * click then takes one thread's time, so the interactive path leaves it unset.
+   */
+  decoderWorkers?: number;
 }
 
 class NodeModelSession implements ModelSession {
@@ -51,7 +58,8 @@ export function createNodeRuntime(options: NodeRuntimeOptions = {}): Runtime {
   const backend: BackendInfo = { name: 'onnxruntime-node-cpu', threads };
   return {
     backend,
-    async createSession(_name: ModelName, model: string | Uint8Array): Promise<ModelSession> {
+    async createSession(name: ModelName, model: string | Uint8Array): Promise<ModelSession> {
+      if (name === 'decoder' && (options.decoderWorkers ?? 1) > 1) return createPooledSession(model, options.decoderWorkers!);
       const sessionOptions: ort.InferenceSession.SessionOptions = {
         executionProviders: ['cpu'],
         graphOptimizationLevel: 'all',
@@ -100,7 +108,7 @@ export async function loadNodeEngine(options: LoadNodeEngineOptions = {}): Promi
       throw new Error(`model file ${file} is missing; run \`npm run models\` to provision it`);
     }
   }
-  const runtime = createNodeRuntime({ threads: options.threads });
+  const runtime = createNodeRuntime({ threads: options.threads, decoderWorkers: options.decoderWorkers });
   return SegmentationEngine.create(runtime, { encoder, decoder, decoderPrecompute }, {
     embeddingCacheSize: options.embeddingCacheSize,
     embeddingStore: options.embeddingStore,

@@ -223,6 +223,12 @@ describe('segmentEverything', () => {
     for (const [i, a] of thorough.proposals.entries()) {
       for (const b of thorough.proposals.slice(i + 1)) expect(boxIoU(a.box, b.box)).toBeLessThanOrEqual(0.7);
     }
+    // Ranked by the decoder's confidence times the root of the strongest detector score any look gave the object.
+    expect(thorough.proposals.map((p) => p.rankScore)).toEqual(thorough.proposals.map((p) => p.rankScore).sort((x, y) => y - x));
+    for (const p of thorough.proposals.filter((q) => q.source === 'detector')) {
+      expect(p.strongestDetectorScore).toBeGreaterThanOrEqual(p.detectorScore!);
+      expect(p.rankScore).toBeCloseTo(p.confidence * Math.sqrt(p.strongestDetectorScore!), 10);
+    }
     // A tile's proposal lies inside its tile and reaches none of its edges inside the photo.
     const fromTiles = thorough.proposals.filter((p) => p.id >= objects.proposals.length);
     for (const p of fromTiles) {
@@ -320,6 +326,23 @@ describe('segmentEverything', () => {
     expect(everyBoxSmall.proposals.some((p) => p.detectorScore !== undefined && p.detectorScore < 0.1)).toBe(true);
     expect(boxRuns(noBoxSmall)).toBe(boxRuns(oneFloor));
     expect(noBoxSmall.proposals.every((p) => p.detectorScore === undefined || p.detectorScore >= 0.1)).toBe(true);
+  }, 300_000);
+
+  it('with smallBoxCentreClick a box the photo\'s encoder sees small is asked with a click at its centre, a larger one with the box alone', async () => {
+    const settings = { image, detectors: [detector], gridSides: [], smallBoxCentreClick: true };
+    const boxPrompts = async (tileBoxMaxPatches: number) => {
+      const { engine: recorder, answers } = recording(engine);
+      await segmentEverything(recorder, imageKey, { rule: 'objects', ...settings, tileBoxMaxPatches });
+      return answers.map((a) => a.prompt).filter((p) => p.box);
+    };
+    // Every box counts as small: each carries one positive click at its centre.
+    const small = await boxPrompts(Infinity);
+    expect(small.length).toBeGreaterThan(0);
+    for (const p of small) expect(p.points).toEqual([{ x: p.box!.x, y: p.box!.y, positive: true }]);
+    // No box counts as small: the boxes alone, as without the setting.
+    const large = await boxPrompts(0);
+    expect(large.length).toBe(small.length);
+    for (const p of large) expect(p.points).toBeUndefined();
   }, 300_000);
 
   it('refuses an image that was not embedded', async () => {

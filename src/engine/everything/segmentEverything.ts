@@ -32,7 +32,7 @@
  * Cancellable: with `signal` aborted, no decoder run starts and the promise rejects with the signal's
  * reason. Pure engine code: runs in the browser worker, the server, the CLI and the eval alike.
  */
-import { bestToken, stabilityScore, tokenLogits, validLowResRegion, type TokenOutputs } from '../candidates';
+import { stabilityScore, tokenLogits, validLowResRegion, type TokenOutputs } from '../candidates';
 import { EmbeddingMissingError, type SegmentationEngine } from '../engine';
 import type { ModelFrame } from '../frame';
 import { boxIoU, suppressOverlaps, type ConceptDetector, type CornerBox, type Detection } from '../text/detector';
@@ -40,7 +40,10 @@ import { cornerToCenterBox } from '../text/pipeline';
 import { mergeDetections } from '../text/pool';
 import type { BinaryMask, PointPrompt, RgbaImage, VisualPrompt } from '../types';
 import { maskArea, placeCrop, upsampleLogitsToCrop } from '../upsample';
+import { boxPromptToken, type BoxMaskChoice } from './boxToken';
+import { rankScore, withLookEvidence, type ProposalRanking } from './ranking';
 import { ExploredCells, lowResBox } from './lowRes';
+import { askAhead } from './askAhead';
 import { pointGrid } from './pointGrid';
 import { removeSmallRegions } from './regions';
 import { boxAtInnerEdge, cutByTileEdge, holdsCentreOf, mergeAcrossCrops, seenSmall, splitBySize, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile, type TileRect } from './tiles';
@@ -63,8 +66,10 @@ export interface Proposal {
   readonly area: number;
   /** Around the mask, image pixels (from the low-resolution logits). */
   readonly box: CornerBox;
-  /** predictedIoU × stability, in [0, 1]: proposals are ranked by it. */
+  /** predictedIoU × stability, in [0, 1]: the decoder's opinion of its mask. */
   readonly confidence: number;
+  /** What proposals are ranked by, in [0, 1]: the confidence, with `ranking` 'mask and detector' times the detectors' evidence (ranking.ts). */
+  readonly rankScore: number;
   readonly predictedIoU: number;
   readonly stability: number;
   readonly source: ProposalSource;
@@ -72,6 +77,10 @@ export interface Proposal {
   readonly label?: string;
   /** The detector's (calibrated) score, for proposals from a detector's box. */
   readonly detectorScore?: number;
+  /** For proposals from a detector's box with `boxMaskChoice` 'box agreement': box IoU of the mask's outline with that box. */
+  readonly boxAgreement?: number;
+  /** The highest score any look (the photo, a tile) gave a box of this object: `detectorScore` or a tile's box repeating it. */
+  readonly strongestDetectorScore?: number;
   readonly prompt: VisualPrompt;
   /** The tile whose re-encoded picture found it (photo pixels); none: the whole photo (`thorough` only). */
   readonly tile?: TileRect;
@@ -174,6 +183,19 @@ export interface EverythingSettings {
    * costs many decoder runs, and a weak box is mostly a wrong one). 0: any small box encodes its tile.
    */
   readonly tileEncodeMinScore: number;
+  /**
+   * Which of the decoder's four masks answers a detector's box: SAM's rule ('sam'), or the one whose
+   * outline agrees best with the box ('box agreement', boxToken.ts; the same decoder run).
+   */
+  readonly boxMaskChoice: BoxMaskChoice;
+  /**
+   * A box the photo's encoder sees small (under `tileBoxMaxPatches`) is asked with a positive click at
+   * its centre as well: in a crowd a small box also covers parts of the neighbours, and the click says
+   * which object is meant. The same one decoder run.
+   */
+  readonly smallBoxCentreClick: boolean;
+  /** How proposals are ordered inside `maxProposals` (ranking.ts). */
+  readonly ranking: ProposalRanking;
 }
 
 const OBJECTS_SETTINGS: EverythingSettings = {
@@ -202,6 +224,9 @@ const OBJECTS_SETTINGS: EverythingSettings = {
   tilesNeedSmallEvidence: false,
   smallEvidencePerTile: false,
   tileEncodeMinScore: 0,
+  boxMaskChoice: 'sam',
+  smallBoxCentreClick: false,
+  ranking: 'mask',
 };
 
 export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSettings>> = {
@@ -229,6 +254,9 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     tilesNeedSmallEvidence: false,
     smallEvidencePerTile: false,
     tileEncodeMinScore: 0,
+    boxMaskChoice: 'sam',
+    smallBoxCentreClick: false,
+    ranking: 'mask',
   },
   objects: OBJECTS_SETTINGS,
   // The object-aware rule on the whole photo, then the detectors again on 2×2 tiles (SAHI's slicing):
@@ -259,6 +287,9 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     // decoding them on the photo's embedding missed (docs/RESULTS.md, h37-bulkfast).
     smallEvidencePerTile: true,
     tileEncodeMinScore: 0.3,
+    // A crowded photo makes more proposals than are shown: the detectors' evidence, the tiles' second
+    // look included, decides which weak boxes' masks are shown (docs/RESULTS.md, h37-bulkrank).
+    ranking: 'mask and detector',
   },
 };
 
@@ -297,7 +328,7 @@ export interface EverythingResult {
  * What segment-everything needs of the engine (a wrapper can count or delay the decoder runs);
  * `embedScratch` and `forget` only for tiles.
  */
-export type EverythingEngine = Pick<SegmentationEngine, 'decodeTokens' | 'getEmbedding'> & Partial<Pick<SegmentationEngine, 'embedScratch' | 'forget'>>;
+export type EverythingEngine = Pick<SegmentationEngine, 'decodeTokens' | 'getEmbedding'> & Partial<Pick<SegmentationEngine, 'embedScratch' | 'forget' | 'decodeConcurrency'>>;
 
 interface Candidate {
   readonly logits: Float32Array;
@@ -307,6 +338,7 @@ interface Candidate {
   readonly source: ProposalSource;
   readonly label?: string;
   readonly detectorScore?: number;
+  readonly boxAgreement?: number;
   readonly prompt: VisualPrompt;
   readonly tile?: TileRect;
 }
@@ -348,12 +380,22 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
   };
   let stage: EverythingProgress['stage'] = 'detect';
 
+  const weakestBox = Math.min(settings.minDetectorScore, settings.minSmallBoxScore);
+  const ranked = (proposals: readonly Proposal[]): Proposal[] =>
+    proposals.map((p) => ({ ...p, rankScore: rankScore(p, settings.ranking, weakestBox) })).sort((a, b) => b.rankScore - a.rankScore || a.id - b.id);
   const report = () => onProgress?.({ stage, decoded, planned, proposals: ranked(kept) });
+  // Decoder runs asked ahead overlap: their time is the span while any is in progress, counted once.
+  let decodesInProgress = 0;
+  let decodeSpanStart = 0;
   const decode = async (view: View, prompt: VisualPrompt): Promise<{ outputs: TokenOutputs; frame: ModelFrame }> => {
     signal?.throwIfAborted();
-    const t0 = now();
-    const answer = await engine.decodeTokens(view.imageKey, prompt);
-    timings.decodeMs += now() - t0;
+    if (decodesInProgress++ === 0) decodeSpanStart = now();
+    let answer: { outputs: TokenOutputs; frame: ModelFrame };
+    try {
+      answer = await engine.decodeTokens(view.imageKey, prompt);
+    } finally {
+      if (--decodesInProgress === 0) timings.decodeMs += now() - decodeSpanStart;
+    }
     decoded++;
     (work.decodes[part] ??= { runs: 0, kept: 0 }).runs++;
     return answer;
@@ -376,7 +418,8 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     const mask = placeCrop(cleaned, size.width, size.height);
     kept = kept.filter((k) => !overlapping.includes(k));
     const { logits: _, ...rest } = candidate;
-    kept.push({ ...rest, id: nextId++, mask, area, confidence: candidate.predictedIoU * candidate.stability });
+    const confidence = candidate.predictedIoU * candidate.stability;
+    kept.push({ ...rest, id: nextId++, mask, area, confidence, rankScore: confidence, strongestDetectorScore: candidate.detectorScore });
     work.decodes[part]!.kept++;
     if (settings.skipCovered) {
       // Only the crop can hold a set pixel.
@@ -417,8 +460,13 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     const floor = Math.min(settings.minDetectorScore, settings.minSmallBoxScore);
     const merged = mergeDetections(perDetector, floor).filter((d) => d.score >= settings.minDetectorScore || seenSmall(d.box, size.width, size.height, settings.tileBoxMaxPatches));
     let boxes = suppressOverlaps(merged, (a, b) => boxIoU(a.box, b.box), settings.boxNmsIou).slice(0, settings.maxBoxes);
-    // A tile's box around an object already kept asks again what was answered.
-    if (view.tile) boxes = tileBoxesToAsk(boxes, view.tile);
+    if (view.tile) {
+      const tile = view.tile;
+      // A tile's box repeating a kept proposal is a second look at its object: the rank may read its score.
+      kept = withLookEvidence(kept, boxes.map((d) => ({ box: tileBoxToPhoto(d.box, tile), score: d.score })), settings.boxNmsIou);
+      // A tile's box around an object already kept asks again what was answered.
+      boxes = tileBoxesToAsk(boxes, tile);
+    }
     timings.detectMs += now() - t0;
     return boxes;
   };
@@ -434,11 +482,22 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     part = from;
     planned += boxes.length;
     if (!view.tile) askedOnPhoto.push(...boxes.map((d) => d.box));
-    for (const detection of boxes) {
-      const prompt: VisualPrompt = { box: cornerToCenterBox(detection.box) };
-      const { outputs, frame } = await decode(view, prompt);
-      const token = bestToken(outputs, frame, { ambiguous: false, unstableFallback: true });
-      const candidate = candidateOf(view, outputs, token, frame, { source: 'detector', label: detection.label, detectorScore: detection.score, prompt: promptInPhoto(prompt, view) });
+    const prompts = boxes.map((detection): VisualPrompt => {
+      const box = cornerToCenterBox(detection.box);
+      const clickCentre = settings.smallBoxCentreClick && seenSmall(detection.box, size.width, size.height, settings.tileBoxMaxPatches);
+      return clickCentre ? { box, points: [{ x: box.x, y: box.y, positive: true }] } : { box };
+    });
+    // A box's answer does not depend on what earlier boxes kept: an engine that decodes side by side
+    // is asked ahead, and the answers are still weighed in the boxes' order.
+    const answers = askAhead(
+      prompts.map((prompt) => () => decode(view, prompt)),
+      engine.decodeConcurrency ?? 1,
+    );
+    for (const [k, detection] of boxes.entries()) {
+      const prompt = prompts[k];
+      const { outputs, frame } = await answers.next();
+      const { token, agreement } = boxPromptToken(outputs, frame, detection.box, settings.boxMaskChoice);
+      const candidate = candidateOf(view, outputs, token, frame, { source: 'detector', label: detection.label, detectorScore: detection.score, ...(agreement === undefined ? {} : { boxAgreement: agreement }), prompt: promptInPhoto(prompt, view) });
       if (candidate && candidate.predictedIoU >= settings.boxPredIouThreshold) {
         markExplored(view, candidate.logits, frame);
         consider(candidate, frame, view);
@@ -551,10 +610,6 @@ function promptInPhoto(prompt: VisualPrompt, view: View): VisualPrompt {
 function gridMerge<T extends { readonly box: CornerBox; readonly predictedIoU: number }>(kept: readonly T[], candidate: Pick<T, 'box' | 'predictedIoU'>, nmsIou: number): T[] | undefined {
   const overlapping = kept.filter((k) => boxIoU(k.box, candidate.box) > nmsIou);
   return overlapping.some((k) => k.predictedIoU >= candidate.predictedIoU) ? undefined : overlapping;
-}
-
-function ranked(proposals: readonly Proposal[]): Proposal[] {
-  return [...proposals].sort((a, b) => b.confidence - a.confidence || a.id - b.id);
 }
 
 function definedOnly(options: EverythingOptions): Partial<EverythingSettings> {

@@ -1,6 +1,6 @@
 /**
  * Region descriptors for learned classes: what the classifier (learnedClasses.ts) sees of one object.
- * Five kinds, each computed from what the engine already has for a photo, so describing a proposal
+ * Six kinds, each computed from what the engine already has for a photo, so describing a proposal
  * costs no model run of its own:
  *
  * - `sam`: the SAM image embedding pooled over the mask: the coverage-weighted mean of the image-centred,
@@ -15,17 +15,20 @@
  *   class, so it carries shape and texture cues for classes it has no name for.
  * - `fit`: how the region's box sits on the detectors' boxes of any class: reaching past one, a part of
  *   one, or fitting one (fitDescriptor).
+ * - `ring`: how the SAM cells just outside the region's box compare with those inside and along its
+ *   border (ringDescriptor.ts). The overlap ranker reads it, not the classifier by default.
  *
  * Pure engine code: the same numbers in the browser worker, the server and the CLI.
  */
 import { DETECTORS } from '../catalog';
 import { insideShare } from './suppress';
+import { ringDescriptor } from './ringDescriptor';
 import { boxIoU, type CornerBox, type Detection, type FeatureMap } from '../text/detector';
 import { cellNormaliser, geometry, maskCellCoverage } from '../text/similar';
 import type { BinaryMask, RgbaImage } from '../types';
 
-export type DescriptorKind = 'sam' | 'detectors' | 'appearance' | 'backbone' | 'fit';
-export const DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['sam', 'detectors', 'appearance', 'backbone', 'fit'];
+export type DescriptorKind = 'sam' | 'detectors' | 'appearance' | 'backbone' | 'fit' | 'ring';
+export const DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['sam', 'detectors', 'appearance', 'backbone', 'fit', 'ring'];
 /**
  * What a learned model reads unless told otherwise. The learn eval's ablation (docs/RESULTS.md) has the
  * two datasets disagree: the backbone map leads on raccoon and trails on coco-tiny. With only three
@@ -38,9 +41,11 @@ export const DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['sam', 'detectors', 
 export const DEFAULT_DESCRIPTOR_KINDS: readonly DescriptorKind[] = ['sam', 'detectors', 'appearance', 'fit'];
 
 /** One region's descriptor, by kind: plain number arrays, so it serialises and crosses the worker as is. */
-export type RegionDescriptor = Readonly<Record<Exclude<DescriptorKind, 'fit'>, readonly number[]>> & {
+export type RegionDescriptor = Readonly<Record<Exclude<DescriptorKind, 'fit' | 'ring'>, readonly number[]>> & {
   /** Absent from descriptors made before the kind existed: a model reading it refuses them (featureVector). */
   readonly fit?: readonly number[];
+  /** The same: absent from descriptors made before the kind existed (ringDescriptor.ts). */
+  readonly ring?: readonly number[];
 };
 
 /** Every concept of every shipped detector, once, in catalog order: the `detectors` descriptor's columns. */
@@ -250,6 +255,7 @@ export function describeRegion(photo: PhotoContext, mask: BinaryMask): RegionDes
     appearance: appearanceDescriptor(photo.image, mask),
     backbone: backboneDescriptor(photo.features, mask),
     fit: fitDescriptor(photo.detections, box),
+    ring: ringDescriptor(photo.cells, box),
   };
 }
 

@@ -222,19 +222,31 @@ describe('LearnedClasses', () => {
     expect(LearnedClasses.fromJSON(saved, { shownCalibration: 'none' }).toJSON().shown?.method).toBe('none');
   });
 
-  it('loads a model saved before the ranker read its count features, with its decisions, and learns on from them', () => {
+  /**
+   * A model that decided on lone proposals, saved and restored as an older engine held its ranker: the
+   * relations cut to the features `keptBeforeBias` (the first ones), the bias last.
+   */
+  function savedByAnOlderEngine(keptBeforeBias: number): { model: LearnedClasses; restored: LearnedClasses } {
     const model = taught();
     for (let i = 0; i < 40; i++) decideLone(model, 0.9, i % 4 !== 0);
     const saved = JSON.parse(JSON.stringify(model.toJSON())) as LearnedClassesState;
-    // As a model saved then held them: six features a relation, the bias last.
-    const before = (x: readonly number[]) => [...x.slice(0, 5), x[7]];
+    const before = (x: readonly number[]) => [...x.slice(0, keptBeforeBias), x[x.length - 1]];
     const old = { ...saved, ranker: { weights: before(saved.ranker!.weights), outcomes: saved.ranker!.outcomes.map((o) => ({ ...o, x: before(o.x) })) }, shown: { ...saved.shown!, outcomes: saved.shown!.outcomes.map((o) => ({ ...o, x: before(o.x) })) } };
-    const restored = LearnedClasses.fromJSON(old);
+    return { model, restored: LearnedClasses.fromJSON(old) };
+  }
+
+  // Six features a relation before the count features, eight before the ring; the lone proposals here have no ring.
+  it.each([
+    ['the count features', 5],
+    ['the ring', 7],
+  ])('loads a model saved before the ranker read %s, with its decisions, answering as it did and learning on from them', (_, keptBeforeBias) => {
+    const { model, restored } = savedByAnOlderEngine(keptBeforeBias);
     const lone = [{ box: { x0: 0, y0: 0, x1: 50, y1: 50 }, classId: 'cat', probability: 0.9 }];
     expect(restored.rankProposals(lone)[0].probability).toBeCloseTo(model.rankProposals(lone)[0].probability, 9);
     expect(restored.shownDecisions()).toEqual(model.shownDecisions());
+    expect(restored.toJSON().ranker!.outcomes[0].x).toHaveLength(13);
     decideLone(restored, 0.9, true);
-    expect(restored.toJSON().ranker!.weights).toHaveLength(8);
+    expect(restored.toJSON().ranker!.weights).toHaveLength(13);
   });
 
   it('a proposal ranked but not shown teaches the ranker, not the shown probability', () => {

@@ -22,7 +22,7 @@ import {
   type PlattMap,
 } from './calibration';
 import { DEFAULT_DESCRIPTOR_KINDS, featureVector, type DescriptorKind, type RegionDescriptor } from './descriptors';
-import { OverlapRanker, withCountFeatures, withOwnProbability, type OverlapRankerState, type RankedProposal, type RelationFeatures } from './overlapRanker';
+import { OverlapRanker, withCurrentFeatures, withOwnProbability, type OverlapRankerState, type RankedProposal, type RelationFeatures } from './overlapRanker';
 import { featureBlocks, PrototypeHead, type FeatureBlock } from './prototypeHead';
 import { standardisation } from './standardisation';
 import { halvesOf, packExamples, unpackExamples, valuesOf, type PackedExamples } from './packedExamples';
@@ -356,12 +356,12 @@ export class LearnedClasses {
     model.adam = { m: state.optimiser.m.map((r) => Float64Array.from(r)), v: state.optimiser.v.map((r) => Float64Array.from(r)), t: state.optimiser.t };
     model.seed = state.optimiser.seed;
     if (state.ranker) model.ranker = OverlapRanker.fromJSON(state.ranker);
-    // Its decisions are kept with the ranker's features: a model saved before the count features gets them as the ranker does.
+    // Its decisions are kept with the ranker's features: a model saved before the count or ring features gets them as the ranker does.
     // The map is refitted from those decisions on every load, so a saved model takes this engine's map (or the caller's),
     // not the one it was saved with: a model saved before a better map gets it.
     if (state.shown) {
       const method = options.shownCalibration ?? DEFAULT_SHOWN_CALIBRATION;
-      model.shown = ShownCalibration.fromJSON({ method, outcomes: state.shown.outcomes.map((o) => ({ ...o, x: withCountFeatures(o.x) })) }, model.rankerScore);
+      model.shown = ShownCalibration.fromJSON({ method, outcomes: state.shown.outcomes.map((o) => ({ ...o, x: withCurrentFeatures(o.x) })) }, model.rankerScore);
     }
     return model;
   }

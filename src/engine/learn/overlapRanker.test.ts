@@ -66,13 +66,81 @@ describe('overlap ranker', () => {
     const oldWeights = [1.2, -0.5, -2, 0.3, -0.4, 0.1];
     const oldOutcome = { x: [0.4, 0.2, 0.9, 0.1, 0.8, 1], correct: false };
     const ranker = OverlapRanker.fromJSON({ weights: oldWeights, outcomes: [oldOutcome] });
-    const proposals = [whole(0, 0.9), headOf(0, 0.7), whole(300, 0.6)];
-    const oldScore = (x: readonly number[]) => 1 / (1 + Math.exp(-[0, 1, 2, 3, 4, 7].reduce((s, j, k) => s + x[j] * oldWeights[k], 0)));
+    const proposals = [whole(0, 0.9), headOf(0, 0.7), whole(300, 0.6)].map((p) => ({ ...p, ring: [0.9, 0.8, 0.3] }));
+    const oldScore = (x: readonly number[]) => 1 / (1 + Math.exp(-[0, 1, 2, 3, 4, 12].reduce((s, j, k) => s + x[j] * oldWeights[k], 0)));
     const { probabilities, relations } = ranker.rank(proposals);
     probabilities.forEach((p, i) => expect(p).toBeCloseTo(oldScore(relations[i]), 12));
     const saved = ranker.toJSON();
-    expect(saved.weights).toHaveLength(8);
-    expect(saved.outcomes[0].x).toEqual([0.4, 0.2, 0.9, 0.1, 0.8, 0, 0, 1]);
+    expect(saved.weights).toHaveLength(13);
+    expect(saved.outcomes[0].x).toEqual([0.4, 0.2, 0.9, 0.1, 0.8, 0, 0, 0, 0, 0, 0, 0, 1]);
+  });
+
+  it('loads a ranker saved before the ring features, answering as it did', () => {
+    const oldWeights = [1.1, -0.5, -2, 0.3, -0.4, -0.2, -0.6, 0.1];
+    const oldOutcome = { x: [0.4, 0.2, 0.9, 0.1, 0.8, 0.9, 1, 1], correct: false };
+    const ranker = OverlapRanker.fromJSON({ weights: oldWeights, outcomes: [oldOutcome] });
+    const proposals = [whole(0, 0.9), headOf(0, 0.7), whole(300, 0.6)].map((p) => ({ ...p, ring: [0.9, 0.8, 0.3] }));
+    const oldScore = (x: readonly number[]) => 1 / (1 + Math.exp(-[0, 1, 2, 3, 4, 5, 6, 12].reduce((s, j, k) => s + x[j] * oldWeights[k], 0)));
+    const { probabilities, relations } = ranker.rank(proposals);
+    probabilities.forEach((p, i) => expect(p).toBeCloseTo(oldScore(relations[i]), 12));
+    expect(ranker.toJSON().outcomes[0].x).toEqual([0.4, 0.2, 0.9, 0.1, 0.8, 0.9, 1, 0, 0, 0, 0, 0, 1]);
+  });
+
+  it("reads each proposal's ring numbers, zeros where its descriptor has none", () => {
+    const [withRing, without] = relationFeatures([{ ...whole(0, 0.9), ring: [0.9, 0.8, 0.3] }, whole(300, 0.6)]);
+    expect(withRing.slice(7, 10)).toEqual([0.9, 0.8, 0.3]);
+    expect(without.slice(7, 10)).toEqual([0, 0, 0]);
+  });
+
+  it('reads the ring of the more probable proposal it lies in or holds: a region with surroundings around it, a part inside it', () => {
+    const withSurroundings = { box: { x0: 0, y0: 0, x1: 200, y1: 160 }, classId: 'raccoon', probability: 0.9, ring: [0.3, 0.9, 0.2] };
+    const [, inside] = relationFeatures([withSurroundings, { ...whole(50, 0.7), ring: [0.1, 0.1, 0.9] }]);
+    // Wholly inside it: 1 × (1 − 0.2). It holds a quarter of it, which continues past its edge at 0.3.
+    expect(inside[10]).toBeCloseTo(0.8, 9);
+    expect(inside[11]).toBeCloseTo(0.25 * 0.3, 9);
+    const part = { ...headOf(0, 0.9), ring: [0.85, 0.9, 0.9] };
+    const [, holding] = relationFeatures([part, { ...whole(0, 0.7), ring: [0.1, 0.1, 0.9] }]);
+    // It holds the head wholly (× 0.85); 750 of its 8,000 pixels lie in the head, whose border is like its middle (1 − 0.9).
+    expect(holding[11]).toBeCloseTo(0.85, 9);
+    expect(holding[10]).toBeCloseTo((750 / 8000) * 0.1, 9);
+    // A more probable one without a ring (a descriptor from before it) says nothing of the kind.
+    expect(relationFeatures([{ ...part, ring: undefined }, whole(0, 0.7)])[1].slice(10, 12)).toEqual([0, 0]);
+  });
+
+  it('learns from the decisions whether a region inside a more probable one is the object, by what kind of region that one is', () => {
+    // The same inner region, the same boxes: only the outer region's ring differs (surroundings along its border, or not).
+    const outer = (surroundings: boolean) => ({ box: { x0: 0, y0: 0, x1: 200, y1: 160 }, classId: 'raccoon', probability: 0.9, ring: [0.3, 0.9, surroundings ? 0.2 : 0.9] });
+    const inner = (probability: number) => ({ ...whole(50, probability), ring: [0.5, 0.5, 0.9] });
+    const ranker = new OverlapRanker();
+    ranker.record(
+      Array.from({ length: 120 }, (_, i) => {
+        const surroundings = i % 2 === 0;
+        const [, x] = relationFeatures([outer(surroundings), inner(0.55 + (i % 8) * 0.05)]);
+        return { x, correct: surroundings };
+      }),
+    );
+    const [, inSurroundings] = ranker.rank([outer(true), inner(0.7)]).probabilities;
+    const [, inWhole] = ranker.rank([outer(false), inner(0.7)]).probabilities;
+    expect(inSurroundings).toBeGreaterThan(0.6);
+    expect(inSurroundings - inWhole).toBeGreaterThan(0.2);
+  });
+
+  it('learns from rejected regions that continue past their edge (parts) to rank such a lone one under an equally probable one that ends there', () => {
+    // Lone on their photos, so the boxes' relations cannot tell them apart: only the ring can.
+    const endsAtEdge = [0.05, 0.1, 0.9];
+    const continuesPastEdge = [0.85, 0.9, 0.9];
+    const ranker = new OverlapRanker();
+    ranker.record(
+      Array.from({ length: 40 }, (_, i) => {
+        const probability = 0.55 + (i % 8) * 0.05;
+        const [x] = relationFeatures([{ ...whole(0, probability), ring: i % 2 === 0 ? endsAtEdge : continuesPastEdge }]);
+        return { x, correct: i % 2 === 0 };
+      }),
+    );
+    const [whole_] = ranker.rank([{ ...whole(0, 0.7), ring: endsAtEdge }]).probabilities;
+    const [part] = ranker.rank([{ ...whole(0, 0.7), ring: continuesPastEdge }]).probabilities;
+    expect(whole_).toBeGreaterThan(0.6);
+    expect(part).toBeLessThan(0.3);
   });
 
   it('learns from rejected parts to rank a part under a lone proposal of the same probability', () => {
@@ -107,5 +175,6 @@ describe('overlap ranker', () => {
     expect(copy.rank(proposals)).toEqual(ranker.rank(proposals));
     expect(() => OverlapRanker.fromJSON({ weights: [1, 0], outcomes: [] })).toThrow(/weights/);
     expect(() => OverlapRanker.fromJSON({ weights: [1, 0, 0, 0, 0, 0, 0], outcomes: [] })).toThrow(/weights/);
+    expect(() => OverlapRanker.fromJSON({ weights: new Array(11).fill(0), outcomes: [] })).toThrow(/weights/);
   });
 });

@@ -18,11 +18,22 @@
  * sure one is the person's usual rejection, while on a class that comes in crowds (bottles on a shelf)
  * the decisions teach the opposite.
  *
+ * Boxes alone cannot tell which of two nested regions is the object: the raccoon inside the raccoon
+ * with its sofa, or the raccoon's head inside the raccoon, look the same from their boxes. So the
+ * ranker also reads each proposal's `ring` descriptor (ringDescriptor.ts): whether what lies just
+ * outside it looks like what lies inside (a part continues past its edge), and whether its border
+ * looks like its middle (a region with surroundings has them along its border); and the same of the
+ * more probable proposal it lies in or holds, since which of two nested regions is the object depends
+ * on what the other one is. How much those say is learned from the same decisions, for every class at
+ * once: five numbers, not per class, since a session's first photos give too few decisions to weigh
+ * them class by class.
+ *
  * Before any decision it is the identity on the probability (the prior every fit is pulled to), so a
  * new session ranks as the classifier does.
  */
 import { boxIoU, type CornerBox } from '../text/detector';
 import { fitLogistic, logit, sigmoid } from './calibration';
+import { RING_LENGTH } from './ringDescriptor';
 import { insideShare } from './suppress';
 
 export interface RankedProposal {
@@ -30,16 +41,20 @@ export interface RankedProposal {
   readonly classId: string;
   /** Calibrated, from the classifier (or a detector's own calibrated score). */
   readonly probability: number;
+  /** Its `ring` descriptor (ringDescriptor.ts); absent from descriptors made before it, read as zeros. */
+  readonly ring?: readonly number[];
 }
 
 /** The relation features of one proposal, the bias last. */
 export type RelationFeatures = readonly number[];
 
-const FEATURES = 8;
-/** What rankers saved before the count features read: the same, less those two (the bias stays last). */
+const FEATURES = 10 + RING_LENGTH;
+/** What rankers saved before the count features read: the same, less those two and the ring (the bias stays last). */
 const FEATURES_BEFORE_COUNTS = 6;
+/** What rankers saved before the ring features and the two read with them (the bias stays last). */
+const FEATURES_BEFORE_RING = 8;
 /** The identity: logit(probability) with weight 1, no say for the relations, no offset. */
-const PRIOR: readonly number[] = [1, 0, 0, 0, 0, 0, 0, 0];
+const PRIOR: readonly number[] = [1, ...new Array<number>(FEATURES - 1).fill(0)];
 /** Pseudo-observations' weight pulling the weights towards the prior: a few decisions cannot swing it. */
 const PRIOR_STRENGTH = 5;
 const MAX_OUTCOMES = 3000;
@@ -48,7 +63,10 @@ const MAX_OUTCOMES = 3000;
  * Per proposal, in the order given: [logit p, best IoU with a more probable same-class proposal,
  * largest share of it inside one, largest share of one inside it, the probability of the one it lies
  * most inside (times that share), the sum of the more probable ones' probabilities, 1 when there is
- * one, 1].
+ * one, its three ring numbers (zeros when its descriptor predates them), how far it lies inside a
+ * more probable one whose border is unlike its middle (its share inside × (1 − that one's third ring
+ * number)), how far it holds a more probable one that continues past its edge (that one's share
+ * inside it × its first ring number), 1].
  */
 export function relationFeatures(proposals: readonly RankedProposal[]): RelationFeatures[] {
   return proposals.map((p, i) => {
@@ -58,6 +76,8 @@ export function relationFeatures(proposals: readonly RankedProposal[]): Relation
     let container = 0;
     let above = 0;
     let anyAbove = 0;
+    let inSurroundings = 0;
+    let holdsPart = 0;
     proposals.forEach((q, j) => {
       if (j === i || q.classId !== p.classId) return;
       // Ties are broken by position, so two equal proposals do not both count as the other's part.
@@ -68,9 +88,18 @@ export function relationFeatures(proposals: readonly RankedProposal[]): Relation
       const share = insideShare(p.box, q.box);
       if (share > inside) inside = share;
       container = Math.max(container, share * q.probability);
-      contains = Math.max(contains, insideShare(q.box, p.box));
+      const held = insideShare(q.box, p.box);
+      contains = Math.max(contains, held);
+      // The ring of the more probable one says what kind of region it is: with surroundings along its
+      // border (so this one, inside it, may be the whole), or a part continuing past its edge (so this
+      // one, holding it, may be the whole).
+      if (q.ring) {
+        inSurroundings = Math.max(inSurroundings, share * (1 - q.ring[2]));
+        holdsPart = Math.max(holdsPart, held * q.ring[0]);
+      }
     });
-    return [logit(p.probability), iou, inside, contains, container, above, anyAbove, 1];
+    const ring = Array.from({ length: RING_LENGTH }, (_, k) => p.ring?.[k] ?? 0);
+    return [logit(p.probability), iou, inside, contains, container, above, anyAbove, ...ring, inSurroundings, holdsPart, 1];
   });
 }
 
@@ -112,25 +141,25 @@ export class OverlapRanker {
     return { weights: [...this.weights], outcomes: this.outcomes.map((o) => ({ x: [...o.x], correct: o.correct })) };
   }
 
-  /** A saved ranker, one saved before the count features too: it answers as it did until it learns again. */
+  /** A saved ranker, one saved before the count or the ring features too: it answers as it did until it learns again. */
   static fromJSON(state: OverlapRankerState): OverlapRanker {
-    if (state.weights.length !== FEATURES && state.weights.length !== FEATURES_BEFORE_COUNTS) {
+    if (![FEATURES, FEATURES_BEFORE_RING, FEATURES_BEFORE_COUNTS].includes(state.weights.length)) {
       throw new Error(`overlap ranker has ${state.weights.length} weights, this engine reads ${FEATURES}`);
     }
     const ranker = new OverlapRanker();
-    ranker.weights = withCountFeatures(state.weights, PRIOR);
-    ranker.outcomes = state.outcomes.map((o) => ({ x: withCountFeatures(o.x), correct: o.correct }));
+    ranker.weights = withCurrentFeatures(state.weights, PRIOR);
+    ranker.outcomes = state.outcomes.map((o) => ({ x: withCurrentFeatures(o.x), correct: o.correct }));
     return ranker;
   }
 }
 
 /**
- * A relation (or weight vector) saved before the count features, with them: the prior's weights, and
- * zeros in an old outcome, which then teaches the new weights nothing it did not see. Current ones
- * come back as copies.
+ * A relation (or weight vector) saved before the count or the ring features, with them: the prior's
+ * weights, and zeros in an old outcome, which then teaches the new weights nothing it did not see.
+ * Current ones come back as copies.
  */
-export function withCountFeatures(values: readonly number[], fill: readonly number[] = []): number[] {
-  if (values.length !== FEATURES_BEFORE_COUNTS) return [...values];
-  const added = Array.from({ length: FEATURES - FEATURES_BEFORE_COUNTS }, (_, i) => fill[FEATURES_BEFORE_COUNTS - 1 + i] ?? 0);
+export function withCurrentFeatures(values: readonly number[], fill: readonly number[] = []): number[] {
+  if (values.length !== FEATURES_BEFORE_COUNTS && values.length !== FEATURES_BEFORE_RING) return [...values];
+  const added = Array.from({ length: FEATURES - values.length }, (_, i) => fill[values.length - 1 + i] ?? 0);
   return [...values.slice(0, -1), ...added, values[values.length - 1]];
 }

@@ -68,6 +68,24 @@ describe('proposeLearned', () => {
     expect(classifyCandidates(model, candidates, descriptors, 0)[1].probability).toBeLessThan(0.3);
   });
 
+  it("ranks with each candidate's ring: once taught that regions continuing past their edge were rejected, such a one is not shown", () => {
+    const model = toyRaccoonModel();
+    const endsAtEdge = { ...toy(RACCOON), ring: [0.05, 0.1, 0.9] };
+    const continuesPastEdge = { ...toy(RACCOON), ring: [0.85, 0.9, 0.9] };
+    const lone: Candidate[] = [{ mask: square(2, 2, 20) }];
+    expect(classifyCandidates(model, lone, [continuesPastEdge])).toHaveLength(1);
+    for (let photo = 0; photo < 40; photo++) {
+      const [whole] = classifyCandidates(model, lone, [endsAtEdge], 0);
+      const [part] = classifyCandidates(model, lone, [continuesPastEdge], 0);
+      model.recordProposalOutcomes([
+        { relation: whole.relation, correct: true },
+        { relation: part.relation, correct: false },
+      ]);
+    }
+    expect(classifyCandidates(model, lone, [continuesPastEdge])).toEqual([]);
+    expect(classifyCandidates(model, lone, [endsAtEdge])).toHaveLength(1);
+  });
+
   it('a detector’s word for a class of the person’s stands in where the learned class is less probable, under its own calibration', () => {
     const model = new LearnedClasses({ kinds: ['appearance'], l2: 1e-3 });
     model.learnAll([{ descriptor: toy(RACCOON), classId: 'cat' }, ...[0, 0.1, 0.2].map((s) => ({ descriptor: toy(GROUND, s), classId: null }))]);

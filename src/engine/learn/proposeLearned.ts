@@ -110,11 +110,12 @@ export function rankCandidates(
   personClasses: readonly string[] = model.classIds,
 ): RankedCandidate[] {
   if (descriptors.length !== candidates.length) throw new Error(`${candidates.length} candidates but ${descriptors.length} descriptors`);
-  type Guess = Omit<RankedCandidate, 'relation'>;
+  type Guess = Omit<RankedCandidate, 'relation'> & { readonly ring?: readonly number[] };
   const guesses: Guess[] = [];
   candidates.forEach((candidate, index) => {
     const guess = bestGuess(model, candidate, descriptors[index], personClasses);
-    if (guess && guess.probability >= RANK_FROM) guesses.push({ ...guess, index, box: candidate.box });
+    // The ring travels to the ranker only: it tells a part or a region with surroundings from a whole (overlapRanker.ts).
+    if (guess && guess.probability >= RANK_FROM) guesses.push({ ...guess, index, box: candidate.box, ring: descriptors[index].ring });
   });
   const standing = existing.map((e) => ({ ...e, probability: Infinity }));
   const proposals = new Set<ClassedProposal>(guesses);
@@ -122,7 +123,7 @@ export function rankCandidates(
   const kept = suppressSameClassOverlaps<ClassedProposal>([...standing, ...guesses], (k) => onPhoto.has(k)).filter((k): k is Guess => proposals.has(k));
   const ranked = model.rankProposals(kept);
   return kept
-    .map((guess, i): RankedCandidate => ({ ...guess, probability: ranked[i].probability, relation: ranked[i].relation }))
+    .map(({ ring: _ring, ...guess }, i): RankedCandidate => ({ ...guess, probability: ranked[i].probability, relation: ranked[i].relation }))
     .filter((p) => p.probability >= showFrom)
     .sort((a, b) => b.probability - a.probability);
 }

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { rankScore, withLookEvidence } from './ranking';
+
+const box = { x0: 10, y0: 10, x1: 50, y1: 50 };
+
+describe('rankScore', () => {
+  it("is the decoder's confidence alone under 'mask'", () => {
+    expect(rankScore({ confidence: 0.8, strongestDetectorScore: 0.02 }, 'mask', 0.02)).toBe(0.8);
+  });
+
+  it("puts a well-boxed proposal before a weakly boxed one the decoder rates a little higher under 'mask and detector'", () => {
+    const weakBox = rankScore({ confidence: 0.9, strongestDetectorScore: 0.03 }, 'mask and detector', 0.02);
+    const strongBox = rankScore({ confidence: 0.8, strongestDetectorScore: 0.6 }, 'mask and detector', 0.02);
+    expect(strongBox).toBeGreaterThan(weakBox);
+    expect(strongBox).toBeCloseTo(0.8 * Math.sqrt(0.6), 10);
+  });
+
+  it('counts a proposal no box asked for as the weakest box the rule asks', () => {
+    expect(rankScore({ confidence: 0.5 }, 'mask and detector', 0.04)).toBeCloseTo(0.5 * 0.2, 10);
+  });
+});
+
+describe('withLookEvidence', () => {
+  it("raises a proposal's strongest score to a repeating look's higher one, and leaves the others as they are", () => {
+    const repeated = { confidence: 0.7, strongestDetectorScore: 0.05, box };
+    const elsewhere = { confidence: 0.7, strongestDetectorScore: 0.05, box: { x0: 200, y0: 200, x1: 240, y1: 240 } };
+    const [raised, untouched] = withLookEvidence([repeated, elsewhere], [{ box: { x0: 11, y0: 10, x1: 50, y1: 51 }, score: 0.4 }], 0.7);
+    expect(raised.strongestDetectorScore).toBe(0.4);
+    expect(untouched).toBe(elsewhere);
+  });
+
+  it('never lowers a score, and a look overlapping at or under the NMS IoU is another object', () => {
+    const strong = { confidence: 0.7, strongestDetectorScore: 0.9, box };
+    expect(withLookEvidence([strong], [{ box, score: 0.3 }], 0.7)[0]).toBe(strong);
+    const weak = { confidence: 0.7, strongestDetectorScore: 0.05, box };
+    // Box IoU 0.5 with `box`: half of it.
+    expect(withLookEvidence([weak], [{ box: { x0: 10, y0: 10, x1: 30, y1: 50 }, score: 0.9 }], 0.7)[0]).toBe(weak);
+  });
+});
