@@ -64,7 +64,9 @@ export function withFitDescriptors(photo: CachedPhoto, detections: CachedDetecti
   return { ...photo, instances: photo.instances.map(fit), proposals: photo.proposals.map(fit) };
 }
 
-/** Every photo with the `fit` descriptor, from the detections cached in `dir`. */
-export async function withFitFromDir(photos: readonly CachedPhoto[], dir: string): Promise<CachedPhoto[]> {
-  return Promise.all(photos.map(async (p) => withFitDescriptors(p, JSON.parse(await readFile(detectionsFile(dir, p.file), 'utf8')) as CachedDetections)));
+/** Every photo with the `fit` descriptor, from the detections cached in `dir` but those of `hidden` classes (unknownClasses.ts). */
+export async function withFitFromDir(photos: readonly CachedPhoto[], dir: string, hidden: ReadonlySet<string> = new Set()): Promise<CachedPhoto[]> {
+  return Promise.all(
+    photos.map(async (p) => withFitDescriptors(p, (JSON.parse(await readFile(detectionsFile(dir, p.file), 'utf8')) as CachedDetections).filter((d) => !hidden.has(d.label)))),
+  );
 }

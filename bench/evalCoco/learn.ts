@@ -28,6 +28,9 @@ import { withFramedFromDir } from './framedCache';
 import { withoutRing, withRingFromEmbeddings } from './ringFromEmbeddings';
 import { DEFAULT_LEARNED_HEAD, LEARNED_HEADS, type LearnedHead } from '../../src/engine/learn/learnedClasses';
 import { namingProbe } from './namingProbe';
+import { classSetSummary, classSetTable } from './classSetSummary';
+import { exampleProposals } from './exampleProposals';
+import { hideFromDetectors, unknownClassesOf } from './unknownClasses';
 import { replaySession, type ClassRow, type LearnSummary, type ReplayOptions } from './learnReplay';
 
 const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [options]
@@ -63,7 +66,13 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --framed-min-score S   only those from a detector's box scored at least S (default 0: all built)
   --framed-containing    only those whose box holds most of another candidate's box
   --head H               how the learned model names a class: ${LEARNED_HEADS.join(', ')} (default ${DEFAULT_LEARNED_HEAD})
-  --naming-probe         also count how often other learned heads name a matched proposal's class (namingProbe.ts)`;
+  --naming-probe         also count how often other learned heads name a matched proposal's class (namingProbe.ts)
+  --unknown-classes L    play these classes as ones no detector knows (unknownClasses.ts): names joined by commas,
+                         or crowded-small for the classes the ground truth calls crowded and small (median instance
+                         under 32×32 px, ≥ 3 a photo where present, ≥ 20 in all); their figures under "unknownClasses"
+  --unknown-keep-boxes   keep the proposals the detectors' boxes of those classes prompted, unnamed (default: dropped)
+  --example-seeds DIR    the example path (exampleProposals.ts): the looks of those classes prompt SAM on every photo
+                         proposed on; SAM's answers are kept in DIR (needs --unknown-classes and --detections)`;
 
 const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'seed-images': { type: 'string' },
@@ -89,6 +98,9 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'naming-probe': { type: 'boolean' },
   head: { type: 'string' },
   'no-ring': { type: 'boolean' },
+  'unknown-classes': { type: 'string' },
+  'unknown-keep-boxes': { type: 'boolean' },
+  'example-seeds': { type: 'string' },
 });
 const fail: (message: string) => never = commandLine.fail;
 
@@ -178,7 +190,16 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     ...(values['step-work'] === undefined ? {} : { stepWork: Number(values['step-work']) }),
   };
   const withFramed = values.framed ? await withFramedFromDir(photos, resolve(values.framed), { minScore: Number(values['framed-min-score'] ?? 0), containing: values['framed-containing'] === true }) : photos;
-  const withFit = values.detections ? await withFitFromDir(withFramed, resolve(values.detections)) : withFramed;
+  let unknown: string[] = [];
+  try {
+    unknown = values['unknown-classes'] === undefined ? [] : unknownClassesOf(values['unknown-classes'], instances);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const hidden = new Set(unknown);
+  if (hidden.size > 0 && kinds.includes('fit') && !values.detections) fail('--unknown-classes with the fit descriptor needs --detections DIR: a cached fit descriptor read every class\'s boxes');
+  const blind = hidden.size > 0 ? withFramed.map((p) => hideFromDetectors(p, hidden, values['unknown-keep-boxes'] === true)) : withFramed;
+  const withFit = values.detections ? await withFitFromDir(blind, resolve(values.detections), hidden) : blind;
   // The product's ranker reads the ring (overlapRanker.ts), so a replay without it would not be the product's.
   const lacksRing = withFit.some((p) => p.proposals.some((q) => !q.descriptor.ring));
   const described = values['no-ring'] ? withoutRing(withFit) : lacksRing ? await withRingFromEmbeddings(withFit, join(dataDir, 'images'), storeOfEmbeddings()) : withFit;
@@ -192,26 +213,38 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   const session = shuffledOrder(described, orderSeed);
   const scoredRecords: ScoredPhotoRecord[] | undefined = values['loss-split'] ? [] : undefined;
   const probe = values['naming-probe'] ? namingProbe(kinds, (id) => categories.get(id) ?? String(id)) : undefined;
-  const main = replaySession(session, { ...options, ...(scoredRecords ? { scoredRecords } : {}), ...(probe ? { onLessons: probe.onLessons } : {}) });
+  if (values['example-seeds'] && (hidden.size === 0 || !values.detections)) fail('--example-seeds needs --unknown-classes and --detections');
+  const seeded = values['example-seeds']
+    ? exampleProposals({ dataDir, instances, detectionsDir: resolve(values.detections!), cacheDir: resolve(values['example-seeds']), unnamed: hidden, ...(threads === undefined ? {} : { threads }) })
+    : undefined;
+  const main = await replaySession(session, {
+    ...options,
+    ...(scoredRecords ? { scoredRecords } : {}),
+    ...(probe ? { onLessons: probe.onLessons } : {}),
+    ...(seeded ? { exampleProposals: seeded.proposalsOn } : {}),
+  });
+  await seeded?.release();
+  const unknownSummary = hidden.size > 0 ? classSetSummary(unknown, main) : undefined;
   const split = scoredRecords && lossSplit(scoredRecords, (id) => categories.get(id) ?? String(id));
   if (probe) process.stderr.write(`naming probe: ${JSON.stringify(probe.counts)}\n`);
-  const ablation = values.ablation
-    ? Object.fromEntries(
-        ablationChoices().map((choice) => {
-          const r = replaySession(session, { ...options, kinds: choice });
-          process.stderr.write(`ablation ${choice.join('+')}: AP50 ${(r.learn.ap50 * 100).toFixed(1)}\n`);
-          return [choice.join('+'), r.learn];
-        }),
-      )
-    : undefined;
+  let ablation: Record<string, LearnSummary> | undefined;
+  if (values.ablation) {
+    ablation = {};
+    for (const choice of ablationChoices()) {
+      const r = await replaySession(session, { ...options, kinds: choice });
+      process.stderr.write(`ablation ${choice.join('+')}: AP50 ${(r.learn.ap50 * 100).toFixed(1)}\n`);
+      ablation[choice.join('+')] = r.learn;
+    }
+  }
   const result = {
     dataset: dataDir,
     images: images.length,
     seedImages,
     orderSeed,
     commit: gitCommit(),
-    settings: { rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration, head, ring: !values['no-ring'], framed: values.framed === undefined ? undefined : { minScore: Number(values['framed-min-score'] ?? 0), containing: values['framed-containing'] === true } },
+    settings: { ...(hidden.size > 0 ? { unknownClasses: unknown, unknownKeepBoxes: values['unknown-keep-boxes'] === true, exampleSeeds: seeded !== undefined } : {}), rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration, head, ring: !values['no-ring'], framed: values.framed === undefined ? undefined : { minScore: Number(values['framed-min-score'] ?? 0), containing: values['framed-containing'] === true } },
     learn: main.learn,
+    ...(unknownSummary ? { unknownClasses: unknownSummary } : {}),
     ...(probe ? { naming: probe.counts } : {}),
     ...(ablation ? { ablation } : {}),
     byClass: main.byClass,
@@ -241,6 +274,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
       : []),
     ...(main.byClass.length > 1 ? ['', ...classTable(main.byClass)] : []),
     ...(split ? ['', ...lossSplitTable(split)] : []),
+    ...(unknownSummary ? ['', ...classSetTable(unknownSummary, `the classes played as unknown to the detectors (${values['unknown-keep-boxes'] ? 'their boxes kept, unnamed' : 'their boxes dropped'})`)] : []),
   ].join('\n');
   process.stdout.write(`${table}\n`);
   await mkdir(dirname(out), { recursive: true });

@@ -65,6 +65,8 @@ export interface ReplayOptions {
   readonly onLessons?: (photo: CachedPhoto, seed: boolean, lessons: readonly { descriptor: RegionDescriptor; classId: string | null }[], model: LearnedClasses) => void;
   /** When given, each scored photo's judged guesses and per-proposal best guesses are pushed here (lossSplit.ts). */
   readonly scoredRecords?: ScoredPhotoRecord[];
+  /** More proposals on each photo the tool proposes on, from what the model has learned so far (the example path: exampleProposals.ts). */
+  readonly exampleProposals?: (photo: CachedPhoto, model: LearnedClasses) => Promise<readonly CachedPhoto['proposals'][number][]>;
 }
 
 export interface LearnSummary {
@@ -143,12 +145,15 @@ export interface ClassRow {
   guessed: number;
   shown: number;
   accepted: number;
+  /** Instances nobody proposed right, made by hand. */
+  handAdded: number;
   recall: number;
   precision: number;
   ap50: number;
 }
 
-interface Ranked {
+/** One scored guess judged as a detection: what AP and recall at a precision are computed from. */
+export interface Ranked {
   readonly classId: string;
   readonly probability: number;
   readonly truePositive: boolean;
@@ -163,7 +168,10 @@ export interface ShownDecisionRow {
   correct: boolean;
 }
 
-export function replaySession(photos: readonly CachedPhoto[], options: ReplayOptions): { learn: LearnSummary; byImage: ImageRow[]; byClass: ClassRow[]; decisions: ShownDecisionRow[]; apLossSplit: LossSplit } {
+export async function replaySession(
+  photos: readonly CachedPhoto[],
+  options: ReplayOptions,
+): Promise<{ learn: LearnSummary; byImage: ImageRow[]; byClass: ClassRow[]; decisions: ShownDecisionRow[]; apLossSplit: LossSplit; ranked: Ranked[] }> {
   const model = new LearnedClasses({
     kinds: options.kinds,
     ...(options.l2 === undefined ? {} : { l2: options.l2 }),
@@ -186,12 +194,14 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
   const scoredForSplit: ScoredPhotoInput[] = [];
   const classRow = (classId: string) => {
     let r = classRows.get(classId);
-    if (!r) classRows.set(classId, (r = { classId, instances: 0, withProposal: 0, otherClass: 0, guessed: 0, shown: 0, accepted: 0, recall: 0, precision: NaN, ap50: NaN }));
+    if (!r) classRows.set(classId, (r = { classId, instances: 0, withProposal: 0, otherClass: 0, guessed: 0, shown: 0, accepted: 0, handAdded: 0, recall: 0, precision: NaN, ap50: NaN }));
     return r;
   };
 
-  photos.forEach((photo, index) => {
+  for (const [index, given] of photos.entries()) {
     const seed = index < options.seedImages;
+    const prompted = !seed && options.exampleProposals ? await options.exampleProposals(given, model) : [];
+    const photo = prompted.length ? { ...given, proposals: [...given.proposals, ...prompted] } : given;
     const gts = photo.instances;
     const real = gts.map((g, k) => k).filter((k) => !gts[k].crowd);
     const row: ImageRow = { image: photo.file, seed, instances: real.length, proposals: photo.proposals.length, shown: 0, accepted: 0, reclassed: 0, rejected: 0, handAdded: 0, actions: 0, acceptAllDefault: null, acceptAllLetThrough: 0, acceptAllRight: 0, learnMs: 0, learnCpuMs: 0, classifyMs: 0, toolMs: 0 };
@@ -257,7 +267,10 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     }
     for (const k of real) {
       if (matched.has(k)) continue;
-      if (!seed) row.handAdded++;
+      if (!seed) {
+        row.handAdded++;
+        classRow(classOf(gts[k].categoryId)).handAdded++;
+      }
       examples.push({ descriptor: gts[k].descriptor, classId: classOf(gts[k].categoryId) });
     }
     // The finished photo: the proposals nobody was asked about are labelled by what they overlap, and
@@ -303,7 +316,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
       acceptAll.right += row.acceptAllRight;
     }
     byImage.push(row);
-  });
+  }
 
   const perClassAp = [...positivesByClass.entries()].map(([classId, n]) => averagePrecision(ranked.filter((r) => r.classId === classId), n));
   [...positivesByClass.keys()].forEach((classId, i) => {
@@ -337,6 +350,7 @@ export function replaySession(photos: readonly CachedPhoto[], options: ReplayOpt
     byClass: [...classRows.values()].filter((r) => r.instances > 0).sort((a, b) => b.instances - a.instances),
     decisions: shownLog,
     apLossSplit: splitLoss(scoredForSplit, options.showFrom),
+    ranked,
   };
 }
 

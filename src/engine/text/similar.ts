@@ -99,6 +99,14 @@ export function geometry(width: number, height: number): Geometry {
   };
 }
 
+/** A grid cell's centre in image pixels (inside the image). */
+export function cellCentre(cell: number, g: Geometry): { x: number; y: number } {
+  return {
+    x: Math.min(g.width - 1, ((cell % GRID) + 0.5) * CELL / g.scale),
+    y: Math.min(g.height - 1, (Math.floor(cell / GRID) + 0.5) * CELL / g.scale),
+  };
+}
+
 /** Fraction of each grid cell covered by the mask (cells over padding stay 0). */
 export function maskCellCoverage(mask: BinaryMask, g: Geometry): Float32Array {
   const hits = new Float32Array(GRID * GRID);
@@ -316,12 +324,7 @@ export async function findSimilarReport(
   const found: SimilarInstance[] = [];
   let rejected = 0;
   for (const cell of seeds) {
-    const q = cell % GRID;
-    const r = Math.floor(cell / GRID);
-    const seed = {
-      x: Math.min(entry.width - 1, ((q + 0.5) * CELL) / g.scale),
-      y: Math.min(entry.height - 1, ((r + 0.5) * CELL) / g.scale),
-    };
+    const seed = cellCentre(cell, g);
     // A seed inside an instance already found would only find it again.
     if (found.some((f) => f.mask.data[Math.floor(seed.y) * entry.width + Math.floor(seed.x)])) continue;
     const { candidates } = await engine.predict(imageKey, { points: [{ ...seed, positive: true }] }, { multimask: true, mirrorAverage: false });
