@@ -343,7 +343,9 @@ function ruleName(rule: EverythingRule, overrides: Partial<EverythingSettings>):
   const boxes = `detector boxes (≤ ${s.maxBoxes}, score ≥ ${s.minDetectorScore}${s.minSmallBoxScore < s.minDetectorScore ? `, small ones ≥ ${s.minSmallBoxScore}` : ''})`;
   const objects = `object-aware: ${boxes}${s.gridSides.length ? ` then a ${s.gridSides.join('→')} grid over what is not yet covered` : ', no grid'}`;
   return s.tilesPerSide > 1
-    ? `${objects}; then ${s.tilesPerSide}×${s.tilesPerSide} tiles (overlap ${s.tileOverlap}) re-encoded where the detectors box something new, their boxes${s.tileGridSides.length ? ` and a ${s.tileGridSides.join('→')} grid` : ''} decoded on each`
+    ? s.encodeTiles
+      ? `${objects}; then ${s.tilesPerSide}×${s.tilesPerSide} tiles (overlap ${s.tileOverlap}) re-encoded where the detectors box something new, their boxes${s.tileGridSides.length ? ` and a ${s.tileGridSides.join('→')} grid` : ''} decoded on each`
+      : `${objects}; then ${s.tilesPerSide}×${s.tilesPerSide} tiles (overlap ${s.tileOverlap}) searched by the detectors, their new boxes decoded on the photo's embedding (no tile encoded)`
     : objects;
 }
 

@@ -199,7 +199,7 @@ describe('segmentEverything', () => {
         engine.forget(key);
       },
     };
-    const settings = { image, detectors: [detector], gridSides: [2], tileGridSides: [2] };
+    const settings = { image, detectors: [detector], gridSides: [2], tileGridSides: [2], encodeTiles: true };
     const progress: EverythingProgress[] = [];
     const thorough = await segmentEverything(tiling, imageKey, { rule: 'thorough', ...settings, onProgress: (p) => progress.push(p) });
     // The bulk rule asks the detectors for weaker boxes too: the same on the object-aware rule's photo pass.
@@ -240,7 +240,7 @@ describe('segmentEverything', () => {
 
   it("thorough rule: a tile's boxes the photo's encoder sees large are decoded on the photo's embedding, and a tile left with none is not encoded", async () => {
     const { engine: tiling, embedded, decodedOn } = tilingRecorder(engine);
-    const settings = { image, detectors: [detector], gridSides: [2], tileGridSides: [], tilesNeedSmallEvidence: false };
+    const settings = { image, detectors: [detector], gridSides: [2], tileGridSides: [], tilesNeedSmallEvidence: false, encodeTiles: true };
     const { minDetectorScore, maxBoxes } = EVERYTHING_SETTINGS.thorough;
     const photoOnly = await segmentEverything(engine, imageKey, { rule: 'objects', ...settings, minDetectorScore, maxBoxes });
     // No box is small (0 patches): every tile box the photo's pass did not answer goes to the photo.
@@ -280,7 +280,7 @@ describe('segmentEverything', () => {
     const holdsOne = await loadNodeEngine({ threads: 1, embeddingCacheSize: 1 });
     try {
       const key = (await holdsOne.embed(image)).imageKey;
-      const found = await segmentEverything(holdsOne, key, { rule: 'thorough', image, detectors: [detector], gridSides: [2], tileGridSides: [2] });
+      const found = await segmentEverything(holdsOne, key, { rule: 'thorough', image, detectors: [detector], gridSides: [2], tileGridSides: [2], encodeTiles: true });
       expect(found.tilesEncoded).toBeGreaterThan(0);
       expect(holdsOne.cachedViews().map((v) => v.imageKey)).toEqual([key]);
       const click = await holdsOne.predict(key, { points: [{ x: 200, y: 150 }] }, { mirrorAverage: false });
@@ -300,7 +300,7 @@ describe('segmentEverything', () => {
 
   it("thorough rule: a tile whose small new boxes are all weaker than tileEncodeMinScore is not encoded; its boxes are decoded on the photo's embedding", async () => {
     const { engine: tiling, embedded, decodedOn } = tilingRecorder(engine);
-    const settings = { image, detectors: [detector], gridSides: [2], tileGridSides: [], tilesNeedSmallEvidence: false, tileBoxMaxPatches: Infinity };
+    const settings = { image, detectors: [detector], gridSides: [2], tileGridSides: [], tilesNeedSmallEvidence: false, tileBoxMaxPatches: Infinity, encodeTiles: true };
     const anyBox = await segmentEverything(tiling, imageKey, { rule: 'thorough', ...settings, tileEncodeMinScore: 0 });
     expect(anyBox.tilesEncoded).toBeGreaterThan(0);
     embedded.length = 0;
@@ -312,6 +312,16 @@ describe('segmentEverything', () => {
     expect([...decodedOn]).toEqual([imageKey]);
     expect(none.work.decodes['tile boxes on photo']!.runs).toBeGreaterThan(0);
     expect(none.work.detectorPasses).toBe(5);
+    // The bulk rule as shipped encodes no tile at all, even where any box would be worth it and a tile grid is
+    // left to ask: its tiles are searched by the detectors and their boxes asked on the photo.
+    expect(EVERYTHING_SETTINGS.thorough.encodeTiles).toBe(false);
+    embedded.length = 0;
+    decodedOn.clear();
+    const shipped = await segmentEverything(tiling, imageKey, { rule: 'thorough', ...settings, encodeTiles: false, tileEncodeMinScore: 0, tileGridSides: [2] });
+    expect(shipped.tilesEncoded).toBe(0);
+    expect(embedded).toEqual([]);
+    expect([...decodedOn]).toEqual([imageKey]);
+    expect(shipped.work.decodes['tile boxes on photo']!.runs).toBeGreaterThan(0);
   }, 300_000);
 
   it("a box the photo's encoder sees small needs only minSmallBoxScore; a larger one still needs minDetectorScore", async () => {

@@ -184,6 +184,11 @@ export interface EverythingSettings {
    */
   readonly tileEncodeMinScore: number;
   /**
+   * Whether a tile is ever encoded. Without, a tile's detectors still look at it at twice the
+   * resolution, and every box they find is decoded on the photo's embedding.
+   */
+  readonly encodeTiles: boolean;
+  /**
    * Which of the decoder's four masks answers a detector's box: SAM's rule ('sam'), or the one whose
    * outline agrees best with the box ('box agreement', boxToken.ts; the same decoder run).
    */
@@ -224,6 +229,7 @@ const OBJECTS_SETTINGS: EverythingSettings = {
   tilesNeedSmallEvidence: false,
   smallEvidencePerTile: false,
   tileEncodeMinScore: 0,
+  encodeTiles: true,
   boxMaskChoice: 'sam',
   smallBoxCentreClick: false,
   ranking: 'mask',
@@ -254,6 +260,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     tilesNeedSmallEvidence: false,
     smallEvidencePerTile: false,
     tileEncodeMinScore: 0,
+    encodeTiles: true,
     boxMaskChoice: 'sam',
     smallBoxCentreClick: false,
     ranking: 'mask',
@@ -287,6 +294,10 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     // decoding them on the photo's embedding missed (docs/RESULTS.md, h37-bulkfast).
     smallEvidencePerTile: true,
     tileEncodeMinScore: 0.3,
+    // The tiles' detectors are kept, their encoder runs are not: on COCO a tile's own embedding found
+    // about as many small instances as it lost against decoding its boxes on the photo's, at about a
+    // sixth of a photo's CPU (docs/RESULTS.md, end of the session of 2026-11-29 04:51).
+    encodeTiles: false,
     // A crowded photo makes more proposals than are shown: the detectors' evidence, the tiles' second
     // look included, decides which weak boxes' masks are shown (docs/RESULTS.md, h37-bulkrank).
     ranking: 'mask and detector',
@@ -563,7 +574,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       // photo's pass or the neighbouring tile sees it whole (asked on the tile, its mask would be dropped).
       const uncut = (await detectBoxes(view, picture)).filter((d) => !boxAtInnerEdge(tileBoxToPhoto(d.box, tile), tile, size.width, size.height, 1));
       const bySize = splitBySize(uncut, size.width, size.height, settings.tileBoxMaxPatches);
-      const worthEncoding = bySize.small.some((d) => d.score >= settings.tileEncodeMinScore);
+      const worthEncoding = settings.encodeTiles && bySize.small.some((d) => d.score >= settings.tileEncodeMinScore);
       const boxes = worthEncoding ? bySize.small : [];
       // On the photo's embedding, a box like one already asked there (kept or not) would be answered the
       // same again: only a tile's finer view is worth a second look at it.
@@ -571,7 +582,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       await promptBoxes(whole, onPhoto.map((d) => ({ ...d, box: tileBoxToPhoto(d.box, tile) })), 'tile boxes on photo');
       stage = 'tiles';
       const gridLeft = settings.tileGridSides.some((side) => tileGrid(tile, side).some((p) => !answered(view, p)));
-      if (boxes.length === 0 && !gridLeft) continue;
+      if (!settings.encodeTiles || (boxes.length === 0 && !gridLeft)) continue;
       const t0 = now();
       // Beside the engine's cache, not in it: a small cache would evict the photo itself for its tile.
       await engine.embedScratch!(picture, tileKey);
