@@ -21,15 +21,12 @@
  * including one a person drew, and what the learn eval's caches keep.
  */
 import type { CornerBox } from '../text/detector';
-import { geometry } from '../text/similar';
+import { CELL, geometry, GRID } from '../text/similar';
 import type { SamCells } from './descriptors';
 
 export const RING_LENGTH = 3;
 /** The ring's width and the border band's depth, as a share of the box's side on each axis. */
 const EDGE_SHARE = 0.25;
-/** SAM's cell grid: 64 cells over the encoder's 1024-pixel side. */
-const GRID = 64;
-const CELL_PIXELS = 1024 / GRID;
 
 interface CellBox {
   readonly x0: number;
@@ -63,7 +60,7 @@ function cosine(a: Float64Array, b: Float64Array): number {
 
 export function ringDescriptor(cells: SamCells, box: CornerBox): number[] {
   const g = geometry(cells.width, cells.height);
-  const toCells = g.scale / CELL_PIXELS;
+  const toCells = g.scale / CELL;
   const inside: CellBox = { x0: box.x0 * toCells, y0: box.y0 * toCells, x1: box.x1 * toCells, y1: box.y1 * toCells };
   const dx = Math.max(1, EDGE_SHARE * (inside.x1 - inside.x0));
   const dy = Math.max(1, EDGE_SHARE * (inside.y1 - inside.y0));

@@ -17,8 +17,9 @@ import { maskIoU } from '../polygons';
 import type { BinaryMask } from '../types';
 import { suppressOverlaps } from './detector';
 
-const GRID = 64;
-const CELL = MODEL_SIZE / GRID;
+/** SAM's embedding grid: GRID × GRID cells of CELL pixels over the encoder's input. */
+export const GRID = 64;
+export const CELL = MODEL_SIZE / GRID;
 
 /**
  * How candidates are found and judged. 'peaks': find-similar before issue 26 (seeds at the similarity
