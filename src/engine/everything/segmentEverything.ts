@@ -391,6 +391,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
   };
   let stage: EverythingProgress['stage'] = 'detect';
 
+  // The weakest box the rule asks: the floor the detectors' boxes are kept at, and the evidence a proposal no box asked for counts as.
   const weakestBox = Math.min(settings.minDetectorScore, settings.minSmallBoxScore);
   const ranked = (proposals: readonly Proposal[]): Proposal[] =>
     proposals.map((p) => ({ ...p, rankScore: rankScore(p, settings.ranking, weakestBox) })).sort((a, b) => b.rankScore - a.rankScore || a.id - b.id);
@@ -468,8 +469,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       signal?.throwIfAborted();
     }
     // Boxes of any class on one object are one prompt: the best-scored box stays.
-    const floor = Math.min(settings.minDetectorScore, settings.minSmallBoxScore);
-    const merged = mergeDetections(perDetector, floor).filter((d) => d.score >= settings.minDetectorScore || seenSmall(d.box, size.width, size.height, settings.tileBoxMaxPatches));
+    const merged = mergeDetections(perDetector, weakestBox).filter((d) => d.score >= settings.minDetectorScore || seenSmall(d.box, size.width, size.height, settings.tileBoxMaxPatches));
     let boxes = suppressOverlaps(merged, (a, b) => boxIoU(a.box, b.box), settings.boxNmsIou).slice(0, settings.maxBoxes);
     if (view.tile) {
       const tile = view.tile;
@@ -581,8 +581,9 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       const onPhoto = unfoundInTile(worthEncoding ? bySize.large : uncut, tile, [...kept.map((k) => k.box), ...askedOnPhoto], settings.boxNmsIou);
       await promptBoxes(whole, onPhoto.map((d) => ({ ...d, box: tileBoxToPhoto(d.box, tile) })), 'tile boxes on photo');
       stage = 'tiles';
+      if (!settings.encodeTiles) continue;
       const gridLeft = settings.tileGridSides.some((side) => tileGrid(tile, side).some((p) => !answered(view, p)));
-      if (!settings.encodeTiles || (boxes.length === 0 && !gridLeft)) continue;
+      if (boxes.length === 0 && !gridLeft) continue;
       const t0 = now();
       // Beside the engine's cache, not in it: a small cache would evict the photo itself for its tile.
       await engine.embedScratch!(picture, tileKey);
