@@ -157,17 +157,3 @@ describe('proposeLearned', () => {
     expect(lessonsOfLabelledPhoto([{ mask: wholePhoto }, { mask: animal }], [{ classId: 'raccoon', box: drawn }])).toEqual([null, 'raccoon']);
   });
 });
-
-describe("bestGuess: a class's look as a word", () => {
-  const region: RegionDescriptor = { sam: [1, 0], detectors: [], appearance: [0], backbone: [] };
-
-  it('names the candidate by the class its word says, under that word\'s own calibration', () => {
-    const model = new LearnedClasses({ kinds: ['appearance'] });
-    for (let i = 0; i < 40; i++) model.recordDecision({ raw: 0.4, correct: i % 10 !== 0 }, 'example');
-    const byLook = bestGuess(model, { label: 'apple', detectorScore: 0.4, wordSource: 'example' }, region, ['apple'])!;
-    const byDetector = bestGuess(model, { label: 'apple', detectorScore: 0.4 }, region, ['apple'])!;
-    expect(byLook).toMatchObject({ classId: 'apple', source: 'example' });
-    expect(byDetector.source).toBe(DETECTOR_SOURCE);
-    expect(byLook.probability).toBeGreaterThan(byDetector.probability);
-  });
-});
