@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { GROUND, RACCOON, toy, toyRaccoonModel } from '../../../test/support/toyRaccoons';
 import type { BinaryMask } from '../types';
-import { boxMask, type RegionDescriptor } from './descriptors';
+import { boxMask } from './descriptors';
 import { LEARNED_SOURCE, LearnedClasses } from './learnedClasses';
-import { bestGuess, classifyCandidates, DETECTOR_SOURCE, lessonsOfLabelledPhoto, proposeLearned, type Candidate } from './proposeLearned';
+import { classifyCandidates, DETECTOR_SOURCE, lessonsOfLabelledPhoto, proposeLearned, type Candidate } from './proposeLearned';
 
 const W = 40;
 const H = 40;
