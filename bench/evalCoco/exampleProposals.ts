@@ -1,7 +1,7 @@
 /**
  * The example path in the learn eval (`--example-seeds`): on each photo the tool proposes on, the
- * looks of the person's classes no detector names (proposeLearned.ts unnamedClassLooks, as learned so
- * far in the session) prompt SAM through the product's own functions (src/engine/learn/exampleCandidates.ts),
+ * looks of the person's classes no detector names (exampleCandidates.ts classLooks, as learned so
+ * far in the session) prompt SAM (exampleCandidates.ts),
  * and what SAM answers is described and matched against the ground truth like a cached proposal.
  *
  * The seeds depend on what the session has learned, so they cannot be cached ahead; SAM's answer to
@@ -17,11 +17,10 @@ import { samFiles } from '../../src/engine/catalog';
 import type { SegmentationEngine } from '../../src/engine/engine';
 import { describeMasks, photoContext } from '../../src/engine/learn/describePhoto';
 import { maskBox } from '../../src/engine/learn/descriptors';
-import { exampleSeeds, namedBy, seedCandidates, type ExampleSeed } from '../../src/engine/learn/exampleCandidates';
 import type { LearnedClasses } from '../../src/engine/learn/learnedClasses';
-import { unnamedClassLooks } from '../../src/engine/learn/proposeLearned';
 import { diskEmbeddingStore } from '../eval/embeddingStore';
 import { detectionsFile, type CachedDetections } from './detectionsCache';
+import { classLooks, exampleSeeds, seedCandidates, type ExampleSeed } from './exampleCandidates';
 import type { CocoInstancesFile } from './everything';
 import { overlapsWithGroundTruth, type CachedPhoto, type CachedProposal, type GroundTruthRegion } from './learnCache';
 import { toRegion } from './metrics';
@@ -49,7 +48,8 @@ export function exampleProposals(source: ExampleProposalsSource): { proposalsOn(
   const loadEngine = () => (engine ??= loadNodeEngine({ threads: source.threads, embeddingCacheSize: 1, embeddingStore: diskEmbeddingStore(join(defaultModelDir(), samFiles().encoder)) }));
   return {
     async proposalsOn(photo, model) {
-      const looks = unnamedClassLooks(model, (name) => !source.unnamed.has(name));
+      if (photo.proposals.length === 0) return [];
+      const looks = classLooks(model, (name) => !source.unnamed.has(name), photo.proposals[0].descriptor);
       if (looks.length === 0) return [];
       const file = join(source.cacheDir, `${photo.file}.seeds.json`);
       const answered = JSON.parse(await readFile(file, 'utf8').catch(() => '{}')) as Record<string, CachedProposal[]>;
@@ -76,7 +76,7 @@ export function exampleProposals(source: ExampleProposalsSource): { proposalsOn(
         await writeFile(file, JSON.stringify(answered, (_key, value) => (typeof value === 'number' && !Number.isInteger(value) ? Math.round(value * 1e5) / 1e5 : value)));
       }
       sam.forget();
-      return seeds.flatMap((s) => answered[seedKey(s)].map((p) => ({ ...p, ...namedBy(s, p.descriptor.sam) })));
+      return seeds.flatMap((s) => answered[seedKey(s)]);
     },
     async release() {
       if (engine) await (await engine).release();

@@ -11,6 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { expectedCalibrationError } from '../../src/engine/learn/calibration';
 import { applyPlatt, fitPlatt, type PlattParameters } from '../../src/engine/text/calibration';
 
 interface Answer {
@@ -28,20 +29,9 @@ export function fitByDetector(answers: readonly Answer[]): Record<string, PlattP
   for (const [detector, list] of byDetector) {
     const samples = list.map((a) => ({ score: a.rawScore, positive: a.matched50 }));
     const parameters = fitPlatt(samples);
-    out[detector] = { ...parameters, answers: list.length, positives: samples.filter((x) => x.positive).length, ece: expectedCalibrationError(samples.map((x) => ({ p: applyPlatt(x.score, parameters), positive: x.positive }))) };
+    out[detector] = { ...parameters, answers: list.length, positives: samples.filter((x) => x.positive).length, ece: expectedCalibrationError(samples.map((x) => ({ probability: applyPlatt(x.score, parameters), correct: x.positive }))).ece };
   }
   return out;
-}
-
-export function expectedCalibrationError(samples: readonly { p: number; positive: boolean }[], bins = 10): number {
-  const sums = Array.from({ length: bins }, () => ({ n: 0, p: 0, right: 0 }));
-  for (const { p, positive } of samples) {
-    const b = Math.min(bins - 1, Math.floor(p * bins));
-    sums[b].n++;
-    sums[b].p += p;
-    if (positive) sums[b].right++;
-  }
-  return sums.reduce((e, s) => (s.n ? e + (s.n / samples.length) * Math.abs(s.right / s.n - s.p / s.n) : e), 0);
 }
 
 if (process.argv[1]?.endsWith('fitCalibration.ts')) {

@@ -40,8 +40,6 @@ export interface CachedProposal {
   readonly source: string;
   readonly label?: string;
   readonly detectorScore?: number;
-  /** Whose word `label` is (proposeLearned.ts Candidate): absent for a detector's. */
-  readonly wordSource?: string;
   readonly descriptor: RegionDescriptor;
   /**
    * Overlap with each ground-truth instance, in order: mask IoU, box IoU for box-only ground truth,

@@ -3,7 +3,9 @@
  * 100 detections per image and category): greedy matching by score, crowd regions absorb
  * detections without counting them, 101-point interpolated average precision.
  */
+import { maskBounds } from '../../src/engine/bounds';
 import type { BinaryMask } from '../../src/engine/types';
+import { maskArea } from '../../src/engine/upsample';
 
 export const IOU_THRESHOLDS = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95];
 export const MAX_DETECTIONS = 100;
@@ -18,25 +20,10 @@ export interface Region {
   readonly y1: number;
 }
 
+/** An empty mask's bounds are inverted (x1 < x0), so it overlaps nothing. */
 export function toRegion(mask: BinaryMask): Region {
-  let area = 0;
-  let x0 = mask.width;
-  let y0 = mask.height;
-  let x1 = -1;
-  let y1 = -1;
-  for (let y = 0; y < mask.height; y++) {
-    const row = y * mask.width;
-    for (let x = 0; x < mask.width; x++) {
-      if (mask.data[row + x]) {
-        area++;
-        if (x < x0) x0 = x;
-        if (x > x1) x1 = x;
-        if (y < y0) y0 = y;
-        y1 = y;
-      }
-    }
-  }
-  return { mask, area, x0, y0, x1, y1 };
+  const bounds = maskBounds(mask.data, mask.width, mask.height) ?? { x0: mask.width, y0: mask.height, x1: -1, y1: -1 };
+  return { mask, area: maskArea(mask), ...bounds };
 }
 
 /** Filled rectangle [x0, x1) × [y0, y1) (pixel centres inside), as a region. */

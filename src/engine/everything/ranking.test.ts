@@ -21,19 +21,27 @@ describe('rankScore', () => {
 });
 
 describe('withLookEvidence', () => {
+  const rule = { ranking: 'mask and detector', weakestBoxScore: 0.02 } as const;
+  const proposal = (strongestDetectorScore: number, at = box) => ({ confidence: 0.7, strongestDetectorScore, box: at, rankScore: rankScore({ confidence: 0.7, strongestDetectorScore }, rule.ranking, rule.weakestBoxScore) });
+
   it("raises a proposal's strongest score to a repeating look's higher one, and leaves the others as they are", () => {
-    const repeated = { confidence: 0.7, strongestDetectorScore: 0.05, box };
-    const elsewhere = { confidence: 0.7, strongestDetectorScore: 0.05, box: { x0: 200, y0: 200, x1: 240, y1: 240 } };
-    const [raised, untouched] = withLookEvidence([repeated, elsewhere], [{ box: { x0: 11, y0: 10, x1: 50, y1: 51 }, score: 0.4 }], 0.7);
+    const repeated = proposal(0.05);
+    const elsewhere = proposal(0.05, { x0: 200, y0: 200, x1: 240, y1: 240 });
+    const [raised, untouched] = withLookEvidence([repeated, elsewhere], [{ box: { x0: 11, y0: 10, x1: 50, y1: 51 }, score: 0.4 }], 0.7, rule);
     expect(raised.strongestDetectorScore).toBe(0.4);
     expect(untouched).toBe(elsewhere);
   });
 
+  it('ranks a raised proposal by its new evidence', () => {
+    const [raised] = withLookEvidence([proposal(0.05)], [{ box, score: 0.4 }], 0.7, rule);
+    expect(raised.rankScore).toBe(rankScore({ confidence: 0.7, strongestDetectorScore: 0.4 }, rule.ranking, rule.weakestBoxScore));
+  });
+
   it('never lowers a score, and a look overlapping at or under the NMS IoU is another object', () => {
-    const strong = { confidence: 0.7, strongestDetectorScore: 0.9, box };
-    expect(withLookEvidence([strong], [{ box, score: 0.3 }], 0.7)[0]).toBe(strong);
-    const weak = { confidence: 0.7, strongestDetectorScore: 0.05, box };
+    const strong = proposal(0.9);
+    expect(withLookEvidence([strong], [{ box, score: 0.3 }], 0.7, rule)[0]).toBe(strong);
+    const weak = proposal(0.05);
     // Box IoU 0.5 with `box`: half of it.
-    expect(withLookEvidence([weak], [{ box: { x0: 10, y0: 10, x1: 30, y1: 50 }, score: 0.9 }], 0.7)[0]).toBe(weak);
+    expect(withLookEvidence([weak], [{ box: { x0: 10, y0: 10, x1: 30, y1: 50 }, score: 0.9 }], 0.7, rule)[0]).toBe(weak);
   });
 });

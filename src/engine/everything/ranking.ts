@@ -21,6 +21,12 @@ export interface RankedEvidence {
   readonly strongestDetectorScore?: number;
 }
 
+/** How a rule ranks: the ranking, and the evidence a proposal no box asked for counts as (the weakest box the rule asks). */
+export interface RankingRule {
+  readonly ranking: ProposalRanking;
+  readonly weakestBoxScore: number;
+}
+
 /**
  * What proposals are ordered by, in [0, 1]. With the detectors' evidence: confidence × √score. The root
  * gives the decoder's opinion the larger say: the plain product pushed small objects, which the detectors
@@ -34,14 +40,22 @@ export function rankScore(proposal: RankedEvidence, ranking: ProposalRanking, we
 
 /**
  * The proposals, each whose box a look's box repeats (box IoU above `nmsIou`, photo pixels) raised to
- * that box's score where it is higher; the others as they are (the same objects when nothing changed).
+ * that box's score where it is higher, and ranked by it (`rule`); the others as they are (the same
+ * objects when nothing changed).
  */
-export function withLookEvidence<T extends RankedEvidence & { readonly box: CornerBox }>(proposals: readonly T[], looks: readonly { readonly box: CornerBox; readonly score: number }[], nmsIou: number): T[] {
+export function withLookEvidence<T extends RankedEvidence & { readonly box: CornerBox; readonly rankScore: number }>(
+  proposals: readonly T[],
+  looks: readonly { readonly box: CornerBox; readonly score: number }[],
+  nmsIou: number,
+  rule: RankingRule,
+): T[] {
   return proposals.map((proposal) => {
     let strongest = proposal.strongestDetectorScore;
     for (const look of looks) {
       if (look.score > (strongest ?? 0) && boxIoU(look.box, proposal.box) > nmsIou) strongest = look.score;
     }
-    return strongest === proposal.strongestDetectorScore ? proposal : { ...proposal, strongestDetectorScore: strongest };
+    if (strongest === proposal.strongestDetectorScore) return proposal;
+    const raised = { ...proposal, strongestDetectorScore: strongest };
+    return { ...raised, rankScore: rankScore(raised, rule.ranking, rule.weakestBoxScore) };
   });
 }

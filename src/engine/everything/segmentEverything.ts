@@ -41,7 +41,7 @@ import { mergeDetections } from '../text/pool';
 import type { BinaryMask, PointPrompt, RgbaImage, VisualPrompt } from '../types';
 import { maskArea, placeCrop, upsampleLogitsToCrop } from '../upsample';
 import { boxPromptToken, type BoxMaskChoice } from './boxToken';
-import { rankScore, withLookEvidence, type ProposalRanking } from './ranking';
+import { rankScore, withLookEvidence, type ProposalRanking, type RankingRule } from './ranking';
 import { ExploredCells, lowResBox } from './lowRes';
 import { askAhead } from './askAhead';
 import { pointGrid } from './pointGrid';
@@ -393,8 +393,8 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
 
   // The weakest box the rule asks: the floor the detectors' boxes are kept at, and the evidence a proposal no box asked for counts as.
   const weakestBox = Math.min(settings.minDetectorScore, settings.minSmallBoxScore);
-  const ranked = (proposals: readonly Proposal[]): Proposal[] =>
-    proposals.map((p) => ({ ...p, rankScore: rankScore(p, settings.ranking, weakestBox) })).sort((a, b) => b.rankScore - a.rankScore || a.id - b.id);
+  const rankingRule: RankingRule = { ranking: settings.ranking, weakestBoxScore: weakestBox };
+  const ranked = (proposals: readonly Proposal[]): Proposal[] => [...proposals].sort((a, b) => b.rankScore - a.rankScore || a.id - b.id);
   const report = () => onProgress?.({ stage, decoded, planned, proposals: ranked(kept) });
   // Decoder runs asked ahead overlap: their time is the span while any is in progress, counted once.
   let decodesInProgress = 0;
@@ -431,7 +431,8 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     kept = kept.filter((k) => !overlapping.includes(k));
     const { logits: _, ...rest } = candidate;
     const confidence = candidate.predictedIoU * candidate.stability;
-    kept.push({ ...rest, id: nextId++, mask, area, confidence, rankScore: confidence, strongestDetectorScore: candidate.detectorScore });
+    const strongestDetectorScore = candidate.detectorScore;
+    kept.push({ ...rest, id: nextId++, mask, area, confidence, rankScore: rankScore({ confidence, strongestDetectorScore }, rankingRule.ranking, rankingRule.weakestBoxScore), strongestDetectorScore });
     work.decodes[part]!.kept++;
     if (settings.skipCovered) {
       // Only the crop can hold a set pixel.
@@ -474,7 +475,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     if (view.tile) {
       const tile = view.tile;
       // A tile's box repeating a kept proposal is a second look at its object: the rank may read its score.
-      kept = withLookEvidence(kept, boxes.map((d) => ({ box: tileBoxToPhoto(d.box, tile), score: d.score })), settings.boxNmsIou);
+      kept = withLookEvidence(kept, boxes.map((d) => ({ box: tileBoxToPhoto(d.box, tile), score: d.score })), settings.boxNmsIou, rankingRule);
       // A tile's box around an object already kept asks again what was answered.
       boxes = tileBoxesToAsk(boxes, tile);
     }

@@ -20,6 +20,7 @@
  *
  * Pure engine code: the same numbers in the browser worker, the server and the CLI.
  */
+import { maskBounds } from '../bounds';
 import { DETECTORS } from '../catalog';
 import { insideShare } from './suppress';
 import { ringDescriptor } from './ringDescriptor';
@@ -278,21 +279,8 @@ export function featureVector(descriptor: RegionDescriptor, kinds: readonly Desc
 
 /** The tightest box around the mask's pixels, exclusive corners; undefined for an empty mask. */
 export function maskBox(mask: BinaryMask): CornerBox | undefined {
-  let x0 = mask.width;
-  let y0 = mask.height;
-  let x1 = -1;
-  let y1 = -1;
-  for (let y = 0; y < mask.height; y++) {
-    const row = y * mask.width;
-    for (let x = 0; x < mask.width; x++) {
-      if (!mask.data[row + x]) continue;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      y1 = y;
-    }
-  }
-  return x1 < 0 ? undefined : { x0, y0, x1: x1 + 1, y1: y1 + 1 };
+  const b = maskBounds(mask.data, mask.width, mask.height);
+  return b && { x0: b.x0, y0: b.y0, x1: b.x1 + 1, y1: b.y1 + 1 };
 }
 
 /** A filled box as a mask: how a box-only region (a box a person drew) is described. */

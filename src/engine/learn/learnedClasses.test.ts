@@ -296,29 +296,3 @@ describe('LearnedClasses', () => {
     expect(nearest[0].probability).toBeCloseTo(logistic[0].probability, 12);
   });
 });
-
-describe('LearnedClasses.samPrototype', () => {
-  const withSam = (sam: number[], appearance: number[]): RegionDescriptor => ({ sam, detectors: [], appearance, backbone: [] });
-
-  it("is the unit-length mean of the class's own examples' sam descriptors, not of other classes' or background", () => {
-    const model = new LearnedClasses({ kinds: ['appearance', 'sam'] });
-    model.learnAll([
-      { descriptor: withSam([1, 0, 0], [1, 0]), classId: 'cup' },
-      { descriptor: withSam([0, 1, 0], [1, 0]), classId: 'cup' },
-      { descriptor: withSam([0, 0, 1], [0, 1]), classId: 'bottle' },
-      { descriptor: withSam([0, 0, 1], [0, 0]), classId: null },
-    ]);
-    const look = model.samPrototype('cup')!;
-    expect(look[0]).toBeCloseTo(Math.SQRT1_2, 3);
-    expect(look[1]).toBeCloseTo(Math.SQRT1_2, 3);
-    expect(look[2]).toBeCloseTo(0, 6);
-    expect(model.samPrototype('bottle')).toEqual([0, 0, 1]);
-  });
-
-  it('is undefined for a class never taught, and for a model that does not read sam', () => {
-    const model = new LearnedClasses({ kinds: ['appearance'] });
-    model.learn({ descriptor: withSam([1, 0, 0], [1, 0]), classId: 'cup' });
-    expect(model.samPrototype('cup')).toBeUndefined();
-    expect(new LearnedClasses({ kinds: ['sam'] }).samPrototype('cup')).toBeUndefined();
-  });
-});

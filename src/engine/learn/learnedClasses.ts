@@ -157,27 +157,6 @@ export class LearnedClasses {
     return c <= 0 ? 0 : this.examples.filter((e) => e.c === c).length;
   }
 
-  /**
-   * The class's look in SAM's features: the mean of its positive examples' `sam` descriptors, unit
-   * length, as find-similar's prototype is (text/similar.ts). Undefined when the model does not read
-   * `sam` or holds no example of the class.
-   */
-  samPrototype(classId: string): number[] | undefined {
-    const c = this.classes.indexOf(classId);
-    const kind = this.kinds.indexOf('sam');
-    if (c <= 0 || kind < 0 || !this.blocks) return undefined;
-    const { start, length } = this.blocks[kind];
-    const sum = new Array<number>(length).fill(0);
-    let count = 0;
-    for (const e of this.examples) {
-      if (e.c !== c) continue;
-      count++;
-      for (let i = 0; i < length; i++) sum[i] += e.x[start + i];
-    }
-    const norm = Math.hypot(...sum);
-    return count && norm > 0 ? sum.map((v) => v / norm) : undefined;
-  }
-
   /** One object of `classId` (made, accepted or re-classed): learns at once. */
   learn(example: { descriptor: RegionDescriptor; classId: string }): void {
     this.learnAll([example]);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { GROUND, RACCOON, toy, toyRaccoonModel } from '../../../test/support/toyRaccoons';
 import type { BinaryMask } from '../types';
-import { boxMask, type RegionDescriptor } from './descriptors';
+import { boxMask } from './descriptors';
 import { LEARNED_SOURCE, LearnedClasses } from './learnedClasses';
-import { bestGuess, classifyCandidates, DETECTOR_SOURCE, lessonsOfLabelledPhoto, proposeLearned, type Candidate } from './proposeLearned';
+import { classifyCandidates, DETECTOR_SOURCE, lessonsOfLabelledPhoto, proposeLearned, type Candidate } from './proposeLearned';
 
 const W = 40;
 const H = 40;
@@ -155,19 +155,5 @@ describe('proposeLearned', () => {
     const wholePhoto = boxMask({ x0: 0, y0: 0, x1: W, y1: H }, W, H);
     const animal = boxMask({ x0: 2, y0: 6, x1: 38, y1: 32 }, W, H);
     expect(lessonsOfLabelledPhoto([{ mask: wholePhoto }, { mask: animal }], [{ classId: 'raccoon', box: drawn }])).toEqual([null, 'raccoon']);
-  });
-});
-
-describe("bestGuess: a class's look as a word", () => {
-  const region: RegionDescriptor = { sam: [1, 0], detectors: [], appearance: [0], backbone: [] };
-
-  it('names the candidate by the class its word says, under that word\'s own calibration', () => {
-    const model = new LearnedClasses({ kinds: ['appearance'] });
-    for (let i = 0; i < 40; i++) model.recordDecision({ raw: 0.4, correct: i % 10 !== 0 }, 'example');
-    const byLook = bestGuess(model, { label: 'apple', detectorScore: 0.4, wordSource: 'example' }, region, ['apple'])!;
-    const byDetector = bestGuess(model, { label: 'apple', detectorScore: 0.4 }, region, ['apple'])!;
-    expect(byLook).toMatchObject({ classId: 'apple', source: 'example' });
-    expect(byDetector.source).toBe(DETECTOR_SOURCE);
-    expect(byLook.probability).toBeGreaterThan(byDetector.probability);
   });
 });

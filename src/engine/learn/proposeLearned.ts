@@ -30,8 +30,6 @@ export interface Candidate {
   readonly mask: BinaryMask;
   readonly label?: string;
   readonly detectorScore?: number;
-  /** Whose word `label` and its score are, each with its own calibration: a detector's (DETECTOR_SOURCE, the default) or a class's look (exampleCandidates.ts). */
-  readonly wordSource?: string;
 }
 
 export interface LearnedProposal {
@@ -68,16 +66,15 @@ export function detectorNamedClasses(model: Pick<LearnedClasses, 'classIds'>, de
  * their proposals, and the person's labels are what can move a weakly scored true one above a
  * confidently scored wrong one.
  */
-export function bestGuess(model: LearnedClasses, candidate: Pick<Candidate, 'label' | 'detectorScore' | 'wordSource'>, descriptor: RegionDescriptor, personClasses: readonly string[] = model.classIds): Omit<LearnedProposal, 'mask' | 'box' | 'descriptor' | 'relation'> | undefined {
+export function bestGuess(model: LearnedClasses, candidate: Pick<Candidate, 'label' | 'detectorScore'>, descriptor: RegionDescriptor, personClasses: readonly string[] = model.classIds): Omit<LearnedProposal, 'mask' | 'box' | 'descriptor' | 'relation'> | undefined {
   const classified = model.classify(descriptor);
   const learned = classified[0];
   let best: Omit<LearnedProposal, 'mask' | 'box' | 'descriptor' | 'relation'> | undefined = learned && { classId: learned.classId, probability: learned.probability, raw: learned.raw, source: LEARNED_SOURCE };
   const { label, detectorScore } = candidate;
   if (label !== undefined && detectorScore !== undefined && personClasses.includes(label)) {
     const evidence = classified.find((c) => c.classId === label)?.raw;
-    const source = candidate.wordSource ?? DETECTOR_SOURCE;
-    const probability = model.calibrated(source, detectorScore, evidence);
-    if (!best || probability > best.probability) best = { classId: label, probability, raw: detectorScore, ...(evidence === undefined ? {} : { evidence }), source };
+    const probability = model.calibrated(DETECTOR_SOURCE, detectorScore, evidence);
+    if (!best || probability > best.probability) best = { classId: label, probability, raw: detectorScore, ...(evidence === undefined ? {} : { evidence }), source: DETECTOR_SOURCE };
   }
   return best;
 }
@@ -89,7 +86,7 @@ export interface ExistingObject {
 }
 
 /** A region as the ranking reads it: its box, and the detector's class and score where a detector found it (the learn eval caches boxes, not masks). */
-export type BoxedCandidate = Pick<Candidate, 'label' | 'detectorScore' | 'wordSource'> & { readonly box: CornerBox };
+export type BoxedCandidate = Pick<Candidate, 'label' | 'detectorScore'> & { readonly box: CornerBox };
 
 /** A candidate worth proposing: which one (its index among those given), with its class, probability and relation. */
 export type RankedCandidate = Omit<LearnedProposal, 'mask' | 'descriptor'> & { readonly index: number };
@@ -201,23 +198,6 @@ export function maskShareInside(mask: BinaryMask, box: CornerBox): number {
 export interface ProposalPorts {
   candidates(textClasses: readonly string[]): Promise<Candidate[]>;
   describe(masks: readonly BinaryMask[]): Promise<RegionDescriptor[]>;
-}
-
-/**
- * The looks (LearnedClasses.samPrototype) of the person's classes that no detector names: what the
- * example path prompts for, since nothing else asks for those classes by name.
- */
-export function unnamedClassLooks(model: LearnedClasses, detectorKnows: (name: string) => boolean): ClassLook[] {
-  return model.classIds.filter((c) => !detectorKnows(c)).flatMap((classId) => {
-    const look = model.samPrototype(classId);
-    return look ? [{ classId, look }] : [];
-  });
-}
-
-/** A learned class's look in SAM's features (LearnedClasses.samPrototype). */
-export interface ClassLook {
-  readonly classId: string;
-  readonly look: readonly number[];
 }
 
 /** One photo's proposals of every learned class; none before the model knows a class. */

@@ -1,24 +1,56 @@
 /**
- * Candidates for the person's classes that no detector names, prompted by their own examples: find
- * similar (text/similar.ts) run for a learned class. A class the detectors know gets candidates from
- * their boxes; one they do not (a user's products, parts, cells) gets none there, and segment
- * everything's point grid is too coarse for small crowded objects. So each such class's look in SAM's
- * features (LearnedClasses.samPrototype) is compared with every cell of the photo, and the cells most
- * like it, each the best of its neighbourhood, become point prompts. SAM's masks for them are
- * candidates named by that class, under their own calibration (proposeLearned.ts bestGuess).
+ * The example path, eval only: candidates for the person's classes that no detector names, prompted by
+ * their own examples (find similar, text/similar.ts, run for a learned class). A class the detectors
+ * know gets candidates from their boxes; one they do not (a user's products, parts, cells) gets none
+ * there, and segment everything's point grid is too coarse for small crowded objects. So each such
+ * class's look in SAM's features (classLooks) is compared with every cell of the photo, and the cells
+ * most like it, each the best of its neighbourhood, become point prompts. SAM's masks for them are
+ * candidates the learned classes name, as they name segment everything's.
  *
- * Measured in the learn eval (`--example-seeds`, docs/RESULTS.md, h37-unknown) and not wired into the
- * product: it finds the objects, but ten photos' looks do not tell them from their parts, groups and
+ * Measured in the learn eval (`--example-seeds`, docs/RESULTS.md, h37-unknown) and not in the product:
+ * it finds the objects, but ten photos' looks do not tell them from their parts, groups and
  * look-alikes, and the proposals it adds cost the detector-named classes more than they gain.
  */
-import type { SegmentationEngine } from '../engine';
-import type { PointPrompt } from '../types';
-import { samCells, samDescriptor } from './descriptors';
-import { cellCentre, geometry, normalisedCells, similarityMap, similarityPeaks } from '../text/similar';
-import type { Candidate, ClassLook } from './proposeLearned';
+import type { SegmentationEngine } from '../../src/engine/engine';
+import type { PointPrompt } from '../../src/engine/types';
+import type { RegionDescriptor } from '../../src/engine/learn/descriptors';
+import type { LearnedClasses } from '../../src/engine/learn/learnedClasses';
+import { unpackExamples } from '../../src/engine/learn/packedExamples';
+import type { Candidate } from '../../src/engine/learn/proposeLearned';
+import { featureBlocks } from '../../src/engine/learn/prototypeHead';
+import { cellCentre, geometry, normalisedCells, similarityMap, similarityPeaks } from '../../src/engine/text/similar';
 
-/** The calibration source of a candidate named by the look that prompted it. */
-export const EXAMPLE_SOURCE = 'example';
+/** A learned class's look in SAM's features: the unit-length mean of its positive examples' `sam` descriptors, as find-similar's prototype is. */
+export interface ClassLook {
+  readonly classId: string;
+  readonly look: readonly number[];
+}
+
+/**
+ * The looks of the model's classes that `detectorKnows` does not name, read from the examples the
+ * model holds now (its saved form: the examples as it keeps them). `layout`: any descriptor of the
+ * session, for where the `sam` columns sit among the model's features. None for a class without a
+ * held example or a model that does not read `sam`.
+ */
+export function classLooks(model: LearnedClasses, detectorKnows: (name: string) => boolean, layout: RegionDescriptor): ClassLook[] {
+  const state = model.toJSON();
+  const kind = state.kinds.indexOf('sam');
+  if (kind < 0 || !state.packedExamples) return [];
+  const { start, length } = featureBlocks(layout, state.kinds)[kind];
+  const examples = unpackExamples(state.packedExamples);
+  return state.classes.flatMap((classId, c) => {
+    if (c === 0 || detectorKnows(classId)) return [];
+    const sum = new Array<number>(length).fill(0);
+    let count = 0;
+    for (const e of examples) {
+      if (e.c !== c) continue;
+      count++;
+      for (let i = 0; i < length; i++) sum[i] += e.x[start + i];
+    }
+    const norm = Math.hypot(...sum);
+    return count && norm > 0 ? [{ classId, look: sum.map((v) => v / norm) }] : [];
+  });
+}
 
 /** A point prompt asked for a class by its look; `similarity`: the look's cosine similarity with the cell there. */
 export interface ExampleSeed {
@@ -75,31 +107,14 @@ export function exampleSeeds(
   return seeds;
 }
 
-/**
- * SAM's masks for each seed (all three of its answers: a part, the object, a group; the learned
- * classes choose), as candidates named by the class whose look asked.
- */
+/** SAM's masks for each seed: all three of its answers (a part, the object, a group); the learned classes choose. */
 export async function seedCandidates(engine: SegmentationEngine, imageKey: string, seeds: readonly ExampleSeed[]): Promise<Candidate[]> {
-  const entry = engine.getEmbedding(imageKey);
-  if (!entry) throw new Error(`no embedding for image "${imageKey}": embed the image first`);
-  const cells = samCells(entry.embedding, entry.width, entry.height);
   const out: Candidate[] = [];
   for (const seed of seeds) {
     const { candidates } = await engine.predict(imageKey, { points: [seed.point] }, { multimask: true, mirrorAverage: false });
-    for (const c of candidates) if (c.area > 0) out.push({ mask: c.mask, ...namedBy(seed, samDescriptor(cells, c.mask)) });
+    for (const c of candidates) if (c.area > 0) out.push({ mask: c.mask });
   }
   return out;
-}
-
-/**
- * What a seed's class says of a mask it prompted (`maskLook`: the mask's `sam` descriptor): how like
- * the class's look the whole mask is, not only the seed's cell. A seed's three masks share the cell, and
- * the part or the group around a small object reads less like it than the object does (find-similar
- * chooses among them the same way).
- */
-export function namedBy(seed: ExampleSeed, maskLook: readonly number[]): Pick<Candidate, 'label' | 'detectorScore' | 'wordSource'> {
-  const similarity = maskLook.reduce((sum, v, i) => sum + v * seed.look[i], 0);
-  return { label: seed.classId, detectorScore: Math.max(0, similarity), wordSource: EXAMPLE_SOURCE };
 }
 
 /** Both steps on an embedded photo: the candidates the classes' looks prompt. */

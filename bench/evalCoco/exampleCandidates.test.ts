@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { exampleSeeds, SEED_SIMILARITY } from './exampleCandidates';
+import type { RegionDescriptor } from '../../src/engine/learn/descriptors';
+import { LearnedClasses } from '../../src/engine/learn/learnedClasses';
+import { classLooks, exampleSeeds, SEED_SIMILARITY } from './exampleCandidates';
 
 const CHANNELS = 8;
 /** A 64×64 embedding (the photo 1024×1024, so a cell is 16 px): every cell `background`, the listed cells `object`. */
@@ -42,5 +44,38 @@ describe('exampleSeeds', () => {
 
   it('refuses a look of another length than the embedding', () => {
     expect(() => exampleSeeds(embedding([], APPLE, TABLE), 1024, 1024, [{ classId: 'apple', look: [1, 0] }])).toThrow(/channels/);
+  });
+});
+
+describe('classLooks', () => {
+  const withSam = (sam: number[], appearance: number[]): RegionDescriptor => ({ sam, detectors: [], appearance, backbone: [] });
+  const nobodyKnows = () => false;
+
+  it("is the unit-length mean of the class's own examples' sam descriptors, not of other classes' or background", () => {
+    const model = new LearnedClasses({ kinds: ['appearance', 'sam'] });
+    model.learnAll([
+      { descriptor: withSam([1, 0, 0], [1, 0]), classId: 'cup' },
+      { descriptor: withSam([0, 1, 0], [1, 0]), classId: 'cup' },
+      { descriptor: withSam([0, 0, 1], [0, 1]), classId: 'bottle' },
+      { descriptor: withSam([0, 0, 1], [0, 0]), classId: null },
+    ]);
+    const looks = new Map(classLooks(model, nobodyKnows, withSam([0, 0, 0], [0, 0])).map((l) => [l.classId, l.look]));
+    const cup = looks.get('cup')!;
+    expect(cup[0]).toBeCloseTo(Math.SQRT1_2, 3);
+    expect(cup[1]).toBeCloseTo(Math.SQRT1_2, 3);
+    expect(cup[2]).toBeCloseTo(0, 6);
+    expect(looks.get('bottle')).toEqual([0, 0, 1]);
+  });
+
+  it('leaves out the classes a detector names, and every class of a model that does not read sam', () => {
+    const model = new LearnedClasses({ kinds: ['appearance', 'sam'] });
+    model.learnAll([
+      { descriptor: withSam([1, 0, 0], [1, 0]), classId: 'cup' },
+      { descriptor: withSam([0, 0, 1], [0, 1]), classId: 'bottle' },
+    ]);
+    expect(classLooks(model, (name) => name === 'bottle', withSam([0, 0, 0], [0, 0])).map((l) => l.classId)).toEqual(['cup']);
+    const blind = new LearnedClasses({ kinds: ['appearance'] });
+    blind.learn({ descriptor: withSam([1, 0, 0], [1, 0]), classId: 'cup' });
+    expect(classLooks(blind, nobodyKnows, withSam([1, 0, 0], [1, 0]))).toEqual([]);
   });
 });

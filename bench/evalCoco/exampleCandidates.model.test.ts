@@ -4,15 +4,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rasterizeSegmentation, type CocoSegmentation } from '../../../bench/evalCoco/rasterize';
-import { sharedPath } from '../../../test/support/sharedData';
-import { decodeImage } from '../adapters/nodeImage';
-import { loadNodeEngine } from '../adapters/ortNode';
-import type { SegmentationEngine } from '../engine';
-import { maskIoU } from '../polygons';
-import type { BinaryMask } from '../types';
-import { samCells, samDescriptor } from './descriptors';
-import { EXAMPLE_SOURCE, exampleCandidates } from './exampleCandidates';
+import { rasterizeSegmentation, type CocoSegmentation } from './rasterize';
+import { sharedPath } from '../../test/support/sharedData';
+import { decodeImage } from '../../src/engine/adapters/nodeImage';
+import { loadNodeEngine } from '../../src/engine/adapters/ortNode';
+import type { SegmentationEngine } from '../../src/engine/engine';
+import { maskIoU } from '../../src/engine/polygons';
+import type { BinaryMask } from '../../src/engine/types';
+import { samCells, samDescriptor } from '../../src/engine/learn/descriptors';
+import { exampleCandidates } from './exampleCandidates';
 
 const COCO = sharedPath('eval/coco-tiny');
 const APPLES = '000000560256.jpg';
@@ -44,12 +44,11 @@ afterAll(async () => {
 });
 
 describe('exampleCandidates on SAM', () => {
-  it("finds another apple from one apple's look, each candidate named apple by it", async () => {
+  it("finds another apple from one apple's look", async () => {
     const entry = engine.getEmbedding(key)!;
     const example = apples[Math.floor(apples.length / 2)];
     const look = samDescriptor(samCells(entry.embedding, entry.width, entry.height), example);
     const candidates = await exampleCandidates(engine, key, [{ classId: 'apple', look }]);
-    expect(candidates.every((c) => c.label === 'apple' && c.wordSource === EXAMPLE_SOURCE)).toBe(true);
     const found = apples.filter((apple) => apple !== example && candidates.some((c) => maskIoU(c.mask, apple) >= 0.5));
     expect(found.length).toBeGreaterThanOrEqual(1);
   }, 180_000);
