@@ -179,6 +179,8 @@ export interface ShownDecisionRow {
   /** What decided it was shown (absent in runs from before the display map: there it is `probability`). */
   rankingProbability?: number;
   correct: boolean;
+  /** The overlap ranker's features it was ranked with (overlapRanker.ts relationFeatures), where it ranked. */
+  relation?: RelationFeatures;
 }
 
 export async function replaySession(
@@ -258,7 +260,7 @@ export async function replaySession(
       const sameClass = real.find((k) => !matched.has(k) && p.overlaps[k] >= MATCH_IOU && classOf(gts[k].categoryId) === g.classId);
       if (sameClass !== undefined) match = sameClass;
       const correct = match >= 0 && classOf(gts[match].categoryId) === g.classId;
-      shownLog.push({ photo: index, classId: g.classId, probability: g.probability, rankingProbability: g.rankingProbability, correct });
+      shownLog.push({ photo: index, classId: g.classId, probability: g.probability, rankingProbability: g.rankingProbability, correct, ...(g.relation ? { relation: g.relation } : {}) });
       reviewed.set(g.proposal, correct);
       if (!seed) {
         classRow(g.classId).shown++;

@@ -26,6 +26,15 @@
  * for held-out scores that came from an older model) and `platt-class` (a map per class, pulled
  * towards the shared one).
  *
+ * Two maps, one after the other. The first (`method`) decides: which proposals reach `showFrom` and
+ * in what order, so it decides what the person is asked and so what the model learns next. The second
+ * (`displayMethod`) only displays: it maps the first one's probability once more, fitted on the
+ * probability each decision was shown with (held out, as the person saw it), and "accept all" reads
+ * it. A map that both decided and displayed could not be judged on calibration alone: switching it
+ * showed other proposals, taught other decisions, and moved AP and actions as much as ECE
+ * (docs/RESULTS.md, h37-calib). Its default is `none` (the first map's probability, displayed as it
+ * is): of the maps measured as display maps none lowered ECE on every learn set.
+ *
  * Why Platt: few decisions lie above a high score, so at the top edge the isotonic map is made mostly
  * of the identity's pseudo-decisions and shows about the score itself, 0.97 as 0.98, however often the
  * person's decisions below it were wrong. The ranker's score is over-confident there, so the isotonic
@@ -88,9 +97,8 @@ export class ShownCalibration {
 
   /**
    * `method` maps the ranker's score to the probability that decides what is shown; `displayMethod`
-   * maps that probability once more to the one displayed (and that "accept all" is advised on). Two
-   * maps, because a map that shows other proposals teaches the model other decisions: measured, the
-   * display map that calibrates best cost raccoon AP and actions only while it also decided what was shown.
+   * maps that probability once more to the one displayed (and that "accept all" is advised on): a
+   * better displayed number must not show other proposals, which would teach the model other decisions.
    */
   constructor(
     readonly method: ShownCalibrationMethod = DEFAULT_SHOWN_CALIBRATION,
