@@ -19,7 +19,7 @@ import { DEFAULT_DESCRIPTOR_KINDS, DESCRIPTOR_KINDS, type DescriptorKind } from 
 import type { ConceptDetector } from '../../src/engine/text/detector';
 import { diskEmbeddingStore } from '../eval/embeddingStore';
 import { gitCommit, selectImages, type CocoInstancesFile } from './everything';
-import { DEFAULT_SHOWN_CALIBRATION, SHOWN_CALIBRATION_METHODS, type ShownCalibrationMethod } from '../../src/engine/learn/shownCalibration';
+import { DEFAULT_DISPLAY_CALIBRATION, DEFAULT_SHOWN_CALIBRATION, SHOWN_CALIBRATION_METHODS, type ShownCalibrationMethod } from '../../src/engine/learn/shownCalibration';
 import { cachedPhoto, cacheEntryProblem, LEARN_CACHE_VERSION, type CachedPhoto } from './learnCache';
 import { BULK_EVERYTHING_RULE, DEFAULT_EVERYTHING_RULE, EVERYTHING_RULES, type EverythingRule } from '../../src/engine/everything/segmentEverything';
 import { withFitFromDir } from './detectionsCache';
@@ -51,6 +51,7 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --skip-partial         proposals partly over an instance teach nothing (default: background)
   --no-detector-prior    the learned classes alone, not the detectors' class names
   --shown-calibration M  the map of the shown probability: ${SHOWN_CALIBRATION_METHODS.join(', ')} (default ${DEFAULT_SHOWN_CALIBRATION})
+  --display-calibration M  the map of the displayed probability, after the shown one (decides nothing): the same methods (default ${DEFAULT_DISPLAY_CALIBRATION})
   --cache DIR            proposals and descriptors per photo (default bench/results/learn-cache/<data folder>)
   --rule RULE            segment everything's rule for the proposals: ${EVERYTHING_RULES.join(', ')} (default ${DEFAULT_EVERYTHING_RULE},
                          the interactive one; ${BULK_EVERYTHING_RULE} is bulk labelling's). A cache folder holds one rule's proposals.
@@ -87,6 +88,7 @@ const commandLine = evalCommandLine('eval coco learn', USAGE, {
   'skip-partial': { type: 'boolean' },
   'no-detector-prior': { type: 'boolean' },
   'shown-calibration': { type: 'string' },
+  'display-calibration': { type: 'string' },
   'cache-only': { type: 'boolean' },
   rule: { type: 'string' },
   'order-seed': { type: 'string' },
@@ -126,6 +128,8 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   const kinds = parseKinds(values.descriptors ?? DEFAULT_DESCRIPTOR_KINDS.join('+'));
   const shownCalibration = (values['shown-calibration'] ?? DEFAULT_SHOWN_CALIBRATION) as ShownCalibrationMethod;
   if (!SHOWN_CALIBRATION_METHODS.includes(shownCalibration)) fail(`--shown-calibration must be one of ${SHOWN_CALIBRATION_METHODS.join(', ')}`);
+  const displayCalibration = (values['display-calibration'] ?? DEFAULT_DISPLAY_CALIBRATION) as ShownCalibrationMethod;
+  if (!SHOWN_CALIBRATION_METHODS.includes(displayCalibration)) fail(`--display-calibration must be one of ${SHOWN_CALIBRATION_METHODS.join(', ')}`);
   const head = (values.head ?? DEFAULT_LEARNED_HEAD) as LearnedHead;
   if (!LEARNED_HEADS.includes(head)) fail(`--head must be one of ${LEARNED_HEADS.join(', ')}`);
   const rule = (values.rule ?? DEFAULT_EVERYTHING_RULE) as EverythingRule;
@@ -185,6 +189,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     skipPartialNegatives: !!values['skip-partial'],
     detectorPrior: !values['no-detector-prior'],
     shownCalibration,
+    displayCalibration,
     head,
     ...(values.l2 === undefined ? {} : { l2: Number(values.l2) }),
     ...(values['step-work'] === undefined ? {} : { stepWork: Number(values['step-work']) }),
@@ -242,7 +247,7 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
     seedImages,
     orderSeed,
     commit: gitCommit(),
-    settings: { ...(hidden.size > 0 ? { unknownClasses: unknown, unknownKeepBoxes: values['unknown-keep-boxes'] === true, exampleSeeds: seeded !== undefined } : {}), rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration, head, ring: !values['no-ring'], framed: values.framed === undefined ? undefined : { minScore: Number(values['framed-min-score'] ?? 0), containing: values['framed-containing'] === true } },
+    settings: { ...(hidden.size > 0 ? { unknownClasses: unknown, unknownKeepBoxes: values['unknown-keep-boxes'] === true, exampleSeeds: seeded !== undefined } : {}), rule, descriptors: kinds.join('+'), showFrom, suppressParts: options.suppressParts, rankOverlaps: options.rankOverlaps, skipPartialNegatives: options.skipPartialNegatives, detectorPrior: options.detectorPrior, shownCalibration, displayCalibration, head, ring: !values['no-ring'], framed: values.framed === undefined ? undefined : { minScore: Number(values['framed-min-score'] ?? 0), containing: values['framed-containing'] === true } },
     learn: main.learn,
     ...(unknownSummary ? { unknownClasses: unknownSummary } : {}),
     ...(probe ? { naming: probe.counts } : {}),

@@ -59,6 +59,8 @@ export interface ReplayOptions {
   readonly stepWork?: number;
   /** The map of the shown probability (default LearnedClasses'). */
   readonly shownCalibration?: ShownCalibrationMethod;
+  /** The map of the displayed probability, after the shown one (default LearnedClasses'). */
+  readonly displayCalibration?: ShownCalibrationMethod;
   /** How the learned model names a class (default LearnedClasses'). */
   readonly head?: LearnedHead;
   /** Told each finished photo's lessons before the model learns them (a probe of other heads taught the same: namingProbe.ts). */
@@ -72,6 +74,8 @@ export interface ReplayOptions {
 export interface LearnSummary {
   ap50: number;
   ap50Pooled: number;
+  /** AP50 ranked by the displayed probability instead (the same as ap50 when one map decides and displays). */
+  ap50OfDisplayed: number;
   recall: number;
   precision: number;
   recallAtPrecision70: number;
@@ -125,7 +129,10 @@ export interface ImageRow {
 interface Guess {
   readonly proposal: number;
   readonly classId: string;
+  /** Displayed: what ECE and "accept all" are judged on. */
   probability: number;
+  /** Decides whether and where it is shown (LearnedClasses.rankProposals): what AP ranks by. */
+  rankingProbability: number;
   /** The overlap ranker's input, when it ranks. */
   relation?: RelationFeatures;
   readonly raw: number;
@@ -155,8 +162,11 @@ export interface ClassRow {
 /** One scored guess judged as a detection: what AP and recall at a precision are computed from. */
 export interface Ranked {
   readonly classId: string;
+  /** The ranking probability (LearnedClasses.rankProposals). */
   readonly probability: number;
   readonly truePositive: boolean;
+  /** The probability displayed, where another map displays it (`--display-calibration`). */
+  readonly displayed?: number;
 }
 
 /** One decision on a shown proposal, in session order: what calibration and "accept all" are judged on. */
@@ -164,8 +174,13 @@ export interface ShownDecisionRow {
   /** The photo's place in the session. */
   photo: number;
   classId: string;
+  /** Displayed. */
   probability: number;
+  /** What decided it was shown (absent in runs from before the display map: there it is `probability`). */
+  rankingProbability?: number;
   correct: boolean;
+  /** The overlap ranker's features it was ranked with (overlapRanker.ts relationFeatures), where it ranked. */
+  relation?: RelationFeatures;
 }
 
 export async function replaySession(
@@ -177,6 +192,7 @@ export async function replaySession(
     ...(options.l2 === undefined ? {} : { l2: options.l2 }),
     ...(options.stepWork === undefined ? {} : { stepWork: options.stepWork }),
     ...(options.shownCalibration === undefined ? {} : { shownCalibration: options.shownCalibration }),
+    ...(options.displayCalibration === undefined ? {} : { displayCalibration: options.displayCalibration }),
     ...(options.head === undefined ? {} : { head: options.head }),
   });
   const classOf = (categoryId: number) => options.categories.get(categoryId) ?? String(categoryId);
@@ -214,7 +230,7 @@ export async function replaySession(
     // class): what AP counts, and what the overlap ranker learns from once the photo is done.
     const judged = judgeGuesses(photo, guesses, real, classOf);
     if (!seed) {
-      for (const j of judged) ranked.push({ classId: j.guess.classId, probability: j.guess.probability, truePositive: j.truePositive });
+      for (const j of judged) ranked.push({ classId: j.guess.classId, probability: j.guess.rankingProbability, truePositive: j.truePositive, displayed: j.guess.probability });
       for (const k of real) positivesByClass.set(classOf(gts[k].categoryId), (positivesByClass.get(classOf(gts[k].categoryId)) ?? 0) + 1);
       countByClass(photo, guesses, judged, real, classOf, classRow);
       options.scoredRecords?.push({ photo, judged: judged.map((j) => ({ ...j.guess, truePositive: j.truePositive, instance: j.instance })), bestGuess: photo.proposals.map((p) => bestGuess(model, p, p.descriptor, [...personClasses])) });
@@ -233,7 +249,7 @@ export async function replaySession(
       acceptAll.photos++;
       if (acceptAllFrom === undefined) acceptAll.photosWithoutDefault++;
     }
-    for (const g of seed ? [] : guesses.filter((x) => x.probability >= options.showFrom)) {
+    for (const g of seed ? [] : guesses.filter((x) => x.rankingProbability >= options.showFrom)) {
       const p = photo.proposals[g.proposal];
       decidedProposals.add(g.proposal);
       row.shown++;
@@ -244,7 +260,7 @@ export async function replaySession(
       const sameClass = real.find((k) => !matched.has(k) && p.overlaps[k] >= MATCH_IOU && classOf(gts[k].categoryId) === g.classId);
       if (sameClass !== undefined) match = sameClass;
       const correct = match >= 0 && classOf(gts[match].categoryId) === g.classId;
-      shownLog.push({ photo: index, classId: g.classId, probability: g.probability, correct });
+      shownLog.push({ photo: index, classId: g.classId, probability: g.probability, rankingProbability: g.rankingProbability, correct, ...(g.relation ? { relation: g.relation } : {}) });
       reviewed.set(g.proposal, correct);
       if (!seed) {
         classRow(g.classId).shown++;
@@ -331,6 +347,7 @@ export async function replaySession(
     learn: {
       ap50: mean(perClassAp),
       ap50Pooled: averagePrecision(ranked, allPositives),
+      ap50OfDisplayed: mean([...positivesByClass.entries()].map(([classId, n]) => averagePrecision(ranked.filter((r) => r.classId === classId).map((r) => ({ ...r, probability: r.displayed ?? r.probability })), n))),
       recall: totals.instances ? (totals.accepted + totals.reclassed) / totals.instances : NaN,
       precision: totals.shown ? totals.accepted / totals.shown : NaN,
       recallAtPrecision70: recallAtPrecision(ranked, allPositives, 0.7),
@@ -356,13 +373,13 @@ export async function replaySession(
 
 /** One scored photo as the AP loss split reads it (apLossSplit.ts). */
 function lossSplitInput(photo: CachedPhoto, judged: readonly JudgedGuess[], real: readonly number[], classOf: (id: number) => string): ScoredPhotoInput {
-  const takenAt = real.map((k) => judged.find((j) => j.instance === k)?.guess.probability);
+  const takenAt = real.map((k) => judged.find((j) => j.instance === k)?.guess.rankingProbability);
   const wrong = judged
     .filter((j) => !j.truePositive)
     .map((j) => {
       const p = photo.proposals[j.guess.proposal];
       const ofClass = real.filter((k) => classOf(photo.instances[k].categoryId) === j.guess.classId);
-      return { probability: j.guess.probability, truePositive: false, box: p.box, overlaps: ofClass.map((k) => p.overlaps[k]), instanceBoxes: ofClass.map((k) => photo.instances[k].box) };
+      return { probability: j.guess.rankingProbability, truePositive: false, box: p.box, overlaps: ofClass.map((k) => p.overlaps[k]), instanceBoxes: ofClass.map((k) => photo.instances[k].box) };
     });
   return { fitting: real.map((k) => photo.proposals.some((p) => p.overlaps[k] >= MATCH_IOU)), takenAt, wrong };
 }
@@ -413,6 +430,7 @@ function productGuesses(model: LearnedClasses, photo: CachedPhoto, personClasses
     proposal: r.index,
     classId: r.classId,
     probability: r.probability,
+    rankingProbability: r.rankingProbability,
     relation: r.relation,
     raw: r.raw,
     ...(r.evidence === undefined ? {} : { evidence: r.evidence }),
@@ -428,10 +446,10 @@ function ablatedGuesses(model: LearnedClasses, photo: CachedPhoto, options: Repl
   const guesses: Guess[] = [];
   photo.proposals.forEach((p, k) => {
     const learned = model.classify(p.descriptor)[0];
-    let best: Guess | undefined = learned && { proposal: k, classId: learned.classId, probability: learned.probability, raw: learned.raw, source: LEARNED_SOURCE };
+    let best: Guess | undefined = learned && { proposal: k, classId: learned.classId, probability: learned.probability, rankingProbability: learned.probability, raw: learned.raw, source: LEARNED_SOURCE };
     if (options.detectorPrior !== false && p.label !== undefined && p.detectorScore !== undefined && personClasses.has(p.label)) {
       const probability = model.calibrated(DETECTOR_SOURCE, p.detectorScore);
-      if (!best || probability > best.probability) best = { proposal: k, classId: p.label, probability, raw: p.detectorScore, source: DETECTOR_SOURCE };
+      if (!best || probability > best.probability) best = { proposal: k, classId: p.label, probability, rankingProbability: probability, raw: p.detectorScore, source: DETECTOR_SOURCE };
     }
     if (best && best.probability >= MIN_PROBABILITY) guesses.push(best);
   });
@@ -445,8 +463,9 @@ function ablatedGuesses(model: LearnedClasses, photo: CachedPhoto, options: Repl
     guesses.forEach((g, i) => {
       g.relation = ranked[i].relation;
       g.probability = ranked[i].probability;
+      g.rankingProbability = ranked[i].rankingProbability;
     });
-    guesses.sort((a, b) => b.probability - a.probability);
+    guesses.sort((a, b) => b.rankingProbability - a.rankingProbability);
   }
   return guesses;
 }

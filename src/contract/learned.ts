@@ -52,7 +52,11 @@ export const LearnedModelState = z
       .optional()
       .describe('The overlap ranker learned from what became of earlier proposals (absent in models written before it).'),
     shown: z
-      .object({ method: z.enum(SHOWN_CALIBRATION_METHODS), outcomes: z.array(z.object({ x: vector, correct: z.boolean(), heldOutScore: z.number().min(0).max(1).optional(), classId: z.string().optional() })) })
+      .object({
+        method: z.enum(SHOWN_CALIBRATION_METHODS),
+        displayMethod: z.enum(SHOWN_CALIBRATION_METHODS).optional(),
+        outcomes: z.array(z.object({ x: vector, correct: z.boolean(), heldOutScore: z.number().min(0).max(1).optional(), classId: z.string().optional(), heldOutRanking: z.number().min(0).max(1).optional() })),
+      })
       .optional()
       .describe("The shown probability's calibration: the person's decisions on shown proposals, with the ranker's features of each (absent in models written before it)."),
   })

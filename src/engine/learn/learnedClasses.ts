@@ -26,7 +26,7 @@ import { OverlapRanker, withCurrentFeatures, withOwnProbability, type OverlapRan
 import { featureBlocks, PrototypeHead, type FeatureBlock } from './prototypeHead';
 import { standardisation } from './standardisation';
 import { halvesOf, packExamples, unpackExamples, valuesOf, type PackedExamples } from './packedExamples';
-import { DEFAULT_SHOWN_CALIBRATION, ShownCalibration, type ShownCalibrationMethod, type ShownCalibrationState } from './shownCalibration';
+import { DEFAULT_DISPLAY_CALIBRATION, DEFAULT_SHOWN_CALIBRATION, ShownCalibration, type ShownCalibrationMethod, type ShownCalibrationState } from './shownCalibration';
 
 export const LEARNED_CLASSES_VERSION = 1;
 /** The calibration source of the learned model's own probabilities. */
@@ -48,6 +48,8 @@ export interface LearnedClassesOptions {
   readonly maxDecisions?: number;
   /** The map of the shown probability (shownCalibration.ts); default its own. */
   readonly shownCalibration?: ShownCalibrationMethod;
+  /** The map of the displayed probability, after the shown one (ShownCalibration.displayed); default its own. */
+  readonly displayCalibration?: ShownCalibrationMethod;
   /** How a region's class is named (LearnedHead); default DEFAULT_LEARNED_HEAD. */
   readonly head?: LearnedHead;
 }
@@ -95,7 +97,7 @@ export interface LearnedClassesState {
   readonly decisions: Readonly<Record<string, readonly Decision[]>>;
   readonly steps: number;
   /** How it learns (LearnedClassesOptions without `kinds`): a restored model learns as it did. */
-  readonly settings: Required<Omit<LearnedClassesOptions, 'kinds' | 'shownCalibration' | 'head'>>;
+  readonly settings: Required<Omit<LearnedClassesOptions, 'kinds' | 'shownCalibration' | 'displayCalibration' | 'head'>>;
   /** The optimiser's moments and the sampler's state: a restored model goes on learning exactly as the original. */
   readonly optimiser: { readonly m: readonly (readonly number[])[]; readonly v: readonly (readonly number[])[]; readonly t: number; readonly seed: number };
   /** The overlap ranker (absent in models saved before it existed: they start it afresh). */
@@ -104,12 +106,21 @@ export interface LearnedClassesState {
   readonly shown?: ShownCalibrationState;
 }
 
+/** A proposal's probabilities after the overlap ranker: the one displayed, and the one that decides whether and where it is shown. */
+export interface RankedProbability {
+  /** Displayed (and what "accept all" is advised on). */
+  readonly probability: number;
+  /** Decides: shown from `showFrom`, most probable first (ShownCalibration.probability). */
+  readonly rankingProbability: number;
+  readonly relation: RelationFeatures;
+}
+
 /** `key`: what the example was taught from (the studio's object id), so changing or undoing that lesson replaces or removes it. */
 type Example = { x: Float64Array; halves: Uint16Array; c: number; key?: string };
 
 export class LearnedClasses {
   private readonly kinds: readonly DescriptorKind[];
-  private readonly options: Required<Omit<LearnedClassesOptions, 'kinds' | 'shownCalibration' | 'head'>>;
+  private readonly options: Required<Omit<LearnedClassesOptions, 'kinds' | 'shownCalibration' | 'displayCalibration' | 'head'>>;
   private readonly head: LearnedHead;
   /** The `nearest` head's examples, rebuilt with every learning step (derived from the examples: never saved). */
   private namer: PrototypeHead | undefined;
@@ -133,7 +144,7 @@ export class LearnedClasses {
 
   constructor(options: LearnedClassesOptions = {}) {
     this.kinds = options.kinds ?? DEFAULT_DESCRIPTOR_KINDS;
-    this.shown = new ShownCalibration(options.shownCalibration);
+    this.shown = new ShownCalibration(options.shownCalibration, options.displayCalibration);
     this.head = options.head ?? DEFAULT_LEARNED_HEAD;
     this.options = {
       l2: options.l2 ?? DEFAULTS.l2,
@@ -260,18 +271,23 @@ export class LearnedClasses {
    * the ranker's score is then calibrated on the person's decisions on shown proposals (monotone: the
    * order stays the ranker's).
    */
-  rankProposals(proposals: readonly RankedProposal[]): { probability: number; relation: RelationFeatures }[] {
+  rankProposals(proposals: readonly RankedProposal[]): RankedProbability[] {
     const ranked = this.ranker.rank(proposals);
-    return ranked.probabilities.map((score, i) => ({ probability: this.shown.probability(score, proposals[i].classId), relation: ranked.relations[i] }));
+    return ranked.probabilities.map((score, i) => ({
+      probability: this.shown.displayed(score, proposals[i].classId),
+      rankingProbability: this.shown.probability(score, proposals[i].classId),
+      relation: ranked.relations[i],
+    }));
   }
 
   /**
    * A waiting proposal's probability to show once the classifier's probability for it changed: ranked
    * against the same neighbours as when it was proposed (they may be decided or gone by now).
    */
-  rankAgain(relation: RelationFeatures, probability: number, classId?: string): { probability: number; relation: RelationFeatures } {
+  rankAgain(relation: RelationFeatures, probability: number, classId?: string): RankedProbability {
     const again = withOwnProbability(relation, probability);
-    return { probability: this.shown.probability(this.ranker.score(again), classId), relation: again };
+    const score = this.ranker.score(again);
+    return { probability: this.shown.displayed(score, classId), rankingProbability: this.shown.probability(score, classId), relation: again };
   }
 
   /**
@@ -340,7 +356,8 @@ export class LearnedClasses {
     // not the one it was saved with: a model saved before a better map gets it.
     if (state.shown) {
       const method = options.shownCalibration ?? DEFAULT_SHOWN_CALIBRATION;
-      model.shown = ShownCalibration.fromJSON({ method, outcomes: state.shown.outcomes.map((o) => ({ ...o, x: withCurrentFeatures(o.x) })) }, model.rankerScore);
+      const displayMethod = options.displayCalibration ?? DEFAULT_DISPLAY_CALIBRATION;
+      model.shown = ShownCalibration.fromJSON({ method, displayMethod, outcomes: state.shown.outcomes.map((o) => ({ ...o, x: withCurrentFeatures(o.x) })) }, model.rankerScore);
     }
     return model;
   }

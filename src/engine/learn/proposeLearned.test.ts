@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { GROUND, RACCOON, toy, toyRaccoonModel } from '../../../test/support/toyRaccoons';
 import type { BinaryMask } from '../types';
-import { boxMask } from './descriptors';
+import { boxMask, maskBox } from './descriptors';
 import { LEARNED_SOURCE, LearnedClasses } from './learnedClasses';
-import { classifyCandidates, DETECTOR_SOURCE, lessonsOfLabelledPhoto, proposeLearned, type Candidate } from './proposeLearned';
+import { classifyCandidates, DETECTOR_SOURCE, lessonsOfLabelledPhoto, proposeLearned, rankCandidates, type Candidate } from './proposeLearned';
 
 const W = 40;
 const H = 40;
@@ -84,6 +84,29 @@ describe('proposeLearned', () => {
     }
     expect(classifyCandidates(model, lone, [continuesPastEdge])).toEqual([]);
     expect(classifyCandidates(model, lone, [endsAtEdge])).toHaveLength(1);
+  });
+
+  it('a display map decides nothing: the same proposals are shown in the same order, only the number displayed differs', () => {
+    // Taught alike, one displaying through a map of its own; wholes shown as sure were right 60 % of the time.
+    const plain = toyRaccoonModel();
+    const displaying = LearnedClasses.fromJSON(plain.toJSON(), { displayCalibration: 'platt' });
+    const candidates: Candidate[] = [{ mask: square(2, 2, 20) }, { mask: boxMask({ x0: 12, y0: 4, x1: 26, y1: 14 }, W, H) }, { mask: square(24, 24, 14) }];
+    const descriptors = [toy(RACCOON), toy(RACCOON, -0.7), toy(RACCOON, -0.3)];
+    for (const model of [plain, displaying]) {
+      for (let photo = 0; photo < 40; photo++) {
+        const [whole, ...rest] = rankCandidates(model, candidates.map((c) => ({ box: maskBox(c.mask)! })), descriptors, 0);
+        model.recordProposalOutcomes([{ relation: whole.relation, correct: photo % 5 < 3 }, ...rest.map((r) => ({ relation: r.relation, correct: false }))]);
+      }
+    }
+    const boxes = candidates.map((c) => ({ box: maskBox(c.mask)! }));
+    const everyOne = rankCandidates(displaying, boxes, descriptors, 0);
+    const moved = everyOne.find((p) => Math.abs(p.probability - p.rankingProbability) > 0.02)!;
+    expect(moved).toBeDefined();
+    // A threshold between what decides and what is displayed: the display map must not move a proposal across it.
+    const showFrom = (moved.probability + moved.rankingProbability) / 2;
+    const shown = (model: LearnedClasses) => rankCandidates(model, boxes, descriptors, showFrom);
+    expect(shown(displaying).map((p) => [p.index, p.rankingProbability])).toEqual(shown(plain).map((p) => [p.index, p.rankingProbability]));
+    expect(shown(displaying).map((p) => p.probability)).not.toEqual(shown(plain).map((p) => p.probability));
   });
 
   it('a detector’s word for a class of the person’s stands in where the learned class is less probable, under its own calibration', () => {

@@ -88,8 +88,12 @@ export interface ExistingObject {
 /** A region as the ranking reads it: its box, and the detector's class and score where a detector found it (the learn eval caches boxes, not masks). */
 export type BoxedCandidate = Pick<Candidate, 'label' | 'detectorScore'> & { readonly box: CornerBox };
 
-/** A candidate worth proposing: which one (its index among those given), with its class, probability and relation. */
-export type RankedCandidate = Omit<LearnedProposal, 'mask' | 'descriptor'> & { readonly index: number };
+/** A candidate worth proposing: which one (its index among those given), with its class, probabilities and relation. */
+export type RankedCandidate = Omit<LearnedProposal, 'mask' | 'descriptor'> & {
+  readonly index: number;
+  /** What decides whether and where it is shown (LearnedClasses.rankProposals); `probability` is what is displayed. */
+  readonly rankingProbability: number;
+};
 
 /**
  * The candidates worth proposing, most probable first, in the order the learn eval measured:
@@ -107,7 +111,7 @@ export function rankCandidates(
   personClasses: readonly string[] = model.classIds,
 ): RankedCandidate[] {
   if (descriptors.length !== candidates.length) throw new Error(`${candidates.length} candidates but ${descriptors.length} descriptors`);
-  type Guess = Omit<RankedCandidate, 'relation'> & { readonly ring?: readonly number[] };
+  type Guess = Omit<RankedCandidate, 'relation' | 'rankingProbability'> & { readonly ring?: readonly number[] };
   const guesses: Guess[] = [];
   candidates.forEach((candidate, index) => {
     const guess = bestGuess(model, candidate, descriptors[index], personClasses);
@@ -120,9 +124,9 @@ export function rankCandidates(
   const kept = suppressSameClassOverlaps<ClassedProposal>([...standing, ...guesses], (k) => onPhoto.has(k)).filter((k): k is Guess => proposals.has(k));
   const ranked = model.rankProposals(kept);
   return kept
-    .map(({ ring: _ring, ...guess }, i): RankedCandidate => ({ ...guess, probability: ranked[i].probability, relation: ranked[i].relation }))
-    .filter((p) => p.probability >= showFrom)
-    .sort((a, b) => b.probability - a.probability);
+    .map(({ ring: _ring, ...guess }, i): RankedCandidate => ({ ...guess, ...ranked[i] }))
+    .filter((p) => p.rankingProbability >= showFrom)
+    .sort((a, b) => b.rankingProbability - a.rankingProbability);
 }
 
 /** rankCandidates over masks (an empty mask is no candidate), each proposal with its mask and descriptor. */
@@ -140,7 +144,7 @@ export function classifyCandidates(
     return box ? [{ candidate, box, descriptor: descriptors[i] }] : [];
   });
   const ranked = rankCandidates(model, boxed.map((b) => ({ ...b.candidate, box: b.box })), boxed.map((b) => b.descriptor), showFrom, existing, personClasses);
-  return ranked.map(({ index, ...proposal }) => ({ ...proposal, mask: boxed[index].candidate.mask, descriptor: boxed[index].descriptor }));
+  return ranked.map(({ index, rankingProbability: _decided, ...proposal }) => ({ ...proposal, mask: boxed[index].candidate.mask, descriptor: boxed[index].descriptor }));
 }
 
 /** An object the person made on a photo: its mask, or its box when they drew a box. */

@@ -136,6 +136,50 @@ describe('shown probability calibration', () => {
     expect(copy.probability(0.8, 'cat')).toBe(calibration.probability(0.8, 'cat'));
   });
 
+  it('a display map changes what is displayed, never the probability that decides what is shown', () => {
+    const decisions = overConfidentDecisions(600, 11).map((o) => ({ ...o, heldOutScore: o.x[0] }));
+    const deciding = new ShownCalibration('none', 'none');
+    const displaying = new ShownCalibration('none', 'platt');
+    for (const c of [deciding, displaying]) {
+      c.record(decisions);
+      c.refit(asScored);
+    }
+    const heldOut = overConfidentDecisions(2000, 7);
+    for (const o of heldOut) expect(displaying.probability(o.x[0])).toBe(deciding.probability(o.x[0]));
+    const eceDisplayed = expectedCalibrationError(heldOut.map((o) => ({ probability: displaying.displayed(o.x[0]), correct: o.correct }))).ece;
+    expect(eceOf(displaying, heldOut)).toBeGreaterThan(0.1);
+    expect(eceDisplayed).toBeLessThan(0.05);
+    // Monotone: it keeps the order the deciding probability gives.
+    const grid = Array.from({ length: 100 }, (_, i) => displaying.displayed(i / 99));
+    for (let i = 1; i < grid.length; i++) expect(grid[i]).toBeGreaterThan(grid[i - 1]);
+    // Without a display map the displayed probability is the deciding one.
+    expect(deciding.displayed(0.8)).toBe(deciding.probability(0.8));
+  });
+
+  it('the display map is fitted on the probability each decision was shown with, not the one the ranking map gives it after learning from it', () => {
+    // 400 decisions scored 0.9, right 60 %, shown at 0.9 (no map yet); the ranking map then says about
+    // 0.6 for 0.9, so the next 400, scored 0.9 too, were shown at 0.6. What the display map reads of
+    // each is what the person saw then, not what the map refitted on both says now.
+    const batch = Array.from({ length: 400 }, (_, i) => ({ x: [0.9], correct: i % 5 < 3, heldOutScore: 0.9 }));
+    const calibration = new ShownCalibration('platt', 'platt');
+    calibration.record(batch);
+    calibration.refit(asScored);
+    const shownAt = calibration.probability(0.9);
+    expect(shownAt).toBeCloseTo(0.6, 1);
+    calibration.record(batch);
+    calibration.refit(asScored);
+    const outcomes = calibration.toJSON().outcomes;
+    expect(outcomes[0].heldOutRanking).toBeCloseTo(0.9, 9);
+    expect(outcomes[400].heldOutRanking).toBeCloseTo(shownAt, 9);
+    // Kept through JSON, with its display method; a state saved before the display map displays the ranking probability.
+    const copy = ShownCalibration.fromJSON(JSON.parse(JSON.stringify(calibration.toJSON())), asScored);
+    expect(copy.displayMethod).toBe('platt');
+    expect(copy.displayed(0.9)).toBe(calibration.displayed(0.9));
+    const { displayMethod: _method, ...before } = calibration.toJSON();
+    const old = ShownCalibration.fromJSON(before, asScored);
+    expect(old.displayed(0.9)).toBe(old.probability(0.9));
+  });
+
   it('the recency weight halves every half of the decisions so far, whatever their number', () => {
     expect(recencyWeight(0, 400)).toBe(1);
     expect(recencyWeight(200, 400)).toBeCloseTo(0.5, 12);

@@ -26,6 +26,15 @@
  * for held-out scores that came from an older model) and `platt-class` (a map per class, pulled
  * towards the shared one).
  *
+ * Two maps, one after the other. The first (`method`) decides: which proposals reach `showFrom` and
+ * in what order, so it decides what the person is asked and so what the model learns next. The second
+ * (`displayMethod`) only displays: it maps the first one's probability once more, fitted on the
+ * probability each decision was shown with (held out, as the person saw it), and "accept all" reads
+ * it. A map that both decided and displayed could not be judged on calibration alone: switching it
+ * showed other proposals, taught other decisions, and moved AP and actions as much as ECE
+ * (docs/RESULTS.md, h37-calib). Its default is `none` (the first map's probability, displayed as it
+ * is): of the maps measured as display maps none lowered ECE on every learn set.
+ *
  * Why Platt: few decisions lie above a high score, so at the top edge the isotonic map is made mostly
  * of the identity's pseudo-decisions and shows about the score itself, 0.97 as 0.98, however often the
  * person's decisions below it were wrong. The ranker's score is over-confident there, so the isotonic
@@ -33,7 +42,7 @@
  * their slope to the top. (While the fit was on in-sample scores, Platt measured worse; on held-out
  * scores it measures better, on both datasets.)
  */
-import { applyBeta, applyPlatt, fitBeta, fitPlatt, IDENTITY_MAP, type BetaMap, type Decision, type PlattMap } from './calibration';
+import { applyBeta, applyPlatt, fitBeta, fitPlatt, type Decision, type PlattMap } from './calibration';
 
 export const SHOWN_CALIBRATION_METHODS = ['platt', 'platt-recent', 'platt-class', 'beta', 'isotonic', 'none'] as const;
 export type ShownCalibrationMethod = (typeof SHOWN_CALIBRATION_METHODS)[number];
@@ -46,6 +55,11 @@ export interface ShownOutcome {
   readonly heldOutScore?: number;
   /** The class it was proposed as ('platt-class' maps each class on its own decisions). */
   readonly classId?: string;
+  /**
+   * The ranking probability (`probability`) it had when decided, the map then fitted: what the display
+   * map is fitted on, the measured-so-far counterpart of what the person was promised.
+   */
+  readonly heldOutRanking?: number;
 }
 
 /** The score before this map, of a decision's features. */
@@ -53,10 +67,14 @@ export type Scorer = (x: readonly number[]) => number;
 
 export interface ShownCalibrationState {
   readonly method: ShownCalibrationMethod;
+  /** The display map's (absent in models saved before it: `none`, the ranking probability shown as it is). */
+  readonly displayMethod?: ShownCalibrationMethod;
   readonly outcomes: readonly ShownOutcome[];
 }
 
 export const DEFAULT_SHOWN_CALIBRATION: ShownCalibrationMethod = 'platt';
+/** The display map (docs/RESULTS.md, h37-calib). */
+export const DEFAULT_DISPLAY_CALIBRATION: ShownCalibrationMethod = 'none';
 /** The newest decisions kept: a person's model changes as it learns, and old decisions describe an older one. */
 const MAX_OUTCOMES = 2000;
 /** The isotonic map's prior: this many pseudo-decisions per tenth of the score's range, each right as often as its score says. */
@@ -72,56 +90,92 @@ interface StepMap {
 
 export class ShownCalibration {
   private outcomes: ShownOutcome[] = [];
-  private fitted: { platt: PlattMap } | { beta: BetaMap } | { steps: StepMap } = { platt: IDENTITY_MAP };
-  /** 'platt-class': each class's own map, shrunk towards the shared one (`fitted`). */
-  private byClass = new Map<string, PlattMap>();
+  /** Decides: which proposals are shown (from `showFrom`) and in what order. */
+  private ranking: FittedMap = IDENTITY_FIT;
+  /** Displays: a map of the ranking probability, so a better displayed number moves no decision. */
+  private display: FittedMap = IDENTITY_FIT;
 
-  constructor(readonly method: ShownCalibrationMethod = DEFAULT_SHOWN_CALIBRATION) {}
+  /**
+   * `method` maps the ranker's score to the probability that decides what is shown; `displayMethod`
+   * maps that probability once more to the one displayed (and that "accept all" is advised on): a
+   * better displayed number must not show other proposals, which would teach the model other decisions.
+   */
+  constructor(
+    readonly method: ShownCalibrationMethod = DEFAULT_SHOWN_CALIBRATION,
+    readonly displayMethod: ShownCalibrationMethod = DEFAULT_DISPLAY_CALIBRATION,
+  ) {}
 
   /** How many decisions it has been fitted on. */
   get decisions(): number {
     return this.outcomes.length;
   }
 
-  /** The probability to show for a score of a proposal of `classId` (the identity before any decision). */
+  /** The probability that decides whether and where a proposal of `classId` with this score is shown (the identity before any decision). */
   probability(score: number, classId?: string): number {
-    const own = classId === undefined ? undefined : this.byClass.get(classId);
-    if (own) return applyPlatt(own, score);
-    if ('platt' in this.fitted) return applyPlatt(this.fitted.platt, score);
-    return 'beta' in this.fitted ? applyBeta(this.fitted.beta, score) : interpolate(this.fitted.steps, score);
+    return this.ranking.apply(score, classId);
   }
 
-  /** Decisions on shown proposals; `refit` takes them in. */
+  /** The probability displayed for a score: the ranking probability through the display map (monotone, so the order stays). */
+  displayed(score: number, classId?: string): number {
+    return this.display.apply(this.probability(score, classId), classId);
+  }
+
+  /** Decisions on shown proposals; `refit` takes them in. Each keeps the ranking probability it had (before the refit). */
   record(outcomes: readonly ShownOutcome[]): void {
-    this.outcomes.push(...outcomes.map(copyOutcome));
+    this.outcomes.push(
+      ...outcomes.map((o) => copyOutcome(o.heldOutRanking !== undefined || o.heldOutScore === undefined ? o : { ...o, heldOutRanking: this.probability(o.heldOutScore, o.classId) })),
+    );
     if (this.outcomes.length > MAX_OUTCOMES) this.outcomes.splice(0, this.outcomes.length - MAX_OUTCOMES);
   }
 
-  /** Fits the map on the decisions' held-out scores, or as `score` gives them now where none was kept. */
+  /** Fits the maps on the decisions' held-out scores and ranking probabilities, or as `score` gives them now where none was kept. */
   refit(score: Scorer): void {
     const scored = this.outcomes.map((o) => ({ score: o.heldOutScore ?? score(o.x), correct: o.correct, classId: o.classId }));
-    const decisions = scored.map((o, i) => ({ raw: o.score, correct: o.correct, weight: this.method === 'platt-recent' ? recencyWeight(scored.length - 1 - i, scored.length) : 1 }));
-    if (this.method === 'isotonic') this.fitted = { steps: fitIsotonicTowardsIdentity(scored) };
-    else if (this.method === 'beta') this.fitted = { beta: fitBeta(decisions) };
-    else this.fitted = { platt: scored.length && this.method !== 'none' ? fitPlatt(decisions) : IDENTITY_MAP };
-    this.byClass = this.method === 'platt-class' && 'platt' in this.fitted ? classMaps(decisions, scored, this.fitted.platt) : new Map();
+    this.ranking = fitMap(this.method, scored);
+    const ranked = this.outcomes.map((o, i) => ({ ...scored[i], score: o.heldOutRanking ?? this.probability(scored[i].score, o.classId) }));
+    this.display = fitMap(this.displayMethod, ranked);
   }
 
-  /** The decisions so far, each with the probability shown now for its score. */
+  /** The decisions so far, each with the probability displayed now for its score. */
   decided(score: Scorer): { probability: number; correct: boolean }[] {
-    return this.outcomes.map((o) => ({ probability: this.probability(score(o.x), o.classId), correct: o.correct }));
+    return this.outcomes.map((o) => ({ probability: this.displayed(score(o.x), o.classId), correct: o.correct }));
   }
 
   toJSON(): ShownCalibrationState {
-    return { method: this.method, outcomes: this.outcomes.map(copyOutcome) };
+    return { method: this.method, displayMethod: this.displayMethod, outcomes: this.outcomes.map(copyOutcome) };
   }
 
   static fromJSON(state: ShownCalibrationState, score: Scorer): ShownCalibration {
-    const calibration = new ShownCalibration(state.method);
-    calibration.record(state.outcomes);
+    const calibration = new ShownCalibration(state.method, state.displayMethod ?? 'none');
+    // Not `record`: a decision saved without its ranking probability is given the one the map fitted now says (refit), not the identity's.
+    calibration.outcomes = state.outcomes.slice(-MAX_OUTCOMES).map(copyOutcome);
     calibration.refit(score);
     return calibration;
   }
+}
+
+/** A fitted map of [0, 1], and per class where the method maps each class on its own. */
+interface FittedMap {
+  apply(score: number, classId?: string): number;
+}
+
+const IDENTITY_FIT: FittedMap = { apply: (score) => score };
+
+/** `method` fitted on scored decisions, in the order they were made (the newest last). */
+function fitMap(method: ShownCalibrationMethod, scored: readonly { score: number; correct: boolean; classId?: string }[]): FittedMap {
+  if (method === 'none' || scored.length === 0) return IDENTITY_FIT;
+  if (method === 'isotonic') {
+    const steps = fitIsotonicTowardsIdentity(scored);
+    return { apply: (score) => interpolate(steps, score) };
+  }
+  const decisions = scored.map((o, i) => ({ raw: o.score, correct: o.correct, weight: method === 'platt-recent' ? recencyWeight(scored.length - 1 - i, scored.length) : 1 }));
+  if (method === 'beta') {
+    const beta = fitBeta(decisions);
+    return { apply: (score) => applyBeta(beta, score) };
+  }
+  const shared = fitPlatt(decisions);
+  const byClass = method === 'platt-class' ? classMaps(decisions, scored, shared) : new Map<string, PlattMap>();
+  return { apply: (score, classId) => applyPlatt((classId === undefined ? undefined : byClass.get(classId)) ?? shared, score) };
 }
 
 /**
@@ -183,6 +237,7 @@ const copyOutcome = (o: ShownOutcome): ShownOutcome => ({
   correct: o.correct,
   ...(o.heldOutScore === undefined ? {} : { heldOutScore: o.heldOutScore }),
   ...(o.classId === undefined ? {} : { classId: o.classId }),
+  ...(o.heldOutRanking === undefined ? {} : { heldOutRanking: o.heldOutRanking }),
 });
 
 const mean = (block: { weight: number; targetSum: number }) => block.targetSum / block.weight;
