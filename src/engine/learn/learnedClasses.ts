@@ -66,7 +66,7 @@ export interface LearnedClassesOptions {
  */
 export type LearnedHead = 'logistic' | 'nearest' | 'blend';
 export const LEARNED_HEADS: readonly LearnedHead[] = ['logistic', 'nearest', 'blend'];
-export const DEFAULT_LEARNED_HEAD: LearnedHead = 'nearest';
+export const DEFAULT_LEARNED_HEAD: LearnedHead = 'blend';
 
 const DEFAULTS = {
   l2: 0.1,
