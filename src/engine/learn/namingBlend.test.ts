@@ -11,6 +11,14 @@ function record(voted: number, detected: number, truth: number) {
   return namingRecord(vote, detector, truth);
 }
 
+/** A blend fitted on 40 objects: one in four like `rare`, the rest like `usual`. */
+function fittedOn(rare: ReturnType<typeof record>, usual: ReturnType<typeof record>): NamingBlend {
+  const blend = new NamingBlend();
+  blend.record(Array.from({ length: 40 }, (_, i) => (i % 4 === 0 ? rare : usual)));
+  blend.fit();
+  return blend;
+}
+
 describe('NamingBlend', () => {
   it('uses the vote as it is until enough labelled objects were scored', () => {
     const blend = new NamingBlend();
@@ -22,10 +30,8 @@ describe('NamingBlend', () => {
   });
 
   it('follows the detectors where the person\'s objects said they were right and the vote wrong', () => {
-    const blend = new NamingBlend();
     // The detectors name the object right three times in four, the vote once in four.
-    blend.record(Array.from({ length: 40 }, (_, i) => (i % 4 === 0 ? record(3, 2, 3) : record(1, 2, 2))));
-    blend.fit();
+    const blend = fittedOn(record(3, 2, 3), record(1, 2, 2));
     const named = blend.blend(Float64Array.from([0, 0.8, 0.2, 0]), [0, 0, 0.9, 0]);
     expect(named[2]).toBeGreaterThan(named[1]);
     expect(named[0]).toBe(0);
@@ -33,17 +39,13 @@ describe('NamingBlend', () => {
   });
 
   it('follows the vote where the person\'s objects said the detectors were wrong', () => {
-    const blend = new NamingBlend();
-    blend.record(Array.from({ length: 40 }, (_, i) => (i % 4 === 0 ? record(3, 2, 2) : record(1, 3, 1))));
-    blend.fit();
+    const blend = fittedOn(record(3, 2, 2), record(1, 3, 1));
     const named = blend.blend(Float64Array.from([0, 0.8, 0.2, 0]), [0, 0, 0, 0.9]);
     expect(named[1]).toBeGreaterThan(named[3]);
   });
 
   it('keeps its records sparse, restores the same weights from JSON, and drops a forgotten class\'s records', () => {
-    const blend = new NamingBlend();
-    blend.record(Array.from({ length: 40 }, (_, i) => (i % 4 === 0 ? record(3, 2, 3) : record(1, 2, 2))));
-    blend.fit();
+    const blend = fittedOn(record(3, 2, 3), record(1, 2, 2));
     const saved = JSON.parse(JSON.stringify(blend.toJSON()));
     expect(saved.records[0].entries.length).toBeLessThanOrEqual(3);
     const copy = NamingBlend.fromJSON(saved);
