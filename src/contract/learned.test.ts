@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DETECTOR_CONCEPTS } from '../engine/learn/descriptors';
 import { LearnedClasses } from '../engine/learn/learnedClasses';
 import { unpackExamples } from '../engine/learn/packedExamples';
 import { LearnedModelState } from './learned';
@@ -74,5 +75,20 @@ describe('learned model contract', () => {
     const result = LearnedModelState.safeParse(state);
     expect(result.success).toBe(false);
     expect(JSON.stringify(result.error?.issues)).toContain('shown');
+  });
+
+  it("keeps what the blend head's weights are fitted on, and refuses a record of a class the model does not hold", () => {
+    const model = new LearnedClasses({ kinds: ['appearance', 'detectors'], head: 'blend' });
+    const random = (() => {
+      let s = 3;
+      return () => ((s = (s * 48271) % 2147483647) / 2147483647);
+    })();
+    const descriptor = (c: number) => ({ sam: [], backbone: [], appearance: [c + random(), random()], detectors: DETECTOR_CONCEPTS.map(() => random()) });
+    for (let step = 0; step < 4; step++) model.learnAll([0, 1, 2, 0, 1, 2].map((c) => ({ descriptor: descriptor(c), classId: ['cup', 'bowl', 'fork'][c] })));
+    const state = JSON.parse(JSON.stringify(model.toJSON()));
+    expect(state.naming.records.length).toBeGreaterThan(0);
+    expect(LearnedModelState.parse(state).naming).toEqual(state.naming);
+    state.naming.records[0].c = state.classes.length;
+    expect(JSON.stringify(LearnedModelState.safeParse(state).error?.issues)).toContain('naming');
   });
 });

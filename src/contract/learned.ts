@@ -59,6 +59,18 @@ export const LearnedModelState = z
       })
       .optional()
       .describe("The shown probability's calibration: the person's decisions on shown proposals, with the ranker's features of each (absent in models written before it)."),
+    naming: z
+      .object({
+        records: z.array(
+          z.object({
+            classes: z.number().int().positive(),
+            c: z.number().int().positive(),
+            entries: z.array(z.tuple([z.number().int().positive(), finite, finite])),
+          }),
+        ),
+      })
+      .optional()
+      .describe("What the `blend` head's weights are fitted on: the person's labelled objects as the nearest examples and the detectors scored them (absent in models written before it)."),
   })
   .superRefine((state, ctx) => {
     const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message });
@@ -78,6 +90,8 @@ export const LearnedModelState = z
     if (packed && base64Bytes(packed.float16) !== packed.classes.length * packed.features * 2) issue(['packedExamples', 'float16'], `does not hold ${packed.classes.length} × ${packed.features} halves`);
     if (packed?.keys && packed.keys.length !== packed.classes.length) issue(['packedExamples', 'keys'], `has ${packed.keys.length} keys for ${packed.classes.length} examples`);
     if (packed && packed.classes.some((c) => c >= state.classes.length)) issue(['packedExamples', 'classes'], 'names a class that is not one of `classes`');
+    const record = state.naming?.records.findIndex((r) => r.classes > state.classes.length || r.c >= r.classes || r.entries.some(([k]) => k >= r.classes)) ?? -1;
+    if (record >= 0) issue(['naming', 'records', record], 'names a class that is not one of `classes`');
     const ranker = state.ranker;
     if (ranker && ranker.outcomes.some((o) => o.x.length !== ranker.weights.length)) issue(['ranker', 'outcomes'], 'an outcome is not the length of the ranker\'s weights');
     const shown = state.shown;

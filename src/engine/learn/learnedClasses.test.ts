@@ -296,3 +296,49 @@ describe('LearnedClasses', () => {
     expect(nearest[0].probability).toBeCloseTo(logistic[0].probability, 12);
   });
 });
+
+describe('LearnedClasses, the blend head', () => {
+  // Two classes that look alike (the same appearance) and that the detectors tell apart by their
+  // own column of the class's name, among many noisy columns: what a cosine over the whole block misses.
+  const cupColumn = DETECTOR_CONCEPTS.indexOf('cup');
+  const bowlColumn = DETECTOR_CONCEPTS.indexOf('bowl');
+  const object = (classId: 'cup' | 'bowl' | null, random: () => number): RegionDescriptor => {
+    const detectors = DETECTOR_CONCEPTS.map(() => Math.abs(random()) * 0.5);
+    if (classId) detectors[classId === 'cup' ? cupColumn : bowlColumn] = 0.8;
+    return { sam: [], detectors, appearance: [1, 1, 0, 0].map((v) => (classId ? v : -v) + random()), backbone: [] };
+  };
+  const named = (head: 'nearest' | 'blend') => {
+    const random = generator(5);
+    const model = new LearnedClasses({ kinds: ['appearance', 'detectors'], head });
+    for (let round = 0; round < 8; round++) {
+      model.learnAll([
+        ...Array.from({ length: 5 }, () => ({ descriptor: object('cup', random), classId: 'cup' })),
+        ...Array.from({ length: 5 }, () => ({ descriptor: object('bowl', random), classId: 'bowl' })),
+        ...Array.from({ length: 10 }, () => ({ descriptor: object(null, random), classId: null })),
+      ]);
+    }
+    let right = 0;
+    for (let i = 0; i < 40; i++) {
+      const classId = i % 2 ? 'cup' : 'bowl';
+      if (model.classify(object(classId, random))[0].classId === classId) right++;
+    }
+    return { right, model };
+  };
+
+  it("names what the detectors' column of the class says once the person's objects show it right, where the nearest examples alone guess", () => {
+    const [blend, nearest] = [named('blend').right, named('nearest').right];
+    expect(blend).toBeGreaterThanOrEqual(38);
+    expect(nearest).toBeLessThan(blend - 3);
+  });
+
+  it('restores its weights from JSON, and a model saved before it names as the nearest examples do until it has scored new objects', () => {
+    const { model } = named('blend');
+    const query = object('cup', generator(9));
+    const copy = LearnedClasses.fromJSON(JSON.parse(JSON.stringify(model.toJSON())), { head: 'blend' });
+    expect(copy.classify(query)).toEqual(model.classify(query));
+    const { naming: _naming, ...saved } = JSON.parse(JSON.stringify(model.toJSON())) as LearnedClassesState;
+    const old = LearnedClasses.fromJSON(saved, { head: 'blend' });
+    const nearest = LearnedClasses.fromJSON(saved, { head: 'nearest' });
+    expect(old.classify(query)).toEqual(nearest.classify(query));
+  });
+});

@@ -21,7 +21,8 @@ import {
   type Decision,
   type PlattMap,
 } from './calibration';
-import { DEFAULT_DESCRIPTOR_KINDS, featureVector, type DescriptorKind, type RegionDescriptor } from './descriptors';
+import { DEFAULT_DESCRIPTOR_KINDS, DETECTOR_CONCEPTS, featureVector, type DescriptorKind, type RegionDescriptor } from './descriptors';
+import { NamingBlend, namingRecord, type NamingBlendState } from './namingBlend';
 import { OverlapRanker, withCurrentFeatures, withOwnProbability, type OverlapRankerState, type RankedProposal, type RelationFeatures } from './overlapRanker';
 import { featureBlocks, PrototypeHead, type FeatureBlock } from './prototypeHead';
 import { standardisation } from './standardisation';
@@ -60,10 +61,12 @@ export interface LearnedClassesOptions {
  * - `nearest`: the logistic model says how probably the region is one of the person's objects (1 − its
  *   background probability), and the nearest examples of the person's classes say which
  *   (prototypeHead.ts). With one class the two are the same.
+ * - `blend`: as `nearest`, but which class is the nearest examples' vote and the detectors' score for
+ *   each class around the region, weighed as the person's labelled objects say (namingBlend.ts).
  */
-export type LearnedHead = 'logistic' | 'nearest';
-export const LEARNED_HEADS: readonly LearnedHead[] = ['logistic', 'nearest'];
-export const DEFAULT_LEARNED_HEAD: LearnedHead = 'nearest';
+export type LearnedHead = 'logistic' | 'nearest' | 'blend';
+export const LEARNED_HEADS: readonly LearnedHead[] = ['logistic', 'nearest', 'blend'];
+export const DEFAULT_LEARNED_HEAD: LearnedHead = 'blend';
 
 const DEFAULTS = {
   l2: 0.1,
@@ -104,6 +107,8 @@ export interface LearnedClassesState {
   readonly ranker?: OverlapRankerState;
   /** The shown probability's calibration (absent in models saved before it existed: they start it afresh). */
   readonly shown?: ShownCalibrationState;
+  /** What the `blend` head's weights are fitted on (absent in models saved before it existed: they start it afresh). */
+  readonly naming?: NamingBlendState;
 }
 
 /** A proposal's probabilities after the overlap ranker: the one displayed, and the one that decides whether and where it is shown. */
@@ -137,6 +142,7 @@ export class LearnedClasses {
   private adam: { m: Float64Array[]; v: Float64Array[]; t: number } = { m: [], v: [], t: 0 };
   private steps = 0;
   private ranker = new OverlapRanker();
+  private naming = new NamingBlend();
   private shown: ShownCalibration;
   private readonly rankerScore = (x: readonly number[]) => this.ranker.score(x);
   /** A small deterministic generator: the same decisions give the same model everywhere. */
@@ -186,6 +192,7 @@ export class LearnedClasses {
   learnAll(examples: readonly { descriptor: RegionDescriptor; classId: string | null; key?: string }[]): void {
     this.dropKeyed(examples.flatMap((e) => (e.key === undefined ? [] : [e.key])));
     if (examples.length) this.blocks ??= featureBlocks(examples[0].descriptor, this.kinds);
+    this.recordNaming(examples);
     for (const e of examples) {
       // Kept as stored (packedExamples.ts), so a restored model holds exactly what this one learned from.
       const halves = halvesOf(featureVector(e.descriptor, this.kinds));
@@ -218,6 +225,7 @@ export class LearnedClasses {
     if (c <= 0) return;
     this.examples = this.examples.filter((e) => e.c !== c).map((e) => ({ ...e, c: e.c > c ? e.c - 1 : e.c }));
     this.classes.splice(c, 1);
+    this.naming.forgetClass(c);
     this.weights.splice(c, 1);
     this.adam.m.splice(c, 1);
     this.adam.v.splice(c, 1);
@@ -331,6 +339,7 @@ export class LearnedClasses {
       optimiser: { m: this.adam.m.map((r) => Array.from(r)), v: this.adam.v.map((r) => Array.from(r)), t: this.adam.t, seed: this.seed },
       ranker: this.ranker.toJSON(),
       shown: this.shown.toJSON(),
+      naming: this.naming.toJSON(),
     };
   }
 
@@ -351,6 +360,7 @@ export class LearnedClasses {
     model.adam = { m: state.optimiser.m.map((r) => Float64Array.from(r)), v: state.optimiser.v.map((r) => Float64Array.from(r)), t: state.optimiser.t };
     model.seed = state.optimiser.seed;
     if (state.ranker) model.ranker = OverlapRanker.fromJSON(state.ranker);
+    model.naming = NamingBlend.fromJSON(state.naming);
     // Its decisions are kept with the ranker's features: a model saved before the count or ring features gets them as the ranker does.
     // The map is refitted from those decisions on every load, so a saved model takes this engine's map (or the caller's),
     // not the one it was saved with: a model saved before a better map gets it.
@@ -365,7 +375,8 @@ export class LearnedClasses {
   /** The logistic model's probabilities with the class named by the head: P(object) × P(class | object). */
   private named(features: Float64Array, logistic: Float64Array): Float64Array {
     if (this.head === 'logistic' || !this.namer) return logistic;
-    const which = this.namer.nearestProbabilities(features);
+    const vote = this.namer.nearestProbabilities(features);
+    const which = this.head === 'blend' ? this.naming.blend(vote, this.detectorScores(features)) : vote;
     const object = 1 - logistic[0];
     const out = new Float64Array(logistic.length);
     out[0] = logistic[0];
@@ -373,10 +384,36 @@ export class LearnedClasses {
     return out;
   }
 
+  /**
+   * Before a step learns them: how the nearest examples voted on the person's newly labelled objects of
+   * classes already held, with the detectors' scores for each class, for the `blend` head to weigh
+   * (out of sample: once learned, an object's nearest example is itself). Nothing to weigh with one class.
+   */
+  private recordNaming(examples: readonly { descriptor: RegionDescriptor; classId: string | null }[]): void {
+    if (this.head !== 'blend' || !this.namer || this.classes.length < 3) return;
+    const records = examples.flatMap((e) => {
+      const c = e.classId === null ? -1 : this.classes.indexOf(e.classId);
+      if (c < 1) return [];
+      const features = valuesOf(halvesOf(featureVector(e.descriptor, this.kinds)));
+      return [namingRecord(this.namer!.nearestProbabilities(features), this.detectorScores(features), c)];
+    });
+    this.naming.record(records);
+  }
+
+  /** Per class index, the detectors' score for the class's name around the region (the `detectors` features' column; 0 for a name no detector has). */
+  private detectorScores(features: ArrayLike<number>): number[] {
+    const block = this.blocks?.[this.kinds.indexOf('detectors')];
+    return this.classes.map((classId, c) => {
+      const column = c === 0 || !block ? -1 : DETECTOR_CONCEPTS.indexOf(classId);
+      return column >= 0 && column < block!.length ? features[block!.start + column] : 0;
+    });
+  }
+
   private fitNamer(): void {
     if (this.head === 'logistic' || this.examples.length === 0 || !this.blocks) return;
     this.namer = new PrototypeHead(this.blocks);
     this.namer.fit(this.examples, this.classes.length, { mean: this.mean, scale: this.scale });
+    if (this.head === 'blend') this.naming.fit();
   }
 
   private classIndex(classId: string): number {
