@@ -44,6 +44,7 @@ import { boxPromptToken, type BoxMaskChoice } from './boxToken';
 import { rankScore, withLookEvidence, type ProposalRanking, type RankingRule } from './ranking';
 import { ExploredCells, lowResBox } from './lowRes';
 import { askAhead } from './askAhead';
+import { neighbourNegatives } from './crowdPrompt';
 import { pointGrid } from './pointGrid';
 import { removeSmallRegions } from './regions';
 import { boxAtInnerEdge, cutByTileEdge, holdsCentreOf, mergeAcrossCrops, seenSmall, splitBySize, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile, type TileRect } from './tiles';
@@ -199,6 +200,18 @@ export interface EverythingSettings {
    * which object is meant. The same one decoder run.
    */
   readonly smallBoxCentreClick: boolean;
+  /**
+   * A box the photo's encoder sees small is asked with a negative click at the centre of each other box
+   * asked on the photo whose centre lies inside it and that does not lie around it (crowdPrompt.ts):
+   * the neighbours its box also covers are clicked away. The same one decoder run.
+   */
+  readonly smallBoxNeighbourNegatives: boolean;
+  /**
+   * A box the photo's encoder sees small offers its decoder run's other masks too (each kept on the grid's
+   * predicted-IoU and stability bars, and only where no proposal repeats it): in a crowd the box's chosen
+   * mask often holds a neighbour as well, and a smaller one of the four is the object. No decoder run.
+   */
+  readonly smallBoxOtherMasks: boolean;
   /** How proposals are ordered inside `maxProposals` (ranking.ts). */
   readonly ranking: ProposalRanking;
 }
@@ -232,6 +245,8 @@ const OBJECTS_SETTINGS: EverythingSettings = {
   encodeTiles: true,
   boxMaskChoice: 'sam',
   smallBoxCentreClick: false,
+  smallBoxNeighbourNegatives: false,
+  smallBoxOtherMasks: false,
   ranking: 'mask',
 };
 
@@ -263,6 +278,8 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     encodeTiles: true,
     boxMaskChoice: 'sam',
     smallBoxCentreClick: false,
+    smallBoxNeighbourNegatives: false,
+    smallBoxOtherMasks: false,
     ranking: 'mask',
   },
   objects: OBJECTS_SETTINGS,
@@ -494,10 +511,13 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     part = from;
     planned += boxes.length;
     if (!view.tile) askedOnPhoto.push(...boxes.map((d) => d.box));
-    const prompts = boxes.map((detection): VisualPrompt => {
+    const small = boxes.map((detection) => seenSmall(detection.box, size.width, size.height, settings.tileBoxMaxPatches));
+    const prompts = boxes.map((detection, k): VisualPrompt => {
       const box = cornerToCenterBox(detection.box);
-      const clickCentre = settings.smallBoxCentreClick && seenSmall(detection.box, size.width, size.height, settings.tileBoxMaxPatches);
-      return clickCentre ? { box, points: [{ x: box.x, y: box.y, positive: true }] } : { box };
+      const points: PointPrompt[] = [];
+      if (settings.smallBoxCentreClick && small[k]) points.push({ x: box.x, y: box.y, positive: true });
+      if (settings.smallBoxNeighbourNegatives && small[k] && !view.tile) points.push(...neighbourNegatives(detection.box, askedOnPhoto));
+      return points.length > 0 ? { box, points } : { box };
     });
     // A box's answer does not depend on what earlier boxes kept: an engine that decodes side by side
     // is asked ahead, and the answers are still weighed in the boxes' order.
@@ -513,6 +533,13 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       if (candidate && candidate.predictedIoU >= settings.boxPredIouThreshold) {
         markExplored(view, candidate.logits, frame);
         consider(candidate, frame, view);
+      }
+      if (settings.smallBoxOtherMasks && small[k]) {
+        for (let other = 0; other < outputs.tokens; other++) {
+          if (other === token) continue;
+          const alternative = candidateOf(view, outputs, other, frame, { source: 'detector', label: detection.label, detectorScore: detection.score, prompt: promptInPhoto(prompt, view) });
+          if (alternative && alternative.predictedIoU >= settings.predIouThreshold && alternative.stability >= settings.stabilityThreshold) consider(alternative, frame, view);
+        }
       }
       report();
     }
