@@ -212,6 +212,12 @@ export interface EverythingSettings {
    * mask often holds a neighbour as well, and a smaller one of the four is the object. No decoder run.
    */
   readonly smallBoxOtherMasks: boolean;
+  /**
+   * A box the photo's encoder sees small is asked a second time with its first answer's low-resolution
+   * logits as the mask prompt, as SAM's interactive refinement feeds a mask back: one more decoder run
+   * a small box, and its answer replaces the first.
+   */
+  readonly smallBoxRefine: boolean;
   /** How proposals are ordered inside `maxProposals` (ranking.ts). */
   readonly ranking: ProposalRanking;
 }
@@ -247,6 +253,7 @@ const OBJECTS_SETTINGS: EverythingSettings = {
   smallBoxCentreClick: false,
   smallBoxNeighbourNegatives: false,
   smallBoxOtherMasks: false,
+  smallBoxRefine: false,
   ranking: 'mask',
 };
 
@@ -280,6 +287,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     smallBoxCentreClick: false,
     smallBoxNeighbourNegatives: false,
     smallBoxOtherMasks: false,
+    smallBoxRefine: false,
     ranking: 'mask',
   },
   objects: OBJECTS_SETTINGS,
@@ -527,8 +535,13 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     );
     for (const [k, detection] of boxes.entries()) {
       const prompt = prompts[k];
-      const { outputs, frame } = await answers.next();
-      const { token, agreement } = boxPromptToken(outputs, frame, detection.box, settings.boxMaskChoice);
+      let { outputs, frame } = await answers.next();
+      let { token, agreement } = boxPromptToken(outputs, frame, detection.box, settings.boxMaskChoice);
+      if (settings.smallBoxRefine && small[k]) {
+        planned++;
+        ({ outputs, frame } = await decode(view, { ...prompt, maskInput: tokenLogits(outputs, token) }));
+        ({ token, agreement } = boxPromptToken(outputs, frame, detection.box, settings.boxMaskChoice));
+      }
       const candidate = candidateOf(view, outputs, token, frame, { source: 'detector', label: detection.label, detectorScore: detection.score, ...(agreement === undefined ? {} : { boxAgreement: agreement }), prompt: promptInPhoto(prompt, view) });
       if (candidate && candidate.predictedIoU >= settings.boxPredIouThreshold) {
         markExplored(view, candidate.logits, frame);
