@@ -207,12 +207,6 @@ export interface EverythingSettings {
    */
   readonly smallBoxNeighbourNegatives: boolean;
   /**
-   * A box the photo's encoder sees small offers its decoder run's other masks too (each kept on the grid's
-   * predicted-IoU and stability bars, and only where no proposal repeats it): in a crowd the box's chosen
-   * mask often holds a neighbour as well, and a smaller one of the four is the object. No decoder run.
-   */
-  readonly smallBoxOtherMasks: boolean;
-  /**
    * A box the photo's encoder sees small is asked a second time with its first answer's low-resolution
    * logits as the mask prompt, as SAM's interactive refinement feeds a mask back: one more decoder run
    * a small box, and its answer replaces the first.
@@ -252,7 +246,6 @@ const OBJECTS_SETTINGS: EverythingSettings = {
   boxMaskChoice: 'sam',
   smallBoxCentreClick: false,
   smallBoxNeighbourNegatives: false,
-  smallBoxOtherMasks: false,
   smallBoxRefine: false,
   ranking: 'mask',
 };
@@ -286,7 +279,6 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     boxMaskChoice: 'sam',
     smallBoxCentreClick: false,
     smallBoxNeighbourNegatives: false,
-    smallBoxOtherMasks: false,
     smallBoxRefine: false,
     ranking: 'mask',
   },
@@ -546,13 +538,6 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       if (candidate && candidate.predictedIoU >= settings.boxPredIouThreshold) {
         markExplored(view, candidate.logits, frame);
         consider(candidate, frame, view);
-      }
-      if (settings.smallBoxOtherMasks && small[k]) {
-        for (let other = 0; other < outputs.tokens; other++) {
-          if (other === token) continue;
-          const alternative = candidateOf(view, outputs, other, frame, { source: 'detector', label: detection.label, detectorScore: detection.score, prompt: promptInPhoto(prompt, view) });
-          if (alternative && alternative.predictedIoU >= settings.predIouThreshold && alternative.stability >= settings.stabilityThreshold) consider(alternative, frame, view);
-        }
       }
       report();
     }
