@@ -15,7 +15,7 @@ import type { VisualPrompt } from '../types';
 import { ExploredCells } from './lowRes';
 import { cutByTileEdge, tileRects } from './tiles';
 import { maskArea } from '../upsample';
-import { EVERYTHING_SETTINGS, segmentEverything, type EverythingEngine, type EverythingProgress } from './segmentEverything';
+import { EVERYTHING_SETTINGS, segmentEverything, type EverythingEngine, type EverythingProgress, type NeighbourNegatives } from './segmentEverything';
 import { sharedPath } from '../../../test/support/sharedData';
 
 let engine: SegmentationEngine;
@@ -357,7 +357,7 @@ describe('segmentEverything', () => {
 
   it("with smallBoxNeighbourNegatives a small box is asked with a negative click at the centre of a neighbour's box it covers, and its mask leaves that point out", async () => {
     const [cat] = await detector.detect(image, { minScore: 0.1 });
-    const run = async (extra: readonly Detection[], smallBoxNeighbourNegatives: boolean) => {
+    const run = async (extra: readonly Detection[], smallBoxNeighbourNegatives: NeighbourNegatives) => {
       const withExtra: ConceptDetector = Object.assign(Object.create(detector) as ConceptDetector, {
         detect: async (picture: RgbaImage, options?: Parameters<ConceptDetector['detect']>[1]) => [...(await detector.detect(picture, options)), ...extra],
       });
@@ -366,7 +366,7 @@ describe('segmentEverything', () => {
       return { found, prompts: answers.map((a) => a.prompt) };
     };
     // Alone, the cat's box is asked without clicks, and its mask holds a point on the cat's right.
-    const alone = await run([], false);
+    const alone = await run([], 'never');
     expect(alone.prompts.every((p) => p.points === undefined)).toBe(true);
     const catMask = alone.found.proposals.find((p) => p.label === cat.label)!.mask;
     const y = Math.round((cat.box.y0 + cat.box.y1) / 2);
@@ -376,7 +376,7 @@ describe('segmentEverything', () => {
     // A neighbour's box of the cat's size centred there, as boxes of two animals side by side.
     const half = { w: (cat.box.x1 - cat.box.x0) / 2, h: (cat.box.y1 - cat.box.y0) / 2 };
     const neighbour: Detection = { ...cat, label: 'dog', box: { x0: x - half.w, y0: y - half.h, x1: x + half.w, y1: y + half.h } };
-    const asked = await run([neighbour], true);
+    const asked = await run([neighbour], 'always');
     const catPrompt = asked.prompts.find((p) => p.box && Math.abs(p.box.x - (cat.box.x0 + cat.box.x1) / 2) < 1);
     expect(catPrompt?.points).toContainEqual({ x, y, positive: false });
     const catAnswer = asked.found.proposals.find((p) => p.prompt.box === catPrompt!.box);

@@ -42,7 +42,7 @@ import type { BinaryMask, PointPrompt, RgbaImage, VisualPrompt } from '../types'
 import { maskArea, placeCrop, upsampleLogitsToCrop } from '../upsample';
 import { boxPromptToken, type BoxMaskChoice } from './boxToken';
 import { rankScore, withLookEvidence, type ProposalRanking, type RankingRule } from './ranking';
-import { ExploredCells, lowResBox } from './lowRes';
+import { ExploredCells, logitsHold, lowResBox } from './lowRes';
 import { askAhead } from './askAhead';
 import { neighbourNegatives } from './crowdPrompt';
 import { pointGrid } from './pointGrid';
@@ -95,6 +95,9 @@ export interface EverythingProgress {
   /** The proposals kept so far, best first: results as they are found. */
   readonly proposals: readonly Proposal[];
 }
+
+/** When a small box is asked with negative clicks at its neighbours' centres (EverythingSettings.smallBoxNeighbourNegatives). */
+export type NeighbourNegatives = 'never' | 'always' | 'where the mask spills';
 
 export interface EverythingSettings {
   /** Points per side of each grid stage, coarse to fine (`grid`: [32]; `objects`: [8]). */
@@ -201,11 +204,12 @@ export interface EverythingSettings {
    */
   readonly smallBoxCentreClick: boolean;
   /**
-   * A box the photo's encoder sees small is asked with a negative click at the centre of each other box
-   * asked on the photo whose centre lies inside it and that does not lie around it (crowdPrompt.ts):
-   * the neighbours its box also covers are clicked away. The same one decoder run.
+   * Negative clicks for a box the photo's encoder sees small, at the centres of the other boxes asked on
+   * the photo that lie inside it and not around it (crowdPrompt.ts): 'always' with the box, in the same
+   * decoder run; 'where the mask spills' only at the centres its first answer covers, in a second run
+   * whose answer replaces the first (the neighbour it holds is clicked away, as a person would).
    */
-  readonly smallBoxNeighbourNegatives: boolean;
+  readonly smallBoxNeighbourNegatives: NeighbourNegatives;
   /**
    * A box the photo's encoder sees small is asked a second time with its first answer's low-resolution
    * logits as the mask prompt, as SAM's interactive refinement feeds a mask back: one more decoder run
@@ -252,7 +256,7 @@ const OBJECTS_SETTINGS: EverythingSettings = {
   encodeTiles: true,
   boxMaskChoice: 'sam',
   smallBoxCentreClick: false,
-  smallBoxNeighbourNegatives: false,
+  smallBoxNeighbourNegatives: 'never',
   smallBoxRefine: false,
   smallTileBoxAskedAgain: false,
   ranking: 'mask',
@@ -286,7 +290,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     encodeTiles: true,
     boxMaskChoice: 'sam',
     smallBoxCentreClick: false,
-    smallBoxNeighbourNegatives: false,
+    smallBoxNeighbourNegatives: 'never',
     smallBoxRefine: false,
     smallTileBoxAskedAgain: false,
     ranking: 'mask',
@@ -516,6 +520,13 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     const whole = boxes.filter((d) => !boxAtInnerEdge(tileBoxToPhoto(d.box, tile), tile, size.width, size.height, 1));
     return unfoundInTile(whole, tile, kept.filter((k) => k.tile).map((k) => k.box), settings.boxNmsIou);
   };
+  // A small box's second question, from its first answer: SAM's refinement, or the neighbours the answer holds clicked away.
+  const askAgain = (view: View, prompt: VisualPrompt, box: CornerBox, answer: Float32Array, frame: ModelFrame): VisualPrompt | undefined => {
+    if (settings.smallBoxRefine) return { ...prompt, maskInput: answer };
+    if (settings.smallBoxNeighbourNegatives !== 'where the mask spills' || view.tile) return undefined;
+    const held = neighbourNegatives(box, askedOnPhoto).filter((p) => logitsHold(answer, frame, p.x, p.y));
+    return held.length > 0 ? { ...prompt, points: [...(prompt.points ?? []), ...held] } : undefined;
+  };
   const promptBoxes = async (view: View, boxes: readonly Detection[], from: DecodePart): Promise<void> => {
     stage = view.tile ? 'tiles' : 'boxes';
     part = from;
@@ -526,7 +537,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       const box = cornerToCenterBox(detection.box);
       const points: PointPrompt[] = [];
       if (settings.smallBoxCentreClick && small[k]) points.push({ x: box.x, y: box.y, positive: true });
-      if (settings.smallBoxNeighbourNegatives && small[k] && !view.tile) points.push(...neighbourNegatives(detection.box, askedOnPhoto));
+      if (settings.smallBoxNeighbourNegatives === 'always' && small[k] && !view.tile) points.push(...neighbourNegatives(detection.box, askedOnPhoto));
       return points.length > 0 ? { box, points } : { box };
     });
     // A box's answer does not depend on what earlier boxes kept: an engine that decodes side by side
@@ -539,9 +550,10 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       const prompt = prompts[k];
       let { outputs, frame } = await answers.next();
       let { token, agreement } = boxPromptToken(outputs, frame, detection.box, settings.boxMaskChoice);
-      if (settings.smallBoxRefine && small[k]) {
+      const again = small[k] ? askAgain(view, prompt, detection.box, tokenLogits(outputs, token), frame) : undefined;
+      if (again) {
         planned++;
-        ({ outputs, frame } = await decode(view, { ...prompt, maskInput: tokenLogits(outputs, token) }));
+        ({ outputs, frame } = await decode(view, again));
         ({ token, agreement } = boxPromptToken(outputs, frame, detection.box, settings.boxMaskChoice));
       }
       const candidate = candidateOf(view, outputs, token, frame, { source: 'detector', label: detection.label, detectorScore: detection.score, ...(agreement === undefined ? {} : { boxAgreement: agreement }), prompt: promptInPhoto(prompt, view) });
