@@ -381,6 +381,13 @@ describe('segmentEverything', () => {
     expect(catPrompt?.points).toContainEqual({ x, y, positive: false });
     const catAnswer = asked.found.proposals.find((p) => p.prompt.box === catPrompt!.box);
     expect(catAnswer!.mask.data[y * image.width + x]).toBe(0);
+    // 'where the mask spills': the box alone first; its answer holds the neighbour's centre, so it is asked
+    // again with that centre clicked away, and the second answer is the proposal.
+    const spilled = await run([neighbour], 'where the mask spills');
+    const catPrompts = spilled.prompts.filter((p) => p.box && Math.abs(p.box.x - (cat.box.x0 + cat.box.x1) / 2) < 1);
+    expect(catPrompts.map((p) => p.points)).toEqual([undefined, [{ x, y, positive: false }]]);
+    expect(spilled.found.decoderRuns).toBe(spilled.prompts.length);
+    expect(spilled.found.proposals.find((p) => p.label === cat.label)!.mask.data[y * image.width + x]).toBe(0);
   }, 300_000);
 
   it("with smallBoxRefine a small box is asked again with its first answer's logits as the mask prompt, a larger one once", async () => {
