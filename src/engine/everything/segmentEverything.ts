@@ -216,13 +216,6 @@ export interface EverythingSettings {
    * a small box, and its answer replaces the first.
    */
   readonly smallBoxRefine: boolean;
-  /**
-   * A tile's box the photo's encoder sees small is decoded on the photo's embedding even where it repeats
-   * a kept proposal, unless a box like it was already asked there: at twice the resolution the detectors
-   * box a small object more tightly than the photo's look did, and a tighter box's mask may be the object
-   * where the first one spilled. What it answers is kept only where it repeats no kept proposal.
-   */
-  readonly smallTileBoxAskedAgain: boolean;
   /** How proposals are ordered inside `maxProposals` (ranking.ts). */
   readonly ranking: ProposalRanking;
 }
@@ -258,7 +251,6 @@ const OBJECTS_SETTINGS: EverythingSettings = {
   smallBoxCentreClick: false,
   smallBoxNeighbourNegatives: 'never',
   smallBoxRefine: false,
-  smallTileBoxAskedAgain: false,
   ranking: 'mask',
 };
 
@@ -292,8 +284,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     smallBoxCentreClick: false,
     smallBoxNeighbourNegatives: 'never',
     smallBoxRefine: false,
-    smallTileBoxAskedAgain: false,
-    ranking: 'mask',
+      ranking: 'mask',
   },
   objects: OBJECTS_SETTINGS,
   // The object-aware rule on the whole photo, then the detectors again on 2×2 tiles (SAHI's slicing):
@@ -507,8 +498,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       // A tile's box repeating a kept proposal is a second look at its object: the rank may read its score.
       kept = withLookEvidence(kept, boxes.map((d) => ({ box: tileBoxToPhoto(d.box, tile), score: d.score })), settings.boxNmsIou, rankingRule);
       // A tile's box around an object already kept asks again what was answered.
-      const unfound = tileBoxesToAsk(boxes, tile);
-      boxes = settings.smallTileBoxAskedAgain ? boxes.filter((d) => unfound.includes(d) || seenSmall(d.box, size.width, size.height, settings.tileBoxMaxPatches)) : unfound;
+      boxes = tileBoxesToAsk(boxes, tile);
     }
     timings.detectMs += now() - t0;
     return boxes;
@@ -626,11 +616,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       const boxes = worthEncoding ? bySize.small : [];
       // On the photo's embedding, a box like one already asked there (kept or not) would be answered the
       // same again: only a tile's finer view is worth a second look at it.
-      const keptBoxes = kept.map((k) => k.box);
-      const notAsked = unfoundInTile(worthEncoding ? bySize.large : uncut, tile, askedOnPhoto, settings.boxNmsIou);
-      const onPhoto = notAsked.filter(
-        (d) => (settings.smallTileBoxAskedAgain && seenSmall(d.box, size.width, size.height, settings.tileBoxMaxPatches)) || unfoundInTile([d], tile, keptBoxes, settings.boxNmsIou).length > 0,
-      );
+      const onPhoto = unfoundInTile(worthEncoding ? bySize.large : uncut, tile, [...kept.map((k) => k.box), ...askedOnPhoto], settings.boxNmsIou);
       await promptBoxes(whole, onPhoto.map((d) => ({ ...d, box: tileBoxToPhoto(d.box, tile) })), 'tile boxes on photo');
       stage = 'tiles';
       if (!settings.encodeTiles) continue;
