@@ -284,7 +284,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     smallBoxCentreClick: false,
     smallBoxNeighbourNegatives: 'never',
     smallBoxRefine: false,
-      ranking: 'mask',
+    ranking: 'mask',
   },
   objects: OBJECTS_SETTINGS,
   // The object-aware rule on the whole photo, then the detectors again on 2×2 tiles (SAHI's slicing):
@@ -546,7 +546,9 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
         ({ outputs, frame } = await decode(view, again));
         ({ token, agreement } = boxPromptToken(outputs, frame, detection.box, settings.boxMaskChoice));
       }
-      const candidate = candidateOf(view, outputs, token, frame, { source: 'detector', label: detection.label, detectorScore: detection.score, ...(agreement === undefined ? {} : { boxAgreement: agreement }), prompt: promptInPhoto(prompt, view) });
+      // The clicks the answer was asked with are reported; a fed-back mask is not (it is the first answer).
+      const askedWith = again?.points ? { ...prompt, points: again.points } : prompt;
+      const candidate = candidateOf(view, outputs, token, frame, { source: 'detector', label: detection.label, detectorScore: detection.score, ...(agreement === undefined ? {} : { boxAgreement: agreement }), prompt: promptInPhoto(askedWith, view) });
       if (candidate && candidate.predictedIoU >= settings.boxPredIouThreshold) {
         markExplored(view, candidate.logits, frame);
         consider(candidate, frame, view);
