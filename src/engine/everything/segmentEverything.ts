@@ -216,6 +216,13 @@ export interface EverythingSettings {
    * a small box, and its answer replaces the first.
    */
   readonly smallBoxRefine: boolean;
+  /**
+   * Grid stages, points per side, inside each tile the detectors looked at (one where the photo's pass saw
+   * something small), decoded on the photo's embedding: denser clicks only where small objects cluster,
+   * for those no detector boxes. Points skip what is covered and explored, as `skipCovered` and
+   * `skipExplored` say (`thorough` only).
+   */
+  readonly clusterGridSides: readonly number[];
   /** How proposals are ordered inside `maxProposals` (ranking.ts). */
   readonly ranking: ProposalRanking;
 }
@@ -251,6 +258,7 @@ const OBJECTS_SETTINGS: EverythingSettings = {
   smallBoxCentreClick: false,
   smallBoxNeighbourNegatives: 'never',
   smallBoxRefine: false,
+  clusterGridSides: [],
   ranking: 'mask',
 };
 
@@ -284,6 +292,7 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     smallBoxCentreClick: false,
     smallBoxNeighbourNegatives: 'never',
     smallBoxRefine: false,
+    clusterGridSides: [],
     ranking: 'mask',
   },
   objects: OBJECTS_SETTINGS,
@@ -565,14 +574,15 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     if (view.tile && !settings.tileSkipsPhotoAnswers) return false;
     return Boolean(covered?.[pixel]) || Boolean(whole.explored?.has(point.x, point.y));
   };
-  const promptGrid = async (view: View, sides: readonly number[]): Promise<void> => {
+  // Points over `area` (photo pixels), asked on the view's embedding.
+  const promptGrid = async (view: View, sides: readonly number[], area: TileRect = view.tile ?? { x0: 0, y0: 0, x1: size.width, y1: size.height }): Promise<void> => {
     part = view.tile ? 'tile grid' : 'photo grid';
-    const area = view.tile ?? { x0: 0, y0: 0, x1: size.width, y1: size.height };
+    const origin = view.tile ?? { x0: 0, y0: 0 };
     for (const side of sides) {
       let pending = tileGrid(area, side).filter((p) => !answered(view, p));
       planned += pending.length;
       for (let point = pending.shift(); point; point = pending.shift()) {
-        const prompt: VisualPrompt = { points: [{ ...point, x: point.x - area.x0, y: point.y - area.y0 }] };
+        const prompt: VisualPrompt = { points: [{ ...point, x: point.x - origin.x0, y: point.y - origin.y0 }] };
         const { outputs, frame } = await decode(view, prompt);
         // Tokens 1..3, the ambiguous click's subpart / part / whole, as SAM's generator asks for.
         for (let token = 1; token < outputs.tokens; token++) {
@@ -620,6 +630,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
       // same again: only a tile's finer view is worth a second look at it.
       const onPhoto = unfoundInTile(worthEncoding ? bySize.large : uncut, tile, [...kept.map((k) => k.box), ...askedOnPhoto], settings.boxNmsIou);
       await promptBoxes(whole, onPhoto.map((d) => ({ ...d, box: tileBoxToPhoto(d.box, tile) })), 'tile boxes on photo');
+      await promptGrid(whole, settings.clusterGridSides, tile);
       stage = 'tiles';
       if (!settings.encodeTiles) continue;
       const gridLeft = settings.tileGridSides.some((side) => tileGrid(tile, side).some((p) => !answered(view, p)));
