@@ -58,6 +58,8 @@ function recording(inner: SegmentationEngine) {
       answers.push({ prompt, answer });
       return answer;
     },
+    embedScratch: (picture, key) => inner.embedScratch(picture, key),
+    forget: (key) => inner.forget(key),
   };
   return { engine, answers };
 }
@@ -410,6 +412,33 @@ describe('segmentEverything', () => {
     const large = await run(0);
     expect(large.answers.length).toBe(small.answers.length / 2);
     expect(large.answers.every((a) => a.prompt.maskInput === undefined)).toBe(true);
+  }, 300_000);
+
+  it('thorough rule with clusterGridSides: grid clicks inside each tile the detectors looked at, on the photo\'s embedding, skipping what is covered', async () => {
+    const clicks = async (clusterGridSides: readonly number[]) => {
+      const { engine: recorder, answers } = recording(engine);
+      const found = await segmentEverything(recorder, imageKey, { rule: 'thorough', image, detectors: [detector], tileBoxMaxPatches: Infinity, clusterGridSides });
+      const firstClick = answers.findIndex((a) => !a.prompt.box);
+      const boxesBefore = new Set(answers.slice(0, firstClick).map((a) => JSON.stringify(a.prompt.box)));
+      return { found, boxesBefore, clicks: answers.filter((a) => !a.prompt.box).map((a) => a.prompt.points!) };
+    };
+    const tiles = tileRects(image.width, image.height, 2, EVERYTHING_SETTINGS.thorough.tileOverlap);
+    const withGrid = await clicks([3]);
+    // Every click is one positive point in photo pixels inside a tile, at most 3 × 3 a tile.
+    expect(withGrid.clicks.length).toBeGreaterThan(0);
+    expect(withGrid.clicks.length).toBeLessThanOrEqual(9 * tiles.length);
+    for (const points of withGrid.clicks) {
+      expect(points).toHaveLength(1);
+      expect(tiles.some((t) => points[0].x >= t.x0 && points[0].x < t.x1 && points[0].y >= t.y0 && points[0].y < t.y1)).toBe(true);
+    }
+    // None inside what a box asked before the clicks has kept.
+    const keptBefore = withGrid.found.proposals.filter((p) => withGrid.boxesBefore.has(JSON.stringify(p.prompt.box)));
+    expect(keptBefore.length).toBeGreaterThan(0);
+    const covered = (x: number, y: number) => keptBefore.some((p) => p.mask.data[Math.floor(y) * image.width + Math.floor(x)]);
+    expect(withGrid.clicks.filter(([p]) => covered(p.x, p.y))).toEqual([]);
+    expect(withGrid.found.tilesEncoded).toBe(0);
+    // Without grid stages no click at all.
+    expect((await clicks([])).clicks).toEqual([]);
   }, 300_000);
 
   it('refuses an image that was not embedded', async () => {
