@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LOW_RES_SIZE, modelFrame } from '../frame';
-import { ExploredCells, logitsHold, lowResBox } from './lowRes';
+import { ExploredCells, lowResBox } from './lowRes';
 
 describe('lowResBox', () => {
   it('maps the positive cells inside the image to a box in image pixels, ignoring the padding', () => {
@@ -46,18 +46,5 @@ describe('ExploredCells', () => {
     expect(explored.has(0, 0)).toBe(true);
     expect(explored.has(255.5, 255.5)).toBe(true);
     expect(explored.has(128, 128)).toBe(false);
-  });
-});
-
-describe('logitsHold', () => {
-  it('answers for an image pixel from the cell under it', () => {
-    // 2048×1024: one cell is 8×8 image pixels.
-    const frame = modelFrame(2048, 1024);
-    const logits = new Float32Array(LOW_RES_SIZE * LOW_RES_SIZE).fill(-1);
-    logits[10 * LOW_RES_SIZE + 20] = 0.5; // image pixels [160, 168) × [80, 88)
-    expect(logitsHold(logits, frame, 160, 80)).toBe(true);
-    expect(logitsHold(logits, frame, 167.9, 87.9)).toBe(true);
-    expect(logitsHold(logits, frame, 168, 80)).toBe(false);
-    expect(logitsHold(logits, frame, 159.9, 87)).toBe(false);
   });
 });

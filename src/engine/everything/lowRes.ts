@@ -22,18 +22,6 @@ export function lowResBox(logits: Float32Array, frame: ModelFrame): CornerBox | 
   };
 }
 
-/** The index, on the 256² grid of the decoder's logits, of the cell under an image pixel. */
-function cellUnder(frame: ModelFrame, x: number, y: number): number {
-  const column = Math.min(LOW_RES_SIZE - 1, Math.floor((x * frame.scaleX) / CELL));
-  const row = Math.min(LOW_RES_SIZE - 1, Math.floor((y * frame.scaleY) / CELL));
-  return row * LOW_RES_SIZE + column;
-}
-
-/** Whether a mask token's logits hold an image pixel (the cell under it is positive). */
-export function logitsHold(logits: Float32Array, frame: ModelFrame, x: number, y: number): boolean {
-  return logits[cellUnder(frame, x, y)] > 0;
-}
-
 /**
  * Where the decoder has already answered, on the 256² grid of its logits: the cells of every confident
  * mask it returned so far, kept or not. A click inside one of them asks again about an object the
@@ -56,6 +44,8 @@ export class ExploredCells {
 
   /** Whether the cell under an image pixel has been marked. */
   has(x: number, y: number): boolean {
-    return this.cells[cellUnder(this.frame, x, y)] === 1;
+    const column = Math.min(LOW_RES_SIZE - 1, Math.floor((x * this.frame.scaleX) / CELL));
+    const row = Math.min(LOW_RES_SIZE - 1, Math.floor((y * this.frame.scaleY) / CELL));
+    return this.cells[row * LOW_RES_SIZE + column] === 1;
   }
 }

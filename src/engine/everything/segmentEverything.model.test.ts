@@ -15,7 +15,7 @@ import type { VisualPrompt } from '../types';
 import { ExploredCells } from './lowRes';
 import { cutByTileEdge, tileRects } from './tiles';
 import { maskArea } from '../upsample';
-import { EVERYTHING_SETTINGS, segmentEverything, type EverythingEngine, type EverythingProgress, type NeighbourNegatives } from './segmentEverything';
+import { EVERYTHING_SETTINGS, segmentEverything, type EverythingEngine, type EverythingProgress } from './segmentEverything';
 import { sharedPath } from '../../../test/support/sharedData';
 
 let engine: SegmentationEngine;
@@ -355,63 +355,6 @@ describe('segmentEverything', () => {
     const large = await boxPrompts(0);
     expect(large.length).toBe(small.length);
     for (const p of large) expect(p.points).toBeUndefined();
-  }, 300_000);
-
-  it("with smallBoxNeighbourNegatives a small box is asked with a negative click at the centre of a neighbour's box it covers, and its mask leaves that point out", async () => {
-    const [cat] = await detector.detect(image, { minScore: 0.1 });
-    const run = async (extra: readonly Detection[], smallBoxNeighbourNegatives: NeighbourNegatives) => {
-      const withExtra: ConceptDetector = Object.assign(Object.create(detector) as ConceptDetector, {
-        detect: async (picture: RgbaImage, options?: Parameters<ConceptDetector['detect']>[1]) => [...(await detector.detect(picture, options)), ...extra],
-      });
-      const { engine: recorder, answers } = recording(engine);
-      const found = await segmentEverything(recorder, imageKey, { rule: 'objects', image, detectors: [withExtra], gridSides: [], tileBoxMaxPatches: Infinity, smallBoxNeighbourNegatives });
-      return { found, prompts: answers.map((a) => a.prompt) };
-    };
-    // Alone, the cat's box is asked without clicks, and its mask holds a point on the cat's right.
-    const alone = await run([], 'never');
-    expect(alone.prompts.every((p) => p.points === undefined)).toBe(true);
-    const catMask = alone.found.proposals.find((p) => p.label === cat.label)!.mask;
-    const y = Math.round((cat.box.y0 + cat.box.y1) / 2);
-    let x = Math.round(cat.box.x0 + 0.75 * (cat.box.x1 - cat.box.x0));
-    while (x > cat.box.x0 && !catMask.data[y * image.width + x]) x--;
-    expect(catMask.data[y * image.width + x]).toBe(1);
-    // A neighbour's box of the cat's size centred there, as boxes of two animals side by side.
-    const half = { w: (cat.box.x1 - cat.box.x0) / 2, h: (cat.box.y1 - cat.box.y0) / 2 };
-    const neighbour: Detection = { ...cat, label: 'dog', box: { x0: x - half.w, y0: y - half.h, x1: x + half.w, y1: y + half.h } };
-    const asked = await run([neighbour], 'always');
-    const catPrompt = asked.prompts.find((p) => p.box && Math.abs(p.box.x - (cat.box.x0 + cat.box.x1) / 2) < 1);
-    expect(catPrompt?.points).toContainEqual({ x, y, positive: false });
-    const catAnswer = asked.found.proposals.find((p) => p.prompt.box === catPrompt!.box);
-    expect(catAnswer!.mask.data[y * image.width + x]).toBe(0);
-    // 'where the mask spills': the box alone first; its answer holds the neighbour's centre, so it is asked
-    // again with that centre clicked away, and the second answer is the proposal.
-    const spilled = await run([neighbour], 'where the mask spills');
-    const catPrompts = spilled.prompts.filter((p) => p.box && Math.abs(p.box.x - (cat.box.x0 + cat.box.x1) / 2) < 1);
-    expect(catPrompts.map((p) => p.points)).toEqual([undefined, [{ x, y, positive: false }]]);
-    expect(spilled.found.decoderRuns).toBe(spilled.prompts.length);
-    expect(spilled.found.proposals.find((p) => p.label === cat.label)!.mask.data[y * image.width + x]).toBe(0);
-  }, 300_000);
-
-  it("with smallBoxRefine a small box is asked again with its first answer's logits as the mask prompt, a larger one once", async () => {
-    const run = async (tileBoxMaxPatches: number) => {
-      const { engine: recorder, answers } = recording(engine);
-      const found = await segmentEverything(recorder, imageKey, { rule: 'objects', image, detectors: [detector], gridSides: [], tileBoxMaxPatches, smallBoxRefine: true });
-      return { found, answers };
-    };
-    const small = await run(Infinity);
-    expect(small.answers.length).toBeGreaterThan(0);
-    expect(small.answers.length % 2).toBe(0);
-    for (let k = 0; k < small.answers.length; k += 2) {
-      const [first, again] = [small.answers[k], small.answers[k + 1]];
-      expect(first.prompt.maskInput).toBeUndefined();
-      expect(again.prompt.box).toEqual(first.prompt.box);
-      const chosen = bestToken(first.answer.outputs, first.answer.frame, { ambiguous: false, unstableFallback: true });
-      expect(again.prompt.maskInput).toEqual(tokenLogits(first.answer.outputs, chosen));
-    }
-    expect(small.found.decoderRuns).toBe(small.answers.length);
-    const large = await run(0);
-    expect(large.answers.length).toBe(small.answers.length / 2);
-    expect(large.answers.every((a) => a.prompt.maskInput === undefined)).toBe(true);
   }, 300_000);
 
   it('thorough rule with clusterGridSides: grid clicks inside each tile the detectors looked at, on the photo\'s embedding, skipping what is covered', async () => {

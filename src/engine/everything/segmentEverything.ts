@@ -42,9 +42,8 @@ import type { BinaryMask, PointPrompt, RgbaImage, VisualPrompt } from '../types'
 import { maskArea, placeCrop, upsampleLogitsToCrop } from '../upsample';
 import { boxPromptToken, type BoxMaskChoice } from './boxToken';
 import { rankScore, withLookEvidence, type ProposalRanking, type RankingRule } from './ranking';
-import { ExploredCells, logitsHold, lowResBox } from './lowRes';
+import { ExploredCells, lowResBox } from './lowRes';
 import { askAhead } from './askAhead';
-import { neighbourNegatives } from './crowdPrompt';
 import { pointGrid } from './pointGrid';
 import { removeSmallRegions } from './regions';
 import { boxAtInnerEdge, cutByTileEdge, holdsCentreOf, mergeAcrossCrops, seenSmall, splitBySize, tileBoxToPhoto, tileCropToPhoto, tileRects, unfoundInTile, type TileRect } from './tiles';
@@ -95,9 +94,6 @@ export interface EverythingProgress {
   /** The proposals kept so far, best first: results as they are found. */
   readonly proposals: readonly Proposal[];
 }
-
-/** When a small box is asked with negative clicks at its neighbours' centres (EverythingSettings.smallBoxNeighbourNegatives). */
-export type NeighbourNegatives = 'never' | 'always' | 'where the mask spills';
 
 export interface EverythingSettings {
   /** Points per side of each grid stage, coarse to fine (`grid`: [32]; `objects`: [8]). */
@@ -204,19 +200,6 @@ export interface EverythingSettings {
    */
   readonly smallBoxCentreClick: boolean;
   /**
-   * Negative clicks for a box the photo's encoder sees small, at the centres of the other boxes asked on
-   * the photo that lie inside it and not around it (crowdPrompt.ts): 'always' with the box, in the same
-   * decoder run; 'where the mask spills' only at the centres its first answer covers, in a second run
-   * whose answer replaces the first (the neighbour it holds is clicked away, as a person would).
-   */
-  readonly smallBoxNeighbourNegatives: NeighbourNegatives;
-  /**
-   * A box the photo's encoder sees small is asked a second time with its first answer's low-resolution
-   * logits as the mask prompt, as SAM's interactive refinement feeds a mask back: one more decoder run
-   * a small box, and its answer replaces the first.
-   */
-  readonly smallBoxRefine: boolean;
-  /**
    * Grid stages, points per side, inside each tile the detectors looked at (one where the photo's pass saw
    * something small), decoded on the photo's embedding: denser clicks only where small objects cluster,
    * for those no detector boxes. Points skip what is covered and explored, as `skipCovered` and
@@ -256,8 +239,6 @@ const OBJECTS_SETTINGS: EverythingSettings = {
   encodeTiles: true,
   boxMaskChoice: 'sam',
   smallBoxCentreClick: false,
-  smallBoxNeighbourNegatives: 'never',
-  smallBoxRefine: false,
   clusterGridSides: [],
   ranking: 'mask',
 };
@@ -290,8 +271,6 @@ export const EVERYTHING_SETTINGS: Readonly<Record<EverythingRule, EverythingSett
     encodeTiles: true,
     boxMaskChoice: 'sam',
     smallBoxCentreClick: false,
-    smallBoxNeighbourNegatives: 'never',
-    smallBoxRefine: false,
     clusterGridSides: [],
     ranking: 'mask',
   },
@@ -519,25 +498,15 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     const whole = boxes.filter((d) => !boxAtInnerEdge(tileBoxToPhoto(d.box, tile), tile, size.width, size.height, 1));
     return unfoundInTile(whole, tile, kept.filter((k) => k.tile).map((k) => k.box), settings.boxNmsIou);
   };
-  // A small box's second question, from its first answer: SAM's refinement, or the neighbours the answer holds clicked away.
-  const askAgain = (view: View, prompt: VisualPrompt, box: CornerBox, answer: Float32Array, frame: ModelFrame): VisualPrompt | undefined => {
-    if (settings.smallBoxRefine) return { ...prompt, maskInput: answer };
-    if (settings.smallBoxNeighbourNegatives !== 'where the mask spills' || view.tile) return undefined;
-    const held = neighbourNegatives(box, askedOnPhoto).filter((p) => logitsHold(answer, frame, p.x, p.y));
-    return held.length > 0 ? { ...prompt, points: [...(prompt.points ?? []), ...held] } : undefined;
-  };
   const promptBoxes = async (view: View, boxes: readonly Detection[], from: DecodePart): Promise<void> => {
     stage = view.tile ? 'tiles' : 'boxes';
     part = from;
     planned += boxes.length;
     if (!view.tile) askedOnPhoto.push(...boxes.map((d) => d.box));
-    const small = boxes.map((detection) => seenSmall(detection.box, size.width, size.height, settings.tileBoxMaxPatches));
-    const prompts = boxes.map((detection, k): VisualPrompt => {
+    const prompts = boxes.map((detection): VisualPrompt => {
       const box = cornerToCenterBox(detection.box);
-      const points: PointPrompt[] = [];
-      if (settings.smallBoxCentreClick && small[k]) points.push({ x: box.x, y: box.y, positive: true });
-      if (settings.smallBoxNeighbourNegatives === 'always' && small[k] && !view.tile) points.push(...neighbourNegatives(detection.box, askedOnPhoto));
-      return points.length > 0 ? { box, points } : { box };
+      const clickCentre = settings.smallBoxCentreClick && seenSmall(detection.box, size.width, size.height, settings.tileBoxMaxPatches);
+      return clickCentre ? { box, points: [{ x: box.x, y: box.y, positive: true }] } : { box };
     });
     // A box's answer does not depend on what earlier boxes kept: an engine that decodes side by side
     // is asked ahead, and the answers are still weighed in the boxes' order.
@@ -547,17 +516,9 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     );
     for (const [k, detection] of boxes.entries()) {
       const prompt = prompts[k];
-      let { outputs, frame } = await answers.next();
-      let { token, agreement } = boxPromptToken(outputs, frame, detection.box, settings.boxMaskChoice);
-      const again = small[k] ? askAgain(view, prompt, detection.box, tokenLogits(outputs, token), frame) : undefined;
-      if (again) {
-        planned++;
-        ({ outputs, frame } = await decode(view, again));
-        ({ token, agreement } = boxPromptToken(outputs, frame, detection.box, settings.boxMaskChoice));
-      }
-      // The clicks the answer was asked with are reported; a fed-back mask is not (it is the first answer).
-      const askedWith = again?.points ? { ...prompt, points: again.points } : prompt;
-      const candidate = candidateOf(view, outputs, token, frame, { source: 'detector', label: detection.label, detectorScore: detection.score, ...(agreement === undefined ? {} : { boxAgreement: agreement }), prompt: promptInPhoto(askedWith, view) });
+      const { outputs, frame } = await answers.next();
+      const { token, agreement } = boxPromptToken(outputs, frame, detection.box, settings.boxMaskChoice);
+      const candidate = candidateOf(view, outputs, token, frame, { source: 'detector', label: detection.label, detectorScore: detection.score, ...(agreement === undefined ? {} : { boxAgreement: agreement }), prompt: promptInPhoto(prompt, view) });
       if (candidate && candidate.predictedIoU >= settings.boxPredIouThreshold) {
         markExplored(view, candidate.logits, frame);
         consider(candidate, frame, view);
