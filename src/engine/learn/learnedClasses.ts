@@ -192,11 +192,13 @@ export class LearnedClasses {
   learnAll(examples: readonly { descriptor: RegionDescriptor; classId: string | null; key?: string }[]): void {
     this.dropKeyed(examples.flatMap((e) => (e.key === undefined ? [] : [e.key])));
     if (examples.length) this.blocks ??= featureBlocks(examples[0].descriptor, this.kinds);
-    this.recordNaming(examples);
-    for (const e of examples) {
-      // Kept as stored (packedExamples.ts), so a restored model holds exactly what this one learned from.
+    // Kept as stored (packedExamples.ts), so a restored model holds exactly what this one learned from.
+    const taught = examples.map((e) => {
       const halves = halvesOf(featureVector(e.descriptor, this.kinds));
-      const x = valuesOf(halves);
+      return { ...e, halves, x: valuesOf(halves) };
+    });
+    this.recordNaming(taught);
+    for (const { x, halves, ...e } of taught) {
       if (this.weights.length && x.length !== this.mean.length) throw new Error(`descriptor has ${x.length} features, the model ${this.mean.length}`);
       this.examples.push({ x, halves, c: e.classId === null ? 0 : this.classIndex(e.classId), ...(e.key === undefined ? {} : { key: e.key }) });
     }
@@ -281,11 +283,7 @@ export class LearnedClasses {
    */
   rankProposals(proposals: readonly RankedProposal[]): RankedProbability[] {
     const ranked = this.ranker.rank(proposals);
-    return ranked.probabilities.map((score, i) => ({
-      probability: this.shown.displayed(score, proposals[i].classId),
-      rankingProbability: this.shown.probability(score, proposals[i].classId),
-      relation: ranked.relations[i],
-    }));
+    return ranked.probabilities.map((score, i) => ({ ...this.shown.probabilities(score, proposals[i].classId), relation: ranked.relations[i] }));
   }
 
   /**
@@ -294,8 +292,7 @@ export class LearnedClasses {
    */
   rankAgain(relation: RelationFeatures, probability: number, classId?: string): RankedProbability {
     const again = withOwnProbability(relation, probability);
-    const score = this.ranker.score(again);
-    return { probability: this.shown.displayed(score, classId), rankingProbability: this.shown.probability(score, classId), relation: again };
+    return { ...this.shown.probabilities(this.ranker.score(again), classId), relation: again };
   }
 
   /**
@@ -389,13 +386,12 @@ export class LearnedClasses {
    * classes already held, with the detectors' scores for each class, for the `blend` head to weigh
    * (out of sample: once learned, an object's nearest example is itself). Nothing to weigh with one class.
    */
-  private recordNaming(examples: readonly { descriptor: RegionDescriptor; classId: string | null }[]): void {
+  private recordNaming(examples: readonly { x: Float64Array; classId: string | null }[]): void {
     if (this.head !== 'blend' || !this.namer || this.classes.length < 3) return;
     const records = examples.flatMap((e) => {
       const c = e.classId === null ? -1 : this.classes.indexOf(e.classId);
       if (c < 1) return [];
-      const features = valuesOf(halvesOf(featureVector(e.descriptor, this.kinds)));
-      return [namingRecord(this.namer!.nearestProbabilities(features), this.detectorScores(features), c)];
+      return [namingRecord(this.namer!.nearestProbabilities(e.x), this.detectorScores(e.x), c)];
     });
     this.naming.record(records);
   }

@@ -117,7 +117,13 @@ export class ShownCalibration {
 
   /** The probability displayed for a score: the ranking probability through the display map (monotone, so the order stays). */
   displayed(score: number, classId?: string): number {
-    return this.display.apply(this.probability(score, classId), classId);
+    return this.probabilities(score, classId).probability;
+  }
+
+  /** Both of a score's probabilities: the one that decides (`rankingProbability`) and the one displayed from it (`probability`). */
+  probabilities(score: number, classId?: string): { probability: number; rankingProbability: number } {
+    const rankingProbability = this.probability(score, classId);
+    return { probability: this.display.apply(rankingProbability, classId), rankingProbability };
   }
 
   /** Decisions on shown proposals; `refit` takes them in. Each keeps the ranking probability it had (before the refit). */
