@@ -33,9 +33,9 @@ export interface RankingRule {
  * score low, past the cap (docs/RESULTS.md, h37-bulkrank: the two were measured, no other power). A
  * proposal no box asked for (a grid point) counts as the weakest box the rule asks.
  */
-export function rankScore(proposal: RankedEvidence, ranking: ProposalRanking, weakestBoxScore: number): number {
-  if (ranking === 'mask') return proposal.confidence;
-  return proposal.confidence * Math.sqrt(proposal.strongestDetectorScore ?? weakestBoxScore);
+export function rankScore(proposal: RankedEvidence, rule: RankingRule): number {
+  if (rule.ranking === 'mask') return proposal.confidence;
+  return proposal.confidence * Math.sqrt(proposal.strongestDetectorScore ?? rule.weakestBoxScore);
 }
 
 /**
@@ -56,6 +56,6 @@ export function withLookEvidence<T extends RankedEvidence & { readonly box: Corn
     }
     if (strongest === proposal.strongestDetectorScore) return proposal;
     const raised = { ...proposal, strongestDetectorScore: strongest };
-    return { ...raised, rankScore: rankScore(raised, rule.ranking, rule.weakestBoxScore) };
+    return { ...raised, rankScore: rankScore(raised, rule) };
   });
 }

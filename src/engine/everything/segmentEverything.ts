@@ -441,7 +441,7 @@ export async function segmentEverything(engine: EverythingEngine, imageKey: stri
     const { logits: _, ...rest } = candidate;
     const confidence = candidate.predictedIoU * candidate.stability;
     const strongestDetectorScore = candidate.detectorScore;
-    kept.push({ ...rest, id: nextId++, mask, area, confidence, rankScore: rankScore({ confidence, strongestDetectorScore }, rankingRule.ranking, rankingRule.weakestBoxScore), strongestDetectorScore });
+    kept.push({ ...rest, id: nextId++, mask, area, confidence, rankScore: rankScore({ confidence, strongestDetectorScore }, rankingRule), strongestDetectorScore });
     work.decodes[part]!.kept++;
     if (settings.skipCovered) {
       // Only the crop can hold a set pixel.
