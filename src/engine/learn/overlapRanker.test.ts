@@ -94,21 +94,19 @@ describe('overlap ranker', () => {
     const oldScore = (x: readonly number[]) => 1 / (1 + Math.exp(-[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13].reduce((s, j, k) => s + x[j] * oldWeights[k], 0)));
     const { probabilities, relations } = ranker.rank(proposals);
     probabilities.forEach((p, i) => expect(p).toBeCloseTo(oldScore(relations[i]), 12));
-    // An outcome saved before the quality was read reads as the photo's usual mask.
     expect(ranker.toJSON().outcomes[0].x).toEqual([0.4, 0.2, 0.9, 0.1, 0.8, 0.9, 1, 0.5, 0.6, 0.7, 0.3, 0.2, 0, 1]);
   });
 
-  it("reads the mask's quality against the photo's measured ones, an unmeasured one as the photo's usual", () => {
+  it("reads the mask's quality as a logit; an unmeasured one as the photo's measured ones on average, or zero", () => {
     const logit = (q: number) => Math.log(q / (1 - q));
     const [sure, unsure, unmeasured] = relationFeatures([{ ...whole(0, 0.9), quality: 0.95 }, { ...whole(300, 0.7), quality: 0.6 }, whole(600, 0.6)]);
-    const usual = (logit(0.95) + logit(0.6)) / 2;
-    expect(sure[12]).toBeCloseTo(logit(0.95) - usual, 9);
-    expect(unsure[12]).toBeCloseTo(logit(0.6) - usual, 9);
-    expect(unmeasured[12]).toBe(0);
+    expect(sure[12]).toBeCloseTo(logit(0.95), 9);
+    expect(unsure[12]).toBeCloseTo(logit(0.6), 9);
+    expect(unmeasured[12]).toBeCloseTo((logit(0.95) + logit(0.6)) / 2, 9);
     expect(relationFeatures([whole(0, 0.9)])[0][12]).toBe(0);
   });
 
-  it('learns from rejected masks SAM was less sure of than of the others on their photo to rank such a mask under a sure one, and not where they were kept', () => {
+  it('learns from rejected masks SAM was unsure of to rank such a mask under an as probable sure one, and not where they were kept', () => {
     // Photos with two separate proposals of as probable regions, SAM sure of one mask and not of the other (either
     // first, so the order tells nothing); the person kept the sure ones only, or both.
     const photo = (probability: number, unsureFirst: boolean, x = 0): { proposals: RankedProposal[]; unsure: number } => {
@@ -119,7 +117,7 @@ describe('overlap ranker', () => {
     const taughtOn = (unsureOnesRight: boolean) => {
       const ranker = new OverlapRanker();
       ranker.record(
-        Array.from({ length: 40 }, (_, i) => {
+        Array.from({ length: 60 }, (_, i) => {
           const { proposals, unsure } = photo(0.5 + (i % 8) * 0.05, i % 2 === 0, i);
           return relationFeatures(proposals).map((x, k) => ({ x, correct: k !== unsure || unsureOnesRight }));
         }).flat(),

@@ -28,13 +28,14 @@
  * once: five numbers, not per class, since a session's first photos give too few decisions to weigh
  * them class by class.
  *
- * A part or a region spilling over its neighbours is often a mask SAM itself was less sure of than of
- * the photo's other masks, whatever class the classifier reads in it. So the ranker also reads
- * segment everything's confidence in the mask (SAM's predicted IoU × the mask's stability) against
- * the photo's: how far that says "this is a whole object" is learned from the same decisions, as the
- * other relations are. Against the photo's, because what a confidence means moves with the photo and
- * the rule that made the masks, and so that a mask with none measured (a text detection's, an outcome
- * saved before it was read) reads as the photo's usual one instead of as a poor one.
+ * A part or a region spilling over its neighbours is often a mask SAM itself was unsure of, whatever
+ * class the classifier reads in it. So the ranker also reads segment everything's confidence in the
+ * mask (SAM's predicted IoU × the mask's stability), where one was measured: how far that says "this
+ * is a whole object" is learned from the same decisions, as the other relations are. A mask without
+ * one (a text detection's) reads as the mean of the photo's measured ones rather than as a poor mask;
+ * an outcome saved before the quality was read, and a photo where none was measured, read zero, which
+ * moves no weight. Read as it is, not against the photo's mean: that calibrated better on every learn
+ * set (docs/RESULTS.md, h37-quality).
  *
  * Before any decision it is the identity on the probability (the prior every fit is pulled to), so a
  * new session ranks as the classifier does.
@@ -68,6 +69,7 @@ const FEATURES_BEFORE_QUALITY = 10 + RING_LENGTH;
 const SAVED_LENGTHS: readonly number[] = [FEATURES_BEFORE_COUNTS, FEATURES_BEFORE_RING, FEATURES_BEFORE_QUALITY];
 /** The identity: logit(probability) with weight 1, no say for the relations, no offset. */
 const PRIOR: readonly number[] = [1, ...new Array<number>(FEATURES - 1).fill(0)];
+
 /** Pseudo-observations' weight pulling the weights towards the prior: a few decisions cannot swing it. */
 const PRIOR_STRENGTH = 5;
 const MAX_OUTCOMES = 3000;
@@ -79,8 +81,8 @@ const MAX_OUTCOMES = 3000;
  * one, its three ring numbers (zeros when its descriptor predates them), how far it lies inside a
  * more probable one whose border is unlike its middle (its share inside × (1 − that one's third ring
  * number)), how far it holds a more probable one that continues past its edge (that one's share
- * inside it × its first ring number), how far the logit of its mask's quality lies above the mean
- * of the photo's measured ones (0 where it or all are unmeasured), 1].
+ * inside it × its first ring number), the logit of its mask's quality (where unmeasured, the mean of
+ * the photo's measured ones, or 0 when none is), 1].
  */
 export function relationFeatures(proposals: readonly RankedProposal[]): RelationFeatures[] {
   const measured = proposals.filter((p) => p.quality !== undefined).map((p) => logit(p.quality!));
@@ -115,7 +117,7 @@ export function relationFeatures(proposals: readonly RankedProposal[]): Relation
       }
     });
     const ring = Array.from({ length: RING_LENGTH }, (_, k) => p.ring?.[k] ?? 0);
-    const quality = p.quality === undefined ? 0 : logit(p.quality) - usualQuality;
+    const quality = p.quality === undefined ? usualQuality : logit(p.quality);
     return [logit(p.probability), iou, inside, contains, container, above, anyAbove, ...ring, inSurroundings, holdsPart, quality, 1];
   });
 }
@@ -173,7 +175,7 @@ export class OverlapRanker {
 /**
  * A relation (or weight vector) saved before the count, ring or quality features, with them: the
  * prior's weights, and zeros in an old outcome, which then teaches the new weights nothing it did not
- * see (a quality of zero: the photo's usual mask). Current ones come back as copies.
+ * see. Current ones come back as copies.
  */
 export function withCurrentFeatures(values: readonly number[], fill: readonly number[] = []): number[] {
   if (!SAVED_LENGTHS.includes(values.length)) return [...values];

@@ -86,7 +86,7 @@ describe('proposeLearned', () => {
     expect(classifyCandidates(model, lone, [endsAtEdge])).toHaveLength(1);
   });
 
-  it("ranks with each candidate's mask quality: once taught that masks SAM was less sure of than of the photo's others were rejected, such a one is not shown", () => {
+  it("ranks with each candidate's mask quality: once taught that masks SAM was unsure of were rejected, such a one is not shown", () => {
     const model = toyRaccoonModel();
     // Two separate raccoon-like regions on each photo, SAM sure of one mask only (either first).
     const photo = (unsureFirst: boolean): Candidate[] => {
@@ -99,7 +99,7 @@ describe('proposeLearned', () => {
     for (let k = 0; k < 40; k++) {
       const candidates = photo(k % 2 === 0);
       const ranked = classifyCandidates(model, candidates, descriptors, 0);
-      model.recordProposalOutcomes(ranked.map((p) => ({ relation: p.relation, correct: candidates.find((c) => c.mask === p.mask)!.quality > 0.9 })));
+      model.recordProposalOutcomes(ranked.map((p) => ({ relation: p.relation, correct: (candidates.find((c) => c.mask === p.mask)?.quality ?? 0) > 0.9 })));
     }
     for (const unsureFirst of [true, false]) {
       const shown = classifyCandidates(model, photo(unsureFirst), descriptors);
