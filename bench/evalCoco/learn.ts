@@ -52,9 +52,10 @@ const USAGE = `usage: npm run eval -- --dataset coco --mode learn --data DIR [op
   --no-detector-prior    the learned classes alone, not the detectors' class names
   --shown-calibration M  the map of the shown probability: ${SHOWN_CALIBRATION_METHODS.join(', ')} (default ${DEFAULT_SHOWN_CALIBRATION})
   --display-calibration M  the map of the displayed probability, after the shown one (decides nothing): the same methods (default ${DEFAULT_DISPLAY_CALIBRATION})
-  --cache DIR            proposals and descriptors per photo (default bench/results/learn-cache/<data folder>)
-  --rule RULE            segment everything's rule for the proposals: ${EVERYTHING_RULES.join(', ')} (default ${DEFAULT_EVERYTHING_RULE},
-                         the interactive one; ${BULK_EVERYTHING_RULE} is bulk labelling's). A cache folder holds one rule's proposals.
+  --cache DIR            proposals and descriptors per photo (default bench/results/learn-cache/<rule>/<data folder>)
+  --rule RULE            segment everything's rule for the proposals: ${EVERYTHING_RULES.join(', ')} (default ${BULK_EVERYTHING_RULE},
+                         the one "Label all like my labels" proposes with in the studio, the CLI and the server's jobs;
+                         ${DEFAULT_EVERYTHING_RULE} is the interactive one). A cache folder holds one rule's proposals.
   --threads N            onnxruntime intra-op threads (default: all cores)
   --cache-only           fill the cache and stop
   --detections DIR       the detectors' boxes per photo (bench/evalCoco/detectionsCache.ts): adds the fit
@@ -120,7 +121,6 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   const dataDir = resolve(values.data ?? '../shared/eval/coco-tiny');
   const name = basename(dataDir);
   const out = resolve(values.out ?? `bench/results/evalLearn-${name}.json`);
-  const cacheDir = resolve(values.cache ?? `bench/results/learn-cache/${name}`);
   const seedImages = values['seed-images'] === undefined ? 10 : Number(values['seed-images']);
   if (!Number.isInteger(seedImages) || seedImages < 1) fail('--seed-images must be a positive integer');
   const showFrom = values.show === undefined ? 0.3 : Number(values.show);
@@ -132,8 +132,10 @@ export async function runLearnEval(argv: readonly string[]): Promise<void> {
   if (!SHOWN_CALIBRATION_METHODS.includes(displayCalibration)) fail(`--display-calibration must be one of ${SHOWN_CALIBRATION_METHODS.join(', ')}`);
   const head = (values.head ?? DEFAULT_LEARNED_HEAD) as LearnedHead;
   if (!LEARNED_HEADS.includes(head)) fail(`--head must be one of ${LEARNED_HEADS.join(', ')}`);
-  const rule = (values.rule ?? DEFAULT_EVERYTHING_RULE) as EverythingRule;
+  // The product's rule: what a person's "Label all like my labels" is proposed from wherever it runs.
+  const rule = (values.rule ?? BULK_EVERYTHING_RULE) as EverythingRule;
   if (!EVERYTHING_RULES.includes(rule)) fail(`--rule must be one of ${EVERYTHING_RULES.join(', ')}`);
+  const cacheDir = resolve(values.cache ?? `bench/results/learn-cache/${rule}/${name}`);
   const orderSeed = values['order-seed'] === undefined ? 0 : Number(values['order-seed']);
   if (!Number.isInteger(orderSeed) || orderSeed < 0) fail('--order-seed must be a non-negative integer');
   const threads = values.threads === undefined ? undefined : Number(values.threads);

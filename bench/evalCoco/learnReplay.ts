@@ -426,7 +426,8 @@ const productRule = (options: ReplayOptions) => options.detectorPrior !== false 
 
 /** The photo's guesses as the product ranks them (proposeLearned.ts rankCandidates, the studio's, the CLI's and the jobs' path), every one the ranking keeps. */
 function productGuesses(model: LearnedClasses, photo: CachedPhoto, personClasses: readonly string[]): Guess[] {
-  return rankCandidates(model, photo.proposals, photo.proposals.map((p) => p.descriptor), 0, [], personClasses).map((r) => ({
+  const candidates = photo.proposals.map((p) => ({ ...p, quality: p.confidence }));
+  return rankCandidates(model, candidates, photo.proposals.map((p) => p.descriptor), 0, [], personClasses).map((r) => ({
     proposal: r.index,
     classId: r.classId,
     probability: r.probability,
@@ -459,7 +460,7 @@ function ablatedGuesses(model: LearnedClasses, photo: CachedPhoto, options: Repl
     guesses.splice(0, guesses.length, ...guesses.filter((g) => kept.has(g.proposal)));
   }
   if (options.rankOverlaps !== false) {
-    const ranked = model.rankProposals(guesses.map((g) => ({ ...g, box: photo.proposals[g.proposal].box })));
+    const ranked = model.rankProposals(guesses.map((g) => ({ ...g, box: photo.proposals[g.proposal].box, quality: photo.proposals[g.proposal].confidence })));
     guesses.forEach((g, i) => {
       g.relation = ranked[i].relation;
       g.probability = ranked[i].probability;

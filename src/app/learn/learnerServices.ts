@@ -66,7 +66,7 @@ async function candidatesOn(imageId: string, textClasses: readonly string[], tol
   );
   const fromText = textClasses.length ? (await engineSession.segmentText(imageId, textClasses, { tolerance })).results : [];
   return [
-    ...everything.proposals.map((p) => ({ mask: p.mask, polygons: p.polygons, ...(p.label === undefined ? {} : { label: p.label, detectorScore: p.detectorScore }) })),
+    ...everything.proposals.map((p) => ({ mask: p.mask, polygons: p.polygons, quality: p.confidence, ...(p.label === undefined ? {} : { label: p.label, detectorScore: p.detectorScore }) })),
     // Named by the prompt, which is the learned class: a detector's word for it competes with the learned one.
     ...fromText.flatMap((r) => r.instances.map((t) => ({ mask: t.mask, polygons: t.polygons, label: r.text, detectorScore: t.confidence }))),
   ];

@@ -235,18 +235,19 @@ describe('LearnedClasses', () => {
     return { model, restored: LearnedClasses.fromJSON(old) };
   }
 
-  // Six features a relation before the count features, eight before the ring; the lone proposals here have no ring.
+  // Six features a relation before the count features, eight before the ring, thirteen before the mask's quality; the lone proposals here have no ring and no quality.
   it.each([
     ['the count features', 5],
     ['the ring', 7],
+    ["the mask's quality", 12],
   ])('loads a model saved before the ranker read %s, with its decisions, answering as it did and learning on from them', (_, keptBeforeBias) => {
     const { model, restored } = savedByAnOlderEngine(keptBeforeBias);
     const lone = [{ box: { x0: 0, y0: 0, x1: 50, y1: 50 }, classId: 'cat', probability: 0.9 }];
     expect(restored.rankProposals(lone)[0].probability).toBeCloseTo(model.rankProposals(lone)[0].probability, 9);
     expect(restored.shownDecisions()).toEqual(model.shownDecisions());
-    expect(restored.toJSON().ranker!.outcomes[0].x).toHaveLength(13);
+    expect(restored.toJSON().ranker!.outcomes[0].x).toHaveLength(14);
     decideLone(restored, 0.9, true);
-    expect(restored.toJSON().ranker!.weights).toHaveLength(13);
+    expect(restored.toJSON().ranker!.weights).toHaveLength(14);
   });
 
   it('a proposal ranked but not shown teaches the ranker, not the shown probability', () => {

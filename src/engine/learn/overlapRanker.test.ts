@@ -67,12 +67,12 @@ describe('overlap ranker', () => {
     const oldOutcome = { x: [0.4, 0.2, 0.9, 0.1, 0.8, 1], correct: false };
     const ranker = OverlapRanker.fromJSON({ weights: oldWeights, outcomes: [oldOutcome] });
     const proposals = [whole(0, 0.9), headOf(0, 0.7), whole(300, 0.6)].map((p) => ({ ...p, ring: [0.9, 0.8, 0.3] }));
-    const oldScore = (x: readonly number[]) => 1 / (1 + Math.exp(-[0, 1, 2, 3, 4, 12].reduce((s, j, k) => s + x[j] * oldWeights[k], 0)));
+    const oldScore = (x: readonly number[]) => 1 / (1 + Math.exp(-[0, 1, 2, 3, 4, 13].reduce((s, j, k) => s + x[j] * oldWeights[k], 0)));
     const { probabilities, relations } = ranker.rank(proposals);
     probabilities.forEach((p, i) => expect(p).toBeCloseTo(oldScore(relations[i]), 12));
     const saved = ranker.toJSON();
-    expect(saved.weights).toHaveLength(13);
-    expect(saved.outcomes[0].x).toEqual([0.4, 0.2, 0.9, 0.1, 0.8, 0, 0, 0, 0, 0, 0, 0, 1]);
+    expect(saved.weights).toHaveLength(14);
+    expect(saved.outcomes[0].x).toEqual([0.4, 0.2, 0.9, 0.1, 0.8, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
   });
 
   it('loads a ranker saved before the ring features, answering as it did', () => {
@@ -80,10 +80,62 @@ describe('overlap ranker', () => {
     const oldOutcome = { x: [0.4, 0.2, 0.9, 0.1, 0.8, 0.9, 1, 1], correct: false };
     const ranker = OverlapRanker.fromJSON({ weights: oldWeights, outcomes: [oldOutcome] });
     const proposals = [whole(0, 0.9), headOf(0, 0.7), whole(300, 0.6)].map((p) => ({ ...p, ring: [0.9, 0.8, 0.3] }));
-    const oldScore = (x: readonly number[]) => 1 / (1 + Math.exp(-[0, 1, 2, 3, 4, 5, 6, 12].reduce((s, j, k) => s + x[j] * oldWeights[k], 0)));
+    const oldScore = (x: readonly number[]) => 1 / (1 + Math.exp(-[0, 1, 2, 3, 4, 5, 6, 13].reduce((s, j, k) => s + x[j] * oldWeights[k], 0)));
     const { probabilities, relations } = ranker.rank(proposals);
     probabilities.forEach((p, i) => expect(p).toBeCloseTo(oldScore(relations[i]), 12));
-    expect(ranker.toJSON().outcomes[0].x).toEqual([0.4, 0.2, 0.9, 0.1, 0.8, 0.9, 1, 0, 0, 0, 0, 0, 1]);
+    expect(ranker.toJSON().outcomes[0].x).toEqual([0.4, 0.2, 0.9, 0.1, 0.8, 0.9, 1, 0, 0, 0, 0, 0, 0, 1]);
+  });
+
+  it('loads a ranker saved before the quality features, answering as it did', () => {
+    const oldWeights = [1.1, -0.5, -2, 0.3, -0.4, -0.2, -0.6, 0.4, -0.3, 0.2, -0.7, 0.5, 0.1];
+    const oldOutcome = { x: [0.4, 0.2, 0.9, 0.1, 0.8, 0.9, 1, 0.5, 0.6, 0.7, 0.3, 0.2, 1], correct: true };
+    const ranker = OverlapRanker.fromJSON({ weights: oldWeights, outcomes: [oldOutcome] });
+    const proposals = [whole(0, 0.9), headOf(0, 0.7), whole(300, 0.6)].map((p, i) => ({ ...p, ring: [0.9, 0.8, 0.3], quality: 0.7 + 0.1 * i }));
+    const oldScore = (x: readonly number[]) => 1 / (1 + Math.exp(-[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13].reduce((s, j, k) => s + x[j] * oldWeights[k], 0)));
+    const { probabilities, relations } = ranker.rank(proposals);
+    probabilities.forEach((p, i) => expect(p).toBeCloseTo(oldScore(relations[i]), 12));
+    expect(ranker.toJSON().outcomes[0].x).toEqual([0.4, 0.2, 0.9, 0.1, 0.8, 0.9, 1, 0.5, 0.6, 0.7, 0.3, 0.2, 0, 1]);
+  });
+
+  it("reads the mask's quality as a logit; an unmeasured one as the photo's measured ones on average, or zero", () => {
+    const logit = (q: number) => Math.log(q / (1 - q));
+    const [sure, unsure, unmeasured] = relationFeatures([{ ...whole(0, 0.9), quality: 0.95 }, { ...whole(300, 0.7), quality: 0.6 }, whole(600, 0.6)]);
+    expect(sure[12]).toBeCloseTo(logit(0.95), 9);
+    expect(unsure[12]).toBeCloseTo(logit(0.6), 9);
+    expect(unmeasured[12]).toBeCloseTo((logit(0.95) + logit(0.6)) / 2, 9);
+    expect(relationFeatures([whole(0, 0.9)])[0][12]).toBe(0);
+  });
+
+  it('learns from rejected masks SAM was unsure of to rank such a mask under an as probable sure one, and not where they were kept', () => {
+    // Photos with two separate proposals of as probable regions, SAM sure of one mask and not of the other (either
+    // first, so the order tells nothing); the person kept the sure ones only, or both.
+    const photo = (probability: number, unsureFirst: boolean, x = 0): { proposals: RankedProposal[]; unsure: number } => {
+      const sure = { ...whole(x, probability), quality: 0.95 };
+      const unsure = { ...whole(x + 300, probability), quality: 0.6 };
+      return unsureFirst ? { proposals: [unsure, sure], unsure: 0 } : { proposals: [sure, unsure], unsure: 1 };
+    };
+    const taughtOn = (unsureOnesRight: boolean) => {
+      const ranker = new OverlapRanker();
+      ranker.record(
+        Array.from({ length: 60 }, (_, i) => {
+          const { proposals, unsure } = photo(0.5 + (i % 8) * 0.05, i % 2 === 0, i);
+          return relationFeatures(proposals).map((x, k) => ({ x, correct: k !== unsure || unsureOnesRight }));
+        }).flat(),
+      );
+      return [true, false].map((unsureFirst) => {
+        const { proposals, unsure } = photo(0.7, unsureFirst);
+        const probabilities = ranker.rank(proposals).probabilities;
+        return { sure: probabilities[1 - unsure], unsure: probabilities[unsure] };
+      });
+    };
+    for (const { sure, unsure } of taughtOn(false)) {
+      expect(unsure).toBeLessThan(0.3);
+      expect(sure).toBeGreaterThan(0.6);
+    }
+    for (const { sure, unsure } of taughtOn(true)) {
+      expect(unsure).toBeGreaterThan(0.6);
+      expect(sure).toBeGreaterThan(0.6);
+    }
   });
 
   it("reads each proposal's ring numbers, zeros where its descriptor has none", () => {
@@ -176,5 +228,6 @@ describe('overlap ranker', () => {
     expect(() => OverlapRanker.fromJSON({ weights: [1, 0], outcomes: [] })).toThrow(/weights/);
     expect(() => OverlapRanker.fromJSON({ weights: [1, 0, 0, 0, 0, 0, 0], outcomes: [] })).toThrow(/weights/);
     expect(() => OverlapRanker.fromJSON({ weights: new Array(11).fill(0), outcomes: [] })).toThrow(/weights/);
+    expect(() => OverlapRanker.fromJSON({ weights: new Array(15).fill(0), outcomes: [] })).toThrow(/weights/);
   });
 });

@@ -28,6 +28,15 @@
  * once: five numbers, not per class, since a session's first photos give too few decisions to weigh
  * them class by class.
  *
+ * A part or a region spilling over its neighbours is often a mask SAM itself was unsure of, whatever
+ * class the classifier reads in it. So the ranker also reads segment everything's confidence in the
+ * mask (SAM's predicted IoU × the mask's stability), where one was measured: how far that says "this
+ * is a whole object" is learned from the same decisions, as the other relations are. A mask without
+ * one (a text detection's) reads as the mean of the photo's measured ones rather than as a poor mask;
+ * an outcome saved before the quality was read, and a photo where none was measured, read zero, which
+ * moves no weight. Read as it is, not against the photo's mean: that calibrated better on every learn
+ * set (docs/RESULTS.md, h37-quality).
+ *
  * Before any decision it is the identity on the probability (the prior every fit is pulled to), so a
  * new session ranks as the classifier does.
  */
@@ -43,18 +52,24 @@ export interface RankedProposal {
   readonly probability: number;
   /** Its `ring` descriptor (ringDescriptor.ts); absent from descriptors made before it, read as zeros. */
   readonly ring?: readonly number[];
+  /** Segment everything's confidence in its mask (SAM's predicted IoU × stability), in [0, 1]; absent where none was measured. */
+  readonly quality?: number;
 }
 
 /** The relation features of one proposal, the bias last. */
 export type RelationFeatures = readonly number[];
 
-const FEATURES = 10 + RING_LENGTH;
+const FEATURES = 11 + RING_LENGTH;
 /** What rankers saved before the count features read: the same, less those two and the ring (the bias stays last). */
 const FEATURES_BEFORE_COUNTS = 6;
 /** What rankers saved before the ring features and the two read with them (the bias stays last). */
 const FEATURES_BEFORE_RING = 8;
+/** What rankers saved before the mask's quality was read (the bias stays last). */
+const FEATURES_BEFORE_QUALITY = 10 + RING_LENGTH;
+const SAVED_LENGTHS: readonly number[] = [FEATURES_BEFORE_COUNTS, FEATURES_BEFORE_RING, FEATURES_BEFORE_QUALITY];
 /** The identity: logit(probability) with weight 1, no say for the relations, no offset. */
 const PRIOR: readonly number[] = [1, ...new Array<number>(FEATURES - 1).fill(0)];
+
 /** Pseudo-observations' weight pulling the weights towards the prior: a few decisions cannot swing it. */
 const PRIOR_STRENGTH = 5;
 const MAX_OUTCOMES = 3000;
@@ -66,9 +81,12 @@ const MAX_OUTCOMES = 3000;
  * one, its three ring numbers (zeros when its descriptor predates them), how far it lies inside a
  * more probable one whose border is unlike its middle (its share inside × (1 − that one's third ring
  * number)), how far it holds a more probable one that continues past its edge (that one's share
- * inside it × its first ring number), 1].
+ * inside it × its first ring number), the logit of its mask's quality (where unmeasured, the mean of
+ * the photo's measured ones, or 0 when none is), 1].
  */
 export function relationFeatures(proposals: readonly RankedProposal[]): RelationFeatures[] {
+  const measured = proposals.filter((p) => p.quality !== undefined).map((p) => logit(p.quality!));
+  const usualQuality = measured.reduce((s, v) => s + v, 0) / Math.max(1, measured.length);
   return proposals.map((p, i) => {
     let iou = 0;
     let inside = 0;
@@ -99,7 +117,8 @@ export function relationFeatures(proposals: readonly RankedProposal[]): Relation
       }
     });
     const ring = Array.from({ length: RING_LENGTH }, (_, k) => p.ring?.[k] ?? 0);
-    return [logit(p.probability), iou, inside, contains, container, above, anyAbove, ...ring, inSurroundings, holdsPart, 1];
+    const quality = p.quality === undefined ? usualQuality : logit(p.quality);
+    return [logit(p.probability), iou, inside, contains, container, above, anyAbove, ...ring, inSurroundings, holdsPart, quality, 1];
   });
 }
 
@@ -141,9 +160,9 @@ export class OverlapRanker {
     return { weights: [...this.weights], outcomes: this.outcomes.map((o) => ({ x: [...o.x], correct: o.correct })) };
   }
 
-  /** A saved ranker, one saved before the count or the ring features too: it answers as it did until it learns again. */
+  /** A saved ranker, one saved before the count, ring or quality features too: it answers as it did until it learns again. */
   static fromJSON(state: OverlapRankerState): OverlapRanker {
-    if (![FEATURES, FEATURES_BEFORE_RING, FEATURES_BEFORE_COUNTS].includes(state.weights.length)) {
+    if (state.weights.length !== FEATURES && !SAVED_LENGTHS.includes(state.weights.length)) {
       throw new Error(`overlap ranker has ${state.weights.length} weights, this engine reads ${FEATURES}`);
     }
     const ranker = new OverlapRanker();
@@ -154,12 +173,12 @@ export class OverlapRanker {
 }
 
 /**
- * A relation (or weight vector) saved before the count or the ring features, with them: the prior's
- * weights, and zeros in an old outcome, which then teaches the new weights nothing it did not see.
- * Current ones come back as copies.
+ * A relation (or weight vector) saved before the count, ring or quality features, with them: the
+ * prior's weights, and zeros in an old outcome, which then teaches the new weights nothing it did not
+ * see. Current ones come back as copies.
  */
 export function withCurrentFeatures(values: readonly number[], fill: readonly number[] = []): number[] {
-  if (values.length !== FEATURES_BEFORE_COUNTS && values.length !== FEATURES_BEFORE_RING) return [...values];
+  if (!SAVED_LENGTHS.includes(values.length)) return [...values];
   const added = Array.from({ length: FEATURES - values.length }, (_, i) => fill[values.length - 1 + i] ?? 0);
   return [...values.slice(0, -1), ...added, values[values.length - 1]];
 }

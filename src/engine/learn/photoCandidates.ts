@@ -26,7 +26,7 @@ export async function photoCandidates(
   rule: EverythingRule = BULK_EVERYTHING_RULE,
 ): Promise<PhotoCandidates> {
   const found = await segmentEverything(engine, imageKey, { image, detectors, rule });
-  const candidates: Candidate[] = found.proposals.map((p) => ({ mask: p.mask, ...(p.label === undefined ? {} : { label: p.label, detectorScore: p.detectorScore }) }));
+  const candidates: Candidate[] = found.proposals.map((p) => ({ mask: p.mask, quality: p.confidence, ...(p.label === undefined ? {} : { label: p.label, detectorScore: p.detectorScore }) }));
   const photo = photoContext(engine, imageKey, image, await detectorsForDescriptors(image, detectors));
   return { candidates, describe: (masks) => describeMasks(photo, masks) };
 }

@@ -86,6 +86,27 @@ describe('proposeLearned', () => {
     expect(classifyCandidates(model, lone, [endsAtEdge])).toHaveLength(1);
   });
 
+  it("ranks with each candidate's mask quality: once taught that masks SAM was unsure of were rejected, such a one is not shown", () => {
+    const model = toyRaccoonModel();
+    // Two separate raccoon-like regions on each photo, SAM sure of one mask only (either first).
+    const photo = (unsureFirst: boolean): Candidate[] => {
+      const sure = { mask: square(2, 2, 14), quality: 0.95 };
+      const unsure = { mask: square(22, 22, 14), quality: 0.55 };
+      return unsureFirst ? [unsure, sure] : [sure, unsure];
+    };
+    const descriptors = [toy(RACCOON), toy(RACCOON)];
+    expect(classifyCandidates(model, photo(true), descriptors)).toHaveLength(2);
+    for (let k = 0; k < 40; k++) {
+      const candidates = photo(k % 2 === 0);
+      const ranked = classifyCandidates(model, candidates, descriptors, 0);
+      model.recordProposalOutcomes(ranked.map((p) => ({ relation: p.relation, correct: (candidates.find((c) => c.mask === p.mask)?.quality ?? 0) > 0.9 })));
+    }
+    for (const unsureFirst of [true, false]) {
+      const shown = classifyCandidates(model, photo(unsureFirst), descriptors);
+      expect(shown.map((p) => p.mask)).toEqual([square(2, 2, 14)]);
+    }
+  });
+
   it('a display map decides nothing: the same proposals are shown in the same order, only the number displayed differs', () => {
     // Taught alike, one displaying through a map of its own; wholes shown as sure were right 60 % of the time.
     const plain = toyRaccoonModel();

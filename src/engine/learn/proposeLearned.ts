@@ -30,6 +30,8 @@ export interface Candidate {
   readonly mask: BinaryMask;
   readonly label?: string;
   readonly detectorScore?: number;
+  /** Segment everything's confidence in the mask (SAM's predicted IoU × stability), where it made the region: the overlap ranker reads it. */
+  readonly quality?: number;
 }
 
 export interface LearnedProposal {
@@ -86,7 +88,7 @@ export interface ExistingObject {
 }
 
 /** A region as the ranking reads it: its box, and the detector's class and score where a detector found it (the learn eval caches boxes, not masks). */
-export type BoxedCandidate = Pick<Candidate, 'label' | 'detectorScore'> & { readonly box: CornerBox };
+export type BoxedCandidate = Pick<Candidate, 'label' | 'detectorScore' | 'quality'> & { readonly box: CornerBox };
 
 /** A candidate worth proposing: which one (its index among those given), with its class, probabilities and relation. */
 export type RankedCandidate = Omit<LearnedProposal, 'mask' | 'descriptor'> & {
@@ -111,12 +113,12 @@ export function rankCandidates(
   personClasses: readonly string[] = model.classIds,
 ): RankedCandidate[] {
   if (descriptors.length !== candidates.length) throw new Error(`${candidates.length} candidates but ${descriptors.length} descriptors`);
-  type Guess = Omit<RankedCandidate, 'relation' | 'rankingProbability'> & { readonly ring?: readonly number[] };
+  type Guess = Omit<RankedCandidate, 'relation' | 'rankingProbability'> & { readonly ring?: readonly number[]; readonly quality?: number };
   const guesses: Guess[] = [];
   candidates.forEach((candidate, index) => {
     const guess = bestGuess(model, candidate, descriptors[index], personClasses);
-    // The ring travels to the ranker only: it tells a part or a region with surroundings from a whole (overlapRanker.ts).
-    if (guess && guess.probability >= RANK_FROM) guesses.push({ ...guess, index, box: candidate.box, ring: descriptors[index].ring });
+    // The ring and the mask's quality travel to the ranker only: they tell a part or a region with surroundings from a whole (overlapRanker.ts).
+    if (guess && guess.probability >= RANK_FROM) guesses.push({ ...guess, index, box: candidate.box, ring: descriptors[index].ring, ...(candidate.quality === undefined ? {} : { quality: candidate.quality }) });
   });
   const standing = existing.map((e) => ({ ...e, probability: Infinity }));
   const proposals = new Set<ClassedProposal>(guesses);
@@ -124,7 +126,7 @@ export function rankCandidates(
   const kept = suppressSameClassOverlaps<ClassedProposal>([...standing, ...guesses], (k) => onPhoto.has(k)).filter((k): k is Guess => proposals.has(k));
   const ranked = model.rankProposals(kept);
   return kept
-    .map(({ ring: _ring, ...guess }, i): RankedCandidate => ({ ...guess, ...ranked[i] }))
+    .map(({ ring: _ring, quality: _quality, ...guess }, i): RankedCandidate => ({ ...guess, ...ranked[i] }))
     .filter((p) => p.rankingProbability >= showFrom)
     .sort((a, b) => b.rankingProbability - a.rankingProbability);
 }
