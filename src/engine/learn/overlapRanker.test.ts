@@ -86,7 +86,7 @@ describe('overlap ranker', () => {
     expect(ranker.toJSON().outcomes[0].x).toEqual([0.4, 0.2, 0.9, 0.1, 0.8, 0.9, 1, 0, 0, 0, 0, 0, 0, 1]);
   });
 
-  it('loads a ranker saved before the quality features, answering as it did', () => {
+  it("loads a ranker saved before the mask's quality was read, answering as it did", () => {
     const oldWeights = [1.1, -0.5, -2, 0.3, -0.4, -0.2, -0.6, 0.4, -0.3, 0.2, -0.7, 0.5, 0.1];
     const oldOutcome = { x: [0.4, 0.2, 0.9, 0.1, 0.8, 0.9, 1, 0.5, 0.6, 0.7, 0.3, 0.2, 1], correct: true };
     const ranker = OverlapRanker.fromJSON({ weights: oldWeights, outcomes: [oldOutcome] });
