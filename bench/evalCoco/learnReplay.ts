@@ -24,9 +24,9 @@
 import { acceptAllAdvice, type AcceptAllAdvice } from '../../src/engine/learn/acceptAll';
 import { expectedCalibrationError, type ReliabilityBin } from '../../src/engine/learn/calibration';
 import type { DescriptorKind, RegionDescriptor } from '../../src/engine/learn/descriptors';
-import { LEARNED_SOURCE, LearnedClasses, type LearnedHead } from '../../src/engine/learn/learnedClasses';
+import { LearnedClasses, type LearnedHead } from '../../src/engine/learn/learnedClasses';
 import type { RelationFeatures } from '../../src/engine/learn/overlapRanker';
-import { bestGuess, DETECTOR_SOURCE, INSIDE_DRAWN_BOX, rankCandidates } from '../../src/engine/learn/proposeLearned';
+import { bestGuess, INSIDE_DRAWN_BOX, RANK_FROM, rankCandidates } from '../../src/engine/learn/proposeLearned';
 import type { ShownCalibrationMethod } from '../../src/engine/learn/shownCalibration';
 import { suppressSameClassOverlaps } from '../../src/engine/learn/suppress';
 import type { CachedInstance, CachedPhoto } from './learnCache';
@@ -36,8 +36,6 @@ import { splitLoss, type LossSplit, type ScoredPhotoInput } from './apLossSplit'
 export const MATCH_IOU = 0.5;
 /** A hand-made object costs as much as four review decisions (issue 37). */
 export const HAND_LABEL_ACTIONS = 4;
-/** Guesses below this are neither ranked nor recorded (nobody would see them). */
-const MIN_PROBABILITY = 0.01;
 
 export interface ReplayOptions {
   readonly seedImages: number;
@@ -445,14 +443,11 @@ function productGuesses(model: LearnedClasses, photo: CachedPhoto, personClasses
  */
 function ablatedGuesses(model: LearnedClasses, photo: CachedPhoto, options: ReplayOptions, personClasses: ReadonlySet<string>): Guess[] {
   const guesses: Guess[] = [];
+  // The product's guess (proposeLearned.ts bestGuess); without the detector prior no class is a detector's word.
+  const detectorClasses = options.detectorPrior !== false ? [...personClasses] : [];
   photo.proposals.forEach((p, k) => {
-    const learned = model.classify(p.descriptor)[0];
-    let best: Guess | undefined = learned && { proposal: k, classId: learned.classId, probability: learned.probability, rankingProbability: learned.probability, raw: learned.raw, source: LEARNED_SOURCE };
-    if (options.detectorPrior !== false && p.label !== undefined && p.detectorScore !== undefined && personClasses.has(p.label)) {
-      const probability = model.calibrated(DETECTOR_SOURCE, p.detectorScore);
-      if (!best || probability > best.probability) best = { proposal: k, classId: p.label, probability, rankingProbability: probability, raw: p.detectorScore, source: DETECTOR_SOURCE };
-    }
-    if (best && best.probability >= MIN_PROBABILITY) guesses.push(best);
+    const guess = bestGuess(model, p, p.descriptor, detectorClasses);
+    if (guess && guess.probability >= RANK_FROM) guesses.push({ proposal: k, ...guess, rankingProbability: guess.probability });
   });
   guesses.sort((a, b) => b.probability - a.probability);
   if (options.suppressParts !== false) {
